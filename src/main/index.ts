@@ -1,0 +1,109 @@
+import { fileURLToPath } from 'node:url';
+import { app, BrowserWindow, session, type WebPreferences } from 'electron';
+import { stateDir } from './state-dir';
+
+// Must precede the single-instance lock, which lives in the userData directory.
+app.setPath('userData', stateDir());
+
+const preloadPath = fileURLToPath(new URL('../preload/index.cjs', import.meta.url));
+const rendererHtmlPath = fileURLToPath(new URL('../renderer/index.html', import.meta.url));
+// Set by `electron-vite dev` to the Vite dev server; absent in built and packaged runs.
+const devServerUrl = process.env.ELECTRON_RENDERER_URL;
+
+// Same policy as the meta tag in src/renderer/index.html, which covers file:// loads that
+// carry no response headers; frame-ancestors only works as a header.
+const contentSecurityPolicy = [
+  "default-src 'self'",
+  "script-src 'self'",
+  // The terminal view (xterm.js) sizes its rows and measures glyphs with inline styles.
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
+
+const webPreferences = {
+  preload: preloadPath,
+  contextIsolation: true,
+  nodeIntegration: false,
+  sandbox: true,
+  webSecurity: true,
+} as const satisfies WebPreferences;
+
+let mainWindow: BrowserWindow | null = null;
+
+if (!app.requestSingleInstanceLock()) {
+  app.quit();
+} else {
+  app.on('second-instance', focusMainWindow);
+  app.on('web-contents-created', (_event, contents) => {
+    // Any page change or popup would run outside the CSP and sender checks; the UI never needs one.
+    contents.on('will-navigate', (event) => event.preventDefault());
+    contents.on('will-attach-webview', (event) => event.preventDefault());
+    contents.setWindowOpenHandler(() => ({ action: 'deny' }));
+  });
+  // Quit with the last window on macOS too: a terminal host with no window has no one to serve yet.
+  app.on('window-all-closed', () => app.quit());
+  void app.whenReady().then(() => {
+    hardenSession();
+    createMainWindow();
+  });
+}
+
+function hardenSession(): void {
+  session.defaultSession.webRequest.onHeadersReceived((details, callback) => {
+    callback({
+      responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [contentSecurityPolicy] },
+    });
+  });
+  // No feature needs camera, notifications, clipboard reads etc. yet: deny until one does.
+  session.defaultSession.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
+}
+
+function createMainWindow(): void {
+  const win = new BrowserWindow({
+    width: 1200,
+    height: 800,
+    minWidth: 480,
+    minHeight: 320,
+    show: false,
+    title: 'Tandem',
+    backgroundColor: '#0f1115',
+    webPreferences,
+  });
+  mainWindow = win;
+  win.on('closed', () => {
+    if (mainWindow === win) mainWindow = null;
+  });
+  win.once('ready-to-show', () => win.show());
+  if (process.env.TANDEM_E2E === '1') {
+    win.webContents.once('did-finish-load', () => {
+      reportReady(win).catch((error: unknown) => process.stderr.write(`TANDEM_E2E_ERROR ${String(error)}\n`));
+    });
+  }
+  const loading = devServerUrl ? win.loadURL(devServerUrl) : win.loadFile(rendererHtmlPath);
+  loading.catch((error: unknown) => process.stderr.write(`Tandem could not load its UI: ${String(error)}\n`));
+}
+
+function focusMainWindow(): void {
+  if (!mainWindow) return;
+  if (mainWindow.isMinimized()) mainWindow.restore();
+  mainWindow.show();
+  mainWindow.focus();
+}
+
+/**
+ * The e2e handshake: one stdout line with the window's webPreferences and what the page
+ * itself can reach, so a test sees isolation from inside the renderer, not just the config.
+ */
+async function reportReady(win: BrowserWindow): Promise<void> {
+  const page: unknown = await win.webContents.executeJavaScript(
+    `({ hasRequire: typeof require !== 'undefined', hasProcess: typeof process !== 'undefined', bridgeKeys: Object.keys(window.tandem ?? {}) })`,
+  );
+  const { preload: _preload, ...flags } = webPreferences;
+  process.stdout.write(`TANDEM_READY ${JSON.stringify({ webPreferences: flags, page })}\n`);
+}

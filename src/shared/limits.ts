@@ -1,0 +1,18 @@
+/** Defaults from the agent API contract; every one is configurable by the host. */
+export const DEFAULT_LIMITS = {
+  maxTerminals: 32,
+  maxRunningAgentTerminalsPerAgent: 4,
+  maxRunningAgentTerminals: 8,
+  maxCols: 500,
+  maxRows: 200,
+  scrollbackLines: 10_000,
+  maxInputBytes: 64 * 1024,
+  maxQueuedOperations: 128,
+  defaultOutputBytes: 16 * 1024,
+  maxOutputBytes: 256 * 1024,
+  defaultWaitMs: 20_000,
+  maxWaitMs: 55_000,
+  unattendedGraceMs: 2 * 60 * 60 * 1000,
+} as const;
+
+export type Limits = { -readonly [K in keyof typeof DEFAULT_LIMITS]: number };

@@ -1,0 +1,77 @@
+/** Result and state types of the agent API contract. Field names are public interface. */
+
+export type SendStatus = 'done' | 'waiting_input' | 'running' | 'human_handoff' | 'awaiting_approval' | 'exited';
+
+export type Evidence = 'marker' | 'read' | 'poll' | 'echo_off' | 'continuation' | 'exit' | 'handoff' | 'bound';
+
+export type Controller = 'agent' | 'user';
+export type Origin = 'agent' | 'user';
+
+/** What a terminal is doing now, as the engine knows it. */
+export type TerminalStatus = 'starting' | 'idle' | 'running' | 'waiting_input' | 'exited';
+
+export interface Truncation {
+  omittedLines: number;
+  omittedBytes: number;
+}
+
+export interface HandoffInfo {
+  state: 'pending' | 'accepted' | 'declined' | 'returned';
+  summary: string;
+}
+
+export interface ApprovalInfo {
+  state: 'pending' | 'approved' | 'edited' | 'rejected';
+  reason: string | null;
+}
+
+export interface SendResult {
+  status: SendStatus;
+  evidence: Evidence;
+  command: string | null;
+  exitCode: number | null;
+  cwd: string | null;
+  output: string;
+  truncated: Truncation | null;
+  cursor: string;
+  control: Controller;
+  handoff: HandoffInfo | null;
+  approval: ApprovalInfo | null;
+  durationMs: number;
+}
+
+export interface TerminalInfo {
+  id: string;
+  title: string;
+  origin: Origin;
+  agent: string | null;
+  agentConnected: boolean;
+  control: Controller;
+  shared: boolean;
+  shell: string;
+  integration: boolean;
+  pid: number;
+  cwd: string | null;
+  cols: number;
+  rows: number;
+  status: TerminalStatus;
+  exitCode: number | null;
+}
+
+export const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGKILL', 'SIGQUIT', 'SIGTSTP', 'SIGHUP'] as const;
+export type SignalName = (typeof SIGNALS)[number];
+
+export const NAMED_KEYS: Readonly<Record<string, string>> = {
+  Enter: '\r',
+  Tab: '\t',
+  Escape: '\x1b',
+  Backspace: '\x7f',
+  Up: '\x1b[A',
+  Down: '\x1b[B',
+  Right: '\x1b[C',
+  Left: '\x1b[D',
+  Home: '\x1b[H',
+  End: '\x1b[F',
+  PageUp: '\x1b[5~',
+  PageDown: '\x1b[6~',
+};
