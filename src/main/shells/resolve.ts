@@ -1,0 +1,69 @@
+import { accessSync, constants, statSync } from 'node:fs';
+import { basename, delimiter, isAbsolute, join } from 'node:path';
+import { TandemError } from '../../shared/errors.js';
+import { bashDialect } from './bash.js';
+import type { DialectName, ShellDialect } from './dialect.js';
+import { shDialect } from './sh.js';
+import { zshDialect } from './zsh.js';
+
+export interface ResolvedShell {
+  path: string;
+  /** The executable's name without `.exe`, lower case: what the person and agents see. */
+  name: string;
+  dialect: ShellDialect | null;
+}
+
+const dialects = new Map<string, ShellDialect>([
+  ['bash', bashDialect],
+  ['zsh', zshDialect],
+  ['sh', shDialect],
+  ['dash', shDialect],
+]);
+
+export function registerDialect(executableName: string, dialect: ShellDialect): void {
+  dialects.set(executableName, dialect);
+}
+
+export function shellName(path: string): string {
+  return basename(path).toLowerCase().replace(/\.exe$/, '');
+}
+
+export function dialectFor(path: string): ShellDialect | null {
+  return dialects.get(shellName(path)) ?? null;
+}
+
+export function dialectByName(name: DialectName): ShellDialect | null {
+  return [...dialects.values()].find((dialect) => dialect.name === name) ?? null;
+}
+
+function isExecutableFile(path: string): boolean {
+  try {
+    if (!statSync(path).isFile()) return false;
+    if (process.platform !== 'win32') accessSync(path, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Finds an executable on PATH (with PATHEXT on Windows); null when absent. */
+export function which(name: string, pathEnv = process.env.PATH ?? ''): string | null {
+  const exts = process.platform === 'win32' ? ['', ...(process.env.PATHEXT ?? '.EXE;.CMD;.BAT').split(';')] : [''];
+  for (const dir of pathEnv.split(delimiter)) {
+    if (!dir) continue;
+    for (const ext of exts) {
+      const candidate = join(dir, name + ext);
+      if (isExecutableFile(candidate)) return candidate;
+    }
+  }
+  return null;
+}
+
+/** A shell by name (`bash`, `pwsh`) or path; `shell_not_found` with one sentence otherwise. */
+export function resolveShell(nameOrPath: string, pathEnv = process.env.PATH ?? ''): ResolvedShell {
+  const trimmed = nameOrPath.trim();
+  if (!trimmed) throw new TandemError('invalid_argument', 'shell must name a shell such as bash, zsh or pwsh.');
+  const path = isAbsolute(trimmed) ? (isExecutableFile(trimmed) ? trimmed : null) : which(trimmed, pathEnv);
+  if (!path) throw new TandemError('shell_not_found', `No executable shell "${trimmed}" was found on this machine; install it or name another shell.`);
+  return { path, name: shellName(path), dialect: dialectFor(path) };
+}

@@ -1,0 +1,73 @@
+import type { MarkerEvent } from './markers.js';
+
+/** A marker as it happened in the stream: its offset in the marker-free output. */
+export interface StreamEvent {
+  offset: number;
+  at: number;
+  marker: MarkerEvent;
+}
+
+/**
+ * The marker-free output stream with absolute offsets, bounded: the oldest text goes first.
+ * Cursors handed to agents are offsets into this stream, so a wait can resume exactly.
+ */
+export class StreamHistory {
+  private chunks: string[] = [];
+  private starts: number[] = [];
+  private retainedChars = 0;
+  private end = 0;
+  private readonly events: StreamEvent[] = [];
+
+  constructor(
+    private readonly maxChars: number,
+    private readonly maxEvents = 512,
+  ) {}
+
+  get offset(): number {
+    return this.end;
+  }
+
+  /** The oldest offset still retained. */
+  get floor(): number {
+    return this.starts[0] ?? this.end;
+  }
+
+  append(text: string): void {
+    if (text.length === 0) return;
+    this.chunks.push(text);
+    this.starts.push(this.end);
+    this.end += text.length;
+    this.retainedChars += text.length;
+    while (this.retainedChars > this.maxChars && this.chunks.length > 1) {
+      this.retainedChars -= this.chunks.shift()!.length;
+      this.starts.shift();
+    }
+  }
+
+  /** Text in [from, to), clipped to what is retained. */
+  slice(from: number, to = this.end): string {
+    const begin = Math.max(from, this.floor);
+    if (begin >= to) return '';
+    const parts: string[] = [];
+    for (let i = 0; i < this.chunks.length; i++) {
+      const start = this.starts[i]!;
+      const chunk = this.chunks[i]!;
+      const stop = start + chunk.length;
+      if (stop <= begin) continue;
+      if (start >= to) break;
+      parts.push(chunk.slice(Math.max(0, begin - start), Math.min(chunk.length, to - start)));
+    }
+    return parts.join('');
+  }
+
+  record(marker: MarkerEvent, at: number): StreamEvent {
+    const event = { offset: this.end, at, marker };
+    this.events.push(event);
+    if (this.events.length > this.maxEvents) this.events.shift();
+    return event;
+  }
+
+  eventsSince(offset: number): StreamEvent[] {
+    return this.events.filter((event) => event.offset >= offset);
+  }
+}

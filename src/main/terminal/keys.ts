@@ -1,0 +1,24 @@
+import { TandemError } from '../../shared/errors.js';
+import { NAMED_KEYS } from '../../shared/types.js';
+
+/** Named keys (`Enter`, `C-c`, `Up`) or single printable characters, as the bytes a terminal sends. */
+export function encodeKeys(keys: readonly string[]): string {
+  return keys
+    .map((key, index) => {
+      const named = NAMED_KEYS[key];
+      if (named !== undefined) return named;
+      const ctrl = /^C-([a-zA-Z])$/.exec(key);
+      if (ctrl) return String.fromCharCode(ctrl[1]!.toLowerCase().charCodeAt(0) - 96);
+      if ([...key].length === 1 && !/[\x00-\x1f\x7f]/.test(key)) return key;
+      throw new TandemError(
+        'invalid_argument',
+        `keys[${index}] "${key}" is not a named key (Enter, Tab, Escape, Up, C-c, ...) or a single printable character.`,
+      );
+    })
+    .join('');
+}
+
+/** Bracketed paste: multi-line text becomes one command line where the shell supports it. */
+export function bracketedPaste(text: string): string {
+  return `\x1b[200~${text.replace(/\x1b\[20[01]~/g, '')}\x1b[201~`;
+}

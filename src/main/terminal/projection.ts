@@ -1,0 +1,789 @@
+/**
+ * Output projection: turns what a command wrote to the terminal into what a
+ * person would read in its scrollback, bounded to a byte budget.
+ *
+ * Lines flow through three stages:
+ *  - the current line (`left` | cursor | `right`), where \r, \b, CSI K/G/C/D… edit;
+ *  - a window of recent finished lines (`done`, raw text, each line ending in \n),
+ *    still reachable by cursor-up for in-place multi-line redraws;
+ *  - committed storage: a HEAD kept as it streamed, then a TAIL of blocks that
+ *    keeps only the newest bytes and counts what it drops.
+ * Plain floods are handled per chunk, not per line, until lines are committed;
+ * the window text stays raw (CRLF, trailing spaces) and is projected when read.
+ */
+import type { Truncation } from '../../shared/types';
+import { AnsiScanner, type AnsiSink, cellWidth, codePointLen, stringWidth, utf8Length, utf8Prefix } from './ansi';
+
+export interface ProjectionOptions {
+  maxBytes: number;
+  /** Share of maxBytes for the head (the start of the output); default 0.25. */
+  headFraction?: number;
+}
+
+export interface Projected {
+  output: string;
+  truncated: Truncation | null;
+  altScreen: boolean;
+}
+
+/** Room kept for the omission marker line, so head + marker + tail stays within maxBytes. */
+const MARKER_RESERVE = 64;
+/** Recent lines kept editable for cursor-up redraws (a full screen is at most 200 rows). */
+const WINDOW_LINES = 256;
+const MIN_WINDOW_CHARS = 32 * 1024;
+/** Bound for blank padding from cursor motion (terminals clamp to the screen width). */
+const MAX_PAD = 1024;
+
+interface Block {
+  /** Lines, each ending in \n; may still carry CRs and trailing spaces before the \n. */
+  text: string;
+  lines: number;
+  /** Projected UTF-8 bytes, counting one byte per line for its newline. */
+  bytes: number;
+}
+
+export class OutputProjector implements AnsiSink {
+  private readonly maxBytes: number;
+  private readonly headLimit: number;
+  /** Longest line kept, in bytes; always fits the tail budget. */
+  private readonly lineCap: number;
+  private readonly windowChars: number;
+  private readonly scanner: AnsiScanner;
+
+  private seen = 0;
+  private heldHigh = '';
+  private chunkLen = 0;
+  private alt = false;
+
+  // Current line.
+  private left = '';
+  private right = '';
+  /** The cursor sits on the second cell of the wide character starting `right`. */
+  private pad = false;
+  /** Lines below the cursor after a cursor-up; the next row down is last. */
+  private readonly below: string[] = [];
+
+  // Window of finished lines not yet committed.
+  private done: string[] = [];
+  private doneChars = 0;
+
+  // Committed storage.
+  private readonly head: string[] = [];
+  private headBytes = 0;
+  private headFull = false;
+  private readonly tail: Block[] = [];
+  private tailBytes = 0;
+  private evictedLines = 0;
+  private evictedBytes = 0;
+  /** Bytes cut from over-long lines. */
+  private cutBytes = 0;
+
+  constructor(opts: ProjectionOptions) {
+    const max = Math.floor(opts.maxBytes);
+    if (!(max >= 1)) throw new RangeError(`maxBytes must be a positive number, got ${opts.maxBytes}`);
+    const f = opts.headFraction ?? 0.25;
+    const frac = Number.isFinite(f) ? Math.min(1, Math.max(0, f)) : 0.25;
+    this.maxBytes = max;
+    this.headLimit = Math.floor(max * frac);
+    // -1: every tail line costs its bytes plus a separator.
+    this.lineCap = Math.max(0, max - this.headLimit - MARKER_RESERVE - 1);
+    this.windowChars = Math.max(max, MIN_WINDOW_CHARS);
+    this.scanner = new AnsiScanner(this);
+  }
+
+  get altScreen(): boolean {
+    return this.alt;
+  }
+
+  get bytesSeen(): number {
+    return this.seen;
+  }
+
+  push(text: string): void {
+    if (this.heldHigh !== '') {
+      text = this.heldHigh + text;
+      this.heldHigh = '';
+    }
+    const last = text.charCodeAt(text.length - 1);
+    if (last >= 0xd800 && last <= 0xdbff) {
+      // Half of a surrogate pair: wait for the other half so widths and bytes stay right.
+      this.heldHigh = text.slice(-1);
+      text = text.slice(0, -1);
+    }
+    if (text.length === 0) return;
+    this.seen += utf8Length(text);
+    this.chunkLen = text.length;
+    this.scanner.feed(text);
+  }
+
+  snapshot(): Projected {
+    // Everything after committed storage, oldest first, projected.
+    const pend: string[] = [];
+    if (this.done.length > 0) {
+      const d = this.done.length === 1 ? this.done[0]! : this.done.join('');
+      this.done = [d]; // keep the join for the next snapshot
+      splitLines(d, pend);
+    }
+    pend.push(trimSpaces(this.right === '' ? this.left : this.left + this.right));
+    for (let i = this.below.length - 1; i >= 0; i--) pend.push(this.below[i]!);
+    const stored: string[] = [];
+    for (const b of this.tail) splitLines(b.text, stored);
+
+    // Trailing empty lines at the very end are not output (as far as they are still held).
+    while (pend.length > 0 && pend[pend.length - 1] === '') pend.pop();
+    let headEnd = this.head.length;
+    let hBytes = this.headBytes;
+    if (pend.length === 0) {
+      while (stored.length > 0 && stored[stored.length - 1] === '') stored.pop();
+      if (stored.length === 0 && this.evictedLines === 0) {
+        while (headEnd > 0 && this.head[headEnd - 1] === '') {
+          headEnd--;
+          hBytes--;
+        }
+      }
+    }
+
+    // The head takes pending lines the same way commit() would.
+    const out = this.head.slice(0, headEnd);
+    let i = 0;
+    if (!this.headFull) {
+      for (; i < pend.length; i++) {
+        const b = utf8Length(pend[i]!) + 1;
+        if (hBytes + b > this.headLimit) break;
+        out.push(pend[i]!);
+        hBytes += b;
+      }
+    }
+    const rest = i === 0 ? (stored.length === 0 ? pend : stored.concat(pend)) : stored.concat(pend.slice(i));
+    const sizes = new Array<number>(rest.length);
+    let restBytes = 0;
+    for (let k = 0; k < rest.length; k++) {
+      const b = utf8Length(rest[k]!);
+      sizes[k] = b;
+      restBytes += b + 1;
+    }
+    const nothingDropped = this.evictedLines === 0 && this.evictedBytes === 0 && this.cutBytes === 0;
+    if (nothingDropped && hBytes + restBytes - 1 <= this.maxBytes) {
+      for (const line of rest) out.push(line);
+      return { output: out.join('\n'), truncated: null, altScreen: this.alt };
+    }
+
+    // Keep the newest lines that fit next to the head and the marker.
+    const budget = Math.max(0, this.maxBytes - hBytes - MARKER_RESERVE);
+    const kept: string[] = [];
+    let keptBytes = 0;
+    for (let k = rest.length - 1; k >= 0; k--) {
+      let line = rest[k]!;
+      let b = sizes[k]!;
+      if (b > this.lineCap) {
+        line = trimSpaces(utf8Prefix(line, this.lineCap));
+        b = utf8Length(line);
+      }
+      if (keptBytes + b + 1 > budget) break;
+      kept.push(line);
+      keptBytes += b + 1;
+    }
+    const omittedLines = this.evictedLines + rest.length - kept.length;
+    const omittedBytes = this.evictedBytes + this.cutBytes + restBytes - keptBytes;
+    if (omittedLines === 0 && omittedBytes === 0) {
+      for (let k = kept.length - 1; k >= 0; k--) out.push(kept[k]!);
+      return { output: out.join('\n'), truncated: null, altScreen: this.alt };
+    }
+    out.push(`… ${omittedLines} ${omittedLines === 1 ? 'line' : 'lines'} (${omittedBytes} bytes) omitted …`);
+    for (let k = kept.length - 1; k >= 0; k--) out.push(kept[k]!);
+    return { output: out.join('\n'), truncated: { omittedLines, omittedBytes }, altScreen: this.alt };
+  }
+
+  // ---- AnsiSink -------------------------------------------------------------
+
+  /** @internal */
+  text(s: string, start: number, end: number): void {
+    if (this.alt) return;
+    if (start !== 0 || end !== s.length) {
+      // Work on the run alone so indexOf never scans past it.
+      s = s.slice(start, end);
+    }
+    const n = s.length;
+    let nl = s.indexOf('\n');
+    if (nl === -1) {
+      this.write(s, 0, n);
+      return;
+    }
+    // With no rows below, the line after this newline starts empty, so whole lines can be appended.
+    const fast = this.below.length === 0;
+    this.write(s, 0, crStart(s, 0, nl));
+    this.newline();
+    let p = nl + 1;
+    if (fast) {
+      // The lines between the first and the last \n go to the window as one piece.
+      const last = s.lastIndexOf('\n');
+      if (last >= p) {
+        this.appendDone(this.piece(s, p, last + 1));
+        p = last + 1;
+      }
+    } else {
+      while ((nl = s.indexOf('\n', p)) !== -1) {
+        this.write(s, p, crStart(s, p, nl));
+        this.newline();
+        p = nl + 1;
+      }
+    }
+    if (p < n) this.write(s, p, n);
+  }
+
+  /** @internal */
+  control(code: number): void {
+    if (this.alt) return;
+    if (code === 0x0d) this.carriageReturn();
+    else if (code === 0x08) this.cursorLeft(1);
+    else if (code === 0x0a) this.newline(); // only reaches here from inside a sequence
+  }
+
+  /** @internal */
+  csi(params: string, intermediates: string, final: number): void {
+    if (final === 0x6d /* m */ || intermediates !== '') return;
+    const marker = params.charCodeAt(0);
+    if (final === 0x68 /* h */ || final === 0x6c /* l */) {
+      if (marker === 0x3f /* ? */) this.setPrivateModes(params, final === 0x68);
+      return;
+    }
+    if (this.alt) return;
+    const priv = marker >= 0x3c && marker <= 0x3f;
+    // CSI ? K (selective erase) erases like CSI K for our purposes; other private sequences do not edit text.
+    if (priv && !(marker === 0x3f && final === 0x4b)) return;
+    const n = firstParam(params, priv ? 1 : 0);
+    const count = Math.max(1, n);
+    switch (final) {
+      case 0x4b /* K */:
+        this.eraseLine(n);
+        break;
+      case 0x47 /* G */:
+      case 0x60 /* ` */:
+        this.cursorToColumn(count - 1);
+        break;
+      case 0x43 /* C */:
+      case 0x61 /* a */:
+        this.cursorRight(count);
+        break;
+      case 0x44 /* D */:
+        this.cursorLeft(count);
+        break;
+      case 0x41 /* A */:
+        this.cursorUp(count, false);
+        break;
+      case 0x46 /* F */:
+        this.cursorUp(count, true);
+        break;
+      case 0x42 /* B */:
+      case 0x65 /* e */:
+        this.cursorDown(count, false);
+        break;
+      case 0x45 /* E */:
+        this.cursorDown(count, true);
+        break;
+      case 0x50 /* P */:
+        this.pad = false;
+        this.right = dropCells(this.right, count);
+        break;
+      case 0x40 /* @ */:
+        this.pad = false;
+        this.right = ' '.repeat(Math.min(count, MAX_PAD)) + this.right;
+        break;
+      case 0x58 /* X */: {
+        this.pad = false;
+        const k = Math.min(count, MAX_PAD);
+        this.right = ' '.repeat(k) + dropCells(this.right, k);
+        break;
+      }
+      // Absolute positioning (CUP, VPA) and screen erases have no meaning for a line log: ignored.
+    }
+  }
+
+  /** @internal */
+  esc(intermediates: string, final: number): void {
+    if (intermediates !== '') return; // charset designations and the like
+    if (final === 0x63 /* c: full reset */) {
+      this.alt = false;
+      return;
+    }
+    if (this.alt) return;
+    if (final === 0x45 /* E: NEL */ || final === 0x44 /* D: IND */) this.newline();
+    else if (final === 0x4d /* M: RI */) this.cursorUp(1, false);
+  }
+
+  // ---- current line ---------------------------------------------------------
+
+  /** A substring that does not pin a much larger chunk in memory. */
+  private piece(s: string, a: number, b: number): string {
+    const t = s.slice(a, b);
+    return (b - a) * 2 < this.chunkLen ? own(t) : t;
+  }
+
+  /** Writes `s[a, b)` (no controls but \t) at the cursor, overwriting. */
+  private write(s: string, a: number, b: number): void {
+    if (a >= b) return;
+    if (this.right === '' && !this.pad) {
+      if (this.left.length >= this.lineCap) {
+        this.cutBytes += utf8Length(s.slice(a, b));
+        return;
+      }
+      this.left += this.piece(s, a, b);
+    } else {
+      const str = this.piece(s, a, b);
+      if (this.pad) {
+        // Writing on the second half of a wide character blanks its first half.
+        this.pad = false;
+        this.left += ' ';
+        this.right = ' ' + this.right.slice(codePointLen(this.right, 0));
+      }
+      this.left += str;
+      this.right = dropCells(this.right, stringWidth(str));
+    }
+    // Characters are at least one byte, so lineCap characters hold at least lineCap bytes.
+    if (this.left.length > this.lineCap) {
+      let k = this.lineCap;
+      if (k > 0 && isHighSurrogate(this.left.charCodeAt(k - 1))) k--;
+      this.cutBytes += utf8Length(this.left.slice(k));
+      this.left = this.left.slice(0, k);
+    }
+  }
+
+  private carriageReturn(): void {
+    if (this.left !== '') {
+      this.right = this.right === '' ? this.left : this.left + this.right;
+      this.left = '';
+    }
+    this.pad = false;
+  }
+
+  /** The current line as finished text: trailing spaces trimmed, cut to lineCap. */
+  private finishLine(): string {
+    let s = trimSpaces(this.right === '' ? this.left : this.left + this.right);
+    if (s.length * 3 > this.lineCap) {
+      const b = utf8Length(s);
+      if (b > this.lineCap) {
+        const c = trimSpaces(utf8Prefix(s, this.lineCap));
+        this.cutBytes += b - utf8Length(c);
+        s = c;
+      }
+    }
+    return s;
+  }
+
+  private newline(): void {
+    const line = this.finishLine();
+    this.left = '';
+    this.pad = false;
+    this.right = this.below.length > 0 ? this.below.pop()! : '';
+    this.appendDone(line + '\n');
+  }
+
+  private column(): number {
+    return stringWidth(this.left) + (this.pad ? 1 : 0);
+  }
+
+  private cursorToColumn(col: number): void {
+    if (col === 0) {
+      this.carriageReturn();
+      return;
+    }
+    const cur = this.column();
+    if (col > cur) this.cursorRight(col - cur);
+    else if (col < cur) this.cursorLeft(cur - col);
+  }
+
+  private cursorLeft(n: number): void {
+    if (this.pad) {
+      this.pad = false;
+      n--;
+    }
+    const left = this.left;
+    let i = left.length;
+    let cells = 0;
+    while (i > 0 && cells < n) {
+      const c = left.charCodeAt(i - 1);
+      let k = 1;
+      let cp = c;
+      if (c >= 0xdc00 && c <= 0xdfff && i >= 2 && isHighSurrogate(left.charCodeAt(i - 2))) {
+        k = 2;
+        cp = left.codePointAt(i - 2)!;
+      }
+      const w = cp < 0x300 ? 1 : cellWidth(cp);
+      i -= k;
+      if (w === 0) continue; // combining marks travel with their base character
+      if (cells + w > n) {
+        // Landing inside a wide character.
+        this.pad = true;
+        break;
+      }
+      cells += w;
+    }
+    if (i === left.length) return;
+    this.right = left.slice(i) + this.right;
+    this.left = left.slice(0, i);
+  }
+
+  private cursorRight(n: number): void {
+    if (this.pad) {
+      this.pad = false;
+      const k = codePointLen(this.right, 0);
+      this.left += this.right.slice(0, k);
+      this.right = this.right.slice(k);
+      n--;
+    }
+    const right = this.right;
+    let i = 0;
+    let cells = 0;
+    while (i < right.length && cells < n) {
+      const k = codePointLen(right, i);
+      const c = right.charCodeAt(i);
+      const w = c < 0x300 ? 1 : cellWidth(k === 2 ? right.codePointAt(i)! : c);
+      if (w === 0) {
+        i += k;
+        continue;
+      }
+      if (cells + w > n) {
+        this.pad = true;
+        cells = n;
+        break;
+      }
+      cells += w;
+      i += k;
+    }
+    if (!this.pad) {
+      while (i < right.length && zeroWidthAt(right, i)) i += codePointLen(right, i);
+    }
+    if (i > 0) {
+      this.left += right.slice(0, i);
+      this.right = right.slice(i);
+    }
+    if (cells < n) this.left += ' '.repeat(Math.min(n - cells, MAX_PAD));
+  }
+
+  private eraseLine(mode: number): void {
+    if (mode === 0) {
+      if (this.pad) this.left += ' ';
+      this.right = '';
+    } else if (mode === 1 || mode === 2) {
+      const w = this.column();
+      const after = mode === 2 ? '' : this.pad ? this.right.slice(codePointLen(this.right, 0)) : dropCells(this.right, 1);
+      this.left = ' '.repeat(w);
+      this.right = mode === 2 ? '' : ' ' + after;
+    }
+    this.pad = false;
+  }
+
+  private setPrivateModes(params: string, on: boolean): void {
+    for (const p of params.slice(1).split(';')) {
+      if (p === '1049' || p === '1047' || p === '47') this.alt = on;
+    }
+  }
+
+  // ---- window -----------------------------------------------------------------
+
+  private appendDone(part: string): void {
+    this.done.push(part);
+    this.doneChars += part.length;
+    if (this.doneChars > 2 * this.windowChars) this.flush();
+  }
+
+  /** Commits all but the newest window lines (at most WINDOW_LINES and windowChars). */
+  private flush(): void {
+    const d = this.done.length === 1 ? this.done[0]! : this.done.join('');
+    const minCut = d.length - this.windowChars;
+    let cut = d.length;
+    for (let k = 0; k < WINDOW_LINES && cut > 0; k++) {
+      const start = cut >= 2 ? d.lastIndexOf('\n', cut - 2) + 1 : 0;
+      if (start < minCut) break;
+      cut = start;
+    }
+    if (cut === 0) {
+      this.done = [d];
+      return;
+    }
+    const keep = d.slice(cut);
+    this.done = keep === '' ? [] : [keep.length * 2 < d.length ? own(keep) : keep];
+    this.doneChars = keep.length;
+    this.commit(d.slice(0, cut));
+  }
+
+  private cursorUp(n: number, toStart: boolean): void {
+    // Find where the n-th line above the cursor starts in the window.
+    let need = n;
+    let pi = this.done.length - 1;
+    let cut = 0;
+    for (; pi >= 0; pi--) {
+      const part = this.done[pi]!;
+      let end = part.length - 1; // the \n ending the next line up
+      while (need > 0 && end >= 0) {
+        end = end > 0 ? part.lastIndexOf('\n', end - 1) : -1;
+        need--;
+      }
+      if (need === 0) {
+        cut = end + 1;
+        break;
+      }
+    }
+    if (need > 0) return; // that line is committed already: cannot redraw it
+    const col = toStart ? 0 : this.column();
+    const first = this.done[pi]!;
+    const seg = this.done.length === pi + 1 ? first.slice(cut) : first.slice(cut) + this.done.slice(pi + 1).join('');
+    this.done.length = pi + 1;
+    if (cut === 0) this.done.pop();
+    else this.done[pi] = first.slice(0, cut);
+    this.doneChars -= seg.length;
+    const lines: string[] = [];
+    splitLines(seg, lines);
+    this.below.push(this.finishLine());
+    for (let k = lines.length - 1; k >= 1; k--) this.below.push(lines[k]!);
+    this.left = '';
+    this.right = lines[0] ?? '';
+    this.pad = false;
+    if (col > 0) this.cursorRight(col);
+  }
+
+  private cursorDown(n: number, toStart: boolean): void {
+    if (this.below.length === 0) return; // already on the newest line: nothing to scroll to
+    const col = toStart ? 0 : this.column();
+    for (let k = 0; k < n && this.below.length > 0; k++) {
+      const line = this.finishLine();
+      this.right = this.below.pop()!;
+      this.left = '';
+      this.pad = false;
+      this.appendDone(line + '\n');
+    }
+    if (col > 0) this.cursorRight(col);
+  }
+
+  // ---- storage ----------------------------------------------------------------
+
+  private commit(text: string): void {
+    if (!this.headFull) {
+      let p = 0;
+      while (p < text.length) {
+        const nl = text.indexOf('\n', p);
+        const line = text.slice(p, rawLineEnd(text, p, nl));
+        const b = utf8Length(line) + 1;
+        if (this.headBytes + b > this.headLimit) {
+          this.headFull = true;
+          break;
+        }
+        this.head.push(own(line));
+        this.headBytes += b;
+        p = nl + 1;
+      }
+      if (p >= text.length) return;
+      text = text.slice(p);
+    }
+
+    // Count lines and projected bytes; cut over-long lines (rare, so rebuilt only then).
+    let lines = 0;
+    let trimmed = 0;
+    let cut = 0;
+    let pieces: string[] | null = null;
+    let from = 0;
+    const longChars = Math.floor(this.lineCap / 3);
+    for (let p = 0; p < text.length; ) {
+      const nl = text.indexOf('\n', p);
+      const e = rawLineEnd(text, p, nl);
+      trimmed += nl - e;
+      if (e - p > longChars) {
+        const line = text.slice(p, e);
+        const b = utf8Length(line);
+        if (b > this.lineCap) {
+          const c = trimSpaces(utf8Prefix(line, this.lineCap));
+          cut += b - utf8Length(c);
+          (pieces ??= []).push(text.slice(from, p), c, '\n');
+          from = nl + 1;
+        }
+      }
+      lines++;
+      p = nl + 1;
+    }
+    const bytes = utf8Length(text) - trimmed - cut;
+    if (pieces !== null) {
+      pieces.push(text.slice(from));
+      text = pieces.join('');
+      this.cutBytes += cut;
+    }
+    this.tail.push({ text, lines, bytes });
+    this.tailBytes += bytes;
+    this.evict();
+  }
+
+  /**
+   * Drops the oldest tail lines while the rest alone would overflow the output
+   * (so dropping them cannot change a snapshot). The exact cut is made at snapshot.
+   */
+  private evict(): void {
+    const room = Math.max(0, this.maxBytes - this.headBytes);
+    while (this.tail.length > 1 && this.tailBytes - this.tail[0]!.bytes >= room) {
+      const b = this.tail.shift()!;
+      this.evictedLines += b.lines;
+      this.evictedBytes += b.bytes;
+      this.tailBytes -= b.bytes;
+    }
+    const first = this.tail[0];
+    if (first === undefined || this.tailBytes <= 2 * room + 1024) return;
+    // One big block: keep just enough of its newest lines.
+    const need = room - (this.tailBytes - first.bytes);
+    const text = first.text;
+    for (let take = Math.max(need, 1); ; take *= 2) {
+      const pos = text.length - take;
+      if (pos <= 0) return;
+      const start = text.lastIndexOf('\n', pos - 1) + 1;
+      if (start === 0) return;
+      const suffix = text.slice(start);
+      let lines = 0;
+      let trimmed = 0;
+      for (let p = 0; p < suffix.length; ) {
+        const nl = suffix.indexOf('\n', p);
+        trimmed += nl - rawLineEnd(suffix, p, nl);
+        lines++;
+        p = nl + 1;
+      }
+      const bytes = utf8Length(suffix) - trimmed;
+      if (bytes < need) continue;
+      this.evictedLines += first.lines - lines;
+      this.evictedBytes += first.bytes - bytes;
+      this.tailBytes -= first.bytes - bytes;
+      first.text = own(suffix);
+      first.lines = lines;
+      first.bytes = bytes;
+      return;
+    }
+  }
+}
+
+/**
+ * Removes a leading echo of `sent` (the terminal echoes typed input, Enter as
+ * \r\n) from projected output. Output that is only the start of the echo (the
+ * rest has not arrived yet) becomes ''.
+ */
+export function stripEcho(output: string, sent: string): string {
+  const echo = echoOf(sent);
+  if (echo === '') return output;
+  if (output.startsWith(echo)) {
+    const rest = output.slice(echo.length);
+    // Input without Enter leaves the cursor on the echo line; the program's newline ends it.
+    return !echo.endsWith('\n') && rest.startsWith('\n') ? rest.slice(1) : rest;
+  }
+  if (echo.startsWith(output)) return '';
+  return output;
+}
+
+/** What the tty shows for typed input: Enter (CR, LF, CRLF) as a line break, BS/DEL erasing. */
+function echoOf(sent: string): string {
+  const lines: string[] = [];
+  let cur = '';
+  const sink: AnsiSink = {
+    text(s, start, end) {
+      const t = s.slice(start, end).split(/\r*\n/);
+      cur += t[0];
+      for (let k = 1; k < t.length; k++) {
+        lines.push(trimSpaces(cur));
+        cur = t[k]!;
+      }
+    },
+    control(code) {
+      if (code === 0x0d || code === 0x0a) {
+        lines.push(trimSpaces(cur));
+        cur = '';
+      } else if ((code === 0x08 || code === 0x7f) && cur !== '') {
+        cur = cur.slice(0, isLowSurrogate(cur.charCodeAt(cur.length - 1)) ? -2 : -1);
+      }
+    },
+    csi() {},
+    esc() {},
+  };
+  new AnsiScanner(sink).feed(sent);
+  lines.push(trimSpaces(cur));
+  return lines.join('\n');
+}
+
+// ---- helpers ------------------------------------------------------------------
+
+/**
+ * A copy of `s` that does not share storage with a larger string: V8 substrings
+ * keep their parent alive, a flattened concatenation does not.
+ */
+function own(s: string): string {
+  return s.length < 13 ? s : (' ' + s).slice(1);
+}
+
+function isHighSurrogate(c: number): boolean {
+  return c >= 0xd800 && c <= 0xdbff;
+}
+
+function isLowSurrogate(c: number): boolean {
+  return c >= 0xdc00 && c <= 0xdfff;
+}
+
+function trimSpaces(s: string): string {
+  let e = s.length;
+  while (e > 0 && s.charCodeAt(e - 1) === 0x20) e--;
+  return e === s.length ? s : s.slice(0, e);
+}
+
+/** Index where the CRs right before `nl` begin (CR then LF is a plain line end). */
+function crStart(s: string, from: number, nl: number): number {
+  while (nl > from && s.charCodeAt(nl - 1) === 0x0d) nl--;
+  return nl;
+}
+
+/** End of a raw window line's projected text: before its CRs and trailing spaces. */
+function rawLineEnd(s: string, from: number, nl: number): number {
+  let e = nl;
+  while (e > from && s.charCodeAt(e - 1) === 0x0d) e--;
+  while (e > from && s.charCodeAt(e - 1) === 0x20) e--;
+  return e;
+}
+
+const RAW_LINE_END = / *\r*\n/g;
+
+/** Appends the projected lines of raw window text (each line ends in \n) to `out`. */
+function splitLines(raw: string, out: string[]): void {
+  const text = raw.includes('\r') || raw.includes(' \n') ? raw.replace(RAW_LINE_END, '\n') : raw;
+  for (let p = 0; p < text.length; ) {
+    const nl = text.indexOf('\n', p);
+    out.push(text.slice(p, nl));
+    p = nl + 1;
+  }
+}
+
+function zeroWidthAt(s: string, i: number): boolean {
+  const c = s.charCodeAt(i);
+  return c >= 0x300 && cellWidth(codePointLen(s, i) === 2 ? s.codePointAt(i)! : c) === 0;
+}
+
+/** `s` without its first n cells; half of a wide character left over shows as a blank. */
+function dropCells(s: string, n: number): string {
+  if (s === '' || n <= 0) return s;
+  let i = 0;
+  let cells = 0;
+  while (i < s.length && cells < n) {
+    const c = s.charCodeAt(i);
+    if (c < 0x300) {
+      cells++;
+      i++;
+      continue;
+    }
+    const k = codePointLen(s, i);
+    cells += cellWidth(k === 2 ? s.codePointAt(i)! : c);
+    i += k;
+  }
+  while (i < s.length && zeroWidthAt(s, i)) i += codePointLen(s, i);
+  const rest = i >= s.length ? '' : s.slice(i);
+  return cells > n ? ' ' + rest : rest;
+}
+
+/** First numeric parameter of a CSI (0 when absent). */
+function firstParam(params: string, from: number): number {
+  let v = 0;
+  for (let i = from; i < params.length; i++) {
+    const c = params.charCodeAt(i);
+    if (c < 0x30 || c > 0x39) break;
+    if (v < 1e6) v = v * 10 + (c - 0x30);
+  }
+  return v;
+}

@@ -1,0 +1,858 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as pty from 'node-pty';
+import { TandemError } from '../../shared/errors.js';
+import { DEFAULT_LIMITS } from '../../shared/limits.js';
+import type { Evidence, Origin, SendResult, SignalName, TerminalStatus } from '../../shared/types.js';
+import { foregroundPgid, readStat, ttyOf } from '../pty/proc.js';
+import { readTtyModes } from '../pty/termios.js';
+import { teardownTree } from '../pty/tree.js';
+import type { StartupFiles } from '../shells/dialect.js';
+import { agentEnv, buildShellEnv } from '../shells/env.js';
+import type { ResolvedShell } from '../shells/resolve.js';
+import { type Clock, systemClock } from './clock.js';
+import { Emulator } from './emulator.js';
+import { StreamHistory } from './history.js';
+import { bracketedPaste, encodeKeys } from './keys.js';
+import { type MarkerEvent, MarkerScanner } from './markers.js';
+import { probeWaiting, takeBaseline, type ProbeBaseline, type ProbeTarget, type WaitEvidence } from './probe.js';
+import { OutputProjector, stripEcho } from './projection.js';
+
+export const defaultStartupTimeoutMs = 10_000;
+/** Retained marker-free output for cursors and waits (characters). */
+export const defaultHistoryChars = 4 * 1024 * 1024;
+const bannerBytes = 4096;
+const probeFirstIntervalMs = 10;
+const probeMaxIntervalMs = 100;
+const exitDrainQuietMs = 25;
+const exitDrainMaxMs = 500;
+const interruptEscalateMs = 1000;
+
+export interface SessionOptions {
+  shell: ResolvedShell;
+  cwd: string;
+  origin: Origin;
+  id?: string;
+  cols?: number;
+  rows?: number;
+  /** Variables the caller asks for, applied last. */
+  env?: Record<string, string>;
+  baseEnv?: NodeJS.ProcessEnv;
+  startupFiles?: StartupFiles;
+  startupTimeoutMs?: number;
+  instancePath?: string | null;
+  scrollback?: number;
+  historyChars?: number;
+  maxInputBytes?: number;
+  /** The /proc syscall tier of waiting detection (Linux); on by default. */
+  procTier?: boolean;
+  clock?: Clock;
+  signal?: AbortSignal;
+}
+
+export interface SendRequest {
+  text?: string;
+  keys?: string[];
+  submit?: boolean;
+  input?: boolean;
+  waitMs?: number;
+  maxOutputBytes?: number;
+  signal?: AbortSignal;
+}
+
+export interface WaitRequest {
+  since?: string;
+  waitMs?: number;
+  maxOutputBytes?: number;
+  signal?: AbortSignal;
+}
+
+type Phase =
+  | { kind: 'starting' }
+  | { kind: 'idle' }
+  | { kind: 'running'; seq: number | null }
+  | { kind: 'continuation' }
+  | { kind: 'exited'; exitCode: number | null; signal: number | null };
+
+type ObserverMode = 'command' | 'input' | 'follow';
+
+interface Observer {
+  mode: ObserverMode;
+  command: string | null;
+  /** Settles on a real end marker with at least this sequence number. */
+  minEndSeq: number;
+  /** Output is collected from the command's start marker (or from the write, without one). */
+  collecting: boolean;
+  projector: OutputProjector;
+  echo: string | null;
+  baseline: ProbeBaseline | null;
+  candidate: { evidence: WaitEvidence; offset: number } | null;
+  startedAt: number;
+  finish: (status: SendResult['status'], evidence: Evidence, end?: { exitCode: number | null; command: string | null }) => void;
+}
+
+export interface CloseResult {
+  closed: boolean;
+  orphans: Array<{ pid: number; comm: string }>;
+}
+
+function randomId(): string {
+  return randomBytes(16).toString('base64url');
+}
+
+function clampInt(value: number | undefined, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback;
+  return Math.min(max, Math.max(min, Math.floor(value)));
+}
+
+/**
+ * One terminal: a shell in a PTY, the headless emulator that answers its protocol requests,
+ * the marker scanner and readiness state, and the output projection of what commands print.
+ */
+export class TerminalSession {
+  readonly id: string;
+  readonly origin: Origin;
+  readonly shell: ResolvedShell;
+  readonly integrationLevel: 'full' | 'end-only' | 'none';
+  integration: boolean;
+  cwd: string | null;
+  cols: number;
+  rows: number;
+  banner = '';
+
+  private readonly pty: pty.IPty;
+  private readonly emulator: Emulator;
+  private readonly scanner: MarkerScanner;
+  private readonly history: StreamHistory;
+  private readonly clock: Clock;
+  private readonly probeTarget: ProbeTarget;
+  private readonly maxInputBytes: number;
+  private readonly historyFile: string | null;
+  private readonly rcDir: string;
+  private phase: Phase = { kind: 'starting' };
+  private lastStartSeq = 0;
+  private lastEndSeq = -1;
+  private lastExitCode: number | null = null;
+  private lastActivityAt: number;
+  private readonly observers = new Set<Observer>();
+  private probeTimer: ReturnType<typeof setTimeout> | null = null;
+  private probeIntervalMs = probeFirstIntervalMs;
+  private probing = false;
+  private writeChain: Promise<void> = Promise.resolve();
+  private readonly outputListeners = new Set<(text: string) => void>();
+  private readonly stateListeners = new Set<() => void>();
+  private readonly readyWaiters: Array<(ok: boolean) => void> = [];
+  private exitTimer: ReturnType<typeof setTimeout> | null = null;
+  private exitInfo: { exitCode: number; signal: number } | null = null;
+  private exitStartedAt = 0;
+  private lastCursorOffset = 0;
+  private closing: Promise<CloseResult> | null = null;
+  private startupBanner: OutputProjector | null;
+
+  private constructor(opts: SessionOptions, id: string, secret: string, rcDir: string, historyFile: string | null, spawned: pty.IPty) {
+    this.id = id;
+    this.origin = opts.origin;
+    this.shell = opts.shell;
+    this.integrationLevel = opts.shell.dialect?.integration ?? 'none';
+    this.integration = this.integrationLevel !== 'none';
+    this.cwd = opts.cwd;
+    this.cols = opts.cols ?? 120;
+    this.rows = opts.rows ?? 32;
+    this.clock = opts.clock ?? systemClock;
+    this.maxInputBytes = opts.maxInputBytes ?? DEFAULT_LIMITS.maxInputBytes;
+    this.historyFile = historyFile;
+    this.rcDir = rcDir;
+    this.lastActivityAt = this.clock.now();
+    this.pty = spawned;
+    this.scanner = new MarkerScanner(secret);
+    this.history = new StreamHistory(opts.historyChars ?? defaultHistoryChars);
+    this.startupBanner = new OutputProjector({ maxBytes: bannerBytes });
+    this.emulator = new Emulator({
+      cols: this.cols,
+      rows: this.rows,
+      scrollback: opts.scrollback ?? 1000,
+      // Replies go straight to the PTY: caller input waits for the parser, so replies come first.
+      onReply: (data) => {
+        if (!this.exitInfo) this.pty.write(data);
+      },
+    });
+    const ptsName = (spawned as unknown as { ptsName?: string }).ptsName;
+    this.probeTarget = {
+      shellPid: spawned.pid,
+      ttyPath: ptsName ?? (process.platform === 'linux' ? ttyOf(spawned.pid) : null),
+      procTier: opts.procTier ?? true,
+    };
+    if (this.integrationLevel === 'none') this.phase = { kind: 'idle' };
+    spawned.onData((data) => this.onData(data));
+    spawned.onExit(({ exitCode, signal }) => this.onExit(exitCode, signal ?? 0));
+  }
+
+  /** Spawns the shell and resolves once it is ready: a verified prompt for agent terminals. */
+  static async start(opts: SessionOptions): Promise<TerminalSession> {
+    opts.signal?.throwIfAborted();
+    const dialect = opts.shell.dialect;
+    if (opts.origin === 'agent' && (!dialect || dialect.integration === 'none')) {
+      throw new TandemError('shell_unsupported', `Agents can open terminals only in bash, zsh, sh or pwsh; "${opts.shell.name}" has no shell integration.`);
+    }
+    try {
+      if (!statSync(opts.cwd).isDirectory()) throw new Error('not a directory');
+    } catch {
+      throw new TandemError('invalid_argument', `cwd "${opts.cwd}" is not an existing directory.`);
+    }
+    const id = opts.id ?? randomId();
+    const secret = randomBytes(16).toString('hex');
+    const rcDir = mkdtempSync(join(tmpdir(), 'tandem-rc-'));
+    const historyFile = opts.origin === 'agent' ? join(tmpdir(), `tandem-history-${id}`) : null;
+    const agent = opts.origin === 'agent';
+    const env = buildShellEnv({
+      base: opts.baseEnv ?? process.env,
+      agent,
+      terminalId: id,
+      instancePath: opts.instancePath ?? null,
+      extra: opts.env,
+    });
+    let args: string[] = [];
+    let spawnEnv = env;
+    if (dialect) {
+      const plan = dialect.plan(opts.shell.path, {
+        secret,
+        rcDir,
+        startupFiles: opts.startupFiles ?? 'user',
+        agent,
+        historyFile,
+        reapplyEnv: agent ? { ...agentEnv, ...(opts.env ?? {}) } : {},
+        env,
+        platform: process.platform,
+      });
+      for (const file of plan.files) writeFileSync(file.path, file.content, { mode: 0o600 });
+      args = plan.args;
+      spawnEnv = plan.env;
+    }
+    const cols = clampInt(opts.cols, 120, 2, DEFAULT_LIMITS.maxCols);
+    const rows = clampInt(opts.rows, 32, 2, DEFAULT_LIMITS.maxRows);
+    let spawned: pty.IPty;
+    try {
+      spawned = pty.spawn(opts.shell.path, args, { name: 'xterm-256color', cols, rows, cwd: opts.cwd, env: spawnEnv });
+    } catch (error) {
+      rmSync(rcDir, { recursive: true, force: true });
+      throw new TandemError('shell_not_found', `The shell ${opts.shell.path} could not be started: ${(error as Error).message}.`);
+    }
+    const session = new TerminalSession({ ...opts, cols, rows }, id, secret, rcDir, historyFile, spawned);
+    try {
+      await session.awaitStartup(opts);
+    } finally {
+      rmSync(rcDir, { recursive: true, force: true });
+    }
+    return session;
+  }
+
+  private async awaitStartup(opts: SessionOptions): Promise<void> {
+    const timeoutMs = opts.startupTimeoutMs ?? defaultStartupTimeoutMs;
+    const agent = opts.origin === 'agent';
+    const outcome = await new Promise<'ready' | 'timeout' | 'aborted' | 'exited' | 'output'>((resolve) => {
+      const timer = this.clock.setTimeout(() => resolve('timeout'), timeoutMs);
+      const onAbort = () => resolve('aborted');
+      opts.signal?.addEventListener('abort', onAbort, { once: true });
+      const done = (value: 'ready' | 'exited' | 'output') => {
+        this.clock.clearTimeout(timer);
+        opts.signal?.removeEventListener('abort', onAbort);
+        resolve(value);
+      };
+      this.readyWaiters.push((ok) => done(ok ? 'ready' : 'exited'));
+      // A person's terminal opens on first output, whatever the startup files do.
+      if (!agent) {
+        const first = () => {
+          this.outputListeners.delete(first);
+          done('output');
+        };
+        if (this.integrationLevel === 'none') this.outputListeners.add(first);
+        else this.outputListeners.add(first);
+      }
+    });
+    if (outcome === 'ready' || outcome === 'output') {
+      if (outcome === 'output' && this.phase.kind === 'starting') this.watchIntegrationDeadline(timeoutMs);
+      return;
+    }
+    if (outcome === 'exited') {
+      const code = this.exitInfo?.exitCode ?? null;
+      throw new TandemError('exited', `The shell exited during startup (exit code ${code}): ${this.banner.slice(0, 200) || 'no output'}.`);
+    }
+    await this.close();
+    if (outcome === 'aborted') throw opts.signal?.reason ?? new Error('aborted');
+    throw new TandemError(
+      'startup_timeout',
+      `The ${this.shell.name} shell did not show a verified prompt within ${timeoutMs} ms; its startup files may block or replace the integration.`,
+    );
+  }
+
+  private watchIntegrationDeadline(timeoutMs: number): void {
+    const timer = this.clock.setTimeout(() => {
+      if (this.phase.kind === 'starting') {
+        this.integration = false;
+        this.phase = { kind: 'idle' };
+        this.emitState();
+      }
+    }, timeoutMs);
+    this.readyWaiters.push(() => this.clock.clearTimeout(timer));
+  }
+
+  get pid(): number {
+    return this.pty.pid;
+  }
+
+  get status(): TerminalStatus {
+    switch (this.phase.kind) {
+      case 'starting':
+        return 'starting';
+      case 'idle':
+        return 'idle';
+      case 'exited':
+        return 'exited';
+      case 'continuation':
+        return 'waiting_input';
+      case 'running':
+        return 'running';
+    }
+  }
+
+  get exitCode(): number | null {
+    return this.phase.kind === 'exited' ? this.phase.exitCode : null;
+  }
+
+  /** The exit code of the last command that ended at a prompt. */
+  get lastCommandExitCode(): number | null {
+    return this.lastExitCode;
+  }
+
+  get cursor(): string {
+    return this.encodeCursor(this.history.offset);
+  }
+
+  /** Marker-free output for attachments (the secret never leaves the host). */
+  onOutput(listener: (text: string) => void): () => void {
+    this.outputListeners.add(listener);
+    return () => this.outputListeners.delete(listener);
+  }
+
+  onStateChange(listener: () => void): () => void {
+    this.stateListeners.add(listener);
+    return () => this.stateListeners.delete(listener);
+  }
+
+  get screen(): { text: string; row: number; col: number; altScreen: boolean } {
+    return { text: this.emulator.screenText(), ...this.emulator.cursor(), altScreen: this.emulator.altScreen };
+  }
+
+  /** Resolves when the emulator has applied everything received so far. */
+  drained(): Promise<void> {
+    return this.emulator.drained();
+  }
+
+  get headless(): Emulator {
+    return this.emulator;
+  }
+
+  // ---- the data path -------------------------------------------------------------------
+
+  private onData(data: string): void {
+    this.lastActivityAt = this.clock.now();
+    if (this.exitTimer) this.rearmExitDrain();
+    for (const part of this.scanner.scan(data)) {
+      if ('text' in part) this.onText(part.text);
+      else this.onMarker(part.marker);
+    }
+  }
+
+  private onText(text: string): void {
+    this.history.append(text);
+    this.emulator.feed(text);
+    if (this.phase.kind === 'starting') this.startupBanner?.push(text);
+    for (const observer of this.observers) if (observer.collecting) observer.projector.push(text);
+    for (const listener of this.outputListeners) listener(text);
+    for (const observer of this.observers) observer.candidate = null;
+  }
+
+  private onMarker(marker: MarkerEvent): void {
+    const now = this.clock.now();
+    switch (marker.kind) {
+      case 'start': {
+        if (marker.seq <= this.lastStartSeq) return;
+        this.lastStartSeq = marker.seq;
+        this.phase = { kind: 'running', seq: marker.seq };
+        this.history.record(marker, now);
+        for (const observer of this.observers) {
+          if (!observer.collecting && marker.seq >= observer.minEndSeq) {
+            observer.collecting = true;
+            observer.command ??= marker.command;
+          }
+        }
+        this.kickProbe();
+        break;
+      }
+      case 'end':
+        this.onEndMarker(marker, now);
+        break;
+      case 'continuation':
+        if (this.phase.kind === 'idle' || this.phase.kind === 'continuation' || this.phase.kind === 'running') {
+          this.phase = { kind: 'continuation' };
+          this.history.record(marker, now);
+          for (const observer of [...this.observers]) observer.finish('waiting_input', 'continuation');
+        }
+        break;
+    }
+    this.emitState();
+  }
+
+  private onEndMarker(marker: Extract<MarkerEvent, { kind: 'end' }>, now: number): void {
+    if (marker.cwd) this.cwd = marker.cwd;
+    if (this.phase.kind === 'starting') {
+      this.finishStartup(marker.seq);
+      return;
+    }
+    const endOnly = this.integrationLevel === 'end-only';
+    // An empty Enter reprints the prompt with the previous status: it ends nothing.
+    const real = endOnly ? marker.seq > this.lastEndSeq : marker.seq === this.lastStartSeq && marker.seq > this.lastEndSeq;
+    if (!real) {
+      if (this.phase.kind === 'continuation') this.phase = { kind: 'idle' };
+      return;
+    }
+    const ranCommand = endOnly ? this.phase.kind === 'running' : true;
+    this.lastEndSeq = marker.seq;
+    if (endOnly) this.lastStartSeq = marker.seq;
+    this.phase = { kind: 'idle' };
+    if (!ranCommand) return;
+    this.lastExitCode = marker.exitCode;
+    this.history.record(marker, now);
+    for (const observer of [...this.observers]) {
+      if (marker.seq >= observer.minEndSeq) observer.finish('done', 'marker', { exitCode: marker.exitCode, command: marker.command });
+    }
+  }
+
+  private finishStartup(seq: number): void {
+    this.lastStartSeq = seq;
+    this.lastEndSeq = seq;
+    this.phase = { kind: 'idle' };
+    this.banner = this.startupBanner?.snapshot().output ?? '';
+    this.startupBanner = null;
+    for (const resolve of this.readyWaiters.splice(0)) resolve(true);
+  }
+
+  private onExit(exitCode: number, signal: number): void {
+    this.exitInfo = { exitCode, signal };
+    this.exitStartedAt = this.clock.now();
+    // Output can lag the exit event: drain before reporting `exited`.
+    this.rearmExitDrain();
+  }
+
+  private rearmExitDrain(): void {
+    if (this.exitTimer) this.clock.clearTimeout(this.exitTimer);
+    const left = exitDrainMaxMs - (this.clock.now() - this.exitStartedAt);
+    this.exitTimer = this.clock.setTimeout(() => this.finalizeExit(), Math.max(0, Math.min(exitDrainQuietMs, left)));
+  }
+
+  private finalizeExit(): void {
+    this.exitTimer = null;
+    const rest = this.scanner.flush();
+    if (rest) this.onText(rest);
+    const info = this.exitInfo ?? { exitCode: null, signal: null };
+    this.phase = { kind: 'exited', exitCode: info.exitCode, signal: info.signal };
+    if (this.probeTimer) this.clock.clearTimeout(this.probeTimer);
+    this.probeTimer = null;
+    for (const observer of [...this.observers]) observer.finish('exited', 'exit', { exitCode: info.exitCode, command: null });
+    for (const resolve of this.readyWaiters.splice(0)) resolve(false);
+    this.emitState();
+  }
+
+  private emitState(): void {
+    for (const listener of this.stateListeners) listener();
+  }
+
+  // ---- writes ------------------------------------------------------------------------------
+
+  /** Raw input (the person's typing, answers): ordered after pending protocol replies. */
+  write(data: string): Promise<void> {
+    if (this.phase.kind === 'exited' || this.exitInfo) {
+      return Promise.reject(new TandemError('exited', 'The shell of this terminal has exited; open a new terminal.'));
+    }
+    if (Buffer.byteLength(data) > this.maxInputBytes) {
+      return Promise.reject(new TandemError('input_too_large', `Input of ${Buffer.byteLength(data)} bytes exceeds the ${this.maxInputBytes}-byte limit; send it in smaller parts or write it to a file.`));
+    }
+    this.lastActivityAt = this.clock.now();
+    const run = this.writeChain.then(async () => {
+      if (this.emulator.mustDrainBeforeInput) await this.emulator.drained();
+      if (this.exitInfo) throw new TandemError('exited', 'The shell of this terminal has exited; open a new terminal.');
+      this.pty.write(data);
+    });
+    this.writeChain = run.catch(() => undefined);
+    return run;
+  }
+
+  resize(cols: number, rows: number): void {
+    const c = clampInt(cols, this.cols, 2, DEFAULT_LIMITS.maxCols);
+    const r = clampInt(rows, this.rows, 2, DEFAULT_LIMITS.maxRows);
+    if (this.exitInfo) return;
+    this.cols = c;
+    this.rows = r;
+    this.pty.resize(c, r);
+    this.emulator.resize(c, r);
+    this.emitState();
+  }
+
+  // ---- sends and waits ----------------------------------------------------------------------
+
+  /** Whether the foreground program waits for the terminal now (no proof of consumption needed). */
+  async probeNow(): Promise<WaitEvidence | 'continuation' | null> {
+    if (this.phase.kind === 'continuation') return 'continuation';
+    if (this.phase.kind !== 'running') return null;
+    return probeWaiting(this.probeTarget, null, this.clock.now() - this.lastActivityAt);
+  }
+
+  async send(req: SendRequest): Promise<SendResult> {
+    this.assertUsable();
+    const text = req.text ?? '';
+    const keys = req.keys ? encodeKeys(req.keys) : '';
+    if (!text && !keys) throw new TandemError('invalid_argument', 'text or keys is required.');
+    const submit = req.submit ?? (req.text !== undefined && !req.keys);
+    let mode: ObserverMode;
+    if (this.phase.kind === 'starting') throw new TandemError('busy', 'The terminal is still starting; wait for it and send again.');
+    if (this.phase.kind === 'idle' && text) mode = 'command';
+    else if (this.phase.kind === 'running' && !req.input && !(await this.probeNow())) {
+      throw new TandemError('busy', 'A command is running and not waiting for input; wait for it, interrupt it, or pass input: true to type into it.');
+    } else mode = 'input';
+
+    let payload: string;
+    const multiline = /[\r\n]/.test(text.replace(/[\r\n]+$/, ''));
+    const body = text.replace(/[\r\n]+$/, '');
+    if (mode === 'command' && (multiline || /[\t\x00-\x08\x0b-\x1f]/.test(body)) && this.shell.dialect?.bracketedPaste) {
+      payload = bracketedPaste(body) + (submit ? '\r' : '');
+    } else {
+      payload = body.replace(/\r?\n/g, '\r') + (submit ? '\r' : '');
+    }
+    payload += keys;
+    if (Buffer.byteLength(payload) > this.maxInputBytes) {
+      throw new TandemError('input_too_large', `Input of ${Buffer.byteLength(payload)} bytes exceeds the ${this.maxInputBytes}-byte limit; send it in smaller parts or write it to a file.`);
+    }
+    const endOnly = this.integrationLevel === 'end-only';
+    const running = this.phase.kind === 'running' ? this.phase.seq : null;
+    const minEndSeq = mode === 'input' && running !== null ? running : this.lastStartSeq + 1;
+    const collectFromWrite = mode === 'input' || endOnly;
+    const observer = this.observe({
+      mode,
+      command: mode === 'command' ? body : null,
+      minEndSeq,
+      collecting: collectFromWrite,
+      echo: collectFromWrite ? body : null,
+      baseline: takeBaseline(this.probeTarget),
+      waitMs: req.waitMs,
+      maxOutputBytes: req.maxOutputBytes,
+      signal: req.signal,
+    });
+    if (mode === 'command' && endOnly) this.phase = { kind: 'running', seq: null };
+    if (this.phase.kind === 'continuation' && mode === 'input') this.phase = { kind: 'idle' };
+    this.write(payload).catch((error: unknown) => observer.reject(error));
+    this.kickProbe();
+    return observer.promise;
+  }
+
+  async wait(req: WaitRequest): Promise<SendResult> {
+    const from = req.since !== undefined ? this.decodeCursor(req.since) : this.lastCursorOffset;
+    const maxOutputBytes = clampInt(req.maxOutputBytes, DEFAULT_LIMITS.defaultOutputBytes, 1, DEFAULT_LIMITS.maxOutputBytes);
+    // A command that ended after the cursor settles the wait at once.
+    const events = this.history.eventsSince(from);
+    const end = events.find((event) => event.marker.kind === 'end');
+    if (end && end.marker.kind === 'end') {
+      const start = events.find((event) => event.marker.kind === 'start' && event.offset <= end.offset);
+      const projector = new OutputProjector({ maxBytes: maxOutputBytes });
+      projector.push(this.history.slice(start ? start.offset : from, end.offset));
+      this.lastCursorOffset = end.offset;
+      return this.buildResult(projector, null, 'done', 'marker', end.marker.command, end.marker.exitCode, this.clock.now(), end.offset);
+    }
+    if (this.phase.kind === 'exited') {
+      const projector = new OutputProjector({ maxBytes: maxOutputBytes });
+      projector.push(this.history.slice(from));
+      return this.buildResult(projector, null, 'exited', 'exit', null, this.phase.exitCode, this.clock.now(), this.history.offset);
+    }
+    const running = this.phase.kind === 'running';
+    const observer = this.observe({
+      mode: 'follow',
+      command: null,
+      minEndSeq: running && this.phase.kind === 'running' && this.phase.seq !== null ? this.phase.seq : this.lastStartSeq + 1,
+      collecting: running || this.integrationLevel !== 'full',
+      echo: null,
+      // Unseen output since the cursor: a program that waits now settles the wait at once.
+      baseline: from < this.history.offset ? null : takeBaseline(this.probeTarget),
+      waitMs: req.waitMs,
+      maxOutputBytes,
+      signal: req.signal,
+    });
+    if (observer.collecting) observer.projectorPush(this.history.slice(from));
+    if (this.phase.kind === 'continuation' && from < this.history.offset) observer.settle('waiting_input', 'continuation');
+    this.kickProbe();
+    return observer.promise;
+  }
+
+  private observe(spec: {
+    mode: ObserverMode;
+    command: string | null;
+    minEndSeq: number;
+    collecting: boolean;
+    echo: string | null;
+    baseline: ProbeBaseline | null;
+    waitMs: number | undefined;
+    maxOutputBytes: number | undefined;
+    signal: AbortSignal | undefined;
+  }) {
+    const startedAt = this.clock.now();
+    const waitMs = clampInt(spec.waitMs, DEFAULT_LIMITS.defaultWaitMs, 0, DEFAULT_LIMITS.maxWaitMs);
+    const maxOutputBytes = clampInt(spec.maxOutputBytes, DEFAULT_LIMITS.defaultOutputBytes, 1, DEFAULT_LIMITS.maxOutputBytes);
+    let resolvePromise!: (result: SendResult) => void;
+    let rejectPromise!: (error: unknown) => void;
+    const promise = new Promise<SendResult>((resolve, reject) => {
+      resolvePromise = resolve;
+      rejectPromise = reject;
+    });
+    let settled = false;
+    const cleanup = () => {
+      settled = true;
+      this.observers.delete(observer);
+      this.clock.clearTimeout(timer);
+      spec.signal?.removeEventListener('abort', onAbort);
+    };
+    const observer: Observer = {
+      mode: spec.mode,
+      command: spec.command,
+      minEndSeq: spec.minEndSeq,
+      collecting: spec.collecting,
+      projector: new OutputProjector({ maxBytes: maxOutputBytes }),
+      echo: spec.echo,
+      baseline: spec.baseline,
+      candidate: null,
+      startedAt,
+      finish: (status, evidence, end) => {
+        if (settled) return;
+        cleanup();
+        const offset = this.history.offset;
+        this.lastCursorOffset = offset;
+        const command = observer.command ?? end?.command ?? null;
+        const exitCode = status === 'done' || status === 'exited' ? (end?.exitCode ?? null) : null;
+        const finishNow = () => resolvePromise(this.buildResult(observer.projector, observer.echo, status, evidence, command, exitCode, startedAt, offset));
+        // Full-screen programs are read from the screen: let the emulator catch up first.
+        if (observer.projector.altScreen) void this.emulator.drained().then(finishNow);
+        else finishNow();
+      },
+    };
+    const onAbort = () => {
+      if (settled) return;
+      cleanup();
+      rejectPromise(spec.signal?.reason ?? new Error('aborted'));
+    };
+    const timer = this.clock.setTimeout(() => observer.finish('running', 'bound'), waitMs);
+    spec.signal?.addEventListener('abort', onAbort, { once: true });
+    this.observers.add(observer);
+    return {
+      promise,
+      get collecting() {
+        return observer.collecting;
+      },
+      projectorPush: (text: string) => observer.projector.push(text),
+      settle: (status: SendResult['status'], evidence: Evidence) => observer.finish(status, evidence),
+      reject: (error: unknown) => {
+        if (settled) return;
+        cleanup();
+        rejectPromise(error);
+      },
+    };
+  }
+
+  private buildResult(
+    projector: OutputProjector,
+    echo: string | null,
+    status: SendResult['status'],
+    evidence: Evidence,
+    command: string | null,
+    exitCode: number | null,
+    startedAt: number,
+    offset: number,
+  ): SendResult {
+    const projected = projector.snapshot();
+    let output = projected.altScreen ? this.emulator.screenText() : projected.output;
+    if (echo) {
+      // With echo off (a password), only the Enter shows: the line the input ended.
+      const echoed = output.startsWith(echo.split(/\r?\n/)[0] ?? '');
+      output = stripEcho(output, echo);
+      if (!echoed && output.startsWith('\n')) output = output.slice(1);
+    }
+    return {
+      status,
+      evidence,
+      command,
+      exitCode,
+      cwd: this.cwd,
+      output,
+      truncated: projected.truncated,
+      cursor: this.encodeCursor(offset),
+      control: this.origin === 'agent' ? 'agent' : 'user',
+      handoff: null,
+      approval: null,
+      durationMs: Math.round(this.clock.now() - startedAt),
+    };
+  }
+
+  private encodeCursor(offset: number): string {
+    return `${this.id.slice(0, 6)}.${offset}`;
+  }
+
+  private decodeCursor(cursor: string): number {
+    const match = /^([\w-]{1,6})\.(\d+)$/.exec(cursor);
+    if (!match || match[1] !== this.id.slice(0, 6) || Number(match[2]) > this.history.offset) {
+      throw new TandemError('invalid_argument', `since "${cursor}" is not a cursor of this terminal; pass the cursor of an earlier result.`);
+    }
+    return Number(match[2]);
+  }
+
+  // ---- waiting detection --------------------------------------------------------------------
+
+  private kickProbe(): void {
+    this.probeIntervalMs = probeFirstIntervalMs;
+    if (this.probeTimer) {
+      this.clock.clearTimeout(this.probeTimer);
+      this.probeTimer = null;
+    }
+    this.scheduleProbe();
+  }
+
+  private scheduleProbe(): void {
+    if (this.probeTimer || this.observers.size === 0 || this.phase.kind !== 'running') return;
+    this.probeTimer = this.clock.setTimeout(() => {
+      this.probeTimer = null;
+      void this.runProbe();
+    }, this.probeIntervalMs);
+  }
+
+  private async runProbe(): Promise<void> {
+    if (this.probing || this.phase.kind !== 'running') return;
+    this.probing = true;
+    try {
+      for (const observer of [...this.observers]) {
+        const offset = this.history.offset;
+        const evidence = await probeWaiting(this.probeTarget, observer.baseline, this.clock.now() - this.lastActivityAt);
+        if (this.phase.kind !== 'running' || !this.observers.has(observer)) continue;
+        if (!evidence || offset !== this.history.offset) {
+          observer.candidate = null;
+          continue;
+        }
+        // Confirm on a second look with no output in between: activity may race the sample.
+        if (observer.candidate && observer.candidate.evidence === evidence && observer.candidate.offset === offset) {
+          observer.finish('waiting_input', evidence);
+        } else {
+          observer.candidate = { evidence, offset };
+          this.probeIntervalMs = probeFirstIntervalMs;
+        }
+      }
+    } finally {
+      this.probing = false;
+    }
+    this.probeIntervalMs = Math.min(probeMaxIntervalMs, Math.ceil(this.probeIntervalMs * 1.5));
+    this.scheduleProbe();
+  }
+
+  // ---- signals and teardown -------------------------------------------------------------------
+
+  /**
+   * Interrupts the foreground program: a real SIGINT to its process group, or `\x03` as a byte
+   * when it has the terminal in raw mode (ssh, editors), escalating if nothing happens.
+   */
+  async interrupt(): Promise<void> {
+    this.assertUsable();
+    const fg = process.platform === 'win32' ? null : foregroundPgid(this.pid);
+    const shellPgrp = readStat(this.pid)?.pgrp ?? this.pid;
+    const modes = this.probeTarget.ttyPath && process.platform !== 'win32' ? await readTtyModes(this.probeTarget.ttyPath) : null;
+    if (!fg || fg === shellPgrp || (modes && !modes.isig)) {
+      await this.write('\x03');
+    } else {
+      this.killGroup(fg, 'SIGINT');
+    }
+    const seq = this.phase.kind === 'running' ? this.phase.seq : null;
+    if (fg && fg !== shellPgrp) this.escalate(fg, seq);
+  }
+
+  private escalate(pgid: number, seq: number | null): void {
+    const stillRunning = () => this.phase.kind === 'running' && this.phase.seq === seq && foregroundPgid(this.pid) === pgid;
+    this.clock.setTimeout(() => {
+      if (!stillRunning()) return;
+      this.killGroup(pgid, 'SIGINT');
+      this.clock.setTimeout(() => {
+        if (stillRunning()) this.killGroup(pgid, 'SIGTERM');
+      }, interruptEscalateMs);
+    }, interruptEscalateMs);
+  }
+
+  private killGroup(pgid: number, signal: NodeJS.Signals): void {
+    try {
+      process.kill(-pgid, signal);
+    } catch {
+      // The group is already gone.
+    }
+  }
+
+  /** terminal_signal: SIGINT interrupts; others go to the foreground group, never SIGKILL to the shell. */
+  async signal(name: SignalName): Promise<void> {
+    this.assertUsable();
+    if (name === 'SIGINT') return this.interrupt();
+    if (process.platform === 'win32') throw new TandemError('invalid_argument', `${name} cannot be delivered on Windows; only SIGINT (as Ctrl+C) is supported.`);
+    const fg = foregroundPgid(this.pid);
+    const shellPgrp = readStat(this.pid)?.pgrp ?? this.pid;
+    if (!fg || fg === shellPgrp) {
+      if (name === 'SIGKILL') throw new TandemError('forbidden', 'SIGKILL of the shell itself is refused; close the terminal instead.');
+      process.kill(this.pid, name);
+      return;
+    }
+    this.killGroup(fg, name);
+  }
+
+  private assertUsable(): void {
+    if (this.phase.kind === 'exited' || this.exitInfo) {
+      throw new TandemError('exited', 'The shell of this terminal has exited; open a new terminal.');
+    }
+    if (this.closing) throw new TandemError('not_found', 'This terminal is closing.');
+  }
+
+  /** Tears the whole process tree down; a failed close can be retried. */
+  close(): Promise<CloseResult> {
+    this.closing ??= this.teardown().then((result) => {
+      if (result.orphans.length > 0) this.closing = null;
+      return result;
+    });
+    return this.closing;
+  }
+
+  private async teardown(): Promise<CloseResult> {
+    const { orphans } =
+      process.platform === 'win32' ? { orphans: [] } : await teardownTree({ rootPid: this.pid, terminalId: this.id });
+    if (!this.exitInfo) {
+      try {
+        this.pty.kill();
+      } catch {
+        // Already gone.
+      }
+    }
+    if (!this.exitInfo) {
+      await new Promise<void>((resolve) => {
+        const timer = this.clock.setTimeout(resolve, 1000);
+        this.pty.onExit(() => {
+          this.clock.clearTimeout(timer);
+          resolve();
+        });
+      });
+    }
+    if (this.phase.kind !== 'exited') this.finalizeExit();
+    if (orphans.length === 0) {
+      this.emulator.dispose();
+      if (this.historyFile) rmSync(this.historyFile, { force: true });
+      rmSync(this.rcDir, { recursive: true, force: true });
+    }
+    return { closed: orphans.length === 0, orphans };
+  }
+}

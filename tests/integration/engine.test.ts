@@ -1,0 +1,377 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TandemError } from '../../src/shared/errors.js';
+import { readStat } from '../../src/main/pty/proc.js';
+import { findTerminalProcesses } from '../../src/main/pty/tree.js';
+import { availableShells, hasCommand, makeHome, missingShells, SessionPool } from './helpers.js';
+
+if (missingShells().length > 0) console.warn(`engine tests: skipping shells not installed here: ${missingShells().join(', ')}`);
+
+const home = makeHome();
+const pool = new SessionPool(home.home);
+afterAll(async () => {
+  await pool.closeAll();
+  home.cleanup();
+});
+
+const python = hasCommand('python3');
+
+describe.each(availableShells)('%s engine', (shell) => {
+  const full = shell !== 'sh';
+
+  it('runs echo and reports done by marker with exit code and cwd', async () => {
+    const t = await pool.open(shell);
+    const r = await t.send({ text: 'echo hello-tandem' });
+    expect(r).toMatchObject({ status: 'done', evidence: 'marker', exitCode: 0, output: 'hello-tandem', cwd: home.home });
+    expect(r.command).toBe('echo hello-tandem');
+  });
+
+  it('reports a failing exit code and a changed cwd', async () => {
+    const t = await pool.open(shell);
+    expect(await t.send({ text: 'false' })).toMatchObject({ status: 'done', exitCode: 1, output: '' });
+    const r = await t.send({ text: 'cd /tmp' });
+    expect(r).toMatchObject({ status: 'done', exitCode: 0, cwd: '/tmp' });
+    expect(t.cwd).toBe('/tmp');
+  });
+
+  it('does not settle `sleep 1; echo x` early (silence settles nothing)', async () => {
+    const t = await pool.open(shell);
+    const r = await t.send({ text: 'sleep 1; echo x' });
+    expect(r).toMatchObject({ status: 'done', output: 'x', exitCode: 0 });
+    expect(r.durationMs).toBeGreaterThanOrEqual(950);
+  });
+
+  it('returns running at the bound and a later wait sees the end', async () => {
+    const t = await pool.open(shell);
+    const r = await t.send({ text: 'echo first; sleep 1; echo second', waitMs: 300 });
+    expect(r).toMatchObject({ status: 'running', evidence: 'bound', exitCode: null });
+    expect(r.output).toBe('first');
+    const w = await t.wait({ since: r.cursor, waitMs: 5000 });
+    expect(w).toMatchObject({ status: 'done', exitCode: 0 });
+    expect(w.output).toContain('second');
+    expect(w.output).not.toContain('first');
+  });
+
+  it('a fake marker in program output settles nothing', async () => {
+    const t = await pool.open(shell);
+    const r = await t.send({ text: `printf '\\033]7771;deadbeef;E;99;0;;/\\007fake\\n'; sleep 0.5; echo real` });
+    expect(r).toMatchObject({ status: 'done', exitCode: 0 });
+    expect(r.output).toContain('real');
+  });
+
+  it('collapses a progress bar to its final frame', async () => {
+    const t = await pool.open(shell);
+    const r = await t.send({ text: `printf 'progress 10%%\\rprogress 50%%\\rprogress 100%%\\n'; echo done` });
+    expect(r.output).toBe('progress 100%\ndone');
+  });
+
+  it('round-trips unicode and emoji', async () => {
+    const t = await pool.open(shell);
+    const r = await t.send({ text: 'echo "héllo wörld 日本語 🎉👩‍💻"' });
+    expect(r.output).toBe('héllo wörld 日本語 🎉👩‍💻');
+  });
+
+  it('turns malformed UTF-8 into replacement characters', async () => {
+    const t = await pool.open(shell);
+    const r = await t.send({ text: `printf 'a\\377b\\n'` });
+    expect(r.output).toBe('a\uFFFDb');
+  });
+
+  it('keeps head and tail of `clear` and 200,000 lines', async () => {
+    const t = await pool.open(shell);
+    const r = await t.send({ text: 'clear; seq 1 200000', waitMs: 30000, maxOutputBytes: 4096 });
+    expect(r.status).toBe('done');
+    const lines = r.output.split('\n');
+    expect(lines[0]).toBe('1');
+    expect(lines.at(-1)).toBe('200000');
+    expect(r.truncated).not.toBeNull();
+    expect(r.truncated!.omittedLines).toBeGreaterThan(190000);
+    expect(Buffer.byteLength(r.output)).toBeLessThan(4096 + 200);
+  });
+
+  it('detects `cat` waiting for input, then answering works', async () => {
+    const t = await pool.open(shell);
+    const r = await t.send({ text: 'cat' });
+    expect(r).toMatchObject({ status: 'waiting_input', evidence: 'read' });
+    const a = await t.send({ text: 'ping-pong' });
+    expect(a).toMatchObject({ status: 'waiting_input', evidence: 'read', output: 'ping-pong' });
+    const d = await t.send({ keys: ['C-d'] });
+    expect(d).toMatchObject({ status: 'done', exitCode: 0 });
+  });
+
+  it('detects `read -p` in the shell itself', async () => {
+    const t = await pool.open(shell);
+    const cmd = shell === 'zsh' ? 'read "name?Name: "; echo "hi $name"' : shell === 'sh' ? 'printf "Name: "; read name; echo "hi $name"' : 'read -p "Name: " name; echo "hi $name"';
+    const r = await t.send({ text: cmd });
+    expect(r).toMatchObject({ status: 'waiting_input', evidence: 'read' });
+    expect(r.output).toContain('Name:');
+    const a = await t.send({ text: 'Ada' });
+    expect(a).toMatchObject({ status: 'done', exitCode: 0, output: 'hi Ada' });
+  });
+
+  it.runIf(python)('answers python input() asked twice in a loop', async () => {
+    const t = await pool.open(shell);
+    const r = await t.send({ text: `python3 -c 'for i in range(2): print("got", input(f"q{i}? "))'` });
+    expect(r).toMatchObject({ status: 'waiting_input', evidence: 'read' });
+    expect(r.output).toBe('q0?');
+    const a = await t.send({ text: 'one' });
+    expect(a).toMatchObject({ status: 'waiting_input', evidence: 'read' });
+    expect(a.output).toBe('got one\nq1?');
+    const b = await t.send({ text: 'two' });
+    expect(b).toMatchObject({ status: 'done', exitCode: 0, output: 'got two' });
+  });
+
+  it.runIf(python)('detects getpass (echo off) with the /proc tier and without it', async () => {
+    const t = await pool.open(shell);
+    const r = await t.send({ text: `python3 -c 'import getpass; print("len", len(getpass.getpass("Password: ")))'` });
+    expect(r.status).toBe('waiting_input');
+    expect(r.output).toContain('Password:');
+    expect(await t.send({ text: 'secret' })).toMatchObject({ status: 'done', output: 'len 6' });
+
+    const blind = await pool.open(shell, { procTier: false });
+    const r2 = await blind.send({ text: `python3 -c 'import getpass; print("len", len(getpass.getpass("Password: ")))'` });
+    expect(r2).toMatchObject({ status: 'waiting_input', evidence: 'echo_off' });
+    expect(await blind.send({ text: 'hunter2' })).toMatchObject({ status: 'done', output: 'len 7' });
+  });
+
+  it('detects the node REPL waiting (poll evidence)', async () => {
+    const t = await pool.open(shell);
+    const r = await t.send({ text: 'node', waitMs: 15000 });
+    expect(r).toMatchObject({ status: 'waiting_input', evidence: 'poll' });
+    const a = await t.send({ text: '6*7' });
+    expect(a).toMatchObject({ status: 'waiting_input', evidence: 'poll' });
+    expect(a.output).toContain('42');
+    expect(await t.send({ text: '.exit' })).toMatchObject({ status: 'done', exitCode: 0 });
+  });
+
+  it.runIf(full)('reports the continuation prompt of an unclosed quote', async () => {
+    const t = await pool.open(shell);
+    const r = await t.send({ text: 'echo "open' });
+    expect(r).toMatchObject({ status: 'waiting_input', evidence: 'continuation' });
+    const a = await t.send({ text: 'closed"' });
+    expect(a).toMatchObject({ status: 'done', exitCode: 0 });
+    expect(a.output).toBe('open\nclosed');
+  });
+
+  it.runIf(full)('settles a multi-line send once, on its last command', async () => {
+    const t = await pool.open(shell);
+    const r = await t.send({ text: 'echo one\nsleep 0.3\necho two\nfalse' });
+    expect(r).toMatchObject({ status: 'done', exitCode: 1 });
+    expect(r.output).toBe('one\ntwo');
+    expect(await t.send({ text: 'echo after' })).toMatchObject({ status: 'done', output: 'after' });
+  });
+
+  it('interrupts `sleep 100` with SIGINT', async () => {
+    const t = await pool.open(shell);
+    const r = await t.send({ text: 'sleep 100', waitMs: 200 });
+    expect(r.status).toBe('running');
+    const w = t.wait({ since: r.cursor, waitMs: 5000 });
+    await t.interrupt();
+    expect(await w).toMatchObject({ status: 'done', exitCode: 130 });
+  });
+
+  it('interrupts a `yes` flood', async () => {
+    const t = await pool.open(shell);
+    const r = await t.send({ text: 'yes tandem-flood', waitMs: 300, maxOutputBytes: 1024 });
+    expect(r.status).toBe('running');
+    const w = t.wait({ since: r.cursor, waitMs: 10000, maxOutputBytes: 1024 });
+    await t.interrupt();
+    const done = await w;
+    expect(done.status).toBe('done');
+    expect(done.exitCode).toBe(130);
+    expect(await t.send({ text: 'echo calm' })).toMatchObject({ status: 'done', output: 'calm' });
+  });
+
+  it.runIf(python)('sends \\x03 as a byte to a raw-mode program', async () => {
+    const t = await pool.open(shell);
+    const script = `import tty,sys; tty.setraw(0); c=sys.stdin.read(1); tty.setcbreak(0); print("got", repr(c))`;
+    const r = await t.send({ text: `python3 -c '${script}'` });
+    expect(r).toMatchObject({ status: 'waiting_input', evidence: 'read' });
+    const w = t.wait({ since: r.cursor, waitMs: 5000 });
+    await t.interrupt();
+    const done = await w;
+    expect(done).toMatchObject({ status: 'done', exitCode: 0 });
+    expect(done.output).toContain(`got '\\x03'`);
+  });
+
+  it('refuses oversize input and writes nothing', async () => {
+    const t = await pool.open(shell);
+    const big = 'x'.repeat(64 * 1024 + 1);
+    await expect(t.send({ text: `echo ${big}` })).rejects.toMatchObject({ code: 'input_too_large' });
+    expect(await t.send({ text: 'echo still-fine' })).toMatchObject({ status: 'done', output: 'still-fine' });
+  });
+
+  it('reports busy for a second command while one runs, unless input: true', async () => {
+    const t = await pool.open(shell);
+    const r = await t.send({ text: 'sleep 2', waitMs: 100 });
+    expect(r.status).toBe('running');
+    await expect(t.send({ text: 'echo no' })).rejects.toMatchObject({ code: 'busy' });
+    await t.interrupt();
+  });
+
+  it('reports exited, and refuses sends afterwards', async () => {
+    const t = await pool.open(shell);
+    const r = await t.send({ text: 'exit 3' });
+    expect(r).toMatchObject({ status: 'exited', evidence: 'exit', exitCode: 3 });
+    await expect(t.send({ text: 'echo x' })).rejects.toMatchObject({ code: 'exited' });
+  });
+
+  it('closes the whole tree: background jobs, nohup, setsid and double forks', async () => {
+    const t = await pool.open(shell);
+    await t.send({ text: 'sleep 1001 & nohup sleep 1002 >/dev/null 2>&1 & setsid sleep 1003 & ( (sleep 1004 &) & )' });
+    await new Promise((r) => setTimeout(r, 300));
+    const before = findTerminalProcesses(t.pid, t.id);
+    expect(before.length).toBeGreaterThanOrEqual(5);
+    const result = await t.close();
+    expect(result).toEqual({ closed: true, orphans: [] });
+    const alive = findTerminalProcesses(t.pid, t.id).filter((pid) => !/^[ZX]$/.test(readStat(pid)?.state ?? 'Z'));
+    expect(alive).toEqual([]);
+    // pid 1 may reap orphans late: a zombie has exited, which is what counts.
+    for (const pid of before) expect(readStat(pid)?.state ?? 'gone').toMatch(/^(gone|Z|X)$/);
+  });
+
+  it('keeps two terminals apart', async () => {
+    const [a, b] = await Promise.all([pool.open(shell), pool.open(shell)]);
+    const [ra, rb] = await Promise.all([a.send({ text: 'sleep 0.2; echo AAA' }), b.send({ text: 'echo BBB' })]);
+    expect(ra.output).toBe('AAA');
+    expect(rb.output).toBe('BBB');
+  });
+});
+
+describe('agent environment', () => {
+  it.each(availableShells)('%s: removes credentials, keeps the rest, and sets pager and ids', async (shell) => {
+    const t = await pool.open(shell, {
+      baseEnv: { ...process.env, HOME: home.home, GITHUB_TOKEN: 'ghp_x', MY_API_KEY: 'k', AWS_SECRET_ACCESS_KEY: 's', TOKENIZERS_PARALLELISM: 'false', ZDOTDIR: undefined },
+    });
+    const r = await t.send({ text: 'env | sort | grep -E "^(GITHUB_TOKEN|MY_API_KEY|AWS_SECRET|TOKENIZERS_PARALLELISM|PAGER|GIT_PAGER|GIT_TERMINAL_PROMPT|TANDEM_TERMINAL_ID|TERM|COLORTERM)="' });
+    expect(r.output.split('\n')).toEqual([
+      'COLORTERM=truecolor',
+      'GIT_PAGER=cat',
+      'GIT_TERMINAL_PROMPT=0',
+      'PAGER=cat',
+      `TANDEM_TERMINAL_ID=${t.id}`,
+      'TERM=xterm-256color',
+      'TOKENIZERS_PARALLELISM=false',
+    ]);
+  });
+
+  it('re-applies the scrub after startup files export credentials', async () => {
+    const h = makeHome({ '.bashrc': 'export NPM_TOKEN=leak\nexport PAGER=less\n' });
+    const p = new SessionPool(h.home);
+    try {
+      const t = await p.open('bash');
+      const r = await t.send({ text: 'echo "[${NPM_TOKEN-unset}] [$PAGER]"' });
+      expect(r.output).toBe('[unset] [cat]');
+    } finally {
+      await p.closeAll();
+      h.cleanup();
+    }
+  });
+
+  it('keeps the secret out of the environment and argv, and deletes the rc file', async () => {
+    const t = await pool.open('bash');
+    const r = await t.send({ text: `cat /proc/$$/cmdline | tr '\\0' ' '; echo; ls "$(dirname "$(tr '\\0' '\\n' < /proc/$$/cmdline | sed -n 3p)")" 2>&1 | head -1` });
+    expect(r.output).toMatch(/No such file or directory/);
+    const env = await t.send({ text: `tr '\\0' '\\n' < /proc/$$/environ | grep -ci 7771 || true` });
+    expect(env.output).toBe('0');
+  });
+
+  it('gives agent terminals their own history file', async () => {
+    const t = await pool.open('bash');
+    const r = await t.send({ text: 'echo $HISTFILE' });
+    expect(r.output).toContain(`tandem-history-${t.id}`);
+    await t.close();
+    expect(existsSync(join('/tmp', `tandem-history-${t.id}`))).toBe(false);
+  });
+});
+
+describe('startup', () => {
+  it('survives a .bashrc that prints, changes PS1 and PROMPT_COMMAND', async () => {
+    const h = makeHome({ '.bashrc': 'echo "welcome from bashrc"\nPS1="custom> "\nPROMPT_COMMAND="echo pc"\nPS0=""\n' });
+    const p = new SessionPool(h.home);
+    try {
+      const t = await p.open('bash');
+      expect(t.banner).toContain('welcome from bashrc');
+      expect(await t.send({ text: 'false' })).toMatchObject({ status: 'done', exitCode: 1, output: '' });
+      expect(await t.send({ text: 'echo ok' })).toMatchObject({ status: 'done', exitCode: 0, output: 'ok' });
+    } finally {
+      await p.closeAll();
+      h.cleanup();
+    }
+  });
+
+  it('survives a .bashrc that prompts for input (agent: times out cleanly)', async () => {
+    const h = makeHome({ '.bashrc': 'read -p "Update now? " answer\n' });
+    const p = new SessionPool(h.home);
+    try {
+      await expect(p.open('bash', { startupTimeoutMs: 1500 })).rejects.toMatchObject({ code: 'startup_timeout' });
+      // A person's terminal opens on first output and keeps working as a plain terminal.
+      const user = await p.open('bash', { origin: 'user', startupTimeoutMs: 1500 });
+      expect(user.status).toBe('starting');
+      await user.write('y\r');
+      await new Promise((r) => setTimeout(r, 300));
+      expect(user.integration).toBe(true);
+      expect(user.status).toBe('idle');
+    } finally {
+      await p.closeAll();
+      h.cleanup();
+    }
+  });
+
+  it('marks a person\'s terminal integration: false when its rc replaces the shell', async () => {
+    const h = makeHome({ '.bashrc': 'exec sh\n' });
+    const p = new SessionPool(h.home);
+    try {
+      const user = await p.open('bash', { origin: 'user', startupTimeoutMs: 800 });
+      await new Promise((r) => setTimeout(r, 1200));
+      expect(user.integration).toBe(false);
+      await user.write('echo plain\r');
+    } finally {
+      await p.closeAll();
+      h.cleanup();
+    }
+  });
+
+  it('rejects an aborted start with the caller\'s reason', async () => {
+    const controller = new AbortController();
+    const reason = new Error('caller gave up');
+    const opening = pool.open('bash', { signal: controller.signal });
+    controller.abort(reason);
+    await expect(opening).rejects.toBe(reason);
+  });
+
+  it('refuses missing shells, shells without integration, and bad cwds with contract codes', async () => {
+    await expect(pool.open('no-such-shell-xyz')).rejects.toMatchObject({ code: 'shell_not_found' });
+    await expect(pool.open('bash', { cwd: '/no/such/dir' })).rejects.toMatchObject({ code: 'invalid_argument' });
+    if (hasCommand('cat')) await expect(pool.open('cat')).rejects.toMatchObject({ code: 'shell_unsupported' });
+  });
+
+  it('answers cursor-position requests from the first byte', async () => {
+    const h = makeHome({ '.bashrc': `printf '\\033[6n'; IFS= read -rsd R reply; echo "cpr=\${reply#*[}"\n` });
+    const p = new SessionPool(h.home);
+    try {
+      const t = await p.open('bash', { startupTimeoutMs: 3000 });
+      expect(t.banner).toMatch(/cpr=\d+;\d+/);
+    } finally {
+      await p.closeAll();
+      h.cleanup();
+    }
+  });
+});
+
+describe('bad input', () => {
+  let t: Awaited<ReturnType<typeof pool.open>>;
+  beforeAll(async () => {
+    t = await pool.open('bash');
+  });
+
+  it('rejects unknown keys and cursors with invalid_argument', async () => {
+    await expect(t.send({ keys: ['Hyper-Q'] })).rejects.toBeInstanceOf(TandemError);
+    await expect(t.wait({ since: 'nope' })).rejects.toMatchObject({ code: 'invalid_argument' });
+  });
+
+  it('refuses SIGKILL of the shell itself', async () => {
+    await expect(t.signal('SIGKILL')).rejects.toMatchObject({ code: 'forbidden' });
+  });
+});

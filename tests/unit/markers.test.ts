@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { MarkerScanner, parseMarkerBody, type ScanPart } from '../../src/main/terminal/markers.js';
+
+const secret = 'abc123';
+const m = (body: string, s = secret) => `\x1b]7771;${s};${body}\x07`;
+
+function scanAll(chunks: string[]): ScanPart[] {
+  const scanner = new MarkerScanner(secret);
+  const parts = chunks.flatMap((chunk) => scanner.scan(chunk));
+  const rest = scanner.flush();
+  return rest ? [...parts, { text: rest }] : parts;
+}
+
+function textOf(parts: ScanPart[]): string {
+  return parts.map((part) => ('text' in part ? part.text : '')).join('');
+}
+
+describe('MarkerScanner', () => {
+  it('passes plain output through untouched', () => {
+    expect(scanAll(['hello\r\n'])).toEqual([{ text: 'hello\r\n' }]);
+  });
+
+  it('extracts start, end and continuation markers in order', () => {
+    const parts = scanAll([`a${m('S;4;ls%20-l')}b${m('E;4;2;ls;/tmp%3Bx')}c${m('C')}`]);
+    expect(parts).toEqual([
+      { text: 'a' },
+      { marker: { kind: 'start', seq: 4, command: 'ls -l' } },
+      { text: 'b' },
+      { marker: { kind: 'end', seq: 4, exitCode: 2, cwd: '/tmp;x', command: 'ls' } },
+      { text: 'c' },
+      { marker: { kind: 'continuation' } },
+    ]);
+  });
+
+  it('finds markers split at every position across chunks', () => {
+    const stream = `out${m('E;7;0;;/home/a b')}after`;
+    for (let i = 1; i < stream.length; i++) {
+      const parts = scanAll([stream.slice(0, i), stream.slice(i)]);
+      expect(textOf(parts)).toBe('outafter');
+      expect(parts.filter((part) => 'marker' in part)).toEqual([{ marker: { kind: 'end', seq: 7, exitCode: 0, cwd: '/home/a b', command: null } }]);
+    }
+  });
+
+  it('leaves markers with a wrong secret in the output and settles nothing', () => {
+    const fake = m('E;1;0;;/', 'guess');
+    const parts = scanAll([`x${fake}y`]);
+    expect(parts.some((part) => 'marker' in part)).toBe(false);
+    expect(textOf(parts)).toBe(`x${fake}y`);
+  });
+
+  it('reads raw-cwd end markers of POSIX sh, whose cwd may hold semicolons', () => {
+    expect(parseMarkerBody('R;3;127;/tmp/a;b')).toEqual({ kind: 'end', seq: 3, exitCode: 127, cwd: '/tmp/a;b', command: null });
+  });
+
+  it('bounds an unterminated marker and releases it as output', () => {
+    const scanner = new MarkerScanner(secret);
+    const huge = `\x1b]7771;${secret};S;1;${'x'.repeat(20000)}`;
+    const parts = scanner.scan(huge);
+    expect(textOf(parts).length + scanner.flush().length).toBe(huge.length);
+  });
+});
