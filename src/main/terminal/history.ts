@@ -7,6 +7,12 @@ export interface StreamEvent {
   marker: MarkerEvent;
 }
 
+export interface CommandRecord {
+  command: string | null;
+  exitCode: number | null;
+  cwd: string | null;
+}
+
 /**
  * The marker-free output stream with absolute offsets, bounded: the oldest text goes first.
  * Cursors handed to agents are offsets into this stream, so a wait can resume exactly.
@@ -67,7 +73,28 @@ export class StreamHistory {
     return event;
   }
 
+  /** bash sends a finished command's line after its end marker: attach it to that end. */
+  attachCommand(seq: number, command: string): void {
+    for (let i = this.events.length - 1; i >= 0; i--) {
+      const event = this.events[i]!;
+      if (event.marker.kind === 'end' && event.marker.seq === seq) {
+        event.marker = { ...event.marker, command: event.marker.command ?? command };
+        return;
+      }
+    }
+  }
+
   eventsSince(offset: number): StreamEvent[] {
     return this.events.filter((event) => event.offset >= offset);
+  }
+
+  /** Commands that ended at or after `offset`, oldest first (for hand-back summaries). */
+  commandsSince(offset: number): CommandRecord[] {
+    const records: CommandRecord[] = [];
+    for (const event of this.events) {
+      if (event.offset < offset || event.marker.kind !== 'end') continue;
+      records.push({ command: event.marker.command, exitCode: event.marker.exitCode, cwd: event.marker.cwd });
+    }
+    return records;
   }
 }

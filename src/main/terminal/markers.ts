@@ -12,7 +12,9 @@ export const maxMarkerChars = 16 * 1024;
 export type MarkerEvent =
   | { kind: 'start'; seq: number; command: string | null }
   | { kind: 'end'; seq: number; exitCode: number | null; cwd: string | null; command: string | null }
-  | { kind: 'continuation' };
+  | { kind: 'continuation' }
+  /** bash: the command line of a finished command, read from history after its end marker. */
+  | { kind: 'line'; seq: number; command: string };
 
 /** Segments of one scanned chunk, in stream order: plain text and markers. */
 export type ScanPart = { text: string } | { marker: MarkerEvent };
@@ -51,6 +53,11 @@ export function parseMarkerBody(body: string): MarkerEvent | null {
     }
     case 'C':
       return { kind: 'continuation' };
+    case 'L': {
+      const seq = parseInteger(rest[0]);
+      if (seq === null) return null;
+      return { kind: 'line', seq, command: decodeField(rest.slice(1).join(';')) };
+    }
     default:
       return null;
   }

@@ -12,9 +12,9 @@ import { teardownTree } from '../pty/tree.js';
 import type { StartupFiles } from '../shells/dialect.js';
 import { agentEnv, buildShellEnv } from '../shells/env.js';
 import type { ResolvedShell } from '../shells/resolve.js';
-import { type Clock, systemClock } from './clock.js';
+import { type Clock, sleep, systemClock } from './clock.js';
 import { Emulator } from './emulator.js';
-import { StreamHistory } from './history.js';
+import { type CommandRecord, StreamHistory } from './history.js';
 import { bracketedPaste, encodeKeys } from './keys.js';
 import { type MarkerEvent, MarkerScanner } from './markers.js';
 import { probeWaiting, takeBaseline, type ProbeBaseline, type ProbeTarget, type WaitEvidence } from './probe.js';
@@ -59,7 +59,10 @@ export interface SendRequest {
   input?: boolean;
   waitMs?: number;
   maxOutputBytes?: number;
+  /** Cancels: the observation is dropped and the call rejects with the signal's reason. */
   signal?: AbortSignal;
+  /** Settles the observation now with `human_handoff` (the person took control). */
+  handoff?: AbortSignal;
 }
 
 export interface WaitRequest {
@@ -67,6 +70,7 @@ export interface WaitRequest {
   waitMs?: number;
   maxOutputBytes?: number;
   signal?: AbortSignal;
+  handoff?: AbortSignal;
 }
 
 type Phase =
@@ -91,6 +95,16 @@ interface Observer {
   candidate: { evidence: WaitEvidence; offset: number } | null;
   startedAt: number;
   finish: (status: SendResult['status'], evidence: Evidence, end?: { exitCode: number | null; command: string | null }) => void;
+}
+
+export interface TerminalRead {
+  text: string;
+  lineBegin: number;
+  lineEnd: number;
+  totalLines: number;
+  cursor: string;
+  screen: { row: number; col: number; altScreen: boolean };
+  status: TerminalStatus;
 }
 
 export interface CloseResult {
@@ -172,7 +186,7 @@ export class TerminalSession {
     this.emulator = new Emulator({
       cols: this.cols,
       rows: this.rows,
-      scrollback: opts.scrollback ?? 1000,
+      scrollback: opts.scrollback ?? DEFAULT_LIMITS.scrollbackLines,
       // Replies go straight to the PTY: caller input waits for the parser, so replies come first.
       onReply: (data) => {
         if (!this.exitInfo) this.pty.write(data);
@@ -345,6 +359,66 @@ export class TerminalSession {
     return { text: this.emulator.screenText(), ...this.emulator.cursor(), altScreen: this.emulator.altScreen };
   }
 
+  /** Total marker-free output characters so far: the offset of the next output. */
+  get streamOffset(): number {
+    return this.history.offset;
+  }
+
+  /**
+   * terminal_read: lines of the screen and live scrollback (`offset`/`count` lines back from
+   * the newest), or the output since a cursor; the newest text within `maxBytes`.
+   */
+  async read(req: { since?: string; offset?: number; count?: number; maxBytes?: number }): Promise<TerminalRead> {
+    // Let the screen catch up with what arrived, but never wait out a flood.
+    await Promise.race([this.emulator.drained(), sleep(this.clock, 200)]);
+    const maxBytes = clampInt(req.maxBytes, DEFAULT_LIMITS.defaultOutputBytes, 1, DEFAULT_LIMITS.maxOutputBytes);
+    const buffer = this.emulator.terminal.buffer.active;
+    const totalLines = buffer.length;
+    let lineEnd = totalLines;
+    let lineBegin: number;
+    let lines: string[] = [];
+    if (req.since !== undefined) {
+      const projector = new OutputProjector({ maxBytes });
+      projector.push(this.history.slice(this.decodeCursor(req.since)));
+      lines = projector.snapshot().output.split('\n');
+      lineBegin = lineEnd = totalLines;
+    } else {
+      lineEnd = Math.max(0, totalLines - (req.offset ?? 0));
+      lineBegin = Math.max(0, lineEnd - (req.count ?? this.rows));
+      for (let y = lineBegin; y < lineEnd; y++) lines.push(buffer.getLine(y)?.translateToString(true) ?? '');
+      // Keep the newest lines within the byte bound.
+      let bytes = 0;
+      let keep = lines.length;
+      while (keep > 0 && bytes + Buffer.byteLength(lines[keep - 1]!) + 1 <= maxBytes) bytes += Buffer.byteLength(lines[--keep]!) + 1;
+      lineBegin += keep;
+      lines = lines.slice(keep);
+    }
+    return {
+      text: lines.join('\n'),
+      lineBegin,
+      lineEnd,
+      totalLines,
+      cursor: this.cursor,
+      screen: { ...this.emulator.cursor(), altScreen: this.emulator.altScreen },
+      status: this.status,
+    };
+  }
+
+  /** Commands that ended since an output offset, with their exit codes (oldest first). */
+  commandsSince(offset: number): CommandRecord[] {
+    return this.history.commandsSince(offset);
+  }
+
+  /** Retained output in [from, to). */
+  outputSince(from: number, to?: number): string {
+    return this.history.slice(from, to);
+  }
+
+  /** The serialized screen and scrollback at a parse boundary, and the output offset it covers. */
+  snapshot(): Promise<{ data: string; offset: number }> {
+    return this.emulator.snapshot();
+  }
+
   /** Resolves when the emulator has applied everything received so far. */
   drained(): Promise<void> {
     return this.emulator.drained();
@@ -393,6 +467,9 @@ export class TerminalSession {
       }
       case 'end':
         this.onEndMarker(marker, now);
+        break;
+      case 'line':
+        this.history.attachCommand(marker.seq, marker.command);
         break;
       case 'continuation':
         if (this.phase.kind === 'idle' || this.phase.kind === 'continuation' || this.phase.kind === 'running') {
@@ -489,6 +566,15 @@ export class TerminalSession {
     return run;
   }
 
+  /** Flow control: stop reading the PTY (the program blocks on a full buffer) and go on. */
+  pause(): void {
+    if (!this.exitInfo) this.pty.pause();
+  }
+
+  resume(): void {
+    if (!this.exitInfo) this.pty.resume();
+  }
+
   resize(cols: number, rows: number): void {
     const c = clampInt(cols, this.cols, 2, DEFAULT_LIMITS.maxCols);
     const r = clampInt(rows, this.rows, 2, DEFAULT_LIMITS.maxRows);
@@ -548,6 +634,7 @@ export class TerminalSession {
       waitMs: req.waitMs,
       maxOutputBytes: req.maxOutputBytes,
       signal: req.signal,
+      handoff: req.handoff,
     });
     if (mode === 'command' && endOnly) this.phase = { kind: 'running', seq: null };
     if (this.phase.kind === 'continuation' && mode === 'input') this.phase = { kind: 'idle' };
@@ -586,6 +673,7 @@ export class TerminalSession {
       waitMs: req.waitMs,
       maxOutputBytes,
       signal: req.signal,
+      handoff: req.handoff,
     });
     if (observer.collecting) observer.projectorPush(this.history.slice(from));
     if (this.phase.kind === 'continuation' && from < this.history.offset) observer.settle('waiting_input', 'continuation');
@@ -603,6 +691,7 @@ export class TerminalSession {
     waitMs: number | undefined;
     maxOutputBytes: number | undefined;
     signal: AbortSignal | undefined;
+    handoff: AbortSignal | undefined;
   }) {
     const startedAt = this.clock.now();
     const waitMs = clampInt(spec.waitMs, DEFAULT_LIMITS.defaultWaitMs, 0, DEFAULT_LIMITS.maxWaitMs);
@@ -619,6 +708,7 @@ export class TerminalSession {
       this.observers.delete(observer);
       this.clock.clearTimeout(timer);
       spec.signal?.removeEventListener('abort', onAbort);
+      spec.handoff?.removeEventListener('abort', onHandoff);
     };
     const observer: Observer = {
       mode: spec.mode,
@@ -648,9 +738,13 @@ export class TerminalSession {
       cleanup();
       rejectPromise(spec.signal?.reason ?? new Error('aborted'));
     };
+    const onHandoff = () => observer.finish('human_handoff', 'handoff');
     const timer = this.clock.setTimeout(() => observer.finish('running', 'bound'), waitMs);
     spec.signal?.addEventListener('abort', onAbort, { once: true });
+    spec.handoff?.addEventListener('abort', onHandoff, { once: true });
     this.observers.add(observer);
+    if (spec.signal?.aborted) onAbort();
+    else if (spec.handoff?.aborted) onHandoff();
     return {
       promise,
       get collecting() {

@@ -1,0 +1,38 @@
+/**
+ * Scrollback beyond the emulator's hot window, kept as serialized terminal text (a few bytes
+ * per cell instead of the ~12 of a live buffer line). Batches of lines leave the emulator
+ * together; the oldest batches go first once `maxLines` is exceeded.
+ */
+export class ColdHistory {
+  private readonly batches: Array<{ text: string; lines: number }> = [];
+  private lineCount = 0;
+
+  constructor(private readonly maxLines: number) {}
+
+  get lines(): number {
+    return this.lineCount;
+  }
+
+  push(text: string, lines: number): void {
+    if (this.maxLines <= 0 || lines <= 0) return;
+    this.batches.push({ text, lines });
+    this.lineCount += lines;
+    while (this.batches.length > 1 && this.lineCount - this.batches[0]!.lines >= this.maxLines) {
+      this.lineCount -= this.batches.shift()!.lines;
+    }
+  }
+
+  /** The retained history as terminal output: batches joined by line breaks. */
+  serialize(): string {
+    return this.batches.map((batch) => batch.text).join('\r\n');
+  }
+
+  get chars(): number {
+    return this.batches.reduce((sum, batch) => sum + batch.text.length, 0);
+  }
+
+  clear(): void {
+    this.batches.length = 0;
+    this.lineCount = 0;
+  }
+}

@@ -1,0 +1,58 @@
+import xtermHeadless from '@xterm/headless';
+import type { Terminal as HeadlessTerminal } from '@xterm/headless';
+import { describe, expect, it } from 'vitest';
+import { Emulator } from '../../src/main/terminal/emulator.js';
+
+const { Terminal } = xtermHeadless as unknown as { Terminal: typeof HeadlessTerminal };
+
+async function replay(snapshot: string, cols: number, rows: number): Promise<string[]> {
+  const t = new Terminal({ cols, rows, scrollback: 100_000, allowProposedApi: true });
+  await new Promise<void>((resolve) => t.write(snapshot, resolve));
+  const buffer = t.buffer.active;
+  const lines: string[] = [];
+  for (let i = 0; i < buffer.length; i++) lines.push(buffer.getLine(i)?.translateToString(true) ?? '');
+  t.dispose();
+  return lines;
+}
+
+describe('Emulator', () => {
+  it('answers a cursor-position request split across chunks', async () => {
+    const replies: string[] = [];
+    const e = new Emulator({ cols: 80, rows: 24, scrollback: 0, onReply: (data) => replies.push(data) });
+    e.feed('abc\x1b[');
+    expect(e.mustDrainBeforeInput).toBe(true);
+    e.feed('6n');
+    await e.drained();
+    expect(replies).toEqual(['\x1b[1;4R']);
+    expect(e.mustDrainBeforeInput).toBe(false);
+    e.dispose();
+  });
+
+  it('moves old scrollback to cold history without losing a line, even from one huge write', async () => {
+    const e = new Emulator({ cols: 40, rows: 10, scrollback: 10_000, hotLines: 1000, onReply: () => {} });
+    let text = '';
+    for (let i = 1; i <= 6000; i++) text += `\x1b[3${i % 8}mline ${i}\x1b[0m\r\n`;
+    e.feed(text);
+    await e.drained();
+    // The live buffer stays small: the hot window, an eviction batch at most, and the screen.
+    expect(e.terminal.buffer.normal.length).toBeLessThan(1000 + 2 * 500 + 10);
+    const lines = await replay(e.serialize(), 40, 10);
+    expect(lines[0]).toBe('line 1');
+    expect(lines[5999]).toBe('line 6000');
+    expect(lines.filter((line) => line.startsWith('line ')).length).toBe(6000);
+    e.dispose();
+  });
+
+  it('bounds cold history to the scrollback setting', async () => {
+    const e = new Emulator({ cols: 40, rows: 10, scrollback: 2000, hotLines: 500, onReply: () => {} });
+    let text = '';
+    for (let i = 1; i <= 8000; i++) text += `row ${i}\r\n`;
+    e.feed(text);
+    await e.drained();
+    const lines = (await replay(e.serialize(), 40, 10)).filter((line) => line.startsWith('row '));
+    expect(lines.at(-1)).toBe('row 8000');
+    expect(lines.length).toBeGreaterThanOrEqual(2000);
+    expect(lines.length).toBeLessThanOrEqual(2000 + 500);
+    e.dispose();
+  });
+});
