@@ -1,0 +1,72 @@
+import { randomBytes } from 'node:crypto';
+
+/** Flow-control protocol constants (characters of output not yet acknowledged by a viewer). */
+export const highWatermarkChars = 1024 * 1024;
+export const lowWatermarkChars = 256 * 1024;
+/** A viewer this far behind while others keep up is dropped; it can re-attach. */
+export const maxBufferedChars = 8 * 1024 * 1024;
+/** A viewer that acknowledges nothing for this long while the PTY waits for it is dropped. */
+export const stalledAfterMs = 10_000;
+
+/** Where output frames go: one viewer (a renderer tab, a browser tab). */
+export interface FrameSink {
+  frame(seq: number, data: string): void;
+  closed(code: 'capacity' | 'exited' | 'not_found', message: string): void;
+  writable(writable: boolean): void;
+}
+
+/**
+ * One viewer of one terminal: numbered frames, and the characters it has not acknowledged yet.
+ * Frame numbers are per attachment and start after the snapshot it received.
+ */
+export class Attachment {
+  readonly id = randomBytes(12).toString('base64url');
+  private seq = 0;
+  private readonly unacked: Array<{ seq: number; chars: number }> = [];
+  private unackedTotal = 0;
+  lastProgressAt: number;
+
+  constructor(
+    readonly clientId: string,
+    readonly terminalId: string,
+    /** Output offset up to which the snapshot covered the stream. */
+    public fromOffset: number,
+    private readonly sink: FrameSink,
+    now: number,
+  ) {
+    this.lastProgressAt = now;
+  }
+
+  get behindChars(): number {
+    return this.unackedTotal;
+  }
+
+  get lastSeq(): number {
+    return this.seq;
+  }
+
+  send(data: string): void {
+    if (data.length === 0) return;
+    this.seq += 1;
+    this.unacked.push({ seq: this.seq, chars: data.length });
+    this.unackedTotal += data.length;
+    this.sink.frame(this.seq, data);
+  }
+
+  ack(seq: number, now: number): void {
+    let progressed = false;
+    while (this.unacked.length > 0 && this.unacked[0]!.seq <= seq) {
+      this.unackedTotal -= this.unacked.shift()!.chars;
+      progressed = true;
+    }
+    if (progressed) this.lastProgressAt = now;
+  }
+
+  setWritable(writable: boolean): void {
+    this.sink.writable(writable);
+  }
+
+  close(code: 'capacity' | 'exited' | 'not_found', message: string): void {
+    this.sink.closed(code, message);
+  }
+}

@@ -1,0 +1,133 @@
+import { randomBytes } from 'node:crypto';
+import { type AgentsState, describeIssue, type EventName, type EventPayload, isOpName, type OpArgs, type OpName, operations, type OpResult } from '../../shared/contract.js';
+import { TandemError } from '../../shared/errors.js';
+import type { TerminalHost } from './host.js';
+
+/** One connected UI (a renderer, a browser tab): where its events go. */
+export interface UiClient {
+  readonly id: string;
+  send<K extends EventName>(event: K, payload: EventPayload<K>): void;
+}
+
+type Handlers = { [K in OpName]: (args: ReturnType<(typeof operations)[K]['args']['parse']>) => Promise<OpResult<K>> | OpResult<K> };
+
+/** The agents panel's operations, implemented by the agent layer (which depends on the host, not the reverse). */
+export interface AgentPanel {
+  state(): AgentsState;
+  onChange(listener: (state: AgentsState) => void): () => void;
+  pairAgent(args: OpArgs<'pairAgent'>): OpResult<'pairAgent'>;
+  revokeAgent(args: OpArgs<'revokeAgent'>): void;
+  setAgentPolicy(args: OpArgs<'setAgentPolicy'>): void;
+  answerPairing(args: OpArgs<'answerPairing'>): void;
+  answerApproval(args: OpArgs<'answerApproval'>): void;
+  answerHandoff(args: OpArgs<'answerHandoff'>): void;
+}
+
+export interface DispatchOptions {
+  /** Only the browser transport can mint login links. */
+  mintLink?: () => string;
+  agents?: AgentPanel;
+}
+
+function noAgents(): never {
+  throw new TandemError('not_running', 'The agent layer is not running in this host.');
+}
+
+/**
+ * The transport-independent side of the contract: validates a call against its schema, runs
+ * it on the host for one client, and shapes errors as contract codes. Both transports use it.
+ */
+export class Dispatcher {
+  private readonly handlers: Handlers;
+  private readonly rosterOff: () => void;
+  private readonly agentsOff: () => void;
+
+  constructor(
+    private readonly host: TerminalHost,
+    readonly client: UiClient,
+    opts: DispatchOptions = {},
+  ) {
+    this.rosterOff = host.onRoster((terminals) => client.send('roster', { terminals }));
+    const agents = opts.agents;
+    this.agentsOff = agents?.onChange((state) => client.send('agents', state)) ?? (() => undefined);
+    this.handlers = {
+      environment: () => host.environment(),
+      list: () => ({ terminals: host.list() }),
+      create: (args) => host.create(args),
+      rename: ({ id, title }) => host.rename(id, title),
+      close: ({ id }) => host.close(id),
+      attach: async ({ id, cols, rows }) => {
+        let attachmentId = '';
+        const { attachment, snapshot, view } = await host.attach(
+          id,
+          client.id,
+          {
+            frame: (seq, data) => client.send('output', { attachmentId, seq, data }),
+            closed: (code, message) => client.send('attachmentClosed', { attachmentId, error: { code, message } }),
+            writable: (writable) => client.send('writable', { attachmentId, writable }),
+          },
+          { cols, rows },
+        );
+        attachmentId = attachment.id;
+        return { attachmentId, snapshot, seq: 0, writable: true, info: view };
+      },
+      detach: ({ attachmentId }) => {
+        host.detach(attachmentId);
+        return {};
+      },
+      input: async ({ attachmentId, data, typed }) => {
+        await host.input(attachmentId, data, typed);
+        return {};
+      },
+      resize: ({ attachmentId, cols, rows }) => {
+        host.resize(attachmentId, cols, rows);
+        return {};
+      },
+      ack: ({ attachmentId, seq }) => {
+        host.ack(attachmentId, seq);
+        return {};
+      },
+      share: ({ id, shared }) => host.share(id, shared),
+      handToAgent: ({ id, agent }) => host.handToAgent(id, agent),
+      takeControl: ({ id }) => host.takeControl(id),
+      handBack: ({ id }) => host.handBack(id),
+      reset: ({ id }) => host.reset(id),
+      mintLink: () => {
+        if (!opts.mintLink) throw new TandemError('invalid_argument', 'Login links exist only in the browser (tandem serve).');
+        return { url: opts.mintLink() };
+      },
+      agents: () => (agents ? agents.state() : noAgents()),
+      pairAgent: (args) => (agents ? agents.pairAgent(args) : noAgents()),
+      revokeAgent: (args) => (agents ? (agents.revokeAgent(args), {}) : noAgents()),
+      setAgentPolicy: (args) => (agents ? (agents.setAgentPolicy(args), {}) : noAgents()),
+      answerPairing: (args) => (agents ? (agents.answerPairing(args), {}) : noAgents()),
+      answerApproval: (args) => (agents ? (agents.answerApproval(args), {}) : noAgents()),
+      answerHandoff: (args) => (agents ? (agents.answerHandoff(args), {}) : noAgents()),
+    };
+  }
+
+  /** Validates and runs one call. Throws TandemError with a contract code. */
+  async call(op: unknown, args: unknown): Promise<unknown> {
+    if (!isOpName(op)) throw new TandemError('invalid_argument', `op: "${String(op).slice(0, 60)}" is not an operation of Tandem.`);
+    const parsed = operations[op].args.safeParse(args ?? {});
+    if (!parsed.success) throw new TandemError('invalid_argument', describeIssue(parsed.error));
+    const handler = this.handlers[op] as (input: unknown) => unknown;
+    return await handler(parsed.data);
+  }
+
+  dispose(): void {
+    this.rosterOff();
+    this.agentsOff();
+    this.host.detachClient(this.client.id);
+  }
+}
+
+export function newClientId(): string {
+  return randomBytes(12).toString('base64url');
+}
+
+/** Any thrown value as a contract error (unexpected ones become a generic sentence). */
+export function toWireError(error: unknown): { code: TandemError['code']; message: string } {
+  if (error instanceof TandemError) return error.toJSON();
+  return { code: 'invalid_argument', message: `The request failed: ${(error as Error)?.message ?? String(error)}` };
+}

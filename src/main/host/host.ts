@@ -1,0 +1,293 @@
+import { homedir } from 'node:os';
+import { TandemError } from '../../shared/errors.js';
+import { DEFAULT_LIMITS, type Limits } from '../../shared/limits.js';
+import type { ShellCandidate, TerminalView } from '../../shared/contract.js';
+import type { Origin } from '../../shared/types.js';
+import { discoverShells } from '../shells/discovery.js';
+import type { StartupFiles } from '../shells/dialect.js';
+import { resolveShell, type ResolvedShell } from '../shells/resolve.js';
+import { type Clock, systemClock } from '../terminal/clock.js';
+import { TerminalSession, type SessionOptions } from '../terminal/session.js';
+import type { Attachment, FrameSink } from './attachment.js';
+import { ManagedTerminal, type TerminalMeta } from './managed-terminal.js';
+
+export interface HostOptions {
+  limits?: Partial<Limits>;
+  /** Path of instance.json, exported to shells as TANDEM_INSTANCE. */
+  instancePath?: string | null;
+  /** The one setting for agent terminals' startup files (every dialect). */
+  agentStartupFiles?: StartupFiles;
+  env?: NodeJS.ProcessEnv;
+  home?: string;
+  procTier?: boolean;
+  clock?: Clock;
+  version?: string;
+}
+
+export interface CreateRequest {
+  shell?: string;
+  cwd?: string;
+  title?: string;
+  cols?: number;
+  rows?: number;
+  env?: Record<string, string>;
+  origin?: Origin;
+  agent?: string | null;
+  signal?: AbortSignal;
+}
+
+const version = '0.1.0';
+
+/**
+ * The one service facade: every terminal, its limits, viewers and control. It does not care
+ * which process it lives in (Electron's main process, `tandem serve`, a test).
+ */
+export class TerminalHost {
+  readonly limits: Limits;
+  private readonly terminals = new Map<string, ManagedTerminal>();
+  private pendingCreates = 0;
+  private readonly rosterListeners = new Set<(terminals: TerminalView[]) => void>();
+  private rosterScheduled = false;
+  private readonly clock: Clock;
+  private readonly env: NodeJS.ProcessEnv;
+  private readonly home: string;
+  private shuttingDown = false;
+
+  constructor(private readonly opts: HostOptions = {}) {
+    this.limits = { ...DEFAULT_LIMITS, ...opts.limits };
+    this.clock = opts.clock ?? systemClock;
+    this.env = opts.env ?? process.env;
+    this.home = opts.home ?? homedir();
+  }
+
+  /** The person's home: the default cwd of new terminals. */
+  get homeDir(): string {
+    return this.home;
+  }
+
+  get version(): string {
+    return this.opts.version ?? version;
+  }
+
+  environment(): { platform: string; home: string; defaultShell: ShellCandidate | null; shells: ShellCandidate[]; version: string } {
+    const found = discoverShells(this.env);
+    const candidate = (shell: ResolvedShell): ShellCandidate => ({ name: shell.name, path: shell.path, integration: shell.dialect !== null });
+    return {
+      platform: process.platform,
+      home: this.home,
+      defaultShell: found.defaultShell ? candidate(found.defaultShell) : null,
+      shells: found.shells.map(candidate),
+      version: this.version,
+    };
+  }
+
+  list(): TerminalView[] {
+    return [...this.terminals.values()].map((terminal) => terminal.view());
+  }
+
+  get(id: string): ManagedTerminal {
+    const terminal = this.terminals.get(id);
+    if (!terminal) throw new TandemError('not_found', `No terminal with id "${id}"; list the terminals to see the current ones.`);
+    return terminal;
+  }
+
+  has(id: string): boolean {
+    return this.terminals.has(id);
+  }
+
+  /** Whole-set roster updates, coalesced once per event-loop turn. */
+  onRoster(listener: (terminals: TerminalView[]) => void): () => void {
+    this.rosterListeners.add(listener);
+    return () => this.rosterListeners.delete(listener);
+  }
+
+  /** Something about a terminal changed outside the host (agent connections): republish the roster. */
+  touch(): void {
+    this.changed();
+  }
+
+  private changed = (): void => {
+    if (this.rosterScheduled) return;
+    this.rosterScheduled = true;
+    setImmediate(() => {
+      this.rosterScheduled = false;
+      const roster = this.list();
+      for (const listener of this.rosterListeners) listener(roster);
+    });
+  };
+
+  private sessionOptions(req: CreateRequest, shell: ResolvedShell, origin: Origin, id?: string): SessionOptions {
+    return {
+      shell,
+      cwd: req.cwd ?? this.home,
+      origin,
+      id,
+      cols: req.cols,
+      rows: req.rows,
+      env: req.env,
+      baseEnv: this.env,
+      startupFiles: origin === 'agent' ? (this.opts.agentStartupFiles ?? 'user') : 'user',
+      instancePath: this.opts.instancePath ?? null,
+      scrollback: this.limits.scrollbackLines,
+      maxInputBytes: this.limits.maxInputBytes,
+      procTier: this.opts.procTier,
+      clock: this.clock,
+      signal: req.signal,
+    };
+  }
+
+  async create(req: CreateRequest = {}): Promise<TerminalView> {
+    return (await this.createManaged(req)).view();
+  }
+
+  async createManaged(req: CreateRequest = {}): Promise<ManagedTerminal> {
+    if (this.shuttingDown) throw new TandemError('not_running', 'Tandem is shutting down.');
+    if (this.terminals.size + this.pendingCreates >= this.limits.maxTerminals) {
+      throw new TandemError('capacity', `Tandem already holds ${this.limits.maxTerminals} terminals; close one first.`);
+    }
+    const origin = req.origin ?? 'user';
+    const shell = req.shell ? resolveShell(req.shell, this.env.PATH ?? '') : this.defaultShell();
+    this.pendingCreates += 1;
+    try {
+      const session = await TerminalSession.start(this.sessionOptions(req, shell, origin));
+      const meta: TerminalMeta = {
+        title: req.title?.trim() || shell.name,
+        origin,
+        agent: req.agent ?? null,
+        agentConnected: origin === 'agent',
+        control: origin,
+        shared: false,
+        handedTo: null,
+      };
+      const terminal = new ManagedTerminal(session, meta, this.clock, this.changed);
+      this.terminals.set(terminal.id, terminal);
+      this.changed();
+      return terminal;
+    } finally {
+      this.pendingCreates -= 1;
+    }
+  }
+
+  private defaultShell(): ResolvedShell {
+    const found = discoverShells(this.env);
+    if (!found.defaultShell) throw new TandemError('shell_not_found', 'No default shell was found; set SHELL or name a shell.');
+    return found.defaultShell;
+  }
+
+  rename(id: string, title: string): TerminalView {
+    const terminal = this.get(id);
+    const trimmed = title.trim();
+    if (!trimmed || trimmed.length > 120) throw new TandemError('invalid_argument', 'title must have 1 to 120 characters.');
+    terminal.meta.title = trimmed;
+    this.changed();
+    return terminal.view();
+  }
+
+  /** Awaits the whole process tree; a failure keeps the terminal listed so close can be retried. */
+  async close(id: string): Promise<{ closed: boolean; orphans: Array<{ pid: number; comm: string }> }> {
+    const terminal = this.get(id);
+    const result = await terminal.session.close();
+    if (result.closed) {
+      terminal.dispose();
+      this.terminals.delete(id);
+      this.changed();
+    }
+    return result;
+  }
+
+  /** A fresh shell under the same id and title. */
+  async reset(id: string): Promise<TerminalView> {
+    const terminal = this.get(id);
+    const old = terminal.session;
+    const closed = await old.close();
+    if (!closed.closed) throw new TandemError('busy', `The old shell left ${closed.orphans.length} process(es) that could not be stopped; try again.`);
+    const session = await TerminalSession.start(this.sessionOptions({ cwd: old.cwd ?? undefined, cols: old.cols, rows: old.rows }, old.shell, terminal.meta.origin, old.id));
+    terminal.replaceSession(session);
+    this.changed();
+    return terminal.view();
+  }
+
+  async attach(id: string, clientId: string, sink: FrameSink, size?: { cols?: number; rows?: number }): Promise<{ attachment: Attachment; snapshot: string; view: TerminalView }> {
+    const terminal = this.get(id);
+    if (size?.cols && size.rows && terminal.session.status !== 'exited') terminal.session.resize(size.cols, size.rows);
+    const { attachment, snapshot } = await terminal.attach(clientId, sink);
+    return { attachment, snapshot, view: terminal.view() };
+  }
+
+  private byAttachment(attachmentId: string): ManagedTerminal {
+    for (const terminal of this.terminals.values()) if (terminal.attachments.has(attachmentId)) return terminal;
+    throw new TandemError('not_found', 'This view is no longer attached; attach again.');
+  }
+
+  detach(attachmentId: string): void {
+    for (const terminal of this.terminals.values()) if (terminal.detach(attachmentId)) return;
+  }
+
+  /** A client went away: its views go, its terminals stay (detaching never kills a process). */
+  detachClient(clientId: string): void {
+    for (const terminal of this.terminals.values()) {
+      for (const attachment of [...terminal.attachments.values()]) if (attachment.clientId === clientId) terminal.detach(attachment.id);
+    }
+  }
+
+  /**
+   * Input from a view. Only the latest view writes. On an agent's terminal, the person's typed
+   * input (never protocol replies, focus or mouse reports) takes control from the agent.
+   */
+  async input(attachmentId: string, data: string, typed: boolean): Promise<void> {
+    const terminal = this.byAttachment(attachmentId);
+    if (!terminal.isWriter(attachmentId)) throw new TandemError('forbidden', 'Another view of this terminal has input; this one is read-only.');
+    if (terminal.meta.control === 'agent') {
+      if (!typed) return;
+      terminal.setControl('user');
+    }
+    await terminal.session.write(data);
+  }
+
+  resize(attachmentId: string, cols: number, rows: number): void {
+    const terminal = this.byAttachment(attachmentId);
+    if (!terminal.isWriter(attachmentId)) throw new TandemError('forbidden', 'Another view of this terminal controls its size.');
+    terminal.session.resize(cols, rows);
+  }
+
+  ack(attachmentId: string, seq: number): void {
+    this.byAttachment(attachmentId).ack(attachmentId, seq);
+  }
+
+  share(id: string, shared: boolean): TerminalView {
+    const terminal = this.get(id);
+    if (terminal.meta.origin !== 'user') throw new TandemError('invalid_argument', 'Only your own terminals can be shared; agent terminals are visible to their agent already.');
+    terminal.meta.shared = shared;
+    this.changed();
+    return terminal.view();
+  }
+
+  handToAgent(id: string, agent: string | null): TerminalView {
+    const terminal = this.get(id);
+    if (terminal.meta.origin !== 'user') throw new TandemError('invalid_argument', 'Only your own terminals can be handed to an agent.');
+    terminal.meta.handedTo = agent;
+    terminal.meta.agent = agent;
+    terminal.setControl(agent ? 'agent' : 'user');
+    this.changed();
+    return terminal.view();
+  }
+
+  takeControl(id: string): TerminalView {
+    const terminal = this.get(id);
+    terminal.setControl('user');
+    return terminal.view();
+  }
+
+  handBack(id: string): TerminalView {
+    const terminal = this.get(id);
+    if (!terminal.meta.agent) throw new TandemError('invalid_argument', 'This terminal has no agent to hand control back to.');
+    terminal.setControl('agent');
+    return terminal.view();
+  }
+
+  /** Tears every terminal down (SIGINT/SIGTERM of `tandem serve`, quit of the app). */
+  async shutdown(): Promise<void> {
+    this.shuttingDown = true;
+    await Promise.all([...this.terminals.keys()].map((id) => this.close(id).catch(() => undefined)));
+  }
+}

@@ -1,0 +1,103 @@
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { stateDir } from '../state-dir.js';
+
+/** The discovery file's content: no secret in it, ever. */
+export interface InstanceInfo {
+  pid: number;
+  version: string;
+  mcpUrl: string;
+  pairUrl: string;
+  uiUrl?: string;
+}
+
+/** Where instance.json lives: $TANDEM_HOME, else $XDG_RUNTIME_DIR/tandem, else the state directory. */
+export function discoveryDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.TANDEM_HOME) return stateDir({ platform: process.platform, env, home: '' });
+  if (env.XDG_RUNTIME_DIR && existsSync(env.XDG_RUNTIME_DIR)) return join(env.XDG_RUNTIME_DIR, 'tandem');
+  return stateDir();
+}
+
+export function discoveryPath(env: NodeJS.ProcessEnv = process.env): string {
+  return join(discoveryDir(env), 'instance.json');
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export function readInstance(path: string): InstanceInfo | null {
+  try {
+    const info = JSON.parse(readFileSync(path, 'utf8')) as InstanceInfo;
+    return typeof info.pid === 'number' && typeof info.mcpUrl === 'string' ? info : null;
+  } catch {
+    return null;
+  }
+}
+
+export class InstanceConflictError extends Error {
+  constructor(readonly running: { pid: number; path: string; uiUrl?: string }) {
+    super(`Tandem is already running (pid ${running.pid}, ${running.path}); use it, or set TANDEM_HOME to run another instance.`);
+  }
+}
+
+/**
+ * One live instance per state directory. The lock file holds the owner's pid; a lock whose pid
+ * is gone is stale and replaced. instance.json is written (0600, in a 0700 directory) once the
+ * host is ready and removed on clean exit.
+ */
+export class InstanceLock {
+  readonly dir: string;
+  readonly path: string;
+  private readonly lockPath: string;
+  private held = false;
+
+  constructor(env: NodeJS.ProcessEnv = process.env) {
+    this.dir = discoveryDir(env);
+    this.path = join(this.dir, 'instance.json');
+    this.lockPath = join(this.dir, 'instance.lock');
+  }
+
+  acquire(): void {
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    chmodSync(this.dir, 0o700);
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        const fd = openSync(this.lockPath, 'wx', 0o600);
+        writeFileSync(fd, String(process.pid));
+        closeSync(fd);
+        this.held = true;
+        return;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        const owner = Number(readFileSync(this.lockPath, 'utf8').trim());
+        if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && isAlive(owner)) {
+          throw new InstanceConflictError({ pid: owner, path: this.path, uiUrl: readInstance(this.path)?.uiUrl });
+        }
+        // Stale: its owner is gone.
+        rmSync(this.lockPath, { force: true });
+        rmSync(this.path, { force: true });
+      }
+    }
+    throw new Error(`Could not take the instance lock ${this.lockPath}.`);
+  }
+
+  /** Publishes instance.json atomically once the host is ready. */
+  publish(info: InstanceInfo): void {
+    const tmp = `${this.path}.${process.pid}.tmp`;
+    writeFileSync(tmp, `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 });
+    renameSync(tmp, this.path);
+  }
+
+  release(): void {
+    if (!this.held) return;
+    this.held = false;
+    rmSync(this.path, { force: true });
+    rmSync(this.lockPath, { force: true });
+  }
+}

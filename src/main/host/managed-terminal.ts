@@ -1,0 +1,232 @@
+import { TandemError } from '../../shared/errors.js';
+import type { Controller, Origin } from '../../shared/types.js';
+import type { TerminalView } from '../../shared/contract.js';
+import type { Clock } from '../terminal/clock.js';
+import type { TerminalSession } from '../terminal/session.js';
+import { Attachment, type FrameSink, highWatermarkChars, lowWatermarkChars, maxBufferedChars, stalledAfterMs } from './attachment.js';
+
+export interface TerminalMeta {
+  title: string;
+  origin: Origin;
+  /** The agent that opened it (agent terminals) or holds it (a person's terminal handed over). */
+  agent: string | null;
+  agentConnected: boolean;
+  control: Controller;
+  shared: boolean;
+  handedTo: string | null;
+}
+
+/**
+ * A terminal as the host keeps it: the engine session, what the person and agents may do with
+ * it, and its viewers with flow control. Output is batched once per event-loop turn.
+ */
+export class ManagedTerminal {
+  readonly attachments = new Map<string, Attachment>();
+  /** The latest attachment owns input and resize; the others are read-only. */
+  private writer: Attachment | null = null;
+  private pending: string[] = [];
+  private pendingStart = 0;
+  private offset = 0;
+  private flushScheduled = false;
+  private paused = false;
+  private stallTimer: ReturnType<typeof setTimeout> | null = null;
+  private unsubscribe: () => void;
+  private readonly controlListeners = new Set<(control: Controller) => void>();
+
+  constructor(
+    public session: TerminalSession,
+    public meta: TerminalMeta,
+    private readonly clock: Clock,
+    private readonly onChange: () => void,
+  ) {
+    this.unsubscribe = this.wire(session);
+  }
+
+  get id(): string {
+    return this.session.id;
+  }
+
+  private wire(session: TerminalSession): () => void {
+    this.offset = session.streamOffset;
+    this.pendingStart = this.offset;
+    const offOutput = session.onOutput((text) => this.onOutput(text));
+    const offState = session.onStateChange(() => {
+      if (session.status === 'exited') this.flush();
+      this.onChange();
+    });
+    return () => {
+      offOutput();
+      offState();
+    };
+  }
+
+  /** Reset: a fresh shell under the same id; viewers stay and see the new screen. */
+  replaceSession(session: TerminalSession): void {
+    this.unsubscribe();
+    this.session = session;
+    this.unsubscribe = this.wire(session);
+    this.paused = false;
+    for (const attachment of this.attachments.values()) attachment.fromOffset = this.offset;
+    for (const attachment of this.attachments.values()) attachment.send('\x1bc');
+  }
+
+  view(): TerminalView {
+    const s = this.session;
+    return {
+      id: s.id,
+      title: this.meta.title,
+      origin: this.meta.origin,
+      agent: this.meta.agent,
+      agentConnected: this.meta.agentConnected,
+      control: this.meta.control,
+      shared: this.meta.shared,
+      shell: s.shell.name,
+      integration: s.integration,
+      pid: s.pid,
+      cwd: s.cwd,
+      cols: s.cols,
+      rows: s.rows,
+      status: s.status,
+      exitCode: s.exitCode,
+      handedTo: this.meta.handedTo,
+    };
+  }
+
+  // ---- output to viewers ----------------------------------------------------------------------
+
+  private onOutput(text: string): void {
+    this.pending.push(text);
+    this.offset += text.length;
+    if (!this.flushScheduled && this.attachments.size > 0) {
+      this.flushScheduled = true;
+      setImmediate(() => this.flush());
+    }
+    if (this.attachments.size === 0) {
+      this.pending = [];
+      this.pendingStart = this.offset;
+    }
+  }
+
+  private flush(): void {
+    this.flushScheduled = false;
+    if (this.pending.length === 0) return;
+    const data = this.pending.length === 1 ? this.pending[0]! : this.pending.join('');
+    const start = this.pendingStart;
+    this.pending = [];
+    this.pendingStart = this.offset;
+    for (const attachment of [...this.attachments.values()]) {
+      const skip = attachment.fromOffset - start;
+      if (skip >= data.length) continue;
+      attachment.send(skip > 0 ? data.slice(skip) : data);
+      attachment.fromOffset = this.offset;
+      if (attachment.behindChars > maxBufferedChars && this.someoneKeepsUp()) {
+        this.drop(attachment, 'This view fell too far behind the terminal output and was detached; attach again to see the current screen.');
+      }
+    }
+    this.updateFlow();
+  }
+
+  private someoneKeepsUp(): boolean {
+    return [...this.attachments.values()].some((attachment) => attachment.behindChars < highWatermarkChars);
+  }
+
+  /** Pause the PTY when every viewer is behind; resume when one catches up. */
+  private updateFlow(): void {
+    const all = [...this.attachments.values()];
+    const allBehind = all.length > 0 && all.every((attachment) => attachment.behindChars >= highWatermarkChars);
+    if (allBehind && !this.paused) {
+      this.paused = true;
+      this.session.pause();
+      this.armStallTimer();
+    } else if (this.paused && (all.length === 0 || all.some((attachment) => attachment.behindChars <= lowWatermarkChars))) {
+      this.paused = false;
+      this.session.resume();
+      if (this.stallTimer) this.clock.clearTimeout(this.stallTimer);
+      this.stallTimer = null;
+    }
+  }
+
+  private armStallTimer(): void {
+    if (this.stallTimer) this.clock.clearTimeout(this.stallTimer);
+    this.stallTimer = this.clock.setTimeout(() => {
+      this.stallTimer = null;
+      if (!this.paused) return;
+      const now = this.clock.now();
+      for (const attachment of [...this.attachments.values()]) {
+        if (now - attachment.lastProgressAt >= stalledAfterMs) {
+          this.drop(attachment, 'This view stopped acknowledging output and was detached; attach again to see the current screen.');
+        }
+      }
+      this.updateFlow();
+      if (this.paused) this.armStallTimer();
+    }, stalledAfterMs);
+  }
+
+  private drop(attachment: Attachment, message: string): void {
+    this.detach(attachment.id);
+    attachment.close('capacity', message);
+  }
+
+  async attach(clientId: string, sink: FrameSink): Promise<{ attachment: Attachment; snapshot: string }> {
+    this.flush();
+    const { data, offset } = await this.session.snapshot();
+    const attachment = new Attachment(clientId, this.id, offset, sink, this.clock.now());
+    this.attachments.set(attachment.id, attachment);
+    // Output the snapshot did not cover yet, already batched or still pending.
+    const missed = this.session.outputSince(offset, this.pendingStart);
+    if (missed) attachment.send(missed);
+    attachment.fromOffset = this.pendingStart;
+    if (this.pending.length > 0 && !this.flushScheduled) {
+      this.flushScheduled = true;
+      setImmediate(() => this.flush());
+    }
+    this.writer?.setWritable(false);
+    this.writer = attachment;
+    return { attachment, snapshot: data };
+  }
+
+  detach(attachmentId: string): boolean {
+    const attachment = this.attachments.get(attachmentId);
+    if (!attachment) return false;
+    this.attachments.delete(attachmentId);
+    if (this.writer === attachment) {
+      const latest = [...this.attachments.values()].at(-1) ?? null;
+      this.writer = latest;
+      latest?.setWritable(true);
+    }
+    this.updateFlow();
+    return true;
+  }
+
+  ack(attachmentId: string, seq: number): void {
+    const attachment = this.attachments.get(attachmentId);
+    if (!attachment) throw new TandemError('not_found', 'This view is no longer attached; attach again.');
+    attachment.ack(seq, this.clock.now());
+    this.updateFlow();
+  }
+
+  isWriter(attachmentId: string): boolean {
+    return this.writer?.id === attachmentId;
+  }
+
+  // ---- control -------------------------------------------------------------------------------
+
+  onControl(listener: (control: Controller) => void): () => void {
+    this.controlListeners.add(listener);
+    return () => this.controlListeners.delete(listener);
+  }
+
+  setControl(control: Controller): void {
+    if (this.meta.control === control) return;
+    this.meta.control = control;
+    for (const listener of this.controlListeners) listener(control);
+    this.onChange();
+  }
+
+  dispose(): void {
+    this.unsubscribe();
+    if (this.stallTimer) this.clock.clearTimeout(this.stallTimer);
+    for (const attachment of this.attachments.values()) attachment.close('not_found', 'The terminal was closed.');
+    this.attachments.clear();
+  }
+}

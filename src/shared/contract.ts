@@ -1,0 +1,166 @@
+/**
+ * The one table of operations and events between the UI (renderer or browser) and the host.
+ * The preload bridge, the ipcMain handlers, the WebSocket server and client are all derived
+ * from it: adding an operation is one entry here and one handler in the host.
+ */
+import { z } from 'zod';
+import { ERROR_CODES } from './errors.js';
+import { DEFAULT_LIMITS } from './limits.js';
+
+const id = z.string().min(1).max(64);
+const title = z.string().trim().min(1).max(120);
+const cols = z.number().int().min(2).max(DEFAULT_LIMITS.maxCols);
+const rows = z.number().int().min(2).max(DEFAULT_LIMITS.maxRows);
+
+export const terminalInfoSchema = z.object({
+  id: z.string(),
+  title: z.string(),
+  origin: z.enum(['agent', 'user']),
+  agent: z.string().nullable(),
+  agentConnected: z.boolean(),
+  control: z.enum(['agent', 'user']),
+  shared: z.boolean(),
+  shell: z.string(),
+  integration: z.boolean(),
+  pid: z.number(),
+  cwd: z.string().nullable(),
+  cols: z.number(),
+  rows: z.number(),
+  status: z.enum(['starting', 'idle', 'running', 'waiting_input', 'exited']),
+  exitCode: z.number().nullable(),
+  handedTo: z.string().nullable(),
+});
+
+export const shellCandidateSchema = z.object({ name: z.string(), path: z.string(), integration: z.boolean() });
+
+export const attachResultSchema = z.object({
+  attachmentId: z.string(),
+  /** The screen and bounded scrollback, serialized as terminal output. */
+  snapshot: z.string(),
+  /** Sequence number of the last output frame included in the snapshot. */
+  seq: z.number(),
+  writable: z.boolean(),
+  info: terminalInfoSchema,
+});
+
+export const errorSchema = z.object({ code: z.enum(ERROR_CODES), message: z.string() });
+
+const policySchema = z.enum(['always', 'ask', 'ask-unless-allowed']);
+const agentName = z.string().trim().min(1).max(64);
+
+export const agentsStateSchema = z.object({
+  paired: z.array(
+    z.object({ name: z.string(), createdAt: z.string(), policy: policySchema, allow: z.array(z.string()), deny: z.array(z.string()), connected: z.boolean() }),
+  ),
+  connected: z.array(z.object({ name: z.string(), connections: z.number() })),
+  pairings: z.array(z.object({ id: z.string(), name: z.string(), pid: z.number(), exe: z.string(), cwd: z.string(), at: z.string() })),
+  approvals: z.array(z.object({ id: z.string(), agent: z.string(), terminalId: z.string(), title: z.string(), command: z.string() })),
+  handoffs: z.array(z.object({ id: z.string(), agent: z.string(), terminalId: z.string(), title: z.string(), message: z.string() })),
+});
+
+/** Operations: args schema and result schema. */
+export const operations = {
+  environment: {
+    args: z.object({}),
+    result: z.object({
+      platform: z.string(),
+      home: z.string(),
+      defaultShell: shellCandidateSchema.nullable(),
+      shells: z.array(shellCandidateSchema),
+      version: z.string(),
+    }),
+  },
+  list: { args: z.object({}), result: z.object({ terminals: z.array(terminalInfoSchema) }) },
+  create: {
+    args: z.object({ shell: z.string().max(4096).optional(), cwd: z.string().max(4096).optional(), title: title.optional(), cols: cols.optional(), rows: rows.optional() }),
+    result: terminalInfoSchema,
+  },
+  rename: { args: z.object({ id, title }), result: terminalInfoSchema },
+  close: { args: z.object({ id }), result: z.object({ closed: z.boolean(), orphans: z.array(z.object({ pid: z.number(), comm: z.string() })) }) },
+  attach: { args: z.object({ id, cols: cols.optional(), rows: rows.optional() }), result: attachResultSchema },
+  detach: { args: z.object({ attachmentId: id }), result: z.object({}) },
+  /** Input from an attachment. `typed` marks keyboard, paste, IME or drop input by the person. */
+  input: {
+    args: z.object({ attachmentId: id, data: z.string().max(DEFAULT_LIMITS.maxInputBytes), typed: z.boolean() }),
+    result: z.object({}),
+  },
+  resize: { args: z.object({ attachmentId: id, cols, rows }), result: z.object({}) },
+  /** Flow control: the client has applied every frame up to `seq`. */
+  ack: { args: z.object({ attachmentId: id, seq: z.number().int().min(0) }), result: z.object({}) },
+  share: { args: z.object({ id, shared: z.boolean() }), result: terminalInfoSchema },
+  /** Hands one of the person's terminals to a named agent (null takes it back). */
+  handToAgent: { args: z.object({ id, agent: z.string().min(1).max(120).nullable() }), result: terminalInfoSchema },
+  takeControl: { args: z.object({ id }), result: terminalInfoSchema },
+  handBack: { args: z.object({ id }), result: terminalInfoSchema },
+  reset: { args: z.object({ id }), result: terminalInfoSchema },
+  /** A fresh login link for another browser tab (browser transport only). */
+  mintLink: { args: z.object({}), result: z.object({ url: z.string() }) },
+  /** The agents panel: paired agents, live connections, and questions waiting for the person. */
+  agents: { args: z.object({}), result: agentsStateSchema },
+  /** Pair an agent: its token is shown once, inside ready-to-copy configurations. */
+  pairAgent: {
+    args: z.object({ name: agentName }),
+    result: z.object({ name: z.string(), token: z.string(), configs: z.array(z.object({ client: z.string(), file: z.string(), text: z.string() })) }),
+  },
+  revokeAgent: { args: z.object({ name: agentName }), result: z.object({}) },
+  setAgentPolicy: {
+    args: z.object({ name: agentName, policy: policySchema, allow: z.array(z.string().min(1).max(200)).max(200).optional(), deny: z.array(z.string().min(1).max(200)).max(200).optional() }),
+    result: z.object({}),
+  },
+  answerPairing: { args: z.object({ requestId: id, decision: z.enum(['once', 'always', 'deny']) }), result: z.object({}) },
+  answerApproval: {
+    args: z.object({ requestId: id, decision: z.enum(['approve', 'edit', 'reject']), command: z.string().min(1).max(DEFAULT_LIMITS.maxInputBytes).optional(), reason: z.string().max(500).optional() }),
+    result: z.object({}),
+  },
+  answerHandoff: { args: z.object({ requestId: id, accept: z.boolean() }), result: z.object({}) },
+} as const;
+
+/** Events pushed to every client of a transport. */
+export const events = {
+  roster: z.object({ terminals: z.array(terminalInfoSchema) }),
+  output: z.object({ attachmentId: z.string(), seq: z.number(), data: z.string() }),
+  attachmentClosed: z.object({ attachmentId: z.string(), error: errorSchema }),
+  writable: z.object({ attachmentId: z.string(), writable: z.boolean() }),
+  /** The agents panel changed: a pairing request, an approval, a handoff request, a connection. */
+  agents: agentsStateSchema,
+} as const;
+
+export type Operations = typeof operations;
+export type OpName = keyof Operations;
+export type OpArgs<K extends OpName> = z.input<Operations[K]['args']>;
+export type OpResult<K extends OpName> = z.output<Operations[K]['result']>;
+export type Events = typeof events;
+export type EventName = keyof Events;
+export type EventPayload<K extends EventName> = z.output<Events[K]>;
+export type TerminalView = z.output<typeof terminalInfoSchema>;
+export type ShellCandidate = z.output<typeof shellCandidateSchema>;
+export type WireError = z.output<typeof errorSchema>;
+export type AgentsState = z.output<typeof agentsStateSchema>;
+
+export const opNames = Object.keys(operations) as OpName[];
+
+export function isOpName(value: unknown): value is OpName {
+  return typeof value === 'string' && Object.prototype.hasOwnProperty.call(operations, value);
+}
+
+/** Messages of the WebSocket transport. */
+export const clientMessageSchema = z.object({ type: z.literal('call'), id: z.number().int().min(0), op: z.string(), args: z.unknown() });
+export type ClientMessage = z.output<typeof clientMessageSchema>;
+export type ServerMessage =
+  | { type: 'result'; id: number; ok: true; value: unknown }
+  | { type: 'result'; id: number | null; ok: false; error: WireError }
+  | { type: 'event'; event: EventName; payload: unknown };
+
+/** Every transport exposes the same API to the UI, which does not know which one it has. */
+export interface TandemApi {
+  call<K extends OpName>(op: K, args: OpArgs<K>): Promise<OpResult<K>>;
+  on<K extends EventName>(event: K, listener: (payload: EventPayload<K>) => void): () => void;
+}
+
+/** Formats a zod failure as one sentence naming the field. */
+export function describeIssue(error: z.ZodError): string {
+  const issue = error.issues[0];
+  if (!issue) return 'The request is malformed.';
+  const path = issue.path.length > 0 ? issue.path.join('.') : 'request';
+  return `${path}: ${issue.message}`;
+}
