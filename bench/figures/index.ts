@@ -1,0 +1,24 @@
+/**
+ * The registry: every figure `npm run bench` runs, in table order. To add a figure, write a
+ * module in this folder exporting a `Figure` (see ../lib/types.ts) and list it here.
+ */
+import type { Figure } from '../lib/types.js';
+import { agentRoundtripFigure } from './agent-roundtrip.js';
+import { interruptFigure } from './interrupt.js';
+import { keystrokeFigure } from './keystroke.js';
+import { memoryFigure } from './memory.js';
+import { readinessFigure } from './readiness.js';
+import { roundtripFigure } from './roundtrip.js';
+import { startupFigure } from './startup.js';
+import { throughputFigure } from './throughput.js';
+
+export const figures: Figure[] = [
+  roundtripFigure,
+  agentRoundtripFigure,
+  throughputFigure,
+  interruptFigure,
+  startupFigure,
+  memoryFigure,
+  keystrokeFigure,
+  readinessFigure,
+];

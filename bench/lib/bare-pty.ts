@@ -1,0 +1,163 @@
+/**
+ * Baselines on bare node-pty: a shell whose PROMPT_COMMAND prints a private marker (the physical
+ * floor of a round trip: PTY write, shell, PTY read, no emulator, no readiness logic), and a
+ * spawn-to-first-output timer for startup.
+ */
+import * as pty from 'node-pty';
+import { benchEnv } from './engine.js';
+import { foregroundGroup, sleep } from './procs.js';
+
+const MARK = '\x1b]7772;bench-prompt\x07';
+
+export class BareMarkerShell {
+  private waiter: { resolve: () => void; reject: (error: Error) => void; timer: ReturnType<typeof setTimeout> } | null = null;
+  private tail = '';
+  private exited = false;
+  private readonly exitPromise: Promise<void>;
+  /** Characters received so far (floods are measured by this, nothing is retained). */
+  received = 0;
+
+  private constructor(private readonly proc: pty.IPty) {
+    proc.onData((data) => this.onData(data));
+    this.exitPromise = new Promise((resolve) =>
+      proc.onExit(() => {
+        this.exited = true;
+        resolve();
+      }),
+    );
+  }
+
+  static async start(home: string, cols = 120, rows = 30): Promise<BareMarkerShell> {
+    const env = {
+      ...benchEnv(home),
+      TERM: 'xterm-256color',
+      PS1: '$ ',
+      PROMPT_COMMAND: `builtin printf '\\033]7772;bench-prompt\\007'`,
+    } as Record<string, string>;
+    const proc = pty.spawn('bash', ['--noprofile', '--norc', '-i'], { name: 'xterm-256color', cols, rows, cwd: home, env });
+    const shell = new BareMarkerShell(proc);
+    try {
+      await shell.expectMarker(10_000);
+    } catch (error) {
+      await shell.close();
+      throw error;
+    }
+    return shell;
+  }
+
+  get pid(): number {
+    return this.proc.pid;
+  }
+
+  private onData(data: string): void {
+    this.received += data.length;
+    if (!this.waiter) return;
+    const scan = this.tail + data;
+    if (scan.includes(MARK)) {
+      const waiter = this.waiter;
+      this.waiter = null;
+      this.tail = '';
+      clearTimeout(waiter.timer);
+      waiter.resolve();
+      return;
+    }
+    this.tail = scan.slice(-(MARK.length - 1));
+  }
+
+  /** Resolves on the next prompt marker (arm it before the write that causes it). */
+  expectMarker(timeoutMs = 10_000): Promise<void> {
+    if (this.waiter) throw new Error('a marker wait is already armed');
+    this.tail = '';
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiter = null;
+        reject(new Error(`bare bash: no prompt marker within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.waiter = { resolve, reject, timer };
+    });
+  }
+
+  write(data: string): void {
+    this.proc.write(data);
+  }
+
+  /** One command line to its next prompt marker. */
+  async roundTrip(line: string): Promise<void> {
+    const marker = this.expectMarker();
+    this.proc.write(`${line}\r`);
+    await marker;
+  }
+
+  async close(): Promise<void> {
+    if (this.waiter) {
+      clearTimeout(this.waiter.timer);
+      this.waiter = null;
+    }
+    if (this.exited) return;
+    const fg = foregroundGroup(this.proc.pid);
+    if (fg && fg !== this.proc.pid) {
+      try {
+        process.kill(-fg, 'SIGKILL');
+      } catch {
+        // Gone already.
+      }
+    }
+    this.proc.kill('SIGHUP');
+    const timedOut = await Promise.race([this.exitPromise.then(() => false), sleep(2000).then(() => true)]);
+    if (timedOut) {
+      try {
+        this.proc.kill('SIGKILL');
+      } catch {
+        // Gone already.
+      }
+      await Promise.race([this.exitPromise, sleep(1000)]);
+    }
+  }
+}
+
+/** Milliseconds from spawn to the first byte of output; the process is torn down before returning. */
+export async function spawnToFirstOutput(file: string, args: string[], home: string, env: Record<string, string> = {}): Promise<number> {
+  const t0 = performance.now();
+  const proc = pty.spawn(file, args, {
+    name: 'xterm-256color',
+    cols: 120,
+    rows: 30,
+    cwd: home,
+    env: { ...benchEnv(home), TERM: 'xterm-256color', ...env } as Record<string, string>,
+  });
+  let exited = false;
+  const exit = new Promise<void>((resolve) =>
+    proc.onExit(() => {
+      exited = true;
+      resolve();
+    }),
+  );
+  let elapsed = Number.NaN;
+  try {
+    elapsed = await new Promise<number>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${file}: no output within 15 s`)), 15_000);
+      const sub = proc.onData(() => {
+        clearTimeout(timer);
+        sub.dispose();
+        resolve(performance.now() - t0);
+      });
+      void exit.then(() => {
+        clearTimeout(timer);
+        reject(new Error(`${file} exited before any output`));
+      });
+    });
+  } finally {
+    if (!exited) {
+      proc.kill('SIGHUP');
+      if (!(await Promise.race([exit.then(() => true), sleep(1500).then(() => false)]))) {
+        try {
+          proc.kill('SIGKILL');
+        } catch {
+          // Gone already.
+        }
+        await Promise.race([exit, sleep(1000)]);
+      }
+    }
+  }
+  return elapsed;
+}
