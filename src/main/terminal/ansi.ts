@@ -53,6 +53,11 @@ export class AnsiScanner {
 
   constructor(private readonly sink: AnsiSink) {}
 
+  /** True between sequences (nothing is pending from an earlier feed()). */
+  get idle(): boolean {
+    return this.state === GROUND;
+  }
+
   feed(s: string): void {
     const n = s.length;
     const sink = this.sink;

@@ -10,11 +10,16 @@
  *    keeps only the newest bytes and counts what it drops.
  * Plain floods are handled per chunk, not per line, until lines are committed;
  * the window text stays raw (CRLF, trailing spaces) and is projected when read.
+ *
+ * Columns are terminal cells (wide CJK/emoji take two). Line wrapping is not modelled:
+ * a line is everything between newlines. A line longer than maxBytes + 1024 characters is
+ * cut while it streams; an edit reaching back past that cut can make omittedBytes inexact.
  */
 import type { Truncation } from '../../shared/types';
 import { AnsiScanner, type AnsiSink, cellWidth, codePointLen, stringWidth, utf8Length, utf8Prefix } from './ansi';
 
 export interface ProjectionOptions {
+  /** UTF-8 bytes of output at most (a marker line alone may exceed a budget under 64 bytes). */
   maxBytes: number;
   /** Share of maxBytes for the head (the start of the output); default 0.25. */
   headFraction?: number;
@@ -31,6 +36,8 @@ const MARKER_RESERVE = 64;
 /** Recent lines kept editable for cursor-up redraws (a full screen is at most 200 rows). */
 const WINDOW_LINES = 256;
 const MIN_WINDOW_CHARS = 32 * 1024;
+/** A complete SGR (colour/attribute) sequence not preceded by another ESC. */
+const SGR = /(?<!\x1b)\x1b\[[0-9;:]*m/g;
 /** Bound for blank padding from cursor motion (terminals clamp to the screen width). */
 const MAX_PAD = 1024;
 
@@ -45,8 +52,13 @@ interface Block {
 export class OutputProjector implements AnsiSink {
   private readonly maxBytes: number;
   private readonly headLimit: number;
-  /** Longest line kept, in bytes; always fits the tail budget. */
+  /** Longest line shown once output is truncated, in bytes; always fits the tail budget. */
   private readonly lineCap: number;
+  /**
+   * Characters the current line may hold while it is written. Nothing past maxBytes can be
+   * shown, so more is dropped and counted; the slack keeps small edits near the cut exact.
+   */
+  private readonly lineChars: number;
   private readonly windowChars: number;
   private readonly scanner: AnsiScanner;
 
@@ -60,12 +72,20 @@ export class OutputProjector implements AnsiSink {
   private right = '';
   /** The cursor sits on the second cell of the wide character starting `right`. */
   private pad = false;
+  /**
+   * Bytes written past lineChars characters on the current line: dropped, but an erase can
+   * still undo them. Trailing spaces among them are kept apart, as they are not output.
+   */
+  private lineCut = 0;
+  private lineCutSpaces = 0;
   /** Lines below the cursor after a cursor-up; the next row down is last. */
   private readonly below: string[] = [];
 
   // Window of finished lines not yet committed.
   private done: string[] = [];
   private doneChars = 0;
+  /** Window parts appended during the current push(); they may be slices of its chunk. */
+  private fresh = 0;
 
   // Committed storage.
   private readonly head: string[] = [];
@@ -75,7 +95,7 @@ export class OutputProjector implements AnsiSink {
   private tailBytes = 0;
   private evictedLines = 0;
   private evictedBytes = 0;
-  /** Bytes cut from over-long lines. */
+  /** Bytes cut from lines too long to ever be shown whole. */
   private cutBytes = 0;
 
   constructor(opts: ProjectionOptions) {
@@ -87,6 +107,7 @@ export class OutputProjector implements AnsiSink {
     this.headLimit = Math.floor(max * frac);
     // -1: every tail line costs its bytes plus a separator.
     this.lineCap = Math.max(0, max - this.headLimit - MARKER_RESERVE - 1);
+    this.lineChars = max + 1024;
     this.windowChars = Math.max(max, MIN_WINDOW_CHARS);
     this.scanner = new AnsiScanner(this);
   }
@@ -112,8 +133,16 @@ export class OutputProjector implements AnsiSink {
     }
     if (text.length === 0) return;
     this.seen += utf8Length(text);
+    // Colours are most escape sequences in practice and never move the cursor: removing
+    // complete ones natively first saves the scanner a round trip each.
+    if (this.scanner.idle && text.includes('\x1b[')) text = text.replace(SGR, '');
     this.chunkLen = text.length;
+    this.fresh = 0;
     this.scanner.feed(text);
+    this.compactFresh();
+    // The unfinished line may be a small slice of a big chunk; copying it costs less than the chunk.
+    if (this.left.length * 2 < this.chunkLen) this.left = own(this.left);
+    if (this.right.length * 2 < this.chunkLen) this.right = own(this.right);
   }
 
   snapshot(): Projected {
@@ -124,7 +153,9 @@ export class OutputProjector implements AnsiSink {
       this.done = [d]; // keep the join for the next snapshot
       splitLines(d, pend);
     }
-    pend.push(trimSpaces(this.right === '' ? this.left : this.left + this.right));
+    const raw = this.right === '' ? this.left : this.left + this.right;
+    const current = trimSpaces(raw);
+    pend.push(current);
     for (let i = this.below.length - 1; i >= 0; i--) pend.push(this.below[i]!);
     const stored: string[] = [];
     for (const b of this.tail) splitLines(b.text, stored);
@@ -162,7 +193,8 @@ export class OutputProjector implements AnsiSink {
       sizes[k] = b;
       restBytes += b + 1;
     }
-    const nothingDropped = this.evictedLines === 0 && this.evictedBytes === 0 && this.cutBytes === 0;
+    const cut = this.cutBytes + this.lineCutBytes(raw, current);
+    const nothingDropped = this.evictedLines === 0 && this.evictedBytes === 0 && cut === 0;
     if (nothingDropped && hBytes + restBytes - 1 <= this.maxBytes) {
       for (const line of rest) out.push(line);
       return { output: out.join('\n'), truncated: null, altScreen: this.alt };
@@ -184,7 +216,7 @@ export class OutputProjector implements AnsiSink {
       keptBytes += b + 1;
     }
     const omittedLines = this.evictedLines + rest.length - kept.length;
-    const omittedBytes = this.evictedBytes + this.cutBytes + restBytes - keptBytes;
+    const omittedBytes = this.evictedBytes + cut + restBytes - keptBytes;
     if (omittedLines === 0 && omittedBytes === 0) {
       for (let k = kept.length - 1; k >= 0; k--) out.push(kept[k]!);
       return { output: out.join('\n'), truncated: null, altScreen: this.alt };
@@ -218,7 +250,8 @@ export class OutputProjector implements AnsiSink {
       // The lines between the first and the last \n go to the window as one piece.
       const last = s.lastIndexOf('\n');
       if (last >= p) {
-        this.appendDone(this.piece(s, p, last + 1));
+        const t = s.slice(p, last + 1);
+        this.appendDone((last + 1 - p) * 2 < this.chunkLen ? own(t) : t);
         p = last + 1;
       }
     } else {
@@ -313,18 +346,21 @@ export class OutputProjector implements AnsiSink {
 
   // ---- current line ---------------------------------------------------------
 
-  /** A substring that does not pin a much larger chunk in memory. */
+  /**
+   * `s[a, b)` for the current line. Finished lines are compacted per chunk (compactFresh);
+   * a long line still being built could collect slices of many chunks, so its small pieces are copied.
+   */
   private piece(s: string, a: number, b: number): string {
     const t = s.slice(a, b);
-    return (b - a) * 2 < this.chunkLen ? own(t) : t;
+    return this.left.length > 1024 && (b - a) * 2 < this.chunkLen ? own(t) : t;
   }
 
   /** Writes `s[a, b)` (no controls but \t) at the cursor, overwriting. */
   private write(s: string, a: number, b: number): void {
     if (a >= b) return;
     if (this.right === '' && !this.pad) {
-      if (this.left.length >= this.lineCap) {
-        this.cutBytes += utf8Length(s.slice(a, b));
+      if (this.left.length >= this.lineChars) {
+        this.dropText(s.slice(a, b));
         return;
       }
       this.left += this.piece(s, a, b);
@@ -339,13 +375,29 @@ export class OutputProjector implements AnsiSink {
       this.left += str;
       this.right = dropCells(this.right, stringWidth(str));
     }
-    // Characters are at least one byte, so lineCap characters hold at least lineCap bytes.
-    if (this.left.length > this.lineCap) {
-      let k = this.lineCap;
+    // Characters are at least one byte, so lineChars characters hold every byte that could be shown.
+    if (this.left.length > this.lineChars) {
+      let k = this.lineChars;
       if (k > 0 && isHighSurrogate(this.left.charCodeAt(k - 1))) k--;
-      this.cutBytes += utf8Length(this.left.slice(k));
+      this.dropText(this.left.slice(k));
       this.left = this.left.slice(0, k);
     }
+  }
+
+  private dropText(t: string): void {
+    const kept = trimSpaces(t);
+    if (kept === '') {
+      this.lineCutSpaces += t.length;
+      return;
+    }
+    this.lineCut += this.lineCutSpaces + utf8Length(kept);
+    this.lineCutSpaces = t.length - kept.length;
+  }
+
+  /** Bytes the current line lost to the maxBytes cut, as its trimmed text `raw` would show them. */
+  private lineCutBytes(raw: string, trimmed: string): number {
+    // With text dropped after it, trailing blanks of the kept part were not trailing.
+    return this.lineCut === 0 ? 0 : this.lineCut + raw.length - trimmed.length;
   }
 
   private carriageReturn(): void {
@@ -356,17 +408,15 @@ export class OutputProjector implements AnsiSink {
     this.pad = false;
   }
 
-  /** The current line as finished text: trailing spaces trimmed, cut to lineCap. */
+  /**
+   * The current line as finished text, trailing spaces trimmed. A line longer than maxBytes
+   * is cut only when committed: until then a redraw may still shorten it.
+   */
   private finishLine(): string {
-    let s = trimSpaces(this.right === '' ? this.left : this.left + this.right);
-    if (s.length * 3 > this.lineCap) {
-      const b = utf8Length(s);
-      if (b > this.lineCap) {
-        const c = trimSpaces(utf8Prefix(s, this.lineCap));
-        this.cutBytes += b - utf8Length(c);
-        s = c;
-      }
-    }
+    const raw = this.right === '' ? this.left : this.left + this.right;
+    const s = trimSpaces(raw);
+    this.cutBytes += this.lineCutBytes(raw, s);
+    this.lineCut = this.lineCutSpaces = 0;
     return s;
   }
 
@@ -461,6 +511,7 @@ export class OutputProjector implements AnsiSink {
   }
 
   private eraseLine(mode: number): void {
+    if (mode !== 1) this.lineCut = this.lineCutSpaces = 0;
     if (mode === 0) {
       if (this.pad) this.left += ' ';
       this.right = '';
@@ -483,8 +534,27 @@ export class OutputProjector implements AnsiSink {
 
   private appendDone(part: string): void {
     this.done.push(part);
+    this.fresh++;
     this.doneChars += part.length;
     if (this.doneChars > 2 * this.windowChars) this.flush();
+  }
+
+  /**
+   * Joins the window parts of this chunk into one fresh string. Parts are often
+   * slices of the chunk, and V8 slices keep their whole parent alive; one join
+   * per chunk is much cheaper than copying every line.
+   */
+  private compactFresh(): void {
+    const k = Math.min(this.fresh, this.done.length);
+    this.fresh = 0;
+    if (k === 0) return;
+    if (k === 1) {
+      const last = this.done[this.done.length - 1]!;
+      if (last.length * 2 < this.chunkLen) this.done[this.done.length - 1] = own(last);
+      return;
+    }
+    const joined = this.done.splice(this.done.length - k, k).join('');
+    this.done.push(joined);
   }
 
   /** Commits all but the newest window lines (at most WINDOW_LINES and windowChars). */
@@ -503,43 +573,56 @@ export class OutputProjector implements AnsiSink {
     }
     const keep = d.slice(cut);
     this.done = keep === '' ? [] : [keep.length * 2 < d.length ? own(keep) : keep];
+    this.fresh = 0; // d is a fresh join, or a part that is at least half its chunk
     this.doneChars = keep.length;
     this.commit(d.slice(0, cut));
   }
 
   private cursorUp(n: number, toStart: boolean): void {
-    // Find where the n-th line above the cursor starts in the window.
-    let need = n;
-    let pi = this.done.length - 1;
-    let cut = 0;
-    for (; pi >= 0; pi--) {
+    // Only lines still in the window can be redrawn; otherwise the move is ignored.
+    let avail = 0;
+    for (let pi = this.done.length - 1; pi >= 0 && avail < n; pi--) {
       const part = this.done[pi]!;
-      let end = part.length - 1; // the \n ending the next line up
-      while (need > 0 && end >= 0) {
+      for (let end = part.length - 1; end >= 0 && avail < n; avail++) {
         end = end > 0 ? part.lastIndexOf('\n', end - 1) : -1;
-        need--;
-      }
-      if (need === 0) {
-        cut = end + 1;
-        break;
       }
     }
-    if (need > 0) return; // that line is committed already: cannot redraw it
+    if (avail < n) return;
     const col = toStart ? 0 : this.column();
-    const first = this.done[pi]!;
-    const seg = this.done.length === pi + 1 ? first.slice(cut) : first.slice(cut) + this.done.slice(pi + 1).join('');
-    this.done.length = pi + 1;
-    if (cut === 0) this.done.pop();
-    else this.done[pi] = first.slice(0, cut);
-    this.doneChars -= seg.length;
-    const lines: string[] = [];
-    splitLines(seg, lines);
     this.below.push(this.finishLine());
-    for (let k = lines.length - 1; k >= 1; k--) this.below.push(lines[k]!);
+    let target = '';
+    for (let k = 0; k < n; k++) {
+      const last = this.done.length - 1;
+      const part = this.done[last]!;
+      const end = part.length - 1;
+      const start = end > 0 ? part.lastIndexOf('\n', end - 1) + 1 : 0;
+      const line = this.editable(part.slice(start, rawLineEnd(part, start, end)));
+      if (start === 0) {
+        this.done.pop();
+        if (this.fresh > 0) this.fresh--;
+      } else this.done[last] = part.slice(0, start);
+      this.doneChars -= end + 1 - start;
+      if (k === n - 1) target = line;
+      else this.below.push(line);
+    }
     this.left = '';
-    this.right = lines[0] ?? '';
+    this.right = target;
     this.pad = false;
     if (col > 0) this.cursorRight(col);
+  }
+
+  /**
+   * A window line made editable again, cut to lineChars like a line written in place
+   * (lines arriving in bulk are not cut until committed), so results do not depend on
+   * how the input was split into chunks.
+   */
+  private editable(line: string): string {
+    if (line.length <= this.lineChars) return line;
+    let k = this.lineChars;
+    if (isHighSurrogate(line.charCodeAt(k - 1))) k--;
+    const kept = trimSpaces(line.slice(0, k));
+    this.cutBytes += utf8Length(line) - utf8Length(kept);
+    return kept;
   }
 
   private cursorDown(n: number, toStart: boolean): void {
@@ -575,47 +658,52 @@ export class OutputProjector implements AnsiSink {
       if (p >= text.length) return;
       text = text.slice(p);
     }
+    let scan = scanBlock(text, this.maxBytes);
+    if (scan.longest > this.maxBytes) {
+      text = this.cutLongLines(text);
+      scan = scanBlock(text, this.maxBytes);
+    }
+    if (text.length > 2 * scan.bytes + 1024) {
+      // Mostly trailing blanks: store it projected, or memory would not follow the byte budget.
+      text = text.replace(RAW_LINE_END, '\n');
+      scan = scanBlock(text, this.maxBytes);
+    }
+    const block: Block = { text, lines: scan.lines, bytes: scan.bytes };
+    this.tail.push(block);
+    this.tailBytes += block.bytes;
+    this.evict(block);
+  }
 
-    // Count lines and projected bytes; cut over-long lines (rare, so rebuilt only then).
-    let lines = 0;
-    let trimmed = 0;
-    let cut = 0;
-    let pieces: string[] | null = null;
+  /** Cuts lines longer than maxBytes (rare, so the text is rebuilt only then). */
+  private cutLongLines(text: string): string {
+    const pieces: string[] = [];
     let from = 0;
-    const longChars = Math.floor(this.lineCap / 3);
+    const longChars = Math.floor(this.maxBytes / 3);
     for (let p = 0; p < text.length; ) {
       const nl = text.indexOf('\n', p);
       const e = rawLineEnd(text, p, nl);
-      trimmed += nl - e;
       if (e - p > longChars) {
         const line = text.slice(p, e);
         const b = utf8Length(line);
-        if (b > this.lineCap) {
-          const c = trimSpaces(utf8Prefix(line, this.lineCap));
-          cut += b - utf8Length(c);
-          (pieces ??= []).push(text.slice(from, p), c, '\n');
+        if (b > this.maxBytes) {
+          const c = trimSpaces(utf8Prefix(line, this.maxBytes));
+          this.cutBytes += b - utf8Length(c);
+          pieces.push(text.slice(from, p), c, '\n');
           from = nl + 1;
         }
       }
-      lines++;
       p = nl + 1;
     }
-    const bytes = utf8Length(text) - trimmed - cut;
-    if (pieces !== null) {
-      pieces.push(text.slice(from));
-      text = pieces.join('');
-      this.cutBytes += cut;
-    }
-    this.tail.push({ text, lines, bytes });
-    this.tailBytes += bytes;
-    this.evict();
+    pieces.push(text.slice(from));
+    return pieces.join('');
   }
 
   /**
    * Drops the oldest tail lines while the rest alone would overflow the output
-   * (so dropping them cannot change a snapshot). The exact cut is made at snapshot.
+   * (so dropping them cannot change a snapshot); the exact cut is made at snapshot.
+   * `scanned` is the block whose checkpoints scanBlock() left in ringEnds/ringCum.
    */
-  private evict(): void {
+  private evict(scanned: Block): void {
     const room = Math.max(0, this.maxBytes - this.headBytes);
     while (this.tail.length > 1 && this.tailBytes - this.tail[0]!.bytes >= room) {
       const b = this.tail.shift()!;
@@ -626,32 +714,26 @@ export class OutputProjector implements AnsiSink {
     const first = this.tail[0];
     if (first === undefined || this.tailBytes <= 2 * room + 1024) return;
     // One big block: keep just enough of its newest lines.
+    if (first !== scanned) scanBlock(first.text, this.maxBytes);
     const need = room - (this.tailBytes - first.bytes);
-    const text = first.text;
-    for (let take = Math.max(need, 1); ; take *= 2) {
-      const pos = text.length - take;
-      if (pos <= 0) return;
-      const start = text.lastIndexOf('\n', pos - 1) + 1;
-      if (start === 0) return;
-      const suffix = text.slice(start);
-      let lines = 0;
-      let trimmed = 0;
-      for (let p = 0; p < suffix.length; ) {
-        const nl = suffix.indexOf('\n', p);
-        trimmed += nl - rawLineEnd(suffix, p, nl);
-        lines++;
-        p = nl + 1;
-      }
-      const bytes = utf8Length(suffix) - trimmed;
-      if (bytes < need) continue;
-      this.evictedLines += first.lines - lines;
-      this.evictedBytes += first.bytes - bytes;
-      this.tailBytes -= first.bytes - bytes;
-      first.text = own(suffix);
-      first.lines = lines;
-      first.bytes = bytes;
-      return;
+    // Most whole lines that can go while the block keeps at least `need` bytes. Every
+    // line is at least one byte, so the answer is among the newest `need` checkpoints.
+    const size = ringEnds.length;
+    let lo = Math.max(0, first.lines - size + 1);
+    let hi = first.lines;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (first.bytes - ringCum[mid % size]! >= need) lo = mid;
+      else hi = mid - 1;
     }
+    if (lo === 0) return;
+    const dropped = ringCum[lo % size]!;
+    this.evictedLines += lo;
+    this.evictedBytes += dropped;
+    this.tailBytes -= dropped;
+    first.text = own(first.text.slice(ringEnds[lo % size]!));
+    first.lines -= lo;
+    first.bytes -= dropped;
   }
 }
 
@@ -702,6 +784,84 @@ function echoOf(sent: string): string {
 }
 
 // ---- helpers ------------------------------------------------------------------
+
+/** UTF-16 units per scanBlock() pass: the scratch buffer stays small whatever is pushed. */
+const SCAN_SEGMENT = 1 << 16;
+// Scratch space shared by all projectors (single-threaded, not re-entered). A typed-array
+// pass is several times faster than per-line string calls on floods of short lines.
+const scratch = Buffer.allocUnsafeSlow(SCAN_SEGMENT * 2);
+const scratchUnits = new Uint16Array(scratch.buffer, scratch.byteOffset, SCAN_SEGMENT);
+/**
+ * Checkpoints of the newest lines of the last scanned block, in a ring: for line k
+ * (k lines from the block start), ringEnds[k % size] is the index after its \n and
+ * ringCum[k % size] the projected bytes of lines 1..k. Cutting keeps at most
+ * maxBytes bytes, so at most maxBytes lines: that many checkpoints are enough.
+ */
+let ringEnds = new Int32Array(0);
+let ringCum = new Float64Array(0);
+
+interface Scan {
+  lines: number;
+  /** Projected bytes, one per line for its newline. */
+  bytes: number;
+  /** Projected bytes of the longest line. */
+  longest: number;
+}
+
+/**
+ * Measures raw window text (lines end in \n; CRs and spaces before it are trimmed) and
+ * leaves checkpoints for the newest `keep` lines (see ringEnds).
+ */
+function scanBlock(text: string, keep: number): Scan {
+  if (ringEnds.length < keep + 2) {
+    ringEnds = new Int32Array(keep + 2);
+    ringCum = new Float64Array(keep + 2);
+  }
+  const ends = ringEnds;
+  const cum = ringCum;
+  const size = ends.length;
+  ends[0] = 0;
+  cum[0] = 0;
+  const n = text.length;
+  const u = scratchUnits;
+  let lines = 0;
+  let slot = 0; // lines % size
+  let total = 0;
+  let longest = 0;
+  let start = 0; // index where the current line starts
+  let end = 0; // index after its last character that is not a space or CR
+  let extra = 0; // UTF-8 bytes beyond one per UTF-16 unit, up to `end`
+  for (let off = 0; off < n; ) {
+    let m = Math.min(SCAN_SEGMENT, n - off);
+    // Never end a segment between the halves of a surrogate pair.
+    if (m === SCAN_SEGMENT && off + m < n && isHighSurrogate(text.charCodeAt(off + m - 1))) m--;
+    scratch.write(m === n ? text : text.slice(off, off + m), 0, 'utf16le');
+    for (let j = 0; j < m; j++) {
+      const c = u[j]!;
+      if (c > 0x20) {
+        end = off + j + 1;
+        if (c < 0x80) continue;
+        if (c < 0x800) extra += 1;
+        else if (c < 0xd800 || c > 0xdfff) extra += 2;
+        else if (c <= 0xdbff && j + 1 < m && (u[j + 1]! & 0xfc00) === 0xdc00) {
+          extra += 2; // a pair: 4 bytes for 2 units
+          end = off + ++j + 1;
+        } else extra += 2; // lone surrogate: U+FFFD, as Buffer encodes it
+      } else if (c === 0x0a) {
+        const b = end - start + extra;
+        total += b + 1;
+        if (b > longest) longest = b;
+        lines++;
+        if (++slot === size) slot = 0;
+        ends[slot] = start = end = off + j + 1;
+        cum[slot] = total;
+        extra = 0;
+      } else if (c !== 0x20 && c !== 0x0d) end = off + j + 1;
+    }
+    off += m;
+  }
+  return { lines, bytes: total, longest };
+}
 
 /**
  * A copy of `s` that does not share storage with a larger string: V8 substrings
