@@ -33,6 +33,11 @@ export interface ShellDialect {
   readonly integration: IntegrationLevel;
   /** Whether multi-line text can go in as one bracketed paste (one command, one marker). */
   readonly bracketedPaste: boolean;
+  /**
+   * The shell keeps a thread reading the terminal while commands run (PSReadLine): waiting
+   * evidence then needs proof that the input was consumed, even after the start marker.
+   */
+  readonly backgroundReader?: boolean;
   plan(shellPath: string, ctx: LaunchContext): LaunchPlan;
 }
 

@@ -630,7 +630,9 @@ export class TerminalSession {
       minEndSeq,
       collecting: collectFromWrite,
       echo: collectFromWrite ? body : null,
-      baseline: takeBaseline(this.probeTarget),
+      // After its own start marker a new command's reads are post-write by construction;
+      // input to a running program, and shells without start markers, need proof of consumption.
+      baseline: mode === 'command' && !endOnly && !this.shell.dialect?.backgroundReader ? null : takeBaseline(this.probeTarget),
       waitMs: req.waitMs,
       maxOutputBytes: req.maxOutputBytes,
       signal: req.signal,
