@@ -10,9 +10,9 @@ export const stalledAfterMs = 10_000;
 
 /** Where output frames go: one viewer (a renderer tab, a browser tab). */
 export interface FrameSink {
-  frame(seq: number, data: string): void;
-  closed(code: 'capacity' | 'exited' | 'not_found', message: string): void;
-  writable(writable: boolean): void;
+  frame(attachmentId: string, seq: number, data: string): void;
+  closed(attachmentId: string, code: 'capacity' | 'exited' | 'not_found', message: string): void;
+  writable(attachmentId: string, writable: boolean): void;
 }
 
 /**
@@ -50,7 +50,7 @@ export class Attachment {
     this.seq += 1;
     this.unacked.push({ seq: this.seq, chars: data.length });
     this.unackedTotal += data.length;
-    this.sink.frame(this.seq, data);
+    this.sink.frame(this.id, this.seq, data);
   }
 
   ack(seq: number, now: number): void {
@@ -63,10 +63,10 @@ export class Attachment {
   }
 
   setWritable(writable: boolean): void {
-    this.sink.writable(writable);
+    this.sink.writable(this.id, writable);
   }
 
   close(code: 'capacity' | 'exited' | 'not_found', message: string): void {
-    this.sink.closed(code, message);
+    this.sink.closed(this.id, code, message);
   }
 }

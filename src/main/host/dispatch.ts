@@ -57,19 +57,17 @@ export class Dispatcher {
       rename: ({ id, title }) => host.rename(id, title),
       close: ({ id }) => host.close(id),
       attach: async ({ id, cols, rows }) => {
-        let attachmentId = '';
         const { attachment, snapshot, view } = await host.attach(
           id,
           client.id,
           {
-            frame: (seq, data) => client.send('output', { attachmentId, seq, data }),
-            closed: (code, message) => client.send('attachmentClosed', { attachmentId, error: { code, message } }),
-            writable: (writable) => client.send('writable', { attachmentId, writable }),
+            frame: (attachmentId, seq, data) => client.send('output', { attachmentId, seq, data }),
+            closed: (attachmentId, code, message) => client.send('attachmentClosed', { attachmentId, error: { code, message } }),
+            writable: (attachmentId, writable) => client.send('writable', { attachmentId, writable }),
           },
           { cols, rows },
         );
-        attachmentId = attachment.id;
-        return { attachmentId, snapshot, seq: 0, writable: true, info: view };
+        return { attachmentId: attachment.id, snapshot, seq: 0, writable: true, info: view };
       },
       detach: ({ attachmentId }) => {
         host.detach(attachmentId);

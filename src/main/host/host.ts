@@ -9,7 +9,7 @@ import { resolveShell, type ResolvedShell } from '../shells/resolve.js';
 import { type Clock, systemClock } from '../terminal/clock.js';
 import { TerminalSession, type SessionOptions } from '../terminal/session.js';
 import type { Attachment, FrameSink } from './attachment.js';
-import { ManagedTerminal, type TerminalMeta } from './managed-terminal.js';
+import { type FlowOptions, ManagedTerminal, type TerminalMeta } from './managed-terminal.js';
 
 export interface HostOptions {
   limits?: Partial<Limits>;
@@ -22,6 +22,7 @@ export interface HostOptions {
   procTier?: boolean;
   clock?: Clock;
   version?: string;
+  flow?: FlowOptions;
 }
 
 export interface CreateRequest {
@@ -159,7 +160,7 @@ export class TerminalHost {
         shared: false,
         handedTo: null,
       };
-      const terminal = new ManagedTerminal(session, meta, this.clock, this.changed);
+      const terminal = new ManagedTerminal(session, meta, this.clock, this.changed, this.opts.flow);
       this.terminals.set(terminal.id, terminal);
       this.changed();
       return terminal;

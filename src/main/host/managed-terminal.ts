@@ -5,6 +5,11 @@ import type { Clock } from '../terminal/clock.js';
 import type { TerminalSession } from '../terminal/session.js';
 import { Attachment, type FrameSink, highWatermarkChars, lowWatermarkChars, maxBufferedChars, stalledAfterMs } from './attachment.js';
 
+export interface FlowOptions {
+  /** A viewer acknowledging nothing this long while the PTY waits for it is dropped. */
+  stalledAfterMs: number;
+}
+
 export interface TerminalMeta {
   title: string;
   origin: Origin;
@@ -38,6 +43,7 @@ export class ManagedTerminal {
     public meta: TerminalMeta,
     private readonly clock: Clock,
     private readonly onChange: () => void,
+    private readonly flow: FlowOptions = { stalledAfterMs },
   ) {
     this.unsubscribe = this.wire(session);
   }
@@ -66,8 +72,12 @@ export class ManagedTerminal {
     this.session = session;
     this.unsubscribe = this.wire(session);
     this.paused = false;
-    for (const attachment of this.attachments.values()) attachment.fromOffset = this.offset;
-    for (const attachment of this.attachments.values()) attachment.send('\x1bc');
+    // Viewers start over: a full reset, then everything the new shell printed while starting.
+    const startup = session.outputSince(0, this.offset);
+    for (const attachment of this.attachments.values()) {
+      attachment.fromOffset = this.offset;
+      attachment.send(`\x1bc${startup}`);
+    }
   }
 
   view(): TerminalView {
@@ -153,13 +163,13 @@ export class ManagedTerminal {
       if (!this.paused) return;
       const now = this.clock.now();
       for (const attachment of [...this.attachments.values()]) {
-        if (now - attachment.lastProgressAt >= stalledAfterMs) {
+        if (now - attachment.lastProgressAt >= this.flow.stalledAfterMs) {
           this.drop(attachment, 'This view stopped acknowledging output and was detached; attach again to see the current screen.');
         }
       }
       this.updateFlow();
       if (this.paused) this.armStallTimer();
-    }, stalledAfterMs);
+    }, this.flow.stalledAfterMs);
   }
 
   private drop(attachment: Attachment, message: string): void {

@@ -1,11 +1,14 @@
 import serializeAddon from '@xterm/addon-serialize';
 import type { SerializeAddon as SerializeAddonType } from '@xterm/addon-serialize';
+import unicode11Addon from '@xterm/addon-unicode11';
+import type { Unicode11Addon as Unicode11AddonType } from '@xterm/addon-unicode11';
 import xtermHeadless from '@xterm/headless';
 import type { Terminal as HeadlessTerminal } from '@xterm/headless';
 import { ColdHistory } from './cold-history.js';
 
 const { Terminal } = xtermHeadless as unknown as { Terminal: typeof HeadlessTerminal };
 const { SerializeAddon } = serializeAddon as unknown as { SerializeAddon: typeof SerializeAddonType };
+const { Unicode11Addon } = unicode11Addon as unknown as { Unicode11Addon: typeof Unicode11AddonType };
 
 /**
  * How far (in characters) parsing may lag the PTY before older unparsed output is skipped.
@@ -64,6 +67,9 @@ export class Emulator {
     });
     this.serializer = new SerializeAddon();
     this.terminal.loadAddon(this.serializer);
+    // The renderer's xterm uses the same width tables, so cursor positions agree on emoji and CJK.
+    this.terminal.loadAddon(new Unicode11Addon());
+    this.terminal.unicode.activeVersion = '11';
     this.terminal.onData((data) => opts.onReply(data));
   }
 

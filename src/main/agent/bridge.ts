@@ -1,0 +1,196 @@
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { TandemError } from '../../shared/errors.js';
+import { DEFAULT_LIMITS } from '../../shared/limits.js';
+import { discoveryPath, readInstance, type InstanceInfo } from '../host/instance.js';
+import { stateDir } from '../state-dir.js';
+import { bridgeHeaders } from './mcp-http.js';
+import { createMcpServer, serverInfo, toolError } from './mcp-server.js';
+import { agentNamePattern } from './tokens.js';
+
+export interface BridgeOptions {
+  /** The claimed agent name (`--name`), else the MCP client's own name. */
+  name?: string;
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** How often a pending pairing request is polled while a tool call waits (ms). */
+  pairPollMs?: number;
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function safeName(name: string): string {
+  const cleaned = name.replace(/[^A-Za-z0-9 ._-]/g, '-').slice(0, 64).replace(/^[^A-Za-z0-9]+/, '');
+  return agentNamePattern.test(cleaned) ? cleaned : 'agent';
+}
+
+/**
+ * The upstream side of the stdio bridge: finds the running instance, gets a token (the
+ * environment's, a stored one, or by a pairing request) and relays tool calls over HTTP.
+ * Every failure is a tool result with a contract code; the next call tries again.
+ */
+export class Upstream {
+  private client: Client | null = null;
+  private connectedTo: string | null = null;
+  private token: string | null;
+  /** Where the token came from: a refused configured token is final; others are re-paired. */
+  private tokenSource: 'env' | 'file' | 'pairing' | null;
+  private pairing: { requestId: string; pairUrl: string } | null = null;
+  private readonly env: NodeJS.ProcessEnv;
+  private readonly cwd: string;
+
+  constructor(
+    private readonly nameOf: () => string,
+    private readonly opts: BridgeOptions = {},
+  ) {
+    this.env = opts.env ?? process.env;
+    this.cwd = opts.cwd ?? process.cwd();
+    this.token = this.env.TANDEM_TOKEN || null;
+    this.tokenSource = this.token ? 'env' : null;
+  }
+
+  private tokenFile(): string {
+    return join(stateDir({ platform: process.platform, env: this.env, home: this.env.HOME ?? this.env.USERPROFILE ?? '' }), 'agents', `${safeName(this.nameOf())}.token`);
+  }
+
+  private instance(): InstanceInfo {
+    const path = this.env.TANDEM_INSTANCE || discoveryPath(this.env);
+    const info = readInstance(path);
+    if (!info || !alive(info.pid)) throw new TandemError('not_running', 'Tandem is not running; start the Tandem app (or `tandem serve`) and call the tool again.');
+    return info;
+  }
+
+  private storedToken(): string | null {
+    try {
+      return readFileSync(this.tokenFile(), 'utf8').trim() || null;
+    } catch {
+      return null;
+    }
+  }
+
+  private async ensureToken(info: InstanceInfo): Promise<string> {
+    if (this.token) return this.token;
+    const stored = this.storedToken();
+    if (stored) {
+      this.tokenSource = 'file';
+      return (this.token = stored);
+    }
+    if (!this.pairing || this.pairing.pairUrl !== info.pairUrl) {
+      const response = await fetch(info.pairUrl, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ name: safeName(this.nameOf()), pid: process.pid, exe: process.execPath, cwd: this.cwd }),
+      });
+      const body = (await response.json()) as { requestId?: string; error?: { message: string } };
+      if (!response.ok || !body.requestId) throw new TandemError('pairing_denied', body.error?.message ?? 'Tandem refused the pairing request.');
+      this.pairing = { requestId: body.requestId, pairUrl: info.pairUrl };
+    }
+    const deadline = Date.now() + 2000;
+    for (;;) {
+      const response = await fetch(`${this.pairing.pairUrl}/${this.pairing.requestId}`);
+      const outcome = (await response.json()) as { state?: string; token?: string; persistent?: boolean };
+      if (outcome.state === 'allowed' && outcome.token) {
+        this.pairing = null;
+        this.token = outcome.token;
+        this.tokenSource = 'pairing';
+        if (outcome.persistent) this.storeToken(outcome.token);
+        return outcome.token;
+      }
+      if (outcome.state !== 'pending') {
+        this.pairing = null;
+        throw new TandemError('pairing_denied', 'The person denied this agent in Tandem; ask them to pair it from the Agents panel.');
+      }
+      if (Date.now() >= deadline) {
+        throw new TandemError('pairing_pending', 'Tandem is asking the person to allow this agent; call the tool again once they have answered.');
+      }
+      await new Promise((resolve) => setTimeout(resolve, this.opts.pairPollMs ?? 200));
+    }
+  }
+
+  private storeToken(token: string): void {
+    const file = this.tokenFile();
+    mkdirSync(join(file, '..'), { recursive: true, mode: 0o700 });
+    writeFileSync(file, `${token}\n`, { mode: 0o600 });
+    chmodSync(file, 0o600);
+  }
+
+  private async connect(retried = false): Promise<Client> {
+    const info = this.instance();
+    if (this.client && this.connectedTo === info.mcpUrl) return this.client;
+    await this.reset();
+    const token = await this.ensureToken(info);
+    const headers: Record<string, string> = { Authorization: `Bearer ${token}`, [bridgeHeaders.cwd]: encodeURIComponent(this.cwd) };
+    if (this.env.TANDEM_TERMINAL_ID) headers[bridgeHeaders.terminalId] = encodeURIComponent(this.env.TANDEM_TERMINAL_ID);
+    const client = new Client({ name: `tandem-bridge (${this.nameOf()})`, version: serverInfo.version });
+    const transport = new StreamableHTTPClientTransport(new URL(info.mcpUrl), { requestInit: { headers } });
+    try {
+      await client.connect(transport);
+    } catch (error) {
+      await client.close().catch(() => undefined);
+      if (error instanceof StreamableHTTPError && error.code === 401) {
+        if (this.tokenSource === 'env' || retried) {
+          throw new TandemError('pairing_denied', 'Tandem does not accept this agent’s token (revoked, or from another instance); pair the agent again.');
+        }
+        // A stored or earlier-paired token that Tandem no longer knows: forget it and pair again.
+        if (this.tokenSource === 'file' && existsSync(this.tokenFile())) rmSync(this.tokenFile(), { force: true });
+        this.token = null;
+        this.tokenSource = null;
+        return this.connect(true);
+      }
+      throw new TandemError('not_running', 'Tandem is not answering; start it (or restart it) and call the tool again.');
+    }
+    this.client = client;
+    this.connectedTo = info.mcpUrl;
+    return client;
+  }
+
+  async call(name: string, args: unknown, signal?: AbortSignal): Promise<CallToolResult> {
+    try {
+      const client = await this.connect();
+      return (await client.callTool({ name, arguments: (args ?? {}) as Record<string, unknown> }, undefined, {
+        signal,
+        timeout: DEFAULT_LIMITS.maxWaitMs + 15_000,
+      })) as CallToolResult;
+    } catch (error) {
+      if (error instanceof TandemError) return toolError(error);
+      // The instance went away mid-call (restart, crash): reconnect on the next call.
+      await this.reset();
+      return toolError(new TandemError('not_running', 'The connection to Tandem was lost; call the tool again once Tandem runs.'));
+    }
+  }
+
+  async reset(): Promise<void> {
+    const client = this.client;
+    this.client = null;
+    this.connectedTo = null;
+    await client?.close().catch(() => undefined);
+  }
+}
+
+/** `tandem mcp`: an MCP server on stdio that completes its handshake with or without Tandem running. */
+export async function runBridge(opts: BridgeOptions = {}): Promise<void> {
+  let clientName: string | null = null;
+  const upstream = new Upstream(() => opts.name ?? clientName ?? 'agent', opts);
+  const server = createMcpServer((name, args, signal) => upstream.call(name, args, signal));
+  server.oninitialized = () => {
+    clientName = server.getClientVersion()?.name ?? null;
+  };
+  const transport = new StdioServerTransport();
+  await server.connect(transport);
+  await new Promise<void>((resolve) => {
+    server.onclose = () => resolve();
+    process.stdin.on('end', () => resolve());
+  });
+  await upstream.reset();
+}

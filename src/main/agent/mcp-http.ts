@@ -1,0 +1,190 @@
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { ErrorCode } from '../../shared/errors.js';
+import { checkRequest } from '../web/origin.js';
+import { createMcpServer, runTool } from './mcp-server.js';
+import type { AgentConnection, AgentService } from './service.js';
+import type { AgentIdentity } from './tokens.js';
+
+/** Headers the stdio bridge sets so the host knows the agent's project and its own terminal. */
+export const bridgeHeaders = { cwd: 'x-tandem-cwd', terminalId: 'x-tandem-terminal-id', clientName: 'x-tandem-client-name' } as const;
+
+export interface McpHttpOptions {
+  allowOrigins?: readonly string[];
+  /** UI session secrets are refused here, as agent tokens are on the UI transport. */
+  isUiCredential?: (secret: string) => boolean;
+  /** A request body larger than this is refused (bytes). */
+  maxBodyBytes?: number;
+}
+
+interface Session {
+  transport: StreamableHTTPServerTransport;
+  server: Server;
+  connection: AgentConnection;
+  /** Open GET streams: while one is open, the agent is connected; when the last closes, it is gone. */
+  streams: number;
+  /** Aborted when the agent goes away: its calls release their queue slots. */
+  gone: AbortController;
+  /** In-flight tool calls by JSON-RPC id, aborted when their HTTP request is dropped. */
+  inflight: Map<string | number, AbortController>;
+}
+
+function sendJson(res: ServerResponse, status: number, code: ErrorCode | 'unauthorized', message: string): void {
+  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message, data: { code } }, id: null }));
+}
+
+function bearer(req: IncomingMessage): string | null {
+  const header = req.headers.authorization;
+  if (!header) return null;
+  const match = /^Bearer\s+(\S+)$/i.exec(header);
+  return match ? match[1]! : null;
+}
+
+function headerValue(req: IncomingMessage, name: string): string | null {
+  const value = req.headers[name];
+  if (typeof value !== 'string' || value.length === 0 || value.length > 4096) return null;
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return null;
+  }
+}
+
+async function readBody(req: IncomingMessage, maxBytes: number): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > maxBytes) throw new Error('too large');
+    chunks.push(chunk as Buffer);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  return text ? JSON.parse(text) : undefined;
+}
+
+/**
+ * `/mcp`: MCP Streamable HTTP for paired agents. Every request needs a loopback Host, a
+ * same-origin (or allowed) Origin when present, and the agent's bearer token; a session is
+ * bound to the token that opened it, and revoking the token ends the session.
+ */
+export class McpHttpEndpoint {
+  private readonly sessions = new Map<string, Session>();
+
+  constructor(
+    private readonly service: AgentService,
+    private readonly opts: McpHttpOptions = {},
+  ) {
+    service.tokens.onRevoked(({ tokenHash }) => {
+      for (const [id, session] of this.sessions) if (session.connection.identity.tokenHash === tokenHash) void this.end(id);
+    });
+  }
+
+  get sessionCount(): number {
+    return this.sessions.size;
+  }
+
+  async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const check = checkRequest({ host: req.headers.host, origin: req.headers.origin }, this.opts.allowOrigins);
+    if (!check.ok) return sendJson(res, check.status, 'forbidden', check.message);
+    const token = bearer(req);
+    if (!token) return sendJson(res, 401, 'unauthorized', 'Missing Authorization: Bearer <token>; pair this agent in Tandem first.');
+    if (this.opts.isUiCredential?.(token)) return sendJson(res, 403, 'forbidden', 'UI credentials are not accepted on /mcp; use an agent token.');
+    const identity = this.service.tokens.identify(token);
+    if (!identity) return sendJson(res, 401, 'unauthorized', 'This token is not valid (revoked or never paired); pair the agent again.');
+
+    const sessionId = req.headers['mcp-session-id'];
+    let body: unknown;
+    if (req.method === 'POST') {
+      try {
+        body = await readBody(req, this.opts.maxBodyBytes ?? 1024 * 1024);
+      } catch {
+        return sendJson(res, 413, 'input_too_large', 'The request body is too large or not JSON.');
+      }
+    }
+    if (typeof sessionId === 'string') {
+      const session = this.sessions.get(sessionId);
+      if (!session) return sendJson(res, 404, 'not_found', 'Unknown MCP session; initialize a new one.');
+      if (session.connection.identity.tokenHash !== identity.tokenHash) return sendJson(res, 403, 'forbidden', 'This MCP session belongs to another token.');
+      this.track(session, req, res, body);
+      await session.transport.handleRequest(req, res, body);
+      if (req.method === 'DELETE') await this.end(sessionId);
+      return;
+    }
+    if (req.method !== 'POST') return sendJson(res, 400, 'invalid_argument', 'Start with an initialize request (POST) before opening a stream.');
+    await this.open(identity, req, res, body);
+  }
+
+  /** Liveness: GET streams and dropped requests tell when the agent went away. */
+  private track(session: Session, req: IncomingMessage, res: ServerResponse, body: unknown): void {
+    if (!this.service.isLive(session.connection.id)) {
+      session.gone = new AbortController();
+      this.service.reconnect(session.connection);
+    }
+    if (req.method === 'GET') {
+      session.streams += 1;
+      res.on('close', () => {
+        session.streams -= 1;
+        if (session.streams === 0) {
+          session.gone.abort(new Error('The agent disconnected.'));
+          this.service.disconnect(session.connection.id);
+        }
+      });
+      return;
+    }
+    const id = (body as { id?: unknown } | undefined)?.id;
+    if (req.method !== 'POST' || (typeof id !== 'string' && typeof id !== 'number')) return;
+    const controller = new AbortController();
+    session.inflight.set(id, controller);
+    res.on('close', () => {
+      session.inflight.delete(id);
+      if (!res.writableFinished) controller.abort(new Error('The agent dropped the request.'));
+    });
+  }
+
+  private async open(identity: AgentIdentity, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+    const connection = this.service.connect(identity, { cwd: headerValue(req, bridgeHeaders.cwd), ownTerminalId: headerValue(req, bridgeHeaders.terminalId) });
+    let session: Session | null = null;
+    const server = createMcpServer((name, args, signal, requestId) => {
+      const signals = [signal];
+      if (session) {
+        signals.push(session.gone.signal);
+        const dropped = session.inflight.get(requestId);
+        if (dropped) signals.push(dropped.signal);
+      }
+      return runTool(this.service, connection, name, args, AbortSignal.any(signals));
+    });
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomBytes(16).toString('base64url'),
+      onsessioninitialized: (id) => {
+        session = { transport, server, connection, streams: 0, gone: new AbortController(), inflight: new Map() };
+        this.sessions.set(id, session);
+      },
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) this.sessions.delete(transport.sessionId);
+      this.service.disconnect(connection.id);
+    };
+    await server.connect(transport);
+    await transport.handleRequest(req, res, body);
+    if (!transport.sessionId) {
+      // Not an initialize request: nothing was kept.
+      this.service.disconnect(connection.id);
+      await server.close();
+    }
+  }
+
+  private async end(sessionId: string): Promise<void> {
+    const session = this.sessions.get(sessionId);
+    if (!session) return;
+    this.sessions.delete(sessionId);
+    this.service.disconnect(session.connection.id);
+    await session.server.close().catch(() => undefined);
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.sessions.keys()].map((id) => this.end(id)));
+  }
+}

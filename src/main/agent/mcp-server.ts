@@ -1,0 +1,69 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { describeIssue } from '../../shared/contract.js';
+import { TandemError } from '../../shared/errors.js';
+import type { AgentConnection, AgentService } from './service.js';
+import { isToolName, toolArgs, toolList, type ToolName } from './tool-defs.js';
+
+export const serverInfo = { name: 'tandem', version: '0.1.0' };
+
+const instructions =
+  'Tandem terminals are shared with the person at the computer: every terminal you open is a tab they see. ' +
+  'terminal_send settles on the command’s own end (exit code, cwd) or reports waiting_input with evidence; ' +
+  'if the person takes over you get human_handoff and should wait (terminal_wait) for them to hand back.';
+
+/** Every result carries the whole object as text (for clients that show only `content`) and as structuredContent. */
+export function toolResult(value: object): CallToolResult {
+  return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value as Record<string, unknown> };
+}
+
+export function toolError(error: unknown): CallToolResult {
+  const body =
+    error instanceof TandemError
+      ? error.toJSON()
+      : { code: 'invalid_argument' as const, message: `The call failed: ${(error as Error)?.message ?? String(error)}` };
+  return { ...toolResult({ error: body }), isError: true };
+}
+
+/** Parses arguments in the handler, so a malformed call reaches the agent as `invalid_argument`. */
+export function parseToolArgs(name: string, args: unknown): { name: ToolName; args: unknown } {
+  if (!isToolName(name)) throw new TandemError('invalid_argument', `name: "${name.slice(0, 60)}" is not a Tandem tool; call tools/list.`);
+  const parsed = toolArgs[name].safeParse(args ?? {});
+  if (!parsed.success) throw new TandemError('invalid_argument', describeIssue(parsed.error));
+  return { name, args: parsed.data };
+}
+
+export async function runTool(service: AgentService, connection: AgentConnection, name: string, rawArgs: unknown, signal?: AbortSignal): Promise<CallToolResult> {
+  try {
+    const call = parseToolArgs(name, rawArgs);
+    const args = call.args as never;
+    switch (call.name) {
+      case 'terminal_list':
+        return toolResult(service.list(connection));
+      case 'terminal_open':
+        return toolResult(await service.open(connection, args, signal));
+      case 'terminal_send':
+        return toolResult(await service.send(connection, args, signal));
+      case 'terminal_wait':
+        return toolResult(await service.wait(connection, args, signal));
+      case 'terminal_read':
+        return toolResult(await service.read(connection, args));
+      case 'terminal_signal':
+        return toolResult(await service.signal(connection, args, signal));
+      case 'terminal_handoff':
+        return toolResult(await service.handoff(connection, args, signal));
+      case 'terminal_close':
+        return toolResult(await service.close(connection, args));
+    }
+  } catch (error) {
+    return toolError(error);
+  }
+}
+
+/** The low-level MCP server of one connection: tools/list and tools/call, validated by us. */
+export function createMcpServer(handler: (name: string, args: unknown, signal: AbortSignal, requestId: string | number) => Promise<CallToolResult>): Server {
+  const server = new Server(serverInfo, { capabilities: { tools: {} }, instructions });
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: toolList() }));
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => handler(request.params.name, request.params.arguments, extra.signal, extra.requestId));
+  return server;
+}

@@ -1,0 +1,562 @@
+import { randomBytes } from 'node:crypto';
+import { TandemError } from '../../shared/errors.js';
+import type { ApprovalInfo, HandoffInfo, SendResult, TerminalInfo } from '../../shared/types.js';
+import type { TerminalHost } from '../host/host.js';
+import type { ManagedTerminal } from '../host/managed-terminal.js';
+import { which } from '../shells/resolve.js';
+import { type Clock, systemClock } from '../terminal/clock.js';
+import { OpQueue } from './op-queue.js';
+import { judge } from './policy.js';
+import { PendingRequests } from './requests.js';
+import type { AgentIdentity, TokenStore } from './tokens.js';
+import type { ToolArgs } from './tool-defs.js';
+
+/** One live MCP connection (a bridge process or an HTTP session) of an agent. */
+export interface AgentConnection {
+  readonly id: string;
+  readonly identity: AgentIdentity;
+  /** The agent's project directory: the default cwd of terminal_open. */
+  readonly cwd: string | null;
+  /** The Tandem terminal the agent itself runs in: never written by it. */
+  readonly ownTerminalId: string | null;
+}
+
+export interface ApprovalRequestInfo {
+  agent: string;
+  terminalId: string;
+  title: string;
+  command: string;
+}
+
+export type ApprovalDecision = { state: 'approved' } | { state: 'edited'; command: string } | { state: 'rejected'; reason: string };
+
+export interface HandoffRequestInfo {
+  agent: string;
+  terminalId: string;
+  title: string;
+  message: string;
+}
+
+export interface AgentServiceOptions {
+  clock?: Clock;
+  unattendedGraceMs?: number;
+  sweepIntervalMs?: number;
+  home?: string;
+}
+
+interface TerminalState {
+  queue: OpQueue;
+  /** Control changes (takeover, hand-back) end what an agent waits for. */
+  controlEpoch: number;
+  /** Output offset when the person took control: the hand-back summary starts there. */
+  leaseOffset: number | null;
+  handoff: { requestId: string; state: HandoffInfo['state'] } | null;
+  waiters: Set<() => void>;
+}
+
+function emptyResult(cursor: string, control: 'agent' | 'user'): SendResult {
+  return {
+    status: 'running',
+    evidence: 'bound',
+    command: null,
+    exitCode: null,
+    cwd: null,
+    output: '',
+    truncated: null,
+    cursor,
+    control,
+    handoff: null,
+    approval: null,
+    durationMs: 0,
+  };
+}
+
+/**
+ * The agent side of the host: who may see and drive which terminal, approvals, the write
+ * queue, takeover and hand-back. Transports (MCP over HTTP, the stdio bridge) call `callTool`.
+ */
+export class AgentService {
+  readonly approvals = new PendingRequests<ApprovalRequestInfo, ApprovalDecision>('approval');
+  readonly handoffs = new PendingRequests<HandoffRequestInfo, 'accept' | 'decline'>('handoff');
+  private readonly connections = new Map<string, AgentConnection>();
+  private readonly owners = new Map<string, string>();
+  private readonly states = new Map<string, TerminalState>();
+  private readonly goneAt = new Map<string, number>();
+  private readonly clock: Clock;
+  private readonly graceMs: number;
+  private readonly sweepTimer: ReturnType<typeof setInterval>;
+  private readonly home: string;
+  private readonly connectionListeners = new Set<() => void>();
+
+  constructor(
+    private readonly host: TerminalHost,
+    readonly tokens: TokenStore,
+    opts: AgentServiceOptions = {},
+  ) {
+    this.clock = opts.clock ?? systemClock;
+    this.graceMs = opts.unattendedGraceMs ?? host.limits.unattendedGraceMs;
+    this.home = opts.home ?? host.homeDir;
+    this.sweepTimer = setInterval(() => void this.sweepUnattended(), opts.sweepIntervalMs ?? 60_000);
+    this.sweepTimer.unref();
+    tokens.onRevoked(({ tokenHash }) => {
+      for (const connection of [...this.connections.values()]) if (connection.identity.tokenHash === tokenHash) this.disconnect(connection.id);
+    });
+  }
+
+  // ---- connections ---------------------------------------------------------------------------
+
+  connect(identity: AgentIdentity, meta: { cwd?: string | null; ownTerminalId?: string | null } = {}): AgentConnection {
+    const connection: AgentConnection = {
+      id: randomBytes(9).toString('base64url'),
+      identity,
+      cwd: meta.cwd ?? null,
+      ownTerminalId: meta.ownTerminalId ?? null,
+    };
+    this.connections.set(connection.id, connection);
+    this.goneAt.delete(identity.tokenHash);
+    this.refreshConnected();
+    return connection;
+  }
+
+  /** A session that went quiet is back (its stream reopened or it made a request). */
+  reconnect(connection: AgentConnection): void {
+    if (this.connections.has(connection.id)) return;
+    this.connections.set(connection.id, connection);
+    this.goneAt.delete(connection.identity.tokenHash);
+    this.refreshConnected();
+  }
+
+  disconnect(connectionId: string): void {
+    const connection = this.connections.get(connectionId);
+    if (!connection) return;
+    this.connections.delete(connectionId);
+    if (!this.isConnected(connection.identity.tokenHash)) this.goneAt.set(connection.identity.tokenHash, this.clock.now());
+    this.refreshConnected();
+  }
+
+  isLive(connectionId: string): boolean {
+    return this.connections.has(connectionId);
+  }
+
+  onConnectionsChange(listener: () => void): () => void {
+    this.connectionListeners.add(listener);
+    return () => this.connectionListeners.delete(listener);
+  }
+
+  /** Live connections by agent name, for the UI's agents panel. */
+  connectedAgents(): Array<{ name: string; connections: number }> {
+    const counts = new Map<string, number>();
+    for (const connection of this.connections.values()) counts.set(connection.identity.name, (counts.get(connection.identity.name) ?? 0) + 1);
+    return [...counts.entries()].map(([name, connections]) => ({ name, connections }));
+  }
+
+  private isConnected(tokenHash: string): boolean {
+    for (const connection of this.connections.values()) if (connection.identity.tokenHash === tokenHash) return true;
+    return false;
+  }
+
+  private refreshConnected(): void {
+    for (const [terminalId, tokenHash] of this.owners) {
+      if (!this.host.has(terminalId)) continue;
+      const terminal = this.host.get(terminalId);
+      const connected = this.isConnected(tokenHash);
+      if (terminal.meta.agentConnected !== connected) {
+        terminal.meta.agentConnected = connected;
+        this.host.touch();
+      }
+    }
+    for (const listener of this.connectionListeners) listener();
+  }
+
+  /** Closes terminals of agents gone longer than the grace, unless the person holds them or a command runs. */
+  async sweepUnattended(): Promise<void> {
+    const now = this.clock.now();
+    for (const [terminalId, tokenHash] of [...this.owners]) {
+      const gone = this.goneAt.get(tokenHash);
+      if (gone === undefined || now - gone < this.graceMs || !this.host.has(terminalId)) continue;
+      const terminal = this.host.get(terminalId);
+      const status = terminal.session.status;
+      if (terminal.meta.control === 'user' || status === 'running' || status === 'waiting_input') continue;
+      await this.host.close(terminalId).catch(() => undefined);
+      if (!this.host.has(terminalId)) this.forget(terminalId);
+    }
+  }
+
+  private forget(terminalId: string): void {
+    this.owners.delete(terminalId);
+    this.states.delete(terminalId);
+  }
+
+  // ---- access ----------------------------------------------------------------------------
+
+  private state(terminal: ManagedTerminal): TerminalState {
+    let state = this.states.get(terminal.id);
+    if (!state) {
+      state = { queue: new OpQueue(this.host.limits.maxQueuedOperations), controlEpoch: 0, leaseOffset: null, handoff: null, waiters: new Set() };
+      this.states.set(terminal.id, state);
+      const current = state;
+      terminal.onControl((control) => {
+        current.controlEpoch += 1;
+        current.leaseOffset = control === 'user' ? terminal.session.streamOffset : current.leaseOffset;
+        if (control === 'user' && current.handoff?.state === 'pending') current.handoff.state = 'accepted';
+        for (const wake of [...current.waiters]) wake();
+      });
+    }
+    return state;
+  }
+
+  private visible(connection: AgentConnection, terminal: ManagedTerminal): 'own' | 'handed' | 'shared' | null {
+    if (this.owners.get(terminal.id) === connection.identity.tokenHash) return 'own';
+    if (terminal.meta.origin === 'user' && terminal.meta.handedTo === connection.identity.name) return 'handed';
+    if (terminal.meta.origin === 'user' && terminal.meta.shared) return 'shared';
+    return null;
+  }
+
+  private terminalFor(connection: AgentConnection, id: string, need: 'read' | 'write'): ManagedTerminal {
+    if (connection.ownTerminalId && id === connection.ownTerminalId) {
+      throw new TandemError('forbidden', 'This is the terminal you are running in; open another terminal for commands.');
+    }
+    if (!this.host.has(id)) throw new TandemError('not_found', `No terminal with id "${id}"; call terminal_list to see yours.`);
+    const terminal = this.host.get(id);
+    const access = this.visible(connection, terminal);
+    if (!access) throw new TandemError('forbidden', 'That terminal belongs to someone else; you can use only your own, shared and handed-over terminals.');
+    if (need === 'write' && access === 'shared') throw new TandemError('forbidden', 'The person shared this terminal for reading only; ask them to hand it to you.');
+    return terminal;
+  }
+
+  private info(terminal: ManagedTerminal): TerminalInfo {
+    const { handedTo: _handedTo, ...view } = terminal.view();
+    return view;
+  }
+
+  // ---- tools --------------------------------------------------------------------------------
+
+  list(connection: AgentConnection): { terminals: TerminalInfo[] } {
+    const terminals: TerminalInfo[] = [];
+    for (const view of this.host.list()) {
+      if (view.id === connection.ownTerminalId) continue;
+      if (this.visible(connection, this.host.get(view.id))) terminals.push(this.info(this.host.get(view.id)));
+    }
+    return { terminals };
+  }
+
+  async open(connection: AgentConnection, args: ToolArgs<'terminal_open'>, signal?: AbortSignal): Promise<TerminalInfo & { banner: string }> {
+    const mine = [...this.owners.entries()].filter(([id, owner]) => owner === connection.identity.tokenHash && this.host.has(id));
+    const running = (ids: string[]) => ids.filter((id) => this.host.get(id).session.status !== 'exited').length;
+    if (running(mine.map(([id]) => id)) >= this.host.limits.maxRunningAgentTerminalsPerAgent) {
+      throw new TandemError('capacity', `You already run ${this.host.limits.maxRunningAgentTerminalsPerAgent} terminals; close one with terminal_close first.`);
+    }
+    if (running([...this.owners.keys()].filter((id) => this.host.has(id))) >= this.host.limits.maxRunningAgentTerminals) {
+      throw new TandemError('capacity', `Agents already run ${this.host.limits.maxRunningAgentTerminals} terminals on this machine; close one first.`);
+    }
+    const terminal = await this.host.createManaged({
+      origin: 'agent',
+      agent: connection.identity.name,
+      title: args.title,
+      shell: args.shell ?? (which('bash') ? 'bash' : undefined),
+      cwd: args.cwd ?? connection.cwd ?? this.home,
+      env: args.env,
+      cols: args.cols,
+      rows: args.rows,
+      signal,
+    });
+    this.owners.set(terminal.id, connection.identity.tokenHash);
+    terminal.meta.agentConnected = this.isConnected(connection.identity.tokenHash);
+    return { ...this.info(terminal), banner: terminal.session.banner };
+  }
+
+  async send(connection: AgentConnection, args: ToolArgs<'terminal_send'>, signal?: AbortSignal): Promise<SendResult> {
+    const startedAt = this.clock.now();
+    const terminal = this.terminalFor(connection, args.id, 'write');
+    const state = this.state(terminal);
+    if (terminal.meta.control === 'user') {
+      throw new TandemError('user_control', 'The person has control of this terminal; wait for them to hand it back (terminal_wait).');
+    }
+    if (terminal.session.status === 'exited') throw new TandemError('exited', 'The shell of this terminal has exited; open a new terminal.');
+    if (args.text === undefined && !args.keys?.length) throw new TandemError('invalid_argument', 'text or keys is required.');
+    const owner = connection.identity.tokenHash;
+    if (state.queue.holds(owner)) throw new TandemError('busy', 'You already have a write queued or running on this terminal; wait for its result first.');
+    const waitMs = args.waitMs ?? this.host.limits.defaultWaitMs;
+    const deadline = startedAt + waitMs;
+
+    let text = args.text;
+    let approval: ApprovalInfo | null = null;
+    const line = [text ?? '', ...(args.keys ?? [])].join(' ').trim();
+    const verdict = line ? judge(line, connection.identity.settings) : 'run';
+    if (verdict === 'deny') throw new TandemError('rejected', `"${line.slice(0, 80)}" matches the deny list and was not sent.`);
+
+    // The slot is held from here: while asking, while queued, while running.
+    const bound = new AbortController();
+    const onCallerAbort = () => bound.abort(signal?.reason);
+    signal?.addEventListener('abort', onCallerAbort, { once: true });
+    try {
+      if (verdict === 'ask') {
+        const request = this.approvals.open({ agent: connection.identity.name, terminalId: terminal.id, title: terminal.meta.title, command: line });
+        const decision = await this.raceDeadline(request.decision, deadline, bound.signal);
+        if (decision === 'timeout') {
+          // Still pending: it stays for the person, and runs if approved later.
+          void this.runWhenApproved(connection, terminal, request.decision, args);
+          return { ...emptyResult(terminal.session.cursor, terminal.meta.control), status: 'awaiting_approval', evidence: 'bound', approval: { state: 'pending', reason: null }, durationMs: Math.round(this.clock.now() - startedAt) };
+        }
+        if (decision === 'aborted') {
+          this.approvals.withdraw(request.id);
+          throw bound.signal.reason ?? new Error('aborted');
+        }
+        if (decision.state === 'rejected') throw new TandemError('rejected', decision.reason || 'The person rejected this command.');
+        approval = { state: decision.state, reason: null };
+        if (decision.state === 'edited') text = decision.command;
+      }
+      return await this.runTurn(connection, terminal, { ...args, text }, deadline, bound.signal, approval, startedAt);
+    } finally {
+      signal?.removeEventListener('abort', onCallerAbort);
+    }
+  }
+
+  private async runWhenApproved(connection: AgentConnection, terminal: ManagedTerminal, decision: Promise<ApprovalDecision>, args: ToolArgs<'terminal_send'>): Promise<void> {
+    const owner = connection.identity.tokenHash;
+    const state = this.state(terminal);
+    // Hold the agent's slot until the person decides.
+    const turn = await state.queue.enqueue(owner);
+    try {
+      const answer = await decision;
+      if (answer.state === 'rejected' || !this.host.has(terminal.id) || terminal.meta.control === 'user') return;
+      const text = answer.state === 'edited' ? answer.command : args.text;
+      await terminal.session.send({ text, keys: args.keys, submit: args.submit, input: args.input, waitMs: 0 }).catch(() => undefined);
+    } finally {
+      turn.release();
+    }
+  }
+
+  private raceDeadline<T>(promise: Promise<T>, deadline: number, signal: AbortSignal): Promise<T | 'timeout' | 'aborted'> {
+    return new Promise((resolve) => {
+      const timer = this.clock.setTimeout(() => resolve('timeout'), Math.max(0, deadline - this.clock.now()));
+      const onAbort = () => resolve('aborted');
+      signal.addEventListener('abort', onAbort, { once: true });
+      void promise.then((value) => {
+        this.clock.clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      });
+    });
+  }
+
+  private async runTurn(
+    connection: AgentConnection,
+    terminal: ManagedTerminal,
+    args: ToolArgs<'terminal_send'>,
+    deadline: number,
+    signal: AbortSignal,
+    approval: ApprovalInfo | null,
+    startedAt: number,
+  ): Promise<SendResult> {
+    const state = this.state(terminal);
+    const queued = new AbortController();
+    const timer = this.clock.setTimeout(() => queued.abort(new TandemError('busy', 'The terminal stayed busy with earlier operations for the whole wait; nothing was sent.')), Math.max(0, deadline - this.clock.now()));
+    const onAbort = () => queued.abort(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    let turn;
+    try {
+      turn = await state.queue.enqueue(connection.identity.tokenHash, queued.signal);
+    } finally {
+      this.clock.clearTimeout(timer);
+      signal.removeEventListener('abort', onAbort);
+    }
+    try {
+      if (terminal.meta.control === 'user') throw new TandemError('user_control', 'The person took control of this terminal; wait for them to hand it back (terminal_wait).');
+      const handoff = this.handoffSignal(terminal);
+      try {
+        const result = await terminal.session.send({
+          text: args.text,
+          keys: args.keys,
+          submit: args.submit,
+          input: args.input,
+          waitMs: Math.max(0, deadline - this.clock.now()),
+          maxOutputBytes: args.maxOutputBytes,
+          signal,
+          handoff: handoff.signal,
+        });
+        return this.decorate(terminal, result, approval, startedAt);
+      } finally {
+        handoff.dispose();
+      }
+    } finally {
+      turn.release();
+    }
+  }
+
+  /** An AbortSignal that fires when the person takes control of the terminal. */
+  private handoffSignal(terminal: ManagedTerminal): { signal: AbortSignal; dispose: () => void } {
+    const controller = new AbortController();
+    const off = terminal.onControl((control) => {
+      if (control === 'user') controller.abort();
+    });
+    return { signal: controller.signal, dispose: off };
+  }
+
+  private decorate(terminal: ManagedTerminal, result: SendResult, approval: ApprovalInfo | null, startedAt: number): SendResult {
+    const state = this.states.get(terminal.id);
+    // A takeover the agent did not ask for reads as an accepted handoff without a summary yet.
+    const handoff: HandoffInfo | null = result.status === 'human_handoff' ? { state: state?.handoff?.state ?? 'accepted', summary: '' } : null;
+    return { ...result, control: terminal.meta.control, handoff, approval, durationMs: Math.round(this.clock.now() - startedAt) };
+  }
+
+  async wait(connection: AgentConnection, args: ToolArgs<'terminal_wait'>, signal?: AbortSignal): Promise<SendResult> {
+    const startedAt = this.clock.now();
+    const terminal = this.terminalFor(connection, args.id, 'read');
+    const waitMs = args.waitMs ?? this.host.limits.defaultWaitMs;
+    if (terminal.meta.control === 'user' && this.visible(connection, terminal) !== 'shared') {
+      return this.waitForHandBack(terminal, waitMs, startedAt, signal);
+    }
+    const handoff = this.handoffSignal(terminal);
+    try {
+      const result = await terminal.session.wait({ since: args.since, waitMs, maxOutputBytes: args.maxOutputBytes, signal, handoff: handoff.signal });
+      return this.decorate(terminal, result, null, startedAt);
+    } finally {
+      handoff.dispose();
+    }
+  }
+
+  /** While the person holds control, waits settle only on hand-back, decline, exit or the bound. */
+  private async waitForHandBack(terminal: ManagedTerminal, waitMs: number, startedAt: number, signal?: AbortSignal): Promise<SendResult> {
+    const state = this.state(terminal);
+    const outcome = await new Promise<'returned' | 'declined' | 'exited' | 'bound' | 'aborted'>((resolve) => {
+      const timer = this.clock.setTimeout(() => finish('bound'), waitMs);
+      const offState = terminal.session.onStateChange(() => {
+        if (terminal.session.status === 'exited') finish('exited');
+      });
+      const wake = () => {
+        if (terminal.meta.control === 'agent') finish(state.handoff?.state === 'declined' ? 'declined' : 'returned');
+      };
+      const onAbort = () => finish('aborted');
+      signal?.addEventListener('abort', onAbort, { once: true });
+      state.waiters.add(wake);
+      const finish = (value: 'returned' | 'declined' | 'exited' | 'bound' | 'aborted') => {
+        this.clock.clearTimeout(timer);
+        offState();
+        state.waiters.delete(wake);
+        signal?.removeEventListener('abort', onAbort);
+        resolve(value);
+      };
+      if (terminal.session.status === 'exited') finish('exited');
+    });
+    if (outcome === 'aborted') throw signal?.reason ?? new Error('aborted');
+    const base = emptyResult(terminal.session.cursor, terminal.meta.control);
+    if (outcome === 'exited') return { ...base, status: 'exited', evidence: 'exit', exitCode: terminal.session.exitCode, durationMs: Math.round(this.clock.now() - startedAt) };
+    if (outcome === 'bound') {
+      return { ...base, status: 'human_handoff', evidence: 'handoff', handoff: { state: state.handoff?.state ?? 'accepted', summary: '' }, durationMs: Math.round(this.clock.now() - startedAt) };
+    }
+    return this.describeAfterHandBack(terminal, startedAt);
+  }
+
+  /** The terminal as it is at hand-back, with a summary of what the person ran. */
+  private async describeAfterHandBack(terminal: ManagedTerminal, startedAt: number): Promise<SendResult> {
+    const state = this.state(terminal);
+    const since = state.leaseOffset ?? terminal.session.streamOffset;
+    const commands = terminal.session.commandsSince(since);
+    const summary =
+      commands.length === 0
+        ? 'The person ran no commands.'
+        : commands.map((record) => `${record.command ?? '(command)'} → exit ${record.exitCode ?? '?'}`).join('\n');
+    const status = terminal.session.status;
+    let evidence: SendResult['evidence'] = 'handoff';
+    let resultStatus: SendResult['status'] = status === 'idle' ? 'done' : status === 'exited' ? 'exited' : 'running';
+    if (status === 'running' || status === 'waiting_input') {
+      const waiting = await terminal.session.probeNow();
+      if (waiting) resultStatus = 'waiting_input';
+    }
+    if (resultStatus === 'exited') evidence = 'exit';
+    const last = commands.at(-1);
+    const handoffState: HandoffInfo['state'] = state.handoff?.state === 'declined' ? 'declined' : 'returned';
+    state.handoff = null;
+    state.leaseOffset = null;
+    return {
+      ...emptyResult(terminal.session.cursor, terminal.meta.control),
+      status: resultStatus,
+      evidence,
+      command: last?.command ?? null,
+      exitCode: resultStatus === 'done' ? (last?.exitCode ?? terminal.session.lastCommandExitCode) : null,
+      cwd: terminal.session.cwd,
+      handoff: { state: handoffState, summary },
+      durationMs: Math.round(this.clock.now() - startedAt),
+    };
+  }
+
+  read(connection: AgentConnection, args: ToolArgs<'terminal_read'>) {
+    const terminal = this.terminalFor(connection, args.id, 'read');
+    return terminal.session.read({ since: args.since, offset: args.offset, count: args.count, maxBytes: args.maxBytes });
+  }
+
+  async signal(connection: AgentConnection, args: ToolArgs<'terminal_signal'>, signal?: AbortSignal): Promise<SendResult> {
+    const startedAt = this.clock.now();
+    const terminal = this.terminalFor(connection, args.id, 'write');
+    if (terminal.meta.control === 'user') throw new TandemError('user_control', 'The person has control of this terminal; wait for them to hand it back.');
+    const cursor = terminal.session.cursor;
+    const status = terminal.session.status;
+    await terminal.session.signal(args.signal);
+    if (status !== 'running' && status !== 'waiting_input') {
+      return { ...emptyResult(terminal.session.cursor, terminal.meta.control), status: status === 'exited' ? 'exited' : 'done', evidence: status === 'exited' ? 'exit' : 'marker', cwd: terminal.session.cwd };
+    }
+    const result = await terminal.session.wait({ since: cursor, waitMs: 5000, signal });
+    return this.decorate(terminal, result, null, startedAt);
+  }
+
+  async handoff(connection: AgentConnection, args: ToolArgs<'terminal_handoff'>, signal?: AbortSignal): Promise<SendResult> {
+    const startedAt = this.clock.now();
+    const terminal = this.terminalFor(connection, args.id, 'write');
+    const state = this.state(terminal);
+    const request = this.handoffs.open({ agent: connection.identity.name, terminalId: terminal.id, title: terminal.meta.title, message: args.message });
+    state.handoff = { requestId: request.id, state: 'pending' };
+    void request.decision.then((decision) => {
+      if (state.handoff?.requestId !== request.id) return;
+      if (decision === 'accept') this.host.takeControl(terminal.id);
+      else {
+        state.handoff.state = 'declined';
+        for (const wake of [...state.waiters]) wake();
+      }
+    });
+    const waitMs = args.waitMs ?? this.host.limits.defaultWaitMs;
+    const deadline = startedAt + waitMs;
+    // Phase 1: until the person answers.
+    const answered = await new Promise<'answered' | 'bound' | 'aborted'>((resolve) => {
+      const timer = this.clock.setTimeout(() => finish('bound'), waitMs);
+      const wake = () => {
+        if (state.handoff?.state !== 'pending') finish('answered');
+      };
+      const onAbort = () => finish('aborted');
+      signal?.addEventListener('abort', onAbort, { once: true });
+      state.waiters.add(wake);
+      const finish = (value: 'answered' | 'bound' | 'aborted') => {
+        this.clock.clearTimeout(timer);
+        state.waiters.delete(wake);
+        signal?.removeEventListener('abort', onAbort);
+        resolve(value);
+      };
+      if (terminal.meta.control === 'user') finish('answered');
+    });
+    if (answered === 'aborted') {
+      this.handoffs.withdraw(request.id);
+      state.handoff = null;
+      throw signal?.reason ?? new Error('aborted');
+    }
+    const base = { ...emptyResult(terminal.session.cursor, terminal.meta.control), cwd: terminal.session.cwd };
+    if (answered === 'bound') return { ...base, status: 'running', evidence: 'bound', handoff: { state: 'pending', summary: '' }, durationMs: Math.round(this.clock.now() - startedAt) };
+    if (state.handoff?.state === 'declined') {
+      state.handoff = null;
+      return { ...base, status: terminal.session.status === 'idle' ? 'done' : 'running', evidence: 'handoff', handoff: { state: 'declined', summary: '' }, durationMs: Math.round(this.clock.now() - startedAt) };
+    }
+    // Phase 2: accepted; until the person hands back.
+    return this.waitForHandBack(terminal, Math.max(0, deadline - this.clock.now()), startedAt, signal);
+  }
+
+  async close(connection: AgentConnection, args: ToolArgs<'terminal_close'>): Promise<{ closed: boolean; orphans: Array<{ pid: number; comm: string }> }> {
+    const terminal = this.terminalFor(connection, args.id, 'write');
+    if (this.visible(connection, terminal) !== 'own') throw new TandemError('forbidden', "Only the person closes their own terminals; hand it back instead.");
+    const result = await this.host.close(terminal.id);
+    if (result.closed) this.forget(terminal.id);
+    return result;
+  }
+
+  dispose(): void {
+    clearInterval(this.sweepTimer);
+  }
+}

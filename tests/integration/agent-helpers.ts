@@ -1,0 +1,85 @@
+import { createServer, type Server as HttpServer } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { AgentLayer } from '../../src/main/agent/layer.js';
+import { TerminalHost } from '../../src/main/host/host.js';
+import { InstanceLock } from '../../src/main/host/instance.js';
+
+export interface AgentFixture {
+  host: TerminalHost;
+  layer: AgentLayer;
+  url: string;
+  home: string;
+  stateDir: string;
+  /** An MCP client over HTTP with a bearer token (the official SDK). */
+  client(token: string, headers?: Record<string, string>): Promise<Client>;
+  call(client: Client, name: string, args?: Record<string, unknown>): Promise<Record<string, unknown>>;
+  close(): Promise<void>;
+}
+
+/** A real host with the agent layer's real /mcp and /pair handlers on a loopback HTTP server. */
+export async function startAgentFixture(opts: { trustLocalAgents?: boolean; unattendedGraceMs?: number; tandemHome?: string } = {}): Promise<AgentFixture> {
+  const root = mkdtempSync(join(tmpdir(), 'tandem-agent-'));
+  const home = join(root, 'home');
+  const stateDir = join(root, 'state');
+  const { mkdirSync } = await import('node:fs');
+  mkdirSync(home, { recursive: true });
+  const host = new TerminalHost({ home, env: { ...process.env, HOME: home, ZDOTDIR: undefined }, agentStartupFiles: 'clean' });
+  const layer = new AgentLayer(host, { stateDir, trustLocalAgents: opts.trustLocalAgents, unattendedGraceMs: opts.unattendedGraceMs });
+  const routes = layer.routes();
+  const server: HttpServer = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    const route = path === '/mcp' ? routes['/mcp'] : path.startsWith('/pair') ? routes['/pair'] : undefined;
+    if (!route) {
+      res.writeHead(404).end();
+      return;
+    }
+    route(req, res, path).catch((error: unknown) => {
+      if (!res.headersSent) res.writeHead(500);
+      res.end(String(error));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  const url = `http://127.0.0.1:${port}`;
+  const clients: Client[] = [];
+  // With a TANDEM_HOME, publish instance.json there as the app does, so bridges find us.
+  const lock = opts.tandemHome ? new InstanceLock({ ...process.env, TANDEM_HOME: opts.tandemHome }) : null;
+  lock?.acquire();
+  lock?.publish({ pid: process.pid, version: host.version, mcpUrl: `${url}/mcp`, pairUrl: `${url}/pair` });
+  return {
+    host,
+    layer,
+    url,
+    home,
+    stateDir,
+    async client(token, headers = {}) {
+      const client = new Client({ name: 'test-agent', version: '1.0.0' });
+      const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}`, ...headers } } });
+      await client.connect(transport);
+      clients.push(client);
+      return client;
+    },
+    async call(client, name, args = {}) {
+      const result = await client.callTool({ name, arguments: args }, undefined, { timeout: 70_000 });
+      const structured = result.structuredContent as Record<string, unknown>;
+      const text = (result.content as Array<{ type: string; text: string }>)[0]!.text;
+      // Clients that show the model only `content` lose nothing.
+      if (JSON.stringify(structured) !== text) throw new Error('content text differs from structuredContent');
+      return result.isError ? { isError: true, ...structured } : structured;
+    },
+    async close() {
+      lock?.release();
+      await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
+      await layer.close();
+      await host.shutdown();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeAllConnections?.();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}

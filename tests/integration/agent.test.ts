@@ -1,0 +1,254 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startAgentFixture, type AgentFixture } from './agent-helpers.js';
+
+let f: AgentFixture;
+let token: string;
+beforeAll(async () => {
+  f = await startAgentFixture();
+  token = f.layer.pairAgent({ name: 'alpha' }).token;
+  f.layer.setAgentPolicy({ name: 'alpha', policy: 'always' });
+});
+afterAll(async () => {
+  await f.close();
+});
+// Agents may run 8 terminals on a host: each test starts from none.
+afterEach(async () => {
+  await Promise.all(f.host.list().map((t) => f.host.close(t.id)));
+});
+
+describe('MCP over HTTP', () => {
+  it('lists the contract tools', async () => {
+    const client = await f.client(token);
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual(
+      ['terminal_close', 'terminal_handoff', 'terminal_list', 'terminal_open', 'terminal_read', 'terminal_send', 'terminal_signal', 'terminal_wait'],
+    );
+  });
+
+  it('opens a terminal, runs commands, and closes it', async () => {
+    const client = await f.client(token);
+    const opened = await f.call(client, 'terminal_open', { title: 'build' });
+    expect(opened).toMatchObject({ origin: 'agent', agent: 'alpha', control: 'agent', integration: true, status: 'idle', cwd: f.home });
+    const id = opened.id as string;
+    expect(await f.call(client, 'terminal_send', { id, text: 'echo hi' })).toMatchObject({ status: 'done', evidence: 'marker', exitCode: 0, output: 'hi', control: 'agent' });
+    expect(await f.call(client, 'terminal_send', { id, text: 'false' })).toMatchObject({ status: 'done', exitCode: 1 });
+    const list = await f.call(client, 'terminal_list');
+    expect((list.terminals as Array<{ id: string }>).map((t) => t.id)).toContain(id);
+    expect(await f.call(client, 'terminal_close', { id })).toEqual({ closed: true, orphans: [] });
+  });
+
+  it('answers malformed calls with invalid_argument naming the field', async () => {
+    const client = await f.client(token);
+    const r = await f.call(client, 'terminal_send', { id: 42 });
+    expect(r).toMatchObject({ isError: true, error: { code: 'invalid_argument' } });
+    expect((r.error as { message: string }).message).toMatch(/^id:/);
+    expect(await f.call(client, 'terminal_list')).toHaveProperty('terminals');
+  });
+
+  it('refuses a wrong token', async () => {
+    await expect(f.client('tdm_wrong')).rejects.toThrow(/401|not valid/);
+  });
+});
+
+describe('send semantics', () => {
+  it('answers a multi-round input() twice and quits less with keys', async () => {
+    const client = await f.client(token);
+    const { id } = (await f.call(client, 'terminal_open', { title: 'py' })) as { id: string };
+    const q = await f.call(client, 'terminal_send', { id, text: `python3 -c 'for i in range(2): print("got", input(f"q{i}? "))'` });
+    expect(q).toMatchObject({ status: 'waiting_input', evidence: 'read', output: 'q0?' });
+    expect(await f.call(client, 'terminal_send', { id, text: 'one' })).toMatchObject({ status: 'waiting_input', output: 'got one\nq1?' });
+    expect(await f.call(client, 'terminal_send', { id, text: 'two' })).toMatchObject({ status: 'done', exitCode: 0, output: 'got two' });
+    const less = await f.call(client, 'terminal_send', { id, text: 'seq 1 500 | less' });
+    expect(less).toMatchObject({ status: 'waiting_input' });
+    expect(await f.call(client, 'terminal_send', { id, keys: ['q'] })).toMatchObject({ status: 'done', exitCode: 0 });
+  });
+
+  it('reports busy for a second command while one runs, then input: true types into it', async () => {
+    const client = await f.client(token);
+    const { id } = (await f.call(client, 'terminal_open', { title: 'busy' })) as { id: string };
+    const r = await f.call(client, 'terminal_send', { id, text: 'sleep 1; read -t 5 x; echo "x=$x"', waitMs: 200 });
+    expect(r.status).toBe('running');
+    expect(await f.call(client, 'terminal_send', { id, text: 'echo no' })).toMatchObject({ isError: true, error: { code: 'busy' } });
+    const done = await f.call(client, 'terminal_wait', { id, since: r.cursor, waitMs: 5000 });
+    // `read -t` waits in select with a timeout: poll evidence.
+    expect(done).toMatchObject({ status: 'waiting_input', evidence: 'poll' });
+    expect(await f.call(client, 'terminal_send', { id, text: 'typed' })).toMatchObject({ status: 'done', output: 'x=typed' });
+  });
+
+  it('refuses oversize input and unknown ids with contract codes', async () => {
+    const client = await f.client(token);
+    const { id } = (await f.call(client, 'terminal_open', { title: 'limits' })) as { id: string };
+    expect(await f.call(client, 'terminal_send', { id, text: `echo ${'x'.repeat(70_000)}` })).toMatchObject({ isError: true, error: { code: 'input_too_large' } });
+    expect(await f.call(client, 'terminal_send', { id: 'nope', text: 'ls' })).toMatchObject({ isError: true, error: { code: 'not_found' } });
+    expect(await f.call(client, 'terminal_open', { title: 'x', shell: 'no-such-shell' })).toMatchObject({ isError: true, error: { code: 'shell_not_found' } });
+    expect(await f.call(client, 'terminal_open', { title: 'x', shell: 'cat' })).toMatchObject({ isError: true, error: { code: 'shell_unsupported' } });
+    expect(await f.call(client, 'terminal_signal', { id, signal: 'SIGKILL' })).toMatchObject({ isError: true, error: { code: 'forbidden' } });
+    await f.call(client, 'terminal_send', { id, text: 'exit 4' });
+    expect(await f.call(client, 'terminal_send', { id, text: 'ls' })).toMatchObject({ isError: true, error: { code: 'exited' } });
+  });
+
+  it('interrupts a long command with terminal_signal', async () => {
+    const client = await f.client(token);
+    const { id } = (await f.call(client, 'terminal_open', { title: 'sig' })) as { id: string };
+    expect((await f.call(client, 'terminal_send', { id, text: 'sleep 100', waitMs: 200 })).status).toBe('running');
+    expect(await f.call(client, 'terminal_signal', { id, signal: 'SIGINT' })).toMatchObject({ status: 'done', exitCode: 130 });
+  });
+
+  it('reads the screen', async () => {
+    const client = await f.client(token);
+    const { id } = (await f.call(client, 'terminal_open', { title: 'read' })) as { id: string };
+    await f.call(client, 'terminal_send', { id, text: 'printf "alpha\\nbeta\\n"' });
+    const read = await f.call(client, 'terminal_read', { id });
+    expect(read.text).toContain('alpha\nbeta');
+    expect(read).toMatchObject({ status: 'idle', screen: { altScreen: false } });
+  });
+});
+
+describe('isolation, sharing and capacity', () => {
+  it('keeps two agents apart', async () => {
+    const tokenB = f.layer.pairAgent({ name: 'beta' }).token;
+    f.layer.setAgentPolicy({ name: 'beta', policy: 'always' });
+    const a = await f.client(token);
+    const b = await f.client(tokenB);
+    const ta = (await f.call(a, 'terminal_open', { title: 'a1' })) as { id: string };
+    const tb = (await f.call(b, 'terminal_open', { title: 'b1' })) as { id: string };
+    const listB = (await f.call(b, 'terminal_list')).terminals as Array<{ id: string }>;
+    expect(listB.map((t) => t.id)).toContain(tb.id);
+    expect(listB.map((t) => t.id)).not.toContain(ta.id);
+    expect(await f.call(b, 'terminal_send', { id: ta.id, text: 'echo x' })).toMatchObject({ isError: true, error: { code: 'forbidden' } });
+    expect(await f.call(b, 'terminal_read', { id: ta.id })).toMatchObject({ isError: true, error: { code: 'forbidden' } });
+  });
+
+  it('honours share (read only) and hand-to-agent (control), and their revocation', async () => {
+    const a = await f.client(token);
+    const mine = await f.host.create({ title: 'person', shell: 'bash' });
+    expect(await f.call(a, 'terminal_read', { id: mine.id })).toMatchObject({ isError: true, error: { code: 'forbidden' } });
+    f.host.share(mine.id, true);
+    expect(await f.call(a, 'terminal_read', { id: mine.id })).toHaveProperty('text');
+    expect(await f.call(a, 'terminal_send', { id: mine.id, text: 'echo x' })).toMatchObject({ isError: true, error: { code: 'forbidden' } });
+    f.host.share(mine.id, false);
+    f.host.handToAgent(mine.id, 'alpha');
+    expect(await f.call(a, 'terminal_send', { id: mine.id, text: 'echo handed' })).toMatchObject({ status: 'done', output: 'handed' });
+    expect(await f.call(a, 'terminal_close', { id: mine.id })).toMatchObject({ isError: true, error: { code: 'forbidden' } });
+    f.host.handToAgent(mine.id, null);
+    expect(await f.call(a, 'terminal_send', { id: mine.id, text: 'echo x' })).toMatchObject({ isError: true, error: { code: 'forbidden' } });
+    await f.host.close(mine.id);
+  });
+
+  it('caps running terminals per agent', async () => {
+    const tokenC = f.layer.pairAgent({ name: 'gamma' }).token;
+    const c = await f.client(tokenC);
+    for (let i = 0; i < 4; i++) expect(await f.call(c, 'terminal_open', { title: `c${i}` })).toHaveProperty('id');
+    expect(await f.call(c, 'terminal_open', { title: 'c5' })).toMatchObject({ isError: true, error: { code: 'capacity' } });
+    for (const t of (await f.call(c, 'terminal_list')).terminals as Array<{ id: string }>) await f.call(c, 'terminal_close', { id: t.id });
+  });
+});
+
+describe('control and handoff', () => {
+  async function attachAsPerson(id: string) {
+    const { attachment } = await f.host.attach(id, 'person-ui', { frame: () => undefined, closed: () => undefined, writable: () => undefined });
+    return attachment.id;
+  }
+
+  it('takeover during a long command settles with human_handoff; hand back reports a summary', async () => {
+    const client = await f.client(token);
+    const { id } = (await f.call(client, 'terminal_open', { title: 'takeover' })) as { id: string };
+    const sending = f.call(client, 'terminal_send', { id, text: 'sleep 3', waitMs: 20000 });
+    await new Promise((r) => setTimeout(r, 300));
+    const view = await attachAsPerson(id);
+    await f.host.input(view, '\x03', true);
+    const settled = await sending;
+    expect(settled).toMatchObject({ status: 'human_handoff', evidence: 'handoff', control: 'user' });
+    expect(await f.call(client, 'terminal_send', { id, text: 'echo no' })).toMatchObject({ isError: true, error: { code: 'user_control' } });
+    const waiting = f.call(client, 'terminal_wait', { id, waitMs: 20000 });
+    await new Promise((r) => setTimeout(r, 200));
+    await f.host.input(view, 'echo by-person; false\r', true);
+    await new Promise((r) => setTimeout(r, 500));
+    f.host.handBack(id);
+    const back = await waiting;
+    expect(back).toMatchObject({ status: 'done', evidence: 'handoff', control: 'agent', exitCode: 1, handoff: { state: 'returned' } });
+    expect((back.handoff as { summary: string }).summary).toMatch(/echo by-person; false → exit 1/);
+    expect(await f.call(client, 'terminal_send', { id, text: 'echo mine-again' })).toMatchObject({ status: 'done', output: 'mine-again' });
+  });
+
+  it('terminal_handoff: declined, then accepted and returned', async () => {
+    const client = await f.client(token);
+    const { id } = (await f.call(client, 'terminal_open', { title: 'handoff' })) as { id: string };
+    const declined = f.call(client, 'terminal_handoff', { id, message: 'please log in', waitMs: 10000 });
+    await new Promise((r) => setTimeout(r, 200));
+    const [request] = f.layer.state().handoffs;
+    expect(request).toMatchObject({ agent: 'alpha', terminalId: id, message: 'please log in' });
+    f.layer.answerHandoff({ requestId: request!.id, accept: false });
+    expect(await declined).toMatchObject({ handoff: { state: 'declined' }, control: 'agent' });
+
+    const accepted = f.call(client, 'terminal_handoff', { id, message: 'type the password', waitMs: 10000 });
+    await new Promise((r) => setTimeout(r, 200));
+    f.layer.answerHandoff({ requestId: f.layer.state().handoffs[0]!.id, accept: true });
+    await new Promise((r) => setTimeout(r, 200));
+    expect(f.host.get(id).meta.control).toBe('user');
+    const view = await attachAsPerson(id);
+    await f.host.input(view, 'true\r', true);
+    await new Promise((r) => setTimeout(r, 300));
+    f.host.handBack(id);
+    expect(await accepted).toMatchObject({ status: 'done', evidence: 'handoff', handoff: { state: 'returned' } });
+  });
+});
+
+describe('approvals', () => {
+  it('pending → awaiting_approval, then approved, edited, rejected, and denied outright', async () => {
+    const tokenD = f.layer.pairAgent({ name: 'delta' }).token;
+    const d = await f.client(tokenD);
+    const { id } = (await f.call(d, 'terminal_open', { title: 'approvals' })) as { id: string };
+    // Allow-listed: runs without asking.
+    expect(await f.call(d, 'terminal_send', { id, text: 'pwd' })).toMatchObject({ status: 'done', approval: null });
+    // Denied: refused without asking.
+    expect(await f.call(d, 'terminal_send', { id, text: 'sudo ls' })).toMatchObject({ isError: true, error: { code: 'rejected' } });
+    expect(f.layer.state().approvals).toEqual([]);
+
+    const approve = f.call(d, 'terminal_send', { id, text: 'printf approved-run' });
+    await new Promise((r) => setTimeout(r, 100));
+    f.layer.answerApproval({ requestId: f.layer.state().approvals[0]!.id, decision: 'approve' });
+    expect(await approve).toMatchObject({ status: 'done', output: 'approved-run', approval: { state: 'approved' } });
+
+    const edit = f.call(d, 'terminal_send', { id, text: 'printf original' });
+    await new Promise((r) => setTimeout(r, 100));
+    f.layer.answerApproval({ requestId: f.layer.state().approvals[0]!.id, decision: 'edit', command: 'echo edited' });
+    expect(await edit).toMatchObject({ status: 'done', output: 'edited', command: 'echo edited', approval: { state: 'edited' } });
+
+    const reject = f.call(d, 'terminal_send', { id, text: 'touch x' });
+    await new Promise((r) => setTimeout(r, 100));
+    f.layer.answerApproval({ requestId: f.layer.state().approvals[0]!.id, decision: 'reject', reason: 'not now' });
+    expect(await reject).toMatchObject({ isError: true, error: { code: 'rejected', message: 'not now' } });
+
+    const pending = await f.call(d, 'terminal_send', { id, text: 'printf later', waitMs: 200 });
+    expect(pending).toMatchObject({ status: 'awaiting_approval', approval: { state: 'pending' } });
+    expect(await f.call(d, 'terminal_send', { id, text: 'pwd' })).toMatchObject({ isError: true, error: { code: 'busy' } });
+    f.layer.answerApproval({ requestId: f.layer.state().approvals[0]!.id, decision: 'approve' });
+    const later = await f.call(d, 'terminal_wait', { id, since: pending.cursor, waitMs: 5000 });
+    expect(later).toMatchObject({ status: 'done', output: 'later' });
+  });
+});
+
+describe('connections', () => {
+  it('re-adopts terminals after a disconnect mid-send, and revoking ends connections', async () => {
+    const tokenE = f.layer.pairAgent({ name: 'epsilon' }).token;
+    f.layer.setAgentPolicy({ name: 'epsilon', policy: 'always' });
+    const first = await f.client(tokenE);
+    const { id } = (await f.call(first, 'terminal_open', { title: 'adopt' })) as { id: string };
+    const sending = first.callTool({ name: 'terminal_send', arguments: { id, text: 'sleep 1; echo finished', waitMs: 20000 } }).catch(() => 'gone');
+    await new Promise((r) => setTimeout(r, 200));
+    await first.close();
+    await sending;
+    await new Promise((r) => setTimeout(r, 100));
+    expect(f.host.get(id).meta.agentConnected).toBe(false);
+    const second = await f.client(tokenE);
+    expect(((await f.call(second, 'terminal_list')).terminals as Array<{ id: string }>).map((t) => t.id)).toContain(id);
+    expect(f.host.get(id).meta.agentConnected).toBe(true);
+    const w = await f.call(second, 'terminal_wait', { id, since: `${id.slice(0, 6)}.0`, waitMs: 5000 });
+    expect(w).toMatchObject({ status: 'done' });
+    expect(w.output).toContain('finished');
+
+    f.layer.revokeAgent({ name: 'epsilon' });
+    await expect(second.callTool({ name: 'terminal_list', arguments: {} })).rejects.toThrow();
+  });
+});
