@@ -9,13 +9,16 @@ export default defineConfig({
       rollupOptions: {
         input: {
           index: resolve('src/main/index.ts'),
+          // `tandem serve` / `tandem mcp` (bin/tandem.js loads it): plain Node, never electron.
+          cli: resolve('src/main/cli.ts'),
         },
       },
     },
   },
   preload: {
-    // The sandboxed preload must be a single CommonJS bundle.
+    // The sandboxed preload must be a single CommonJS bundle: it can require only electron.
     build: {
+      externalizeDeps: false,
       rollupOptions: {
         input: { index: resolve('src/preload/index.ts') },
         output: { format: 'cjs', entryFileNames: '[name].cjs' },

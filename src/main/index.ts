@@ -1,5 +1,9 @@
-import { fileURLToPath } from 'node:url';
-import { app, BrowserWindow, session, type WebPreferences } from 'electron';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { app, BrowserWindow, dialog, ipcMain, session, type WebPreferences } from 'electron';
+import { runBridge } from './agent/bridge';
+import { installIpcTransport } from './electron/ipc-transport';
+import { InstanceConflictError } from './host/instance';
+import { type Runtime, startRuntime } from './runtime';
 import { stateDir } from './state-dir';
 
 // Must precede the single-instance lock, which lives in the userData directory.
@@ -35,8 +39,15 @@ const webPreferences = {
 } as const satisfies WebPreferences;
 
 let mainWindow: BrowserWindow | null = null;
+let runtime: Runtime | null = null;
 
-if (!app.requestSingleInstanceLock()) {
+/** `Tandem --mcp [--name NAME]`: the installed app binary is also the agents' stdio bridge. */
+const mcpAt = process.argv.indexOf('--mcp');
+if (mcpAt >= 0) {
+  const nameAt = process.argv.indexOf('--name');
+  app.dock?.hide();
+  void runBridge({ name: nameAt > mcpAt ? process.argv[nameAt + 1] : undefined }).finally(() => app.exit(0));
+} else if (!app.requestSingleInstanceLock()) {
   app.quit();
 } else {
   app.on('second-instance', focusMainWindow);
@@ -48,9 +59,33 @@ if (!app.requestSingleInstanceLock()) {
   });
   // Quit with the last window on macOS too: a terminal host with no window has no one to serve yet.
   app.on('window-all-closed', () => app.quit());
-  void app.whenReady().then(() => {
+  void app.whenReady().then(async () => {
     hardenSession();
+    try {
+      runtime = await startRuntime({
+        env: process.env,
+        port: 0,
+        allowOrigins: [],
+        trustLocalAgents: false,
+        rendererDir: null,
+        bridge: { command: process.execPath, args: ['--mcp'] },
+      });
+    } catch (error) {
+      const message = error instanceof InstanceConflictError ? error.message : `Tandem could not start: ${(error as Error).message}`;
+      dialog.showErrorBox('Tandem', message);
+      app.exit(1);
+      return;
+    }
+    installIpcTransport({ ipcMain, host: runtime.host, dispatch: runtime.dispatch, trustedUrl: devServerUrl ?? pathToFileURL(rendererHtmlPath).href });
     createMainWindow();
+  });
+  // Terminals are torn down (whole process trees) before the app goes.
+  let stopped = false;
+  app.on('before-quit', (event) => {
+    if (stopped || !runtime) return;
+    event.preventDefault();
+    stopped = true;
+    void runtime.stop().finally(() => app.quit());
   });
 }
 

@@ -1,21 +1,19 @@
-import { contextBridge } from 'electron';
+import { contextBridge, ipcRenderer } from 'electron';
+import { createBridge } from './bridge';
+
+export type { IpcReply, TandemBridge } from './bridge';
 
 /**
- * What the renderer sees as `window.tandem`. Deliberately small: terminal operations arrive
- * with the host contract, as named, typed methods, never as raw ipcRenderer.
+ * `window.tandem`: runtime facts plus the contract's operations and events by name (checked
+ * against the contract's table); never raw ipcRenderer.
  */
-export interface TandemBridge {
-  readonly platform: NodeJS.Platform;
-  readonly versions: { readonly electron: string; readonly chrome: string; readonly node: string };
-}
-
-const bridge: TandemBridge = {
+const bridge = createBridge(ipcRenderer, {
   platform: process.platform,
   versions: {
     electron: process.versions.electron,
     chrome: process.versions.chrome,
     node: process.versions.node,
   },
-};
+});
 
 contextBridge.exposeInMainWorld('tandem', bridge);

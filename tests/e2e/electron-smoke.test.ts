@@ -121,7 +121,7 @@ describe.skipIf(!electronAvailable)('Electron app smoke', () => {
       sandbox: true,
       webSecurity: true,
     });
-    expect(ready.page).toEqual({ hasRequire: false, hasProcess: false, bridgeKeys: ['platform', 'versions'] });
+    expect(ready.page).toEqual({ hasRequire: false, hasProcess: false, bridgeKeys: ['platform', 'versions', 'call', 'on'] });
   });
 
   it('hands a second launch to the running instance and exits', async () => {

@@ -1,0 +1,199 @@
+/**
+ * The `tandem` command (bin/tandem.js loads the built copy of this file, out/main/cli.js).
+ * Plain Node: it must never import electron.
+ *
+ *   tandem serve [--port N] [--allow-origin URL]... [--trust-local-agents]
+ *   tandem mcp            (the stdio bridge for agents; the agent layer provides it)
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { runBridge } from './agent/bridge.js';
+import { InstanceConflictError } from './host/instance.js';
+import { type Runtime, startRuntime } from './runtime.js';
+import { normalizeOrigin } from './web/origin.js';
+
+export interface ServeOptions {
+  port: number;
+  allowOrigins: string[];
+  /** For the agent layer: allow every local pairing request and skip approvals. */
+  trustLocalAgents: boolean;
+}
+
+export interface CliIo {
+  out: (line: string) => void;
+  err: (line: string) => void;
+  env: NodeJS.ProcessEnv;
+}
+
+const usage = `Usage:
+  tandem serve [--port N] [--allow-origin URL]... [--trust-local-agents]
+      Runs Tandem headless and serves its UI to a browser on 127.0.0.1.
+      --port N               listen on port N (default: a free port)
+      --allow-origin URL     also accept requests from pages at this origin (repeatable)
+      --trust-local-agents   allow every local agent's pairing request, without approvals
+  tandem mcp [--name NAME]
+      The stdio bridge for coding agents (MCP): configure your agent to start it.
+      --name NAME            the name Tandem shows for this agent (default: the client's own)`;
+
+/** Where the built files live: this file is out/main/cli.js in a build. */
+function buildPaths(): { root: string; rendererDir: string } {
+  const here = dirname(fileURLToPath(import.meta.url));
+  const root = resolve(here, '..', '..');
+  return { root, rendererDir: join(root, 'out', 'renderer') };
+}
+
+export function parseServeArgs(args: string[]): ServeOptions {
+  const { values } = parseArgs({
+    args,
+    options: {
+      port: { type: 'string' },
+      'allow-origin': { type: 'string', multiple: true },
+      'trust-local-agents': { type: 'boolean' },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  let port = 0;
+  if (values.port !== undefined) {
+    port = Number(values.port);
+    if (!/^[0-9]+$/.test(values.port) || port > 65535) throw new Error(`--port ${values.port} is not a port number (0-65535).`);
+  }
+  const allowOrigins = (values['allow-origin'] ?? []).map((origin) => {
+    const normalized = normalizeOrigin(origin);
+    if (!normalized) throw new Error(`--allow-origin ${origin} is not an origin such as http://localhost:5173.`);
+    return normalized;
+  });
+  return { port, allowOrigins, trustLocalAgents: values['trust-local-agents'] ?? false };
+}
+
+/** Builds the UI when out/renderer is missing and the sources are here; false when it cannot. */
+function ensureRenderer(root: string, rendererDir: string, io: CliIo): boolean {
+  if (existsSync(join(rendererDir, 'index.html'))) return true;
+  const canBuild = existsSync(join(root, 'electron.vite.config.ts')) && existsSync(join(root, 'node_modules', '.bin', 'electron-vite'));
+  if (!canBuild) {
+    io.err(`The Tandem UI is not built (${rendererDir} is missing); run \`npm run build\` in ${root}.`);
+    return false;
+  }
+  io.err('Building the Tandem UI (npx electron-vite build)…');
+  const result = spawnSync('npx', ['electron-vite', 'build'], { cwd: root, stdio: ['ignore', 2, 2], shell: process.platform === 'win32' });
+  if (result.status !== 0 || !existsSync(join(rendererDir, 'index.html'))) {
+    io.err(`Building the UI failed; run \`npm run build\` in ${root} and try again.`);
+    return false;
+  }
+  return true;
+}
+
+/** Starts `tandem serve`: the shared runtime with the browser UI. Throws InstanceConflictError. */
+export function startServe(opts: ServeOptions, io: CliIo, rendererDir = buildPaths().rendererDir): Promise<Runtime> {
+  return startRuntime({
+    env: io.env,
+    port: opts.port,
+    allowOrigins: opts.allowOrigins,
+    trustLocalAgents: opts.trustLocalAgents,
+    rendererDir,
+    bridge: { command: 'tandem', args: ['mcp'] },
+  });
+}
+
+async function serve(args: string[], io: CliIo): Promise<number> {
+  let opts: ServeOptions;
+  try {
+    opts = parseServeArgs(args);
+  } catch (error) {
+    io.err(`tandem serve: ${(error as Error).message}`);
+    io.err(usage);
+    return 2;
+  }
+  const { root, rendererDir } = buildPaths();
+  if (!ensureRenderer(root, rendererDir, io)) return 1;
+  let running: Runtime;
+  try {
+    running = await startServe(opts, io, rendererDir);
+  } catch (error) {
+    if (error instanceof InstanceConflictError) {
+      io.err(error.message);
+      return 1;
+    }
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      io.err(`Port ${opts.port} is in use; choose another with --port, or omit it for a free port.`);
+      return 1;
+    }
+    io.err(`tandem serve could not start: ${(error as Error).message}`);
+    return 1;
+  }
+  io.out(`Tandem is running. Open this link in your browser (it logs you in; keep it private):`);
+  io.out(`  ${running.server.loginUrl()}`);
+  io.out(`Through an SSH tunnel (ssh -L 8080:127.0.0.1:${running.server.port} host), use the same link with your local port. Ctrl+C stops Tandem and closes its terminals.`);
+
+  return await new Promise<number>((resolveExit) => {
+    let signalled = false;
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (signalled) {
+        // A second signal: stop waiting for the teardown.
+        running.lock.release();
+        resolveExit(130);
+        return;
+      }
+      signalled = true;
+      io.err(`${signal}: closing Tandem's terminals…`);
+      running.stop().then(
+        () => resolveExit(0),
+        (error: unknown) => {
+          io.err(`Shutdown failed: ${(error as Error).message}`);
+          running.lock.release();
+          resolveExit(1);
+        },
+      );
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+    process.on('SIGHUP', onSignal);
+  });
+}
+
+async function mcp(args: string[], io: CliIo): Promise<number> {
+  let name: string | undefined;
+  try {
+    const { values } = parseArgs({ args, options: { name: { type: 'string' } }, strict: true, allowPositionals: false });
+    name = values.name;
+  } catch (error) {
+    io.err(`tandem mcp: ${(error as Error).message}`);
+    io.err(usage);
+    return 2;
+  }
+  // stdout carries MCP: everything for people goes to stderr.
+  await runBridge({ name, env: io.env });
+  return 0;
+}
+
+/** Runs the CLI and returns its exit code. */
+export async function main(argv: string[], io: CliIo = defaultIo()): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'serve':
+      return await serve(rest, io);
+    case 'mcp':
+      return await mcp(rest, io);
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      io.out(usage);
+      return command === undefined ? 2 : 0;
+    default:
+      io.err(`tandem: unknown command "${command}".`);
+      io.err(usage);
+      return 2;
+  }
+}
+
+function defaultIo(): CliIo {
+  return {
+    out: (line) => process.stdout.write(`${line}\n`),
+    err: (line) => process.stderr.write(`${line}\n`),
+    env: process.env,
+  };
+}

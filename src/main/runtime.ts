@@ -1,0 +1,96 @@
+/**
+ * One running Tandem instance, the same for the desktop app and `tandem serve`: the instance
+ * lock, the host, the agent layer, and the loopback HTTP server (/mcp and /pair always; the
+ * browser UI and /ws only in `tandem serve`). Plain Node: never imports electron.
+ */
+import { AgentLayer } from './agent/layer.js';
+import type { BridgeCommand } from './agent/configs.js';
+import type { DispatchOptions } from './host/dispatch.js';
+import { TerminalHost } from './host/host.js';
+import { InstanceLock } from './host/instance.js';
+import { stateDir } from './state-dir.js';
+import { WebServer } from './web/server.js';
+
+export interface RuntimeOptions {
+  env: NodeJS.ProcessEnv;
+  port: number;
+  allowOrigins: string[];
+  trustLocalAgents: boolean;
+  /** The built renderer to serve to browsers, or null (desktop app: agents only on this port). */
+  rendererDir: string | null;
+  /** How agents start the stdio bridge, for the ready-to-copy configurations. */
+  bridge: BridgeCommand;
+}
+
+export interface Runtime {
+  host: TerminalHost;
+  agents: AgentLayer;
+  server: WebServer;
+  lock: InstanceLock;
+  /** What both UI transports pass to their dispatchers. */
+  dispatch: DispatchOptions;
+  /** Tears the terminals down, closes the server and removes the discovery file. */
+  stop(): Promise<void>;
+}
+
+/** Starts everything and publishes instance.json. Throws InstanceConflictError when another instance runs. */
+export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
+  const lock = new InstanceLock(opts.env);
+  lock.acquire();
+  let host: TerminalHost | null = null;
+  let agents: AgentLayer | null = null;
+  let server: WebServer | null = null;
+  try {
+    host = new TerminalHost({ instancePath: lock.path, env: opts.env });
+    const home = opts.env.HOME ?? opts.env.USERPROFILE ?? '';
+    let isUiCredential: (secret: string) => boolean = () => false;
+    agents = new AgentLayer(host, {
+      stateDir: stateDir({ platform: process.platform, env: opts.env, home }),
+      trustLocalAgents: opts.trustLocalAgents,
+      allowOrigins: opts.allowOrigins,
+      isUiCredential: (secret) => isUiCredential(secret),
+      bridge: opts.bridge,
+    });
+    const layer = agents;
+    const dispatch: DispatchOptions = { agents: layer };
+    server = await WebServer.start({
+      host,
+      rendererDir: opts.rendererDir,
+      port: opts.port,
+      allowOrigins: opts.allowOrigins,
+      isAgentToken: (secret) => layer.tokens.identify(secret) !== null,
+      dispatch,
+    });
+    const web = server;
+    isUiCredential = (secret) => web.isUiCredential(secret);
+    for (const [prefix, handler] of Object.entries(layer.routes())) server.route(prefix, (req, res, url) => handler(req, res, url.pathname));
+    const base = server.origin;
+    lock.publish({
+      pid: process.pid,
+      version: host.version,
+      mcpUrl: `${base}/mcp`,
+      pairUrl: `${base}/pair`,
+      ...(opts.rendererDir ? { uiUrl: `${base}/` } : {}),
+    });
+    const running = { host, agents, server, lock, dispatch };
+    let stopping: Promise<void> | null = null;
+    return {
+      ...running,
+      stop: () => {
+        stopping ??= (async () => {
+          await running.server.close();
+          await running.agents.close();
+          await running.host.shutdown();
+          running.lock.release();
+        })();
+        return stopping;
+      },
+    };
+  } catch (error) {
+    await server?.close();
+    await agents?.close();
+    await host?.shutdown();
+    lock.release();
+    throw error;
+  }
+}

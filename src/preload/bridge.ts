@@ -1,0 +1,87 @@
+/**
+ * The preload bridge as a plain function of an `ipcRenderer`-like object, so it can be built
+ * by the sandboxed preload (src/preload/index.ts) and by tests (with an in-process stand-in).
+ * Never imports electron.
+ */
+import { type EventName, events, isOpName, type OpName, type WireError } from '../shared/contract.js';
+
+/** Channels of the IPC transport: one per operation (`tandem:<op>`) and one for events. */
+export const ipcOpChannelPrefix = 'tandem:';
+export const ipcEventChannel = 'tandem:event';
+
+export function ipcOpChannel(op: OpName): string {
+  return `${ipcOpChannelPrefix}${op}`;
+}
+
+/** What every `tandem:<op>` handler returns: IPC never carries a thrown error. */
+export type IpcReply = { ok: true; value: unknown } | { ok: false; error: WireError };
+
+/** The message on `tandem:event`. */
+export interface IpcEventMessage {
+  event: EventName;
+  payload: unknown;
+}
+
+/** The part of Electron's ipcRenderer the bridge uses. */
+export interface IpcRendererLike {
+  invoke(channel: string, ...args: unknown[]): Promise<unknown>;
+  on(channel: string, listener: (event: unknown, ...args: unknown[]) => void): unknown;
+}
+
+/**
+ * What the renderer sees as `window.tandem`: runtime facts, and the contract's operations and
+ * events by name. Only names from the contract's table pass; raw ipcRenderer is never exposed.
+ */
+export interface TandemBridge {
+  readonly platform: NodeJS.Platform;
+  readonly versions: { readonly electron: string; readonly chrome: string; readonly node: string };
+  /** Runs a contract operation; resolves with `{ok, value}` or `{ok: false, error}`, never rejects for a refused call. */
+  call(op: OpName, args: unknown): Promise<IpcReply>;
+  /** Subscribes to a contract event; returns the unsubscribe function. */
+  on(event: EventName, listener: (payload: unknown) => void): () => void;
+}
+
+const eventNames = new Set<string>(Object.keys(events));
+
+export function isEventName(value: unknown): value is EventName {
+  return typeof value === 'string' && eventNames.has(value);
+}
+
+export function createBridge(ipc: IpcRendererLike, runtime: Pick<TandemBridge, 'platform' | 'versions'>): TandemBridge {
+  const listeners = new Map<EventName, Set<(payload: unknown) => void>>();
+  ipc.on(ipcEventChannel, (_event, message) => {
+    const { event, payload } = (message ?? {}) as Partial<IpcEventMessage>;
+    if (!isEventName(event)) return;
+    for (const listener of [...(listeners.get(event) ?? [])]) {
+      try {
+        listener(payload);
+      } catch (error) {
+        console.error(`A listener of the Tandem "${event}" event failed:`, error);
+      }
+    }
+  });
+
+  return {
+    platform: runtime.platform,
+    versions: runtime.versions,
+    call(op, args) {
+      if (!isOpName(op)) {
+        return Promise.resolve({ ok: false, error: { code: 'invalid_argument', message: `op: "${String(op).slice(0, 60)}" is not an operation of Tandem.` } });
+      }
+      return ipc.invoke(ipcOpChannel(op), args).then(
+        (reply) => reply as IpcReply,
+        (error: unknown) => ({ ok: false, error: { code: 'not_running', message: `Tandem's host did not answer: ${(error as Error)?.message ?? String(error)}` } }),
+      );
+    },
+    on(event, listener) {
+      if (!isEventName(event)) throw new TypeError(`"${String(event).slice(0, 60)}" is not an event of Tandem.`);
+      if (typeof listener !== 'function') throw new TypeError('The listener must be a function.');
+      let set = listeners.get(event);
+      if (!set) listeners.set(event, (set = new Set()));
+      set.add(listener);
+      return () => {
+        set.delete(listener);
+      };
+    },
+  };
+}
