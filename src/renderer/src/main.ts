@@ -1,3 +1,5 @@
+import '@xterm/xterm/css/xterm.css';
+import './styles/app.css';
 import { mount } from 'svelte';
 import App from './App.svelte';
 

@@ -1,0 +1,27 @@
+import { connection } from './connection.svelte';
+import { terminals } from './terminals.svelte';
+import { views } from './views';
+
+/**
+ * Connects, reads the roster (the host keeps terminals across reloads and reconnects) and
+ * re-attaches every view after the transport comes back.
+ */
+export async function startSession(): Promise<void> {
+  const api = await connection.start({
+    onLost: () => {
+      for (const view of views.all()) view.connectionLost();
+    },
+    onReconnect: async () => {
+      const current = connection.api;
+      if (!current) return;
+      await terminals.bind(current);
+      for (const view of views.all()) void view.attach();
+    },
+  });
+  if (!api) return;
+  try {
+    await terminals.bind(api);
+  } catch (error) {
+    terminals.notice = { code: null, message: `Could not read the terminals: ${(error as Error).message}` };
+  }
+}

@@ -1,0 +1,302 @@
+import type { EventPayload, TandemApi } from '../../../shared/contract';
+import { DEFAULT_LIMITS } from '../../../shared/limits';
+import { type Problem, toProblem } from '../lib/problem';
+import { type ShortcutAction, shortcutOf } from '../lib/shortcuts';
+import { AckBatcher } from './ack-batcher';
+import { type Frame, FrameSequencer } from './frame-sequencer';
+import { chunkInput } from './input-chunks';
+import { exposeForTests } from './test-hook';
+import { TypedInputTracker } from './typed-input';
+import { XtermView } from './xterm-view';
+
+/** Quiet time after the last layout change before the new size goes to the host. */
+export const resizeDebounceMs = 80;
+/** A second gap this soon after recovering from one skips ahead instead of re-attaching again. */
+export const gapRecoveryCooldownMs = 5000;
+
+export type AttachState = 'detached' | 'attaching' | 'attached' | 'closed' | 'failed';
+
+type EarlyEvent =
+  | { kind: 'output'; payload: EventPayload<'output'> }
+  | { kind: 'attachmentClosed'; payload: EventPayload<'attachmentClosed'> }
+  | { kind: 'writable'; payload: EventPayload<'writable'> };
+
+const noop = (): void => undefined;
+
+/**
+ * One terminal's view: an xterm.js instance attached to the host. It writes the snapshot, then
+ * the attachment's frames in sequence order, acknowledges what xterm.js has applied, and sends
+ * the person's input and size. Protocol replies never leave it (see protocol-guard.ts).
+ */
+export class TerminalController {
+  state = $state<AttachState>('detached');
+  writable = $state(true);
+  /** Why the attachment ended or could not be made. */
+  problem = $state<Problem | null>(null);
+  searchOpen = $state(false);
+
+  readonly view = new XtermView();
+  private api: TandemApi | null = null;
+  private offEvents = noop;
+  private attachmentId: string | null = null;
+  /** Events that arrive while an attach call is in flight: its frames can precede its result. */
+  private early: EarlyEvent[] | null = null;
+  private attachToken = 0;
+  private lastGapRecoveryAt = Number.NEGATIVE_INFINITY;
+  private sentSize: { cols: number; rows: number } | null = null;
+  /** Focus was asked for while the view was hidden; it is given when the view shows. */
+  private focusPending = false;
+  private resizeTimer: ReturnType<typeof setTimeout> | null = null;
+  private readonly typed = new TypedInputTracker();
+  private readonly sequencer = new FrameSequencer(
+    (frame) => this.applyFrame(frame),
+    () => this.recoverFromGap(),
+  );
+  private readonly acks = new AckBatcher((seq) => this.sendAck(seq));
+  private readonly cleanups: Array<() => void> = [];
+
+  constructor(readonly terminalId: string) {
+    const term = this.view.term;
+    const onData = term.onData((data) => this.sendInput(data));
+    const onBinary = term.onBinary((data) => this.sendInput(data));
+    term.attachCustomKeyEventHandler((event) => this.onKey(event));
+    this.cleanups.push(
+      () => onData.dispose(),
+      () => onBinary.dispose(),
+      exposeForTests(terminalId, term),
+    );
+  }
+
+  /** Uses a (new) connection; call `attach` afterwards. */
+  bind(api: TandemApi): void {
+    if (this.api === api) return;
+    this.offEvents();
+    this.api = api;
+    this.attachmentId = null;
+    const offs = [
+      api.on('output', (payload) => this.route({ kind: 'output', payload })),
+      api.on('attachmentClosed', (payload) => this.route({ kind: 'attachmentClosed', payload })),
+      api.on('writable', (payload) => this.route({ kind: 'writable', payload })),
+    ];
+    this.offEvents = () => offs.forEach((off) => off());
+  }
+
+  /** Opens the view into its element once it is visible; output written before is kept. */
+  open(element: HTMLElement): void {
+    if (this.view.isOpen) return;
+    this.view.open(element);
+    const stopObserving = this.typed.observe(element);
+    this.cleanups.push(stopObserving);
+  }
+
+  /** Attaches (again): a fresh snapshot replaces whatever the view showed. */
+  async attach(): Promise<void> {
+    const api = this.api;
+    if (!api) return;
+    const token = ++this.attachToken;
+    this.releaseAttachment(api);
+    this.state = 'attaching';
+    this.problem = null;
+    this.early = [];
+    const size = this.proposedSize();
+    try {
+      const result = await api.call('attach', { id: this.terminalId, ...(size ?? {}) });
+      if (token !== this.attachToken || this.api !== api) {
+        api.call('detach', { attachmentId: result.attachmentId }).catch(noop);
+        return;
+      }
+      const term = this.view.term;
+      term.reset();
+      if (term.cols !== result.info.cols || term.rows !== result.info.rows) term.resize(result.info.cols, result.info.rows);
+      this.sentSize = { cols: result.info.cols, rows: result.info.rows };
+      term.write(result.snapshot);
+      this.attachmentId = result.attachmentId;
+      this.writable = result.writable;
+      this.sequencer.reset(result.seq);
+      this.acks.reset(result.seq);
+      this.state = 'attached';
+      const early = this.early ?? [];
+      this.early = null;
+      for (const event of early) this.route(event);
+      this.fitSoon();
+    } catch (error) {
+      if (token !== this.attachToken) return;
+      this.early = null;
+      this.state = 'failed';
+      this.problem = toProblem(error);
+    }
+  }
+
+  /** The connection went away: nothing to detach on the host, which already dropped it. */
+  connectionLost(): void {
+    this.attachToken += 1;
+    this.attachmentId = null;
+    this.early = null;
+    this.acks.cancel();
+    this.sequencer.reset(0);
+    if (this.state === 'attached' || this.state === 'attaching') this.state = 'detached';
+  }
+
+  private releaseAttachment(api: TandemApi): void {
+    this.acks.cancel();
+    this.sequencer.reset(0);
+    const previous = this.attachmentId;
+    this.attachmentId = null;
+    if (previous) api.call('detach', { attachmentId: previous }).catch(noop);
+  }
+
+  private route(event: EarlyEvent): void {
+    if (this.early) {
+      this.early.push(event);
+      return;
+    }
+    if (!this.attachmentId || event.payload.attachmentId !== this.attachmentId) return;
+    switch (event.kind) {
+      case 'output':
+        this.sequencer.push(event.payload);
+        break;
+      case 'writable':
+        this.writable = event.payload.writable;
+        if (this.writable) this.fitSoon();
+        break;
+      case 'attachmentClosed':
+        this.attachmentId = null;
+        this.acks.cancel();
+        this.sequencer.reset(0);
+        this.state = 'closed';
+        this.problem = { code: event.payload.error.code, message: event.payload.error.message };
+        break;
+    }
+  }
+
+  private applyFrame(frame: Frame): void {
+    const token = this.attachToken;
+    this.view.term.write(frame.data, () => {
+      if (token === this.attachToken) this.acks.applied(frame.seq, frame.data.length);
+    });
+  }
+
+  private sendAck(seq: number): void {
+    const api = this.api;
+    const attachmentId = this.attachmentId;
+    if (api && attachmentId) api.call('ack', { attachmentId, seq }).catch(noop);
+  }
+
+  /** A frame went missing: a fresh snapshot is exact; a recurring gap is skipped instead. */
+  private recoverFromGap(): void {
+    const now = performance.now();
+    if (now - this.lastGapRecoveryAt < gapRecoveryCooldownMs) {
+      console.warn(`Tandem: output frames of terminal ${this.terminalId} arrived with a gap; showing the later ones.`);
+      return;
+    }
+    this.lastGapRecoveryAt = now;
+    void this.attach();
+  }
+
+  private sendInput(data: string): void {
+    const api = this.api;
+    const attachmentId = this.attachmentId;
+    if (!api || !attachmentId || !this.writable || this.state !== 'attached') return;
+    const typed = this.typed.isTyped(data);
+    for (const chunk of chunkInput(data)) {
+      api.call('input', { attachmentId, data: chunk, typed }).catch((error: unknown) => this.onInputError(error));
+    }
+  }
+
+  private onInputError(error: unknown): void {
+    const problem = toProblem(error);
+    if (problem.code === 'forbidden') this.writable = false;
+    else if (problem.code === 'not_found' && this.state === 'attached') {
+      this.state = 'closed';
+      this.problem = problem;
+    }
+  }
+
+  // ---- size -----------------------------------------------------------------------------------
+
+  private proposedSize(): { cols: number; rows: number } | null {
+    const size = this.view.proposeSize();
+    if (!size) return null;
+    return { cols: Math.min(size.cols, DEFAULT_LIMITS.maxCols), rows: Math.min(size.rows, DEFAULT_LIMITS.maxRows) };
+  }
+
+  /** Layout changed: fit the view and tell the host, once things settle. */
+  fitSoon(): void {
+    if (this.resizeTimer) clearTimeout(this.resizeTimer);
+    this.resizeTimer = setTimeout(() => {
+      this.resizeTimer = null;
+      this.fit();
+    }, resizeDebounceMs);
+  }
+
+  /** Only the view with input sets the size; a read-only view follows the host's size. */
+  private fit(): void {
+    const api = this.api;
+    const attachmentId = this.attachmentId;
+    if (!api || !attachmentId || !this.writable || this.state !== 'attached') return;
+    const size = this.proposedSize();
+    if (!size) return;
+    const term = this.view.term;
+    if (term.cols !== size.cols || term.rows !== size.rows) term.resize(size.cols, size.rows);
+    if (this.sentSize?.cols === size.cols && this.sentSize.rows === size.rows) return;
+    this.sentSize = size;
+    api.call('resize', { attachmentId, ...size }).catch(noop);
+  }
+
+  /** The host's size as the roster reports it, followed by read-only views. */
+  followHostSize(cols: number, rows: number): void {
+    if (this.writable || this.state !== 'attached') return;
+    const term = this.view.term;
+    if (term.cols !== cols || term.rows !== rows) term.resize(cols, rows);
+  }
+
+  /** The size the host should give a new terminal so it starts at this view's size. */
+  sizeHint(): { cols: number; rows: number } | null {
+    return this.proposedSize();
+  }
+
+  // ---- keyboard -------------------------------------------------------------------------------
+
+  /** App shortcuts never reach the program; copy with a selection copies it. */
+  private onKey(event: KeyboardEvent): boolean {
+    const action: ShortcutAction | null = shortcutOf(event);
+    if (!action) return true;
+    if (action === 'copy' && event.type === 'keydown') this.copySelection();
+    return false;
+  }
+
+  private copySelection(): void {
+    const selection = this.view.term.getSelection();
+    if (!selection) return;
+    navigator.clipboard?.writeText(selection).catch(() => document.execCommand('copy'));
+  }
+
+  /** Focuses the terminal now, or as soon as its tab is shown. */
+  focus(): void {
+    if (this.isVisible) this.view.term.focus();
+    else this.focusPending = true;
+  }
+
+  /** The view's tab became visible (and the view is open). */
+  shown(): void {
+    this.fitSoon();
+    if (!this.focusPending) return;
+    this.focusPending = false;
+    this.view.term.focus();
+  }
+
+  private get isVisible(): boolean {
+    const element = this.view.term.element;
+    return this.view.isOpen && element !== undefined && element.offsetParent !== null;
+  }
+
+  dispose(): void {
+    this.attachToken += 1;
+    if (this.api) this.releaseAttachment(this.api);
+    this.offEvents();
+    this.sequencer.dispose();
+    if (this.resizeTimer) clearTimeout(this.resizeTimer);
+    for (const cleanup of this.cleanups.splice(0)) cleanup();
+    this.view.dispose();
+  }
+}

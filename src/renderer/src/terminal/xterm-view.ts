@@ -1,0 +1,93 @@
+import { FitAddon } from '@xterm/addon-fit';
+import { SearchAddon } from '@xterm/addon-search';
+import { Unicode11Addon } from '@xterm/addon-unicode11';
+import { WebLinksAddon } from '@xterm/addon-web-links';
+import { WebglAddon } from '@xterm/addon-webgl';
+import { Terminal } from '@xterm/xterm';
+import { swallowProtocolRequests } from './protocol-guard';
+import { terminalFontFamily, terminalFontSize, terminalTheme } from './theme';
+
+/** Scrollback of the view; the host keeps the authoritative history and sends it on attach. */
+export const viewScrollbackLines = 10_000;
+
+/**
+ * One xterm.js instance with Tandem's addons. The terminal exists (and takes output) before it
+ * is shown; it is opened into the DOM the first time its tab is visible, because measuring
+ * glyphs needs a laid-out element.
+ */
+export class XtermView {
+  readonly term: Terminal;
+  readonly search = new SearchAddon({ highlightLimit: 1000 });
+  private readonly fitAddon = new FitAddon();
+  private webgl: WebglAddon | null = null;
+  private opened = false;
+
+  constructor() {
+    this.term = new Terminal({
+      allowProposedApi: true,
+      fontFamily: terminalFontFamily,
+      fontSize: terminalFontSize,
+      lineHeight: 1.15,
+      theme: terminalTheme,
+      scrollback: viewScrollbackLines,
+      cursorBlink: true,
+      cursorStyle: 'block',
+      macOptionIsMeta: true,
+      rightClickSelectsWord: false,
+      drawBoldTextInBrightColors: false,
+      minimumContrastRatio: 1,
+    });
+    swallowProtocolRequests(this.term);
+    this.term.loadAddon(new Unicode11Addon());
+    // Same width tables as the host's emulator, so cursor positions agree on emoji and CJK.
+    this.term.unicode.activeVersion = '11';
+    this.term.loadAddon(this.fitAddon);
+    this.term.loadAddon(this.search);
+    this.term.loadAddon(
+      new WebLinksAddon((event, uri) => {
+        // A plain click selects text as usual; Ctrl/Cmd+click follows the link.
+        if (!event.ctrlKey && !event.metaKey) return;
+        window.open(uri, '_blank', 'noopener,noreferrer');
+      }),
+    );
+  }
+
+  get isOpen(): boolean {
+    return this.opened;
+  }
+
+  open(element: HTMLElement): void {
+    if (this.opened) return;
+    this.opened = true;
+    this.term.open(element);
+    this.loadWebgl();
+  }
+
+  /** GPU rendering when the browser has WebGL2; the DOM renderer otherwise, without a word. */
+  private loadWebgl(): void {
+    try {
+      const webgl = new WebglAddon();
+      webgl.onContextLoss(() => {
+        webgl.dispose();
+        if (this.webgl === webgl) this.webgl = null;
+      });
+      this.term.loadAddon(webgl);
+      this.webgl = webgl;
+    } catch {
+      this.webgl = null;
+    }
+  }
+
+  /** The size that fills the element, or null while it is hidden or not laid out. */
+  proposeSize(): { cols: number; rows: number } | null {
+    if (!this.opened) return null;
+    const size = this.fitAddon.proposeDimensions();
+    if (!size || !Number.isFinite(size.cols) || !Number.isFinite(size.rows) || size.cols < 2 || size.rows < 2) return null;
+    return { cols: size.cols, rows: size.rows };
+  }
+
+  dispose(): void {
+    this.webgl?.dispose();
+    this.term.dispose();
+  }
+}

@@ -1,0 +1,44 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startServe as startServeInProcess } from '../../../src/main/cli';
+import type { TerminalHost } from '../../../src/main/host/host';
+import type { WebServer } from '../../../src/main/web/server';
+import { missingBuild, projectRoot, serveEnv } from './serve';
+
+export interface InProcessServe {
+  origin: string;
+  loginUrl: string;
+  /** The host itself, for what the UI cannot do (open an agent's terminal without an agent). */
+  host: TerminalHost;
+  server: WebServer;
+  stop(): Promise<void>;
+}
+
+/**
+ * `tandem serve` started in this process (the same startServe the CLI runs, serving the built
+ * UI), for tests that need the host directly.
+ */
+export async function startInProcessServe(rendererDir = join(projectRoot, 'out/renderer')): Promise<InProcessServe> {
+  const missing = missingBuild();
+  if (missing) throw new Error(missing);
+  const home = mkdtempSync(join(tmpdir(), 'tandem-ui-e2e-'));
+  const io = { out: () => undefined, err: () => undefined, env: serveEnv(home) };
+  const running = await startServeInProcess({ port: 0, allowOrigins: [], trustLocalAgents: false }, io, rendererDir);
+  return {
+    origin: running.server.origin,
+    loginUrl: running.server.loginUrl(),
+    host: running.host,
+    server: running.server,
+    stop: async () => {
+      await running.stop();
+      rmSync(home, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+    },
+  };
+}
+
+/** Cuts every UI WebSocket as a network failure would (the server's socket set is private). */
+export function dropUiConnections(server: WebServer): void {
+  const wss = (server as unknown as { wss: { clients: Set<{ terminate(): void }> } }).wss;
+  for (const client of wss.clients) client.terminate();
+}
