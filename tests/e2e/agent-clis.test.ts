@@ -1,0 +1,66 @@
+/**
+ * The ready-to-copy configurations, proven with the real agent CLIs (installed from the npm
+ * registry by .ci/run into $TANDEM_AGENT_CLIS): with a private HOME and no login, Claude Code
+ * and Gemini CLI start the stdio bridge and report it "Connected"; Codex parses its config.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { clientConfigs } from '../../src/main/agent/configs.js';
+
+const binDir = process.env.TANDEM_AGENT_CLIS ? join(process.env.TANDEM_AGENT_CLIS, 'node_modules', '.bin') : null;
+// Where .ci/run provides the CLIs, a missing one fails instead of skipping.
+const has = (name: string) => binDir !== null && (existsSync(join(binDir, name)) || process.env.CI === 'true');
+if (!binDir) console.warn('agent CLI checks skipped: set TANDEM_AGENT_CLIS to a folder with @anthropic-ai/claude-code, @google/gemini-cli and @openai/codex installed (.ci/run does).');
+
+const cli = resolve(__dirname, '../../bin/tandem.js');
+const token = 'tdm_example-token-for-config-checks';
+// The bridge as the UI would print it for an npm install, with node spelled out for this machine.
+const configs = clientConfigs({ command: process.execPath, args: [cli, 'mcp'] }, 'my-agent', token);
+const config = (client: string) => configs.find((entry) => entry.client === client)!.text;
+
+const root = mkdtempSync(join(tmpdir(), 'tandem-clis-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+function privateHome(name: string): { HOME: string; env: NodeJS.ProcessEnv } {
+  const HOME = join(root, name);
+  mkdirSync(HOME, { recursive: true });
+  return { HOME, env: { PATH: `${binDir}:${process.env.PATH}`, HOME, TANDEM_HOME: join(HOME, 'tandem'), CI: '1', NO_COLOR: '1' } };
+}
+
+describe('agent CLIs accept the printed configurations', () => {
+  it.runIf(has('claude'))('Claude Code: `claude mcp add` as printed, then `claude mcp list` says Connected', () => {
+    const { HOME, env } = privateHome('claude');
+    const added = spawnSync('sh', ['-c', config('Claude Code')], { cwd: HOME, env, encoding: 'utf8', timeout: 60_000 });
+    expect(added.status, added.stderr).toBe(0);
+    const listed = execFileSync(join(binDir!, 'claude'), ['mcp', 'list'], { cwd: HOME, env, encoding: 'utf8', timeout: 90_000 });
+    expect(listed).toMatch(/tandem:.*Connected/);
+  });
+
+  it.runIf(has('gemini'))('Gemini CLI: settings.json as printed, then `gemini mcp list` says Connected', () => {
+    const { HOME, env } = privateHome('gemini');
+    const project = join(HOME, 'project');
+    mkdirSync(join(HOME, '.gemini'), { recursive: true });
+    mkdirSync(project);
+    writeFileSync(join(HOME, '.gemini', 'settings.json'), config('Gemini CLI'));
+    // Gemini runs MCP servers only in folders the person trusts.
+    writeFileSync(join(HOME, '.gemini', 'trustedFolders.json'), JSON.stringify({ [project]: 'TRUST_FOLDER' }));
+    // Gemini prints the list on stderr.
+    const listed = spawnSync(join(binDir!, 'gemini'), ['mcp', 'list'], { cwd: project, env, encoding: 'utf8', timeout: 90_000 });
+    expect(`${listed.stdout}${listed.stderr}`).toMatch(/tandem:.*Connected/);
+  });
+
+  it.runIf(has('codex'))('Codex: config.toml as printed is read and the server enabled', () => {
+    const { HOME, env } = privateHome('codex');
+    mkdirSync(join(HOME, '.codex'), { recursive: true });
+    writeFileSync(join(HOME, '.codex', 'config.toml'), config('Codex'));
+    const listed = execFileSync(join(binDir!, 'codex'), ['mcp', 'list'], { cwd: HOME, env, encoding: 'utf8', timeout: 60_000 });
+    expect(listed).toMatch(/tandem\s+\S*node\S*\s+.*mcp --name codex.*enabled/);
+  });
+
+  it('Cursor uses the same mcpServers shape as Gemini CLI', () => {
+    expect(JSON.parse(config('Cursor'))).toEqual({ mcpServers: { tandem: { command: process.execPath, args: [cli, 'mcp', '--name', 'cursor'], env: { TANDEM_TOKEN: token } } } });
+  });
+});
