@@ -2,7 +2,9 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { basename, delimiter, isAbsolute, join } from 'node:path';
 import { TandemError } from '../../shared/errors.js';
 import { bashDialect } from './bash.js';
+import { cmdDialect } from './cmd.js';
 import type { DialectName, ShellDialect } from './dialect.js';
+import { powershellDialect, pwshDialect } from './pwsh.js';
 import { shDialect } from './sh.js';
 import { zshDialect } from './zsh.js';
 
@@ -18,6 +20,9 @@ const dialects = new Map<string, ShellDialect>([
   ['zsh', zshDialect],
   ['sh', shDialect],
   ['dash', shDialect],
+  ['pwsh', pwshDialect],
+  ['powershell', powershellDialect],
+  ['cmd', cmdDialect],
 ]);
 
 export function registerDialect(executableName: string, dialect: ShellDialect): void {
