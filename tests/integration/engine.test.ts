@@ -35,6 +35,12 @@ describe.each(availableShells)('%s engine', (shell) => {
     expect(t.cwd).toBe('/tmp');
   });
 
+  it('settles a line that runs nothing (a comment) at the next prompt', async () => {
+    const t = await pool.open(shell);
+    expect(await t.send({ text: '# only a comment' })).toMatchObject({ status: 'done', output: '' });
+    expect(await t.send({ text: 'echo after-comment' })).toMatchObject({ status: 'done', output: 'after-comment' });
+  });
+
   it('does not settle `sleep 1; echo x` early (silence settles nothing)', async () => {
     const t = await pool.open(shell);
     const r = await t.send({ text: 'sleep 1; echo x' });

@@ -29,7 +29,7 @@ describe('Emulator', () => {
   });
 
   it('moves old scrollback to cold history without losing a line, even from one huge write', async () => {
-    const e = new Emulator({ cols: 40, rows: 10, scrollback: 10_000, hotLines: 1000, onReply: () => {} });
+    const e = new Emulator({ cols: 40, rows: 10, scrollback: 10_000, hotLines: 1000, coldBudget: 1, onReply: () => {} });
     let text = '';
     for (let i = 1; i <= 6000; i++) text += `\x1b[3${i % 8}mline ${i}\x1b[0m\r\n`;
     e.feed(text);
@@ -43,8 +43,20 @@ describe('Emulator', () => {
     e.dispose();
   });
 
+  it('drops the middle of a flood from scrollback, with a note, instead of slowing down', async () => {
+    const e = new Emulator({ cols: 40, rows: 10, scrollback: 10_000, hotLines: 500, coldBudget: 0, onReply: () => {} });
+    let text = '';
+    for (let i = 1; i <= 5000; i++) text += `row ${i}\r\n`;
+    e.feed(text);
+    await e.drained();
+    const lines = await replay(e.serialize(), 40, 10);
+    expect(lines.filter((line) => line.includes('lines of fast output not kept'))).toHaveLength(1);
+    expect(lines.filter((line) => line.startsWith('row ')).at(-1)).toBe('row 5000');
+    e.dispose();
+  });
+
   it('bounds cold history to the scrollback setting', async () => {
-    const e = new Emulator({ cols: 40, rows: 10, scrollback: 2000, hotLines: 500, onReply: () => {} });
+    const e = new Emulator({ cols: 40, rows: 10, scrollback: 2000, hotLines: 500, coldBudget: 1, onReply: () => {} });
     let text = '';
     for (let i = 1; i <= 8000; i++) text += `row ${i}\r\n`;
     e.feed(text);

@@ -4,13 +4,27 @@
  * together; the oldest batches go first once `maxLines` is exceeded.
  */
 export class ColdHistory {
-  private readonly batches: Array<{ text: string; lines: number }> = [];
+  private readonly batches: Array<{ text: string; lines: number; skipped?: number }> = [];
   private lineCount = 0;
 
   constructor(private readonly maxLines: number) {}
 
   get lines(): number {
     return this.lineCount;
+  }
+
+  /** Lines that scrolled away too fast to keep: one dim note line stands for each run of them. */
+  skip(lines: number): void {
+    const last = this.batches.at(-1);
+    const skipped = (last?.skipped ?? 0) + lines;
+    const text = `\x1b[2m[… ${skipped} lines of fast output not kept in scrollback …]\x1b[0m`;
+    if (last?.skipped) {
+      last.skipped = skipped;
+      last.text = text;
+      return;
+    }
+    this.push(text, 1);
+    this.batches.at(-1)!.skipped = skipped;
   }
 
   push(text: string, lines: number): void {

@@ -16,6 +16,9 @@ const { Unicode11Addon } = unicode11Addon as unknown as { Unicode11Addon: typeof
  */
 export const maxParseLagChars = 4 * 1024 * 1024;
 
+/** The window over which cold serialization time is budgeted. */
+const coldWindowMs = 200;
+
 /** Lines moved to cold history at a time: the emulator's buffer is resized once per batch. */
 export const coldBatchLines = 500;
 
@@ -33,6 +36,12 @@ export interface EmulatorOptions {
   scrollback: number;
   /** Scrollback lines kept live in the emulator; older ones are serialized into cold history. */
   hotLines?: number;
+  /**
+   * Share of time that serializing cold history may take (default 0.1). Floods scroll faster
+   * than that: their middle is dropped from scrollback (with a visible note) rather than
+   * slowing the terminal down.
+   */
+  coldBudget?: number;
   /** Protocol replies (cursor position, device attributes) to write back to the PTY. */
   onReply: (data: string) => void;
 }
@@ -51,6 +60,9 @@ export class Emulator {
   private readonly serializer: SerializeAddonType;
   private readonly cold: ColdHistory;
   private readonly hotLines: number;
+  private readonly coldBudget: number;
+  private coldWindowStart = 0;
+  private coldSpentMs = 0;
   /** Characters fed so far, and characters parsed (or skipped) so far: offsets of the output stream. */
   private fedChars = 0;
   private parsedChars = 0;
@@ -58,6 +70,7 @@ export class Emulator {
 
   constructor(opts: EmulatorOptions) {
     this.hotLines = Math.min(opts.hotLines ?? 1000, opts.scrollback);
+    this.coldBudget = opts.coldBudget ?? 0.1;
     this.cold = new ColdHistory(opts.scrollback - this.hotLines);
     this.terminal = new Terminal({
       cols: opts.cols,
@@ -167,8 +180,18 @@ export class Emulator {
     const scrollbackLines = buffer.length - this.terminal.rows;
     if (this.hotLines >= this.terminal.options.scrollback! || scrollbackLines < this.hotLines + coldBatchLines) return;
     const count = scrollbackLines - this.hotLines;
-    const text = this.serializer.serialize({ range: { start: 0, end: count - 1 }, excludeModes: true, excludeAltBuffer: true });
-    this.cold.push(text.replace(/(?:\r\n)+$/, ''), count);
+    const now = performance.now();
+    if (now - this.coldWindowStart > coldWindowMs) {
+      this.coldWindowStart = now;
+      this.coldSpentMs = 0;
+    }
+    if (this.coldSpentMs <= coldWindowMs * this.coldBudget) {
+      const text = this.serializer.serialize({ range: { start: 0, end: count - 1 }, excludeModes: true, excludeAltBuffer: true });
+      this.cold.push(text.replace(/(?:\r\n)+$/, ''), count);
+      this.coldSpentMs += performance.now() - now;
+    } else {
+      this.cold.skip(count);
+    }
     // Shrinking the scrollback drops the oldest lines; growing it again makes room for the next batches.
     const full = this.terminal.options.scrollback!;
     this.terminal.options.scrollback = this.hotLines;

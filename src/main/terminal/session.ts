@@ -76,7 +76,8 @@ export interface WaitRequest {
 type Phase =
   | { kind: 'starting' }
   | { kind: 'idle' }
-  | { kind: 'running'; seq: number | null }
+  /** `started` is false between writing a command line and its start marker (submitted, not begun). */
+  | { kind: 'running'; seq: number | null; started: boolean }
   | { kind: 'continuation' }
   | { kind: 'exited'; exitCode: number | null; signal: number | null };
 
@@ -254,11 +255,17 @@ export class TerminalSession {
       throw new TandemError('shell_not_found', `The shell ${opts.shell.path} could not be started: ${(error as Error).message}.`);
     }
     const session = new TerminalSession({ ...opts, cols, rows }, id, secret, rcDir, historyFile, spawned);
+    // The shell deletes its rc directory once read; this is the backstop. A person's terminal
+    // opens on first output, which can come before the shell reads it (pwsh): keep it until then.
+    const removeRc = () => rmSync(rcDir, { recursive: true, force: true });
     try {
       await session.awaitStartup(opts);
-    } finally {
-      rmSync(rcDir, { recursive: true, force: true });
+    } catch (error) {
+      removeRc();
+      throw error;
     }
+    if (session.phase.kind === 'starting') session.readyWaiters.push(removeRc);
+    else removeRc();
     return session;
   }
 
@@ -295,14 +302,16 @@ export class TerminalSession {
     }
     await this.close();
     if (outcome === 'aborted') throw opts.signal?.reason ?? new Error('aborted');
+    const lastLine = (this.startupBanner?.snapshot().output ?? '').split('\n').filter(Boolean).at(-1)?.slice(0, 300);
     throw new TandemError(
       'startup_timeout',
-      `The ${this.shell.name} shell did not show a verified prompt within ${timeoutMs} ms; its startup files may block or replace the integration.`,
+      `The ${this.shell.name} shell did not show a verified prompt within ${timeoutMs} ms; its startup files may block or replace the integration${lastLine ? ` (it last printed: ${lastLine})` : ''}.`,
     );
   }
 
   private watchIntegrationDeadline(timeoutMs: number): void {
     const timer = this.clock.setTimeout(() => {
+      rmSync(this.rcDir, { recursive: true, force: true });
       if (this.phase.kind === 'starting') {
         this.integration = false;
         this.phase = { kind: 'idle' };
@@ -454,7 +463,7 @@ export class TerminalSession {
       case 'start': {
         if (marker.seq <= this.lastStartSeq) return;
         this.lastStartSeq = marker.seq;
-        this.phase = { kind: 'running', seq: marker.seq };
+        this.phase = { kind: 'running', seq: marker.seq, started: true };
         this.history.record(marker, now);
         for (const observer of this.observers) {
           if (!observer.collecting && marker.seq >= observer.minEndSeq) {
@@ -485,14 +494,19 @@ export class TerminalSession {
   private onEndMarker(marker: Extract<MarkerEvent, { kind: 'end' }>, now: number): void {
     if (marker.cwd) this.cwd = marker.cwd;
     if (this.phase.kind === 'starting') {
-      this.finishStartup(marker.seq);
+      this.finishStartup(this.integrationLevel === 'end-only' ? 0 : marker.seq);
       return;
     }
     const endOnly = this.integrationLevel === 'end-only';
+    // Shells without start markers cannot all number their prompts (cmd): every prompt is new.
+    if (endOnly) marker = { ...marker, seq: this.lastEndSeq + 1 };
     // An empty Enter reprints the prompt with the previous status: it ends nothing.
-    const real = endOnly ? marker.seq > this.lastEndSeq : marker.seq === this.lastStartSeq && marker.seq > this.lastEndSeq;
+    const real = endOnly || (marker.seq === this.lastStartSeq && marker.seq > this.lastEndSeq);
     if (!real) {
-      if (this.phase.kind === 'continuation') this.phase = { kind: 'idle' };
+      const submitted = this.phase.kind === 'running' && !this.phase.started;
+      if (this.phase.kind === 'continuation' || submitted) this.phase = { kind: 'idle' };
+      // A submitted line that ran nothing (blank, a comment) is done at the next prompt.
+      if (submitted) for (const observer of [...this.observers]) if (observer.mode === 'command') observer.finish('done', 'marker', { exitCode: marker.exitCode, command: null });
       return;
     }
     const ranCommand = endOnly ? this.phase.kind === 'running' : true;
@@ -591,7 +605,7 @@ export class TerminalSession {
   /** Whether the foreground program waits for the terminal now (no proof of consumption needed). */
   async probeNow(): Promise<WaitEvidence | 'continuation' | null> {
     if (this.phase.kind === 'continuation') return 'continuation';
-    if (this.phase.kind !== 'running') return null;
+    if (this.phase.kind !== 'running' || !this.phase.started) return null;
     return probeWaiting(this.probeTarget, null, this.clock.now() - this.lastActivityAt);
   }
 
@@ -623,7 +637,10 @@ export class TerminalSession {
     const endOnly = this.integrationLevel === 'end-only';
     const running = this.phase.kind === 'running' ? this.phase.seq : null;
     const minEndSeq = mode === 'input' && running !== null ? running : this.lastStartSeq + 1;
-    const collectFromWrite = mode === 'input' || endOnly;
+    // Finishing a continued line is a command: its output starts at its start marker, after
+    // the shell's redraw of the line.
+    const completesLine = this.phase.kind === 'continuation' && !endOnly;
+    const collectFromWrite = (mode === 'input' && !completesLine) || endOnly;
     const observer = this.observe({
       mode,
       command: mode === 'command' ? body : null,
@@ -638,8 +655,8 @@ export class TerminalSession {
       signal: req.signal,
       handoff: req.handoff,
     });
-    if (mode === 'command' && endOnly) this.phase = { kind: 'running', seq: null };
-    if (this.phase.kind === 'continuation' && mode === 'input') this.phase = { kind: 'idle' };
+    // Submitted: a second command now gets `busy`, not typed into the same line.
+    if ((mode === 'command' && submit) || completesLine) this.phase = { kind: 'running', seq: null, started: endOnly };
     this.write(payload).catch((error: unknown) => observer.reject(error));
     this.kickProbe();
     return observer.promise;
@@ -663,7 +680,7 @@ export class TerminalSession {
       projector.push(this.history.slice(from));
       return this.buildResult(projector, null, 'exited', 'exit', null, this.phase.exitCode, this.clock.now(), this.history.offset);
     }
-    const running = this.phase.kind === 'running';
+    const running = this.phase.kind === 'running' && this.phase.started;
     const observer = this.observe({
       mode: 'follow',
       command: null,
@@ -820,7 +837,7 @@ export class TerminalSession {
   }
 
   private scheduleProbe(): void {
-    if (this.probeTimer || this.observers.size === 0 || this.phase.kind !== 'running') return;
+    if (this.probeTimer || this.observers.size === 0 || this.phase.kind !== 'running' || !this.phase.started) return;
     this.probeTimer = this.clock.setTimeout(() => {
       this.probeTimer = null;
       void this.runProbe();
@@ -828,13 +845,13 @@ export class TerminalSession {
   }
 
   private async runProbe(): Promise<void> {
-    if (this.probing || this.phase.kind !== 'running') return;
+    if (this.probing || this.phase.kind !== 'running' || !this.phase.started) return;
     this.probing = true;
     try {
       for (const observer of [...this.observers]) {
         const offset = this.history.offset;
         const evidence = await probeWaiting(this.probeTarget, observer.baseline, this.clock.now() - this.lastActivityAt);
-        if (this.phase.kind !== 'running' || !this.observers.has(observer)) continue;
+        if (this.phase.kind !== 'running' || !this.phase.started || !this.observers.has(observer)) continue;
         if (!evidence || offset !== this.history.offset) {
           observer.candidate = null;
           continue;
