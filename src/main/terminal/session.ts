@@ -7,6 +7,7 @@ import { TandemError } from '../../shared/errors.js';
 import { DEFAULT_LIMITS } from '../../shared/limits.js';
 import type { Evidence, Origin, SendResult, SignalName, TerminalStatus } from '../../shared/types.js';
 import { foregroundPgid, readStat, ttyOf } from '../pty/proc.js';
+import { chunkInput } from '../pty/win-input.js';
 import { readTtyModes } from '../pty/termios.js';
 import { teardownTree } from '../pty/tree.js';
 import type { StartupFiles } from '../shells/dialect.js';
@@ -532,6 +533,14 @@ export class TerminalSession {
 
   private onExit(exitCode: number, signal: number): void {
     this.exitInfo = { exitCode, signal };
+    // A shell that exits by itself can leave ConPTY's conhost behind: close the pseudoconsole.
+    if (process.platform === 'win32') {
+      try {
+        this.pty.kill();
+      } catch {
+        // Already closed.
+      }
+    }
     this.exitStartedAt = this.clock.now();
     // Output can lag the exit event: drain before reporting `exited`.
     this.rearmExitDrain();
@@ -574,7 +583,8 @@ export class TerminalSession {
     const run = this.writeChain.then(async () => {
       if (this.emulator.mustDrainBeforeInput) await this.emulator.drained();
       if (this.exitInfo) throw new TandemError('exited', 'The shell of this terminal has exited; open a new terminal.');
-      this.pty.write(data);
+      if (process.platform === 'win32') for (const chunk of chunkInput(data)) this.pty.write(chunk);
+      else this.pty.write(data);
     });
     this.writeChain = run.catch(() => undefined);
     return run;
