@@ -1,14 +1,16 @@
 /**
  * The ready-to-copy configurations, proven with the real agent CLIs (installed from the npm
  * registry by .ci/run into $TANDEM_AGENT_CLIS): with a private HOME and no login, Claude Code
- * and Gemini CLI start the stdio bridge and report it "Connected"; Codex parses its config.
+ * and Gemini CLI start the stdio bridge and report it "Connected"; Codex parses its config; the
+ * MCP Inspector's CLI mode, a third-party client, lists and calls the tools.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { clientConfigs } from '../../src/main/agent/configs.js';
+import { startAgentFixture } from '../integration/agent-helpers.js';
 
 const binDir = process.env.TANDEM_AGENT_CLIS ? join(process.env.TANDEM_AGENT_CLIS, 'node_modules', '.bin') : null;
 // Where .ci/run provides the CLIs, a missing one fails instead of skipping.
@@ -58,6 +60,31 @@ describe('agent CLIs accept the printed configurations', () => {
     writeFileSync(join(HOME, '.codex', 'config.toml'), config('Codex'));
     const listed = execFileSync(join(binDir!, 'codex'), ['mcp', 'list'], { cwd: HOME, env, encoding: 'utf8', timeout: 60_000 });
     expect(listed).toMatch(/tandem\s+\S*node\S*\s+.*mcp --name codex.*enabled/);
+  });
+
+  it.runIf(has('mcp-inspector'))('MCP Inspector (CLI mode) lists the tools and drives a terminal through the bridge', async () => {
+    const { HOME, env } = privateHome('inspector');
+    const f = await startAgentFixture({ tandemHome: join(HOME, 'tandem') });
+    // One paired token: each Inspector call starts a new bridge, and they are the same agent.
+    env.TANDEM_TOKEN = f.layer.pairAgent({ name: 'inspector' }).token;
+    f.layer.setAgentPolicy({ name: 'inspector', policy: 'always' });
+    try {
+      const inspect = (...args: string[]) =>
+        new Promise<string>((resolveRun, reject) => {
+          execFile(join(binDir!, 'mcp-inspector'), ['--cli', process.execPath, cli, 'mcp', '--name', 'inspector', ...args], { cwd: HOME, env, encoding: 'utf8', timeout: 60_000 }, (error, stdout) =>
+            error ? reject(error) : resolveRun(stdout),
+          );
+        });
+      const tools = JSON.parse(await inspect('--method', 'tools/list')) as { tools: Array<{ name: string }> };
+      expect(tools.tools.map((tool) => tool.name)).toContain('terminal_send');
+      const opened = JSON.parse(await inspect('--method', 'tools/call', '--tool-name', 'terminal_open', '--tool-arg', 'title=inspector')) as { structuredContent: { id: string } };
+      const sent = JSON.parse(await inspect('--method', 'tools/call', '--tool-name', 'terminal_send', '--tool-arg', `id=${opened.structuredContent.id}`, '--tool-arg', 'text=echo from-inspector')) as {
+        structuredContent: { status: string; output: string };
+      };
+      expect(sent.structuredContent).toMatchObject({ status: 'done', output: 'from-inspector' });
+    } finally {
+      await f.close();
+    }
   });
 
   it('Cursor uses the same mcpServers shape as Gemini CLI', () => {
