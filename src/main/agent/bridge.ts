@@ -6,7 +6,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { TandemError } from '../../shared/errors.js';
 import { DEFAULT_LIMITS } from '../../shared/limits.js';
-import { discoveryPath, readInstance, type InstanceInfo } from '../host/instance.js';
+import { discoveryPath, isAlive, readInstance, type InstanceInfo } from '../host/instance.js';
 import { stateDir } from '../state-dir.js';
 import { bridgeHeaders } from './mcp-http.js';
 import { createMcpServer, serverInfo, toolError } from './mcp-server.js';
@@ -19,15 +19,6 @@ export interface BridgeOptions {
   cwd?: string;
   /** How often a pending pairing request is polled while a tool call waits (ms). */
   pairPollMs?: number;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function safeName(name: string): string {
@@ -67,7 +58,7 @@ export class Upstream {
   private instance(): InstanceInfo {
     const path = this.env.TANDEM_INSTANCE || discoveryPath(this.env);
     const info = readInstance(path);
-    if (!info || !alive(info.pid)) throw new TandemError('not_running', 'Tandem is not running; start the Tandem app (or `tandem serve`) and call the tool again.');
+    if (!info || !isAlive(info.pid)) throw new TandemError('not_running', 'Tandem is not running; start the Tandem app (or `tandem serve`) and call the tool again.');
     return info;
   }
 

@@ -22,7 +22,8 @@ export function discoveryPath(env: NodeJS.ProcessEnv = process.env): string {
   return join(discoveryDir(env), 'instance.json');
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process exists (EPERM: it does, owned by someone else). */
+export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -1,5 +1,5 @@
 import { TandemError } from '../../shared/errors.js';
-import type { Controller, Origin } from '../../shared/types.js';
+import type { Controller, TerminalInfo } from '../../shared/types.js';
 import type { TerminalView } from '../../shared/contract.js';
 import type { Clock } from '../terminal/clock.js';
 import type { TerminalSession } from '../terminal/session.js';
@@ -10,16 +10,10 @@ export interface FlowOptions {
   stalledAfterMs: number;
 }
 
-export interface TerminalMeta {
-  title: string;
-  origin: Origin;
-  /** The agent that opened it (agent terminals) or holds it (a person's terminal handed over). */
-  agent: string | null;
-  agentConnected: boolean;
-  control: Controller;
-  shared: boolean;
+/** What the host knows about a terminal beyond its session; `agent` opened it or holds it. */
+export type TerminalMeta = Pick<TerminalInfo, 'title' | 'origin' | 'agent' | 'agentConnected' | 'control' | 'shared'> & {
   handedTo: string | null;
-}
+};
 
 /**
  * A terminal as the host keeps it: the engine session, what the person and agents may do with
