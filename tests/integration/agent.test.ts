@@ -1,3 +1,4 @@
+import { request } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startAgentFixture, type AgentFixture } from './agent-helpers.js';
 
@@ -250,5 +251,64 @@ describe('connections', () => {
 
     f.layer.revokeAgent({ name: 'epsilon' });
     await expect(second.callTool({ name: 'terminal_list', arguments: {} })).rejects.toThrow();
+  });
+});
+
+describe('the /mcp endpoint refuses', () => {
+  // node:http, not fetch: fetch will not send a Host header of our choosing.
+  function post(headers: Record<string, string>): Promise<number> {
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
+    return new Promise((resolve, reject) => {
+      const req = request(`${f.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      req.end(body);
+    });
+  }
+
+  it('a missing token, a foreign Origin and a non-loopback Host', async () => {
+    expect(await post({})).toBe(401);
+    expect(await post({ authorization: `Bearer ${token}`, origin: 'http://evil.example' })).toBe(403);
+    expect(await post({ authorization: `Bearer ${token}`, host: 'evil.example' })).toBe(403);
+    expect(await post({ authorization: `Bearer ${token}`, origin: new URL(f.url).origin })).toBe(200);
+  });
+});
+
+describe('engine scenarios through MCP', () => {
+  it('cat, the continuation prompt, the node REPL and a progress bar', async () => {
+    const client = await f.client(token);
+    const { id } = (await f.call(client, 'terminal_open', { title: 'scenarios' })) as { id: string };
+    expect(await f.call(client, 'terminal_send', { id, text: 'cat' })).toMatchObject({ status: 'waiting_input', evidence: 'read' });
+    expect(await f.call(client, 'terminal_send', { id, text: 'meow' })).toMatchObject({ status: 'waiting_input', output: 'meow' });
+    expect(await f.call(client, 'terminal_send', { id, keys: ['C-d'] })).toMatchObject({ status: 'done', exitCode: 0 });
+    expect(await f.call(client, 'terminal_send', { id, text: 'echo "open' })).toMatchObject({ status: 'waiting_input', evidence: 'continuation' });
+    expect(await f.call(client, 'terminal_send', { id, text: 'closed"' })).toMatchObject({ status: 'done', output: 'open\nclosed' });
+    expect(await f.call(client, 'terminal_send', { id, text: 'node', waitMs: 15000 })).toMatchObject({ status: 'waiting_input', evidence: 'poll' });
+    expect(await f.call(client, 'terminal_send', { id, text: '.exit' })).toMatchObject({ status: 'done' });
+    const bar = await f.call(client, 'terminal_send', { id, text: `printf '10%%\\r50%%\\r100%%\\n'` });
+    expect(bar).toMatchObject({ status: 'done', output: '100%' });
+  });
+});
+
+describe('unattended terminals', () => {
+  it('are closed after the grace once their agent is gone, unless a command runs', async () => {
+    const g = await startAgentFixture({ unattendedGraceMs: 0 });
+    try {
+      const t = g.layer.pairAgent({ name: 'zeta' }).token;
+      g.layer.setAgentPolicy({ name: 'zeta', policy: 'always' });
+      const client = await g.client(t);
+      const idle = (await g.call(client, 'terminal_open', { title: 'idle' })) as { id: string };
+      const busy = (await g.call(client, 'terminal_open', { title: 'busy' })) as { id: string };
+      expect((await g.call(client, 'terminal_send', { id: busy.id, text: 'sleep 30', waitMs: 100 })).status).toBe('running');
+      await client.close();
+      await new Promise((r) => setTimeout(r, 200));
+      await g.layer.service.sweepUnattended();
+      expect(g.host.has(idle.id)).toBe(false);
+      expect(g.host.has(busy.id)).toBe(true);
+    } finally {
+      await g.close();
+    }
   });
 });
