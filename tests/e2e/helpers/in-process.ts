@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { AgentLayer } from '../../../src/main/agent/layer';
 import { startServe as startServeInProcess } from '../../../src/main/cli';
 import type { TerminalHost } from '../../../src/main/host/host';
 import type { WebServer } from '../../../src/main/web/server';
@@ -11,6 +12,8 @@ export interface InProcessServe {
   loginUrl: string;
   /** The host itself, for what the UI cannot do (open an agent's terminal without an agent). */
   host: TerminalHost;
+  /** The agent layer: pairing requests, approvals and handoffs as agents raise them. */
+  agents: AgentLayer;
   server: WebServer;
   stop(): Promise<void>;
 }
@@ -29,6 +32,7 @@ export async function startInProcessServe(rendererDir = join(projectRoot, 'out/r
     origin: running.server.origin,
     loginUrl: running.server.loginUrl(),
     host: running.host,
+    agents: running.agents,
     server: running.server,
     stop: async () => {
       await running.stop();

@@ -1,10 +1,12 @@
+import { agents } from './agents.svelte';
 import { connection } from './connection.svelte';
 import { terminals } from './terminals.svelte';
 import { views } from './views';
 
 /**
  * Connects, reads the roster (the host keeps terminals across reloads and reconnects) and
- * re-attaches every view after the transport comes back.
+ * re-attaches every view after the transport comes back. The agents panel follows the same
+ * connection.
  */
 export async function startSession(): Promise<void> {
   const api = await connection.start({
@@ -14,11 +16,13 @@ export async function startSession(): Promise<void> {
     onReconnect: async () => {
       const current = connection.api;
       if (!current) return;
+      void agents.bind(current);
       await terminals.bind(current);
       for (const view of views.all()) void view.attach();
     },
   });
   if (!api) return;
+  void agents.bind(api);
   try {
     await terminals.bind(api);
   } catch (error) {

@@ -34,6 +34,16 @@ export class TerminalController {
   /** Why the attachment ended or could not be made. */
   problem = $state<Problem | null>(null);
   searchOpen = $state(false);
+  /**
+   * The person typed while input was held back (see `holdInput`); counts up so that every
+   * attempt shows the hint again.
+   */
+  heldBack = $state(0);
+  /**
+   * Input is held back, never sent: an agent drives this terminal and the person chose that
+   * typing does not take over. Set by the view from the roster and the settings.
+   */
+  holdInput = false;
 
   readonly view = new XtermView();
   private api: TandemApi | null = null;
@@ -198,6 +208,11 @@ export class TerminalController {
     const attachmentId = this.attachmentId;
     if (!api || !attachmentId || !this.writable || this.state !== 'attached') return;
     const typed = this.typed.isTyped(data);
+    if (this.holdInput) {
+      // The host would drop untyped input here anyway; typed input would take control.
+      if (typed) this.heldBack += 1;
+      return;
+    }
     for (const chunk of chunkInput(data)) {
       api.call('input', { attachmentId, data: chunk, typed }).catch((error: unknown) => this.onInputError(error));
     }
@@ -241,6 +256,14 @@ export class TerminalController {
     if (this.sentSize?.cols === size.cols && this.sentSize.rows === size.rows) return;
     this.sentSize = size;
     api.call('resize', { attachmentId, ...size }).catch(noop);
+  }
+
+  /** The person's font size: the view refits, and the host gets the new size. */
+  setFontSize(size: number): void {
+    const term = this.view.term;
+    if (term.options.fontSize === size) return;
+    term.options.fontSize = size;
+    this.fitSoon();
   }
 
   /** The host's size as the roster reports it, followed by read-only views. */
