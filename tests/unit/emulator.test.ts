@@ -55,6 +55,25 @@ describe('Emulator', () => {
     e.dispose();
   });
 
+  it('parses only the newest part of a flood, leaves a note, and ends on the right screen', async () => {
+    const e = new Emulator({ cols: 40, rows: 10, scrollback: 10_000, onReply: () => {} });
+    const line = (i: number) => `flood line ${i}\r\n`;
+    let fed = 0;
+    for (let i = 1; i <= 200_000; i++) {
+      const chunk = line(i);
+      fed += chunk.length;
+      e.feed(chunk);
+    }
+    await e.drained();
+    expect(e.skippedChars).toBeGreaterThan(fed / 2);
+    const lines = await replay(e.serialize(), 40, 10);
+    expect(lines.filter((text) => /\[… \d+ characters skipped …\]/.test(text))).toHaveLength(1);
+    expect(lines.filter((text) => text.startsWith('flood line')).at(-1)).toBe('flood line 200000');
+    // The stream offsets still add up: a snapshot covers everything fed.
+    expect((await e.snapshot()).offset).toBe(fed);
+    e.dispose();
+  });
+
   it('bounds cold history to the scrollback setting', async () => {
     const e = new Emulator({ cols: 40, rows: 10, scrollback: 2000, hotLines: 500, coldBudget: 1, onReply: () => {} });
     let text = '';

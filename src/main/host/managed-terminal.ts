@@ -5,6 +5,12 @@ import type { Clock } from '../terminal/clock.js';
 import type { TerminalSession } from '../terminal/session.js';
 import { Attachment, type FrameSink, highWatermarkChars, lowWatermarkChars, maxBufferedChars, stalledAfterMs } from './attachment.js';
 
+/** Output frames: at most this many characters, and reads arriving this close together are batched. */
+export const frameMaxChars = 64 * 1024;
+export const frameBatchMs = 4;
+/** A frame this large means output is streaming: the next reads are worth batching. */
+export const streamingChars = 8 * 1024;
+
 export interface FlowOptions {
   /** A viewer acknowledging nothing this long while the PTY waits for it is dropped. */
   stalledAfterMs: number;
@@ -27,6 +33,11 @@ export class ManagedTerminal {
   private pendingStart = 0;
   private offset = 0;
   private flushScheduled = false;
+  private flushImmediate = false;
+  private flushTimer: ReturnType<typeof setTimeout> | null = null;
+  private lastFlushAt = -Infinity;
+  private lastFlushChars = 0;
+  private pendingChars = 0;
   private paused = false;
   private stallTimer: ReturnType<typeof setTimeout> | null = null;
   private unsubscribe: () => void;
@@ -100,19 +111,39 @@ export class ManagedTerminal {
 
   private onOutput(text: string): void {
     this.pending.push(text);
+    this.pendingChars += text.length;
     this.offset += text.length;
-    if (!this.flushScheduled && this.attachments.size > 0) {
-      this.flushScheduled = true;
-      setImmediate(() => this.flush());
-    }
     if (this.attachments.size === 0) {
       this.pending = [];
+      this.pendingChars = 0;
       this.pendingStart = this.offset;
+      return;
+    }
+    if (this.pendingChars >= frameMaxChars) this.scheduleFlush(0);
+    // A keystroke's echo goes out at once; a stream of full reads is batched into larger frames.
+    else this.scheduleFlush(this.lastFlushChars >= streamingChars && this.clock.now() - this.lastFlushAt < frameBatchMs ? frameBatchMs : 0);
+  }
+
+  private scheduleFlush(delayMs: number): void {
+    if (this.flushScheduled && (delayMs > 0 || this.flushImmediate)) return;
+    if (this.flushTimer) this.clock.clearTimeout(this.flushTimer);
+    this.flushScheduled = true;
+    this.flushImmediate = delayMs === 0;
+    if (delayMs === 0) {
+      this.flushTimer = null;
+      setImmediate(() => this.flush());
+    } else {
+      this.flushTimer = this.clock.setTimeout(() => this.flush(), delayMs);
     }
   }
 
   private flush(): void {
+    if (this.flushTimer) this.clock.clearTimeout(this.flushTimer);
+    this.flushTimer = null;
     this.flushScheduled = false;
+    this.lastFlushAt = this.clock.now();
+    this.lastFlushChars = this.pendingChars;
+    this.pendingChars = 0;
     if (this.pending.length === 0) return;
     const data = this.pending.length === 1 ? this.pending[0]! : this.pending.join('');
     const start = this.pendingStart;
@@ -180,10 +211,7 @@ export class ManagedTerminal {
     const missed = this.session.outputSince(offset, this.pendingStart);
     if (missed) attachment.send(missed);
     attachment.fromOffset = this.pendingStart;
-    if (this.pending.length > 0 && !this.flushScheduled) {
-      this.flushScheduled = true;
-      setImmediate(() => this.flush());
-    }
+    if (this.pending.length > 0) this.scheduleFlush(0);
     this.writer?.setWritable(false);
     this.writer = attachment;
     return { attachment, snapshot: data };
@@ -229,6 +257,7 @@ export class ManagedTerminal {
 
   dispose(): void {
     this.unsubscribe();
+    if (this.flushTimer) this.clock.clearTimeout(this.flushTimer);
     if (this.stallTimer) this.clock.clearTimeout(this.stallTimer);
     for (const attachment of this.attachments.values()) attachment.close('not_found', 'The terminal was closed.');
     this.attachments.clear();

@@ -11,16 +11,27 @@ const { SerializeAddon } = serializeAddon as unknown as { SerializeAddon: typeof
 const { Unicode11Addon } = unicode11Addon as unknown as { Unicode11Addon: typeof Unicode11AddonType };
 
 /**
- * How far (in characters) parsing may lag the PTY before older unparsed output is skipped.
- * The emulator parses ~30 MB/s; floods are faster, and they must not stall the PTY or grow memory.
+ * Floods: output arriving faster than this (characters per window) is not all parsed. The
+ * emulator parses ~30 MB/s on the same thread that reads the PTY and feeds viewers; during a
+ * flood it parses only the newest `floodKeepChars` of each window, so the screen ends right and
+ * the flood does not slow down everything else. Scrollback gets a note where output was skipped.
  */
-export const maxParseLagChars = 4 * 1024 * 1024;
+export const floodWindowMs = 100;
+export const floodCharsPerWindow = 1024 * 1024;
+export const floodKeepChars = 64 * 1024;
 
 /** The window over which cold serialization time is budgeted. */
 const coldWindowMs = 200;
 
-/** Lines moved to cold history at a time: the emulator's buffer is resized once per batch. */
+/**
+ * Live lines beyond the hot window before the oldest are recycled by the emulator. Lines are
+ * serialized into cold history once they leave the hot window, well before they are recycled.
+ */
 export const coldBatchLines = 500;
+
+interface TrimmableLines {
+  onTrim(listener: (amount: number) => void): unknown;
+}
 
 /**
  * Whether unparsed output may contain a request the emulator answers (DSR/CPR `CSI 6n`, DA
@@ -67,6 +78,16 @@ export class Emulator {
   private fedChars = 0;
   private parsedChars = 0;
   private snapshotWaiters: Array<(snapshot: { data: string; offset: number }) => void> = [];
+  /** Lines the emulator recycled off the top of the normal buffer, and lines saved to cold history, counted since start. */
+  private trimmedLines = 0;
+  private savedLines = 0;
+  private readonly coldEnabled: boolean;
+  private rateWindowStart = 0;
+  private rateChars = 0;
+  private floodTimer: ReturnType<typeof setTimeout> | null = null;
+  /** Note characters at the start of `pending` (not part of the output stream), and what they count. */
+  private noteChars = 0;
+  private noteSkipped = 0;
 
   constructor(opts: EmulatorOptions) {
     this.hotLines = Math.min(opts.hotLines ?? 1000, opts.scrollback);
@@ -75,8 +96,14 @@ export class Emulator {
     this.terminal = new Terminal({
       cols: opts.cols,
       rows: opts.rows,
-      scrollback: this.hotLines + (opts.scrollback > this.hotLines ? 2 * coldBatchLines : 0),
+      scrollback: this.hotLines + (opts.scrollback > this.hotLines ? coldBatchLines : 0),
       allowProposedApi: true,
+    });
+    // The line list's own trim event is internal to xterm; without it there is no cold history.
+    const lines = (this.terminal as unknown as { _core?: { buffers?: { normal?: { lines?: TrimmableLines } } } })._core?.buffers?.normal?.lines;
+    this.coldEnabled = opts.scrollback > this.hotLines && typeof lines?.onTrim === 'function';
+    lines?.onTrim((amount) => {
+      this.trimmedLines += amount;
     });
     this.serializer = new SerializeAddon();
     this.terminal.loadAddon(this.serializer);
@@ -90,21 +117,49 @@ export class Emulator {
     if (this.disposed) return;
     this.fedChars += data.length;
     if (!this.requestsPending && requestPattern.test(data)) this.requestsPending = true;
+    const now = performance.now();
+    if (now - this.rateWindowStart > floodWindowMs) {
+      this.rateWindowStart = now;
+      this.rateChars = 0;
+    }
+    this.rateChars += data.length;
+    if (this.rateChars > floodCharsPerWindow || this.floodTimer) {
+      // Flooding: hold the output until the window ends and parse only its newest part.
+      this.pending += data;
+      if (this.pending.length > 2 * floodKeepChars) this.skipFlood();
+      this.floodTimer ??= setTimeout(() => this.endFloodWindow(), floodWindowMs);
+      return;
+    }
     if (this.writing) {
       this.pending += data;
-      if (this.pending.length > maxParseLagChars) this.skipLag();
       return;
     }
     this.write(data);
   }
 
-  /** Drops the older half of unparsed output at a line start, keeping the newest for the screen. */
-  private skipLag(): void {
-    const cut = this.pending.indexOf('\n', this.pending.length - maxParseLagChars / 2);
+  private endFloodWindow(): void {
+    this.floodTimer = null;
+    if (this.disposed) return;
+    this.skipFlood();
+    if (!this.writing && this.pending.length > 0) {
+      const next = this.pending;
+      this.pending = '';
+      this.write(next);
+    }
+  }
+
+  /** Drops unparsed output older than the newest `floodKeepChars`, at a line start, leaving a note. */
+  private skipFlood(): void {
+    if (this.pending.length <= floodKeepChars) return;
+    const cut = this.pending.indexOf('\n', this.pending.length - floodKeepChars);
     if (cut < 0) return;
-    this.parsedChars += cut + 1;
-    this.skippedChars += cut + 1;
-    this.pending = this.pending.slice(cut + 1);
+    const dropped = cut + 1 - this.noteChars;
+    this.noteSkipped = this.noteChars > 0 ? this.noteSkipped + dropped : dropped;
+    const note = `\r\n\x1b[0;2m[… ${this.noteSkipped} characters skipped …]\x1b[0m\r\n`;
+    this.parsedChars += dropped;
+    this.skippedChars += dropped;
+    this.pending = note + this.pending.slice(cut + 1);
+    this.noteChars = note.length;
   }
 
   /** Output characters never parsed because a flood outran the parser. */
@@ -132,21 +187,24 @@ export class Emulator {
       this.pending = data.slice(end) + this.pending;
       data = data.slice(0, end);
     }
+    const notes = Math.min(this.noteChars, data.length);
+    this.noteChars -= notes;
     this.terminal.write(data, () => {
       if (this.disposed) return;
-      this.parsedChars += data.length;
+      this.parsedChars += data.length - notes;
       this.evictCold();
       if (this.snapshotWaiters.length > 0) {
         const snapshot = { data: this.serialize(), offset: this.parsedChars };
         for (const resolve of this.snapshotWaiters.splice(0)) resolve(snapshot);
       }
-      if (this.pending.length > 0) {
+      if (this.pending.length > 0 && !this.floodTimer) {
         const next = this.pending;
         this.pending = '';
         this.write(next);
         return;
       }
       this.writing = false;
+      if (this.pending.length > 0) return;
       this.requestsPending = false;
       const waiters = this.idleWaiters;
       this.idleWaiters = [];
@@ -164,44 +222,53 @@ export class Emulator {
    * that offset is what a new viewer must receive next. Never waits for a flood to end.
    */
   snapshot(): Promise<{ data: string; offset: number }> {
-    if (!this.writing || this.disposed) return Promise.resolve({ data: this.serialize(), offset: this.fedChars });
+    if ((!this.writing && this.pending.length === 0) || this.disposed) return Promise.resolve({ data: this.serialize(), offset: this.fedChars });
     return new Promise((resolve) => this.snapshotWaiters.push(resolve));
   }
 
   /** Resolves when everything fed so far has been parsed (and its replies emitted). */
   drained(): Promise<void> {
-    if (!this.writing || this.disposed) return Promise.resolve();
+    if ((!this.writing && this.pending.length === 0) || this.disposed) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
-  /** Moves the oldest batch of scrollback lines out of the live buffer into cold history. */
+  /**
+   * Saves the lines that left the hot window into cold history. They stay in the live buffer
+   * until the emulator recycles them (a full line list reuses its oldest line: no allocation).
+   */
   private evictCold(): void {
-    const buffer = this.terminal.buffer.normal;
-    const scrollbackLines = buffer.length - this.terminal.rows;
-    if (this.hotLines >= this.terminal.options.scrollback! || scrollbackLines < this.hotLines + coldBatchLines) return;
-    const count = scrollbackLines - this.hotLines;
+    if (!this.coldEnabled) return;
+    // Lines recycled before they could be saved (only after a resize reflowed the buffer).
+    if (this.savedLines < this.trimmedLines) {
+      this.cold.skip(this.trimmedLines - this.savedLines);
+      this.savedLines = this.trimmedLines;
+    }
+    const liveScrollback = this.terminal.buffer.normal.length - this.terminal.rows;
+    const eligibleEnd = this.trimmedLines + liveScrollback - this.hotLines;
+    const count = eligibleEnd - this.savedLines;
+    if (count <= 0) return;
+    const start = this.savedLines - this.trimmedLines;
     const now = performance.now();
     if (now - this.coldWindowStart > coldWindowMs) {
       this.coldWindowStart = now;
       this.coldSpentMs = 0;
     }
     if (this.coldSpentMs <= coldWindowMs * this.coldBudget) {
-      const text = this.serializer.serialize({ range: { start: 0, end: count - 1 }, excludeModes: true, excludeAltBuffer: true });
+      const text = this.serializer.serialize({ range: { start, end: start + count - 1 }, excludeModes: true, excludeAltBuffer: true });
       this.cold.push(text.replace(/(?:\r\n)+$/, ''), count);
       this.coldSpentMs += performance.now() - now;
     } else {
       this.cold.skip(count);
     }
-    // Shrinking the scrollback drops the oldest lines; growing it again makes room for the next batches.
-    const full = this.terminal.options.scrollback!;
-    this.terminal.options.scrollback = this.hotLines;
-    this.terminal.options.scrollback = full;
+    this.savedLines = eligibleEnd;
   }
 
   /** Cold history, then the live scrollback, screen, cursor and modes, as terminal output. */
   serialize(): string {
-    const hot = this.serializer.serialize();
-    return this.cold.lines > 0 ? `${this.cold.serialize()}\r\n${hot}` : hot;
+    if (!this.coldEnabled || this.cold.lines === 0) return this.serializer.serialize();
+    // Live lines already saved to cold history are not repeated.
+    const unsaved = this.terminal.buffer.normal.length - this.terminal.rows - (this.savedLines - this.trimmedLines);
+    return `${this.cold.serialize()}\r\n${this.serializer.serialize({ scrollback: Math.max(0, unsaved) })}`;
   }
 
   resize(cols: number, rows: number): void {
@@ -230,6 +297,7 @@ export class Emulator {
 
   dispose(): void {
     if (this.disposed) return;
+    if (this.floodTimer) clearTimeout(this.floodTimer);
     for (const resolve of this.snapshotWaiters.splice(0)) resolve({ data: '', offset: this.fedChars });
     this.disposed = true;
     const waiters = this.idleWaiters;
