@@ -1,7 +1,8 @@
 /**
  * Baselines on bare node-pty: a shell whose PROMPT_COMMAND prints a private marker (the physical
- * floor of a round trip: PTY write, shell, PTY read, no emulator, no readiness logic), and a
- * spawn-to-first-output timer for startup.
+ * floor of a round trip: PTY write, shell, PTY read, no emulator, no readiness logic), a
+ * spawn-until timer for startup (first output, or a prompt's text), and a bare PTY running one
+ * program for keystroke echo.
  */
 import * as pty from 'node-pty';
 import { benchEnv } from './engine.js';
@@ -14,8 +15,9 @@ export class BareMarkerShell {
   private tail = '';
   private exited = false;
   private readonly exitPromise: Promise<void>;
-  /** Characters received so far (floods are measured by this, nothing is retained). */
+  /** Characters and reads received so far (floods are measured by this, nothing is retained). */
   received = 0;
+  reads = 0;
 
   private constructor(private readonly proc: pty.IPty) {
     proc.onData((data) => this.onData(data));
@@ -51,6 +53,7 @@ export class BareMarkerShell {
 
   private onData(data: string): void {
     this.received += data.length;
+    this.reads += 1;
     if (!this.waiter) return;
     const scan = this.tail + data;
     if (scan.includes(MARK)) {
@@ -115,15 +118,35 @@ export class BareMarkerShell {
   }
 }
 
-/** Milliseconds from spawn to the first byte of output; the process is torn down before returning. */
-export async function spawnToFirstOutput(file: string, args: string[], home: string, env: Record<string, string> = {}): Promise<number> {
+export interface SpawnUntilOptions {
+  /** Extra environment. */
+  env?: Record<string, string>;
+  /**
+   * What to wait for, tested on everything received so far with escape sequences removed
+   * (default: any output at all).
+   */
+  until?: RegExp;
+  /**
+   * Answer cursor-position requests (`CSI 6n`) with `CSI 1;1R`, as any terminal would: pwsh's
+   * line editor asks before drawing its prompt and waits for the answer.
+   */
+  answerCpr?: boolean;
+}
+
+const escapes = /\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[()][0-9A-Za-z]|[=>78DEHMc])/g;
+
+/**
+ * Milliseconds from spawn until the output shows `until` (or its first byte); the process is
+ * torn down before returning.
+ */
+export async function spawnUntil(file: string, args: string[], home: string, opts: SpawnUntilOptions = {}): Promise<number> {
   const t0 = performance.now();
   const proc = pty.spawn(file, args, {
     name: 'xterm-256color',
     cols: 120,
     rows: 30,
     cwd: home,
-    env: { ...benchEnv(home), TERM: 'xterm-256color', ...env } as Record<string, string>,
+    env: { ...benchEnv(home), TERM: 'xterm-256color', ...opts.env } as Record<string, string>,
   });
   let exited = false;
   const exit = new Promise<void>((resolve) =>
@@ -133,17 +156,22 @@ export async function spawnToFirstOutput(file: string, args: string[], home: str
     }),
   );
   let elapsed = Number.NaN;
+  let seen = '';
   try {
     elapsed = await new Promise<number>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${file}: no output within 15 s`)), 15_000);
-      const sub = proc.onData(() => {
+      const what = opts.until ? String(opts.until) : 'output';
+      const timer = setTimeout(() => reject(new Error(`${file}: no ${what} within 15 s (got ${JSON.stringify(seen.slice(-120))})`)), 15_000);
+      const sub = proc.onData((data) => {
+        if (opts.answerCpr && data.includes('\x1b[6n')) proc.write('\x1b[1;1R');
+        seen += data;
+        if (opts.until && !opts.until.test(seen.replace(escapes, ''))) return;
         clearTimeout(timer);
         sub.dispose();
         resolve(performance.now() - t0);
       });
       void exit.then(() => {
         clearTimeout(timer);
-        reject(new Error(`${file} exited before any output`));
+        reject(new Error(`${file} exited before ${what}`));
       });
     });
   } finally {
@@ -160,4 +188,77 @@ export async function spawnToFirstOutput(file: string, args: string[], home: str
     }
   }
   return elapsed;
+}
+
+/** Milliseconds from spawn to the first byte of output; the process is torn down before returning. */
+export function spawnToFirstOutput(file: string, args: string[], home: string, env: Record<string, string> = {}): Promise<number> {
+  return spawnUntil(file, args, home, { env });
+}
+
+/**
+ * A bare PTY running one program (e.g. `cat`) in the bench process: write, and wait for a
+ * string in what comes back. The keystroke baseline.
+ */
+export class BarePty {
+  private readonly proc: pty.IPty;
+  private readonly exitPromise: Promise<void>;
+  private exited = false;
+  private waiter: { needle: string; tail: string; resolve: () => void; timer: ReturnType<typeof setTimeout> } | null = null;
+
+  constructor(file: string, args: string[], home: string, cols = 120, rows = 30) {
+    this.proc = pty.spawn(file, args, { name: 'xterm-256color', cols, rows, cwd: home, env: { ...benchEnv(home), TERM: 'xterm-256color' } as Record<string, string> });
+    this.proc.onData((data) => {
+      const waiter = this.waiter;
+      if (!waiter) return;
+      const scan = waiter.tail + data;
+      if (scan.includes(waiter.needle)) {
+        this.waiter = null;
+        clearTimeout(waiter.timer);
+        waiter.resolve();
+      } else {
+        waiter.tail = scan.slice(-waiter.needle.length);
+      }
+    });
+    this.exitPromise = new Promise((resolve) =>
+      this.proc.onExit(() => {
+        this.exited = true;
+        resolve();
+      }),
+    );
+  }
+
+  /** Writes `data` and resolves when `needle` comes back (arm-then-write, so nothing is missed). */
+  writeAndExpect(data: string, needle: string, timeoutMs = 5000): Promise<void> {
+    if (this.waiter) throw new Error('a wait is already armed');
+    const promise = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiter = null;
+        reject(new Error(`bare pty: no ${JSON.stringify(needle)} within ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.waiter = { needle, tail: '', resolve, timer };
+    });
+    this.proc.write(data);
+    return promise;
+  }
+
+  write(data: string): void {
+    this.proc.write(data);
+  }
+
+  async close(): Promise<void> {
+    if (this.waiter) {
+      clearTimeout(this.waiter.timer);
+      this.waiter = null;
+    }
+    if (this.exited) return;
+    this.proc.kill('SIGHUP');
+    if (!(await Promise.race([this.exitPromise.then(() => true), sleep(1500).then(() => false)]))) {
+      try {
+        this.proc.kill('SIGKILL');
+      } catch {
+        // Gone already.
+      }
+      await Promise.race([this.exitPromise, sleep(1000)]);
+    }
+  }
 }

@@ -35,8 +35,10 @@ describe('npm run bench -- --quick', () => {
     const out = join(dir, 'results.json');
     const { code, stdout, stderr } = await runQuickBench(out);
     expect(code, stderr).toBe(0);
-    const results = JSON.parse(readFileSync(out, 'utf8')) as { mode: string; figures: RowResult[] };
+    const results = JSON.parse(readFileSync(out, 'utf8')) as { mode: string; figures: RowResult[]; leftovers: string[] };
     expect(results.mode).toBe('quick');
+    // Nothing the bench started (shells, host processes, bridges, tmux) outlived it.
+    expect(results.leftovers).toEqual([]);
     const names = figures.flatMap((figure) => figure.rows.map((row) => row.name));
     expect(names.length).toBeGreaterThan(0);
     for (const name of names) {

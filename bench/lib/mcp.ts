@@ -1,0 +1,49 @@
+/** MCP clients for figures (the official SDK): over HTTP with a bearer token, and through the stdio bridge. */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { HostProcess } from './host.js';
+
+export async function httpClient(host: HostProcess, token: string): Promise<Client> {
+  const client = new Client({ name: 'tandem-bench', version: '1.0.0' });
+  const transport = new StreamableHTTPClientTransport(new URL(`${host.info.origin}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+  await client.connect(transport);
+  return client;
+}
+
+/** The built CLI the package's `tandem` command runs; the bridge is `tandem mcp`. */
+export function builtCli(root: string): string {
+  return join(root, 'out', 'main', 'cli.js');
+}
+
+/** `node bin/tandem.js mcp --name NAME` with the host's TANDEM_HOME and the agent's token. */
+export async function bridgeClient(host: HostProcess, root: string, home: string, name: string, token: string): Promise<Client> {
+  const profDir = process.env.BENCH_CPU_PROF_DIR;
+  if (!existsSync(builtCli(root))) throw new Error(`${builtCli(root)} is missing: run \`npx electron-vite build\` first`);
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    // BENCH_CPU_PROF_DIR profiles the bridge too.
+    args: [...(profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir] : []), join(root, 'bin', 'tandem.js'), 'mcp', '--name', name],
+    cwd: home,
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: home,
+      TANDEM_HOME: host.tandemHome,
+      TANDEM_TOKEN: token,
+    },
+    stderr: 'pipe',
+  });
+  const client = new Client({ name: 'tandem-bench', version: '1.0.0' });
+  await client.connect(transport);
+  return client;
+}
+
+/** Calls a tool and returns its structured result; a tool error throws. */
+export async function callTool(client: Client, name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const result = await client.callTool({ name, arguments: args }, undefined, { timeout: 70_000 });
+  const structured = (result.structuredContent ?? {}) as Record<string, unknown>;
+  if (result.isError) throw new Error(`${name}: ${JSON.stringify(structured).slice(0, 200)}`);
+  return structured;
+}
