@@ -72,7 +72,10 @@ async function scrollback(scope: SessionScope): Promise<void> {
   const held: TerminalSession[] = [];
   for (let i = 0; i < terminals; i++) {
     const session = await scope.open('bash', { cols, rows, scrollback: DEFAULT_LIMITS.scrollbackLines });
-    const result = await session.send({ text: `seq -f '%0${cols}.0f' 1 ${lineCount}`, waitMs: 55_000 });
+    // Paced below the emulator's flood threshold, so the whole scrollback is parsed and kept
+    // (a flood would keep only its newest part; that is a different figure).
+    const text = `for s in $(seq 0 500 ${lineCount - 1}); do seq -f '%0${cols}.0f' $((s + 1)) $((s + 500 < ${lineCount} ? s + 500 : ${lineCount})); sleep 0.1; done`;
+    const result = await session.send({ text, waitMs: 55_000, maxOutputBytes: 1024 });
     expectStatus(result, 'done', 'seq');
     await session.drained();
     held.push(session);
