@@ -98,9 +98,9 @@ describe.runIf(pwsh !== null)('pwsh', { timeout: 90_000 }, () => {
       }
     });
 
-    // Needs the session to keep the rc directory until a person's terminal is ready: start() resolves
-    // on first output, and pwsh prints its keypad mode about a second before it reads the rc file.
-    it.skip("gives a person's terminal the integration, with their own environment and history", async () => {
+    // start() resolves on first output, which pwsh prints about a second before it reads the rc
+    // file: the session keeps the rc directory until the integration is up.
+    it("gives a person's terminal the integration, with their own environment and history", async () => {
       const t = await open({ origin: 'user' });
       await expect.poll(() => t.status, { timeout: 8000, interval: 100 }).toBe('idle');
       expect(t.integration).toBe(true);
