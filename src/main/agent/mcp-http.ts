@@ -158,6 +158,8 @@ export class McpHttpEndpoint {
     });
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomBytes(16).toString('base64url'),
+      // Plain JSON replies to POSTs: no SSE framing per tool call.
+      enableJsonResponse: true,
       onsessioninitialized: (id) => {
         session = { transport, server, connection, streams: 0, gone: new AbortController(), inflight: new Map() };
         this.sessions.set(id, session);
