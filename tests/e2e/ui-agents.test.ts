@@ -1,9 +1,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Browser, Locator, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumAvailable, chromiumRequired, launchChromium, screenshotPath, skipReason } from './helpers/browser';
-import { type InProcessServe, startInProcessServe } from './helpers/in-process';
+import type { Locator } from 'playwright-core';
+import { afterAll, describe, expect, it } from 'vitest';
+import { chromiumAvailable, chromiumRequired, screenshotPath, skipReason } from './helpers/browser';
+import { useUiFixture } from './helpers/ui-fixture';
 import { activeTerminalId, typeLine, waitForPrompt, waitForScreen } from './helpers/page';
 import { testUrl } from './helpers/serve';
 
@@ -20,9 +20,10 @@ const settleMs = 800;
  * (in process) and a real MCP client over HTTP with the token the UI showed.
  */
 describe.skipIf(!runUi)('Tandem UI: agents, approvals and handoff', () => {
-  let serve: InProcessServe | undefined;
-  let browser: Browser | undefined;
-  let page: Page;
+  const ui = useUiFixture({ width: 1280, height: 780 }, async ({ serve, page }) => {
+    await page.goto(testUrl(serve.loginUrl));
+    await page.locator('[data-connection="connected"]').waitFor();
+  });
   let mcp: Client | undefined;
   let token = '';
   /** The agent's terminal (opened through MCP). */
@@ -30,10 +31,10 @@ describe.skipIf(!runUi)('Tandem UI: agents, approvals and handoff', () => {
   /** The person's own terminal. */
   let ownTerminal = '';
 
-  const agentsButton = (): Locator => page.getByRole('button', { name: /^Agents/ });
-  const panel = (): Locator => page.getByRole('complementary', { name: 'Agents' });
-  const bar = (): Locator => page.locator('[role="tabpanel"]:visible').getByRole('group', { name: 'Control of this terminal' });
-  const control = (id: string): string => serve!.host.get(id).meta.control;
+  const agentsButton = (): Locator => ui.page.getByRole('button', { name: /^Agents/ });
+  const panel = (): Locator => ui.page.getByRole('complementary', { name: 'Agents' });
+  const bar = (): Locator => ui.page.locator('[role="tabpanel"]:visible').getByRole('group', { name: 'Control of this terminal' });
+  const control = (id: string): string => ui.serve.host.get(id).meta.control;
 
   async function call(name: string, args: Record<string, unknown>): Promise<ToolResult> {
     const result = await mcp!.callTool({ name, arguments: args }, undefined, { timeout: 70_000 });
@@ -51,22 +52,9 @@ describe.skipIf(!runUi)('Tandem UI: agents, approvals and handoff', () => {
     await panel().waitFor({ state: 'hidden' });
   }
 
-  beforeAll(async () => {
-    serve = await startInProcessServe();
-    browser = await launchChromium();
-    const context = await browser.newContext({ viewport: { width: 1280, height: 780 } });
-    context.setDefaultTimeout(15_000);
-    page = await context.newPage();
-    page.on('pageerror', (error) => console.error('page error:', error));
-    await page.goto(testUrl(serve.loginUrl));
-    await page.locator('[data-connection="connected"]').waitFor();
-  }, 60_000);
-
   afterAll(async () => {
     await mcp?.close().catch(() => undefined);
-    await browser?.close();
-    await serve?.stop();
-  }, 30_000);
+  });
 
   it('pairs an agent: ready-to-copy configurations and the token, shown once', async () => {
     await openPanel();
@@ -79,7 +67,7 @@ describe.skipIf(!runUi)('Tandem UI: agents, approvals and handoff', () => {
     await result.getByText('The token is shown only this once').waitFor();
     token = (await result.getByLabel('Token', { exact: true }).textContent())!.trim();
     expect(token.length).toBeGreaterThan(20);
-    expect(serve!.agents.tokens.identify(token)).not.toBeNull();
+    expect(ui.serve.agents.tokens.identify(token)).not.toBeNull();
     // One configuration open at a time, each with the token and a copy button.
     for (const client of ['Claude Code', 'Codex', 'Gemini CLI', 'Cursor', 'Other MCP clients']) {
       const config = result.getByRole('listitem', { name: new RegExp(`^${client}.* configuration$`) });
@@ -94,16 +82,16 @@ describe.skipIf(!runUi)('Tandem UI: agents, approvals and handoff', () => {
     const card = panel().getByRole('article', { name: 'Agent codex' });
     await card.waitFor();
     await expect.poll(() => card.getByRole('combobox', { name: 'Approval policy for codex' }).inputValue()).toBe('ask-unless-allowed');
-    expect(serve!.agents.state().paired.map((agent) => agent.name)).toEqual(['codex']);
+    expect(ui.serve.agents.state().paired.map((agent) => agent.name)).toEqual(['codex']);
 
     // The MCP client uses the token the UI showed.
     mcp = new Client({ name: 'ui-agents-test', version: '1.0.0' });
-    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${serve!.origin}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${ui.serve.origin}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
     await expect.poll(() => card.textContent()).toMatch(/connected · paired/);
-    await page.screenshot({ path: screenshotPath('ui-agents-panel') });
+    await ui.page.screenshot({ path: screenshotPath('ui-agents-panel') });
 
     await result.getByRole('button', { name: 'Done, hide the token' }).click();
-    await expect.poll(() => page.getByText(token).count()).toBe(0);
+    await expect.poll(() => ui.page.getByText(token).count()).toBe(0);
   }, 60_000);
 
   it('edits the policy lists of a paired agent', async () => {
@@ -111,20 +99,20 @@ describe.skipIf(!runUi)('Tandem UI: agents, approvals and handoff', () => {
     await card.getByText(/^Allow list \(\d+\) and deny list/).click();
     await card.getByRole('textbox', { name: 'Add to deny list' }).fill('git push');
     await card.getByRole('group', { name: 'Deny list' }).getByRole('button', { name: 'Add' }).click();
-    await expect.poll(() => serve!.agents.state().paired[0]!.deny).toContain('git push');
+    await expect.poll(() => ui.serve.agents.state().paired[0]!.deny).toContain('git push');
     await card.getByRole('button', { name: 'Remove git push' }).click();
-    await expect.poll(() => serve!.agents.state().paired[0]!.deny).not.toContain('git push');
+    await expect.poll(() => ui.serve.agents.state().paired[0]!.deny).not.toContain('git push');
 
     await card.getByRole('combobox', { name: 'Approval policy for codex' }).selectOption('ask');
-    await expect.poll(() => serve!.agents.state().paired[0]!.policy).toBe('ask');
+    await expect.poll(() => ui.serve.agents.state().paired[0]!.policy).toBe('ask');
     await card.getByRole('combobox', { name: 'Approval policy for codex' }).selectOption('ask-unless-allowed');
-    await expect.poll(() => serve!.agents.state().paired[0]!.policy).toBe('ask-unless-allowed');
+    await expect.poll(() => ui.serve.agents.state().paired[0]!.policy).toBe('ask-unless-allowed');
     await closePanel();
   }, 30_000);
 
   it('shows a pairing request as a banner; Allow once answers it', async () => {
-    const requestId = serve!.agents.pairing.request({ name: 'gemini', pid: 4242, exe: '/usr/bin/gemini', cwd: '/tmp/project' });
-    const banner = page.getByRole('region', { name: 'Questions from agents' }).getByRole('group', { name: 'Pairing request from gemini' });
+    const requestId = ui.serve.agents.pairing.request({ name: 'gemini', pid: 4242, exe: '/usr/bin/gemini', cwd: '/tmp/project' });
+    const banner = ui.page.getByRole('region', { name: 'Questions from agents' }).getByRole('group', { name: 'Pairing request from gemini' });
     await banner.waitFor();
     await expect.poll(() => banner.textContent()).toMatch(/gemini\s*\(pid 4242, \/usr\/bin\/gemini, in \/tmp\/project\)\s*wants to use your terminals/);
     await banner.getByText('what the requesting process claims').waitFor();
@@ -132,50 +120,50 @@ describe.skipIf(!runUi)('Tandem UI: agents, approvals and handoff', () => {
 
     await banner.getByRole('button', { name: 'Allow once' }).click();
     await banner.waitFor({ state: 'detached' });
-    expect(serve!.agents.state().pairings).toEqual([]);
-    expect(serve!.agents.pairing.poll(requestId)).toMatchObject({ state: 'allowed', persistent: false, name: 'gemini' });
+    expect(ui.serve.agents.state().pairings).toEqual([]);
+    expect(ui.serve.agents.pairing.poll(requestId)).toMatchObject({ state: 'allowed', persistent: false, name: 'gemini' });
     // Allowed once is not paired.
-    expect(serve!.agents.state().paired.map((agent) => agent.name)).toEqual(['codex']);
+    expect(ui.serve.agents.state().paired.map((agent) => agent.name)).toEqual(['codex']);
     await expect.poll(() => agentsButton().getAttribute('aria-label')).toBe('Agents');
   }, 30_000);
 
   it('asks to approve an agent command; Edit then approve runs the edited command', async () => {
     // The person's own terminal first, so that the terminal link has somewhere to switch from.
-    await page.getByRole('button', { name: 'New terminal', exact: true }).click();
-    ownTerminal = await activeTerminalId(page);
-    await waitForPrompt(page, ownTerminal);
+    await ui.page.getByRole('button', { name: 'New terminal', exact: true }).click();
+    ownTerminal = await activeTerminalId(ui.page);
+    await waitForPrompt(ui.page, ownTerminal);
 
     const opened = await call('terminal_open', { title: 'codex: build' });
     agentTerminal = opened.id as string;
     expect(opened).toMatchObject({ origin: 'agent', agent: 'codex' });
-    await page.locator(`[role="tab"][data-terminal-id="${agentTerminal}"]`).waitFor();
-    expect(await activeTerminalId(page)).toBe(ownTerminal);
+    await ui.page.locator(`[role="tab"][data-terminal-id="${agentTerminal}"]`).waitFor();
+    expect(await activeTerminalId(ui.page)).toBe(ownTerminal);
 
     const sent = call('terminal_send', { id: agentTerminal, text: 'printf hi', waitMs: 50_000 });
-    const question = page.getByRole('group', { name: 'Command from codex' });
+    const question = ui.page.getByRole('group', { name: 'Command from codex' });
     await question.waitFor();
     await expect.poll(() => question.getByLabel('Command', { exact: true }).textContent()).toBe('printf hi');
     await question.getByRole('button', { name: 'codex: build' }).click();
-    await expect.poll(() => activeTerminalId(page)).toBe(agentTerminal);
-    await waitForPrompt(page, agentTerminal);
-    await page.screenshot({ path: screenshotPath('ui-approval') });
+    await expect.poll(() => activeTerminalId(ui.page)).toBe(agentTerminal);
+    await waitForPrompt(ui.page, agentTerminal);
+    await ui.page.screenshot({ path: screenshotPath('ui-approval') });
 
     await question.getByRole('button', { name: 'Edit then approve…' }).click();
     const editor = question.getByRole('textbox', { name: 'Command to approve' });
     await expect.poll(() => editor.inputValue()).toBe('printf hi');
     await editor.fill('printf edited');
-    await page.screenshot({ path: screenshotPath('ui-approval-edit') });
+    await ui.page.screenshot({ path: screenshotPath('ui-approval-edit') });
     await question.getByRole('button', { name: 'Approve edited command' }).click();
     await question.waitFor({ state: 'detached' });
 
     const result = await sent;
     expect(result).toMatchObject({ status: 'done', command: 'printf edited', output: 'edited', approval: { state: 'edited' } });
-    await waitForScreen(page, agentTerminal, /edited/);
+    await waitForScreen(ui.page, agentTerminal, /edited/);
   }, 90_000);
 
   it('rejects a command with a reason, which reaches the agent', async () => {
     const sent = call('terminal_send', { id: agentTerminal, text: 'printf nope', waitMs: 50_000 });
-    const question = page.getByRole('group', { name: 'Command from codex' });
+    const question = ui.page.getByRole('group', { name: 'Command from codex' });
     await question.waitFor();
     await question.getByRole('button', { name: 'Reject…' }).click();
     await question.getByRole('textbox', { name: 'Reason for rejecting' }).fill('not on the main branch');
@@ -188,23 +176,23 @@ describe.skipIf(!runUi)('Tandem UI: agents, approvals and handoff', () => {
   }, 90_000);
 
   it('asks the person to take over; Take over switches control and focus, Hand back returns it', async () => {
-    await page.locator(`[role="tab"][data-terminal-id="${ownTerminal}"]`).click();
+    await ui.page.locator(`[role="tab"][data-terminal-id="${ownTerminal}"]`).click();
     const handoff = call('terminal_handoff', { id: agentTerminal, message: 'please log in to npm', waitMs: 50_000 });
-    const banner = page.getByRole('group', { name: 'Handoff request from codex' });
+    const banner = ui.page.getByRole('group', { name: 'Handoff request from codex' });
     await banner.waitFor();
     await expect.poll(() => banner.textContent()).toMatch(/codex asks you to take over:\s*please log in to npm/);
     await expect.poll(() => agentsButton().getAttribute('aria-label')).toBe('Agents, 1 waiting for you');
 
     await banner.getByRole('button', { name: 'Take over' }).click();
     await banner.waitFor({ state: 'detached' });
-    await expect.poll(() => activeTerminalId(page)).toBe(agentTerminal);
-    await expect.poll(() => serve!.host.list().find((terminal) => terminal.id === agentTerminal)?.control).toBe('user');
+    await expect.poll(() => activeTerminalId(ui.page)).toBe(agentTerminal);
+    await expect.poll(() => ui.serve.host.list().find((terminal) => terminal.id === agentTerminal)?.control).toBe('user');
     await bar().getByText('You have control').waitFor();
     // The keyboard is in the agent's terminal: the person types right away.
-    await expect.poll(() => page.evaluate(() => document.activeElement?.closest('[role="tabpanel"]')?.id)).toBe(`pane-${agentTerminal}`);
-    await page.keyboard.type('echo by-person');
-    await page.keyboard.press('Enter');
-    await waitForScreen(page, agentTerminal, /^by-person$/m);
+    await expect.poll(() => ui.page.evaluate(() => document.activeElement?.closest('[role="tabpanel"]')?.id)).toBe(`pane-${agentTerminal}`);
+    await ui.page.keyboard.type('echo by-person');
+    await ui.page.keyboard.press('Enter');
+    await waitForScreen(ui.page, agentTerminal, /^by-person$/m);
 
     await bar().getByRole('button', { name: 'Hand back to codex' }).click();
     await bar().getByText('Agent codex is driving').waitFor();
@@ -216,27 +204,27 @@ describe.skipIf(!runUi)('Tandem UI: agents, approvals and handoff', () => {
 
   it('declines a handoff', async () => {
     const handoff = call('terminal_handoff', { id: agentTerminal, message: 'one more thing', waitMs: 50_000 });
-    const banner = page.getByRole('group', { name: 'Handoff request from codex' });
+    const banner = ui.page.getByRole('group', { name: 'Handoff request from codex' });
     await banner.getByRole('button', { name: 'Decline' }).click();
     expect(await handoff).toMatchObject({ control: 'agent', handoff: { state: 'declined' } });
     expect(control(agentTerminal)).toBe('agent');
   }, 60_000);
 
   it('hands the person’s terminal to a paired agent chosen from a list', async () => {
-    await page.locator(`[role="tab"][data-terminal-id="${ownTerminal}"]`).click();
-    const choice = page.getByRole('combobox', { name: 'Agent to hand this terminal to' });
+    await ui.page.locator(`[role="tab"][data-terminal-id="${ownTerminal}"]`).click();
+    const choice = ui.page.getByRole('combobox', { name: 'Agent to hand this terminal to' });
     await expect.poll(async () => (await choice.locator('option:not([disabled])').allTextContents()).map((text) => text.trim())).toEqual(['codex · connected']);
     await choice.selectOption('codex');
-    await page.getByRole('button', { name: 'Hand to agent' }).click();
+    await ui.page.getByRole('button', { name: 'Hand to agent' }).click();
     await bar().getByText('Agent codex is driving').waitFor();
-    expect(serve!.host.get(ownTerminal).meta).toMatchObject({ handedTo: 'codex', control: 'agent' });
+    expect(ui.serve.host.get(ownTerminal).meta).toMatchObject({ handedTo: 'codex', control: 'agent' });
     await bar().getByRole('button', { name: 'Take back' }).click();
-    await page.getByRole('switch', { name: 'Share with agents' }).waitFor();
-    expect(serve!.host.get(ownTerminal).meta).toMatchObject({ handedTo: null, control: 'user' });
+    await ui.page.getByRole('switch', { name: 'Share with agents' }).waitFor();
+    expect(ui.serve.host.get(ownTerminal).meta).toMatchObject({ handedTo: null, control: 'user' });
   }, 30_000);
 
   it('holds typing back when typing does not take over, and keeps the settings', async () => {
-    const host = serve!.host;
+    const host = ui.serve.host;
     const inputs: string[] = [];
     const original = host.input.bind(host);
     host.input = async (attachmentId, data, typed) => {
@@ -244,42 +232,42 @@ describe.skipIf(!runUi)('Tandem UI: agents, approvals and handoff', () => {
       return await original(attachmentId, data, typed);
     };
     try {
-      await page.getByRole('button', { name: 'Settings' }).click();
-      const dialog = page.getByRole('dialog', { name: 'Settings' });
+      await ui.page.getByRole('button', { name: 'Settings' }).click();
+      const dialog = ui.page.getByRole('dialog', { name: 'Settings' });
       const takesOver = dialog.getByRole('checkbox', { name: "Typing into an agent's terminal takes over" });
       expect(await takesOver.isChecked()).toBe(true);
       await takesOver.uncheck();
-      await page.keyboard.press('Escape');
+      await ui.page.keyboard.press('Escape');
       await dialog.waitFor({ state: 'detached' });
 
-      await page.locator(`[role="tab"][data-terminal-id="${agentTerminal}"]`).click();
+      await ui.page.locator(`[role="tab"][data-terminal-id="${agentTerminal}"]`).click();
       await bar().getByText('press Take over to type').waitFor();
       inputs.length = 0;
-      await typeLine(page, 'echo held-back');
-      await page.getByTestId('held-input-hint').waitFor();
-      await page.waitForTimeout(settleMs);
+      await typeLine(ui.page, 'echo held-back');
+      await ui.page.getByTestId('held-input-hint').waitFor();
+      await ui.page.waitForTimeout(settleMs);
       expect(inputs).toEqual([]);
       expect(control(agentTerminal)).toBe('agent');
 
       // Kept across a reload.
-      await page.reload();
-      await page.locator('[data-connection="connected"]').waitFor();
-      await page.getByRole('button', { name: 'Settings' }).click();
-      expect(await page.getByRole('dialog', { name: 'Settings' }).getByRole('checkbox', { name: "Typing into an agent's terminal takes over" }).isChecked()).toBe(false);
+      await ui.page.reload();
+      await ui.page.locator('[data-connection="connected"]').waitFor();
+      await ui.page.getByRole('button', { name: 'Settings' }).click();
+      expect(await ui.page.getByRole('dialog', { name: 'Settings' }).getByRole('checkbox', { name: "Typing into an agent's terminal takes over" }).isChecked()).toBe(false);
 
       // A larger font gives the terminal fewer columns.
-      await page.locator(`[role="tab"][data-terminal-id="${ownTerminal}"]`).click();
-      await page.getByRole('button', { name: 'Settings' }).click();
-      await page.getByRole('dialog', { name: 'Settings' }).waitFor();
+      await ui.page.locator(`[role="tab"][data-terminal-id="${ownTerminal}"]`).click();
+      await ui.page.getByRole('button', { name: 'Settings' }).click();
+      await ui.page.getByRole('dialog', { name: 'Settings' }).waitFor();
       const cols = (): number => host.list().find((terminal) => terminal.id === ownTerminal)!.cols;
       const before = cols();
-      for (let i = 0; i < 4; i++) await page.getByRole('button', { name: 'Larger font' }).click();
+      for (let i = 0; i < 4; i++) await ui.page.getByRole('button', { name: 'Larger font' }).click();
       await expect.poll(cols).toBeLessThan(before);
-      await page.getByRole('button', { name: 'Reset to defaults' }).click();
+      await ui.page.getByRole('button', { name: 'Reset to defaults' }).click();
       await expect.poll(cols).toBe(before);
-      const stored = await page.evaluate(() => JSON.parse(localStorage.getItem('tandem.settings') ?? '{}') as unknown);
+      const stored = await ui.page.evaluate(() => JSON.parse(localStorage.getItem('tandem.settings') ?? '{}') as unknown);
       expect(stored).toMatchObject({ typingTakesOver: true, fontSize: 14 });
-      await page.keyboard.press('Escape');
+      await ui.page.keyboard.press('Escape');
     } finally {
       host.input = original;
     }
@@ -289,10 +277,10 @@ describe.skipIf(!runUi)('Tandem UI: agents, approvals and handoff', () => {
     await openPanel();
     const card = panel().getByRole('article', { name: 'Agent codex' });
     await card.getByRole('button', { name: 'Revoke…' }).click();
-    await page.getByRole('dialog').getByRole('button', { name: 'Revoke', exact: true }).click();
+    await ui.page.getByRole('dialog').getByRole('button', { name: 'Revoke', exact: true }).click();
     await card.waitFor({ state: 'detached' });
-    expect(serve!.agents.state().paired).toEqual([]);
-    expect(serve!.agents.tokens.identify(token)).toBeNull();
+    expect(ui.serve.agents.state().paired).toEqual([]);
+    expect(ui.serve.agents.tokens.identify(token)).toBeNull();
     await panel().getByText('No agent is paired yet').waitFor();
   }, 30_000);
 });

@@ -1,7 +1,7 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumAvailable, chromiumRequired, launchChromium, screenshotPath, skipReason } from './helpers/browser';
-import { type InProcessServe, startInProcessServe } from './helpers/in-process';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { chromiumAvailable, chromiumRequired, screenshotPath, skipReason } from './helpers/browser';
+import { useUiFixture } from './helpers/ui-fixture';
 import { typeLine, waitForPrompt, waitForScreen } from './helpers/page';
 import { testUrl } from './helpers/serve';
 
@@ -17,39 +17,24 @@ const settleMs = 600;
  * as the agent layer would (origin agent, the agent in control).
  */
 describe.skipIf(!runUi)('Tandem UI: an agent terminal and handoff', () => {
-  let serve: InProcessServe | undefined;
-  let browser: Browser | undefined;
-  let page: Page;
   let id = '';
-
-  const control = (): string => serve!.host.get(id).meta.control;
-  const bar = (): ReturnType<Page['getByRole']> => page.getByRole('group', { name: 'Control of this terminal' });
-
-  beforeAll(async () => {
-    serve = await startInProcessServe();
+  const ui = useUiFixture({ width: 1180, height: 720 }, async ({ serve, page }) => {
     id = (await serve.host.create({ origin: 'agent', agent: agentName, title: 'agent: tests' })).id;
-    browser = await launchChromium();
-    const context = await browser.newContext({ viewport: { width: 1180, height: 720 } });
-    context.setDefaultTimeout(15_000);
-    page = await context.newPage();
-    page.on('pageerror', (error) => console.error('page error:', error));
     await page.goto(testUrl(serve.loginUrl));
-  }, 60_000);
+  });
 
-  afterAll(async () => {
-    await browser?.close();
-    await serve?.stop();
-  }, 30_000);
+  const control = (): string => ui.serve.host.get(id).meta.control;
+  const bar = (): ReturnType<Page['getByRole']> => ui.page.getByRole('group', { name: 'Control of this terminal' });
 
   it('shows the agent tab with its badge and who drives', async () => {
-    const tab = page.locator(`[role="tab"][data-terminal-id="${id}"]`);
+    const tab = ui.page.locator(`[role="tab"][data-terminal-id="${id}"]`);
     await tab.waitFor();
     await expect.poll(() => tab.textContent()).toContain(agentName);
     await bar().getByText(`Agent ${agentName} is driving`).waitFor();
-    await waitForPrompt(page, id);
-    await serve!.host.get(id).session.write('echo "agent was here"\r');
-    await waitForScreen(page, id, /^agent was here$/m);
-    await page.screenshot({ path: screenshotPath('ui-agent-tab') });
+    await waitForPrompt(ui.page, id);
+    await ui.serve.host.get(id).session.write('echo "agent was here"\r');
+    await waitForScreen(ui.page, id, /^agent was here$/m);
+    await ui.page.screenshot({ path: screenshotPath('ui-agent-tab') });
   }, 60_000);
 
   it('takes over with the button and hands back', async () => {
@@ -63,46 +48,46 @@ describe.skipIf(!runUi)('Tandem UI: an agent terminal and handoff', () => {
 
   it('keeps the agent in control on focus reports, and gives control to the person who types', async () => {
     // The program asks for focus reports: clicking away and back sends them, untyped.
-    await serve!.host.get(id).session.write("printf '\\033[?1004h'; echo focus-on\r");
-    await waitForScreen(page, id, /^focus-on$/m);
-    await page.locator(`[role="tabpanel"]:visible .xterm`).click();
-    await page.locator('footer').click();
-    await page.locator(`[role="tabpanel"]:visible .xterm`).click();
-    await page.waitForTimeout(settleMs);
+    await ui.serve.host.get(id).session.write("printf '\\033[?1004h'; echo focus-on\r");
+    await waitForScreen(ui.page, id, /^focus-on$/m);
+    await ui.page.locator(`[role="tabpanel"]:visible .xterm`).click();
+    await ui.page.locator('footer').click();
+    await ui.page.locator(`[role="tabpanel"]:visible .xterm`).click();
+    await ui.page.waitForTimeout(settleMs);
     expect(control()).toBe('agent');
 
-    await typeLine(page, 'echo typed-by-person');
+    await typeLine(ui.page, 'echo typed-by-person');
     await bar().getByText('You have control').waitFor();
     expect(control()).toBe('user');
-    await waitForScreen(page, id, /^typed-by-person$/m);
+    await waitForScreen(ui.page, id, /^typed-by-person$/m);
   }, 60_000);
 
   it("shares the person's own terminal, hands it to an agent, takes it back and resets it", async () => {
-    await page.getByRole('button', { name: 'New terminal', exact: true }).click();
-    await page.locator(`[role="tab"][aria-selected="true"]:not([data-terminal-id="${id}"])`).waitFor();
-    const own = (await page.locator('[role="tab"][aria-selected="true"]').getAttribute('data-terminal-id'))!;
-    await waitForPrompt(page, own);
-    const meta = () => serve!.host.get(own).meta;
+    await ui.page.getByRole('button', { name: 'New terminal', exact: true }).click();
+    await ui.page.locator(`[role="tab"][aria-selected="true"]:not([data-terminal-id="${id}"])`).waitFor();
+    const own = (await ui.page.locator('[role="tab"][aria-selected="true"]').getAttribute('data-terminal-id'))!;
+    await waitForPrompt(ui.page, own);
+    const meta = () => ui.serve.host.get(own).meta;
 
-    const share = page.getByRole('switch', { name: 'Share with agents' });
+    const share = ui.page.getByRole('switch', { name: 'Share with agents' });
     await share.click();
     await expect.poll(() => share.getAttribute('aria-checked')).toBe('true');
     expect(meta().shared).toBe(true);
 
-    await page.getByRole('textbox', { name: 'Agent to hand this terminal to' }).fill(agentName);
-    await page.getByRole('button', { name: 'Hand to agent' }).click();
+    await ui.page.getByRole('textbox', { name: 'Agent to hand this terminal to' }).fill(agentName);
+    await ui.page.getByRole('button', { name: 'Hand to agent' }).click();
     await bar().getByText(`Agent ${agentName} is driving`).waitFor();
     expect(meta()).toMatchObject({ handedTo: agentName, control: 'agent' });
     await bar().getByRole('button', { name: 'Take back' }).click();
-    await page.getByRole('switch', { name: 'Share with agents' }).waitFor();
+    await ui.page.getByRole('switch', { name: 'Share with agents' }).waitFor();
     expect(meta()).toMatchObject({ handedTo: null, control: 'user' });
 
-    const pid = serve!.host.get(own).session.pid;
-    await page.getByRole('button', { name: 'Reset…' }).click();
-    await page.getByRole('dialog').getByRole('button', { name: 'Reset terminal' }).click();
-    await expect.poll(() => serve!.host.get(own).session.pid, { timeout: 15_000 }).not.toBe(pid);
-    await waitForPrompt(page, own);
-    await typeLine(page, 'echo fresh-shell');
-    await waitForScreen(page, own, /^fresh-shell$/m);
+    const pid = ui.serve.host.get(own).session.pid;
+    await ui.page.getByRole('button', { name: 'Reset…' }).click();
+    await ui.page.getByRole('dialog').getByRole('button', { name: 'Reset terminal' }).click();
+    await expect.poll(() => ui.serve.host.get(own).session.pid, { timeout: 15_000 }).not.toBe(pid);
+    await waitForPrompt(ui.page, own);
+    await typeLine(ui.page, 'echo fresh-shell');
+    await waitForScreen(ui.page, own, /^fresh-shell$/m);
   }, 60_000);
 });

@@ -1,7 +1,6 @@
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumAvailable, chromiumRequired, launchChromium, skipReason } from './helpers/browser';
-import { type InProcessServe, startInProcessServe } from './helpers/in-process';
+import { describe, expect, it } from 'vitest';
+import { chromiumAvailable, chromiumRequired, skipReason } from './helpers/browser';
+import { useUiFixture } from './helpers/ui-fixture';
 import { activeTerminalId, typeLine, waitForPrompt, waitForScreen } from './helpers/page';
 import { testUrl } from './helpers/serve';
 
@@ -24,41 +23,25 @@ const repliesLine = /^replies=(\d+)$/m;
 
 /** The browser's xterm.js must add nothing to what the host's emulator answers. */
 describe.skipIf(!runUi)('Tandem UI: terminal protocol requests', () => {
-  let serve: InProcessServe | undefined;
-  let browser: Browser | undefined;
-  let page: Page;
-
-  beforeAll(async () => {
-    serve = await startInProcessServe();
-    browser = await launchChromium();
-    const context = await browser.newContext({ viewport: { width: 1000, height: 640 } });
-    context.setDefaultTimeout(15_000);
-    page = await context.newPage();
-    page.on('pageerror', (error) => console.error('page error:', error));
-  }, 60_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await serve?.stop();
-  }, 30_000);
+  const ui = useUiFixture({ width: 1000, height: 640 });
 
   it('gets as many replies with the page attached as the host alone gives', async () => {
     // Without any view: only the host can answer.
-    const alone = await serve!.host.create({ title: 'no view' });
-    await serve!.host.get(alone.id).session.write(`${probe}\r`);
+    const alone = await ui.serve.host.create({ title: 'no view' });
+    await ui.serve.host.get(alone.id).session.write(`${probe}\r`);
 
-    await page.goto(testUrl(serve!.loginUrl));
-    await page.locator(`[role="tab"][data-terminal-id="${alone.id}"]`).waitFor();
-    const hostOnly = Number(repliesLine.exec(await waitForScreen(page, alone.id, repliesLine))![1]);
+    await ui.page.goto(testUrl(ui.serve.loginUrl));
+    await ui.page.locator(`[role="tab"][data-terminal-id="${alone.id}"]`).waitFor();
+    const hostOnly = Number(repliesLine.exec(await waitForScreen(ui.page, alone.id, repliesLine))![1]);
     expect(hostOnly).toBeGreaterThan(0);
 
     // With the page attached and in front, the person runs the same probe.
-    await page.getByRole('button', { name: 'New terminal', exact: true }).click();
-    await page.locator(`[role="tab"][aria-selected="true"]:not([data-terminal-id="${alone.id}"])`).waitFor();
-    const viewed = await activeTerminalId(page);
-    await waitForPrompt(page, viewed);
-    await typeLine(page, probe);
-    const withPage = Number(repliesLine.exec(await waitForScreen(page, viewed, repliesLine))![1]);
+    await ui.page.getByRole('button', { name: 'New terminal', exact: true }).click();
+    await ui.page.locator(`[role="tab"][aria-selected="true"]:not([data-terminal-id="${alone.id}"])`).waitFor();
+    const viewed = await activeTerminalId(ui.page);
+    await waitForPrompt(ui.page, viewed);
+    await typeLine(ui.page, probe);
+    const withPage = Number(repliesLine.exec(await waitForScreen(ui.page, viewed, repliesLine))![1]);
     expect(withPage).toBe(hostOnly);
   }, 60_000);
 });
