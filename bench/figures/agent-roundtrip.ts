@@ -9,7 +9,7 @@ import { BareMarkerShell } from '../lib/bare-pty.js';
 import { HostProcess } from '../lib/host.js';
 import { bridgeClient, callTool, httpClient } from '../lib/mcp.js';
 import { summarize } from '../lib/stats.js';
-import { TmuxLoop, tmuxAvailable } from '../lib/tmux.js';
+import { startTmuxBaseline, type TmuxLoop } from '../lib/tmux.js';
 import type { Figure, Measurement, Series } from '../lib/types.js';
 
 const agent = 'bench';
@@ -69,15 +69,7 @@ export const agentRoundtripFigure: Figure = {
         bridgeError = (error as Error).message;
       }
       bare = await BareMarkerShell.start(opts.home);
-      if (tmuxAvailable()) {
-        try {
-          tmux = await TmuxLoop.start(opts.home);
-        } catch (error) {
-          notes.push(`tmux baseline failed to start: ${(error as Error).message}`);
-        }
-      } else {
-        notes.push('tmux is not installed: no tmux baseline');
-      }
+      tmux = await startTmuxBaseline(opts.home, notes);
       const viaHttp: number[] = [];
       const viaBridge: number[] = [];
       const floor: number[] = [];

@@ -1,7 +1,7 @@
 /** Engine round trip for `echo`: session.send to `done`, against bare node-pty and tmux. */
 import { BareMarkerShell } from '../lib/bare-pty.js';
 import { expectStatus, SessionScope } from '../lib/engine.js';
-import { TmuxLoop, tmuxAvailable } from '../lib/tmux.js';
+import { startTmuxBaseline, type TmuxLoop } from '../lib/tmux.js';
 import type { Figure, Series } from '../lib/types.js';
 
 export const roundtripFigure: Figure = {
@@ -25,15 +25,7 @@ export const roundtripFigure: Figure = {
     try {
       const session = await scope.open('bash');
       bare = await BareMarkerShell.start(opts.home);
-      if (tmuxAvailable()) {
-        try {
-          tmux = await TmuxLoop.start(opts.home);
-        } catch (error) {
-          notes.push(`tmux baseline failed to start: ${(error as Error).message}`);
-        }
-      } else {
-        notes.push('tmux is not installed: no tmux baseline');
-      }
+      tmux = await startTmuxBaseline(opts.home, notes);
       const engine: number[] = [];
       const floor: number[] = [];
       const viaTmux: number[] = [];

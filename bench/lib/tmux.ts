@@ -74,3 +74,17 @@ export class TmuxLoop {
     rmSync(tmuxSocketPath(), { force: true });
   }
 }
+
+/** The tmux baseline when tmux is installed and starts; otherwise null, with the reason in `notes`. */
+export async function startTmuxBaseline(home: string, notes: string[]): Promise<TmuxLoop | null> {
+  if (!tmuxAvailable()) {
+    notes.push('tmux is not installed: no tmux baseline');
+    return null;
+  }
+  try {
+    return await TmuxLoop.start(home);
+  } catch (error) {
+    notes.push(`tmux baseline failed to start: ${(error as Error).message}`);
+    return null;
+  }
+}
