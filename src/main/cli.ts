@@ -124,6 +124,8 @@ async function serve(args: string[], io: CliIo): Promise<number> {
     io.err(`tandem serve could not start: ${(error as Error).message}`);
     return 1;
   }
+  // A bug in one request must not take every terminal down with the process.
+  process.on('unhandledRejection', (reason) => io.err(`tandem: unexpected error (kept running): ${(reason as Error)?.stack ?? String(reason)}`));
   io.out(`Tandem is running. Open this link in your browser (it logs you in; keep it private):`);
   io.out(`  ${running.server.loginUrl()}`);
   io.out(`Through an SSH tunnel (ssh -L 8080:127.0.0.1:${running.server.port} host), use the same link with your local port. Ctrl+C stops Tandem and closes its terminals.`);

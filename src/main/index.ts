@@ -41,6 +41,9 @@ const webPreferences = {
 let mainWindow: BrowserWindow | null = null;
 let runtime: Runtime | null = null;
 
+// A bug in one request must not take every terminal down with the app.
+process.on('unhandledRejection', (reason) => process.stderr.write(`Tandem: unexpected error (kept running): ${String(reason)}\n`));
+
 /** `Tandem --mcp [--name NAME]`: the installed app binary is also the agents' stdio bridge. */
 const mcpAt = process.argv.indexOf('--mcp');
 if (mcpAt >= 0) {

@@ -312,3 +312,58 @@ describe('unattended terminals', () => {
     }
   });
 });
+
+describe('approvals cannot be sidestepped', () => {
+  it('asks for disguised lines, keys, and launch settings that would run code', async () => {
+    const tokenH = f.layer.pairAgent({ name: 'eta' }).token;
+    const h = await f.client(tokenH);
+    // Opening may not smuggle code in through the environment or a shell of the agent's choosing.
+    expect(await f.call(h, 'terminal_open', { title: 'x', env: { PROMPT_COMMAND: 'touch /tmp/pwned' } })).toMatchObject({ isError: true, error: { code: 'forbidden' } });
+    expect(await f.call(h, 'terminal_open', { title: 'x', env: { PATH: '/tmp/evil' } })).toMatchObject({ isError: true, error: { code: 'forbidden' } });
+    expect(await f.call(h, 'terminal_open', { title: 'x', shell: '/tmp/evil/bash' })).toMatchObject({ isError: true, error: { code: 'forbidden' } });
+    const { id } = (await f.call(h, 'terminal_open', { title: 'guarded', env: { MY_SETTING: '1' } })) as { id: string };
+    for (const attempt of [{ text: 'ls\rtouch x' }, { text: 'env touch x' }, { text: 'ls', keys: ['C-u', 't', 'Enter'] }]) {
+      const pending = await f.call(h, 'terminal_send', { id, ...attempt, waitMs: 100 });
+      expect(pending).toMatchObject({ status: 'awaiting_approval' });
+      // One write waits for approval: a second is busy, not a second question.
+      expect(await f.call(h, 'terminal_send', { id, text: 'pwd', waitMs: 100 })).toMatchObject({ isError: true, error: { code: 'busy' } });
+      const [request] = f.layer.state().approvals;
+      f.layer.answerApproval({ requestId: request!.id, decision: 'reject', reason: 'no' });
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(f.layer.state().approvals).toEqual([]);
+  });
+
+  it('applies a policy change to a connected agent at once', async () => {
+    const tokenT = f.layer.pairAgent({ name: 'theta' }).token;
+    f.layer.setAgentPolicy({ name: 'theta', policy: 'always' });
+    const t = await f.client(tokenT);
+    const { id } = (await f.call(t, 'terminal_open', { title: 'policy' })) as { id: string };
+    expect(await f.call(t, 'terminal_send', { id, text: 'printf free' })).toMatchObject({ status: 'done', output: 'free' });
+    f.layer.setAgentPolicy({ name: 'theta', policy: 'ask', deny: ['printf'] });
+    expect(await f.call(t, 'terminal_send', { id, text: 'printf free' })).toMatchObject({ isError: true, error: { code: 'rejected' } });
+  });
+
+  it('withdraws questions about a closed terminal, and survives a late answer', async () => {
+    const tokenI = f.layer.pairAgent({ name: 'iota' }).token;
+    const i = await f.client(tokenI);
+    const { id } = (await f.call(i, 'terminal_open', { title: 'closing' })) as { id: string };
+    expect(await f.call(i, 'terminal_send', { id, text: 'printf later', waitMs: 100 })).toMatchObject({ status: 'awaiting_approval' });
+    const handoff = f.call(i, 'terminal_handoff', { id, message: 'log in please', waitMs: 300 });
+    await new Promise((r) => setTimeout(r, 100));
+    const requestId = f.layer.state().handoffs[0]!.id;
+    await f.host.close(id);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(f.layer.state().approvals.filter((a) => a.terminalId === id)).toEqual([]);
+    expect(() => f.layer.answerHandoff({ requestId, accept: true })).toThrow(/No pending handoff/);
+    await handoff;
+  });
+
+  it('keeps concurrent opens within the per-agent limit', async () => {
+    const tokenK = f.layer.pairAgent({ name: 'kappa' }).token;
+    const k = await f.client(tokenK);
+    const results = await Promise.all(Array.from({ length: 6 }, (_, n) => f.call(k, 'terminal_open', { title: `k${n}` })));
+    expect(results.filter((r) => !r.isError)).toHaveLength(4);
+    expect(results.filter((r) => r.isError).map((r) => (r.error as { code: string }).code)).toEqual(['capacity', 'capacity']);
+  });
+});

@@ -382,3 +382,38 @@ describe('bad input', () => {
     await expect(t.signal('SIGKILL')).rejects.toMatchObject({ code: 'forbidden' });
   });
 });
+
+describe('review fixes', () => {
+  it('leaves a REPL that caught SIGINT alone (no escalation to SIGTERM)', async () => {
+    const t = await pool.open('bash');
+    expect(await t.send({ text: `python3 -c 'import time
+while True:
+    try: input("> ")
+    except KeyboardInterrupt: print("caught")'` })).toMatchObject({ status: 'waiting_input' });
+    await t.interrupt();
+    await new Promise((r) => setTimeout(r, 2500));
+    const r = await t.send({ text: 'still-here' });
+    expect(r.status).toBe('waiting_input');
+    await t.send({ keys: ['C-d'] });
+  });
+
+  it('settles Ctrl+C at a continuation prompt at the fresh prompt', async () => {
+    const t = await pool.open('bash');
+    expect(await t.send({ text: 'echo "open' })).toMatchObject({ status: 'waiting_input', evidence: 'continuation' });
+    const r = await t.send({ keys: ['C-c'], waitMs: 5000 });
+    expect(r).toMatchObject({ status: 'done', evidence: 'marker' });
+    expect(r.durationMs).toBeLessThan(2000);
+    expect(await t.send({ text: 'echo fine' })).toMatchObject({ status: 'done', output: 'fine' });
+  });
+
+  it('takes Ctrl+C during a coloured flood at once', async () => {
+    const t = await pool.open('bash');
+    const r = await t.send({ text: `yes $'\\e[31mred flood line\\e[0m'`, waitMs: 300, maxOutputBytes: 512 });
+    expect(r.status).toBe('running');
+    const started = performance.now();
+    const w = t.wait({ since: r.cursor, waitMs: 10_000, maxOutputBytes: 512 });
+    await t.write('\x03');
+    expect(await w).toMatchObject({ status: 'done', exitCode: 130 });
+    expect(performance.now() - started).toBeLessThan(3000);
+  });
+});

@@ -421,6 +421,27 @@ describe('tandem serve: the contract over the WebSocket, against a real host and
     owner.close();
   });
 
+  it("refuses to act on another client's view", async () => {
+    const owner = await TestClient.connect(port, secret);
+    const info = await owner.call('create', { shell: 'bash', cols: 80, rows: 24 });
+    const view = await owner.call('attach', { id: info.id });
+    const other = await TestClient.connect(port, secret);
+    for (const [op, args] of [
+      ['input', { attachmentId: view.attachmentId, data: 'echo hijack\r', typed: true }],
+      ['ack', { attachmentId: view.attachmentId, seq: 1 }],
+      ['resize', { attachmentId: view.attachmentId, cols: 40, rows: 10 }],
+    ] as const) {
+      const result = await other.callRaw(op, args as never);
+      expect(result).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    }
+    await other.call('detach', { attachmentId: view.attachmentId });
+    await owner.call('input', { attachmentId: view.attachmentId, data: 'echo still-mine\r', typed: true });
+    await owner.waitForOutput(view.attachmentId, 'still-mine');
+    await owner.call('close', { id: info.id });
+    owner.close();
+    other.close();
+  });
+
   // Frames the host emits while `attach` runs (output the snapshot did not cover) carry the new
   // attachment's id, and the transport orders them after the attach reply (EventGate).
   it('delivers a new attachment\'s first frames after its attach reply, under its own id', async () => {

@@ -7,7 +7,17 @@ describe('approval policy', () => {
   it('runs allow-listed read-only commands without asking', () => {
     expect(judge('ls -la', settings)).toBe('run');
     expect(judge('git status', settings)).toBe('run');
-    expect(judge('git log --oneline -5', settings)).toBe('run');
+    expect(judge('git diff HEAD~1', settings)).toBe('run');
+  });
+
+  it('asks for lines that only look allow-listed', () => {
+    expect(judge('env touch x', settings)).toBe('ask');
+    expect(judge('PATH=/tmp/evil:$PATH ls', settings)).toBe('ask');
+    expect(judge('ls\rtouch x', settings)).toBe('ask');
+    expect(judge('ls', settings, true)).toBe('ask');
+    expect(judge('git log --output=/etc/x', settings)).toBe('ask');
+    expect(judge('git branch -D main', settings)).toBe('ask');
+    expect(judge('cat $HOME/.ssh/id_rsa', settings)).toBe('ask');
   });
 
   it('asks for everything else, and for allow-listed commands chained to others', () => {
@@ -21,6 +31,7 @@ describe('approval policy', () => {
   it('refuses deny-listed commands anywhere in the line, through wrappers', () => {
     expect(judge('sudo ls', settings)).toBe('deny');
     expect(judge('ls && sudo reboot', settings)).toBe('deny');
+    expect(judge('ls\rsudo reboot', settings)).toBe('deny');
     expect(judge('env FOO=1 sudo id', settings)).toBe('deny');
     expect(judge('/usr/bin/sudo id', settings)).toBe('deny');
     expect(judge('echo sudo', settings)).toBe('run');

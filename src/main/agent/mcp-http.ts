@@ -29,7 +29,11 @@ interface Session {
   gone: AbortController;
   /** In-flight tool calls by JSON-RPC id, aborted when their HTTP request is dropped. */
   inflight: Map<string | number, AbortController>;
+  lastActivityAt: number;
 }
+
+/** A session with no open stream and no request for this long is over (its agent is gone). */
+export const idleSessionMs = 10 * 60_000;
 
 function sendJson(res: ServerResponse, status: number, code: ErrorCode | 'unauthorized', message: string): void {
   res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
@@ -72,11 +76,14 @@ async function readBody(req: IncomingMessage, maxBytes: number): Promise<unknown
  */
 export class McpHttpEndpoint {
   private readonly sessions = new Map<string, Session>();
+  private readonly idleTimer: ReturnType<typeof setInterval>;
 
   constructor(
     private readonly service: AgentService,
     private readonly opts: McpHttpOptions = {},
   ) {
+    this.idleTimer = setInterval(() => this.endIdle(), 60_000);
+    this.idleTimer.unref();
     service.tokens.onRevoked(({ tokenHash }) => {
       for (const [id, session] of this.sessions) if (session.connection.identity.tokenHash === tokenHash) void this.end(id);
     });
@@ -118,7 +125,15 @@ export class McpHttpEndpoint {
   }
 
   /** Liveness: GET streams and dropped requests tell when the agent went away. */
+  private endIdle(): void {
+    const now = Date.now();
+    for (const [id, session] of this.sessions) {
+      if (session.streams === 0 && session.inflight.size === 0 && now - session.lastActivityAt > idleSessionMs) void this.end(id);
+    }
+  }
+
   private track(session: Session, req: IncomingMessage, res: ServerResponse, body: unknown): void {
+    session.lastActivityAt = Date.now();
     if (!this.service.isLive(session.connection.id)) {
       session.gone = new AbortController();
       this.service.reconnect(session.connection);
@@ -161,7 +176,7 @@ export class McpHttpEndpoint {
       // Plain JSON replies to POSTs: no SSE framing per tool call.
       enableJsonResponse: true,
       onsessioninitialized: (id) => {
-        session = { transport, server, connection, streams: 0, gone: new AbortController(), inflight: new Map() };
+        session = { transport, server, connection, streams: 0, gone: new AbortController(), inflight: new Map(), lastActivityAt: Date.now() };
         this.sessions.set(id, session);
       },
     });
@@ -187,6 +202,7 @@ export class McpHttpEndpoint {
   }
 
   async close(): Promise<void> {
+    clearInterval(this.idleTimer);
     await Promise.all([...this.sessions.keys()].map((id) => this.end(id)));
   }
 }

@@ -23,8 +23,9 @@ export type PairingDecision = 'once' | 'always' | 'deny';
 
 type Outcome = { state: 'pending' } | { state: 'allowed'; token: string; persistent: boolean; name: string } | { state: 'denied' };
 
-/** How long an answered request can still be polled for its token. */
+/** How long an answered request can still be polled for its token, and an unanswered one waits. */
 export const answeredTtlMs = 5 * 60_000;
+export const pendingTtlMs = 10 * 60_000;
 
 const trustedPolicy: PolicySettings = { ...defaultPolicy, policy: 'always' };
 
@@ -51,11 +52,17 @@ export class PairingBroker {
       this.remember(id, { state: 'allowed', token: this.tokens.issueEphemeral(name, trustedPolicy), persistent: false, name });
       return id;
     }
+    this.expire();
     const { id, decision } = this.requests.open({ ...claim, name, at: new Date().toISOString() });
     this.remember(id, { state: 'pending' });
+    // Unanswered requests lapse, so idle claims cannot fill the person's queue for good.
+    const lapse = this.clock.setTimeout(() => this.requests.withdraw(id), pendingTtlMs);
+    void decision.then(() => this.clock.clearTimeout(lapse));
     void decision.then((answer) => {
       if (answer === 'deny') return this.remember(id, { state: 'denied' });
       const persistent = answer === 'always';
+      // Never replace an agent paired under the same name (its token and policy) by a claim.
+      if (persistent && this.tokens.isPaired(name)) return this.remember(id, { state: 'denied' });
       const token = persistent ? this.tokens.pair(name) : this.tokens.issueEphemeral(name);
       this.remember(id, { state: 'allowed', token, persistent, name });
     });
@@ -72,6 +79,10 @@ export class PairingBroker {
   }
 
   answer(id: string, decision: PairingDecision): void {
+    const info = this.requests.get(id)?.info;
+    if (decision === 'always' && info && this.tokens.isPaired(info.name)) {
+      throw new TandemError('invalid_argument', `An agent named "${info.name}" is already paired; allow this one once, or revoke the paired one first.`);
+    }
     this.requests.answer(id, decision);
   }
 
@@ -82,7 +93,8 @@ export class PairingBroker {
   private expire(): void {
     const now = this.clock.now();
     for (const [id, entry] of this.outcomes) {
-      if (entry.expires < now && entry.outcome.state !== 'pending') this.outcomes.delete(id);
+      if (entry.outcome.state === 'pending' && !this.requests.get(id)) this.outcomes.set(id, { outcome: { state: 'denied' }, expires: now + answeredTtlMs });
+      else if (entry.expires < now && entry.outcome.state !== 'pending') this.outcomes.delete(id);
     }
   }
 

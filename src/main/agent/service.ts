@@ -6,7 +6,7 @@ import type { ManagedTerminal } from '../host/managed-terminal.js';
 import { which } from '../shells/resolve.js';
 import { type Clock, systemClock } from '../terminal/clock.js';
 import { OpQueue } from './op-queue.js';
-import { judge } from './policy.js';
+import { judge, type PolicySettings } from './policy.js';
 import { PendingRequests } from './requests.js';
 import type { AgentIdentity, TokenStore } from './tokens.js';
 import type { ToolArgs } from './tool-defs.js';
@@ -37,6 +37,9 @@ export interface HandoffRequestInfo {
   message: string;
 }
 
+/** Variables that run code in the shell or change which programs run: refused at open unless `always`. */
+const launchControlledEnv = /^(PROMPT_COMMAND|PS[0-4]|BASH_ENV|ENV|ZDOTDIR|HISTFILE|SHELLOPTS|BASHOPTS|PATH|IFS|CDPATH|PYTHONSTARTUP|NODE_OPTIONS|LD_.*|DYLD_.*|BASH_FUNC_.*|TANDEM_.*)$/;
+
 export interface AgentServiceOptions {
   clock?: Clock;
   unattendedGraceMs?: number;
@@ -52,6 +55,8 @@ interface TerminalState {
   leaseOffset: number | null;
   handoff: { requestId: string; state: HandoffInfo['state'] } | null;
   waiters: Set<() => void>;
+  /** Agents whose write on this terminal waits for the person's approval. */
+  awaiting: Set<string>;
 }
 
 function emptyResult(cursor: string, control: 'agent' | 'user'): SendResult {
@@ -87,6 +92,7 @@ export class AgentService {
   private readonly sweepTimer: ReturnType<typeof setInterval>;
   private readonly home: string;
   private readonly connectionListeners = new Set<() => void>();
+  private readonly opening = new Map<string, number>();
 
   constructor(
     private readonly host: TerminalHost,
@@ -100,6 +106,11 @@ export class AgentService {
     this.sweepTimer.unref();
     tokens.onRevoked(({ tokenHash }) => {
       for (const connection of [...this.connections.values()]) if (connection.identity.tokenHash === tokenHash) this.disconnect(connection.id);
+    });
+    // Terminals the person closed (or reset away) leave no agent state behind.
+    host.onRoster((terminals) => {
+      const present = new Set(terminals.map((terminal) => terminal.id));
+      for (const id of [...this.states.keys(), ...this.owners.keys()]) if (!present.has(id)) this.forget(id);
     });
   }
 
@@ -182,9 +193,12 @@ export class AgentService {
     }
   }
 
+  /** A closed terminal takes its questions to the person with it. */
   private forget(terminalId: string): void {
     this.owners.delete(terminalId);
     this.states.delete(terminalId);
+    for (const request of this.approvals.list()) if (request.terminalId === terminalId) this.approvals.answer(request.id, { state: 'rejected', reason: 'The terminal was closed.' });
+    for (const request of this.handoffs.list()) if (request.terminalId === terminalId) this.handoffs.withdraw(request.id);
   }
 
   // ---- access ----------------------------------------------------------------------------
@@ -192,7 +206,7 @@ export class AgentService {
   private state(terminal: ManagedTerminal): TerminalState {
     let state = this.states.get(terminal.id);
     if (!state) {
-      state = { queue: new OpQueue(this.host.limits.maxQueuedOperations), controlEpoch: 0, leaseOffset: null, handoff: null, waiters: new Set() };
+      state = { queue: new OpQueue(this.host.limits.maxQueuedOperations), controlEpoch: 0, leaseOffset: null, handoff: null, waiters: new Set(), awaiting: new Set() };
       this.states.set(terminal.id, state);
       const current = state;
       terminal.onControl((control) => {
@@ -241,28 +255,66 @@ export class AgentService {
   }
 
   async open(connection: AgentConnection, args: ToolArgs<'terminal_open'>, signal?: AbortSignal): Promise<TerminalInfo & { banner: string }> {
-    const mine = [...this.owners.entries()].filter(([id, owner]) => owner === connection.identity.tokenHash && this.host.has(id));
-    const running = (ids: string[]) => ids.filter((id) => this.host.get(id).session.status !== 'exited').length;
-    if (running(mine.map(([id]) => id)) >= this.host.limits.maxRunningAgentTerminalsPerAgent) {
+    const owner = connection.identity.tokenHash;
+    const settings = this.settingsOf(connection);
+    if (settings.policy !== 'always') this.checkLaunch(args);
+    const running = (ids: string[]) => ids.filter((id) => this.host.has(id) && this.host.get(id).session.status !== 'exited').length;
+    const mine = running([...this.owners.entries()].filter(([, tokenHash]) => tokenHash === owner).map(([id]) => id)) + (this.opening.get(owner) ?? 0);
+    if (mine >= this.host.limits.maxRunningAgentTerminalsPerAgent) {
       throw new TandemError('capacity', `You already run ${this.host.limits.maxRunningAgentTerminalsPerAgent} terminals; close one with terminal_close first.`);
     }
-    if (running([...this.owners.keys()].filter((id) => this.host.has(id))) >= this.host.limits.maxRunningAgentTerminals) {
+    const openingTotal = [...this.opening.values()].reduce((sum, count) => sum + count, 0);
+    if (running([...this.owners.keys()]) + openingTotal >= this.host.limits.maxRunningAgentTerminals) {
       throw new TandemError('capacity', `Agents already run ${this.host.limits.maxRunningAgentTerminals} terminals on this machine; close one first.`);
     }
-    const terminal = await this.host.createManaged({
-      origin: 'agent',
-      agent: connection.identity.name,
-      title: args.title,
-      shell: args.shell ?? (which('bash') ? 'bash' : undefined),
-      cwd: args.cwd ?? connection.cwd ?? this.home,
-      env: args.env,
-      cols: args.cols,
-      rows: args.rows,
-      signal,
-    });
-    this.owners.set(terminal.id, connection.identity.tokenHash);
-    terminal.meta.agentConnected = this.isConnected(connection.identity.tokenHash);
+    // Reserved while the shell starts, so concurrent opens cannot pass the limits together.
+    this.opening.set(owner, (this.opening.get(owner) ?? 0) + 1);
+    let terminal: ManagedTerminal;
+    try {
+      terminal = await this.host.createManaged({
+        origin: 'agent',
+        agent: connection.identity.name,
+        title: args.title,
+        shell: args.shell ?? (which('bash') ? 'bash' : undefined),
+        cwd: args.cwd ?? connection.cwd ?? this.home,
+        env: args.env,
+        cols: args.cols,
+        rows: args.rows,
+        signal,
+      });
+    } finally {
+      const left = (this.opening.get(owner) ?? 1) - 1;
+      if (left > 0) this.opening.set(owner, left);
+      else this.opening.delete(owner);
+    }
+    this.owners.set(terminal.id, owner);
+    terminal.meta.agentConnected = this.isConnected(owner);
     return { ...this.info(terminal), banner: terminal.session.banner };
+  }
+
+  /**
+   * Opening a terminal runs no command, so it is not approved: it must not be a way around
+   * approvals. Unless the agent runs under `always`, the shell must be one Tandem discovered,
+   * and variables that run code or change which programs run are refused.
+   */
+  private checkLaunch(args: ToolArgs<'terminal_open'>): void {
+    if (args.shell && /[\\/]/.test(args.shell)) {
+      const known = this.host.environment().shells.map((shell) => shell.path);
+      if (!known.includes(args.shell)) {
+        throw new TandemError('forbidden', `shell "${args.shell}" is not one of this machine's shells; name one (bash, zsh, sh, pwsh) or use a discovered path.`);
+      }
+    }
+    const refused = Object.keys(args.env ?? {}).filter((name) => launchControlledEnv.test(name));
+    if (refused.length > 0) {
+      throw new TandemError('forbidden', `env ${refused.join(', ')} would change what the shell runs without approval; set it in a command instead.`);
+    }
+  }
+
+  /** The agent's approval policy as it is now; a revoked agent can do nothing more. */
+  private settingsOf(connection: AgentConnection): PolicySettings {
+    const settings = this.tokens.currentSettings(connection.identity);
+    if (!settings) throw new TandemError('forbidden', 'This agent’s token was revoked; pair it again in Tandem.');
+    return settings;
   }
 
   async send(connection: AgentConnection, args: ToolArgs<'terminal_send'>, signal?: AbortSignal): Promise<SendResult> {
@@ -275,14 +327,18 @@ export class AgentService {
     if (terminal.session.status === 'exited') throw new TandemError('exited', 'The shell of this terminal has exited; open a new terminal.');
     if (args.text === undefined && !args.keys?.length) throw new TandemError('invalid_argument', 'text or keys is required.');
     const owner = connection.identity.tokenHash;
-    if (state.queue.holds(owner)) throw new TandemError('busy', 'You already have a write queued or running on this terminal; wait for its result first.');
+    if (state.queue.holds(owner) || state.awaiting.has(owner)) {
+      throw new TandemError('busy', 'You already have a write waiting for approval, queued or running on this terminal; wait for its result first.');
+    }
     const waitMs = args.waitMs ?? this.host.limits.defaultWaitMs;
     const deadline = startedAt + waitMs;
 
     let text = args.text;
+    let keys = args.keys;
     let approval: ApprovalInfo | null = null;
-    const line = [text ?? '', ...(args.keys ?? [])].join(' ').trim();
-    const verdict = line ? judge(line, connection.identity.settings) : 'run';
+    // Judged exactly as it will be typed; the person sees keys by name after the text.
+    const line = [text ?? '', ...(keys ?? []).map((key) => (key.length === 1 ? key : `<${key}>`))].join(' ').trim();
+    const verdict = judge(text ?? '', this.settingsOf(connection), (keys?.length ?? 0) > 0);
     if (verdict === 'deny') throw new TandemError('rejected', `"${line.slice(0, 80)}" matches the deny list and was not sent.`);
 
     // The slot is held from here: while asking, while queued, while running.
@@ -292,6 +348,9 @@ export class AgentService {
     try {
       if (verdict === 'ask') {
         const request = this.approvals.open({ agent: connection.identity.name, terminalId: terminal.id, title: terminal.meta.title, command: line });
+        // The agent's slot is held while the person decides.
+        state.awaiting.add(owner);
+        void request.decision.then(() => state.awaiting.delete(owner));
         const decision = await this.raceDeadline(request.decision, deadline, bound.signal);
         if (decision === 'timeout') {
           // Still pending: it stays for the person, and runs if approved later.
@@ -300,28 +359,33 @@ export class AgentService {
         }
         if (decision === 'aborted') {
           this.approvals.withdraw(request.id);
+          state.awaiting.delete(owner);
           throw bound.signal.reason ?? new Error('aborted');
         }
         if (decision.state === 'rejected') throw new TandemError('rejected', decision.reason || 'The person rejected this command.');
         approval = { state: decision.state, reason: null };
-        if (decision.state === 'edited') text = decision.command;
+        if (decision.state === 'edited') {
+          // The edited line is what runs: nothing the agent sent rides along.
+          text = decision.command;
+          keys = undefined;
+        }
       }
-      return await this.runTurn(connection, terminal, { ...args, text }, deadline, bound.signal, approval, startedAt);
+      return await this.runTurn(connection, terminal, { ...args, text, keys }, deadline, bound.signal, approval, startedAt);
     } finally {
       signal?.removeEventListener('abort', onCallerAbort);
     }
   }
 
   private async runWhenApproved(connection: AgentConnection, terminal: ManagedTerminal, decision: Promise<ApprovalDecision>, args: ToolArgs<'terminal_send'>): Promise<void> {
-    const owner = connection.identity.tokenHash;
-    const state = this.state(terminal);
-    // Hold the agent's slot until the person decides.
-    const turn = await state.queue.enqueue(owner);
+    const answer = await decision;
+    // Decided late: it runs only if the agent, the terminal and its control are still as they were.
+    if (answer.state === 'rejected' || !this.tokens.currentSettings(connection.identity) || !this.host.has(terminal.id) || terminal.meta.control === 'user') return;
+    const turn = await this.state(terminal).queue.enqueue(connection.identity.tokenHash);
     try {
-      const answer = await decision;
-      if (answer.state === 'rejected' || !this.host.has(terminal.id) || terminal.meta.control === 'user') return;
-      const text = answer.state === 'edited' ? answer.command : args.text;
-      await terminal.session.send({ text, keys: args.keys, submit: args.submit, input: args.input, waitMs: 0 }).catch(() => undefined);
+      const edited = answer.state === 'edited';
+      await terminal.session
+        .send({ text: edited ? answer.command : args.text, keys: edited ? undefined : args.keys, submit: args.submit, input: args.input, waitMs: 0 })
+        .catch(() => undefined);
     } finally {
       turn.release();
     }
@@ -504,10 +568,12 @@ export class AgentService {
     const startedAt = this.clock.now();
     const terminal = this.terminalFor(connection, args.id, 'write');
     const state = this.state(terminal);
+    // One question per terminal: a new request replaces an unanswered one.
+    if (state.handoff?.state === 'pending') this.handoffs.withdraw(state.handoff.requestId);
     const request = this.handoffs.open({ agent: connection.identity.name, terminalId: terminal.id, title: terminal.meta.title, message: args.message });
     state.handoff = { requestId: request.id, state: 'pending' };
     void request.decision.then((decision) => {
-      if (state.handoff?.requestId !== request.id) return;
+      if (state.handoff?.requestId !== request.id || !this.host.has(terminal.id)) return;
       if (decision === 'accept') this.host.takeControl(terminal.id);
       else {
         state.handoff.state = 'declined';

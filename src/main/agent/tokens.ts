@@ -102,6 +102,17 @@ export class TokenStore {
     return null;
   }
 
+  /** The identity's policy as it is now (the person may change it while the agent is connected); null once revoked. */
+  currentSettings(identity: AgentIdentity): PolicySettings | null {
+    if (!identity.persistent) return this.ephemeral.get(identity.tokenHash)?.settings ?? null;
+    const record = this.records.get(identity.name);
+    return record && record.tokenHash === identity.tokenHash ? record.settings : null;
+  }
+
+  isPaired(name: string): boolean {
+    return this.records.has(name.trim());
+  }
+
   list(): Array<{ name: string; createdAt: string; settings: PolicySettings }> {
     return [...this.records.values()].map(({ name, createdAt, settings }) => ({ name, createdAt, settings }));
   }

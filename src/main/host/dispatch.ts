@@ -69,20 +69,21 @@ export class Dispatcher {
         );
         return { attachmentId: attachment.id, snapshot, seq: 0, writable: true, info: view };
       },
+      // A client acts only on its own views.
       detach: ({ attachmentId }) => {
-        host.detach(attachmentId);
+        host.detach(attachmentId, client.id);
         return {};
       },
       input: async ({ attachmentId, data, typed }) => {
-        await host.input(attachmentId, data, typed);
+        await host.input(attachmentId, data, typed, client.id);
         return {};
       },
       resize: ({ attachmentId, cols, rows }) => {
-        host.resize(attachmentId, cols, rows);
+        host.resize(attachmentId, cols, rows, client.id);
         return {};
       },
       ack: ({ attachmentId, seq }) => {
-        host.ack(attachmentId, seq);
+        host.ack(attachmentId, seq, client.id);
         return {};
       },
       share: ({ id, shared }) => host.share(id, shared),

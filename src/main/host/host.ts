@@ -215,13 +215,23 @@ export class TerminalHost {
     return { attachment, snapshot, view: terminal.view() };
   }
 
-  private byAttachment(attachmentId: string): ManagedTerminal {
-    for (const terminal of this.terminals.values()) if (terminal.attachments.has(attachmentId)) return terminal;
+  /** The terminal of a view; with `clientId`, only that client's own views are found. */
+  private byAttachment(attachmentId: string, clientId?: string): ManagedTerminal {
+    for (const terminal of this.terminals.values()) {
+      const attachment = terminal.attachments.get(attachmentId);
+      if (attachment && (clientId === undefined || attachment.clientId === clientId)) return terminal;
+    }
     throw new TandemError('not_found', 'This view is no longer attached; attach again.');
   }
 
-  detach(attachmentId: string): void {
-    for (const terminal of this.terminals.values()) if (terminal.detach(attachmentId)) return;
+  detach(attachmentId: string, clientId?: string): void {
+    for (const terminal of this.terminals.values()) {
+      const attachment = terminal.attachments.get(attachmentId);
+      if (attachment && (clientId === undefined || attachment.clientId === clientId)) {
+        terminal.detach(attachmentId);
+        return;
+      }
+    }
   }
 
   /** A client went away: its views go, its terminals stay (detaching never kills a process). */
@@ -235,8 +245,8 @@ export class TerminalHost {
    * Input from a view. Only the latest view writes. On an agent's terminal, the person's typed
    * input (never protocol replies, focus or mouse reports) takes control from the agent.
    */
-  async input(attachmentId: string, data: string, typed: boolean): Promise<void> {
-    const terminal = this.byAttachment(attachmentId);
+  async input(attachmentId: string, data: string, typed: boolean, clientId?: string): Promise<void> {
+    const terminal = this.byAttachment(attachmentId, clientId);
     if (!terminal.isWriter(attachmentId)) throw new TandemError('forbidden', 'Another view of this terminal has input; this one is read-only.');
     if (terminal.meta.control === 'agent') {
       if (!typed) return;
@@ -245,14 +255,14 @@ export class TerminalHost {
     await terminal.session.write(data);
   }
 
-  resize(attachmentId: string, cols: number, rows: number): void {
-    const terminal = this.byAttachment(attachmentId);
+  resize(attachmentId: string, cols: number, rows: number, clientId?: string): void {
+    const terminal = this.byAttachment(attachmentId, clientId);
     if (!terminal.isWriter(attachmentId)) throw new TandemError('forbidden', 'Another view of this terminal controls its size.');
     terminal.session.resize(cols, rows);
   }
 
-  ack(attachmentId: string, seq: number): void {
-    this.byAttachment(attachmentId).ack(attachmentId, seq);
+  ack(attachmentId: string, seq: number, clientId?: string): void {
+    this.byAttachment(attachmentId, clientId).ack(attachmentId, seq);
   }
 
   share(id: string, shared: boolean): TerminalView {

@@ -88,6 +88,7 @@ export class Emulator {
   /** Note characters at the start of `pending` (not part of the output stream), and what they count. */
   private noteChars = 0;
   private noteSkipped = 0;
+  private parsedWaiters: Array<{ target: number; resolve: () => void }> = [];
 
   constructor(opts: EmulatorOptions) {
     this.hotLines = Math.min(opts.hotLines ?? 1000, opts.scrollback);
@@ -151,8 +152,10 @@ export class Emulator {
   /** Drops unparsed output older than the newest `floodKeepChars`, at a line start, leaving a note. */
   private skipFlood(): void {
     if (this.pending.length <= floodKeepChars) return;
-    const cut = this.pending.indexOf('\n', this.pending.length - floodKeepChars);
-    if (cut < 0) return;
+    const from = this.pending.length - floodKeepChars;
+    let cut = this.pending.indexOf('\n', from);
+    // One endless line (minified code, `tr -d '\n'`) is cut where it stands.
+    if (cut < 0) cut = Math.max(from, this.noteChars) - 1;
     const dropped = cut + 1 - this.noteChars;
     this.noteSkipped = this.noteChars > 0 ? this.noteSkipped + dropped : dropped;
     const note = `\r\n\x1b[0;2m[… ${this.noteSkipped} characters skipped …]\x1b[0m\r\n`;
@@ -160,6 +163,27 @@ export class Emulator {
     this.skippedChars += dropped;
     this.pending = note + this.pending.slice(cut + 1);
     this.noteChars = note.length;
+    this.settleParsedWaiters();
+  }
+
+  /**
+   * Resolves once everything fed so far has been parsed or skipped: caller input waits for
+   * this when a protocol request may be pending, so replies go first. A flood never holds it
+   * back for longer than one flood window.
+   */
+  parsed(): Promise<void> {
+    const target = this.fedChars;
+    if (this.parsedChars >= target || this.disposed) return Promise.resolve();
+    return new Promise((resolve) => this.parsedWaiters.push({ target, resolve }));
+  }
+
+  private settleParsedWaiters(): void {
+    if (this.parsedWaiters.length === 0) return;
+    this.parsedWaiters = this.parsedWaiters.filter((waiter) => {
+      if (this.parsedChars < waiter.target) return true;
+      waiter.resolve();
+      return false;
+    });
   }
 
   /** Output characters never parsed because a flood outran the parser. */
@@ -192,6 +216,7 @@ export class Emulator {
     this.terminal.write(data, () => {
       if (this.disposed) return;
       this.parsedChars += data.length - notes;
+      this.settleParsedWaiters();
       this.evictCold();
       if (this.snapshotWaiters.length > 0) {
         const snapshot = { data: this.serialize(), offset: this.parsedChars };
@@ -298,6 +323,7 @@ export class Emulator {
   dispose(): void {
     if (this.disposed) return;
     if (this.floodTimer) clearTimeout(this.floodTimer);
+    for (const waiter of this.parsedWaiters.splice(0)) waiter.resolve();
     for (const resolve of this.snapshotWaiters.splice(0)) resolve({ data: '', offset: this.fedChars });
     this.disposed = true;
     const waiters = this.idleWaiters;

@@ -504,10 +504,15 @@ export class TerminalSession {
     // An empty Enter reprints the prompt with the previous status: it ends nothing.
     const real = endOnly || (marker.seq === this.lastStartSeq && marker.seq > this.lastEndSeq);
     if (!real) {
-      const submitted = this.phase.kind === 'running' && !this.phase.started;
-      if (this.phase.kind === 'continuation' || submitted) this.phase = { kind: 'idle' };
-      // A submitted line that ran nothing (blank, a comment) is done at the next prompt.
-      if (submitted) for (const observer of [...this.observers]) if (observer.mode === 'command') observer.finish('done', 'marker', { exitCode: marker.exitCode, command: null });
+      const nothingRuns = this.phase.kind !== 'running' || !this.phase.started;
+      if (this.phase.kind === 'continuation' || nothingRuns) this.phase = { kind: 'idle' };
+      // A fresh prompt with nothing running settles writes: a line that ran nothing (blank, a
+      // comment), Ctrl+C at a continuation prompt, keys typed at the prompt.
+      if (nothingRuns) {
+        for (const observer of [...this.observers]) {
+          if (observer.mode !== 'follow') observer.finish('done', 'marker', { exitCode: marker.exitCode, command: null });
+        }
+      }
       return;
     }
     const ranCommand = endOnly ? this.phase.kind === 'running' : true;
@@ -581,7 +586,7 @@ export class TerminalSession {
     }
     this.lastActivityAt = this.clock.now();
     const run = this.writeChain.then(async () => {
-      if (this.emulator.mustDrainBeforeInput) await this.emulator.drained();
+      if (this.emulator.mustDrainBeforeInput) await this.emulator.parsed();
       if (this.exitInfo) throw new TandemError('exited', 'The shell of this terminal has exited; open a new terminal.');
       if (process.platform === 'win32') for (const chunk of chunkInput(data)) this.pty.write(chunk);
       else this.pty.write(data);
@@ -758,7 +763,7 @@ export class TerminalSession {
         const exitCode = status === 'done' || status === 'exited' ? (end?.exitCode ?? null) : null;
         const finishNow = () => resolvePromise(this.buildResult(observer.projector, observer.echo, status, evidence, command, exitCode, startedAt, offset));
         // Full-screen programs are read from the screen: let the emulator catch up first.
-        if (observer.projector.altScreen) void this.emulator.drained().then(finishNow);
+        if (observer.projector.altScreen) void this.emulator.parsed().then(finishNow);
         else finishNow();
       },
     };
@@ -893,22 +898,23 @@ export class TerminalSession {
     const shellPgrp = readStat(this.pid)?.pgrp ?? this.pid;
     const modes = this.probeTarget.ttyPath && process.platform !== 'win32' ? await readTtyModes(this.probeTarget.ttyPath) : null;
     if (!fg || fg === shellPgrp || (modes && !modes.isig)) {
+      // Raw-mode programs (editors, ssh) take Ctrl+C as a key and decide themselves.
       await this.write('\x03');
-    } else {
-      this.killGroup(fg, 'SIGINT');
+      return;
     }
-    const seq = this.phase.kind === 'running' ? this.phase.seq : null;
-    if (fg && fg !== shellPgrp) this.escalate(fg, seq);
+    this.killGroup(fg, 'SIGINT');
+    this.escalate(fg, this.phase.kind === 'running' ? this.phase.seq : null);
   }
 
+  /**
+   * Escalates only if nothing happened: the same job still runs and has not gone back to
+   * waiting for input (a REPL that caught SIGINT and prompts again is left alone).
+   */
   private escalate(pgid: number, seq: number | null): void {
-    const stillRunning = () => this.phase.kind === 'running' && this.phase.seq === seq && foregroundPgid(this.pid) === pgid;
-    this.clock.setTimeout(() => {
-      if (!stillRunning()) return;
-      this.killGroup(pgid, 'SIGINT');
-      this.clock.setTimeout(() => {
-        if (stillRunning()) this.killGroup(pgid, 'SIGTERM');
-      }, interruptEscalateMs);
+    const stuck = async () =>
+      this.phase.kind === 'running' && this.phase.seq === seq && foregroundPgid(this.pid) === pgid && !(await this.probeNow());
+    this.clock.setTimeout(async () => {
+      if (await stuck()) this.killGroup(pgid, 'SIGTERM');
     }, interruptEscalateMs);
   }
 
