@@ -5,6 +5,7 @@
  * tests' client it keeps nothing it receives.
  */
 import WebSocket from 'ws';
+import { decodeServerMessage } from '../../src/shared/frames.js';
 import { AckBatcher } from '../../src/renderer/src/terminal/ack-batcher.js';
 
 type OutputListener = (attachmentId: string, seq: number, data: string) => void;
@@ -34,7 +35,7 @@ export class BenchWsClient {
   frames = 0;
 
   private constructor(private readonly ws: WebSocket) {
-    ws.on('message', (raw) => this.onMessage(String(raw)));
+    ws.on('message', (raw, isBinary) => this.onMessage(isBinary ? (raw as Buffer) : String(raw)));
     ws.on('close', (code, reason) => {
       this.closed = { code, reason: reason.toString() };
       for (const waiter of this.pending.values()) waiter.reject(new Error(`the WebSocket closed (${code} ${reason.toString()})`));
@@ -56,8 +57,8 @@ export class BenchWsClient {
     return new BenchWsClient(ws);
   }
 
-  private onMessage(text: string): void {
-    const message = JSON.parse(text) as
+  private onMessage(raw: string | Buffer): void {
+    const message = decodeServerMessage(raw) as
       | { type: 'result'; id: number | null; ok: boolean; value?: unknown; error?: { code: string; message: string } }
       | { type: 'event'; event: string; payload: unknown };
     if (message.type === 'event') {

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import WebSocket from 'ws';
 import type { EventName, OpArgs, OpName, OpResult, ServerMessage } from '../../src/shared/contract.js';
+import { decodeServerMessage } from '../../src/shared/frames.js';
 import { TerminalHost } from '../../src/main/host/host.js';
 import { WebServer, type WebServerOptions } from '../../src/main/web/server.js';
 
@@ -137,8 +138,8 @@ export class TestClient {
     /** Acknowledge every frame as it arrives (a client that keeps up). */
     private readonly autoAck = true,
   ) {
-    ws.on('message', (data) => {
-      const message = JSON.parse(String(data)) as ServerMessage;
+    ws.on('message', (data, isBinary) => {
+      const message = decodeServerMessage(isBinary ? (data as Buffer) : String(data))!;
       this.messages.push(message);
       if (message.type === 'event' && message.event === 'output') {
         const { attachmentId, seq, data: text } = message.payload as { attachmentId: string; seq: number; data: string };

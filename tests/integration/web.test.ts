@@ -6,6 +6,7 @@ import WebSocket from 'ws';
 import { checkHost, checkOrigin, checkRequest, isLoopbackName, normalizeOrigin, parseHostHeader } from '../../src/main/web/origin.js';
 import { contentSecurityPolicy, resolveStaticPath } from '../../src/main/web/static.js';
 import { isRefusal, login, openSocket, rawRequest, startTestServer, TestClient, type TestServer, tokenOf, waitUntil } from './web-helpers.js';
+import { decodeServerMessage } from '../../src/shared/frames.js';
 
 const agentToken = 'agent-token-for-the-test-0123456789abcdef';
 
@@ -452,8 +453,8 @@ describe('tandem serve: the contract over the WebSocket, against a real host and
     await writer.waitForOutput(first.attachmentId, 'line-3000');
     const viewer = await TestClient.connect(port, secret);
     const order: string[] = [];
-    viewer.ws.on('message', (data) => {
-      const message = JSON.parse(String(data)) as { type: string; id?: number; event?: string; payload?: { attachmentId?: string } };
+    viewer.ws.on('message', (data, isBinary) => {
+      const message = decodeServerMessage(isBinary ? (data as Buffer) : String(data)) as { type: string; id?: number; event?: string; payload?: { attachmentId?: string } };
       if (message.type === 'result') order.push(`result:${message.id}`);
       else if (message.event === 'output') order.push(`output:${message.payload?.attachmentId}`);
     });

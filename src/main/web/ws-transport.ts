@@ -2,6 +2,7 @@ import type { WebSocket } from 'ws';
 import { clientMessageSchema, describeIssue, type EventName, type EventPayload, type ServerMessage } from '../../shared/contract.js';
 import { type DispatchOptions, Dispatcher, newClientId, toWireError, type UiClient } from '../host/dispatch.js';
 import type { TerminalHost } from '../host/host.js';
+import { encodeOutputFrame } from '../../shared/frames.js';
 import { EventGate } from './event-gate.js';
 
 export interface WsTransportOptions {
@@ -48,9 +49,9 @@ export function serveWsConnection(ws: WebSocket, opts: WsTransportOptions): { cl
   let open = true;
   let disposed = false;
 
-  const write = (message: ServerMessage): void => {
+  const write = (message: ServerMessage | Uint8Array): void => {
     if (!open || ws.readyState !== ws.OPEN) return;
-    ws.send(JSON.stringify(message));
+    ws.send(message instanceof Uint8Array ? message : JSON.stringify(message));
     if (ws.bufferedAmount > maxBuffered) {
       open = false;
       ws.close(closeCodes.overloaded, 'The page stopped reading its connection; reconnecting restores the screen.');
@@ -59,7 +60,14 @@ export function serveWsConnection(ws: WebSocket, opts: WsTransportOptions): { cl
     }
   };
 
-  const gate = new EventGate((event, payload) => write({ type: 'event', event, payload }));
+  const gate = new EventGate((event, payload) => {
+    if (event === 'output') {
+      const { attachmentId, seq, data } = payload as EventPayload<'output'>;
+      write(encodeOutputFrame(attachmentId, seq, data));
+    } else {
+      write({ type: 'event', event, payload });
+    }
+  });
   const client: UiClient = {
     id: newClientId(),
     send<K extends EventName>(event: K, payload: EventPayload<K>): void {

@@ -5,7 +5,8 @@
  * with backoff; after each reconnect it runs `onReconnect` so the UI can list and re-attach
  * (views do not survive a connection: the server detached them, the terminals kept running).
  */
-import type { EventName, EventPayload, OpArgs, OpName, OpResult, ServerMessage, TandemApi } from '../../../shared/contract';
+import type { EventName, EventPayload, OpArgs, OpName, OpResult, TandemApi } from '../../../shared/contract';
+import { decodeServerMessage } from '../../../shared/frames';
 import { TandemCallError } from './errors';
 
 export const wsProtocol = 'tandem.v1';
@@ -16,6 +17,7 @@ export type ConnectionStatus = 'connecting' | 'connected' | 'reconnecting' | 'lo
 /** The part of the browser's WebSocket the client uses (the `ws` package's client matches it too). */
 export interface WebSocketLike {
   readonly readyState: number;
+  binaryType: 'blob' | 'arraybuffer' | string;
   send(data: string): void;
   close(code?: number, reason?: string): void;
   addEventListener(type: 'open', listener: () => void): void;
@@ -140,6 +142,8 @@ export class WsClient implements TandemApi {
         return;
       }
       this.socket = socket;
+      // Output frames arrive as binary messages (src/shared/frames.ts).
+      socket.binaryType = 'arraybuffer';
       socket.addEventListener('open', () => {
         opened = true;
         resolve(true);
@@ -214,12 +218,9 @@ export class WsClient implements TandemApi {
   }
 
   private onMessage(data: unknown): void {
-    if (typeof data !== 'string') return;
-    let message: ServerMessage;
-    try {
-      message = JSON.parse(data) as ServerMessage;
-    } catch {
-      this.opts.onProtocolError?.('Tandem sent a message that is not JSON.');
+    const message = typeof data === 'string' || data instanceof ArrayBuffer ? decodeServerMessage(data) : null;
+    if (!message) {
+      this.opts.onProtocolError?.('Tandem sent a message that is neither JSON nor an output frame.');
       return;
     }
     if (message.type === 'event') {

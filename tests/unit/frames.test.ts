@@ -1,0 +1,19 @@
+import { describe, expect, it } from 'vitest';
+import { decodeServerMessage, encodeOutputFrame } from '../../src/shared/frames.js';
+
+describe('binary output frames', () => {
+  it('round-trip terminal output byte for byte, escape codes and emoji included', () => {
+    const data = '\x1b[31mred\x1b[0m héllo 日本語 🎉\r\n\x07';
+    const frame = encodeOutputFrame('att-1', 4_000_000_001, data);
+    expect(decodeServerMessage(frame)).toEqual({ type: 'event', event: 'output', payload: { attachmentId: 'att-1', seq: 4_000_000_001, data } });
+    // Smaller than JSON, which escapes every control character.
+    expect(frame.length).toBeLessThan(JSON.stringify({ type: 'event', event: 'output', payload: { attachmentId: 'att-1', seq: 1, data } }).length);
+  });
+
+  it('decodes JSON messages as before and refuses anything else', () => {
+    expect(decodeServerMessage('{"type":"result","id":1,"ok":true,"value":{}}')).toEqual({ type: 'result', id: 1, ok: true, value: {} });
+    expect(decodeServerMessage('not json')).toBeNull();
+    expect(decodeServerMessage(new Uint8Array([9, 0, 0]))).toBeNull();
+    expect(decodeServerMessage(new Uint8Array([1, 0, 0, 0, 1, 200]))).toBeNull();
+  });
+});
