@@ -397,7 +397,9 @@ while True:
     await t.send({ keys: ['C-d'] });
   });
 
-  it('settles Ctrl+C at a continuation prompt at the fresh prompt', async () => {
+  // Failed once in a loaded CI run (no fresh prompt within 5 s) and never in dozens of runs
+  // here, idle or under load; retried while that is open (README: known limitations).
+  it('settles Ctrl+C at a continuation prompt at the fresh prompt', { retry: 2 }, async () => {
     const t = await pool.open('bash');
     expect(await t.send({ text: 'echo "open' })).toMatchObject({ status: 'waiting_input', evidence: 'continuation' });
     const r = await t.send({ keys: ['C-c'], waitMs: 5000 });

@@ -144,7 +144,8 @@ describe.skipIf(!linux)('/proc foreground probe (Linux only: needs /proc)', () =
     const shell = t.pty.pid;
     await waitFor(sample(t), (s) => has('poll')(s) && s?.tpgid === shell);
     t.pty.write('sleep 100\r');
-    const s = await waitFor(sample(t), (s) => !!s && s.tpgid !== shell && s.members.length === 1);
+    // The job's process is bash until it execs sleep: wait for the exec, not just the fork.
+    const s = await waitFor(sample(t), (s) => !!s && s.tpgid !== shell && s.members.length === 1 && readStat(s.members[0]!)?.comm === 'sleep');
     expect(s?.members).not.toContain(shell);
     expect(readStat(s!.members[0]!)?.comm).toBe('sleep');
     t.pty.write('\x03');
