@@ -20,6 +20,12 @@ export default tseslint.config(
     languageOptions: { parserOptions: { parser: tseslint.parser } },
   },
   {
+    // CommonJS hooks that packaging tools load with require().
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs' },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  {
     // Only the Electron layer may import electron: the host runs in plain Node too.
     files: ['src/main/{pty,shells,terminal,host,agent,web}/**/*.ts', 'src/shared/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { paths: ['electron'] }] },
