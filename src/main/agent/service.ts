@@ -49,8 +49,6 @@ export interface AgentServiceOptions {
 
 interface TerminalState {
   queue: OpQueue;
-  /** Control changes (takeover, hand-back) end what an agent waits for. */
-  controlEpoch: number;
   /** Output offset when the person took control: the hand-back summary starts there. */
   leaseOffset: number | null;
   handoff: { requestId: string; state: HandoffInfo['state'] } | null;
@@ -206,11 +204,10 @@ export class AgentService {
   private state(terminal: ManagedTerminal): TerminalState {
     let state = this.states.get(terminal.id);
     if (!state) {
-      state = { queue: new OpQueue(this.host.limits.maxQueuedOperations), controlEpoch: 0, leaseOffset: null, handoff: null, waiters: new Set(), awaiting: new Set() };
+      state = { queue: new OpQueue(this.host.limits.maxQueuedOperations), leaseOffset: null, handoff: null, waiters: new Set(), awaiting: new Set() };
       this.states.set(terminal.id, state);
       const current = state;
       terminal.onControl((control) => {
-        current.controlEpoch += 1;
         current.leaseOffset = control === 'user' ? terminal.session.streamOffset : current.leaseOffset;
         if (control === 'user' && current.handoff?.state === 'pending') current.handoff.state = 'accepted';
         for (const wake of [...current.waiters]) wake();

@@ -95,7 +95,6 @@ interface Observer {
   echo: string | null;
   baseline: ProbeBaseline | null;
   candidate: { evidence: WaitEvidence; offset: number } | null;
-  startedAt: number;
   finish: (status: SendResult['status'], evidence: Evidence, end?: { exitCode: number | null; command: string | null }) => void;
 }
 
@@ -289,8 +288,7 @@ export class TerminalSession {
           this.outputListeners.delete(first);
           done('output');
         };
-        if (this.integrationLevel === 'none') this.outputListeners.add(first);
-        else this.outputListeners.add(first);
+        this.outputListeners.add(first);
       }
     });
     if (outcome === 'ready' || outcome === 'output') {
@@ -453,9 +451,12 @@ export class TerminalSession {
     this.history.append(text);
     this.emulator.feed(text);
     if (this.phase.kind === 'starting') this.startupBanner?.push(text);
-    for (const observer of this.observers) if (observer.collecting) observer.projector.push(text);
+    for (const observer of this.observers) {
+      if (observer.collecting) observer.projector.push(text);
+      // New output races any waiting evidence sampled before it.
+      observer.candidate = null;
+    }
     for (const listener of this.outputListeners) listener(text);
-    for (const observer of this.observers) observer.candidate = null;
   }
 
   private onMarker(marker: MarkerEvent): void {
@@ -753,7 +754,6 @@ export class TerminalSession {
       echo: spec.echo,
       baseline: spec.baseline,
       candidate: null,
-      startedAt,
       finish: (status, evidence, end) => {
         if (settled) return;
         cleanup();
