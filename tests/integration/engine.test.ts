@@ -178,6 +178,26 @@ describe.each(availableShells)('%s engine', (shell) => {
     expect(await w).toMatchObject({ status: 'done', exitCode: 130 });
   });
 
+  it.runIf(full)('interrupts a command sent a moment ago, before its start marker', async () => {
+    const t = await pool.open(shell);
+    const r = await t.send({ text: 'sleep 100', waitMs: 0 });
+    expect(r.status).toBe('running');
+    const w = t.wait({ since: r.cursor, waitMs: 10_000 });
+    await t.interrupt();
+    expect(await w).toMatchObject({ status: 'done', exitCode: 130 });
+  });
+
+  it.runIf(full)('settles a wait on a submitted line that runs nothing at the next prompt', async () => {
+    const t = await pool.open(shell);
+    // The same path as a line the line editor drops (Ctrl+C before the shell read it): a
+    // submitted line, then a prompt without a start marker.
+    const sent = t.send({ text: '   ' });
+    const w = t.wait({ waitMs: 10_000 });
+    expect(await sent).toMatchObject({ status: 'done' });
+    expect(await w).toMatchObject({ status: 'done' });
+    expect(await t.send({ text: 'echo calm' })).toMatchObject({ status: 'done', output: 'calm' });
+  });
+
   it('interrupts a `yes` flood', async () => {
     const t = await pool.open(shell);
     const r = await t.send({ text: 'yes tandem-flood', waitMs: 300, maxOutputBytes: 1024 });

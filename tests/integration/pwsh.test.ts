@@ -255,14 +255,14 @@ describe.runIf(pwsh !== null)('pwsh', { timeout: 90_000 }, () => {
       const t = await open();
       const r = await t.send({ text: 'Start-Sleep 100', waitMs: 300 });
       expect(r.status).toBe('running');
-      // A Ctrl+C that lands while PSReadLine still echoes the line would cancel the line instead.
-      await expect.poll(() => t.status).toBe('running');
-      const w = t.wait({ since: r.cursor, waitMs: 5000 });
+      // A Ctrl+C that lands while PSReadLine still reads the line would cancel the line instead:
+      // interrupt() waits for the start marker, and repeats Ctrl+C if pwsh dropped it.
+      const w = t.wait({ since: r.cursor, waitMs: 15_000 });
       await t.interrupt();
       expect(await w).toMatchObject({ status: 'done', exitCode: 130 });
       const n = await t.send({ text: 'sleep 100', waitMs: 300 });
       await expect.poll(() => t.status).toBe('running');
-      const nw = t.wait({ since: n.cursor, waitMs: 5000 });
+      const nw = t.wait({ since: n.cursor, waitMs: 15_000 });
       await t.interrupt();
       expect(await nw).toMatchObject({ status: 'done', exitCode: 130 });
       expect(await t.send({ text: 'echo calm' })).toMatchObject({ status: 'done', output: 'calm' });

@@ -30,6 +30,8 @@ const probeMaxIntervalMs = 100;
 const exitDrainQuietMs = 25;
 const exitDrainMaxMs = 500;
 const interruptEscalateMs = 1000;
+/** How long an interrupt waits for a just-submitted command's start marker. */
+const interruptStartWaitMs = 5000;
 
 export interface SessionOptions {
   shell: ResolvedShell;
@@ -506,12 +508,14 @@ export class TerminalSession {
     const real = endOnly || (marker.seq === this.lastStartSeq && marker.seq > this.lastEndSeq);
     if (!real) {
       const nothingRuns = this.phase.kind !== 'running' || !this.phase.started;
+      // A submitted line that never started (cancelled by Ctrl+C in the line editor) ends here too.
+      const submitted = this.phase.kind === 'running' && !this.phase.started;
       if (this.phase.kind === 'continuation' || nothingRuns) this.phase = { kind: 'idle' };
       // A fresh prompt with nothing running settles writes: a line that ran nothing (blank, a
-      // comment), Ctrl+C at a continuation prompt, keys typed at the prompt.
+      // comment), Ctrl+C at a continuation prompt, keys typed at the prompt; and waits for it.
       if (nothingRuns) {
         for (const observer of [...this.observers]) {
-          if (observer.mode !== 'follow') observer.finish('done', 'marker', { exitCode: marker.exitCode, command: null });
+          if (observer.mode !== 'follow' || submitted) observer.finish('done', 'marker', { exitCode: marker.exitCode, command: null });
         }
       }
       return;
@@ -894,27 +898,51 @@ export class TerminalSession {
    */
   async interrupt(): Promise<void> {
     this.assertUsable();
+    // A Ctrl+C written before the shell took the line reaches its line editor (which drops it
+    // or cancels the line) or waits in the input queue behind the command: wait for the start.
+    if (this.phase.kind === 'running' && !this.phase.started) await this.untilStarted(interruptStartWaitMs);
     const fg = process.platform === 'win32' ? null : foregroundPgid(this.pid);
     const shellPgrp = readStat(this.pid)?.pgrp ?? this.pid;
     const modes = this.probeTarget.ttyPath && process.platform !== 'win32' ? await readTtyModes(this.probeTarget.ttyPath) : null;
+    // The command to escalate against: the running one, or the one whose start is still due.
+    const running = this.phase.kind === 'running';
+    const seq = this.phase.kind !== 'running' ? null : this.phase.started ? this.phase.seq : this.lastStartSeq + 1;
     if (!fg || fg === shellPgrp || (modes && !modes.isig)) {
       // Raw-mode programs (editors, ssh) take Ctrl+C as a key and decide themselves.
       await this.write('\x03');
+      // A command the shell runs itself (a pwsh cmdlet, a bash loop) gets the key once more if
+      // nothing happened: pwsh drops a Ctrl+C that lands between its start marker and the start
+      // of the pipeline, and there is no other process to signal.
+      if (running && fg && fg === shellPgrp) this.escalate(fg, seq, () => void this.write('\x03').catch(() => {}));
       return;
     }
     this.killGroup(fg, 'SIGINT');
-    this.escalate(fg, this.phase.kind === 'running' ? this.phase.seq : null);
+    this.escalate(fg, seq, () => this.killGroup(fg, 'SIGTERM'));
+  }
+
+  private untilStarted(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        off();
+        this.clock.clearTimeout(timer);
+        resolve();
+      };
+      const off = this.onStateChange(() => {
+        if (this.phase.kind !== 'running' || this.phase.started) done();
+      });
+      const timer = this.clock.setTimeout(done, ms);
+    });
   }
 
   /**
    * Escalates only if nothing happened: the same job still runs and has not gone back to
    * waiting for input (a REPL that caught SIGINT and prompts again is left alone).
    */
-  private escalate(pgid: number, seq: number | null): void {
+  private escalate(pgid: number, seq: number | null, then: () => void): void {
     const stuck = async () =>
       this.phase.kind === 'running' && this.phase.seq === seq && foregroundPgid(this.pid) === pgid && !(await this.probeNow());
     this.clock.setTimeout(async () => {
-      if (await stuck()) this.killGroup(pgid, 'SIGTERM');
+      if (!this.closing && !this.exitInfo && (await stuck())) then();
     }, interruptEscalateMs);
   }
 
