@@ -89,6 +89,10 @@ export class Emulator {
   private noteChars = 0;
   private noteSkipped = 0;
   private parsedWaiters: Array<{ target: number; resolve: () => void }> = [];
+  /** A flood window's output not parsed yet, newest last; what was dropped from its front. */
+  private floodChunks: string[] = [];
+  private floodChars = 0;
+  private floodDropped = 0;
 
   constructor(opts: EmulatorOptions) {
     this.hotLines = Math.min(opts.hotLines ?? 1000, opts.scrollback);
@@ -125,9 +129,11 @@ export class Emulator {
     }
     this.rateChars += data.length;
     if (this.rateChars > floodCharsPerWindow || this.floodTimer) {
-      // Flooding: hold the output until the window ends and parse only its newest part.
-      this.pending += data;
-      if (this.pending.length > 2 * floodKeepChars) this.skipFlood();
+      // Flooding: hold the output until the window ends and parse only its newest part. Whole
+      // chunks go as soon as newer ones cover the part kept: no copying of what is dropped.
+      this.floodChunks.push(data);
+      this.floodChars += data.length;
+      if (this.floodChars - this.floodChunks[0]!.length >= floodKeepChars) this.dropFloodChunks();
       this.floodTimer ??= setTimeout(() => this.endFloodWindow(), floodWindowMs);
       return;
     }
@@ -149,19 +155,48 @@ export class Emulator {
     }
   }
 
-  /** Drops unparsed output older than the newest `floodKeepChars`, at a line start, leaving a note. */
+  private dropFloodChunks(): void {
+    let n = 0;
+    while (n < this.floodChunks.length - 1 && this.floodChars - this.floodChunks[n]!.length >= floodKeepChars) {
+      this.floodChars -= this.floodChunks[n]!.length;
+      this.floodDropped += this.floodChunks[n]!.length;
+      n++;
+    }
+    this.floodChunks.splice(0, n);
+  }
+
+  /**
+   * Moves the flood window's chunks behind `pending`, dropping unparsed output older than the
+   * newest `floodKeepChars` at a line start, and leaves a note where output was skipped.
+   */
   private skipFlood(): void {
-    if (this.pending.length <= floodKeepChars) return;
-    const from = this.pending.length - floodKeepChars;
-    let cut = this.pending.indexOf('\n', from);
-    // One endless line (minified code, `tr -d '\n'`) is cut where it stands.
-    if (cut < 0) cut = Math.max(from, this.noteChars) - 1;
-    const dropped = cut + 1 - this.noteChars;
+    let dropped = this.floodDropped;
+    // Output before dropped chunks is older still: it goes too, with the note (which it counts).
+    let noteChars = dropped > 0 ? 0 : this.noteChars;
+    if (dropped > 0) dropped += this.pending.length - this.noteChars;
+    let text = (dropped > 0 ? '' : this.pending) + this.floodChunks.join('');
+    this.floodChunks = [];
+    this.floodChars = 0;
+    this.floodDropped = 0;
+    if (text.length > floodKeepChars) {
+      const from = Math.max(text.length - floodKeepChars, noteChars);
+      let cut = text.indexOf('\n', from);
+      // One endless line (minified code, `tr -d '\n'`) is cut where it stands.
+      if (cut < 0) cut = from - 1;
+      dropped += cut + 1 - noteChars;
+      text = text.slice(cut + 1);
+      noteChars = 0;
+    }
+    if (dropped <= 0) {
+      this.pending = text;
+      return;
+    }
+    // A note still waiting to be parsed is replaced by one that counts both.
     this.noteSkipped = this.noteChars > 0 ? this.noteSkipped + dropped : dropped;
     const note = `\r\n\x1b[0;2m[… ${this.noteSkipped} characters skipped …]\x1b[0m\r\n`;
     this.parsedChars += dropped;
     this.skippedChars += dropped;
-    this.pending = note + this.pending.slice(cut + 1);
+    this.pending = note + text;
     this.noteChars = note.length;
     this.settleParsedWaiters();
   }
@@ -229,12 +264,17 @@ export class Emulator {
         return;
       }
       this.writing = false;
-      if (this.pending.length > 0) return;
+      if (this.unparsed) return;
       this.requestsPending = false;
       const waiters = this.idleWaiters;
       this.idleWaiters = [];
       for (const resolve of waiters) resolve();
     });
+  }
+
+  /** Output fed and not yet handed to the parser. */
+  private get unparsed(): boolean {
+    return this.pending.length > 0 || this.floodChunks.length > 0;
   }
 
   /** True when caller input must wait for the parser so protocol replies go first. */
@@ -247,13 +287,13 @@ export class Emulator {
    * that offset is what a new viewer must receive next. Never waits for a flood to end.
    */
   snapshot(): Promise<{ data: string; offset: number }> {
-    if ((!this.writing && this.pending.length === 0) || this.disposed) return Promise.resolve({ data: this.serialize(), offset: this.fedChars });
+    if ((!this.writing && !this.unparsed) || this.disposed) return Promise.resolve({ data: this.serialize(), offset: this.fedChars });
     return new Promise((resolve) => this.snapshotWaiters.push(resolve));
   }
 
   /** Resolves when everything fed so far has been parsed (and its replies emitted). */
   drained(): Promise<void> {
-    if ((!this.writing && this.pending.length === 0) || this.disposed) return Promise.resolve();
+    if ((!this.writing && !this.unparsed) || this.disposed) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
   }
 
@@ -323,6 +363,7 @@ export class Emulator {
   dispose(): void {
     if (this.disposed) return;
     if (this.floodTimer) clearTimeout(this.floodTimer);
+    this.floodChunks = [];
     for (const waiter of this.parsedWaiters.splice(0)) waiter.resolve();
     for (const resolve of this.snapshotWaiters.splice(0)) resolve({ data: '', offset: this.fedChars });
     this.disposed = true;
