@@ -6,8 +6,8 @@ import type { TerminalSession } from '../terminal/session.js';
 import { Attachment, type FrameSink, highWatermarkChars, lowWatermarkChars, maxBufferedChars, stalledAfterMs } from './attachment.js';
 
 /** Output frames: at most this many characters, and reads arriving this close together are batched. */
-export const frameMaxChars = 64 * 1024;
-export const frameBatchMs = 4;
+export const frameMaxChars = 128 * 1024;
+export const frameBatchMs = 8;
 /** A frame this large means output is streaming: the next reads are worth batching. */
 export const streamingChars = 8 * 1024;
 

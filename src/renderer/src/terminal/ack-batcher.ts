@@ -1,5 +1,5 @@
 /** Acknowledge once this much output has been applied since the last acknowledgement. */
-export const ackEveryChars = 64 * 1024;
+export const ackEveryChars = 128 * 1024;
 /** ... or this long after the first unacknowledged frame was applied. */
 export const ackDelayMs = 50;
 
