@@ -11,23 +11,23 @@ import { findPwsh, homeWithProfile, pwshRequired } from './pwsh-helpers.js';
  * own listeners start only once it is ready), with the times of cursor-position requests and replies.
  */
 const taps = vi.hoisted(() => new Map<number, { out: string; written: string; requests: number[]; replies: number[] }>());
-vi.mock('node-pty', async (importOriginal) => {
-  const real = await importOriginal<typeof import('node-pty')>();
+vi.mock('../../src/main/pty/pump.js', async (importOriginal) => {
+  const real = await importOriginal<typeof import('../../src/main/pty/pump.js')>();
   return {
     ...real,
-    spawn: (...args: Parameters<typeof real.spawn>) => {
-      const p = real.spawn(...args);
+    spawnPty: async (...args: Parameters<typeof real.spawnPty>) => {
+      const p = await real.spawnPty(...args);
       const tap = { out: '', written: '', requests: [] as number[], replies: [] as number[] };
       taps.set(p.pid, tap);
+      // Registered before the session's own listener, and before any output can arrive.
       p.onData((data) => {
         for (const _ of data.matchAll(/\x1b\[6n/g)) tap.requests.push(performance.now());
         tap.out += data;
       });
       const write = p.write.bind(p);
-      p.write = (data: string | Buffer) => {
-        const text = data.toString();
-        for (const _ of text.matchAll(/\x1b\[\d+;\d+R/g)) tap.replies.push(performance.now());
-        tap.written += text;
+      p.write = (data: string) => {
+        for (const _ of data.matchAll(/\x1b\[\d+;\d+R/g)) tap.replies.push(performance.now());
+        tap.written += data;
         write(data);
       };
       return p;

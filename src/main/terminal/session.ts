@@ -2,11 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import * as pty from 'node-pty';
 import { TandemError } from '../../shared/errors.js';
 import { DEFAULT_LIMITS } from '../../shared/limits.js';
 import type { Evidence, Origin, SendResult, SignalName, TerminalStatus } from '../../shared/types.js';
 import { foregroundPgid, readStat, ttyOf } from '../pty/proc.js';
+import { type PtyProcess, spawnPty } from '../pty/pump.js';
 import { chunkInput } from '../pty/win-input.js';
 import { readTtyModes } from '../pty/termios.js';
 import { teardownTree } from '../pty/tree.js';
@@ -139,7 +139,7 @@ export class TerminalSession {
   rows: number;
   banner = '';
 
-  private readonly pty: pty.IPty;
+  private readonly pty: PtyProcess;
   private readonly emulator: Emulator;
   private readonly scanner: MarkerScanner;
   private readonly history: StreamHistory;
@@ -168,7 +168,7 @@ export class TerminalSession {
   private closing: Promise<CloseResult> | null = null;
   private startupBanner: OutputProjector | null;
 
-  private constructor(opts: SessionOptions, id: string, secret: string, rcDir: string, historyFile: string | null, spawned: pty.IPty) {
+  private constructor(opts: SessionOptions, id: string, secret: string, rcDir: string, historyFile: string | null, spawned: PtyProcess) {
     this.id = id;
     this.origin = opts.origin;
     this.shell = opts.shell;
@@ -195,15 +195,14 @@ export class TerminalSession {
         if (!this.exitInfo) this.pty.write(data);
       },
     });
-    const ptsName = (spawned as unknown as { ptsName?: string }).ptsName;
     this.probeTarget = {
       shellPid: spawned.pid,
-      ttyPath: ptsName ?? (process.platform === 'linux' ? ttyOf(spawned.pid) : null),
+      ttyPath: spawned.ptsName ?? (process.platform === 'linux' ? ttyOf(spawned.pid) : null),
       procTier: opts.procTier ?? true,
     };
     if (this.integrationLevel === 'none') this.phase = { kind: 'idle' };
     spawned.onData((data) => this.onData(data));
-    spawned.onExit(({ exitCode, signal }) => this.onExit(exitCode, signal ?? 0));
+    spawned.onExit(({ exitCode, signal }) => this.onExit(exitCode, signal));
   }
 
   /** Spawns the shell and resolves once it is ready: a verified prompt for agent terminals. */
@@ -249,9 +248,9 @@ export class TerminalSession {
     }
     const cols = clampInt(opts.cols, 120, 2, DEFAULT_LIMITS.maxCols);
     const rows = clampInt(opts.rows, 32, 2, DEFAULT_LIMITS.maxRows);
-    let spawned: pty.IPty;
+    let spawned: PtyProcess;
     try {
-      spawned = pty.spawn(opts.shell.path, args, { name: 'xterm-256color', cols, rows, cwd: opts.cwd, env: spawnEnv });
+      spawned = await spawnPty(opts.shell.path, args, { name: 'xterm-256color', cols, rows, cwd: opts.cwd, env: spawnEnv });
     } catch (error) {
       rmSync(rcDir, { recursive: true, force: true });
       throw new TandemError('shell_not_found', `The shell ${opts.shell.path} could not be started: ${(error as Error).message}.`);
@@ -274,6 +273,11 @@ export class TerminalSession {
   private async awaitStartup(opts: SessionOptions): Promise<void> {
     const timeoutMs = opts.startupTimeoutMs ?? defaultStartupTimeoutMs;
     const agent = opts.origin === 'agent';
+    // Aborted while the PTY was being spawned.
+    if (opts.signal?.aborted) {
+      await this.close();
+      throw opts.signal.reason;
+    }
     const outcome = await new Promise<'ready' | 'timeout' | 'aborted' | 'exited' | 'output'>((resolve) => {
       const timer = this.clock.setTimeout(() => resolve('timeout'), timeoutMs);
       const onAbort = () => resolve('aborted');

@@ -1,0 +1,342 @@
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
+import * as pty from 'node-pty';
+
+/**
+ * The pseudo-terminals, read on a thread of their own. A PTY's kernel buffer holds a few
+ * kilobytes: a reader that is busy elsewhere (parsing, sending frames to viewers, answering
+ * agents) stalls the program writing into it. The pump thread only reads, coalesces what one
+ * turn of its loop read, and posts it to the main thread, so a busy main thread costs a flood
+ * latency, not throughput. What is posted and not yet consumed is bounded: past
+ * `maxAheadChars` the pump stops reading that PTY until the main thread catches up.
+ *
+ * Windows keeps node-pty on the main thread (ConPTY already reads on threads of its own), as
+ * does `TANDEM_PTY_THREAD=0`; so does everything when the pump thread cannot start.
+ */
+export interface PtyProcess {
+  readonly pid: number;
+  /** The slave device (POSIX), when node-pty names it. */
+  readonly ptsName: string | undefined;
+  onData(listener: (data: string) => void): void;
+  onExit(listener: (exit: { exitCode: number; signal: number }) => void): void;
+  write(data: string): void;
+  resize(cols: number, rows: number): void;
+  pause(): void;
+  resume(): void;
+  kill(signal?: string): void;
+}
+
+export interface PtySpawnOptions {
+  name: string;
+  cols: number;
+  rows: number;
+  cwd: string;
+  env: Record<string, string | undefined>;
+}
+
+/** Characters posted by the pump and not yet consumed, per PTY, before it stops reading. */
+export const maxAheadChars = 4 * 1024 * 1024;
+/** The main thread reports consumption in steps of this many characters. */
+const consumedStepChars = 256 * 1024;
+
+type ToPump =
+  | { t: 'spawn'; id: number; file: string; args: string[]; opts: PtySpawnOptions }
+  | { t: 'write'; id: number; data: string }
+  | { t: 'resize'; id: number; cols: number; rows: number }
+  | { t: 'pause' | 'resume'; id: number }
+  | { t: 'kill'; id: number; signal?: string }
+  | { t: 'consumed'; id: number; chars: number };
+
+type FromPump =
+  | { t: 'spawned'; id: number; pid: number; ptsName?: string }
+  | { t: 'failed'; id: number; message: string }
+  | { t: 'data'; id: number; data: string }
+  | { t: 'exit'; id: number; exitCode: number; signal: number };
+
+/**
+ * The pump thread's program. It runs from source text (`eval`), so the same code serves the
+ * tests, `tandem serve` and the Electron bundle without a separate build entry: it must not
+ * refer to anything outside itself. Its types are those of this module.
+ */
+function pumpMain(): void {
+  // No `require`: bundlers rewrite that name into a helper the thread does not have.
+  const { parentPort, workerData } = process.getBuiltinModule('node:worker_threads');
+  const { ptyPath } = workerData as { ptyPath: string };
+  const nodePty = process.getBuiltinModule('node:module').createRequire(ptyPath)(ptyPath) as typeof import('node-pty');
+  const port = parentPort!;
+  const limit = (workerData as { maxAheadChars: number }).maxAheadChars;
+  interface Entry {
+    p: import('node-pty').IPty;
+    pending: string[];
+    ahead: number;
+    paused: boolean;
+    held: boolean;
+  }
+  const entries = new Map<number, Entry>();
+  const dirty = new Set<number>();
+  let scheduled = false;
+  const post = (message: FromPump) => port.postMessage(message);
+  const flushOne = (id: number, entry: Entry) => {
+    if (entry.pending.length === 0) return;
+    const data = entry.pending.length === 1 ? entry.pending[0]! : entry.pending.join('');
+    entry.pending = [];
+    entry.ahead += data.length;
+    post({ t: 'data', id, data });
+    if (entry.ahead > limit && !entry.held) {
+      entry.held = true;
+      if (!entry.paused) entry.p.pause();
+    }
+  };
+  const flushAll = () => {
+    scheduled = false;
+    for (const id of dirty) {
+      const entry = entries.get(id);
+      if (entry) flushOne(id, entry);
+    }
+    dirty.clear();
+  };
+  port.on('message', (message: ToPump) => {
+    const entry = entries.get(message.id);
+    switch (message.t) {
+      case 'spawn': {
+        let p: import('node-pty').IPty;
+        try {
+          p = nodePty.spawn(message.file, message.args, message.opts);
+        } catch (error) {
+          post({ t: 'failed', id: message.id, message: (error as Error).message });
+          return;
+        }
+        const created: Entry = { p, pending: [], ahead: 0, paused: false, held: false };
+        entries.set(message.id, created);
+        p.onData((data) => {
+          created.pending.push(data);
+          dirty.add(message.id);
+          if (!scheduled) {
+            scheduled = true;
+            setImmediate(flushAll);
+          }
+        });
+        p.onExit(({ exitCode, signal }) => {
+          flushOne(message.id, created);
+          post({ t: 'exit', id: message.id, exitCode, signal: signal ?? 0 });
+          // Output can trail the exit a little; after that the entry goes.
+          setTimeout(() => {
+            flushOne(message.id, created);
+            entries.delete(message.id);
+          }, 10_000).unref();
+        });
+        post({ t: 'spawned', id: message.id, pid: p.pid, ptsName: (p as unknown as { ptsName?: string }).ptsName });
+        return;
+      }
+      case 'write':
+        entry?.p.write(message.data);
+        return;
+      case 'resize':
+        try {
+          entry?.p.resize(message.cols, message.rows);
+        } catch {
+          // The PTY is closing.
+        }
+        return;
+      case 'pause':
+      case 'resume':
+        if (!entry) return;
+        entry.paused = message.t === 'pause';
+        if (entry.paused) entry.p.pause();
+        else if (!entry.held) entry.p.resume();
+        return;
+      case 'kill':
+        try {
+          entry?.p.kill(message.signal);
+        } catch {
+          // Already gone.
+        }
+        return;
+      case 'consumed':
+        if (!entry) return;
+        entry.ahead -= message.chars;
+        if (entry.held && entry.ahead <= limit / 2) {
+          entry.held = false;
+          if (!entry.paused) entry.p.resume();
+        }
+        return;
+    }
+  });
+}
+
+class Pump {
+  private readonly worker: Worker;
+  private nextId = 1;
+  private readonly handles = new Map<number, PumpedPty>();
+  private readonly spawning = new Map<number, { resolve: (p: PumpedPty) => void; reject: (error: Error) => void }>();
+  private broken: Error | null = null;
+
+  constructor(ptyPath: string) {
+    // `__name` stands in for the helper some transpilers (tsx) add to named functions.
+    const source = `var __name = (f) => f;\n(${pumpMain.toString()})();`;
+    this.worker = new Worker(source, { eval: true, workerData: { ptyPath, maxAheadChars } });
+    this.worker.unref();
+    this.worker.on('message', (message: FromPump) => this.onMessage(message));
+    this.worker.on('error', (error) => this.fail(error));
+    this.worker.on('exit', (code) => this.fail(new Error(`the PTY thread stopped (exit code ${code})`)));
+  }
+
+  get usable(): boolean {
+    return this.broken === null;
+  }
+
+  spawn(file: string, args: string[], opts: PtySpawnOptions): Promise<PtyProcess> {
+    if (this.broken) return Promise.reject(this.broken);
+    const id = this.nextId++;
+    return new Promise<PtyProcess>((resolve, reject) => {
+      this.spawning.set(id, { resolve, reject });
+      this.send({ t: 'spawn', id, file, args, opts });
+    });
+  }
+
+  send(message: ToPump): void {
+    if (!this.broken) this.worker.postMessage(message);
+  }
+
+  private onMessage(message: FromPump): void {
+    switch (message.t) {
+      case 'spawned': {
+        const handle = new PumpedPty(this, message.id, message.pid, message.ptsName);
+        this.handles.set(message.id, handle);
+        this.worker.ref();
+        this.spawning.get(message.id)?.resolve(handle);
+        this.spawning.delete(message.id);
+        return;
+      }
+      case 'failed':
+        this.spawning.get(message.id)?.reject(new Error(message.message));
+        this.spawning.delete(message.id);
+        return;
+      case 'data':
+        this.handles.get(message.id)?.deliver(message.data);
+        return;
+      case 'exit': {
+        const handle = this.handles.get(message.id);
+        // Data that trails the exit still arrives for a while; the handle goes with the entry.
+        setTimeout(() => this.handles.delete(message.id), 10_000).unref();
+        handle?.exited(message.exitCode, message.signal);
+        if (![...this.handles.values()].some((h) => !h.hasExited)) this.worker.unref();
+        return;
+      }
+    }
+  }
+
+  private fail(error: Error): void {
+    if (this.broken) return;
+    this.broken = error;
+    console.warn(`Tandem: the PTY thread failed (${error.message}); PTYs are read on the main thread from now on.`);
+    for (const { reject } of this.spawning.values()) reject(error);
+    this.spawning.clear();
+    // The PTYs went with the thread: their shells got SIGHUP.
+    for (const handle of this.handles.values()) if (!handle.hasExited) handle.exited(1, 1);
+    this.handles.clear();
+  }
+}
+
+class PumpedPty implements PtyProcess {
+  private readonly dataListeners: Array<(data: string) => void> = [];
+  private readonly exitListeners: Array<(exit: { exitCode: number; signal: number }) => void> = [];
+  private unreported = 0;
+  hasExited = false;
+
+  constructor(
+    private readonly pump: Pump,
+    private readonly id: number,
+    readonly pid: number,
+    readonly ptsName: string | undefined,
+  ) {}
+
+  onData(listener: (data: string) => void): void {
+    this.dataListeners.push(listener);
+  }
+
+  onExit(listener: (exit: { exitCode: number; signal: number }) => void): void {
+    this.exitListeners.push(listener);
+  }
+
+  deliver(data: string): void {
+    for (const listener of this.dataListeners) listener(data);
+    this.unreported += data.length;
+    if (this.unreported >= consumedStepChars) {
+      this.pump.send({ t: 'consumed', id: this.id, chars: this.unreported });
+      this.unreported = 0;
+    }
+  }
+
+  exited(exitCode: number, signal: number): void {
+    this.hasExited = true;
+    for (const listener of this.exitListeners) listener({ exitCode, signal });
+  }
+
+  write(data: string): void {
+    this.pump.send({ t: 'write', id: this.id, data });
+  }
+
+  resize(cols: number, rows: number): void {
+    this.pump.send({ t: 'resize', id: this.id, cols, rows });
+  }
+
+  pause(): void {
+    this.pump.send({ t: 'pause', id: this.id });
+  }
+
+  resume(): void {
+    this.pump.send({ t: 'resume', id: this.id });
+  }
+
+  kill(signal?: string): void {
+    this.pump.send({ t: 'kill', id: this.id, ...(signal ? { signal } : {}) });
+  }
+}
+
+/** node-pty on the calling thread, behind the same interface. */
+function inline(file: string, args: string[], opts: PtySpawnOptions): PtyProcess {
+  const p = pty.spawn(file, args, opts);
+  return {
+    pid: p.pid,
+    ptsName: (p as unknown as { ptsName?: string }).ptsName,
+    onData: (listener) => void p.onData(listener),
+    onExit: (listener) => void p.onExit(({ exitCode, signal }) => listener({ exitCode, signal: signal ?? 0 })),
+    write: (data) => p.write(data),
+    resize: (cols, rows) => p.resize(cols, rows),
+    pause: () => p.pause(),
+    resume: () => p.resume(),
+    kill: (signal) => p.kill(signal),
+  };
+}
+
+let pump: Pump | null = null;
+
+function pumpThread(): Pump | null {
+  if (process.platform === 'win32' || process.env.TANDEM_PTY_THREAD === '0') return null;
+  if (pump?.usable) return pump;
+  try {
+    pump = new Pump(createRequire(import.meta.url).resolve('node-pty'));
+  } catch {
+    pump = null;
+  }
+  return pump;
+}
+
+/** Where this process reads its PTYs: on the pump thread, or inline on the main thread. */
+export function ptyReader(): 'thread' | 'inline' {
+  return pumpThread() ? 'thread' : 'inline';
+}
+
+/** Spawns `file` in a new PTY; rejects with node-pty's message when it cannot start. */
+export async function spawnPty(file: string, args: string[], opts: PtySpawnOptions): Promise<PtyProcess> {
+  const thread = pumpThread();
+  if (!thread) return inline(file, args, opts);
+  try {
+    return await thread.spawn(file, args, opts);
+  } catch (error) {
+    // The thread itself failed (not the spawn): read this PTY inline.
+    if (!thread.usable) return inline(file, args, opts);
+    throw error;
+  }
+}

@@ -1,0 +1,93 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { maxAheadChars, type PtyProcess, ptyReader, spawnPty } from '../../src/main/pty/pump.js';
+
+const opts = { name: 'xterm-256color', cols: 80, rows: 24, cwd: '/', env: { ...process.env, PATH: process.env.PATH ?? '/usr/bin:/bin' } };
+const flood = ['-c', 'yes 0123456789abcdefghijklmnopqrstuvwxyz | head -c 200000000'];
+
+/** Blocks this thread (timers, messages, everything) for `ms`. */
+function blockThread(ms: number): void {
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+function exitOf(p: PtyProcess): Promise<{ exitCode: number; signal: number }> {
+  return new Promise((resolve) => p.onExit(resolve));
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe.skipIf(process.platform === 'win32')('PTY pump thread', () => {
+  const live: PtyProcess[] = [];
+  afterEach(() => {
+    for (const p of live.splice(0)) p.kill('SIGKILL');
+  });
+
+  it('reads PTYs on its own thread, with output before the exit code', async () => {
+    expect(ptyReader()).toBe('thread');
+    const p = await spawnPty('/bin/sh', ['-c', 'head -c 3000000 /dev/zero | tr "\\0" x; exit 7'], opts);
+    let chars = 0;
+    p.onData((data) => (chars += data.length));
+    const exit = await exitOf(p);
+    expect(exit.exitCode).toBe(7);
+    await expect.poll(() => chars).toBe(3_000_000);
+  });
+
+  it('stops reading while the main thread is blocked, once a bounded amount waits for it', async () => {
+    const p = await spawnPty('/bin/sh', flood, opts);
+    live.push(p);
+    let chars = 0;
+    p.onData((data) => (chars += data.length));
+    await expect.poll(() => chars).toBeGreaterThan(1_000_000);
+    // Unbounded, a second of `yes` would queue tens of megabytes for this thread.
+    const before = chars;
+    blockThread(1000);
+    await sleep(20);
+    expect(maxAheadChars).toBeLessThanOrEqual(4 * 1024 * 1024);
+    expect(chars - before).toBeLessThan(8 * 1024 * 1024);
+    // And it reads on once this thread consumed the backlog.
+    const after = chars;
+    await expect.poll(() => chars).toBeGreaterThan(after + 1_000_000);
+  });
+
+  it('pauses and resumes reading for flow control', async () => {
+    const p = await spawnPty('/bin/sh', flood, opts);
+    live.push(p);
+    let chars = 0;
+    p.onData((data) => (chars += data.length));
+    await expect.poll(() => chars).toBeGreaterThan(100_000);
+    p.pause();
+    await sleep(100);
+    const paused = chars;
+    await sleep(300);
+    expect(chars).toBe(paused);
+    p.resume();
+    await expect.poll(() => chars).toBeGreaterThan(paused + 100_000);
+  });
+
+  it('writes, resizes and signals through the thread', async () => {
+    const p = await spawnPty('/bin/sh', ['-c', 'stty -echo; read line; stty size; echo "got:$line"; sleep 100'], opts);
+    live.push(p);
+    let out = '';
+    p.onData((data) => (out += data));
+    await sleep(200);
+    p.resize(100, 40);
+    p.write('hello\r');
+    await expect.poll(() => out).toMatch(/40 100\r\ngot:hello/);
+    const exit = exitOf(p);
+    p.kill('SIGTERM');
+    expect((await exit).signal).toBe(15);
+  });
+
+  it('reads inline with TANDEM_PTY_THREAD=0', async () => {
+    process.env.TANDEM_PTY_THREAD = '0';
+    try {
+      expect(ptyReader()).toBe('inline');
+      const p = await spawnPty('/bin/sh', ['-c', 'echo inline-ok'], opts);
+      let out = '';
+      p.onData((data) => (out += data));
+      expect((await exitOf(p)).exitCode).toBe(0);
+      await expect.poll(() => out).toContain('inline-ok');
+    } finally {
+      delete process.env.TANDEM_PTY_THREAD;
+    }
+  });
+});
