@@ -35,9 +35,9 @@ export interface PtySpawnOptions {
 }
 
 /** Characters posted by the pump and not yet consumed, per PTY, before it stops reading. */
-export const maxAheadChars = 4 * 1024 * 1024;
+export const maxAheadChars = 1024 * 1024;
 /** The main thread reports consumption in steps of this many characters. */
-const consumedStepChars = 256 * 1024;
+const consumedStepChars = 64 * 1024;
 
 type ToPump =
   | { t: 'spawn'; id: number; file: string; args: string[]; opts: PtySpawnOptions }
