@@ -5,12 +5,11 @@
  * prompt marker (the physical floor) and a tmux send-keys/capture-pane loop.
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { BareMarkerShell } from '../lib/bare-pty.js';
+import { EchoBaselines } from '../lib/echo-baselines.js';
 import { HostProcess } from '../lib/host.js';
 import { bridgeClient, callTool, httpClient } from '../lib/mcp.js';
 import { summarize } from '../lib/stats.js';
-import { startTmuxBaseline, type TmuxLoop } from '../lib/tmux.js';
-import type { Figure, Measurement, Series } from '../lib/types.js';
+import type { Figure, Measurement } from '../lib/types.js';
 
 const agent = 'bench';
 
@@ -53,8 +52,7 @@ export const agentRoundtripFigure: Figure = {
     let host: HostProcess | null = null;
     let http: Client | null = null;
     let bridge: Client | null = null;
-    let bare: BareMarkerShell | null = null;
-    let tmux: TmuxLoop | null = null;
+    let echoBaselines: EchoBaselines | null = null;
     try {
       host = await HostProcess.start(opts.home, opts.root, { agent });
       const token = host.info.agentToken!;
@@ -68,28 +66,15 @@ export const agentRoundtripFigure: Figure = {
       } catch (error) {
         bridgeError = (error as Error).message;
       }
-      bare = await BareMarkerShell.start(opts.home);
-      tmux = await startTmuxBaseline(opts.home, notes);
+      echoBaselines = await EchoBaselines.start(opts.home, notes, Math.min(iterations, opts.pick(100, 10)));
       const viaHttp: number[] = [];
       const viaBridge: number[] = [];
-      const floor: number[] = [];
-      const viaTmux: number[] = [];
       const listHttp: number[] = [];
       const listBridge: number[] = [];
-      const tmuxIterations = Math.min(iterations, opts.pick(100, 10));
       for (let i = 0; i < warmup + iterations; i++) {
-        // Interleaved, so drift on a shared machine hits every series alike.
         const httpMs = await echo(http, httpTerminal);
         const bridgeMs = bridge && bridgeTerminal ? await echo(bridge, bridgeTerminal) : Number.NaN;
-        let t0 = performance.now();
-        await bare.roundTrip('echo hi');
-        const bareMs = performance.now() - t0;
-        let tmuxMs = Number.NaN;
-        if (tmux && i < warmup + tmuxIterations) {
-          t0 = performance.now();
-          await tmux.roundTrip();
-          tmuxMs = performance.now() - t0;
-        }
+        await echoBaselines.measure(i, warmup);
         const listHttpMs = await list(http);
         const listBridgeMs = bridge && bridgeTerminal ? await list(bridge) : Number.NaN;
         if (i < warmup) continue;
@@ -97,11 +82,8 @@ export const agentRoundtripFigure: Figure = {
         if (!Number.isNaN(listBridgeMs)) listBridge.push(listBridgeMs);
         viaHttp.push(httpMs);
         if (!Number.isNaN(bridgeMs)) viaBridge.push(bridgeMs);
-        floor.push(bareMs);
-        if (!Number.isNaN(tmuxMs)) viaTmux.push(tmuxMs);
       }
-      const baselines: Series[] = [{ name: 'bare node-pty + prompt marker', samples: floor }];
-      if (tmux) baselines.push({ name: 'tmux send-keys/capture-pane', samples: viaTmux });
+      const baselines = echoBaselines.series();
       const median = (values: number[]) => summarize(values)?.median.toFixed(2) ?? '?';
       const split = (own: number[]) => `terminal_list (no PTY) on the same path: median ${median(own)} ms`;
       const note = (own: number[]) => [split(own), ...notes].join('; ');
@@ -116,8 +98,7 @@ export const agentRoundtripFigure: Figure = {
       await bridge?.close().catch(() => undefined);
       await http?.close().catch(() => undefined);
       await host?.stop();
-      await bare?.close();
-      await tmux?.close();
+      await echoBaselines?.close();
     }
   },
 };

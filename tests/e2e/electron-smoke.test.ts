@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exitOf } from '../integration/web-helpers.js';
 
 const projectRoot = resolve(import.meta.dirname, '../..');
 const builtMain = join(projectRoot, 'out/main/index.js');
@@ -79,21 +80,10 @@ function waitForReady({ child, stderr }: Launched): Promise<ReadyReport> {
   });
 }
 
-function waitForExit(child: ChildProcess, timeoutMs: number): Promise<number | null> {
-  if (child.exitCode !== null) return Promise.resolve(child.exitCode);
-  return new Promise((resolvePromise, reject) => {
-    const timer = setTimeout(() => reject(new Error(`still running after ${timeoutMs} ms`)), timeoutMs);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolvePromise(code);
-    });
-  });
-}
-
 async function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   child.kill();
-  await waitForExit(child, secondInstanceExitTimeoutMs).catch(() => child.kill('SIGKILL'));
+  await exitOf(child, secondInstanceExitTimeoutMs).catch(() => child.kill('SIGKILL'));
 }
 
 describe.skipIf(!electronAvailable)('Electron app smoke', () => {
@@ -132,7 +122,7 @@ describe.skipIf(!electronAvailable)('Electron app smoke', () => {
       if (line.startsWith('TANDEM_READY')) printedReady = true;
     });
     try {
-      expect(await waitForExit(second.child, secondInstanceExitTimeoutMs)).toBe(0);
+      expect(await exitOf(second.child, secondInstanceExitTimeoutMs)).toBe(0);
       expect(printedReady).toBe(false);
     } finally {
       await stop(second.child);

@@ -1,4 +1,5 @@
 /** Shared by the web*.test.ts files: a real host and server, raw HTTP, and a `ws` test client. */
+import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
@@ -235,14 +236,18 @@ export function isRefusal(value: WebSocket | Refusal): value is Refusal {
   return !(value instanceof WebSocket);
 }
 
-/** True while a process with this pid exists. */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
+export { isAlive } from '../../src/main/host/instance.js';
+
+/** A child process's exit code, once it exits; rejects if it still runs after `timeoutMs`. */
+export function exitOf(child: ChildProcess, timeoutMs: number): Promise<number | null> {
+  if (child.exitCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolvePromise, reject) => {
+    const timer = setTimeout(() => reject(new Error(`still running after ${timeoutMs} ms`)), timeoutMs);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolvePromise(code);
+    });
+  });
 }
 
 export async function waitUntil(check: () => boolean, timeoutMs: number, what: string): Promise<void> {

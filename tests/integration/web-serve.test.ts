@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isAlive, login, rawRequest, TestClient, tokenOf, waitUntil } from './web-helpers.js';
+import { exitOf, isAlive, login, rawRequest, TestClient, tokenOf, waitUntil } from './web-helpers.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const bin = join(root, 'bin/tandem.js');
@@ -37,17 +37,6 @@ function startServe(env: NodeJS.ProcessEnv): Promise<Served> {
     child.once('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`tandem serve exited with ${code}: ${stderr}`));
-    });
-  });
-}
-
-function exitOf(child: ChildProcess, timeoutMs: number): Promise<number | null> {
-  if (child.exitCode !== null) return Promise.resolve(child.exitCode);
-  return new Promise((resolvePromise, reject) => {
-    const timer = setTimeout(() => reject(new Error(`still running after ${timeoutMs} ms`)), timeoutMs);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolvePromise(code);
     });
   });
 }
