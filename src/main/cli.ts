@@ -6,12 +6,15 @@
  *   tandem mcp            (the stdio bridge for agents; the agent layer provides it)
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, realpathSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { runBridge } from './agent/bridge.js';
 import { InstanceConflictError } from './host/instance.js';
+import type { BridgeCommand } from './agent/configs.js';
+import { bridgeCommand } from './launch/bridge-command.js';
+import { which } from './shells/resolve.js';
 import { type Runtime, startRuntime } from './runtime.js';
 import { normalizeOrigin } from './web/origin.js';
 
@@ -89,12 +92,35 @@ function ensureRenderer(root: string, rendererDir: string, io: CliIo): boolean {
 /** Starts `tandem serve`: the shared runtime with the browser UI. Throws InstanceConflictError. */
 export function startServe(opts: ServeOptions, io: CliIo, rendererDir = buildPaths().rendererDir): Promise<Runtime> {
   return startRuntime({
+    bridge: serveBridge(io.env),
     env: io.env,
     port: opts.port,
     allowOrigins: opts.allowOrigins,
     trustLocalAgents: opts.trustLocalAgents,
     rendererDir,
-    bridge: { command: 'tandem', args: ['mcp'] },
+  });
+}
+
+/** `tandem mcp` when `tandem` on PATH is this copy, else node with this copy's absolute path. */
+function serveBridge(env: NodeJS.ProcessEnv): BridgeCommand {
+  const binScript = join(buildPaths().root, 'bin', 'tandem.js');
+  const real = (path: string | null) => {
+    try {
+      return path ? realpathSync(path) : null;
+    } catch {
+      return null;
+    }
+  };
+  const onPath = real(which('tandem', env.PATH ?? ''));
+  return bridgeCommand({
+    platform: process.platform,
+    electron: false,
+    packaged: false,
+    execPath: process.execPath,
+    binScript,
+    appImage: undefined,
+    nodeOnPath: null,
+    tandemOnPath: onPath !== null && onPath === real(binScript),
   });
 }
 

@@ -1,13 +1,21 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { app, BrowserWindow, dialog, ipcMain, session, type WebPreferences } from 'electron';
-import { runBridge } from './agent/bridge';
 import { installIpcTransport } from './electron/ipc-transport';
 import { InstanceConflictError } from './host/instance';
+import { withoutAppImageEnv } from './launch/appimage-env';
+import { binScriptOf, bridgeCommand } from './launch/bridge-command';
+import { mcpArgs, mcpRelaunch } from './launch/mcp-mode';
+import { which } from './shells/resolve';
 import { type Runtime, startRuntime } from './runtime';
-import { stateDir } from './state-dir';
+import { localStateDir } from './state-dir';
 
-// Must precede the single-instance lock, which lives in the userData directory.
-app.setPath('userData', stateDir());
+const bridgeArgs = mcpArgs(process.argv);
+const binScript = binScriptOf(app.getAppPath(), process.platform);
+// Must precede the single-instance lock, which lives in the userData directory. The bridge
+// mode keeps its own, so it never touches the window's profile.
+app.setPath('userData', bridgeArgs ? join(localStateDir(), 'bridge-profile') : localStateDir());
 
 const preloadPath = fileURLToPath(new URL('../preload/index.cjs', import.meta.url));
 const rendererHtmlPath = fileURLToPath(new URL('../renderer/index.html', import.meta.url));
@@ -44,12 +52,17 @@ let runtime: Runtime | null = null;
 // A bug in one request must not take every terminal down with the app.
 process.on('unhandledRejection', (reason) => process.stderr.write(`Tandem: unexpected error (kept running): ${String(reason)}\n`));
 
-/** `Tandem --mcp [--name NAME]`: the installed app binary is also the agents' stdio bridge. */
-const mcpAt = process.argv.indexOf('--mcp');
-if (mcpAt >= 0) {
-  const nameAt = process.argv.indexOf('--name');
+if (bridgeArgs) {
+  // `Tandem --mcp [--name NAME]`: run the bridge as Node with this process's stdio (see mcp-mode.ts).
+  app.disableHardwareAcceleration();
   app.dock?.hide();
-  void runBridge({ name: nameAt > mcpAt ? process.argv[nameAt + 1] : undefined }).finally(() => app.exit(0));
+  const relaunch = mcpRelaunch({ execPath: process.execPath, binScript, cliArgs: bridgeArgs, env: process.env });
+  const child = spawn(relaunch.command, relaunch.args, { env: relaunch.env, stdio: 'inherit', windowsHide: true });
+  child.on('error', (error) => {
+    process.stderr.write(`Tandem could not start its bridge: ${error.message}\n`);
+    app.exit(1);
+  });
+  child.on('exit', (code) => app.exit(code ?? 1));
 } else if (!app.requestSingleInstanceLock()) {
   app.quit();
 } else {
@@ -66,12 +79,21 @@ if (mcpAt >= 0) {
     hardenSession();
     try {
       runtime = await startRuntime({
-        env: process.env,
+        env: withoutAppImageEnv(process.env),
         port: 0,
         allowOrigins: [],
         trustLocalAgents: false,
         rendererDir: null,
-        bridge: { command: process.execPath, args: ['--mcp'] },
+        bridge: bridgeCommand({
+          platform: process.platform,
+          electron: true,
+          packaged: app.isPackaged,
+          execPath: process.execPath,
+          binScript,
+          appImage: process.env.APPIMAGE,
+          nodeOnPath: app.isPackaged ? null : which('node'),
+          tandemOnPath: false,
+        }),
       });
     } catch (error) {
       const message = error instanceof InstanceConflictError ? error.message : `Tandem could not start: ${(error as Error).message}`;

@@ -33,3 +33,16 @@ export function stateDir(
       );
   }
 }
+
+/**
+ * Machine-local state: Electron's profile (caches), the instance lock and instance.json. On
+ * Windows that is %LOCALAPPDATA%, which never roams to another machine with the profile; on
+ * Linux and macOS it is the state directory.
+ */
+export function localStateDir(
+  from: StateDirEnv = { platform: process.platform, env: process.env, home: homedir() },
+): string {
+  const { platform, env, home } = from;
+  if (env.TANDEM_HOME || platform !== 'win32') return stateDir(from);
+  return win32.join(env.LOCALAPPDATA || win32.join(home, 'AppData', 'Local'), appDirName);
+}

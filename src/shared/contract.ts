@@ -68,6 +68,8 @@ export const operations = {
       defaultShell: shellCandidateSchema.nullable(),
       shells: z.array(shellCandidateSchema),
       version: z.string(),
+      /** The host's pseudoconsole on Windows, for xterm's `windowsPty` option; absent elsewhere. */
+      windowsPty: z.object({ backend: z.literal('conpty'), buildNumber: z.number() }).optional(),
     }),
   },
   list: { args: z.object({}), result: z.object({ terminals: z.array(terminalInfoSchema) }) },

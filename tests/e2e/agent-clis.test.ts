@@ -1,15 +1,17 @@
 /**
  * The ready-to-copy configurations, proven with the real agent CLIs (installed from the npm
- * registry by .ci/run into $TANDEM_AGENT_CLIS): with a private HOME and no login, Claude Code
- * and Gemini CLI start the stdio bridge and report it "Connected"; Codex parses its config; the
- * MCP Inspector's CLI mode, a third-party client, lists and calls the tools.
+ * registry by .ci/run into $TANDEM_AGENT_CLIS): each printed `mcp add` command is run exactly as
+ * printed, in a shell, with a private HOME and no login; then Claude Code and Gemini CLI start
+ * the stdio bridge and report it "Connected", and Codex lists it enabled with every argument and
+ * variable. The MCP Inspector's CLI mode, a third-party client, lists and calls the tools.
  */
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { clientConfigs } from '../../src/main/agent/configs.js';
+import { bridgeCommand } from '../../src/main/launch/bridge-command.js';
 import { startAgentFixture } from '../integration/agent-helpers.js';
 
 const binDir = process.env.TANDEM_AGENT_CLIS ? join(process.env.TANDEM_AGENT_CLIS, 'node_modules', '.bin') : null;
@@ -19,8 +21,12 @@ if (!binDir) console.warn('agent CLI checks skipped: set TANDEM_AGENT_CLIS to a 
 
 const cli = resolve(__dirname, '../../bin/tandem.js');
 const token = 'tdm_example-token-for-config-checks';
-// The bridge as the UI would print it for an npm install, with node spelled out for this machine.
-const configs = clientConfigs({ command: process.execPath, args: [cli, 'mcp'] }, 'my-agent', token);
+// The bridge as an installed app prints it (`<app binary> <app>/bin/tandem.js mcp` with
+// ELECTRON_RUN_AS_NODE=1), with this machine's node standing in for the app binary: node runs
+// the same script and ignores the variable, so every argument and variable is exercised.
+const bridge = bridgeCommand({ platform: process.platform, electron: true, packaged: true, execPath: process.execPath, binScript: cli, appImage: undefined, nodeOnPath: null, tandemOnPath: false });
+const agentName = 'my-agent';
+const configs = clientConfigs(bridge, agentName, token);
 const config = (client: string) => configs.find((entry) => entry.client === client)!.text;
 
 const root = mkdtempSync(join(tmpdir(), 'tandem-clis-'));
@@ -41,12 +47,15 @@ describe('agent CLIs accept the printed configurations', () => {
     expect(listed).toMatch(/tandem:.*Connected/);
   });
 
-  it.runIf(has('gemini'))('Gemini CLI: settings.json as printed, then `gemini mcp list` says Connected', () => {
+  it.runIf(has('gemini'))('Gemini CLI: `gemini mcp add` as printed, then `gemini mcp list` says Connected', () => {
     const { HOME, env } = privateHome('gemini');
     const project = join(HOME, 'project');
     mkdirSync(join(HOME, '.gemini'), { recursive: true });
     mkdirSync(project);
-    writeFileSync(join(HOME, '.gemini', 'settings.json'), config('Gemini CLI'));
+    const added = spawnSync('sh', ['-c', config('Gemini CLI')], { cwd: project, env, encoding: 'utf8', timeout: 90_000 });
+    expect(added.status, added.stderr).toBe(0);
+    const settings = JSON.parse(readFileSync(join(HOME, '.gemini', 'settings.json'), 'utf8')) as { mcpServers: Record<string, unknown> };
+    expect(settings.mcpServers.tandem).toEqual({ command: bridge.command, args: [...bridge.args, '--name', agentName], env: { TANDEM_TOKEN: token, ...bridge.env } });
     // Gemini runs MCP servers only in folders the person trusts.
     writeFileSync(join(HOME, '.gemini', 'trustedFolders.json'), JSON.stringify({ [project]: 'TRUST_FOLDER' }));
     // Gemini prints the list on stderr.
@@ -54,12 +63,12 @@ describe('agent CLIs accept the printed configurations', () => {
     expect(`${listed.stdout}${listed.stderr}`).toMatch(/tandem:.*Connected/);
   });
 
-  it.runIf(has('codex'))('Codex: config.toml as printed is read and the server enabled', () => {
+  it.runIf(has('codex'))('Codex: `codex mcp add` as printed, then `codex mcp list` shows it enabled with its variables', () => {
     const { HOME, env } = privateHome('codex');
-    mkdirSync(join(HOME, '.codex'), { recursive: true });
-    writeFileSync(join(HOME, '.codex', 'config.toml'), config('Codex'));
+    const added = spawnSync('sh', ['-c', config('Codex')], { cwd: HOME, env, encoding: 'utf8', timeout: 60_000 });
+    expect(added.status, added.stderr).toBe(0);
     const listed = execFileSync(join(binDir!, 'codex'), ['mcp', 'list'], { cwd: HOME, env, encoding: 'utf8', timeout: 60_000 });
-    expect(listed).toMatch(/tandem\s+\S*node\S*\s+.*mcp --name codex.*enabled/);
+    expect(listed).toMatch(new RegExp(`tandem\\s+\\S*node\\S*\\s+\\S*tandem\\.js mcp --name ${agentName}\\s+ELECTRON_RUN_AS_NODE=\\*+, TANDEM_TOKEN=\\*+.*enabled`));
   });
 
   it.runIf(has('mcp-inspector'))('MCP Inspector (CLI mode) lists the tools and drives a terminal through the bridge', async () => {
@@ -87,7 +96,11 @@ describe('agent CLIs accept the printed configurations', () => {
     }
   });
 
-  it('Cursor uses the same mcpServers shape as Gemini CLI', () => {
-    expect(JSON.parse(config('Cursor'))).toEqual({ mcpServers: { tandem: { command: process.execPath, args: [cli, 'mcp', '--name', 'cursor'], env: { TANDEM_TOKEN: token } } } });
+  it("Cursor: the printed entry merged into a person's mcp.json keeps their other servers", () => {
+    const existing = '{\n  "mcpServers": {\n    "other": { "command": "other-server" }\n  }\n}\n';
+    const merged = existing.replace(/\n {2}}\n}\n$/, `,\n${config('Cursor')}\n  }\n}\n`);
+    expect(JSON.parse(merged)).toEqual({
+      mcpServers: { other: { command: 'other-server' }, tandem: { command: bridge.command, args: [...bridge.args, '--name', agentName], env: { TANDEM_TOKEN: token, ...bridge.env } } },
+    });
   });
 });

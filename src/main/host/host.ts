@@ -1,3 +1,4 @@
+import { type WindowsPtyInfo, windowsPtyInfo } from '../pty/win-pty.js';
 import { homedir } from 'node:os';
 import { TandemError } from '../../shared/errors.js';
 import { DEFAULT_LIMITS, type Limits } from '../../shared/limits.js';
@@ -70,7 +71,7 @@ export class TerminalHost {
     return this.opts.version ?? version;
   }
 
-  environment(): { platform: string; home: string; defaultShell: ShellCandidate | null; shells: ShellCandidate[]; version: string } {
+  environment(): { platform: string; home: string; defaultShell: ShellCandidate | null; shells: ShellCandidate[]; version: string; windowsPty?: WindowsPtyInfo } {
     const found = discoverShells(this.env);
     const candidate = (shell: ResolvedShell): ShellCandidate => ({ name: shell.name, path: shell.path, integration: shell.dialect !== null });
     return {
@@ -79,6 +80,7 @@ export class TerminalHost {
       defaultShell: found.defaultShell ? candidate(found.defaultShell) : null,
       shells: found.shells.map(candidate),
       version: this.version,
+      ...(windowsPtyInfo() ? { windowsPty: windowsPtyInfo() } : {}),
     };
   }
 

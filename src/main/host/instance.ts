@@ -1,6 +1,7 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { stateDir } from '../state-dir.js';
+import { localStateDir } from '../state-dir.js';
+import { ownerIsLive, parseLockOwner, processStartTime } from './process-start.js';
 
 /** The discovery file's content: no secret in it, ever. */
 export interface InstanceInfo {
@@ -11,11 +12,14 @@ export interface InstanceInfo {
   uiUrl?: string;
 }
 
-/** Where instance.json lives: $TANDEM_HOME, else $XDG_RUNTIME_DIR/tandem, else the state directory. */
+/**
+ * Where instance.json lives: $TANDEM_HOME, else $XDG_RUNTIME_DIR/tandem, else the machine-local
+ * state directory (%LOCALAPPDATA%\Tandem on Windows, never the roaming profile).
+ */
 export function discoveryDir(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.TANDEM_HOME) return stateDir({ platform: process.platform, env, home: '' });
+  if (env.TANDEM_HOME) return localStateDir({ platform: process.platform, env, home: '' });
   if (env.XDG_RUNTIME_DIR && existsSync(env.XDG_RUNTIME_DIR)) return join(env.XDG_RUNTIME_DIR, 'tandem');
-  return stateDir();
+  return localStateDir();
 }
 
 export function discoveryPath(env: NodeJS.ProcessEnv = process.env): string {
@@ -48,8 +52,8 @@ export class InstanceConflictError extends Error {
 }
 
 /**
- * One live instance per state directory. The lock file holds the owner's pid; a lock whose pid
- * is gone is stale and replaced. instance.json is written (0600, in a 0700 directory) once the
+ * One live instance per state directory. The lock file holds the owner's pid and start time; a
+ * lock whose owner is gone (or whose pid now names another process) is stale and replaced. instance.json is written (0600, in a 0700 directory) once the
  * host is ready and removed on clean exit.
  */
 export class InstanceLock {
@@ -70,17 +74,17 @@ export class InstanceLock {
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
         const fd = openSync(this.lockPath, 'wx', 0o600);
-        writeFileSync(fd, String(process.pid));
+        writeFileSync(fd, JSON.stringify({ pid: process.pid, started: processStartTime(process.pid) }));
         closeSync(fd);
         this.held = true;
         return;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-        const owner = Number(readFileSync(this.lockPath, 'utf8').trim());
-        if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && isAlive(owner)) {
-          throw new InstanceConflictError({ pid: owner, path: this.path, uiUrl: readInstance(this.path)?.uiUrl });
+        const owner = parseLockOwner(readFileSync(this.lockPath, 'utf8'));
+        if (owner && owner.pid !== process.pid && ownerIsLive(owner, isAlive, (pid) => processStartTime(pid))) {
+          throw new InstanceConflictError({ pid: owner.pid, path: this.path, uiUrl: readInstance(this.path)?.uiUrl });
         }
-        // Stale: its owner is gone.
+        // Stale: its owner is gone, or its pid belongs to another process now.
         rmSync(this.lockPath, { force: true });
         rmSync(this.path, { force: true });
       }

@@ -1,6 +1,8 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import * as pty from 'node-pty';
+import { ensureSpawnHelper } from './spawn-helper.js';
+import { conptyOptions } from './win-pty.js';
 
 /**
  * The pseudo-terminals, read on a thread of their own. A PTY's kernel buffer holds a few
@@ -296,7 +298,7 @@ class PumpedPty implements PtyProcess {
 
 /** node-pty on the calling thread, behind the same interface. */
 function inline(file: string, args: string[], opts: PtySpawnOptions): PtyProcess {
-  const p = pty.spawn(file, args, opts);
+  const p = pty.spawn(file, args, process.platform === 'win32' ? { ...opts, ...conptyOptions() } : opts);
   return {
     pid: p.pid,
     ptsName: (p as unknown as { ptsName?: string }).ptsName,
@@ -330,6 +332,7 @@ export function ptyReader(): 'thread' | 'inline' {
 
 /** Spawns `file` in a new PTY; rejects with node-pty's message when it cannot start. */
 export async function spawnPty(file: string, args: string[], opts: PtySpawnOptions): Promise<PtyProcess> {
+  ensureSpawnHelper();
   const thread = pumpThread();
   if (!thread) return inline(file, args, opts);
   try {

@@ -87,3 +87,23 @@ export function chunkInput(data: string, maxChars = conptyChunkChars): string[] 
   if (start < data.length) chunks.push(data.slice(start));
   return chunks;
 }
+
+/** How long ConPTY input chunks are spaced (VS Code's WriteInterval): writes that reach the pipe together are what corrupts input. */
+export const conptyChunkSpacingMs = 5;
+
+export interface SpacingClock {
+  setTimeout(fn: () => void, ms: number): unknown;
+}
+
+/**
+ * Writes input in chunks `conptyChunkSpacingMs` apart; resolves once the last chunk is written.
+ * Callers serialize writes, so one input never interleaves with another; protocol replies do
+ * not come through here and reach the PTY at once, between chunks (never inside a unit).
+ */
+export async function writeSpaced(data: string, write: (chunk: string) => void, clock: SpacingClock, spacingMs = conptyChunkSpacingMs): Promise<void> {
+  const chunks = chunkInput(data);
+  for (let i = 0; i < chunks.length; i++) {
+    if (i > 0) await new Promise<void>((resolve) => clock.setTimeout(resolve, spacingMs));
+    write(chunks[i]!);
+  }
+}

@@ -1,9 +1,11 @@
 import { userInfo } from 'node:os';
+import { isWslLauncher } from './git-bash.js';
 import { resolveShell, shellName, which, type ResolvedShell } from './resolve.js';
 
 /** Shells offered besides the default, in this order, when found on PATH. */
 export const posixCandidates = ['zsh', 'bash', 'sh', 'fish', 'pwsh'] as const;
-export const windowsCandidates = ['pwsh', 'powershell', 'cmd'] as const;
+/** `bash` is Git Bash (git-bash.ts); `wsl` is offered without integration. */
+export const windowsCandidates = ['pwsh', 'powershell', 'bash', 'cmd', 'wsl'] as const;
 
 export interface ShellDiscovery {
   defaultShell: ResolvedShell | null;
@@ -13,7 +15,7 @@ export interface ShellDiscovery {
 /** The person's default shell: $SHELL (or the account's shell), then /bin/sh; pwsh, powershell, cmd on Windows. */
 function defaultShellPath(env: NodeJS.ProcessEnv, platform: NodeJS.Platform): string | null {
   if (platform === 'win32') {
-    for (const name of windowsCandidates) {
+    for (const name of ['pwsh', 'powershell', 'cmd']) {
       const found = which(name, env.PATH ?? env.Path ?? '');
       if (found) return found;
     }
@@ -36,7 +38,8 @@ export function discoverShells(env: NodeJS.ProcessEnv = process.env, platform: N
   const seen = new Set<string>();
   const shells: ResolvedShell[] = [];
   const add = (shell: ResolvedShell | null) => {
-    if (!shell || seen.has(shell.name)) return;
+    // WSL's bash.exe is not bash for Tandem: it is offered as `wsl`, without integration.
+    if (!shell || seen.has(shell.name) || (shell.name === 'bash' && isWslLauncher(shell.path))) return;
     seen.add(shell.name);
     shells.push(shell);
   };

@@ -1,9 +1,10 @@
 import { accessSync, constants, statSync } from 'node:fs';
-import { basename, delimiter, isAbsolute, join } from 'node:path';
+import { delimiter, isAbsolute, join, win32 } from 'node:path';
 import { TandemError } from '../../shared/errors.js';
 import { bashDialect } from './bash.js';
 import { cmdDialect } from './cmd.js';
 import type { DialectName, ShellDialect } from './dialect.js';
+import { findGitBash, isWslLauncher } from './git-bash.js';
 import { powershellDialect, pwshDialect } from './pwsh.js';
 import { shDialect } from './sh.js';
 import { zshDialect } from './zsh.js';
@@ -30,10 +31,12 @@ export function registerDialect(executableName: string, dialect: ShellDialect): 
 }
 
 export function shellName(path: string): string {
-  return basename(path).toLowerCase().replace(/\.exe$/, '');
+  // Both separators: Windows paths are named the same on every host (and in tests).
+  return win32.basename(path).toLowerCase().replace(/\.exe$/, '');
 }
 
 export function dialectFor(path: string): ShellDialect | null {
+  if (isWslLauncher(path)) return null;
   return dialects.get(shellName(path)) ?? null;
 }
 
@@ -68,7 +71,8 @@ export function which(name: string, pathEnv = process.env.PATH ?? ''): string | 
 export function resolveShell(nameOrPath: string, pathEnv = process.env.PATH ?? ''): ResolvedShell {
   const trimmed = nameOrPath.trim();
   if (!trimmed) throw new TandemError('invalid_argument', 'shell must name a shell such as bash, zsh or pwsh.');
-  const path = isAbsolute(trimmed) ? (isExecutableFile(trimmed) ? trimmed : null) : which(trimmed, pathEnv);
+  const gitBash = process.platform === 'win32' && shellName(trimmed) === 'bash' && !isAbsolute(trimmed) ? findGitBash(process.env, which('git', pathEnv), isExecutableFile) : null;
+  const path = gitBash ?? (isAbsolute(trimmed) ? (isExecutableFile(trimmed) ? trimmed : null) : which(trimmed, pathEnv));
   if (!path) throw new TandemError('shell_not_found', `No executable shell "${trimmed}" was found on this machine; install it or name another shell.`);
   return { path, name: shellName(path), dialect: dialectFor(path) };
 }

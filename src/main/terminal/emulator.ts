@@ -5,6 +5,7 @@ import type { Unicode11Addon as Unicode11AddonType } from '@xterm/addon-unicode1
 import xtermHeadless from '@xterm/headless';
 import type { Terminal as HeadlessTerminal } from '@xterm/headless';
 import { ColdHistory } from './cold-history.js';
+import { windowsPtyInfo } from '../pty/win-pty.js';
 
 const { Terminal } = xtermHeadless as unknown as { Terminal: typeof HeadlessTerminal };
 const { SerializeAddon } = serializeAddon as unknown as { SerializeAddon: typeof SerializeAddonType };
@@ -103,6 +104,8 @@ export class Emulator {
       rows: opts.rows,
       scrollback: this.hotLines + (opts.scrollback > this.hotLines ? coldBatchLines : 0),
       allowProposedApi: true,
+      // ConPTY repaints on resize: xterm must not reflow its lines too (see win-pty.ts).
+      windowsPty: windowsPtyInfo(),
     });
     // The line list's own trim event is internal to xterm; without it there is no cold history.
     const lines = (this.terminal as unknown as { _core?: { buffers?: { normal?: { lines?: TrimmableLines } } } })._core?.buffers?.normal?.lines;

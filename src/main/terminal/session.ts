@@ -7,7 +7,7 @@ import { DEFAULT_LIMITS } from '../../shared/limits.js';
 import type { Evidence, Origin, SendResult, SignalName, TerminalStatus } from '../../shared/types.js';
 import { foregroundPgid, readStat, ttyOf } from '../pty/proc.js';
 import { type PtyProcess, spawnPty } from '../pty/pump.js';
-import { chunkInput } from '../pty/win-input.js';
+import { writeSpaced } from '../pty/win-input.js';
 import { readTtyModes } from '../pty/termios.js';
 import { teardownTree } from '../pty/tree.js';
 import type { StartupFiles } from '../shells/dialect.js';
@@ -547,14 +547,6 @@ export class TerminalSession {
 
   private onExit(exitCode: number, signal: number): void {
     this.exitInfo = { exitCode, signal };
-    // A shell that exits by itself can leave ConPTY's conhost behind: close the pseudoconsole.
-    if (process.platform === 'win32') {
-      try {
-        this.pty.kill();
-      } catch {
-        // Already closed.
-      }
-    }
     this.exitStartedAt = this.clock.now();
     // Output can lag the exit event: drain before reporting `exited`.
     this.rearmExitDrain();
@@ -597,7 +589,7 @@ export class TerminalSession {
     const run = this.writeChain.then(async () => {
       if (this.emulator.mustDrainBeforeInput) await this.emulator.parsed();
       if (this.exitInfo) throw new TandemError('exited', 'The shell of this terminal has exited; open a new terminal.');
-      if (process.platform === 'win32') for (const chunk of chunkInput(data)) this.pty.write(chunk);
+      if (process.platform === 'win32') await writeSpaced(data, (chunk) => !this.exitInfo && this.pty.write(chunk), this.clock);
       else this.pty.write(data);
     });
     this.writeChain = run.catch(() => undefined);
@@ -917,7 +909,8 @@ export class TerminalSession {
       // A command the shell runs itself (a pwsh cmdlet, a bash loop) gets the key once more if
       // nothing happened: pwsh drops a Ctrl+C that lands between its start marker and the start
       // of the pipeline, and there is no other process to signal.
-      if (running && fg && fg === shellPgrp) this.escalate(fg, seq, () => void this.write('\x03').catch(() => {}));
+      // Windows has no foreground group to check: the same command still running is the test.
+      if (running && ((fg && fg === shellPgrp) || process.platform === 'win32')) this.escalate(fg, seq, () => void this.write('\x03').catch(() => {}));
       return;
     }
     this.killGroup(fg, 'SIGINT');
@@ -942,9 +935,9 @@ export class TerminalSession {
    * Escalates only if nothing happened: the same job still runs and has not gone back to
    * waiting for input (a REPL that caught SIGINT and prompts again is left alone).
    */
-  private escalate(pgid: number, seq: number | null, then: () => void): void {
+  private escalate(pgid: number | null, seq: number | null, then: () => void): void {
     const stuck = async () =>
-      this.phase.kind === 'running' && this.phase.seq === seq && foregroundPgid(this.pid) === pgid && !(await this.probeNow());
+      this.phase.kind === 'running' && this.phase.seq === seq && (pgid === null || foregroundPgid(this.pid) === pgid) && !(await this.probeNow());
     this.clock.setTimeout(async () => {
       if (!this.closing && !this.exitInfo && (await stuck())) then();
     }, interruptEscalateMs);
@@ -990,8 +983,7 @@ export class TerminalSession {
   }
 
   private async teardown(): Promise<CloseResult> {
-    const { orphans } =
-      process.platform === 'win32' ? { orphans: [] } : await teardownTree({ rootPid: this.pid, terminalId: this.id });
+    const { orphans } = await teardownTree({ rootPid: this.pid, terminalId: this.id });
     if (!this.exitInfo) {
       try {
         this.pty.kill();

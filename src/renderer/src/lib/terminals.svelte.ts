@@ -1,6 +1,7 @@
 import type { OpArgs, OpName, OpResult, TandemApi, TerminalView } from '../../../shared/contract';
 import { plural } from './format';
 import { type Problem, toProblem } from './problem';
+import { setHostWindowsPty } from '../terminal/xterm-view';
 
 export type Environment = OpResult<'environment'>;
 
@@ -52,6 +53,7 @@ export class TerminalsStore {
     this.offRoster = api.on('roster', ({ terminals }) => this.applyRoster(terminals));
     const [{ terminals }, environment] = await Promise.all([api.call('list', {}), api.call('environment', {})]);
     if (this.api !== api) return;
+    setHostWindowsPty(environment.windowsPty);
     this.applyRoster(terminals);
     this.environment = environment;
     this.loaded = true;

@@ -7,6 +7,13 @@ import { Terminal } from '@xterm/xterm';
 import { swallowProtocolRequests } from './protocol-guard';
 import { terminalFontFamily, terminalFontSize, terminalTheme } from './theme';
 
+/** The host's pseudoconsole when it runs on Windows (its `environment`); set before views attach. */
+let hostWindowsPty: { backend: 'conpty'; buildNumber: number } | undefined;
+
+export function setHostWindowsPty(info: typeof hostWindowsPty): void {
+  hostWindowsPty = info;
+}
+
 /** Scrollback of the view; the host keeps the authoritative history and sends it on attach. */
 export const viewScrollbackLines = 10_000;
 
@@ -36,6 +43,8 @@ export class XtermView {
       rightClickSelectsWord: false,
       drawBoldTextInBrightColors: false,
       minimumContrastRatio: 1,
+      // ConPTY repaints on resize: without this xterm reflows too and lines are doubled.
+      windowsPty: hostWindowsPty,
     });
     swallowProtocolRequests(this.term);
     this.term.loadAddon(new Unicode11Addon());

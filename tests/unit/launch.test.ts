@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import { withoutAppImageEnv } from '../../src/main/launch/appimage-env.js';
+import { binScriptOf, bridgeCommand, type InstallFacts, installKind } from '../../src/main/launch/bridge-command.js';
+import { mcpArgs, mcpRelaunch } from '../../src/main/launch/mcp-mode.js';
+import { localStateDir, stateDir } from '../../src/main/state-dir.js';
+import { discoveryDir } from '../../src/main/host/instance.js';
+
+const base: InstallFacts = {
+  platform: 'linux',
+  electron: true,
+  packaged: true,
+  execPath: '/opt/Tandem/tandem-terminal',
+  binScript: '/opt/Tandem/resources/app.asar/bin/tandem.js',
+  appImage: undefined,
+  nodeOnPath: null,
+  tandemOnPath: false,
+};
+
+describe('the bridge command agents are given, per kind of install', () => {
+  it('deb: the app binary runs its own CLI as Node', () => {
+    expect(installKind(base)).toBe('app');
+    expect(bridgeCommand(base)).toEqual({ command: '/opt/Tandem/tandem-terminal', args: ['/opt/Tandem/resources/app.asar/bin/tandem.js', 'mcp'], env: { ELECTRON_RUN_AS_NODE: '1' } });
+  });
+
+  it('macOS and Windows apps: the same, with their own paths', () => {
+    const mac = { ...base, platform: 'darwin' as const, execPath: '/Applications/Tandem.app/Contents/MacOS/Tandem', binScript: binScriptOf('/Applications/Tandem.app/Contents/Resources/app.asar', 'darwin') };
+    expect(bridgeCommand(mac)).toEqual({ command: mac.execPath, args: ['/Applications/Tandem.app/Contents/Resources/app.asar/bin/tandem.js', 'mcp'], env: { ELECTRON_RUN_AS_NODE: '1' } });
+    const appPath = 'C:\\Users\\p\\AppData\\Local\\Programs\\Tandem\\resources\\app.asar';
+    const win = { ...base, platform: 'win32' as const, execPath: 'C:\\Users\\p\\AppData\\Local\\Programs\\Tandem\\Tandem.exe', binScript: binScriptOf(appPath, 'win32') };
+    expect(bridgeCommand(win)).toEqual({ command: win.execPath, args: [`${appPath}\\bin\\tandem.js`, 'mcp'], env: { ELECTRON_RUN_AS_NODE: '1' } });
+  });
+
+  it('AppImage: the AppImage file itself with --mcp, never a path inside its temporary mount', () => {
+    const facts = { ...base, execPath: '/tmp/.mount_TandemAbc/tandem-terminal', binScript: '/tmp/.mount_TandemAbc/resources/app.asar/bin/tandem.js', appImage: '/home/p/Apps/Tandem.AppImage' };
+    expect(installKind(facts)).toBe('appimage');
+    const command = bridgeCommand(facts);
+    expect(command).toEqual({ command: '/home/p/Apps/Tandem.AppImage', args: ['--mcp'] });
+    expect(JSON.stringify(command)).not.toContain('.mount_');
+  });
+
+  it('npm start from a checkout: node and the absolute bin path, never bare electron (it would open its default app)', () => {
+    const source = { ...base, packaged: false, execPath: '/src/tandem/node_modules/electron/dist/electron', binScript: '/src/tandem/bin/tandem.js' };
+    expect(bridgeCommand({ ...source, nodeOnPath: '/usr/bin/node' })).toEqual({ command: '/usr/bin/node', args: ['/src/tandem/bin/tandem.js', 'mcp'] });
+    expect(bridgeCommand(source)).toEqual({ command: source.execPath, args: ['/src/tandem/bin/tandem.js', 'mcp'], env: { ELECTRON_RUN_AS_NODE: '1' } });
+  });
+
+  it('tandem serve: `tandem mcp` only when tandem on PATH is this copy, else node with the absolute path', () => {
+    const serve = { ...base, electron: false, packaged: false, execPath: '/usr/bin/node', binScript: '/home/p/tandem/bin/tandem.js' };
+    expect(bridgeCommand({ ...serve, tandemOnPath: true })).toEqual({ command: 'tandem', args: ['mcp'] });
+    expect(bridgeCommand(serve)).toEqual({ command: '/usr/bin/node', args: ['/home/p/tandem/bin/tandem.js', 'mcp'] });
+  });
+});
+
+describe('`Tandem --mcp`', () => {
+  it('finds --mcp and --name after Chromium switches (AppRun adds --no-sandbox first)', () => {
+    expect(mcpArgs(['/opt/Tandem/tandem-terminal', '--no-sandbox', '--mcp', '--name', 'my-agent'])).toEqual(['mcp', '--name', 'my-agent']);
+    expect(mcpArgs(['Tandem.exe', '--mcp'])).toEqual(['mcp']);
+    expect(mcpArgs(['Tandem.exe', '--mcp', '--name'])).toEqual(['mcp']);
+    expect(mcpArgs(['Tandem.exe', '--name', 'x'])).toBeNull();
+  });
+
+  it('relaunches itself as Node on its own CLI, keeping the environment', () => {
+    const relaunch = mcpRelaunch({ execPath: 'C:\\T\\Tandem.exe', binScript: 'C:\\T\\resources\\app.asar\\bin\\tandem.js', cliArgs: ['mcp', '--name', 'a'], env: { TANDEM_TOKEN: 't', UNSET: undefined } });
+    expect(relaunch).toEqual({ command: 'C:\\T\\Tandem.exe', args: ['C:\\T\\resources\\app.asar\\bin\\tandem.js', 'mcp', '--name', 'a'], env: { TANDEM_TOKEN: 't', ELECTRON_RUN_AS_NODE: '1' } });
+  });
+});
+
+describe('AppImage variables do not reach shells', () => {
+  const appDir = '/tmp/.mount_TandemX1';
+  const env = {
+    APPIMAGE: '/home/p/Tandem.AppImage',
+    APPDIR: appDir,
+    ARGV0: './Tandem.AppImage',
+    OWD: '/home/p',
+    PATH: `${appDir}:${appDir}/usr/sbin:/usr/local/bin:/usr/bin`,
+    LD_LIBRARY_PATH: `${appDir}/usr/lib`,
+    XDG_DATA_DIRS: `${appDir}/usr/share/:/usr/share/ubuntu:/usr/local/share/:/usr/share/:/usr/share/gnome:/usr/local/share/:/usr/share/`,
+    GSETTINGS_SCHEMA_DIR: `${appDir}/usr/share/glib-2.0/schemas`,
+    HOME: '/home/p',
+  };
+
+  it('restores what AppRun changed and drops the runtime variables', () => {
+    expect(withoutAppImageEnv(env)).toEqual({ PATH: '/usr/local/bin:/usr/bin', XDG_DATA_DIRS: '/usr/share/ubuntu:/usr/local/share/:/usr/share/', HOME: '/home/p' });
+  });
+
+  it('unsets XDG_DATA_DIRS when AppRun made it up, and leaves non-AppImage runs alone', () => {
+    expect(withoutAppImageEnv({ ...env, XDG_DATA_DIRS: `${appDir}/usr/share/:/usr/share/gnome:/usr/local/share/:/usr/share/` }).XDG_DATA_DIRS).toBeUndefined();
+    const plain = { PATH: '/usr/bin', APPDIR: '/somewhere' };
+    expect(withoutAppImageEnv(plain)).toBe(plain);
+  });
+});
+
+describe('paths per OS', () => {
+  it('Windows: settings roam in %APPDATA%, the profile, lock and instance.json stay in %LOCALAPPDATA%', () => {
+    const env = { APPDATA: 'C:\\Users\\p\\AppData\\Roaming', LOCALAPPDATA: 'C:\\Users\\p\\AppData\\Local' };
+    expect(stateDir({ platform: 'win32', env, home: 'C:\\Users\\p' })).toBe('C:\\Users\\p\\AppData\\Roaming\\Tandem');
+    expect(localStateDir({ platform: 'win32', env, home: 'C:\\Users\\p' })).toBe('C:\\Users\\p\\AppData\\Local\\Tandem');
+    expect(localStateDir({ platform: 'win32', env: {}, home: 'C:\\Users\\p' })).toBe('C:\\Users\\p\\AppData\\Local\\Tandem');
+  });
+
+  it('Linux and macOS: one state directory; TANDEM_HOME wins everywhere', () => {
+    expect(localStateDir({ platform: 'linux', env: {}, home: '/home/p' })).toBe('/home/p/.config/Tandem');
+    expect(localStateDir({ platform: 'darwin', env: {}, home: '/Users/p' })).toBe('/Users/p/Library/Application Support/Tandem');
+    expect(localStateDir({ platform: 'win32', env: { TANDEM_HOME: '/x/t' }, home: '' })).toBe('/x/t');
+    expect(discoveryDir({ TANDEM_HOME: '/x/t' })).toBe('/x/t');
+  });
+});
