@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { withoutAppImageEnv } from '../../src/main/launch/appimage-env.js';
 import { binScriptOf, bridgeCommand, type InstallFacts, installKind } from '../../src/main/launch/bridge-command.js';
@@ -101,7 +102,7 @@ describe('paths per OS', () => {
   it('Linux and macOS: one state directory; TANDEM_HOME wins everywhere', () => {
     expect(localStateDir({ platform: 'linux', env: {}, home: '/home/p' })).toBe('/home/p/.config/Tandem');
     expect(localStateDir({ platform: 'darwin', env: {}, home: '/Users/p' })).toBe('/Users/p/Library/Application Support/Tandem');
-    expect(localStateDir({ platform: 'win32', env: { TANDEM_HOME: '/x/t' }, home: '' })).toBe('/x/t');
-    expect(discoveryDir({ TANDEM_HOME: '/x/t' })).toBe('/x/t');
+    expect(localStateDir({ platform: 'win32', env: { TANDEM_HOME: '/x/t' }, home: '' })).toBe(resolve('/x/t'));
+    expect(discoveryDir({ TANDEM_HOME: '/x/t' })).toBe(resolve('/x/t'));
   });
 });

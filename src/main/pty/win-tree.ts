@@ -57,7 +57,8 @@ function run(file: string, args: string[], timeoutMs: number): Promise<string> {
   });
 }
 
-async function listProcesses(): Promise<WinProcess[]> {
+/** Every process on the machine (one PowerShell call, about a second). */
+export async function listProcesses(): Promise<WinProcess[]> {
   return parseProcessRows(await run('powershell.exe', ['-NoProfile', '-NonInteractive', '-Command', listScript], 15_000));
 }
 
