@@ -42,7 +42,9 @@ while (!existsSync(join(home, 'instance.json'))) {
   await new Promise((resolve) => setTimeout(resolve, 250));
 }
 
+// The SDK passes a minimal environment: add the display, which `--mcp` on Linux needs.
 const env = { TANDEM_HOME: home, TANDEM_TOKEN: token };
+for (const key of ['DISPLAY', 'XAUTHORITY', 'WAYLAND_DISPLAY', 'XDG_RUNTIME_DIR']) if (process.env[key]) env[key] = process.env[key];
 for (const pair of values.env ?? []) env[pair.slice(0, pair.indexOf('='))] = pair.slice(pair.indexOf('=') + 1);
 const client = new Client({ name: 'tandem-ci', version: '1.0.0' });
 await client.connect(new StdioClientTransport({ command, args, env, stderr: 'inherit' }));

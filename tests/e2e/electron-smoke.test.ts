@@ -4,6 +4,8 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exitOf } from '../integration/web-helpers.js';
 
@@ -112,6 +114,29 @@ describe.skipIf(!electronAvailable)('Electron app smoke', () => {
       webSecurity: true,
     });
     expect(ready.page).toEqual({ hasRequire: false, hasProcess: false, bridgeKeys: ['platform', 'versions', 'call', 'on'] });
+  });
+
+  /** tools/list through a bridge started the way an agent's configuration starts it. */
+  async function bridgeTools(command: string, args: string[], env: Record<string, string>): Promise<string[]> {
+    const client = new Client({ name: 'tandem-e2e', version: '1.0.0' });
+    // The SDK passes a minimal environment; `--mcp` on Linux needs the display like any window.
+    const display = Object.fromEntries(['DISPLAY', 'XAUTHORITY', 'WAYLAND_DISPLAY', 'XDG_RUNTIME_DIR'].flatMap((key) => (process.env[key] ? [[key, process.env[key]!]] : [])));
+    await client.connect(new StdioClientTransport({ command, args, env: { TANDEM_HOME: tandemHome, ...display, ...env } }));
+    try {
+      return (await client.listTools()).tools.map((tool) => tool.name);
+    } finally {
+      await client.close();
+    }
+  }
+
+  it('serves the stdio bridge from `--mcp` (the window process itself has no stdin on Windows)', async () => {
+    if (!('path' in electron)) return;
+    expect(await bridgeTools(electron.path, [projectRoot, '--mcp', '--name', 'e2e'], {})).toContain('terminal_send');
+  });
+
+  it('serves the stdio bridge as the app binary run as Node, as configured agents start it', async () => {
+    if (!('path' in electron)) return;
+    expect(await bridgeTools(electron.path, [join(projectRoot, 'bin', 'tandem.js'), 'mcp', '--name', 'e2e'], { ELECTRON_RUN_AS_NODE: '1' })).toContain('terminal_send');
   });
 
   it('hands a second launch to the running instance and exits', async () => {
