@@ -27,7 +27,7 @@ export default tseslint.config(
   },
   {
     // Only the Electron layer may import electron: the host runs in plain Node too.
-    files: ['src/main/{pty,shells,terminal,host,agent,web}/**/*.ts', 'src/shared/**/*.ts'],
+    files: ['src/main/{pty,shells,terminal,host,agent,web,launch}/**/*.ts', 'src/shared/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { paths: ['electron'] }] },
   },
 );
