@@ -7,6 +7,7 @@ import type { Clock } from '../terminal/clock.js';
 import { type BridgeCommand, clientConfigs } from './configs.js';
 import { McpHttpEndpoint } from './mcp-http.js';
 import { PairingBroker } from './pairing.js';
+import { parseAllowEntry } from './judge/allow-entries.js';
 import { defaultPolicy } from './policy.js';
 import { AgentService } from './service.js';
 import { TokenStore } from './tokens.js';
@@ -38,7 +39,7 @@ export class AgentLayer implements AgentPanel {
 
   constructor(host: TerminalHost, opts: AgentLayerOptions) {
     this.tokens = new TokenStore(opts.stateDir);
-    this.service = new AgentService(host, this.tokens, { clock: opts.clock, unattendedGraceMs: opts.unattendedGraceMs });
+    this.service = new AgentService(host, this.tokens, { clock: opts.clock, unattendedGraceMs: opts.unattendedGraceMs, stateDir: opts.stateDir });
     this.pairing = new PairingBroker(this.tokens, { trustLocalAgents: opts.trustLocalAgents, allowOrigins: opts.allowOrigins, clock: opts.clock });
     this.mcp = new McpHttpEndpoint(this.service, { allowOrigins: opts.allowOrigins, isUiCredential: opts.isUiCredential });
     this.bridge = opts.bridge ?? { command: 'tandem', args: ['mcp'] };
@@ -46,6 +47,7 @@ export class AgentLayer implements AgentPanel {
     this.pairing.requests.onChange(changed);
     this.service.approvals.onChange(changed);
     this.service.handoffs.onChange(changed);
+    this.service.ran.onChange(changed);
     this.service.onConnectionsChange(changed);
     this.tokens.onRevoked(changed);
   }
@@ -83,6 +85,7 @@ export class AgentLayer implements AgentPanel {
       pairings: this.pairing.requests.list().map(({ id, name, pid, exe, cwd, at }) => ({ id, name, pid, exe, cwd, at })),
       approvals: this.service.approvals.list(),
       handoffs: this.service.handoffs.list(),
+      ran: this.service.ran.list(),
     };
   }
 
@@ -104,6 +107,10 @@ export class AgentLayer implements AgentPanel {
   setAgentPolicy({ name, policy, allow, deny }: OpArgs<'setAgentPolicy'>): void {
     const current = this.tokens.list().find((agent) => agent.name === name.trim());
     if (!current) throw new TandemError('not_found', `No paired agent named "${name}".`);
+    for (const entry of allow ?? []) {
+      const parsed = parseAllowEntry(entry);
+      if (!parsed.ok) throw new TandemError('invalid_argument', `allow: "${entry}" ${parsed.reason}; write PROGRAM [SUBCOMMAND] [| options: ...] [| operands: paths|auto|any|none].`);
+    }
     this.tokens.setSettings(current.name, { policy, allow: allow ?? current.settings.allow ?? defaultPolicy.allow, deny: deny ?? current.settings.deny ?? defaultPolicy.deny });
     this.changed();
   }
@@ -113,6 +120,7 @@ export class AgentLayer implements AgentPanel {
   }
 
   answerApproval({ requestId, decision, command, reason }: OpArgs<'answerApproval'>): void {
+    if (decision === 'edit' && this.service.approvals.get(requestId)?.info.kind === 'open') throw new TandemError('invalid_argument', 'decision: an open is approved or rejected as asked; it cannot be edited.');
     if (decision === 'edit' && !command) throw new TandemError('invalid_argument', 'command: the edited command line is required to edit then approve.');
     this.service.approvals.answer(
       requestId,
