@@ -33,13 +33,17 @@ export function findRefusedControl(text: string): { char: string; index: number 
   return null;
 }
 
-/** Invisible or control characters the card draws as a visible token, and how. */
+/**
+ * Invisible or control characters the card draws as a visible escape (`\t`, `\x1b`,
+ * `\u{202e}`), in a style of its own: Unicode's control pictures are missing from most fonts.
+ */
 export function visibleToken(char: string): string | null {
   const code = char.codePointAt(0)!;
   if (char === '\n') return null;
-  if (code < 0x20) return String.fromCodePoint(0x2400 + code);
-  if (code === 0x7f) return '\u2421';
-  if ((code >= 0x80 && code <= 0x9f) || refusedPattern.test(char) || /[\u00ad\u200b-\u200d\u2028\u2029\u2060\ufeff]/u.test(char)) return `<${codePoint(code)}>`;
+  if (char === '\t') return '\\t';
+  if (char === '\r') return '\\r';
+  if (code < 0x20 || (code >= 0x7f && code <= 0x9f)) return `\\x${code.toString(16).padStart(2, '0')}`;
+  if (refusedPattern.test(char) || /[\u00ad\u200b-\u200d\u2028\u2029\u2060\ufeff]/u.test(char)) return `\\u{${code.toString(16)}}`;
   return null;
 }
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { describeControl, findRefusedControl, visibleSegments } from '../../../src/shared/control-chars.js';
-import { type AllowEntry, matchEntry, parseAllowEntry } from '../../../src/main/agent/judge/allow-entries.js';
+import { type AllowEntry, defaultAllowList, matchEntry, parseAllowEntry } from '../../../src/main/agent/judge/allow-entries.js';
 import { envNeedingApproval } from '../../../src/main/agent/judge/env-names.js';
 import { findGitDir, gitConfigProblem } from '../../../src/main/agent/judge/git-config.js';
 import { isSensitivePath } from '../../../src/main/agent/judge/sensitive-paths.js';
@@ -125,12 +125,22 @@ describe('control characters in text', () => {
     expect(findRefusedControl('for x in 1; do\n\techo $x\r\ndone')).toBeNull();
   });
   it('makes control and invisible characters visible for the card', () => {
+    expect(visibleSegments('\x1b[201~')[0]).toEqual({ text: '\\x1b', control: true, title: 'ESC (U+001B)' });
     expect(visibleSegments('a\tb\u200bc')).toEqual([
       { text: 'a', control: false },
-      { text: '\u2409', control: true, title: 'TAB (U+0009)' },
+      { text: '\\t', control: true, title: 'TAB (U+0009)' },
       { text: 'b', control: false },
-      { text: '<U+200B>', control: true, title: 'ZERO WIDTH SPACE (U+200B)' },
+      { text: '\\u{200b}', control: true, title: 'ZERO WIDTH SPACE (U+200B)' },
       { text: 'c', control: false },
     ]);
+  });
+});
+
+describe('the default allow list', () => {
+  it('parses, and fits setAgentPolicy (200 characters an entry)', () => {
+    for (const entry of defaultAllowList) {
+      expect(parseAllowEntry(entry).ok, entry).toBe(true);
+      expect(entry.length, entry).toBeLessThanOrEqual(200);
+    }
   });
 });

@@ -47,7 +47,7 @@ export const builtinRefusals: Readonly<Record<string, readonly string[]>> = {
 
 const readOnlyGit = '| refuse: --ext-diff --textconv | operands: auto';
 
-/** The defaults: read-only in effect, their arguments checked. */
+/** The defaults: read-only in effect, their arguments checked. Each fits the contract's 200 characters. */
 export const defaultAllowList: readonly string[] = [
   'ls | operands: paths',
   'pwd | operands: none',
@@ -63,7 +63,8 @@ export const defaultAllowList: readonly string[] = [
   `git diff ${readOnlyGit}`,
   `git show ${readOnlyGit}`,
   `git log ${readOnlyGit}`,
-  'git branch | options: --list -l -a --all -r --remotes -v -vv --verbose --show-current --contains* --no-contains* --merged* --no-merged* --sort=* --format=* --color* --no-color --column* --no-column --points-at* | operands: none',
+  // Listing only: without operands nothing is created, and these change configuration or branches.
+  'git branch | refuse: --unset-upstream --edit-description --set-upstream-to -u -d -D -m -M -c -C -f | operands: none',
 ];
 
 export type ParsedEntry = { ok: true; entry: AllowEntry } | { ok: false; reason: string };
