@@ -176,6 +176,13 @@ describe('class 5: control sequences in text are refused', () => {
     const bidi = await f.call(agent, 'terminal_send', { id, text: 'cat README.md\u202e' });
     expect(bidi).toMatchObject({ isError: true, error: { code: 'invalid_argument', message: expect.stringContaining('U+202E') } });
     expect(f.layer.state().approvals).toEqual([]);
+    // The person's own edit is held to the same rule: the card shows what will be typed.
+    const pending = await f.call(agent, 'terminal_send', { id, text: 'printf approved', waitMs: 300 });
+    expect(pending).toMatchObject({ status: 'awaiting_approval' });
+    const [question] = f.layer.state().approvals;
+    expect(() => f.layer.answerApproval({ requestId: question!.id, decision: 'edit', command: `echo\x1b[201~touch ${canary}` })).toThrow(/ESC \(U\+001B\)/);
+    f.layer.answerApproval({ requestId: question!.id, decision: 'reject', reason: 'no' });
+    await new Promise((resolve) => setTimeout(resolve, 100));
     await runsWithoutAsking(id, 'pwd');
     expect(existsSync(canary)).toBe(false);
   });

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AgentsState, OpArgs, OpResult } from '../../shared/contract.js';
+import { describeControl, findRefusedControl } from '../../shared/control-chars.js';
 import { TandemError } from '../../shared/errors.js';
 import type { AgentPanel } from '../host/dispatch.js';
 import type { TerminalHost } from '../host/host.js';
@@ -122,6 +123,8 @@ export class AgentLayer implements AgentPanel {
   answerApproval({ requestId, decision, command, reason }: OpArgs<'answerApproval'>): void {
     if (decision === 'edit' && this.service.approvals.get(requestId)?.info.kind === 'open') throw new TandemError('invalid_argument', 'decision: an open is approved or rejected as asked; it cannot be edited.');
     if (decision === 'edit' && !command) throw new TandemError('invalid_argument', 'command: the edited command line is required to edit then approve.');
+    const control = decision === 'edit' && command ? findRefusedControl(command) : null;
+    if (control) throw new TandemError('invalid_argument', `command contains ${describeControl(control.char)} at position ${control.index}; remove it to approve the edited command.`);
     this.service.approvals.answer(
       requestId,
       decision === 'approve' ? { state: 'approved' } : decision === 'edit' ? { state: 'edited', command: command! } : { state: 'rejected', reason: reason?.trim() || 'The person rejected this command.' },

@@ -7,6 +7,7 @@ import { type AllowEntry, defaultAllowList, matchEntry, parseAllowEntry } from '
 import { envNeedingApproval } from '../../../src/main/agent/judge/env-names.js';
 import { findGitDir, gitConfigProblem } from '../../../src/main/agent/judge/git-config.js';
 import { isSensitivePath } from '../../../src/main/agent/judge/sensitive-paths.js';
+import { bracketedPaste } from '../../../src/main/terminal/keys.js';
 
 const root = mkdtempSync(join(tmpdir(), 'tandem-judge-parts-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -121,6 +122,11 @@ describe('control characters in text', () => {
     expect(describeControl('\x03')).toBe('C-c (U+0003)');
     for (const text of ['a\rb', 'a\x7f', 'a\u009bb', 'a\u202eb', 'a\u2066b', 'a\x00']) expect(findRefusedControl(text)).not.toBeNull();
   });
+  it('refuses ESC in a bracketed paste instead of stripping markers (which nesting undoes)', () => {
+    expect(() => bracketedPaste('a\x1b[20\x1b[201~1~\ntouch x')).toThrow(/ESC \(U\+001B\) at position 1/);
+    expect(bracketedPaste('a\nb')).toBe('\x1b[200~a\nb\x1b[201~');
+  });
+
   it('lets newlines, tabs and CRLF through', () => {
     expect(findRefusedControl('for x in 1; do\n\techo $x\r\ndone')).toBeNull();
   });
