@@ -5,7 +5,7 @@ import type { Language, Parser } from '@vscode/tree-sitter-wasm';
 /**
  * The grammars the judge parses with: tree-sitter's bash and PowerShell grammars, as built
  * into WASM by VS Code's `@vscode/tree-sitter-wasm` (runtime and grammars in one package, no
- * native build, nothing fetched at run time). Loaded once, in about 40 ms; parsing is then
+ * native build, nothing fetched at run time). Loaded once, in 40-70 ms; parsing is then
  * synchronous.
  */
 export interface Grammars {
