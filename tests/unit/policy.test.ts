@@ -59,6 +59,12 @@ describe('approval policy', () => {
     expect(verdict('sudo ls', { ...defaultPolicy, policy: 'always' })).toBe('deny');
   });
 
+  it('asks for every line when the grammars could not be loaded', () => {
+    const context = { shell: 'bash', grammars: null, operands: null, home: '/nonexistent-home' };
+    expect(judge('ls', defaultPolicy, context)).toEqual({ verdict: 'ask', why: 'the shell grammars could not be loaded' });
+    expect(judge('ls', { ...defaultPolicy, policy: 'always' }, context)).toEqual({ verdict: 'run' });
+  });
+
   it("keeps the person's own entries working, with built-in refusals for known programs", () => {
     const settings = { ...defaultPolicy, allow: ['npm test', 'git', 'sort | operands: paths'] };
     expect(verdict('npm test', settings)).toBe('run');

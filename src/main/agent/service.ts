@@ -386,7 +386,8 @@ export class AgentService {
     let approval: ApprovalInfo | null = null;
     // Judged exactly as it will be typed; the person sees keys by name after the text.
     const line = [text ?? '', ...(keys ?? []).map((key) => (key.length === 1 ? key : `<${key}>`))].join(' ').trim();
-    const grammars = await loadGrammars();
+    // A grammar that fails to load classifies nothing: lines ask, they are never let through.
+    const grammars = await loadGrammars().catch(() => null);
     const judgement = judge(text ?? '', this.settingsOf(connection), {
       hasKeys: (keys?.length ?? 0) > 0,
       shell: terminal.session.shell.dialect?.name ?? null,

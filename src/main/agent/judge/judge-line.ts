@@ -7,7 +7,8 @@ import type { Grammars } from './tree-sitter.js';
 export interface LineContext {
   /** The terminal's shell dialect (`bash`, `zsh`, `sh`, `pwsh`, `cmd`...), or null when unknown. */
   shell: string | null;
-  grammars: Grammars;
+  /** null when the grammars could not be loaded: then nothing is classified and every line asks. */
+  grammars: Grammars | null;
   /** Where file operands resolve and must stay; null: every file operand asks. */
   operands: OperandContext | null;
   home: string;
@@ -41,6 +42,7 @@ function operandsProblem(paths: string[], maybePaths: string[], context: LineCon
  */
 export function judgeAllowed(line: string, allow: readonly string[], context: LineContext): LineVerdict {
   if (!context.shell || !judgedShells.includes(context.shell)) return ask(`lines in ${context.shell ?? 'this shell'} always ask`);
+  if (!context.grammars) return ask('the shell grammars could not be loaded');
   const parsed = parseLine(line, context.shell as JudgedShell, context.grammars);
   if (!parsed.ok) return ask(parsed.reason);
   const entries = allow.map(parseAllowEntry).flatMap((result): AllowEntry[] => (result.ok ? [result.entry] : []));
