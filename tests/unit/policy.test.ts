@@ -24,6 +24,9 @@ describe('approval policy', () => {
     expect(verdict('git status')).toBe('run');
     expect(verdict('git diff HEAD~1')).toBe('run');
     expect(verdict('cat README.md')).toBe('run');
+    expect(verdict('ls -la\n')).toBe('run');
+    expect(verdict('ls -la\n\n')).toBe('run');
+    expect(verdict('ls\n-la')).toBe('ask');
   });
 
   it('asks for lines that only look allow-listed', () => {

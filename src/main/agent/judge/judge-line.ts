@@ -43,7 +43,8 @@ function operandsProblem(paths: string[], maybePaths: string[], context: LineCon
 export function judgeAllowed(line: string, allow: readonly string[], context: LineContext): LineVerdict {
   if (!context.shell || !judgedShells.includes(context.shell)) return ask(`lines in ${context.shell ?? 'this shell'} always ask`);
   if (!context.grammars) return ask('the shell grammars could not be loaded');
-  const parsed = parseLine(line, context.shell as JudgedShell, context.grammars);
+  // Trailing newlines are dropped before typing (the send submits once): judge the line as typed.
+  const parsed = parseLine(line.replace(/[\r\n]+$/, ''), context.shell as JudgedShell, context.grammars);
   if (!parsed.ok) return ask(parsed.reason);
   const entries = allow.map(parseAllowEntry).flatMap((result): AllowEntry[] => (result.ok ? [result.entry] : []));
   let why = `${parsed.words[0]} is not on the allow list`;
