@@ -54,7 +54,22 @@ export const agentsStateSchema = z.object({
   ),
   connected: z.array(z.object({ name: z.string(), connections: z.number() })),
   pairings: z.array(z.object({ id: z.string(), name: z.string(), pid: z.number(), exe: z.string(), cwd: z.string(), at: z.string() })),
-  approvals: z.array(z.object({ id: z.string(), agent: z.string(), terminalId: z.string(), title: z.string(), command: z.string() })),
+  approvals: z.array(
+    z.object({
+      id: z.string(),
+      /** `command`: a line to type; `open`: a terminal_open waiting on its env. */
+      kind: z.enum(['command', 'open']),
+      agent: z.string(),
+      terminalId: z.string(),
+      title: z.string(),
+      command: z.string(),
+      /** For an open: `NAME=value` of each variable not on the harmless list. */
+      env: z.array(z.string()),
+      why: z.string().nullable(),
+    }),
+  ),
+  /** Per agent, the newest lines that ran without asking (bounded: src/main/agent/ran-log.ts). */
+  ran: z.array(z.object({ agent: z.string(), entries: z.array(z.object({ command: z.string(), terminalId: z.string(), title: z.string(), at: z.string() })) })),
   handoffs: z.array(z.object({ id: z.string(), agent: z.string(), terminalId: z.string(), title: z.string(), message: z.string() })),
 });
 

@@ -175,6 +175,40 @@ describe.skipIf(!runUi)('Tandem UI: agents, approvals and handoff', () => {
     expect((result.error as { message: string }).message).toContain('not on the main branch');
   }, 90_000);
 
+  it('shows control characters visibly, lists env variables of an open, and logs what ran without asking', async () => {
+    const sent = call('terminal_send', { id: agentTerminal, text: "printf 'a\tb'", waitMs: 50_000 });
+    const question = ui.page.getByRole('group', { name: 'Command from codex' });
+    await question.waitFor();
+    const command = question.getByLabel('Command', { exact: true });
+    await expect.poll(() => command.textContent()).toBe("printf 'a\\tb'");
+    await command.getByLabel('TAB (U+0009)').waitFor();
+    await question.getByLabel('Why it asks').waitFor();
+    await ui.page.screenshot({ path: screenshotPath('ui-approval-control') });
+    await question.getByRole('button', { name: 'Reject…' }).click();
+    await question.getByRole('button', { name: 'Reject', exact: true }).click();
+    expect(await sent).toMatchObject({ isError: true, error: { code: 'rejected' } });
+
+    const before = ui.serve.host.list().length;
+    const opening = call('terminal_open', { title: 'codex: env', env: { GIT_PAGER: 'less', NO_COLOR: '1' } });
+    const open = ui.page.getByRole('group', { name: 'Terminal from codex' });
+    await open.waitFor();
+    await expect.poll(() => open.getByRole('list', { name: 'Environment variables' }).textContent()).toBe('GIT_PAGER=less');
+    expect(await open.getByRole('button', { name: 'Edit then approve…' }).count()).toBe(0);
+    expect(ui.serve.host.list().length).toBe(before);
+    await ui.page.screenshot({ path: screenshotPath('ui-approval-env') });
+    await open.getByRole('button', { name: 'Reject…' }).click();
+    await open.getByRole('button', { name: 'Reject', exact: true }).click();
+    expect(await opening).toMatchObject({ isError: true, error: { code: 'rejected' } });
+    expect(ui.serve.host.list().length).toBe(before);
+
+    expect(await call('terminal_send', { id: agentTerminal, text: 'pwd', waitMs: 20_000 })).toMatchObject({ status: 'done', approval: null });
+    await openPanel();
+    const card = panel().getByRole('article', { name: 'Agent codex' });
+    await card.getByText(/^Ran without asking \(\d+\)/).click();
+    await expect.poll(() => card.getByRole('list', { name: 'Ran without asking by codex' }).locator('code').first().textContent()).toBe('pwd');
+    await closePanel();
+  }, 90_000);
+
   it('asks the person to take over; Take over switches control and focus, Hand back returns it', async () => {
     await ui.page.locator(`[role="tab"][data-terminal-id="${ownTerminal}"]`).click();
     const handoff = call('terminal_handoff', { id: agentTerminal, message: 'please log in to npm', waitMs: 50_000 });

@@ -317,12 +317,23 @@ describe('approvals cannot be sidestepped', () => {
   it('asks for disguised lines, keys, and launch settings that would run code', async () => {
     const tokenH = f.layer.pairAgent({ name: 'eta' }).token;
     const h = await f.client(tokenH);
-    // Opening may not smuggle code in through the environment or a shell of the agent's choosing.
-    expect(await f.call(h, 'terminal_open', { title: 'x', env: { PROMPT_COMMAND: 'touch /tmp/pwned' } })).toMatchObject({ isError: true, error: { code: 'forbidden' } });
-    expect(await f.call(h, 'terminal_open', { title: 'x', env: { PATH: '/tmp/evil' } })).toMatchObject({ isError: true, error: { code: 'forbidden' } });
+    // Opening may not smuggle code in through the environment or a shell of the agent's choosing:
+    // env beyond the harmless names waits for the person, and a rejected open spawns nothing.
+    for (const env of [{ PROMPT_COMMAND: 'touch /tmp/pwned' }, { PATH: '/tmp/evil' }]) {
+      const opening = f.call(h, 'terminal_open', { title: 'x', env });
+      await expect.poll(() => f.layer.state().approvals.length).toBe(1);
+      f.layer.answerApproval({ requestId: f.layer.state().approvals[0]!.id, decision: 'reject', reason: 'no' });
+      expect(await opening).toMatchObject({ isError: true, error: { code: 'rejected' } });
+    }
+    expect(f.host.list()).toEqual([]);
     expect(await f.call(h, 'terminal_open', { title: 'x', shell: '/tmp/evil/bash' })).toMatchObject({ isError: true, error: { code: 'forbidden' } });
-    const { id } = (await f.call(h, 'terminal_open', { title: 'guarded', env: { MY_SETTING: '1' } })) as { id: string };
-    for (const attempt of [{ text: 'ls\rtouch x' }, { text: 'env touch x' }, { text: 'ls', keys: ['C-u', 't', 'Enter'] }]) {
+    const opening = f.call(h, 'terminal_open', { title: 'guarded', env: { MY_SETTING: '1' } });
+    await expect.poll(() => f.layer.state().approvals.length).toBe(1);
+    f.layer.answerApproval({ requestId: f.layer.state().approvals[0]!.id, decision: 'approve' });
+    const { id } = (await opening) as { id: string };
+    // A carriage return would submit a second line: refused as a control character.
+    expect(await f.call(h, 'terminal_send', { id, text: 'ls\rtouch x' })).toMatchObject({ isError: true, error: { code: 'invalid_argument' } });
+    for (const attempt of [{ text: 'env touch x' }, { text: 'ls', keys: ['C-u', 't', 'Enter'] }]) {
       const pending = await f.call(h, 'terminal_send', { id, ...attempt, waitMs: 100 });
       expect(pending).toMatchObject({ status: 'awaiting_approval' });
       // One write waits for approval: a second is busy, not a second question.

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AgentsState, OpArgs, OpResult } from '../../shared/contract.js';
+import { describeControl, findRefusedControl } from '../../shared/control-chars.js';
 import { TandemError } from '../../shared/errors.js';
 import type { AgentPanel } from '../host/dispatch.js';
 import type { TerminalHost } from '../host/host.js';
@@ -7,6 +8,7 @@ import type { Clock } from '../terminal/clock.js';
 import { type BridgeCommand, clientConfigs } from './configs.js';
 import { McpHttpEndpoint } from './mcp-http.js';
 import { PairingBroker } from './pairing.js';
+import { parseAllowEntry } from './judge/allow-entries.js';
 import { defaultPolicy } from './policy.js';
 import { AgentService } from './service.js';
 import { TokenStore } from './tokens.js';
@@ -38,7 +40,7 @@ export class AgentLayer implements AgentPanel {
 
   constructor(host: TerminalHost, opts: AgentLayerOptions) {
     this.tokens = new TokenStore(opts.stateDir);
-    this.service = new AgentService(host, this.tokens, { clock: opts.clock, unattendedGraceMs: opts.unattendedGraceMs });
+    this.service = new AgentService(host, this.tokens, { clock: opts.clock, unattendedGraceMs: opts.unattendedGraceMs, stateDir: opts.stateDir });
     this.pairing = new PairingBroker(this.tokens, { trustLocalAgents: opts.trustLocalAgents, allowOrigins: opts.allowOrigins, clock: opts.clock });
     this.mcp = new McpHttpEndpoint(this.service, { allowOrigins: opts.allowOrigins, isUiCredential: opts.isUiCredential });
     this.bridge = opts.bridge ?? { command: 'tandem', args: ['mcp'] };
@@ -46,6 +48,7 @@ export class AgentLayer implements AgentPanel {
     this.pairing.requests.onChange(changed);
     this.service.approvals.onChange(changed);
     this.service.handoffs.onChange(changed);
+    this.service.ran.onChange(changed);
     this.service.onConnectionsChange(changed);
     this.tokens.onRevoked(changed);
   }
@@ -83,6 +86,7 @@ export class AgentLayer implements AgentPanel {
       pairings: this.pairing.requests.list().map(({ id, name, pid, exe, cwd, at }) => ({ id, name, pid, exe, cwd, at })),
       approvals: this.service.approvals.list(),
       handoffs: this.service.handoffs.list(),
+      ran: this.service.ran.list(),
     };
   }
 
@@ -104,6 +108,10 @@ export class AgentLayer implements AgentPanel {
   setAgentPolicy({ name, policy, allow, deny }: OpArgs<'setAgentPolicy'>): void {
     const current = this.tokens.list().find((agent) => agent.name === name.trim());
     if (!current) throw new TandemError('not_found', `No paired agent named "${name}".`);
+    for (const entry of allow ?? []) {
+      const parsed = parseAllowEntry(entry);
+      if (!parsed.ok) throw new TandemError('invalid_argument', `allow: "${entry}" ${parsed.reason}; write PROGRAM [SUBCOMMAND] [| options: ...] [| operands: paths|auto|any|none].`);
+    }
     this.tokens.setSettings(current.name, { policy, allow: allow ?? current.settings.allow ?? defaultPolicy.allow, deny: deny ?? current.settings.deny ?? defaultPolicy.deny });
     this.changed();
   }
@@ -113,7 +121,10 @@ export class AgentLayer implements AgentPanel {
   }
 
   answerApproval({ requestId, decision, command, reason }: OpArgs<'answerApproval'>): void {
+    if (decision === 'edit' && this.service.approvals.get(requestId)?.info.kind === 'open') throw new TandemError('invalid_argument', 'decision: an open is approved or rejected as asked; it cannot be edited.');
     if (decision === 'edit' && !command) throw new TandemError('invalid_argument', 'command: the edited command line is required to edit then approve.');
+    const control = decision === 'edit' && command ? findRefusedControl(command) : null;
+    if (control) throw new TandemError('invalid_argument', `command contains ${describeControl(control.char)} at position ${control.index}; remove it to approve the edited command.`);
     this.service.approvals.answer(
       requestId,
       decision === 'approve' ? { state: 'approved' } : decision === 'edit' ? { state: 'edited', command: command! } : { state: 'rejected', reason: reason?.trim() || 'The person rejected this command.' },

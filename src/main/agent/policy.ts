@@ -1,3 +1,6 @@
+import { defaultAllowList as argumentAwareDefaults } from './judge/allow-entries.js';
+import { judgeAllowed, type LineContext } from './judge/judge-line.js';
+
 /**
  * Approval of agent commands: `always` runs everything, `ask` asks for every write, and
  * `ask-unless-allowed` (the default) runs allow-listed command lines and asks for the rest.
@@ -11,8 +14,8 @@ export interface PolicySettings {
   deny: string[];
 }
 
-/** Read-only commands that run without asking under `ask-unless-allowed`. */
-export const defaultAllowList = ['ls', 'pwd', 'cat', 'echo', 'head', 'tail', 'wc', 'which', 'whoami', 'date', 'git status', 'git diff', 'git show'];
+/** Read-only commands, their arguments checked, that run without asking under `ask-unless-allowed` (judge/allow-entries.ts). */
+export const defaultAllowList: string[] = [...argumentAwareDefaults];
 
 /** Refused outright; the person can extend the list. */
 export const defaultDenyList = ['sudo', 'su', 'rm -rf /', 'mkfs', 'dd', 'shutdown', 'reboot', 'halt', 'poweroff', 'chmod -R 777 /'];
@@ -20,6 +23,8 @@ export const defaultDenyList = ['sudo', 'su', 'rm -rf /', 'mkfs', 'dd', 'shutdow
 export const defaultPolicy: PolicySettings = { policy: 'ask-unless-allowed', allow: defaultAllowList, deny: defaultDenyList };
 
 export type Verdict = 'run' | 'ask' | 'deny';
+
+export type Judgement = { verdict: 'run' } | { verdict: 'ask'; why: string } | { verdict: 'deny' };
 
 function words(text: string): string[] {
   return text.trim().split(/\s+/).filter(Boolean);
@@ -50,21 +55,15 @@ export function segments(commandLine: string): string[] {
 }
 
 /**
- * Characters that make a line more than the single command its first words name: separators,
- * redirections, substitutions, expansions, and any control character (a carriage return in
- * the text submits a second line; other controls edit the line as it is typed).
- */
-const compound = /[;&|`<>$\x00-\x1f\x7f]/;
-
-/**
  * Judges exactly what will be typed: the text, and named keys if any. Keys can erase and
- * retype a line, so a send with keys is allowed only under `always`.
+ * retype a line, so a send with keys is allowed only under `always`. The deny list is checked
+ * first on a rough split of the line (a convenience, not a boundary: see the README).
  */
-export function judge(commandLine: string, settings: PolicySettings, hasKeys = false): Verdict {
+export function judge(commandLine: string, settings: PolicySettings, context: LineContext & { hasKeys?: boolean }): Judgement {
   const parts = segments(commandLine.replace(/[\r\x00-\x1f]/g, '\n'));
-  if (settings.deny.some((entry) => parts.some((part) => startsWithEntry(part, entry, true)))) return 'deny';
-  if (settings.policy === 'always') return 'run';
-  if (settings.policy === 'ask' || hasKeys) return 'ask';
-  if (compound.test(commandLine)) return 'ask';
-  return settings.allow.some((entry) => startsWithEntry(commandLine, entry, false)) ? 'run' : 'ask';
+  if (settings.deny.some((entry) => parts.some((part) => startsWithEntry(part, entry, true)))) return { verdict: 'deny' };
+  if (settings.policy === 'always') return { verdict: 'run' };
+  if (settings.policy === 'ask') return { verdict: 'ask', why: 'this agent asks for every command' };
+  if (context.hasKeys) return { verdict: 'ask', why: 'named keys can edit the line as it is typed' };
+  return judgeAllowed(commandLine, settings.allow, context);
 }

@@ -5,8 +5,12 @@ import type { TerminalHost } from '../host/host.js';
 import type { ManagedTerminal } from '../host/managed-terminal.js';
 import { which } from '../shells/resolve.js';
 import { type Clock, systemClock } from '../terminal/clock.js';
+import { findRefusedControl, describeControl } from '../../shared/control-chars.js';
+import { envNeedingApproval } from './judge/env-names.js';
+import { loadGrammars } from './judge/tree-sitter.js';
 import { OpQueue } from './op-queue.js';
 import { judge, type PolicySettings } from './policy.js';
+import { RanLog } from './ran-log.js';
 import { PendingRequests } from './requests.js';
 import type { AgentIdentity, TokenStore } from './tokens.js';
 import type { ToolArgs } from './tool-defs.js';
@@ -22,10 +26,17 @@ export interface AgentConnection {
 }
 
 export interface ApprovalRequestInfo {
+  /** `command`: a line to type; `open`: a terminal_open whose `env` needs the person's yes. */
+  kind: 'command' | 'open';
   agent: string;
+  /** Empty for an open: the terminal does not exist yet. */
   terminalId: string;
   title: string;
   command: string;
+  /** For an open: the variables (`NAME=value`) that are not on the harmless list. */
+  env: string[];
+  /** Why the allow list did not let it run, for the person's eyes. */
+  why: string | null;
 }
 
 export type ApprovalDecision = { state: 'approved' } | { state: 'edited'; command: string } | { state: 'rejected'; reason: string };
@@ -37,14 +48,14 @@ export interface HandoffRequestInfo {
   message: string;
 }
 
-/** Variables that run code in the shell or change which programs run: refused at open unless `always`. */
-const launchControlledEnv = /^(PROMPT_COMMAND|PS[0-4]|BASH_ENV|ENV|ZDOTDIR|HISTFILE|SHELLOPTS|BASHOPTS|PATH|IFS|CDPATH|PYTHONSTARTUP|NODE_OPTIONS|LD_.*|DYLD_.*|BASH_FUNC_.*|TANDEM_.*)$/;
 
 export interface AgentServiceOptions {
   clock?: Clock;
   unattendedGraceMs?: number;
   sweepIntervalMs?: number;
   home?: string;
+  /** Tandem's state directory: never read by an allowed command. */
+  stateDir?: string;
 }
 
 interface TerminalState {
@@ -81,6 +92,7 @@ function emptyResult(cursor: string, control: 'agent' | 'user'): SendResult {
 export class AgentService {
   readonly approvals = new PendingRequests<ApprovalRequestInfo, ApprovalDecision>('approval');
   readonly handoffs = new PendingRequests<HandoffRequestInfo, 'accept' | 'decline'>('handoff');
+  readonly ran = new RanLog();
   private readonly connections = new Map<string, AgentConnection>();
   private readonly owners = new Map<string, string>();
   private readonly states = new Map<string, TerminalState>();
@@ -89,6 +101,7 @@ export class AgentService {
   private readonly graceMs: number;
   private readonly sweepTimer: ReturnType<typeof setInterval>;
   private readonly home: string;
+  private readonly tandemDirs: string[];
   private readonly connectionListeners = new Set<() => void>();
   private readonly opening = new Map<string, number>();
 
@@ -100,6 +113,8 @@ export class AgentService {
     this.clock = opts.clock ?? systemClock;
     this.graceMs = opts.unattendedGraceMs ?? host.limits.unattendedGraceMs;
     this.home = opts.home ?? host.homeDir;
+    const runtime = process.env.XDG_RUNTIME_DIR;
+    this.tandemDirs = [opts.stateDir, runtime ? `${runtime}/tandem` : undefined].filter((dir): dir is string => Boolean(dir));
     this.sweepTimer = setInterval(() => void this.sweepUnattended(), opts.sweepIntervalMs ?? 60_000);
     this.sweepTimer.unref();
     tokens.onRevoked(({ tokenHash }) => {
@@ -254,7 +269,10 @@ export class AgentService {
   async open(connection: AgentConnection, args: ToolArgs<'terminal_open'>, signal?: AbortSignal): Promise<TerminalInfo & { banner: string }> {
     const owner = connection.identity.tokenHash;
     const settings = this.settingsOf(connection);
-    if (settings.policy !== 'always') this.checkLaunch(args);
+    if (settings.policy !== 'always') {
+      this.checkLaunch(args);
+      await this.approveLaunchEnv(connection, args, signal);
+    }
     const running = (ids: string[]) => ids.filter((id) => this.host.has(id) && this.host.get(id).session.status !== 'exited').length;
     const mine = running([...this.owners.entries()].filter(([, tokenHash]) => tokenHash === owner).map(([id]) => id)) + (this.opening.get(owner) ?? 0);
     if (mine >= this.host.limits.maxRunningAgentTerminalsPerAgent) {
@@ -301,9 +319,38 @@ export class AgentService {
         throw new TandemError('forbidden', `shell "${args.shell}" is not one of this machine's shells; name one (bash, zsh, sh, pwsh) or use a discovered path.`);
       }
     }
-    const refused = Object.keys(args.env ?? {}).filter((name) => launchControlledEnv.test(name));
-    if (refused.length > 0) {
-      throw new TandemError('forbidden', `env ${refused.join(', ')} would change what the shell runs without approval; set it in a command instead.`);
+  }
+
+  /**
+   * Variables beyond the harmless list (locale, colour, width, time zone) can turn later
+   * allowed commands into code execution (HOME, PATH, GIT_*, LD_*...): the open waits for the
+   * person, who sees them, for at most the longest wait of a call.
+   */
+  private async approveLaunchEnv(connection: AgentConnection, args: ToolArgs<'terminal_open'>, signal?: AbortSignal): Promise<void> {
+    const names = envNeedingApproval(args.env);
+    if (names.length === 0) return;
+    const request = this.approvals.open({
+      kind: 'open',
+      agent: connection.identity.name,
+      terminalId: '',
+      title: args.title,
+      command: `open "${args.title}"${args.shell ? ` in ${args.shell}` : ''}${args.cwd ? ` at ${args.cwd}` : ''}`,
+      env: names.map((name) => `${name}=${args.env![name]}`),
+      why: 'these variables can change what later commands run',
+    });
+    const bound = new AbortController();
+    const onAbort = () => bound.abort(signal?.reason);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    try {
+      const decision = await this.raceDeadline(request.decision, this.clock.now() + this.host.limits.maxWaitMs, bound.signal);
+      if (decision === 'timeout' || decision === 'aborted') {
+        this.approvals.withdraw(request.id);
+        if (decision === 'aborted') throw signal?.reason ?? new Error('aborted');
+        throw new TandemError('rejected', `The person did not approve the env ${names.join(', ')} in time; open without them, or ask the person first.`);
+      }
+      if (decision.state === 'rejected') throw new TandemError('rejected', decision.reason || 'The person rejected opening a terminal with this env.');
+    } finally {
+      signal?.removeEventListener('abort', onAbort);
     }
   }
 
@@ -323,6 +370,10 @@ export class AgentService {
     }
     if (terminal.session.status === 'exited') throw new TandemError('exited', 'The shell of this terminal has exited; open a new terminal.');
     if (args.text === undefined && !args.keys?.length) throw new TandemError('invalid_argument', 'text or keys is required.');
+    const control = findRefusedControl(args.text ?? '');
+    if (control) {
+      throw new TandemError('invalid_argument', `text contains ${describeControl(control.char)} at position ${control.index}; control characters are refused in text, send keys (Escape, C-c...) instead.`);
+    }
     const owner = connection.identity.tokenHash;
     if (state.queue.holds(owner) || state.awaiting.has(owner)) {
       throw new TandemError('busy', 'You already have a write waiting for approval, queued or running on this terminal; wait for its result first.');
@@ -335,7 +386,16 @@ export class AgentService {
     let approval: ApprovalInfo | null = null;
     // Judged exactly as it will be typed; the person sees keys by name after the text.
     const line = [text ?? '', ...(keys ?? []).map((key) => (key.length === 1 ? key : `<${key}>`))].join(' ').trim();
-    const verdict = judge(text ?? '', this.settingsOf(connection), (keys?.length ?? 0) > 0);
+    // A grammar that fails to load classifies nothing: lines ask, they are never let through.
+    const grammars = await loadGrammars().catch(() => null);
+    const judgement = judge(text ?? '', this.settingsOf(connection), {
+      hasKeys: (keys?.length ?? 0) > 0,
+      shell: terminal.session.shell.dialect?.name ?? null,
+      grammars,
+      operands: { cwd: terminal.session.cwd ?? terminal.session.workspace, workspace: terminal.session.workspace, roots: { home: this.home, tandemDirs: this.tandemDirs } },
+      home: this.home,
+    });
+    const verdict = judgement.verdict;
     if (verdict === 'deny') throw new TandemError('rejected', `"${line.slice(0, 80)}" matches the deny list and was not sent.`);
 
     // The slot is held from here: while asking, while queued, while running.
@@ -344,7 +404,15 @@ export class AgentService {
     signal?.addEventListener('abort', onCallerAbort, { once: true });
     try {
       if (verdict === 'ask') {
-        const request = this.approvals.open({ agent: connection.identity.name, terminalId: terminal.id, title: terminal.meta.title, command: line });
+        const request = this.approvals.open({
+          kind: 'command',
+          agent: connection.identity.name,
+          terminalId: terminal.id,
+          title: terminal.meta.title,
+          command: line,
+          env: [],
+          why: judgement.verdict === 'ask' ? judgement.why : null,
+        });
         // The agent's slot is held while the person decides.
         state.awaiting.add(owner);
         void request.decision.then(() => state.awaiting.delete(owner));
@@ -367,6 +435,7 @@ export class AgentService {
           keys = undefined;
         }
       }
+      if (verdict === 'run') this.ran.record(connection.identity.name, { command: line, terminalId: terminal.id, title: terminal.meta.title, at: new Date().toISOString() });
       return await this.runTurn(connection, terminal, { ...args, text, keys }, deadline, bound.signal, approval, startedAt);
     } finally {
       signal?.removeEventListener('abort', onCallerAbort);

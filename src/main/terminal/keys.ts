@@ -18,7 +18,13 @@ export function encodeKeys(keys: readonly string[]): string {
     .join('');
 }
 
-/** Bracketed paste: multi-line text becomes one command line where the shell supports it. */
+/**
+ * Bracketed paste: multi-line text becomes one command line where the shell supports it.
+ * Text with ESC is refused, never stripped: a strip can be undone by nesting markers, and an
+ * end marker inside the paste would turn the rest into typed keys.
+ */
 export function bracketedPaste(text: string): string {
-  return `\x1b[200~${text.replace(/\x1b\[20[01]~/g, '')}\x1b[201~`;
+  const at = text.indexOf('\x1b');
+  if (at >= 0) throw new TandemError('invalid_argument', `text contains ESC (U+001B) at position ${at}; control sequences cannot be pasted, send keys instead.`);
+  return `\x1b[200~${text}\x1b[201~`;
 }

@@ -135,6 +135,8 @@ export class TerminalSession {
   readonly integrationLevel: 'full' | 'end-only' | 'none';
   integration: boolean;
   cwd: string | null;
+  /** The cwd at open: the terminal's workspace for the approval policy's file checks. */
+  readonly workspace: string;
   cols: number;
   rows: number;
   banner = '';
@@ -175,6 +177,7 @@ export class TerminalSession {
     this.integrationLevel = opts.shell.dialect?.integration ?? 'none';
     this.integration = this.integrationLevel !== 'none';
     this.cwd = opts.cwd;
+    this.workspace = opts.cwd;
     this.cols = opts.cols ?? 120;
     this.rows = opts.rows ?? 32;
     this.clock = opts.clock ?? systemClock;

@@ -1,0 +1,71 @@
+import { type AllowEntry, matchEntry, parseAllowEntry } from './allow-entries.js';
+import { gitConfigProblem } from './git-config.js';
+import { looksLikePath, type OperandContext, operandProblem } from './operands.js';
+import { type JudgedShell, parseLine } from './parse-line.js';
+import type { Grammars } from './tree-sitter.js';
+
+export interface LineContext {
+  /** The terminal's shell dialect (`bash`, `zsh`, `sh`, `pwsh`, `cmd`...), or null when unknown. */
+  shell: string | null;
+  /** null when the grammars could not be loaded: then nothing is classified and every line asks. */
+  grammars: Grammars | null;
+  /** Where file operands resolve and must stay; null: every file operand asks. */
+  operands: OperandContext | null;
+  home: string;
+}
+
+export type LineVerdict = { verdict: 'run' } | { verdict: 'ask'; why: string };
+
+const judgedShells: readonly string[] = ['bash', 'sh', 'zsh', 'pwsh'];
+
+function ask(why: string): LineVerdict {
+  return { verdict: 'ask', why };
+}
+
+function operandsProblem(paths: string[], maybePaths: string[], context: LineContext): string | null {
+  const operands = context.operands;
+  const checked = [...paths, ...(operands ? maybePaths.filter((operand) => looksLikePath(operand, operands.cwd)) : maybePaths.filter((operand) => operand.includes('/')))];
+  if (checked.length === 0) return null;
+  if (!operands) return 'its file operands cannot be checked in this terminal';
+  for (const operand of checked) {
+    const problem = operandProblem(operand, operands);
+    if (problem) return problem;
+  }
+  return null;
+}
+
+/**
+ * Whether a line may run without asking under `ask-unless-allowed`: one simple command of
+ * literal words in the terminal's own shell, matching an allow entry with its options and
+ * operands, file operands inside the workspace and outside protected places, and for git a
+ * repository whose configuration runs nothing. Anything not proven so asks, with the reason.
+ */
+export function judgeAllowed(line: string, allow: readonly string[], context: LineContext): LineVerdict {
+  if (!context.shell || !judgedShells.includes(context.shell)) return ask(`lines in ${context.shell ?? 'this shell'} always ask`);
+  if (!context.grammars) return ask('the shell grammars could not be loaded');
+  // Trailing newlines are dropped before typing (the send submits once): judge the line as typed.
+  const parsed = parseLine(line.replace(/[\r\n]+$/, ''), context.shell as JudgedShell, context.grammars);
+  if (!parsed.ok) return ask(parsed.reason);
+  const entries = allow.map(parseAllowEntry).flatMap((result): AllowEntry[] => (result.ok ? [result.entry] : []));
+  let why = `${parsed.words[0]} is not on the allow list`;
+  for (const entry of entries) {
+    const match = matchEntry(entry, parsed.words);
+    if (match === null) continue;
+    if (!match.ok) {
+      why = match.reason;
+      continue;
+    }
+    const problem = operandsProblem(match.paths, match.maybePaths, context);
+    if (problem) {
+      why = problem;
+      continue;
+    }
+    if (entry.program === 'git') {
+      if (!context.operands) return ask('the repository of this terminal is not known');
+      const config = gitConfigProblem(context.operands.cwd, context.home);
+      if (config) return ask(config);
+    }
+    return { verdict: 'run' };
+  }
+  return ask(why);
+}

@@ -1,0 +1,45 @@
+import { existsSync, realpathSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { isSensitivePath, type SensitiveRoots } from './sensitive-paths.js';
+
+export interface OperandContext {
+  /** The shell's working directory now: relative operands start here. */
+  cwd: string;
+  /** The terminal's workspace: its cwd at open. */
+  workspace: string;
+  roots: SensitiveRoots;
+}
+
+/** Follows every symlink of the part that exists; a missing tail is kept as written. */
+export function resolveReal(path: string): string {
+  const missing: string[] = [];
+  let current = path;
+  for (;;) {
+    try {
+      return join(realpathSync.native(current), ...missing.reverse());
+    } catch {
+      const parent = dirname(current);
+      if (parent === current) return join(current, ...missing.reverse());
+      missing.push(basename(current));
+      current = parent;
+    }
+  }
+}
+
+function inside(path: string, root: string): boolean {
+  const rel = relative(root, path);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+}
+
+/** Why reading `operand` asks (outside the workspace, or a sensitive place), or null when it may run. */
+export function operandProblem(operand: string, context: OperandContext): string | null {
+  const real = resolveReal(resolve(context.cwd, operand));
+  if (isSensitivePath(real, context.roots)) return `${operand} is in a protected location (${real})`;
+  if (!inside(real, resolveReal(context.workspace))) return `${operand} is outside the terminal's workspace (${real})`;
+  return null;
+}
+
+/** Operands that look like files: with a `/`, or naming something that exists. */
+export function looksLikePath(operand: string, cwd: string): boolean {
+  return operand.includes('/') || existsSync(resolve(cwd, operand));
+}

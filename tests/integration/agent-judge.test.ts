@@ -1,0 +1,189 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startAgentFixture, type AgentFixture } from './agent-helpers.js';
+import { findPwsh, pwshRequired } from './pwsh-helpers.js';
+
+/**
+ * Issue 10's attacks through the real MCP client and real shells, by an agent paired with the
+ * default policy (ask-unless-allowed): each proves the side effect did not happen.
+ */
+let f: AgentFixture;
+let agent: Client;
+let workspace: string;
+let git: (...args: string[]) => string;
+
+beforeAll(async () => {
+  const pwsh = findPwsh();
+  // Discovery finds shells on the host's PATH: include the .NET tool's pwsh where it lives.
+  if (pwsh && !process.env.PATH?.split(':').includes(join(pwsh, '..'))) process.env.PATH = `${process.env.PATH}:${join(pwsh, '..')}`;
+  f = await startAgentFixture();
+  agent = await f.client(f.layer.pairAgent({ name: 'judged' }).token);
+  workspace = join(f.home, 'project');
+  mkdirSync(join(workspace, 'src'), { recursive: true });
+  git = (...args) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t.invalid', ...args], { cwd: workspace, encoding: 'utf8', env: { ...process.env, HOME: f.home } });
+  git('init', '-q');
+  writeFileSync(join(workspace, 'README.md'), 'hello from the readme\n');
+  writeFileSync(join(workspace, 'src', 'main.ts'), 'export const a = 1;\n');
+  git('add', '.');
+  git('commit', '-qm', 'one');
+  writeFileSync(join(workspace, 'src', 'main.ts'), 'export const a = 2;\n');
+  git('commit', '-qam', 'two');
+});
+afterAll(async () => {
+  await f.close();
+});
+afterEach(async () => {
+  for (const request of f.layer.state().approvals) f.layer.answerApproval({ requestId: request.id, decision: 'reject', reason: 'test over' });
+  await Promise.all(f.host.list().map((t) => f.host.close(t.id)));
+});
+
+async function open(shell = 'bash'): Promise<string> {
+  const opened = await f.call(agent, 'terminal_open', { title: `judge-${shell}`, shell, cwd: workspace });
+  expect(opened).not.toHaveProperty('isError');
+  return opened.id as string;
+}
+
+async function runsWithoutAsking(id: string, text: string): Promise<Record<string, unknown>> {
+  const result = await f.call(agent, 'terminal_send', { id, text, waitMs: 15_000 });
+  expect(result, text).toMatchObject({ status: 'done', approval: null });
+  return result;
+}
+
+/** The line waits for the person; the question is then rejected so the terminal is free again. */
+async function asks(id: string, text: string): Promise<void> {
+  const result = await f.call(agent, 'terminal_send', { id, text, waitMs: 300 });
+  expect(result, text).toMatchObject({ status: 'awaiting_approval' });
+  const request = f.layer.state().approvals.find((entry) => entry.terminalId === id);
+  expect(request?.command).toBe(text);
+  f.layer.answerApproval({ requestId: request!.id, decision: 'reject', reason: 'no' });
+  await new Promise((resolve) => setTimeout(resolve, 100));
+}
+
+describe('allowed lines keep running without asking, and are logged', () => {
+  it('ls -la, git status, git diff HEAD~1 -- src, cat README.md', async () => {
+    const id = await open();
+    await runsWithoutAsking(id, 'ls -la');
+    await runsWithoutAsking(id, 'git status');
+    expect(await runsWithoutAsking(id, 'git diff HEAD~1 -- src')).toMatchObject({ output: expect.stringContaining('+export const a = 2;') });
+    expect(await runsWithoutAsking(id, 'cat README.md')).toMatchObject({ output: 'hello from the readme' });
+    const log = f.layer.state().ran.find((entry) => entry.agent === 'judged')!.entries.map((entry) => entry.command);
+    expect(log.slice(-4)).toEqual(['ls -la', 'git status', 'git diff HEAD~1 -- src', 'cat README.md']);
+    expect(f.layer.state().ran[0]!.entries.at(-1)).toMatchObject({ terminalId: id, title: 'judge-bash' });
+  });
+});
+
+describe('class 1: allowed programs that write or execute ask', () => {
+  it('git show --output and git diff --output write nothing', async () => {
+    const id = await open();
+    const config = readFileSync(join(workspace, '.git', 'config'), 'utf8');
+    await asks(id, 'git show --format=x --output=.git/config');
+    await asks(id, 'git diff --output=victim');
+    await asks(id, 'git log --outp=victim');
+    await asks(id, 'git -c core.fsmonitor=true status');
+    expect(readFileSync(join(workspace, '.git', 'config'), 'utf8')).toBe(config);
+    expect(existsSync(join(workspace, 'victim'))).toBe(false);
+  });
+
+  it("a repository whose config runs programs makes git status and git diff ask", async () => {
+    const configPath = join(workspace, '.git', 'config');
+    const clean = readFileSync(configPath, 'utf8');
+    const canary = join(f.home, 'fsmonitor-ran');
+    try {
+      writeFileSync(configPath, `${clean}[core]\n\tfsmonitor = touch ${canary}\n[diff "x"]\n\ttextconv = touch ${canary}\n`);
+      const id = await open();
+      await asks(id, 'git status');
+      await asks(id, 'git diff HEAD~1 -- src');
+      expect(existsSync(canary)).toBe(false);
+    } finally {
+      writeFileSync(configPath, clean);
+    }
+  });
+});
+
+describe('class 2: env at open waits for the person', () => {
+  it('lists the variables on the card, spawns nothing until approved, and nothing when rejected', async () => {
+    const before = f.host.list().length;
+    const pending = f.call(agent, 'terminal_open', { title: 'env', cwd: workspace, env: { GIT_PAGER: 'touch pwned', HOME: '/tmp', LANG: 'C.UTF-8' } });
+    await expect.poll(() => f.layer.state().approvals.length).toBe(1);
+    const [question] = f.layer.state().approvals;
+    expect(question).toMatchObject({ kind: 'open', agent: 'judged', env: ['GIT_PAGER=touch pwned', 'HOME=/tmp'] });
+    expect(f.host.list().length).toBe(before);
+    f.layer.answerApproval({ requestId: question!.id, decision: 'reject', reason: 'not with those' });
+    expect(await pending).toMatchObject({ isError: true, error: { code: 'rejected', message: 'not with those' } });
+    expect(f.host.list().length).toBe(before);
+    // Harmless names alone pass without a question.
+    const plain = await f.call(agent, 'terminal_open', { title: 'plain', cwd: workspace, env: { LANG: 'C.UTF-8', NO_COLOR: '1' } });
+    expect(plain).toMatchObject({ status: 'idle' });
+  });
+});
+
+describe('class 3: shell syntax the old line check did not see', () => {
+  it('bash: history expansion, substitutions and globs ask', async () => {
+    const id = await open();
+    const canary = join(workspace, 'bash-ran');
+    await asks(id, 'echo !-1:s,a,b,');
+    await asks(id, `ls $(touch ${canary})`);
+    await asks(id, `ls \`touch ${canary}\``);
+    await asks(id, `cat <(touch ${canary})`);
+    expect(existsSync(canary)).toBe(false);
+  });
+
+  it('zsh: glob qualifiers and =(...) ask', async () => {
+    const id = await open('zsh');
+    const canary = join(workspace, 'zsh-ran');
+    await asks(id, `ls *(e:'touch ${canary}':)`);
+    await asks(id, `cat =(touch ${canary})`);
+    await asks(id, 'ls =ls');
+    expect(existsSync(canary)).toBe(false);
+    await runsWithoutAsking(id, 'ls -la');
+  });
+
+  const pwsh = findPwsh();
+  if (!pwsh && !pwshRequired) console.warn('pwsh judge test: skipped, pwsh is not installed (set TANDEM_REQUIRE_PWSH=1 to fail instead).');
+  it.runIf(pwsh !== null || pwshRequired)('pwsh: subexpressions and groups ask', { timeout: 60_000 }, async () => {
+    const id = await open('pwsh');
+    const canary = join(workspace, 'pwsh-ran');
+    await asks(id, `ls $(New-Item ${canary})`);
+    await asks(id, `ls (New-Item ${canary})`);
+    await asks(id, `ls @(New-Item ${canary})`);
+    expect(existsSync(canary)).toBe(false);
+    await runsWithoutAsking(id, 'git status');
+  });
+});
+
+describe('class 4: reads that would undo the scrubbing ask', () => {
+  it("the host's environ, Tandem's state directory and another terminal's pts", async () => {
+    const id = await open();
+    mkdirSync(join(f.stateDir, 'agents'), { recursive: true });
+    writeFileSync(join(f.stateDir, 'agents', 'other.token'), 'secret-token');
+    await asks(id, `cat /proc/${process.pid}/environ`);
+    await asks(id, `head -c 100 /proc/${process.pid}/environ`);
+    await asks(id, `cat ${join(f.stateDir, 'agents', 'other.token')}`);
+    await asks(id, 'tail -f /dev/pts/0');
+    await asks(id, 'cat ../../outside');
+  });
+});
+
+describe('class 5: control sequences in text are refused', () => {
+  it('names the character, and nothing is typed', async () => {
+    const id = await open();
+    const canary = join(workspace, 'paste-ran');
+    const result = await f.call(agent, 'terminal_send', { id, text: `echo hi\x1b[201~\rtouch ${canary}` });
+    expect(result).toMatchObject({ isError: true, error: { code: 'invalid_argument', message: expect.stringContaining('ESC (U+001B) at position 7') } });
+    const bidi = await f.call(agent, 'terminal_send', { id, text: 'cat README.md\u202e' });
+    expect(bidi).toMatchObject({ isError: true, error: { code: 'invalid_argument', message: expect.stringContaining('U+202E') } });
+    expect(f.layer.state().approvals).toEqual([]);
+    // The person's own edit is held to the same rule: the card shows what will be typed.
+    const pending = await f.call(agent, 'terminal_send', { id, text: 'printf approved', waitMs: 300 });
+    expect(pending).toMatchObject({ status: 'awaiting_approval' });
+    const [question] = f.layer.state().approvals;
+    expect(() => f.layer.answerApproval({ requestId: question!.id, decision: 'edit', command: `echo\x1b[201~touch ${canary}` })).toThrow(/ESC \(U\+001B\)/);
+    f.layer.answerApproval({ requestId: question!.id, decision: 'reject', reason: 'no' });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await runsWithoutAsking(id, 'pwd');
+    expect(existsSync(canary)).toBe(false);
+  });
+});

@@ -1,0 +1,42 @@
+import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { defaultAllowList } from '../../../src/main/agent/judge/allow-entries.js';
+import { judgeAllowed, type LineContext } from '../../../src/main/agent/judge/judge-line.js';
+import type { JudgedShell } from '../../../src/main/agent/judge/parse-line.js';
+import type { Grammars } from '../../../src/main/agent/judge/tree-sitter.js';
+
+/** A workspace with a clean repository, a home with credentials and Tandem's state, and symlinks out. */
+export interface JudgeFixture {
+  root: string;
+  workspace: string;
+  home: string;
+  stateDir: string;
+  verdict(line: string, shell: JudgedShell, allow?: readonly string[]): 'run' | 'ask';
+}
+
+export function makeJudgeFixture(grammars: Grammars): JudgeFixture {
+  const root = mkdtempSync(join(tmpdir(), 'tandem-judge-'));
+  const home = join(root, 'home');
+  const workspace = join(home, 'project');
+  const stateDir = join(home, '.config', 'Tandem');
+  for (const dir of [join(workspace, 'src'), join(workspace, 'sub', 'dir'), join(workspace, '.git'), join(home, '.ssh'), join(stateDir, 'agents'), join(root, 'outside')]) mkdirSync(dir, { recursive: true });
+  writeFileSync(join(workspace, 'README.md'), 'hello\n');
+  writeFileSync(join(workspace, 'src', 'main.ts'), 'export {};\n');
+  writeFileSync(join(workspace, '.git', 'config'), '[core]\n\trepositoryformatversion = 0\n\tbare = false\n[remote "origin"]\n\turl = https://example.invalid/x.git\n');
+  writeFileSync(join(home, '.ssh', 'id_ed25519'), 'secret');
+  writeFileSync(join(stateDir, 'agents', 'bridge.token'), 'secret');
+  writeFileSync(join(root, 'outside', 'notes.txt'), 'outside');
+  symlinkSync(join(workspace, 'README.md'), join(workspace, 'link-inside'));
+  symlinkSync(join(root, 'outside', 'notes.txt'), join(workspace, 'link-outside'));
+  symlinkSync(join(home, '.ssh'), join(workspace, 'keys'));
+  symlinkSync('/proc', join(workspace, 'proc-link'));
+  const context = (shell: JudgedShell): LineContext => ({ shell, grammars, home, operands: { cwd: workspace, workspace, roots: { home, tandemDirs: [stateDir] } } });
+  return {
+    root,
+    workspace,
+    home,
+    stateDir,
+    verdict: (line, shell, allow = defaultAllowList) => judgeAllowed(line, allow, context(shell)).verdict,
+  };
+}

@@ -1,0 +1,152 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { describeControl, findRefusedControl, visibleSegments } from '../../../src/shared/control-chars.js';
+import { type AllowEntry, defaultAllowList, matchEntry, parseAllowEntry } from '../../../src/main/agent/judge/allow-entries.js';
+import { envNeedingApproval } from '../../../src/main/agent/judge/env-names.js';
+import { findGitDir, gitConfigProblem } from '../../../src/main/agent/judge/git-config.js';
+import { isSensitivePath } from '../../../src/main/agent/judge/sensitive-paths.js';
+import { bracketedPaste } from '../../../src/main/terminal/keys.js';
+
+const root = mkdtempSync(join(tmpdir(), 'tandem-judge-parts-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+function repo(name: string, config: string, extra: Record<string, string> = {}): string {
+  const dir = join(root, name);
+  mkdirSync(join(dir, '.git'), { recursive: true });
+  mkdirSync(join(dir, 'src'), { recursive: true });
+  writeFileSync(join(dir, '.git', 'config'), config);
+  for (const [path, content] of Object.entries(extra)) {
+    mkdirSync(join(dir, path, '..'), { recursive: true });
+    writeFileSync(join(dir, path), content);
+  }
+  return dir;
+}
+
+describe("a repository's own configuration", () => {
+  it('passes a plain configuration, from the repository and its subdirectories', () => {
+    const dir = repo('plain', '[core]\n\tbare = false\n\tfsmonitor = false\n[alias]\n\tst = status\n[remote "origin"]\n\turl = x\n');
+    expect(gitConfigProblem(dir, root)).toBeNull();
+    expect(gitConfigProblem(join(dir, 'src'), root)).toBeNull();
+  });
+
+  it.each([
+    ['a filter driver', '[filter "lfs"]\n\tclean = touch /tmp/x\n'],
+    ['a process filter', '[filter "x"]\n\tprocess = sh\n'],
+    ['a diff command', '[diff "x"]\n\tcommand = sh\n'],
+    ['a textconv', '[diff "pdf"]\n  textconv = "sh -c x"\n'],
+    ['an external diff', '[diff]\n\texternal = sh\n'],
+    ['an fsmonitor hook', '[core]\n\tfsmonitor = /tmp/hook\n'],
+    ['a pager', '[core]\n\tpager = sh -c x\n'],
+    ['a per-command pager', '[pager]\n\tlog = sh\n'],
+    ['another work tree', '[core]\n\tworktree = /\n'],
+    ['the old section syntax', '[filter.lfs]\n\tsmudge = x\n'],
+    ['upper case names', '[FILTER "a"]\n\tClean = x\n'],
+    ['a line it cannot read', '[core\n\tpager = x\n'],
+    ['a key outside any section', 'pager = x\n'],
+  ])('asks for %s', (_name, config) => {
+    expect(gitConfigProblem(repo(`bad-${_name.replace(/\W/g, '-')}`, config), root)).toMatch(/configuration|cannot read/);
+  });
+
+  it('follows includes, relative and from home, and worktree pointers', () => {
+    const included = repo('included', '[include]\n\tpath = extra.cfg\n', { '.git/extra.cfg': '[diff "x"]\n\ttextconv = sh\n' });
+    expect(gitConfigProblem(included, root)).toMatch(/diff\.x\.textconv/);
+    mkdirSync(join(root, 'home'), { recursive: true });
+    writeFileSync(join(root, 'home', 'evil.cfg'), '[core]\n\tpager = sh\n');
+    expect(gitConfigProblem(repo('from-home', '[includeIf "gitdir:/"]\n\tpath = ~/evil.cfg\n'), join(root, 'home'))).toMatch(/core\.pager/);
+    // A linked worktree: `.git` is a file pointing into the main repository.
+    const main = repo('main', '[core]\n\tfsmonitor = /tmp/hook\n');
+    const linked = join(root, 'linked');
+    mkdirSync(join(main, '.git', 'worktrees', 'linked'), { recursive: true });
+    writeFileSync(join(main, '.git', 'worktrees', 'linked', 'commondir'), '../..\n');
+    mkdirSync(linked);
+    writeFileSync(join(linked, '.git'), `gitdir: ${join(main, '.git', 'worktrees', 'linked')}\n`);
+    expect(findGitDir(linked)).toBe(join(main, '.git', 'worktrees', 'linked'));
+    expect(gitConfigProblem(linked, root)).toMatch(/core\.fsmonitor/);
+  });
+
+  it('checks submodule configurations too', () => {
+    expect(gitConfigProblem(repo('with-module', '[core]\n\tbare = false\n', { '.git/modules/lib/config': '[core]\n\tpager = sh\n' }), root)).toMatch(/core\.pager/);
+  });
+});
+
+function entryOf(source: string): AllowEntry {
+  const parsed = parseAllowEntry(source);
+  if (!parsed.ok) throw new Error(parsed.reason);
+  return parsed.entry;
+}
+
+describe('allow entries', () => {
+  it('parses the entry syntax and refuses malformed entries', () => {
+    expect(parseAllowEntry('git diff | options: --stat -U* | operands: paths')).toMatchObject({ ok: true, entry: { program: 'git', subcommand: ['diff'], options: ['--stat', '-U*'], operands: 'paths' } });
+    expect(parseAllowEntry('npm test')).toMatchObject({ ok: true, entry: { program: 'npm', subcommand: ['test'], options: 'any', operands: 'auto' } });
+    expect(parseAllowEntry('ls | operands: files')).toMatchObject({ ok: false });
+    expect(parseAllowEntry('ls | colour: yes')).toMatchObject({ ok: false });
+    expect(parseAllowEntry('  ')).toMatchObject({ ok: false });
+  });
+
+  it('matches options by pattern and refuses abbreviations of refused long options', () => {
+    const entry = entryOf('git diff | options: --stat -U*');
+    expect(matchEntry(entry, ['git', 'diff', '--stat', '-U5'])).toMatchObject({ ok: true });
+    expect(matchEntry(entry, ['git', 'diff', '--name-only'])).toMatchObject({ ok: false });
+    expect(matchEntry(entry, ['git', 'log'])).toBeNull();
+    const sort = entryOf('sort');
+    for (const words of [['sort', '--outp=x'], ['sort', '-o', 'x'], ['sort', '-ro', 'x'], ['sort', '--compress-prog=sh']]) expect(matchEntry(sort, words)).toMatchObject({ ok: false });
+    expect(matchEntry(sort, ['sort', '-r', 'x'])).toMatchObject({ ok: true, maybePaths: ['x'] });
+  });
+});
+
+describe('sensitive paths', () => {
+  const roots = { home: '/home/p', tandemDirs: ['/home/p/.config/Tandem', '/run/user/1/tandem'] };
+  it.each(['/proc/1/environ', '/proc', '/sys/x', '/dev/pts/3', '/home/p/.ssh/id_rsa', '/home/p/.aws', '/home/p/.claude.json', '/home/p/.claude/x', '/home/p/.codex/auth.json', '/home/p/.config/gh/hosts.yml', '/home/p/.docker/config.json', '/home/p/.kube/config', '/home/p/.netrc', '/home/p/.config/Tandem/agents/a.token', '/run/user/1/tandem/instance.json', '/home/p/.config/gcloud/x'])('%s is protected', (path) => {
+    expect(isSensitivePath(path, roots)).toBe(true);
+  });
+  it.each(['/home/p/project/README.md', '/home/p/.docker/other', '/home/p/.sshx', '/etc/passwd', '/home/p/.config/Tandemx'])('%s is not on the list', (path) => {
+    expect(isSensitivePath(path, roots)).toBe(false);
+  });
+});
+
+describe('terminal_open env', () => {
+  it('lets locale, colour, width and zone through and holds everything else for the person', () => {
+    expect(envNeedingApproval({ LANG: 'C.UTF-8', LC_TIME: 'en_GB.UTF-8', NO_COLOR: '1', FORCE_COLOR: '3', COLUMNS: '100', TZ: 'Europe/Paris', COLORTERM: 'truecolor' })).toEqual([]);
+    const hostile = { PATH: '/tmp', HOME: '/tmp/h', GIT_PAGER: 'sh', GIT_CONFIG_COUNT: '1', GIT_EXTERNAL_DIFF: 'sh', PYTHONPATH: '/tmp', INPUTRC: '/tmp/i', LD_PRELOAD: 'x', BASH_ENV: 'x', PROMPT_COMMAND: 'x', TANDEM_TERMINAL_ID: 'x', LC_ALL: '/tmp/locale', TZ: ':/tmp/zone', MY_SETTING: '1' };
+    expect(envNeedingApproval(hostile)).toEqual(Object.keys(hostile));
+  });
+});
+
+describe('control characters in text', () => {
+  it('names the first refused character and its position', () => {
+    expect(findRefusedControl('echo hi\x1b[201~; touch x')).toEqual({ char: '\x1b', index: 7 });
+    expect(describeControl('\x1b')).toBe('ESC (U+001B)');
+    expect(describeControl('\x03')).toBe('C-c (U+0003)');
+    for (const text of ['a\rb', 'a\x7f', 'a\u009bb', 'a\u202eb', 'a\u2066b', 'a\x00']) expect(findRefusedControl(text)).not.toBeNull();
+  });
+  it('refuses ESC in a bracketed paste instead of stripping markers (which nesting undoes)', () => {
+    expect(() => bracketedPaste('a\x1b[20\x1b[201~1~\ntouch x')).toThrow(/ESC \(U\+001B\) at position 1/);
+    expect(bracketedPaste('a\nb')).toBe('\x1b[200~a\nb\x1b[201~');
+  });
+
+  it('lets newlines, tabs and CRLF through', () => {
+    expect(findRefusedControl('for x in 1; do\n\techo $x\r\ndone')).toBeNull();
+  });
+  it('makes control and invisible characters visible for the card', () => {
+    expect(visibleSegments('\x1b[201~')[0]).toEqual({ text: '\\x1b', control: true, title: 'ESC (U+001B)' });
+    expect(visibleSegments('a\tb\u200bc')).toEqual([
+      { text: 'a', control: false },
+      { text: '\\t', control: true, title: 'TAB (U+0009)' },
+      { text: 'b', control: false },
+      { text: '\\u{200b}', control: true, title: 'ZERO WIDTH SPACE (U+200B)' },
+      { text: 'c', control: false },
+    ]);
+  });
+});
+
+describe('the default allow list', () => {
+  it('parses, and fits setAgentPolicy (200 characters an entry)', () => {
+    for (const entry of defaultAllowList) {
+      expect(parseAllowEntry(entry).ok, entry).toBe(true);
+      expect(entry.length, entry).toBeLessThanOrEqual(200);
+    }
+  });
+});
