@@ -131,6 +131,22 @@ describe.skipIf(!runUi)('Tandem UI: settings, theme, context menu and split view
     await shots(page, 'terminal-light');
   }, 60_000);
 
+  it('follows the system with the "system" theme: the page and the host\'s answers change with it', async () => {
+    const { page } = ui;
+    const id = ids[0]!;
+    await page.emulateMedia({ colorScheme: 'dark' });
+    ui.serve.host.settings.update({ theme: 'system' });
+    await expect.poll(() => viewportBackground(page, id)).toBe('rgb(15, 17, 21)');
+    await typeInto(page, id, 'clear; ' + askBackground);
+    await waitForScreen(page, id, darkBg);
+    await page.emulateMedia({ colorScheme: 'light' });
+    await expect.poll(() => viewportBackground(page, id)).toBe('rgb(250, 250, 250)');
+    await typeInto(page, id, 'clear; ' + askBackground);
+    await waitForScreen(page, id, lightBg);
+    ui.serve.host.settings.update({ theme: 'light' });
+    await page.emulateMedia({ colorScheme: 'dark' });
+  }, 60_000);
+
   it('grows the font with Ctrl+=, shrinks it with Ctrl+- and resets it with Ctrl+0 (the shell gets the new size)', async () => {
     const { page } = ui;
     const size = page.locator('footer [title="Columns × rows"]');
@@ -230,6 +246,16 @@ describe.skipIf(!runUi)('Tandem UI: settings, theme, context menu and split view
     await menu.getByRole('menuitem', { name: 'Clear' }).click();
     await expect.poll(() => screenText(page, id)).not.toContain('menu-copy-source');
 
+    // Copy on select: selecting is enough.
+    ui.serve.host.settings.update({ copyOnSelect: true });
+    await page.evaluate(() => navigator.clipboard.writeText('nothing yet'));
+    await typeInto(page, id, 'echo selected-$((5*5))');
+    await waitForScreen(page, id, /^selected-25$/m);
+    await pane(page, id).locator('.xterm').click({ button: 'right' });
+    await menu.getByRole('menuitem', { name: 'Select all' }).click();
+    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toContain('selected-25');
+    ui.serve.host.settings.update({ copyOnSelect: false });
+
     // Right-click pastes when the person chose so.
     ui.serve.host.settings.update({ rightClick: 'paste' });
     await page.evaluate(() => navigator.clipboard.writeText('echo right-$((2+3))'));
@@ -268,6 +294,11 @@ describe.skipIf(!runUi)('Tandem UI: settings, theme, context menu and split view
     await waitForScreen(page, second, /^right-4$/m);
     expect(await screenText(page, second)).not.toMatch(/^left-/m);
     expect(await screenText(page, first)).not.toMatch(/^right-4$/m);
+    // The browser-safe tab switch moves between the two panes' tabs.
+    await page.keyboard.press('Alt+Shift+ArrowRight');
+    await expect.poll(() => activeTerminalId(page)).toBe(second);
+    await page.keyboard.press('Alt+Shift+ArrowLeft');
+    await expect.poll(() => activeTerminalId(page)).toBe(first);
     await shots(page, 'split-row-dark');
     ui.serve.host.settings.update({ theme: 'light' });
     await expect.poll(() => page.evaluate(() => document.documentElement.dataset.theme)).toBe('light');
