@@ -147,6 +147,30 @@ describe.skipIf(!runUi)('Tandem UI: settings, theme, context menu and split view
     await page.emulateMedia({ colorScheme: 'dark' });
   }, 60_000);
 
+  it('flashes the view on a bell with the visual bell, and not with the bell off', async () => {
+    const { page } = ui;
+    const id = ids[0]!;
+    await pane(page, id).locator('.viewport').evaluate((viewport) => {
+      const counter = window as unknown as { flashes: number };
+      counter.flashes = 0;
+      new MutationObserver(() => {
+        if (viewport.classList.contains('flashing')) counter.flashes += 1;
+      }).observe(viewport, { attributes: true, attributeFilter: ['class'] });
+    });
+    const flashes = (): Promise<number> => page.evaluate(() => (window as unknown as { flashes: number }).flashes);
+    expect(ui.serve.host.settings.get().bell).toBe('visual');
+    await typeInto(page, id, `printf '\\a'; echo rang-1`);
+    await waitForScreen(page, id, /^rang-1$/m);
+    await expect.poll(flashes).toBe(1);
+    ui.serve.host.settings.update({ bell: 'none' });
+    await page.waitForTimeout(200);
+    await typeInto(page, id, `printf '\\a'; echo rang-2`);
+    await waitForScreen(page, id, /^rang-2$/m);
+    await page.waitForTimeout(500);
+    expect(await flashes()).toBe(1);
+    ui.serve.host.settings.update({ bell: 'visual' });
+  }, 60_000);
+
   it('grows the font with Ctrl+=, shrinks it with Ctrl+- and resets it with Ctrl+0 (the shell gets the new size)', async () => {
     const { page } = ui;
     const size = page.locator('footer [title="Columns × rows"]');
