@@ -363,4 +363,30 @@ describe.skipIf(!runUi)('Tandem UI: settings, theme, context menu and split view
     await shots(page, 'settings-split-dark');
     await closeSettings(page);
   }, 60_000);
+
+  it("watches an agent's terminal beside the person's own", async () => {
+    const { page } = ui;
+    const own = ids[0]!;
+    const agent = await ui.serve.host.create({ origin: 'agent', agent: 'my-agent', title: 'agent work' });
+    const agentTab = page.locator(`[role="tab"][data-terminal-id="${agent.id}"]`);
+    await agentTab.waitFor();
+    await page.locator(`[role="tab"][data-terminal-id="${own}"]`).click();
+    const box = (await page.locator('main.workspace').boundingBox())!;
+    await agentTab.dragTo(page.locator('main.workspace'), { targetPosition: { x: box.width * 0.9, y: box.height * 0.5 } });
+    await page.locator('[data-split="row"]').waitFor();
+    await expect.poll(() => page.locator('[role="tabpanel"]:visible').count()).toBe(2);
+
+    const sent = ui.serve.host.get(agent.id).session.send({ text: 'echo from-the-agent', waitMs: 15_000 });
+    await typeInto(page, own, 'echo from-the-person');
+    expect((await sent).output).toBe('from-the-agent');
+    await waitForScreen(page, agent.id, /^from-the-agent$/m);
+    await waitForScreen(page, own, /^from-the-person$/m);
+    // Watching did not take control from the agent.
+    expect(ui.serve.host.get(agent.id).meta.control).toBe('agent');
+    await shots(page, 'split-agent-dark');
+    ui.serve.host.settings.update({ theme: 'light' });
+    await expect.poll(() => page.evaluate(() => document.documentElement.dataset.theme)).toBe('light');
+    await shots(page, 'split-agent-light');
+    ui.serve.host.settings.update({ theme: 'dark' });
+  }, 60_000);
 });
