@@ -318,6 +318,12 @@ describe.skipIf(!runUi)('Tandem UI: settings, theme, context menu and split view
     await waitForScreen(page, second, /^right-4$/m);
     expect(await screenText(page, second)).not.toMatch(/^left-/m);
     expect(await screenText(page, first)).not.toMatch(/^right-4$/m);
+    // A reload keeps the split.
+    await page.reload();
+    await page.locator('[data-split="row"]').waitFor();
+    await expect.poll(() => page.locator('[role="tabpanel"]:visible').count()).toBe(2);
+    await waitForScreen(page, second, /^right-4$/m);
+
     // The browser-safe tab switch moves between the two panes' tabs.
     await page.keyboard.press('Alt+Shift+ArrowRight');
     await expect.poll(() => activeTerminalId(page)).toBe(second);

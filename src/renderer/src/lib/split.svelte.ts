@@ -10,6 +10,28 @@ export interface SplitPair {
 /** Where a terminal is drawn: the whole workspace, one half of the split, or not at all. */
 export type Slot = 'full' | 'first' | 'second' | null;
 
+/** Survives a reload of this window (or browser tab), like the active tab. */
+const splitKey = 'tandem.split';
+
+function readPair(): SplitPair | null {
+  try {
+    const raw = JSON.parse(sessionStorage.getItem(splitKey) ?? 'null') as Partial<SplitPair> | null;
+    if (!raw || typeof raw.first !== 'string' || typeof raw.second !== 'string' || (raw.direction !== 'row' && raw.direction !== 'column')) return null;
+    return { first: raw.first, second: raw.second, direction: raw.direction };
+  } catch {
+    return null;
+  }
+}
+
+function writePair(pair: SplitPair | null): void {
+  try {
+    if (pair) sessionStorage.setItem(splitKey, JSON.stringify(pair));
+    else sessionStorage.removeItem(splitKey);
+  } catch {
+    // Storage can be unavailable (privacy settings); the split is then not remembered.
+  }
+}
+
 /**
  * Two terminals shown at once (the person's beside an agent's). Each pane is its own view and
  * attachment of a different terminal, so both take input; one terminal is never in both panes
@@ -17,25 +39,30 @@ export type Slot = 'full' | 'first' | 'second' | null;
  * tab outside the pair shows that tab alone; selecting one of the pair shows the split again.
  */
 export class SplitStore {
-  pair = $state<SplitPair | null>(null);
+  pair = $state<SplitPair | null>(typeof sessionStorage === 'undefined' ? null : readPair());
 
   open(first: string, second: string, direction: SplitDirection): void {
     if (first === second) return;
-    this.pair = { first, second, direction };
+    this.set({ first, second, direction });
   }
 
   close(): void {
-    this.pair = null;
+    this.set(null);
   }
 
   /** The pair without `id` (its pane was closed or left the split); the other pane stays. */
   remove(id: string): void {
-    if (this.pair && (this.pair.first === id || this.pair.second === id)) this.pair = null;
+    if (this.pair && (this.pair.first === id || this.pair.second === id)) this.set(null);
   }
 
   /** Forgets a pair whose terminal left the roster. */
   prune(ids: readonly string[]): void {
-    if (this.pair && (!ids.includes(this.pair.first) || !ids.includes(this.pair.second))) this.pair = null;
+    if (this.pair && (!ids.includes(this.pair.first) || !ids.includes(this.pair.second))) this.set(null);
+  }
+
+  private set(pair: SplitPair | null): void {
+    this.pair = pair;
+    writePair(pair);
   }
 
   /** True when the split is what the workspace shows for the active tab. */
