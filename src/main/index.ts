@@ -1,13 +1,14 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { app, BrowserWindow, dialog, ipcMain, session, type WebPreferences } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, nativeTheme, session, type WebPreferences } from 'electron';
 import { installIpcTransport } from './electron/ipc-transport';
 import { InstanceConflictError } from './host/instance';
 import { withoutAppImageEnv } from './launch/appimage-env';
 import { binScriptOf, bridgeCommand } from './launch/bridge-command';
 import { mcpArgs, mcpRelaunch } from './launch/mcp-mode';
 import { which } from './shells/resolve';
+import { palettes } from '../shared/palette';
 import { type Runtime, startRuntime } from './runtime';
 import { localStateDir } from './state-dir';
 
@@ -120,11 +121,18 @@ function hardenSession(): void {
       responseHeaders: { ...details.responseHeaders, 'Content-Security-Policy': [contentSecurityPolicy] },
     });
   });
-  // No feature needs camera, notifications, clipboard reads etc. yet: deny until one does.
-  session.defaultSession.setPermissionRequestHandler((_contents, _permission, callback) => callback(false));
+  // Only the terminal's Paste (context menu, right-click) needs a permission: reading the
+  // clipboard, for Tandem's own page. Camera, notifications and the rest stay denied.
+  const uiUrl = devServerUrl ?? pathToFileURL(rendererHtmlPath).href;
+  session.defaultSession.setPermissionRequestHandler((_contents, permission, callback, details) => {
+    callback(permission === 'clipboard-read' && details.requestingUrl.split('#')[0] === uiUrl.split('#')[0]);
+  });
 }
 
 function createMainWindow(): void {
+  // The window's first paint is in the person's theme (the page reports the system's own later).
+  runtime?.host.settings.setSystemAppearance(nativeTheme.shouldUseDarkColors);
+  const appearance = runtime?.host.settings.appearance() ?? 'dark';
   const win = new BrowserWindow({
     width: 1200,
     height: 800,
@@ -132,7 +140,7 @@ function createMainWindow(): void {
     minHeight: 320,
     show: false,
     title: 'Tandem',
-    backgroundColor: '#0f1115',
+    backgroundColor: palettes[appearance].background,
     webPreferences,
   });
   mainWindow = win;

@@ -3,11 +3,13 @@
  * lock, the host, the agent layer, and the loopback HTTP server (/mcp and /pair always; the
  * browser UI and /ws only in `tandem serve`). Plain Node: never imports electron.
  */
+import { join } from 'node:path';
 import { AgentLayer } from './agent/layer.js';
 import type { BridgeCommand } from './agent/configs.js';
 import type { DispatchOptions } from './host/dispatch.js';
 import { TerminalHost } from './host/host.js';
 import { InstanceLock } from './host/instance.js';
+import { SettingsStore } from './host/settings-store.js';
 import { stateDir } from './state-dir.js';
 import { WebServer } from './web/server.js';
 
@@ -41,11 +43,12 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   let agents: AgentLayer | null = null;
   let server: WebServer | null = null;
   try {
-    host = new TerminalHost({ instancePath: lock.path, env: opts.env });
     const home = opts.env.HOME ?? opts.env.USERPROFILE ?? '';
+    const state = stateDir({ platform: process.platform, env: opts.env, home });
+    host = new TerminalHost({ instancePath: lock.path, env: opts.env, settings: new SettingsStore(join(state, 'settings.json')) });
     let isUiCredential: (secret: string) => boolean = () => false;
     agents = new AgentLayer(host, {
-      stateDir: stateDir({ platform: process.platform, env: opts.env, home }),
+      stateDir: state,
       trustLocalAgents: opts.trustLocalAgents,
       allowOrigins: opts.allowOrigins,
       isUiCredential: (secret) => isUiCredential(secret),

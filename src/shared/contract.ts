@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { ERROR_CODES } from './errors.js';
 import { DEFAULT_LIMITS } from './limits.js';
+import { settingsPatchSchema, settingsSchema } from './settings.js';
 
 const id = z.string().min(1).max(64);
 const title = z.string().trim().min(1).max(120);
@@ -130,6 +131,12 @@ export const operations = {
     result: z.object({}),
   },
   answerHandoff: { args: z.object({ requestId: id, accept: z.boolean() }), result: z.object({}) },
+  /** The person's settings, kept by the host for every window and browser tab. */
+  getSettings: { args: z.object({}), result: settingsSchema },
+  /** Changes some settings; a bad value is refused with `invalid_argument` and changes nothing. */
+  setSettings: { args: settingsPatchSchema, result: settingsSchema },
+  /** Whether the person's system is dark, for the "system" theme's answers to colour queries. */
+  reportAppearance: { args: z.object({ dark: z.boolean() }), result: z.object({}) },
 } as const;
 
 /** Events pushed to every client of a transport. */
@@ -140,6 +147,8 @@ export const events = {
   writable: z.object({ attachmentId: z.string(), writable: z.boolean() }),
   /** The agents panel changed: a pairing request, an approval, a handoff request, a connection. */
   agents: agentsStateSchema,
+  /** The settings changed (in this or another window): every view follows. */
+  settings: settingsSchema,
 } as const;
 
 export type Operations = typeof operations;

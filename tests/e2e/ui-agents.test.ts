@@ -299,8 +299,9 @@ describe.skipIf(!runUi)('Tandem UI: agents, approvals and handoff', () => {
       await expect.poll(cols).toBeLessThan(before);
       await ui.page.getByRole('button', { name: 'Reset to defaults' }).click();
       await expect.poll(cols).toBe(before);
-      const stored = await ui.page.evaluate(() => JSON.parse(localStorage.getItem('tandem.settings') ?? '{}') as unknown);
-      expect(stored).toMatchObject({ typingTakesOver: true, fontSize: 14 });
+      // The host keeps them (for every window), not this browser.
+      await expect.poll(() => host.settings.get()).toMatchObject({ typingTakesOver: true, fontSize: 14 });
+      expect(await ui.page.evaluate(() => localStorage.getItem('tandem.settings'))).toBeNull();
       await ui.page.keyboard.press('Escape');
     } finally {
       host.input = original;

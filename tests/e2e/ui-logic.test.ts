@@ -155,6 +155,17 @@ describe('TypedInputTracker', () => {
     element.dispatchEvent(new Event('wheel'));
     expect(typed.isTyped('\x1b[A')).toBe(false);
   });
+
+  it("counts a paste the person chose in the view's menu as typed, though a click came first", () => {
+    const { typed, element, clock } = tracker();
+    element.dispatchEvent(new Event('mousedown'));
+    clock.now += 5;
+    expect(typed.isTyped('pasted')).toBe(false);
+    typed.markMenuPaste();
+    expect(typed.isTyped('pasted')).toBe(true);
+    clock.now += typedWindowMs + 1;
+    expect(typed.isTyped('pasted')).toBe(false);
+  });
 });
 
 describe('chunkInput', () => {

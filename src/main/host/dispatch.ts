@@ -41,6 +41,7 @@ export class Dispatcher {
   private readonly handlers: Handlers;
   private readonly rosterOff: () => void;
   private readonly agentsOff: () => void;
+  private readonly settingsOff: () => void;
 
   constructor(
     private readonly host: TerminalHost,
@@ -50,6 +51,7 @@ export class Dispatcher {
     this.rosterOff = host.onRoster((terminals) => client.send('roster', { terminals }));
     const agents = opts.agents;
     this.agentsOff = agents?.onChange((state) => client.send('agents', state)) ?? (() => undefined);
+    this.settingsOff = host.settings.onChange((settings) => client.send('settings', settings));
     this.handlers = {
       environment: () => host.environment(),
       list: () => ({ terminals: host.list() }),
@@ -102,6 +104,9 @@ export class Dispatcher {
       answerPairing: (args) => (agents ? (agents.answerPairing(args), {}) : noAgents()),
       answerApproval: (args) => (agents ? (agents.answerApproval(args), {}) : noAgents()),
       answerHandoff: (args) => (agents ? (agents.answerHandoff(args), {}) : noAgents()),
+      getSettings: () => host.settings.get(),
+      setSettings: (patch) => host.settings.update(patch),
+      reportAppearance: ({ dark }) => (host.settings.setSystemAppearance(dark), {}),
     };
   }
 
@@ -117,6 +122,7 @@ export class Dispatcher {
   dispose(): void {
     this.rosterOff();
     this.agentsOff();
+    this.settingsOff();
     this.host.detachClient(this.client.id);
   }
 }

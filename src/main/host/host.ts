@@ -11,6 +11,7 @@ import { type Clock, systemClock } from '../terminal/clock.js';
 import { TerminalSession, type SessionOptions } from '../terminal/session.js';
 import type { Attachment, FrameSink } from './attachment.js';
 import { type FlowOptions, ManagedTerminal, type TerminalMeta } from './managed-terminal.js';
+import { SettingsStore } from './settings-store.js';
 
 export interface HostOptions {
   limits?: Partial<Limits>;
@@ -24,6 +25,8 @@ export interface HostOptions {
   clock?: Clock;
   version?: string;
   flow?: FlowOptions;
+  /** The person's settings (theme, scrollback of new terminals); in memory when not given. */
+  settings?: SettingsStore;
 }
 
 export interface CreateRequest {
@@ -46,6 +49,7 @@ const version = '0.1.0';
  */
 export class TerminalHost {
   readonly limits: Limits;
+  readonly settings: SettingsStore;
   private readonly terminals = new Map<string, ManagedTerminal>();
   private pendingCreates = 0;
   private readonly rosterListeners = new Set<(terminals: TerminalView[]) => void>();
@@ -60,6 +64,7 @@ export class TerminalHost {
     this.clock = opts.clock ?? systemClock;
     this.env = opts.env ?? process.env;
     this.home = opts.home ?? homedir();
+    this.settings = opts.settings ?? new SettingsStore(null);
   }
 
   /** The person's home: the default cwd of new terminals. */
@@ -131,7 +136,9 @@ export class TerminalHost {
       baseEnv: this.env,
       startupFiles: origin === 'agent' ? (this.opts.agentStartupFiles ?? 'user') : 'user',
       instancePath: this.opts.instancePath ?? null,
-      scrollback: this.limits.scrollbackLines,
+      // The person's setting, unless the host was given an explicit limit (tests, bench).
+      scrollback: this.opts.limits?.scrollbackLines ?? this.settings.get().scrollback,
+      palette: this.settings.palette,
       maxInputBytes: this.limits.maxInputBytes,
       procTier: this.opts.procTier,
       clock: this.clock,

@@ -4,8 +4,10 @@ import unicode11Addon from '@xterm/addon-unicode11';
 import type { Unicode11Addon as Unicode11AddonType } from '@xterm/addon-unicode11';
 import xtermHeadless from '@xterm/headless';
 import type { Terminal as HeadlessTerminal } from '@xterm/headless';
+import type { Palette } from '../../shared/palette.js';
 import { ColdHistory } from './cold-history.js';
 import { windowsPtyInfo } from '../pty/win-pty.js';
+import { answerDynamicColor, answerIndexedColor } from './color-queries.js';
 
 const { Terminal } = xtermHeadless as unknown as { Terminal: typeof HeadlessTerminal };
 const { SerializeAddon } = serializeAddon as unknown as { SerializeAddon: typeof SerializeAddonType };
@@ -36,10 +38,11 @@ interface TrimmableLines {
 
 /**
  * Whether unparsed output may contain a request the emulator answers (DSR/CPR `CSI 6n`, DA
- * `CSI c`, window reports `CSI t`, DECRQM `CSI $p`). A cheap over-approximation: caller input
- * waits for the parser only when this says so, so an `echo` round trip never waits for it.
+ * `CSI c`, window reports `CSI t`, DECRQM `CSI $p`, colour queries `OSC 4/10/11/12 ;?`). A
+ * cheap over-approximation: caller input waits for the parser only when this says so, so an
+ * `echo` round trip never waits for it.
  */
-const requestPattern = /\x1b\[[?>=]?[\d;]*(?:n|c|t|\$p)|\x1b\[[\d;?>=]*$|\x1b$/;
+const requestPattern = /\x1b\[[?>=]?[\d;]*(?:n|c|t|\$p)|\x1b\[[\d;?>=]*$|\x1b$|\x1b\](?:4|1[012])[\d;]*;\?|\x1b\][\d;]*$/;
 
 export interface EmulatorOptions {
   cols: number;
@@ -56,6 +59,8 @@ export interface EmulatorOptions {
   coldBudget?: number;
   /** Protocol replies (cursor position, device attributes) to write back to the PTY. */
   onReply: (data: string) => void;
+  /** The palette the person sees, read at each colour query (the theme can change at any time). */
+  palette?: () => Palette;
 }
 
 /**
@@ -119,6 +124,18 @@ export class Emulator {
     this.terminal.loadAddon(new Unicode11Addon());
     this.terminal.unicode.activeVersion = '11';
     this.terminal.onData((data) => opts.onReply(data));
+    const palette = opts.palette;
+    if (palette) {
+      // Headless xterm.js leaves colour queries unanswered (its browser build answers from its theme).
+      const reply = (replies: string[] | null): boolean => {
+        for (const data of replies ?? []) opts.onReply(data);
+        return replies !== null;
+      };
+      this.terminal.parser.registerOscHandler(4, (data) => reply(answerIndexedColor(data, palette())));
+      for (const ident of [10, 11, 12] as const) {
+        this.terminal.parser.registerOscHandler(ident, (data) => reply(answerDynamicColor(ident, data, palette())));
+      }
+    }
   }
 
   feed(data: string): void {

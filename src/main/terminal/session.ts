@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TandemError } from '../../shared/errors.js';
 import { DEFAULT_LIMITS } from '../../shared/limits.js';
+import type { Palette } from '../../shared/palette.js';
 import type { Evidence, Origin, SendResult, SignalName, TerminalStatus } from '../../shared/types.js';
 import { foregroundPgid, readStat, ttyOf } from '../pty/proc.js';
 import { type PtyProcess, spawnPty } from '../pty/pump.js';
@@ -47,6 +48,8 @@ export interface SessionOptions {
   startupTimeoutMs?: number;
   instancePath?: string | null;
   scrollback?: number;
+  /** The person's palette, for colour queries (OSC 4, 10, 11, 12); unanswered without it. */
+  palette?: () => Palette;
   historyChars?: number;
   maxInputBytes?: number;
   /** The /proc syscall tier of waiting detection (Linux); on by default. */
@@ -193,6 +196,7 @@ export class TerminalSession {
       cols: this.cols,
       rows: this.rows,
       scrollback: opts.scrollback ?? DEFAULT_LIMITS.scrollbackLines,
+      palette: opts.palette,
       // Replies go straight to the PTY: caller input waits for the parser, so replies come first.
       onReply: (data) => {
         if (!this.exitInfo) this.pty.write(data);

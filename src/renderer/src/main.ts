@@ -1,5 +1,6 @@
 import '@xterm/xterm/css/xterm.css';
 import './styles/app.css';
+import './styles/light.css';
 import { mount } from 'svelte';
 import App from './App.svelte';
 

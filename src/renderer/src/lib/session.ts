@@ -1,12 +1,13 @@
 import { agents } from './agents.svelte';
 import { connection } from './connection.svelte';
+import { settings } from './settings.svelte';
 import { terminals } from './terminals.svelte';
 import { views } from './views';
 
 /**
  * Connects, reads the roster (the host keeps terminals across reloads and reconnects) and
- * re-attaches every view after the transport comes back. The agents panel follows the same
- * connection.
+ * re-attaches every view after the transport comes back. The agents panel and the settings
+ * follow the same connection.
  */
 export async function startSession(): Promise<void> {
   const api = await connection.start({
@@ -17,12 +18,14 @@ export async function startSession(): Promise<void> {
       const current = connection.api;
       if (!current) return;
       void agents.bind(current);
+      void settings.bind(current);
       await terminals.bind(current);
       for (const view of views.all()) void view.attach();
     },
   });
   if (!api) return;
   void agents.bind(api);
+  void settings.bind(api);
   try {
     await terminals.bind(api);
   } catch (error) {

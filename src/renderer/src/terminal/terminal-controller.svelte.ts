@@ -1,4 +1,5 @@
 import type { EventPayload, TandemApi } from '../../../shared/contract';
+import type { Appearance, Settings } from '../../../shared/settings';
 import { DEFAULT_LIMITS } from '../../../shared/limits';
 import { type Problem, toProblem } from '../lib/problem';
 import { type ShortcutAction, shortcutOf } from '../lib/shortcuts';
@@ -44,6 +45,10 @@ export class TerminalController {
    * typing does not take over. Set by the view from the roster and the settings.
    */
   holdInput = false;
+  /** Counts the program's bells (BEL), for the view's visual or audible bell. */
+  bells = $state(0);
+  /** Copy the selection as soon as it is made (a setting). */
+  copyOnSelect = false;
 
   readonly view = new XtermView();
   private api: TandemApi | null = null;
@@ -70,9 +75,15 @@ export class TerminalController {
     const onData = term.onData((data) => this.sendInput(data));
     const onBinary = term.onBinary((data) => this.sendInput(data));
     term.attachCustomKeyEventHandler((event) => this.onKey(event));
+    const onBell = term.onBell(() => (this.bells += 1));
+    const onSelection = term.onSelectionChange(() => {
+      if (this.copyOnSelect && term.hasSelection()) this.copySelection();
+    });
     this.cleanups.push(
       () => onData.dispose(),
       () => onBinary.dispose(),
+      () => onBell.dispose(),
+      () => onSelection.dispose(),
       exposeForTests(terminalId, term),
     );
   }
@@ -258,12 +269,10 @@ export class TerminalController {
     api.call('resize', { attachmentId, ...size }).catch(noop);
   }
 
-  /** The person's font size: the view refits, and the host gets the new size. */
-  setFontSize(size: number): void {
-    const term = this.view.term;
-    if (term.options.fontSize === size) return;
-    term.options.fontSize = size;
-    this.fitSoon();
+  /** The person's settings: a new font refits the view, and the host gets the new size. */
+  applySettings(settings: Settings, appearance: Appearance): void {
+    this.copyOnSelect = settings.copyOnSelect;
+    if (this.view.apply(settings, appearance)) this.fitSoon();
   }
 
   /** The host's size as the roster reports it, followed by read-only views. */
@@ -288,10 +297,17 @@ export class TerminalController {
     return false;
   }
 
-  private copySelection(): void {
+  copySelection(): void {
     const selection = this.view.term.getSelection();
     if (!selection) return;
     navigator.clipboard?.writeText(selection).catch(() => document.execCommand('copy'));
+  }
+
+  /** Pastes as the person's own input (the context menu or a right-click), bracketed when the program asks. */
+  paste(text: string): void {
+    if (!text) return;
+    this.typed.markMenuPaste();
+    this.view.term.paste(text);
   }
 
   /** Focuses the terminal now, or as soon as its tab is shown. */

@@ -1,40 +1,53 @@
 import type { ITheme } from '@xterm/xterm';
+import { palettes } from '../../../shared/palette';
+import type { Appearance } from '../../../shared/settings';
 
-/** The terminal palette; the UI chrome uses the same colours through CSS variables. */
-export const terminalTheme: ITheme = {
-  background: '#0f1115',
-  foreground: '#d4d7dd',
-  cursor: '#e8eaee',
-  cursorAccent: '#0f1115',
-  selectionBackground: '#3a4a66',
-  selectionInactiveBackground: '#2a3242',
-  black: '#1c1f26',
-  red: '#e06c75',
-  green: '#98c379',
-  yellow: '#e5c07b',
-  blue: '#61afef',
-  magenta: '#c678dd',
-  cyan: '#56b6c2',
-  white: '#c8ccd4',
-  brightBlack: '#5c6370',
-  brightRed: '#ef8189',
-  brightGreen: '#b5e08f',
-  brightYellow: '#f0d197',
-  brightBlue: '#82c3f7',
-  brightMagenta: '#d799e8',
-  brightCyan: '#77cfd9',
-  brightWhite: '#f0f2f5',
-};
-
-export const terminalFontFamily = "'JetBrains Mono', 'Cascadia Mono', 'DejaVu Sans Mono', 'Liberation Mono', ui-monospace, Menlo, Consolas, monospace";
-export const terminalFontSize = 14;
+/** xterm.js's theme for an appearance; the host answers colour queries from the same palette. */
+export function xtermTheme(appearance: Appearance): ITheme {
+  const p = palettes[appearance];
+  const [black, red, green, yellow, blue, magenta, cyan, white, brightBlack, brightRed, brightGreen, brightYellow, brightBlue, brightMagenta, brightCyan, brightWhite] = p.ansi;
+  return {
+    background: p.background,
+    foreground: p.foreground,
+    cursor: p.cursor,
+    cursorAccent: p.cursorAccent,
+    selectionBackground: p.selectionBackground,
+    selectionInactiveBackground: p.selectionInactiveBackground,
+    black,
+    red,
+    green,
+    yellow,
+    blue,
+    magenta,
+    cyan,
+    white,
+    brightBlack,
+    brightRed,
+    brightGreen,
+    brightYellow,
+    brightBlue,
+    brightMagenta,
+    brightCyan,
+    brightWhite,
+  };
+}
 
 /** Search highlight colours (#RRGGBB, as the search addon requires). */
-export const searchDecorations = {
-  matchBackground: '#3e4451',
-  matchBorder: '#5c6370',
-  matchOverviewRuler: '#e5c07b',
-  activeMatchBackground: '#8a6d2b',
-  activeMatchBorder: '#e5c07b',
-  activeMatchColorOverviewRuler: '#e5c07b',
+export const searchDecorations: Record<Appearance, { matchBackground: string; matchBorder: string; matchOverviewRuler: string; activeMatchBackground: string; activeMatchBorder: string; activeMatchColorOverviewRuler: string }> = {
+  dark: {
+    matchBackground: '#3e4451',
+    matchBorder: '#5c6370',
+    matchOverviewRuler: '#e5c07b',
+    activeMatchBackground: '#8a6d2b',
+    activeMatchBorder: '#e5c07b',
+    activeMatchColorOverviewRuler: '#e5c07b',
+  },
+  light: {
+    matchBackground: '#e6e9ef',
+    matchBorder: '#9ea1a8',
+    matchOverviewRuler: '#b07d06',
+    activeMatchBackground: '#f5d77a',
+    activeMatchBorder: '#b07d06',
+    activeMatchColorOverviewRuler: '#b07d06',
+  },
 };

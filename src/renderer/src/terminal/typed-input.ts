@@ -36,6 +36,11 @@ export class TypedInputTracker {
     };
   }
 
+  /** The person chose Paste in the view's menu: what follows is theirs, though it came from a click. */
+  markMenuPaste(): void {
+    this.lastTypedAt = this.now();
+  }
+
   isTyped(data: string): boolean {
     if (reportPattern.test(data)) return false;
     return this.lastTypedAt > this.lastPointerAt && this.now() - this.lastTypedAt <= typedWindowMs;

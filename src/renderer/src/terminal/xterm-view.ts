@@ -4,8 +4,9 @@ import { Unicode11Addon } from '@xterm/addon-unicode11';
 import { WebLinksAddon } from '@xterm/addon-web-links';
 import { WebglAddon } from '@xterm/addon-webgl';
 import { Terminal } from '@xterm/xterm';
+import { type Appearance, defaultSettings, type Settings } from '../../../shared/settings';
 import { swallowProtocolRequests } from './protocol-guard';
-import { terminalFontFamily, terminalFontSize, terminalTheme } from './theme';
+import { xtermTheme } from './theme';
 
 /** The host's pseudoconsole when it runs on Windows (its `environment`); set before views attach. */
 let hostWindowsPty: { backend: 'conpty'; buildNumber: number } | undefined;
@@ -13,9 +14,6 @@ let hostWindowsPty: { backend: 'conpty'; buildNumber: number } | undefined;
 export function setHostWindowsPty(info: typeof hostWindowsPty): void {
   hostWindowsPty = info;
 }
-
-/** Scrollback of the view; the host keeps the authoritative history and sends it on attach. */
-export const viewScrollbackLines = 10_000;
 
 /**
  * One xterm.js instance with Tandem's addons. The terminal exists (and takes output) before it
@@ -32,13 +30,14 @@ export class XtermView {
   constructor() {
     this.term = new Terminal({
       allowProposedApi: true,
-      fontFamily: terminalFontFamily,
-      fontSize: terminalFontSize,
+      fontFamily: defaultSettings.fontFamily,
+      fontSize: defaultSettings.fontSize,
       lineHeight: 1.15,
-      theme: terminalTheme,
-      scrollback: viewScrollbackLines,
-      cursorBlink: true,
-      cursorStyle: 'block',
+      theme: xtermTheme('dark'),
+      // The host keeps the authoritative history and sends it on attach; the view keeps as much.
+      scrollback: defaultSettings.scrollback,
+      cursorBlink: defaultSettings.cursorBlink,
+      cursorStyle: defaultSettings.cursorStyle,
       macOptionIsMeta: true,
       rightClickSelectsWord: false,
       drawBoldTextInBrightColors: false,
@@ -60,6 +59,26 @@ export class XtermView {
       }),
     );
   }
+
+  /** The person's settings; true when the glyph size changed (the view must refit). */
+  apply(settings: Settings, appearance: Appearance): boolean {
+    const options = this.term.options;
+    const resized = options.fontSize !== settings.fontSize || options.fontFamily !== settings.fontFamily;
+    if (resized) {
+      options.fontSize = settings.fontSize;
+      options.fontFamily = settings.fontFamily;
+    }
+    if (options.cursorStyle !== settings.cursorStyle) options.cursorStyle = settings.cursorStyle;
+    if (options.cursorBlink !== settings.cursorBlink) options.cursorBlink = settings.cursorBlink;
+    if (options.scrollback !== settings.scrollback) options.scrollback = settings.scrollback;
+    if (this.appearance !== appearance) {
+      this.appearance = appearance;
+      options.theme = xtermTheme(appearance);
+    }
+    return resized;
+  }
+
+  private appearance: Appearance = 'dark';
 
   get isOpen(): boolean {
     return this.opened;

@@ -1,0 +1,63 @@
+/**
+ * The person's preferences, kept by the host (one file in the state directory) so every window
+ * and browser tab shows the same terminal. Bounds are part of the schema: bad values are refused
+ * with `invalid_argument`, never clamped silently.
+ */
+import { z } from 'zod';
+
+export const fontSizeBounds = { min: 8, max: 32 } as const;
+/** Lines of history the host keeps per new terminal. Beyond the 1,000 live lines they are kept as serialized text (a full 160-column line is about 200 bytes), so 50,000 is about 10 MB a terminal. */
+export const scrollbackBounds = { min: 100, max: 50_000 } as const;
+/** The terminal font when the person names none. */
+export const defaultFontFamily = "'JetBrains Mono', 'Cascadia Mono', 'DejaVu Sans Mono', 'Liberation Mono', ui-monospace, Menlo, Consolas, monospace";
+
+export const themeChoices = ['dark', 'light', 'system'] as const;
+export type ThemeChoice = (typeof themeChoices)[number];
+/** A theme as drawn: "system" resolved by the person's operating system or browser. */
+export type Appearance = 'dark' | 'light';
+
+export const settingsSchema = z
+  .object({
+    theme: z.enum(themeChoices),
+    /** A CSS font-family list; control characters and CSS punctuation that could end the value are refused. */
+    fontFamily: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .regex(/^[^\p{Cc};{}<>]+$/u, 'must be a font-family list without ; { } < > or control characters'),
+    fontSize: z.number().int().min(fontSizeBounds.min).max(fontSizeBounds.max),
+    cursorStyle: z.enum(['block', 'bar', 'underline']),
+    cursorBlink: z.boolean(),
+    scrollback: z.number().int().min(scrollbackBounds.min).max(scrollbackBounds.max),
+    copyOnSelect: z.boolean(),
+    rightClick: z.enum(['menu', 'paste']),
+    bell: z.enum(['none', 'visual', 'sound']),
+    /** Typing into a terminal an agent drives takes control (else typing is held back). */
+    typingTakesOver: z.boolean(),
+  })
+  .strict();
+
+export type Settings = z.output<typeof settingsSchema>;
+
+/** A change: any subset of the settings, each field validated as above. */
+export const settingsPatchSchema = settingsSchema.partial().strict();
+export type SettingsPatch = z.output<typeof settingsPatchSchema>;
+
+export const defaultSettings: Settings = {
+  theme: 'dark',
+  fontFamily: defaultFontFamily,
+  fontSize: 14,
+  cursorStyle: 'block',
+  cursorBlink: true,
+  scrollback: 10_000,
+  copyOnSelect: false,
+  rightClick: 'menu',
+  bell: 'visual',
+  typingTakesOver: true,
+};
+
+export function resolveAppearance(theme: ThemeChoice, systemDark: boolean): Appearance {
+  if (theme === 'system') return systemDark ? 'dark' : 'light';
+  return theme;
+}
