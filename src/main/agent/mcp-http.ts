@@ -19,6 +19,8 @@ export interface McpHttpOptions {
   isUiCredential?: (secret: string) => boolean;
   /** A request body larger than this is refused (bytes). */
   maxBodyBytes?: number;
+  /** Sessions kept at once (default `maxSessions`). */
+  maxSessions?: number;
 }
 
 interface Session {
@@ -36,6 +38,14 @@ interface Session {
 
 /** A session with no open stream and no request for this long is over (its agent is gone). */
 export const idleSessionMs = 10 * 60_000;
+/**
+ * At most this many sessions: a new one first ends the longest-idle session without an open
+ * stream or a call in flight (a bridge that exited never says goodbye); if every one is live,
+ * it is refused.
+ */
+export const maxSessions = 128;
+/** Calls in flight on one session at once; more are refused as `busy`. */
+export const maxInflightPerSession = 64;
 
 function sendJson(res: ServerResponse, status: number, code: ErrorCode | 'unauthorized', message: string): void {
   res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
@@ -79,6 +89,8 @@ async function readBody(req: IncomingMessage, maxBytes: number): Promise<unknown
 export class McpHttpEndpoint {
   private readonly sessions = new Map<string, Session>();
   private readonly idleTimer: ReturnType<typeof setInterval>;
+  /** Initialize requests under way: they count against the session cap before they register. */
+  private opening = 0;
 
   constructor(
     private readonly service: AgentService,
@@ -117,6 +129,9 @@ export class McpHttpEndpoint {
       const session = this.sessions.get(sessionId);
       if (!session) return sendJson(res, 404, 'not_found', 'Unknown MCP session; initialize a new one.');
       if (session.connection.identity.tokenHash !== identity.tokenHash) return sendJson(res, 403, 'forbidden', 'This MCP session belongs to another token.');
+      if (req.method === 'POST' && session.inflight.size >= maxInflightPerSession) {
+        return sendJson(res, 429, 'busy', `This session already has ${maxInflightPerSession} calls in flight; wait for some to finish.`);
+      }
       this.track(session, req, res, body);
       await session.transport.handleRequest(req, res, body);
       // The SDK leaves each answered request's Response in the transport (see mcp-stream-release.ts).
@@ -125,7 +140,30 @@ export class McpHttpEndpoint {
       return;
     }
     if (req.method !== 'POST') return sendJson(res, 400, 'invalid_argument', 'Start with an initialize request (POST) before opening a stream.');
-    await this.open(identity, req, res, body);
+    if (!this.makeRoom()) {
+      return sendJson(res, 503, 'capacity', `Tandem already serves ${this.opts.maxSessions ?? maxSessions} live agent sessions; end one (close an agent) and try again.`);
+    }
+    this.opening += 1;
+    try {
+      await this.open(identity, req, res, body);
+    } finally {
+      this.opening -= 1;
+    }
+  }
+
+  /** Below the session cap (counting sessions being opened), ending the longest-idle one with nothing open if need be. */
+  private makeRoom(): boolean {
+    if (this.sessions.size + this.opening < (this.opts.maxSessions ?? maxSessions)) return true;
+    let idlest: [string, Session] | null = null;
+    for (const entry of this.sessions) {
+      const [, session] = entry;
+      if (session.streams > 0 || session.inflight.size > 0) continue;
+      if (!idlest || session.lastActivityAt < idlest[1].lastActivityAt) idlest = entry;
+    }
+    if (!idlest) return false;
+    // end() forgets the session at once; the SDK's close finishes on its own.
+    void this.end(idlest[0]);
+    return true;
   }
 
   /** Liveness: GET streams and dropped requests tell when the agent went away. */
