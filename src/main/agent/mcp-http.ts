@@ -19,8 +19,6 @@ export interface McpHttpOptions {
   isUiCredential?: (secret: string) => boolean;
   /** A request body larger than this is refused (bytes). */
   maxBodyBytes?: number;
-  /** Sessions kept at once (default `maxSessions`). */
-  maxSessions?: number;
 }
 
 interface Session {
@@ -141,7 +139,7 @@ export class McpHttpEndpoint {
     }
     if (req.method !== 'POST') return sendJson(res, 400, 'invalid_argument', 'Start with an initialize request (POST) before opening a stream.');
     if (!this.makeRoom()) {
-      return sendJson(res, 503, 'capacity', `Tandem already serves ${this.opts.maxSessions ?? maxSessions} live agent sessions; end one (close an agent) and try again.`);
+      return sendJson(res, 503, 'capacity', `Tandem already serves ${maxSessions} live agent sessions; end one (close an agent) and try again.`);
     }
     this.opening += 1;
     try {
@@ -153,7 +151,7 @@ export class McpHttpEndpoint {
 
   /** Below the session cap (counting sessions being opened), ending the longest-idle one with nothing open if need be. */
   private makeRoom(): boolean {
-    if (this.sessions.size + this.opening < (this.opts.maxSessions ?? maxSessions)) return true;
+    if (this.sessions.size + this.opening < maxSessions) return true;
     let idlest: [string, Session] | null = null;
     for (const entry of this.sessions) {
       const [, session] = entry;
