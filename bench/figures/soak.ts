@@ -60,7 +60,7 @@ export const soakFigure: Figure = {
       name: 'soak.calls',
       unit: 'count',
       target: null,
-      description: 'tool calls the four agents made over the whole run (120 s full, a few seconds quick)',
+      description: 'tool calls the four agents made over the whole run (120 s full, 2 s quick)',
     },
     {
       name: 'soak.heap-growth.last60s',
@@ -88,9 +88,9 @@ export const soakFigure: Figure = {
     },
   ],
   async run(opts) {
-    const firstPhaseMs = opts.pick(60_000, 2_000);
-    const lastPhaseMs = opts.pick(60_000, 2_000);
-    const sampleMs = opts.pick(5_000, 1_000);
+    const firstPhaseMs = opts.pick(60_000, 1_000);
+    const lastPhaseMs = opts.pick(60_000, 1_000);
+    const sampleMs = opts.pick(5_000, 500);
     let host: HostProcess | null = null;
     const agents: Agent[] = [];
     try {
