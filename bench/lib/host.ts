@@ -17,8 +17,10 @@ export interface HostInfo {
   port: number;
   /** The login token of the printed URL (POST /session trades it for a session secret). */
   login: string;
-  /** The paired agent's token (policy `always`), when an agent name was given. */
+  /** The (first) paired agent's token (policy `always`), when an agent name was given. */
   agentToken: string | null;
+  /** Every paired agent's token by name. */
+  agentTokens: Record<string, string>;
   pid: number;
 }
 
@@ -34,6 +36,16 @@ export interface LoopDelay {
   /** Times a PTY was paused by flow control in the window, and for how long in total. */
   pauses: number;
   pausedMs: number;
+}
+
+export interface HostMemory {
+  heapUsed: number;
+  rss: number;
+  external: number;
+  arrayBuffers: number;
+  fds: number | null;
+  /** Sockets among `fds`. */
+  sockets: number | null;
 }
 
 export class HostProcess {
@@ -55,8 +67,11 @@ export class HostProcess {
     this.exited = exited;
   }
 
-  /** Starts the host; `agent` pairs an agent of that name under policy `always`. */
-  static async start(home: string, root: string, opts: { agent?: string } = {}): Promise<HostProcess> {
+  /**
+   * Starts the host; `agent` (or each of `agents`) pairs an agent of that name under policy
+   * `always`; `exposeGc` lets `memory({ gc: true })` force collections.
+   */
+  static async start(home: string, root: string, opts: { agent?: string; agents?: string[]; exposeGc?: boolean } = {}): Promise<HostProcess> {
     const scratch = mkdtempSync(join(home, 'host-'));
     const tandemHome = join(scratch, 'tandem');
     const rendererDir = join(scratch, 'renderer');
@@ -64,11 +79,11 @@ export class HostProcess {
     mkdirSync(rendererDir);
     // /ws is served only with a UI directory; the bench needs the transport, not the UI.
     writeFileSync(join(rendererDir, 'index.html'), '<!doctype html><title>bench</title>\n');
-    const args = ['--import', 'tsx'];
+    const args = [...(opts.exposeGc ? ['--expose-gc'] : []), '--import', 'tsx'];
     const profDir = process.env.BENCH_CPU_PROF_DIR;
     if (profDir) args.push('--cpu-prof', '--cpu-prof-dir', profDir);
     args.push(probePath('host-child.ts'), '--renderer', rendererDir);
-    if (opts.agent) args.push('--agent', opts.agent);
+    for (const name of [...(opts.agent ? [opts.agent] : []), ...(opts.agents ?? [])]) args.push('--agent', name);
     const env = { ...benchEnv(home), TANDEM_HOME: tandemHome, SHELL: which('bash') ?? '/bin/bash', TANDEM_INSTANCE: undefined, TANDEM_TOKEN: undefined };
     const child = spawn(process.execPath, args, { cwd: root, env, stdio: ['pipe', 'pipe', 'pipe'] });
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -132,6 +147,11 @@ export class HostProcess {
 
   stopLoopDelay(): Promise<LoopDelay> {
     return this.command<LoopDelay>('eld-stop');
+  }
+
+  /** Heap, RSS (bytes), open descriptors and sockets (null off Linux); `gc` forces full collections first. */
+  memory(gc = false): Promise<HostMemory> {
+    return this.command<HostMemory>('memory', { gc });
   }
 
   /** Tears the instance down (its terminals included) and removes its state directory. */

@@ -18,8 +18,18 @@ export function builtCli(root: string): string {
   return join(root, 'out', 'main', 'cli.js');
 }
 
-/** `node bin/tandem.js mcp --name NAME` with the host's TANDEM_HOME and the agent's token. */
-export async function bridgeClient(host: HostProcess, root: string, home: string, name: string, token: string): Promise<Client> {
+/**
+ * `node bin/tandem.js mcp --name NAME` with the host's TANDEM_HOME and the agent's token;
+ * `onStderr` receives what the bridge writes there (warnings, for one).
+ */
+export async function bridgeClient(
+  host: HostProcess,
+  root: string,
+  home: string,
+  name: string,
+  token: string,
+  opts: { onStderr?: (text: string) => void } = {},
+): Promise<Client> {
   const profDir = process.env.BENCH_CPU_PROF_DIR;
   if (!existsSync(builtCli(root))) throw new Error(`${builtCli(root)} is missing: run \`npx electron-vite build\` first`);
   const transport = new StdioClientTransport({
@@ -35,6 +45,7 @@ export async function bridgeClient(host: HostProcess, root: string, home: string
     },
     stderr: 'pipe',
   });
+  if (opts.onStderr) (transport.stderr as NodeJS.ReadableStream | null)?.setEncoding('utf8').on('data', opts.onStderr);
   const client = new Client({ name: 'tandem-bench', version: '1.0.0' });
   await client.connect(transport);
   return client;

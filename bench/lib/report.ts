@@ -5,7 +5,8 @@ import type { Figure, Measurement, RowResult, RowSpec, Target, Unit } from './ty
 export function targetText(target: Target | null, unit: Unit): string | null {
   if (!target) return null;
   const op = target.op === '<=' ? '≤' : target.op === '>=' ? '≥' : '<';
-  return target.metric === 'ratio' ? `${op} ${target.value}x baseline` : `${op} ${target.value}${unit === '%' ? '%' : ` ${unit}`}`;
+  if (target.metric === 'ratio') return `${op} ${target.value}x baseline`;
+  return `${op} ${target.value}${unit === '%' ? '%' : unit === 'count' ? '' : ` ${unit}`}`;
 }
 
 function meets(target: Target | null, median: number | null, ratio: number | null): boolean | null {
@@ -101,6 +102,7 @@ export function formatValue(value: number | null, unit: Unit): string {
   }
   if (unit === '%') return `${value.toFixed(1)}%`;
   if (unit === 'x') return `${value.toFixed(2)}x`;
+  if (unit === 'count') return String(Math.round(value));
   return `${value.toFixed(1)} ${unit}`;
 }
 

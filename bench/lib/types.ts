@@ -4,7 +4,7 @@
  * runner computes medians, p90, ratios to the baseline and whether the target is met.
  */
 
-export type Unit = 'ms' | 'MiB' | '%' | 'MiB/s' | 'x';
+export type Unit = 'ms' | 'MiB' | '%' | 'MiB/s' | 'x' | 'count';
 
 export interface Target {
   /** What the target is checked against: the figure's median, its p99, or its ratio to the baseline. */

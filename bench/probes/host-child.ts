@@ -3,26 +3,29 @@
  * loop: the runtime (instance lock, TerminalHost, AgentLayer, WebServer on 127.0.0.1 with /ws,
  * /mcp and /pair), as `tandem serve` starts it.
  *
- *   node --import tsx bench/probes/host-child.ts --renderer DIR [--agent NAME]
+ *   node [--expose-gc] --import tsx bench/probes/host-child.ts --renderer DIR [--agent NAME]...
  *
  * Environment: TANDEM_HOME (the state directory) and HOME as the bench sets them. Prints one
- * line `BENCH-HOST-READY <json>` (origin, login token, agent token), then answers one JSON
+ * line `BENCH-HOST-READY <json>` (origin, login token, agent tokens), then answers one JSON
  * command per stdin line with `BENCH-HOST <json>`:
  *   {id, cmd: 'eld-start'}            starts an event-loop delay histogram (and a CPU counter)
  *   {id, cmd: 'eld-stop'}             stops it: p50/p99/max/mean delay in ms, CPU ms used, and
  *                                     how often and how long flow control paused a PTY
  *   {id, cmd: 'terminal', args: {id}} waits until the terminal's emulator has parsed everything
  *                                     received; how long that took, and what it skipped
+ *   {id, cmd: 'memory', args: {gc}}   heap, RSS, open descriptors and sockets among them; with gc
+ *                                     (and --expose-gc) after forced full collections
  *   {id, cmd: 'stop'}                 tears everything down and exits
  * End of stdin or SIGTERM also stop it.
  */
+import { readdirSync, readlinkSync } from 'node:fs';
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { type Runtime, startRuntime } from '../../src/main/runtime.js';
 import { TerminalSession } from '../../src/main/terminal/session.js';
 
-const { values } = parseArgs({ options: { renderer: { type: 'string' }, agent: { type: 'string' } } });
+const { values } = parseArgs({ options: { renderer: { type: 'string' }, agent: { type: 'string', multiple: true } } });
 
 function send(line: string): void {
   process.stdout.write(`${line}\n`);
@@ -68,6 +71,20 @@ TerminalSession.prototype.resume = function (this: TerminalSession) {
   }
   resume.call(this);
 };
+
+/** Open descriptors, and how many of them are sockets (HTTP keep-alive connections come and go). */
+function openDescriptors(): { all: number; sockets: number } {
+  const fds = readdirSync('/proc/self/fd');
+  let sockets = 0;
+  for (const fd of fds) {
+    try {
+      if (readlinkSync(`/proc/self/fd/${fd}`).startsWith('socket:')) sockets += 1;
+    } catch {
+      // Closed while listing (the directory's own descriptor, for one).
+    }
+  }
+  return { all: fds.length, sockets };
+}
 
 let histogram: IntervalHistogram | null = null;
 let cpuStart: NodeJS.CpuUsage | null = null;
@@ -115,6 +132,18 @@ async function handle(command: Command): Promise<unknown> {
       await session.drained();
       return { skippedChars: session.headless.skippedChars, drainMs: performance.now() - t0 };
     }
+    case 'memory': {
+      if (command.args?.gc) {
+        if (typeof globalThis.gc !== 'function') throw new Error('start the host with --expose-gc');
+        // Two passes with a turn between: finalizers (FinalizationRegistry, weak callbacks) run after the first.
+        globalThis.gc();
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        globalThis.gc();
+      }
+      const usage = process.memoryUsage();
+      const fds = process.platform === 'linux' ? openDescriptors() : null;
+      return { heapUsed: usage.heapUsed, rss: usage.rss, external: usage.external, arrayBuffers: usage.arrayBuffers, fds: fds?.all ?? null, sockets: fds?.sockets ?? null };
+    }
     case 'stop':
       setImmediate(() => void stop(0));
       return {};
@@ -132,13 +161,14 @@ async function main(): Promise<void> {
     rendererDir: values.renderer ?? null,
     bridge: { command: 'tandem', args: ['mcp'] },
   });
-  let agentToken: string | null = null;
-  if (values.agent) {
-    agentToken = runtime.agents.pairAgent({ name: values.agent }).token;
-    runtime.agents.setAgentPolicy({ name: values.agent, policy: 'always' });
+  const agentTokens: Record<string, string> = {};
+  for (const name of values.agent ?? []) {
+    agentTokens[name] = runtime.agents.pairAgent({ name }).token;
+    runtime.agents.setAgentPolicy({ name, policy: 'always' });
   }
+  const agentToken = values.agent?.[0] ? agentTokens[values.agent[0]]! : null;
   const login = /#login=(.+)$/.exec(runtime.server.loginUrl())?.[1] ?? null;
-  send(`BENCH-HOST-READY ${JSON.stringify({ origin: runtime.server.origin, port: runtime.server.port, login, agentToken, pid: process.pid })}`);
+  send(`BENCH-HOST-READY ${JSON.stringify({ origin: runtime.server.origin, port: runtime.server.port, login, agentToken, agentTokens, pid: process.pid })}`);
   const lines = createInterface({ input: process.stdin });
   lines.on('line', (line) => {
     let command: Command;

@@ -10,6 +10,7 @@ import { discoveryPath, isAlive, readInstance, type InstanceInfo } from '../host
 import { stateDir } from '../state-dir.js';
 import { bridgeHeaders } from './mcp-http.js';
 import { createMcpServer, serverInfo, toolError } from './mcp-server.js';
+import { settlingFetch } from './settling-fetch.js';
 import { agentNamePattern } from './tokens.js';
 
 export interface BridgeOptions {
@@ -124,7 +125,7 @@ export class Upstream {
     const headers: Record<string, string> = { Authorization: `Bearer ${token}`, [bridgeHeaders.cwd]: encodeURIComponent(this.cwd) };
     if (this.env.TANDEM_TERMINAL_ID) headers[bridgeHeaders.terminalId] = encodeURIComponent(this.env.TANDEM_TERMINAL_ID);
     const client = new Client({ name: `tandem-bridge (${this.nameOf()})`, version: serverInfo.version });
-    const transport = new StreamableHTTPClientTransport(new URL(info.mcpUrl), { requestInit: { headers } });
+    const transport = new StreamableHTTPClientTransport(new URL(info.mcpUrl), { requestInit: { headers }, fetch: settlingFetch() });
     try {
       await client.connect(transport);
     } catch (error) {

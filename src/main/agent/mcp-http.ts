@@ -4,7 +4,9 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { ErrorCode } from '../../shared/errors.js';
 import { checkRequest } from '../web/origin.js';
+import { linkSignals } from './linked-signal.js';
 import { createMcpServer, runTool } from './mcp-server.js';
+import { releaseAnsweredStreams } from './mcp-stream-release.js';
 import type { AgentConnection, AgentService } from './service.js';
 import type { AgentIdentity } from './tokens.js';
 
@@ -34,6 +36,14 @@ interface Session {
 
 /** A session with no open stream and no request for this long is over (its agent is gone). */
 export const idleSessionMs = 10 * 60_000;
+/**
+ * At most this many sessions: a new one first ends the longest-idle session without an open
+ * stream or a call in flight (a bridge that exited never says goodbye); if every one is live,
+ * it is refused.
+ */
+export const maxSessions = 128;
+/** Calls in flight on one session at once; more are refused as `busy`. */
+export const maxInflightPerSession = 64;
 
 function sendJson(res: ServerResponse, status: number, code: ErrorCode | 'unauthorized', message: string): void {
   res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
@@ -77,6 +87,8 @@ async function readBody(req: IncomingMessage, maxBytes: number): Promise<unknown
 export class McpHttpEndpoint {
   private readonly sessions = new Map<string, Session>();
   private readonly idleTimer: ReturnType<typeof setInterval>;
+  /** Initialize requests under way: they count against the session cap before they register. */
+  private opening = 0;
 
   constructor(
     private readonly service: AgentService,
@@ -115,13 +127,41 @@ export class McpHttpEndpoint {
       const session = this.sessions.get(sessionId);
       if (!session) return sendJson(res, 404, 'not_found', 'Unknown MCP session; initialize a new one.');
       if (session.connection.identity.tokenHash !== identity.tokenHash) return sendJson(res, 403, 'forbidden', 'This MCP session belongs to another token.');
+      if (req.method === 'POST' && session.inflight.size >= maxInflightPerSession) {
+        return sendJson(res, 429, 'busy', `This session already has ${maxInflightPerSession} calls in flight; wait for some to finish.`);
+      }
       this.track(session, req, res, body);
       await session.transport.handleRequest(req, res, body);
+      // The SDK leaves each answered request's Response in the transport (see mcp-stream-release.ts).
+      if (req.method === 'POST') releaseAnsweredStreams(session.transport);
       if (req.method === 'DELETE') await this.end(sessionId);
       return;
     }
     if (req.method !== 'POST') return sendJson(res, 400, 'invalid_argument', 'Start with an initialize request (POST) before opening a stream.');
-    await this.open(identity, req, res, body);
+    if (!this.makeRoom()) {
+      return sendJson(res, 503, 'capacity', `Tandem already serves ${maxSessions} live agent sessions; end one (close an agent) and try again.`);
+    }
+    this.opening += 1;
+    try {
+      await this.open(identity, req, res, body);
+    } finally {
+      this.opening -= 1;
+    }
+  }
+
+  /** Below the session cap (counting sessions being opened), ending the longest-idle one with nothing open if need be. */
+  private makeRoom(): boolean {
+    if (this.sessions.size + this.opening < maxSessions) return true;
+    let idlest: [string, Session] | null = null;
+    for (const entry of this.sessions) {
+      const [, session] = entry;
+      if (session.streams > 0 || session.inflight.size > 0) continue;
+      if (!idlest || session.lastActivityAt < idlest[1].lastActivityAt) idlest = entry;
+    }
+    if (!idlest) return false;
+    // end() forgets the session at once; the SDK's close finishes on its own.
+    void this.end(idlest[0]);
+    return true;
   }
 
   /** Liveness: GET streams and dropped requests tell when the agent went away. */
@@ -162,18 +202,24 @@ export class McpHttpEndpoint {
   private async open(identity: AgentIdentity, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
     const connection = this.service.connect(identity, { cwd: headerValue(req, bridgeHeaders.cwd), ownTerminalId: headerValue(req, bridgeHeaders.terminalId) });
     let session: Session | null = null;
-    const server = createMcpServer((name, args, signal, requestId) => {
+    const server = createMcpServer(async (name, args, signal, requestId) => {
       const signals = [signal];
       if (session) {
         signals.push(session.gone.signal);
         const dropped = session.inflight.get(requestId);
         if (dropped) signals.push(dropped.signal);
       }
-      return runTool(this.service, connection, name, args, AbortSignal.any(signals));
+      const linked = linkSignals(signals);
+      try {
+        return await runTool(this.service, connection, name, args, linked.signal);
+      } finally {
+        linked.dispose();
+      }
     });
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomBytes(16).toString('base64url'),
-      // Plain JSON replies to POSTs: no SSE framing per tool call.
+      // Plain JSON replies to POSTs: no SSE framing per tool call (about 0.5 ms a call faster
+      // than SSE replies here; the SDK's JSON-mode leak is released after each POST instead).
       enableJsonResponse: true,
       onsessioninitialized: (id) => {
         session = { transport, server, connection, streams: 0, gone: new AbortController(), inflight: new Map(), lastActivityAt: Date.now() };

@@ -26,6 +26,8 @@ type Outcome = { state: 'pending' } | { state: 'allowed'; token: string; persist
 /** How long an answered request can still be polled for its token, and an unanswered one waits. */
 export const answeredTtlMs = 5 * 60_000;
 export const pendingTtlMs = 10 * 60_000;
+/** Outcomes kept for polling at once; past this the oldest answered ones go first. */
+export const maxOutcomes = 256;
 
 const trustedPolicy: PolicySettings = { ...defaultPolicy, policy: 'always' };
 
@@ -47,12 +49,12 @@ export class PairingBroker {
 
   request(claim: PairingClaim): string {
     const name = checkAgentName(claim.name);
+    this.expire();
     if (this.opts.trustLocalAgents) {
       const id = `trusted-${randomBytes(9).toString('base64url')}`;
       this.remember(id, { state: 'allowed', token: this.tokens.issueEphemeral(name, trustedPolicy), persistent: false, name });
       return id;
     }
-    this.expire();
     const { id, decision } = this.requests.open({ ...claim, name, at: new Date().toISOString() });
     this.remember(id, { state: 'pending' });
     // Unanswered requests lapse, so idle claims cannot fill the person's queue for good.
@@ -88,6 +90,11 @@ export class PairingBroker {
 
   private remember(id: string, outcome: Outcome): void {
     this.outcomes.set(id, { outcome, expires: this.clock.now() + answeredTtlMs });
+    // Pending ones are at most the person's queue (64), so answered ones can always make room.
+    for (const [oldId, entry] of this.outcomes) {
+      if (this.outcomes.size <= maxOutcomes) break;
+      if (entry.outcome.state !== 'pending') this.outcomes.delete(oldId);
+    }
   }
 
   private expire(): void {

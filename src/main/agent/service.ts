@@ -204,6 +204,14 @@ export class AgentService {
       await this.host.close(terminalId).catch(() => undefined);
       if (!this.host.has(terminalId)) this.forget(terminalId);
     }
+    // An agent that owns no terminal has nothing to reclaim: forget when it left.
+    const owning = new Set(this.owners.values());
+    for (const tokenHash of [...this.goneAt.keys()]) if (!owning.has(tokenHash)) this.goneAt.delete(tokenHash);
+  }
+
+  /** Agents remembered as gone (for the bound's test). */
+  get goneAgents(): number {
+    return this.goneAt.size;
   }
 
   /** A closed terminal takes its questions to the person with it. */

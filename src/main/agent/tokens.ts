@@ -28,6 +28,13 @@ export function newToken(): string {
   return `tdm_${randomBytes(32).toString('base64url')}`;
 }
 
+/**
+ * Session tokens kept at once. Under --trust-local-agents every bridge start pairs anew, so a
+ * host running for weeks would collect them; past this, the least recently used one is revoked
+ * (its bridge, if it still runs, pairs again on its next call).
+ */
+export const maxEphemeralTokens = 256;
+
 export const agentNamePattern = /^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$/;
 
 export function checkAgentName(name: string): string {
@@ -86,13 +93,22 @@ export class TokenStore {
     const token = newToken();
     const tokenHash = hashToken(token);
     this.ephemeral.set(tokenHash, { name: checkAgentName(name), tokenHash, persistent: false, settings });
+    for (const oldest of this.ephemeral.keys()) {
+      if (this.ephemeral.size <= maxEphemeralTokens) break;
+      this.revokeEphemeral(oldest);
+    }
     return token;
   }
 
   identify(token: string): AgentIdentity | null {
     const tokenHash = hashToken(token);
     const ephemeral = this.ephemeral.get(tokenHash);
-    if (ephemeral) return ephemeral;
+    if (ephemeral) {
+      // Most recently used last: the cap revokes from the front.
+      this.ephemeral.delete(tokenHash);
+      this.ephemeral.set(tokenHash, ephemeral);
+      return ephemeral;
+    }
     const wanted = Buffer.from(tokenHash, 'hex');
     for (const record of this.records.values()) {
       if (timingSafeEqual(Buffer.from(record.tokenHash, 'hex'), wanted)) {

@@ -1,0 +1,109 @@
+import { type ClientRequest, type IncomingMessage, request } from 'node:http';
+import { afterEach, describe, expect, it } from 'vitest';
+import { maxInflightPerSession, maxSessions } from '../../src/main/agent/mcp-http.js';
+import { startAgentFixture, type AgentFixture } from './agent-helpers.js';
+
+// The bounds of /mcp, attacked over raw HTTP so the test controls exactly which streams and
+// calls are open: sessions held at once, and calls in flight on one session.
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+const protocolVersion = '2025-06-18';
+
+interface Reply {
+  status: number;
+  headers: IncomingMessage['headers'];
+  body: string;
+}
+
+function send(f: AgentFixture, token: string, method: 'GET' | 'POST', opts: { session?: string; body?: object } = {}): { req: ClientRequest; reply: Promise<Reply>; headers: Promise<IncomingMessage> } {
+  const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'application/json, text/event-stream', 'mcp-protocol-version': protocolVersion };
+  if (opts.session) headers['mcp-session-id'] = opts.session;
+  if (opts.body) headers['content-type'] = 'application/json';
+  let onHeaders!: (res: IncomingMessage) => void;
+  const headersReady = new Promise<IncomingMessage>((resolve) => (onHeaders = resolve));
+  const req = request(`${f.url}/mcp`, { method, headers });
+  const reply = new Promise<Reply>((resolve, reject) => {
+    req.on('response', (res) => {
+      onHeaders(res);
+      let body = '';
+      res.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+  });
+  reply.catch(() => undefined);
+  req.end(opts.body ? JSON.stringify(opts.body) : undefined);
+  return { req, reply, headers: headersReady };
+}
+
+const initialize = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion, capabilities: {}, clientInfo: { name: 'bounds', version: '1' } } };
+
+/** A session whose GET stream is open (the agent is live), and a way to drop that stream. */
+async function liveSession(f: AgentFixture, token: string): Promise<{ id: string; drop: () => void }> {
+  const init = await send(f, token, 'POST', { body: initialize }).reply;
+  expect(init.status).toBe(200);
+  const id = String(init.headers['mcp-session-id']);
+  const stream = send(f, token, 'GET', { session: id });
+  expect((await stream.headers).statusCode).toBe(200);
+  return { id, drop: () => stream.req.destroy() };
+}
+
+async function fixture(): Promise<{ f: AgentFixture; token: string }> {
+  const f = await startAgentFixture();
+  cleanups.push(() => f.close());
+  const token = f.layer.pairAgent({ name: 'bounded' }).token;
+  f.layer.setAgentPolicy({ name: 'bounded', policy: 'always' });
+  return { f, token };
+}
+
+describe('/mcp bounds', () => {
+  it(`holds at most ${maxSessions} sessions: a new one ends the longest-idle one without a stream, and is refused while every one is live`, { timeout: 120_000 }, async () => {
+    const { f, token } = await fixture();
+    const sessions = [];
+    for (let i = 0; i < maxSessions; i++) sessions.push(await liveSession(f, token));
+    const refused = await send(f, token, 'POST', { body: initialize }).reply;
+    expect(refused.status).toBe(503);
+    expect(JSON.parse(refused.body).error.data.code).toBe('capacity');
+
+    // One agent goes away (its stream closes): the next session takes its place.
+    const gone = sessions[7]!;
+    gone.drop();
+    let admitted: Reply | null = null;
+    for (let attempt = 0; attempt < 50 && admitted?.status !== 200; attempt++) {
+      admitted = await send(f, token, 'POST', { body: initialize }).reply;
+      if (admitted.status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(admitted?.status).toBe(200);
+    const ended = await send(f, token, 'POST', { session: gone.id, body: { jsonrpc: '2.0', id: 2, method: 'tools/list' } }).reply;
+    expect(ended.status).toBe(404);
+    // A live one was not touched.
+    const kept = await send(f, token, 'POST', { session: sessions[8]!.id, body: { jsonrpc: '2.0', id: 2, method: 'tools/list' } }).reply;
+    expect(kept.status).toBe(200);
+    for (const session of sessions) session.drop();
+  });
+
+  it(`refuses a call beyond ${maxInflightPerSession} in flight on one session as busy, and answers again once they finish`, { timeout: 120_000 }, async () => {
+    const { f, token } = await fixture();
+    const session = await liveSession(f, token);
+    cleanups.push(() => session.drop());
+    const call = (id: number, name: string, args: object) => send(f, token, 'POST', { session: session.id, body: { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } } });
+    const opened = JSON.parse((await call(2, 'terminal_open', { title: 'bounded' }).reply).body).result.structuredContent;
+    const waits = Array.from({ length: maxInflightPerSession }, (_, i) => call(100 + i, 'terminal_wait', { id: opened.id, waitMs: 3_000 }));
+    // The waits reach the host one by one; once all are tracked, the next call is refused.
+    let refused: Reply | null = null;
+    for (let attempt = 0; attempt < 50 && refused?.status !== 429; attempt++) {
+      refused = await call(3, 'terminal_list', {}).reply;
+      if (refused.status !== 429) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(refused?.status).toBe(429);
+    expect(JSON.parse(refused!.body).error.data.code).toBe('busy');
+    const settled = await Promise.all(waits.map((wait) => wait.reply));
+    expect(settled.every((reply) => reply.status === 200)).toBe(true);
+    const after = await call(4, 'terminal_list', {}).reply;
+    expect(JSON.parse(after.body).result.structuredContent.terminals).toHaveLength(1);
+  });
+});
