@@ -7,6 +7,8 @@ import { DEFAULT_LIMITS } from '../../shared/limits.js';
 import type { Evidence, Origin, SendResult, SignalName, TerminalStatus } from '../../shared/types.js';
 import { foregroundPgid, readStat, ttyOf } from '../pty/proc.js';
 import { type PtyProcess, spawnPty } from '../pty/pump.js';
+import { Confinement, type SandboxRequest } from '../sandbox/launch.js';
+import type { SandboxInfo } from '../sandbox/types.js';
 import { chunkInput } from '../pty/win-input.js';
 import { readTtyModes } from '../pty/termios.js';
 import { teardownTree } from '../pty/tree.js';
@@ -53,6 +55,8 @@ export interface SessionOptions {
   procTier?: boolean;
   clock?: Clock;
   signal?: AbortSignal;
+  /** Confines the shell (agent terminals); the open fails `sandbox_unavailable` rather than run unconfined. */
+  sandbox?: SandboxRequest;
 }
 
 export interface SendRequest {
@@ -140,6 +144,11 @@ export class TerminalSession {
   banner = '';
 
   private readonly pty: PtyProcess;
+  /** The shell's own pid: node-pty's child is bubblewrap when confined. */
+  private readonly shellPid: number;
+  readonly sandbox: SandboxInfo | null;
+  readonly sandboxRequest: SandboxRequest | null;
+  private readonly confinement: Confinement | null;
   private readonly emulator: Emulator;
   private readonly scanner: MarkerScanner;
   private readonly history: StreamHistory;
@@ -168,7 +177,7 @@ export class TerminalSession {
   private closing: Promise<CloseResult> | null = null;
   private startupBanner: OutputProjector | null;
 
-  private constructor(opts: SessionOptions, id: string, secret: string, rcDir: string, historyFile: string | null, spawned: PtyProcess) {
+  private constructor(opts: SessionOptions, id: string, secret: string, rcDir: string, historyFile: string | null, spawned: PtyProcess, shellPid: number, confinement: Confinement | null) {
     this.id = id;
     this.origin = opts.origin;
     this.shell = opts.shell;
@@ -183,6 +192,10 @@ export class TerminalSession {
     this.rcDir = rcDir;
     this.lastActivityAt = this.clock.now();
     this.pty = spawned;
+    this.shellPid = shellPid;
+    this.confinement = confinement;
+    this.sandbox = confinement?.info ?? null;
+    this.sandboxRequest = opts.sandbox ?? null;
     this.scanner = new MarkerScanner(secret);
     this.history = new StreamHistory(opts.historyChars ?? defaultHistoryChars);
     this.startupBanner = new OutputProjector({ maxBytes: bannerBytes });
@@ -196,7 +209,7 @@ export class TerminalSession {
       },
     });
     this.probeTarget = {
-      shellPid: spawned.pid,
+      shellPid,
       ttyPath: spawned.ptsName ?? (process.platform === 'linux' ? ttyOf(spawned.pid) : null),
       procTier: opts.procTier ?? true,
     };
@@ -220,7 +233,16 @@ export class TerminalSession {
     const id = opts.id ?? randomId();
     const secret = randomBytes(16).toString('hex');
     const rcDir = mkdtempSync(join(tmpdir(), 'tandem-rc-'));
-    const historyFile = opts.origin === 'agent' ? join(tmpdir(), `tandem-history-${id}`) : null;
+    let confinement: Confinement | null = null;
+    try {
+      confinement = opts.sandbox
+        ? new Confinement({ ...opts.sandbox, terminalId: id, workspace: opts.cwd, shellName: opts.shell.name, rcDir, home: (opts.baseEnv ?? process.env).HOME ?? '', env: opts.baseEnv ?? process.env })
+        : null;
+    } catch (error) {
+      rmSync(rcDir, { recursive: true, force: true });
+      throw error;
+    }
+    const historyFile = confinement?.historyFile ?? (opts.origin === 'agent' ? join(tmpdir(), `tandem-history-${id}`) : null);
     const agent = opts.origin === 'agent';
     const env = buildShellEnv({
       base: opts.baseEnv ?? process.env,
@@ -248,14 +270,21 @@ export class TerminalSession {
     }
     const cols = clampInt(opts.cols, 120, 2, DEFAULT_LIMITS.maxCols);
     const rows = clampInt(opts.rows, 32, 2, DEFAULT_LIMITS.maxRows);
+    const launch = confinement ? confinement.wrap(opts.shell.path, args, spawnEnv) : { file: opts.shell.path, args, env: spawnEnv };
     let spawned: PtyProcess;
     try {
-      spawned = await spawnPty(opts.shell.path, args, { name: 'xterm-256color', cols, rows, cwd: opts.cwd, env: spawnEnv });
+      spawned = await spawnPty(launch.file, launch.args, { name: 'xterm-256color', cols, rows, cwd: opts.cwd, env: launch.env });
     } catch (error) {
       rmSync(rcDir, { recursive: true, force: true });
+      confinement?.dispose();
       throw new TandemError('shell_not_found', `The shell ${opts.shell.path} could not be started: ${(error as Error).message}.`);
     }
-    const session = new TerminalSession({ ...opts, cols, rows }, id, secret, rcDir, historyFile, spawned);
+    const shellPid = confinement ? await confinement.shellPid(spawned.pid) : spawned.pid;
+    const session = new TerminalSession({ ...opts, cols, rows }, id, secret, rcDir, historyFile, spawned, shellPid ?? spawned.pid, confinement);
+    if (shellPid === null) {
+      await session.close();
+      throw new TandemError('sandbox_unavailable', `The sandbox could not start the shell: ${(session.startupBanner?.snapshot().output ?? '').trim().slice(0, 200) || 'bubblewrap exited'}; set this agent's sandbox to off to open it unconfined.`);
+    }
     // The shell deletes its rc directory once read; this is the backstop. A person's terminal
     // opens on first output, which can come before the shell reads it (pwsh): keep it until then.
     const removeRc = () => rmSync(rcDir, { recursive: true, force: true });
@@ -327,7 +356,7 @@ export class TerminalSession {
   }
 
   get pid(): number {
-    return this.pty.pid;
+    return this.shellPid;
   }
 
   get status(): TerminalStatus {
@@ -991,7 +1020,7 @@ export class TerminalSession {
 
   private async teardown(): Promise<CloseResult> {
     const { orphans } =
-      process.platform === 'win32' ? { orphans: [] } : await teardownTree({ rootPid: this.pid, terminalId: this.id });
+      process.platform === 'win32' ? { orphans: [] } : await teardownTree({ rootPid: this.pty.pid, terminalId: this.id });
     if (!this.exitInfo) {
       try {
         this.pty.kill();
@@ -1011,8 +1040,9 @@ export class TerminalSession {
     if (this.phase.kind !== 'exited') this.finalizeExit();
     if (orphans.length === 0) {
       this.emulator.dispose();
-      if (this.historyFile) rmSync(this.historyFile, { force: true });
+      if (this.historyFile && !this.confinement) rmSync(this.historyFile, { force: true });
       rmSync(this.rcDir, { recursive: true, force: true });
+      this.confinement?.dispose();
     }
     return { closed: orphans.length === 0, orphans };
   }
