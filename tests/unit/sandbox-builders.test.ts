@@ -77,6 +77,12 @@ describe('bubblewrap arguments', () => {
     expect(args).not.toContain('/tmp/.X11-unix');
   });
 
+  it('still hides a path under /tmp that the workspace brings back', () => {
+    const args = build({ workspace: '/tmp/w', hidden: [{ path: '/tmp/w/.ssh', dir: true }, { path: '/tmp/.X11-unix', dir: true }] });
+    expect(at(args, '--tmpfs', '/tmp/w/.ssh')).toBeGreaterThan(at(args, '--bind', '/tmp/w', '/tmp/w'));
+    expect(args).not.toContain('/tmp/.X11-unix');
+  });
+
   it('shows a workspace that lies inside a hidden directory through it', () => {
     const args = build({ workspace: '/home/ada/.config/Tandem/w' });
     expect(at(args, '--tmpfs', '/home/ada/.config/Tandem')).toBeLessThan(at(args, '--bind', '/home/ada/.config/Tandem/w', '/home/ada/.config/Tandem/w'));

@@ -27,6 +27,8 @@ type Outcome = { state: 'pending' } | { state: 'allowed'; token: string; persist
 export const answeredTtlMs = 5 * 60_000;
 export const pendingTtlMs = 10 * 60_000;
 
+import type { SandboxMode } from '../sandbox/types.js';
+
 const trustedPolicy: PolicySettings = { ...defaultPolicy, policy: 'always' };
 
 /**
@@ -40,7 +42,7 @@ export class PairingBroker {
 
   constructor(
     private readonly tokens: TokenStore,
-    private readonly opts: { trustLocalAgents?: boolean; allowOrigins?: readonly string[]; clock?: Clock } = {},
+    private readonly opts: { trustLocalAgents?: boolean; allowOrigins?: readonly string[]; clock?: Clock; trustedSandbox?: SandboxMode } = {},
   ) {
     this.clock = opts.clock ?? systemClock;
   }
@@ -49,7 +51,7 @@ export class PairingBroker {
     const name = checkAgentName(claim.name);
     if (this.opts.trustLocalAgents) {
       const id = `trusted-${randomBytes(9).toString('base64url')}`;
-      this.remember(id, { state: 'allowed', token: this.tokens.issueEphemeral(name, trustedPolicy), persistent: false, name });
+      this.remember(id, { state: 'allowed', token: this.tokens.issueEphemeral(name, { ...trustedPolicy, sandbox: this.opts.trustedSandbox ?? 'off' }), persistent: false, name });
       return id;
     }
     this.expire();

@@ -6,6 +6,8 @@ import type { ManagedTerminal } from '../host/managed-terminal.js';
 import { which } from '../shells/resolve.js';
 import { type Clock, systemClock } from '../terminal/clock.js';
 import { OpQueue } from './op-queue.js';
+import { sandboxRequest } from '../sandbox/agent-sandbox.js';
+import type { SandboxMode } from '../sandbox/types.js';
 import { judge, type PolicySettings } from './policy.js';
 import { PendingRequests } from './requests.js';
 import type { AgentIdentity, TokenStore } from './tokens.js';
@@ -45,6 +47,8 @@ export interface AgentServiceOptions {
   unattendedGraceMs?: number;
   sweepIntervalMs?: number;
   home?: string;
+  /** Where confined terminals keep their caches and what they hide; without it terminals run unconfined. */
+  sandbox?: { fallback: SandboxMode; stateDir: string; discoveryDir: string };
 }
 
 interface TerminalState {
@@ -91,6 +95,7 @@ export class AgentService {
   private readonly home: string;
   private readonly connectionListeners = new Set<() => void>();
   private readonly opening = new Map<string, number>();
+  private readonly sandbox: AgentServiceOptions['sandbox'];
 
   constructor(
     private readonly host: TerminalHost,
@@ -100,6 +105,7 @@ export class AgentService {
     this.clock = opts.clock ?? systemClock;
     this.graceMs = opts.unattendedGraceMs ?? host.limits.unattendedGraceMs;
     this.home = opts.home ?? host.homeDir;
+    this.sandbox = opts.sandbox;
     this.sweepTimer = setInterval(() => void this.sweepUnattended(), opts.sweepIntervalMs ?? 60_000);
     this.sweepTimer.unref();
     tokens.onRevoked(({ tokenHash }) => {
@@ -110,6 +116,13 @@ export class AgentService {
       const present = new Set(terminals.map((terminal) => terminal.id));
       for (const id of [...this.states.keys(), ...this.owners.keys()]) if (!present.has(id)) this.forget(id);
     });
+  }
+
+  /** The named agent's terminals still in the host plus its opens in progress. */
+  terminalCount(name: string): number {
+    const hashes = new Set([...this.connections.values()].filter((c) => c.identity.name === name).map((c) => c.identity.tokenHash));
+    const opening = [...hashes].reduce((sum, hash) => sum + (this.opening.get(hash) ?? 0), 0);
+    return this.host.list().filter((view) => view.origin === 'agent' && view.agent === name).length + opening;
   }
 
   // ---- connections ---------------------------------------------------------------------------
@@ -274,6 +287,7 @@ export class AgentService {
         title: args.title,
         shell: args.shell ?? (which('bash') ? 'bash' : undefined),
         cwd: args.cwd ?? connection.cwd ?? this.home,
+        sandbox: this.sandbox && sandboxRequest(settings, { ...this.sandbox, agent: connection.identity.name }),
         env: args.env,
         cols: args.cols,
         rows: args.rows,

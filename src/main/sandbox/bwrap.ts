@@ -28,7 +28,7 @@ export interface BwrapLaunch {
   command: readonly string[];
 }
 
-/** Paths bubblewrap already makes private: hiding inside them again is neither needed nor possible. */
+/** Paths bubblewrap makes private: what lies below them is not there inside. */
 const privateRoots = ['/tmp', '/dev', '/proc'];
 
 export function bwrapArgs({ spec, pty, infoFd, seccompFd, unsetEnv, setEnv, command }: BwrapLaunch): string[] {
@@ -36,7 +36,9 @@ export function bwrapArgs({ spec, pty, infoFd, seccompFd, unsetEnv, setEnv, comm
   const bind = write ? '--bind' : '--ro-bind';
   const args: string[] = ['--ro-bind', '/', '/', '--dev', '/dev', '--tmpfs', '/dev/pts', '--dev-bind', pty, pty, '--proc', '/proc'];
   args.push(...(write ? ['--bind', spec.tmpDir, '/tmp'] : ['--tmpfs', '/tmp']));
-  const hidden = spec.hidden.filter((entry) => !privateRoots.some((root) => within(entry.path, root)));
+  // Under a private root a path is gone already, unless a bind (the workspace) brings it back.
+  const binds = [spec.workspace, ...spec.writable, ...spec.readable];
+  const hidden = spec.hidden.filter((entry) => !privateRoots.some((root) => within(entry.path, root)) || binds.some((dir) => within(entry.path, dir)));
   // A hidden directory holding the workspace is hidden first, so the workspace shows through it.
   const holders = hidden.filter((entry) => within(spec.workspace, entry.path));
   const others = hidden.filter((entry) => !within(spec.workspace, entry.path));

@@ -148,6 +148,8 @@ export class TerminalSession {
   private readonly shellPid: number;
   readonly sandbox: SandboxInfo | null;
   readonly sandboxRequest: SandboxRequest | null;
+  /** The cwd at open: a confined terminal's workspace, kept across a reset. */
+  readonly openedIn: string;
   private readonly confinement: Confinement | null;
   private readonly emulator: Emulator;
   private readonly scanner: MarkerScanner;
@@ -196,6 +198,7 @@ export class TerminalSession {
     this.confinement = confinement;
     this.sandbox = confinement?.info ?? null;
     this.sandboxRequest = opts.sandbox ?? null;
+    this.openedIn = opts.cwd;
     this.scanner = new MarkerScanner(secret);
     this.history = new StreamHistory(opts.historyChars ?? defaultHistoryChars);
     this.startupBanner = new OutputProjector({ maxBytes: bannerBytes });
