@@ -9,6 +9,7 @@ import { keystrokeFigure } from './keystroke.js';
 import { memoryFigure } from './memory.js';
 import { readinessFigure } from './readiness.js';
 import { roundtripFigure } from './roundtrip.js';
+import { sandboxFigure } from './sandbox.js';
 import { startupFigure } from './startup.js';
 import { throughputFigure } from './throughput.js';
 
@@ -21,4 +22,5 @@ export const figures: Figure[] = [
   memoryFigure,
   keystrokeFigure,
   readinessFigure,
+  sandboxFigure,
 ];
