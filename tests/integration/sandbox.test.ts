@@ -96,6 +96,8 @@ describe.runIf(sandboxAvailable)('confined agent terminals', () => {
     expect((await send(t.id, `ls -A ${join(f.home, '.ssh')}`)).output).toBe('');
     expect(key.output).not.toContain('PRIVATE-KEY');
     await fails(t.id, `cat ${otherTty}`);
+    // node-pty leaks PTY masters into children: the confined shell must hold none (it could type into the other terminal).
+    expect((await send(t.id, 'readlink /proc/$$/fd/* | grep -c -e ptmx -e pipe')).output).toBe('0');
     expect((await send(t.id, 'ls /dev/pts')).output).toBe(ownTty.split('/').pop());
     expect(await send(t.id, 'ps -e -o comm= | grep -c -v -e bwrap -e ps -e grep -e bash')).toMatchObject({ output: '0' });
   });
@@ -167,7 +169,7 @@ describe.runIf(sandboxAvailable)('confined agent terminals', () => {
     const shells = ['bash', ...(hasCommand('zsh') ? ['zsh'] : []), ...(findPwsh() ? [findPwsh()!] : [])];
     for (const shell of shells) {
       const t = await open({ shell });
-      expect(t.sandbox).toEqual({ mode: 'workspace-write', network: false });
+      expect(t.sandbox, `${shell}: ${JSON.stringify(t)}`).toEqual({ mode: 'workspace-write', network: false });
       const probe = shell.endsWith('pwsh') ? 'Write-Output "$env:TANDEM_SANDBOX"; Set-Content -Path /usr/local/pwsh-escape -Value x' : 'echo "$TANDEM_SANDBOX"; echo x > /usr/local/sh-escape';
       const r = await send(t.id, probe);
       expect(r.output).toContain('workspace-write');

@@ -6,13 +6,14 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { TandemError } from '../../shared/errors.js';
-import { bwrapPath } from './bwrap.js';
+import { bwrapPath, launcherShell } from './bwrap.js';
 import { sandboxExecPath } from './seatbelt.js';
 
 const probeTimeoutMs = 5000;
 const verdicts = new Map<string, string | null>();
 
 function linuxProblem(network: boolean): string | null {
+  if (!existsSync(launcherShell)) return `confined terminals need ${launcherShell} to start bubblewrap; install bash or set this agent's sandbox to off.`;
   if (!existsSync(bwrapPath)) return `bubblewrap is not installed (${bwrapPath}); install it (Debian and Ubuntu: apt install bubblewrap) or set this agent's sandbox to off.`;
   const args = ['--unshare-user', '--disable-userns', '--cap-drop', 'ALL', '--unshare-pid', ...(network ? [] : ['--unshare-net']), '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', '--', 'true'];
   const run = spawnSync(bwrapPath, args, { encoding: 'utf8', timeout: probeTimeoutMs });

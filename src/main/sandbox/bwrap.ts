@@ -12,6 +12,8 @@
 import { type SandboxSpec, within } from './types.js';
 
 export const bwrapPath = '/usr/bin/bwrap';
+/** Runs the launcher that starts bubblewrap (src/main/sandbox/launch.ts). */
+export const launcherShell = '/bin/bash';
 
 export interface BwrapLaunch {
   spec: SandboxSpec;

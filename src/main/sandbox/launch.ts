@@ -9,7 +9,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, realpathSync,
 import { join, posix } from 'node:path';
 import { childrenOf, readStat } from '../pty/proc.js';
 import { assertSandboxAvailable } from './availability.js';
-import { bwrapArgs, bwrapPath } from './bwrap.js';
+import { bwrapArgs, bwrapPath, launcherShell } from './bwrap.js';
 import { hiddenPathCandidates } from './hidden-paths.js';
 import { sandboxExecPath, seatbeltProfile } from './seatbelt.js';
 import { tiocstiFilter } from './seccomp.js';
@@ -48,11 +48,16 @@ const shellAppearMs = 5000;
 const pollMs = 2;
 
 /**
- * The node-pty child is this small sh: it learns the terminal's device (only known once node-pty
- * has opened it), substitutes it into bubblewrap's arguments, and execs bubblewrap with the
- * info and seccomp descriptors. exec keeps the pid: the PTY's child is bubblewrap itself.
+ * The node-pty child is this small bash script: it closes every descriptor it inherited beyond
+ * the terminal (node-pty 1.1 leaks other terminals' PTY masters into children, upstream issue
+ * 657: a confined shell holding one could type into an unconfined terminal), learns the
+ * terminal's device (only known once node-pty has opened it), substitutes it into bubblewrap's
+ * arguments, and execs bubblewrap with the info and seccomp descriptors. exec keeps the pid:
+ * the PTY's child is bubblewrap itself.
  */
 const launcher = [
+  // No redirection on the loop: bash would park stderr in a high descriptor, which the loop closes.
+  'for fd in /proc/self/fd/*; do fd=${fd##*/}; if [ "$fd" -gt 2 ] && [ -e "/proc/self/fd/$fd" ]; then exec {fd}>&-; fi; done',
   'info=$1 bpf=$2; shift 2',
   't=$(tty) || exit 125',
   'n=$#',
@@ -70,9 +75,12 @@ function resolved(path: string): string {
 
 function existing(paths: readonly string[]): HiddenPath[] {
   const out: HiddenPath[] = [];
+  const seen = new Set<string>();
   for (const path of paths) {
     try {
       const real = realpathSync(path);
+      if (seen.has(real)) continue;
+      seen.add(real);
       out.push({ path: real, dir: statSync(real).isDirectory() });
     } catch {
       // Missing or unreadable: nothing to hide.
@@ -140,7 +148,7 @@ export class Confinement {
     const info = join(this.runDir, 'info.json');
     closeSync(openSync(info, 'w', 0o600));
     const argv = bwrapArgs({ spec: this.spec, pty: ptyPlaceholder, infoFd, seccompFd, unsetEnv: hiddenVariables, setEnv: this.cacheEnv, command: [file, ...args] });
-    return { file: '/bin/sh', args: ['-c', launcher, 'tandem-sandbox', info, bpf, bwrapPath, ...argv], env: base };
+    return { file: launcherShell, args: ['--norc', '--noprofile', '-c', launcher, 'tandem-sandbox', info, bpf, bwrapPath, ...argv], env: base };
   }
 
   /**

@@ -145,7 +145,7 @@ export class TerminalSession {
 
   private readonly pty: PtyProcess;
   /** The shell's own pid: node-pty's child is bubblewrap when confined. */
-  private readonly shellPid: number;
+  private shellPid: number;
   readonly sandbox: SandboxInfo | null;
   readonly sandboxRequest: SandboxRequest | null;
   /** The cwd at open: a confined terminal's workspace, kept across a reset. */
@@ -179,7 +179,7 @@ export class TerminalSession {
   private closing: Promise<CloseResult> | null = null;
   private startupBanner: OutputProjector | null;
 
-  private constructor(opts: SessionOptions, id: string, secret: string, rcDir: string, historyFile: string | null, spawned: PtyProcess, shellPid: number, confinement: Confinement | null) {
+  private constructor(opts: SessionOptions, id: string, secret: string, rcDir: string, historyFile: string | null, spawned: PtyProcess, confinement: Confinement | null) {
     this.id = id;
     this.origin = opts.origin;
     this.shell = opts.shell;
@@ -194,7 +194,7 @@ export class TerminalSession {
     this.rcDir = rcDir;
     this.lastActivityAt = this.clock.now();
     this.pty = spawned;
-    this.shellPid = shellPid;
+    this.shellPid = spawned.pid;
     this.confinement = confinement;
     this.sandbox = confinement?.info ?? null;
     this.sandboxRequest = opts.sandbox ?? null;
@@ -212,7 +212,7 @@ export class TerminalSession {
       },
     });
     this.probeTarget = {
-      shellPid,
+      shellPid: spawned.pid,
       ttyPath: spawned.ptsName ?? (process.platform === 'linux' ? ttyOf(spawned.pid) : null),
       procTier: opts.procTier ?? true,
     };
@@ -282,17 +282,16 @@ export class TerminalSession {
       confinement?.dispose();
       throw new TandemError('shell_not_found', `The shell ${opts.shell.path} could not be started: ${(error as Error).message}.`);
     }
-    const shellPid = confinement ? await confinement.shellPid(spawned.pid) : spawned.pid;
-    const session = new TerminalSession({ ...opts, cols, rows }, id, secret, rcDir, historyFile, spawned, shellPid ?? spawned.pid, confinement);
-    if (shellPid === null) {
-      await session.close();
-      throw new TandemError('sandbox_unavailable', `The sandbox could not start the shell: ${(session.startupBanner?.snapshot().output ?? '').trim().slice(0, 200) || 'bubblewrap exited'}; set this agent's sandbox to off to open it unconfined.`);
-    }
+    const session = new TerminalSession({ ...opts, cols, rows }, id, secret, rcDir, historyFile, spawned, confinement);
     // The shell deletes its rc directory once read; this is the backstop. A person's terminal
     // opens on first output, which can come before the shell reads it (pwsh): keep it until then.
     const removeRc = () => rmSync(rcDir, { recursive: true, force: true });
+    // Waiting starts now: a confined shell can print its prompt while its pid is being found.
+    const startup = session.awaitStartup(opts);
+    startup.catch(() => {}); // awaited below; a rejection while the pid is found is not unhandled
     try {
-      await session.awaitStartup(opts);
+      if (confinement) await session.adoptConfinedShell(confinement);
+      await startup;
     } catch (error) {
       removeRc();
       throw error;
@@ -356,6 +355,18 @@ export class TerminalSession {
       }
     }, timeoutMs);
     this.readyWaiters.push(() => this.clock.clearTimeout(timer));
+  }
+
+  /** node-pty's child is bubblewrap: every shell-pid check must use the shell inside. */
+  private async adoptConfinedShell(confinement: Confinement): Promise<void> {
+    const shellPid = await confinement.shellPid(this.pty.pid);
+    if (shellPid === null) {
+      await this.close();
+      const said = (this.startupBanner?.snapshot().output ?? '').trim().slice(0, 200) || 'bubblewrap exited';
+      throw new TandemError('sandbox_unavailable', `The sandbox could not start the shell (${said}); set this agent's sandbox to off to open it unconfined.`);
+    }
+    this.shellPid = shellPid;
+    this.probeTarget.shellPid = shellPid;
   }
 
   get pid(): number {
