@@ -10,6 +10,7 @@ import { memoryFigure } from './memory.js';
 import { readinessFigure } from './readiness.js';
 import { roundtripFigure } from './roundtrip.js';
 import { soakFigure } from './soak.js';
+import { sandboxFigure } from './sandbox.js';
 import { startupFigure } from './startup.js';
 import { throughputFigure } from './throughput.js';
 
@@ -23,4 +24,5 @@ export const figures: Figure[] = [
   keystrokeFigure,
   readinessFigure,
   soakFigure,
+  sandboxFigure,
 ];

@@ -2,7 +2,7 @@
  * The `tandem` command (bin/tandem.js loads the built copy of this file, out/main/cli.js).
  * Plain Node: it must never import electron.
  *
- *   tandem serve [--port N] [--allow-origin URL]... [--trust-local-agents]
+ *   tandem serve [--port N] [--allow-origin URL]... [--trust-local-agents [--agent-sandbox MODE]]
  *   tandem mcp            (the stdio bridge for agents; the agent layer provides it)
  */
 import { spawnSync } from 'node:child_process';
@@ -16,6 +16,7 @@ import type { BridgeCommand } from './agent/configs.js';
 import { bridgeCommand } from './launch/bridge-command.js';
 import { which } from './shells/resolve.js';
 import { type Runtime, startRuntime } from './runtime.js';
+import { SANDBOX_MODES, type SandboxMode } from './sandbox/types.js';
 import { normalizeOrigin } from './web/origin.js';
 
 export interface ServeOptions {
@@ -23,6 +24,8 @@ export interface ServeOptions {
   allowOrigins: string[];
   /** For the agent layer: allow every local pairing request and skip approvals. */
   trustLocalAgents: boolean;
+  /** The sandbox of trusted agents' terminals (`--agent-sandbox`); off unless given. */
+  agentSandbox?: SandboxMode;
 }
 
 export interface CliIo {
@@ -32,11 +35,12 @@ export interface CliIo {
 }
 
 const usage = `Usage:
-  tandem serve [--port N] [--allow-origin URL]... [--trust-local-agents]
+  tandem serve [--port N] [--allow-origin URL]... [--trust-local-agents [--agent-sandbox MODE]]
       Runs Tandem headless and serves its UI to a browser on 127.0.0.1.
       --port N               listen on port N (default: a free port)
       --allow-origin URL     also accept requests from pages at this origin (repeatable)
       --trust-local-agents   allow every local agent's pairing request, without approvals
+      --agent-sandbox MODE   confine trusted agents' terminals: off (default), workspace-write, read-only
   tandem mcp [--name NAME]
       The stdio bridge for coding agents (MCP): configure your agent to start it.
       --name NAME            the name Tandem shows for this agent (default: the client's own)`;
@@ -55,6 +59,7 @@ export function parseServeArgs(args: string[]): ServeOptions {
       port: { type: 'string' },
       'allow-origin': { type: 'string', multiple: true },
       'trust-local-agents': { type: 'boolean' },
+      'agent-sandbox': { type: 'string' },
     },
     strict: true,
     allowPositionals: false,
@@ -69,7 +74,9 @@ export function parseServeArgs(args: string[]): ServeOptions {
     if (!normalized) throw new Error(`--allow-origin ${origin} is not an origin such as http://localhost:5173.`);
     return normalized;
   });
-  return { port, allowOrigins, trustLocalAgents: values['trust-local-agents'] ?? false };
+  const mode = values['agent-sandbox'];
+  if (mode !== undefined && !(SANDBOX_MODES as readonly string[]).includes(mode)) throw new Error(`--agent-sandbox ${mode} is not one of ${SANDBOX_MODES.join(', ')}.`);
+  return { port, allowOrigins, trustLocalAgents: values['trust-local-agents'] ?? false, agentSandbox: mode as SandboxMode | undefined };
 }
 
 /** Builds the UI when out/renderer is missing and the sources are here; false when it cannot. */
@@ -97,6 +104,7 @@ export function startServe(opts: ServeOptions, io: CliIo, rendererDir = buildPat
     port: opts.port,
     allowOrigins: opts.allowOrigins,
     trustLocalAgents: opts.trustLocalAgents,
+    agentSandbox: opts.agentSandbox,
     rendererDir,
   });
 }

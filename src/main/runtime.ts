@@ -10,6 +10,7 @@ import type { DispatchOptions } from './host/dispatch.js';
 import { TerminalHost } from './host/host.js';
 import { InstanceLock } from './host/instance.js';
 import { SettingsStore } from './host/settings-store.js';
+import type { SandboxMode } from './sandbox/types.js';
 import { stateDir } from './state-dir.js';
 import { WebServer } from './web/server.js';
 
@@ -18,6 +19,8 @@ export interface RuntimeOptions {
   port: number;
   allowOrigins: string[];
   trustLocalAgents: boolean;
+  /** The sandbox of trusted agents' terminals; off unless given. */
+  agentSandbox?: SandboxMode;
   /** The built renderer to serve to browsers, or null (desktop app: agents only on this port). */
   rendererDir: string | null;
   /** How agents start the stdio bridge, for the ready-to-copy configurations. */
@@ -50,6 +53,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     agents = new AgentLayer(host, {
       stateDir: state,
       trustLocalAgents: opts.trustLocalAgents,
+      trustedSandbox: opts.agentSandbox,
       allowOrigins: opts.allowOrigins,
       isUiCredential: (secret) => isUiCredential(secret),
       bridge: opts.bridge,

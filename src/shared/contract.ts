@@ -30,6 +30,7 @@ export const terminalInfoSchema = z.object({
   status: z.enum(['starting', 'idle', 'running', 'waiting_input', 'exited']),
   exitCode: z.number().nullable(),
   handedTo: z.string().nullable(),
+  sandbox: z.object({ mode: z.enum(['workspace-write', 'read-only']), network: z.boolean() }).nullable(),
 });
 
 export const shellCandidateSchema = z.object({ name: z.string(), path: z.string(), integration: z.boolean() });
@@ -47,11 +48,12 @@ export const attachResultSchema = z.object({
 export const errorSchema = z.object({ code: z.enum(ERROR_CODES), message: z.string() });
 
 const policySchema = z.enum(['always', 'ask', 'ask-unless-allowed']);
+const sandboxModeSchema = z.enum(['off', 'workspace-write', 'read-only']);
 const agentName = z.string().trim().min(1).max(64);
 
 export const agentsStateSchema = z.object({
   paired: z.array(
-    z.object({ name: z.string(), createdAt: z.string(), policy: policySchema, allow: z.array(z.string()), deny: z.array(z.string()), connected: z.boolean() }),
+    z.object({ name: z.string(), createdAt: z.string(), policy: policySchema, allow: z.array(z.string()), deny: z.array(z.string()), connected: z.boolean(), sandbox: sandboxModeSchema.optional(), network: z.boolean().optional() }),
   ),
   connected: z.array(z.object({ name: z.string(), connections: z.number() })),
   pairings: z.array(z.object({ id: z.string(), name: z.string(), pid: z.number(), exe: z.string(), cwd: z.string(), at: z.string() })),
@@ -122,7 +124,7 @@ export const operations = {
   },
   revokeAgent: { args: z.object({ name: agentName }), result: z.object({}) },
   setAgentPolicy: {
-    args: z.object({ name: agentName, policy: policySchema, allow: z.array(z.string().min(1).max(200)).max(200).optional(), deny: z.array(z.string().min(1).max(200)).max(200).optional() }),
+    args: z.object({ name: agentName, policy: policySchema, allow: z.array(z.string().min(1).max(200)).max(200).optional(), deny: z.array(z.string().min(1).max(200)).max(200).optional(), sandbox: sandboxModeSchema.optional(), network: z.boolean().optional() }),
     result: z.object({}),
   },
   answerPairing: { args: z.object({ requestId: id, decision: z.enum(['once', 'always', 'deny']) }), result: z.object({}) },

@@ -16,6 +16,7 @@ export const ERROR_CODES = [
   'shell_not_found',
   'shell_unsupported',
   'startup_timeout',
+  'sandbox_unavailable',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

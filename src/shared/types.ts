@@ -56,6 +56,8 @@ export interface TerminalInfo {
   rows: number;
   status: TerminalStatus;
   exitCode: number | null;
+  /** The sandbox the shell runs in; null when unconfined. */
+  sandbox: { mode: 'workspace-write' | 'read-only'; network: boolean } | null;
 }
 
 export const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGKILL', 'SIGQUIT', 'SIGTSTP', 'SIGHUP'] as const;

@@ -250,6 +250,11 @@ describe.skipIf(!runUi)('Tandem UI: agents, approvals and handoff', () => {
     await expect.poll(async () => (await choice.locator('option:not([disabled])').allTextContents()).map((text) => text.trim())).toEqual(['codex · connected']);
     await choice.selectOption('codex');
     await ui.page.getByRole('button', { name: 'Hand to agent' }).click();
+    // codex runs sandboxed (the default for new pairings); the person's own terminal is not.
+    const confirm = ui.page.getByRole('dialog', { name: /Hand an unsandboxed terminal to “codex”/ });
+    await confirm.waitFor();
+    expect(ui.serve.host.get(ownTerminal).meta.handedTo).toBeNull();
+    await confirm.getByRole('button', { name: 'Hand over unsandboxed' }).click();
     await bar().getByText('Agent codex is driving').waitFor();
     expect(ui.serve.host.get(ownTerminal).meta).toMatchObject({ handedTo: 'codex', control: 'agent' });
     await bar().getByRole('button', { name: 'Take back' }).click();

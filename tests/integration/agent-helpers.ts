@@ -8,6 +8,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { AgentLayer } from '../../src/main/agent/layer.js';
 import { TerminalHost } from '../../src/main/host/host.js';
 import { InstanceLock } from '../../src/main/host/instance.js';
+import type { SandboxMode } from '../../src/main/sandbox/types.js';
+import { sandboxAvailable } from './sandbox-helpers.js';
 
 export interface AgentFixture {
   host: TerminalHost;
@@ -15,6 +17,8 @@ export interface AgentFixture {
   url: string;
   home: string;
   stateDir: string;
+  /** The fixture's private root: home and stateDir are inside it. */
+  root: string;
   /** An MCP client over HTTP with a bearer token (the official SDK). */
   client(token: string, headers?: Record<string, string>): Promise<Client>;
   call(client: Client, name: string, args?: Record<string, unknown>): Promise<Record<string, unknown>>;
@@ -22,14 +26,18 @@ export interface AgentFixture {
 }
 
 /** A real host with the agent layer's real /mcp and /pair handlers on a loopback HTTP server. */
-export async function startAgentFixture(opts: { trustLocalAgents?: boolean; unattendedGraceMs?: number; tandemHome?: string } = {}): Promise<AgentFixture> {
+export async function startAgentFixture(
+  opts: { trustLocalAgents?: boolean; unattendedGraceMs?: number; tandemHome?: string; defaultSandbox?: SandboxMode; trustedSandbox?: SandboxMode; procTier?: boolean } = {},
+): Promise<AgentFixture> {
   const root = mkdtempSync(join(tmpdir(), 'tandem-agent-'));
   const home = join(root, 'home');
   const stateDir = join(root, 'state');
   const { mkdirSync } = await import('node:fs');
   mkdirSync(home, { recursive: true });
-  const host = new TerminalHost({ home, env: { ...process.env, HOME: home, ZDOTDIR: undefined }, agentStartupFiles: 'clean' });
-  const layer = new AgentLayer(host, { stateDir, trustLocalAgents: opts.trustLocalAgents, unattendedGraceMs: opts.unattendedGraceMs });
+  const host = new TerminalHost({ home, env: { ...process.env, HOME: home, ZDOTDIR: undefined }, agentStartupFiles: 'clean', procTier: opts.procTier });
+  // New pairings are confined by default; where bubblewrap cannot run, the other suites run unconfined.
+  const defaultSandbox = opts.defaultSandbox ?? (sandboxAvailable ? undefined : 'off');
+  const layer = new AgentLayer(host, { stateDir, trustLocalAgents: opts.trustLocalAgents, unattendedGraceMs: opts.unattendedGraceMs, defaultSandbox, trustedSandbox: opts.trustedSandbox });
   const routes = layer.routes();
   const server: HttpServer = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
@@ -57,6 +65,7 @@ export async function startAgentFixture(opts: { trustLocalAgents?: boolean; unat
     url,
     home,
     stateDir,
+    root,
     async client(token, headers = {}) {
       const client = new Client({ name: 'test-agent', version: '1.0.0' });
       const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}`, ...headers } } });

@@ -12,6 +12,9 @@ import { parseAllowEntry } from './judge/allow-entries.js';
 import { defaultPolicy } from './policy.js';
 import { AgentService } from './service.js';
 import { TokenStore } from './tokens.js';
+import { checkSandboxChange, effectiveSandbox, platformDefaultMode } from '../sandbox/agent-sandbox.js';
+import type { SandboxMode } from '../sandbox/types.js';
+import { discoveryDir } from '../host/instance.js';
 
 export interface AgentLayerOptions {
   stateDir: string;
@@ -21,6 +24,10 @@ export interface AgentLayerOptions {
   bridge?: BridgeCommand;
   clock?: Clock;
   unattendedGraceMs?: number;
+  /** The sandbox of agents whose settings name none (new pairings); default: the platform's. */
+  defaultSandbox?: SandboxMode;
+  /** The sandbox of agents trusted by --trust-local-agents (`--agent-sandbox`); default off. */
+  trustedSandbox?: SandboxMode;
 }
 
 export type RouteHandler = (req: IncomingMessage, res: ServerResponse, path: string) => Promise<void>;
@@ -37,11 +44,18 @@ export class AgentLayer implements AgentPanel {
   private readonly listeners = new Set<(state: AgentsState) => void>();
   private scheduled = false;
   private readonly bridge: BridgeCommand;
+  private readonly defaultSandbox: SandboxMode;
 
   constructor(host: TerminalHost, opts: AgentLayerOptions) {
     this.tokens = new TokenStore(opts.stateDir);
-    this.service = new AgentService(host, this.tokens, { clock: opts.clock, unattendedGraceMs: opts.unattendedGraceMs, stateDir: opts.stateDir });
-    this.pairing = new PairingBroker(this.tokens, { trustLocalAgents: opts.trustLocalAgents, allowOrigins: opts.allowOrigins, clock: opts.clock });
+    this.defaultSandbox = opts.defaultSandbox ?? platformDefaultMode();
+    this.service = new AgentService(host, this.tokens, {
+      clock: opts.clock,
+      unattendedGraceMs: opts.unattendedGraceMs,
+      stateDir: opts.stateDir,
+      sandbox: { fallback: this.defaultSandbox, stateDir: opts.stateDir, discoveryDir: discoveryDir() },
+    });
+    this.pairing = new PairingBroker(this.tokens, { trustLocalAgents: opts.trustLocalAgents, allowOrigins: opts.allowOrigins, clock: opts.clock, trustedSandbox: opts.trustedSandbox });
     this.mcp = new McpHttpEndpoint(this.service, { allowOrigins: opts.allowOrigins, isUiCredential: opts.isUiCredential });
     this.bridge = opts.bridge ?? { command: 'tandem', args: ['mcp'] };
     const changed = () => this.changed();
@@ -81,6 +95,7 @@ export class AgentLayer implements AgentPanel {
         allow: agent.settings.allow,
         deny: agent.settings.deny,
         connected: connected.some((entry) => entry.name === agent.name),
+        ...effectiveSandbox(agent.settings, this.defaultSandbox),
       })),
       connected,
       pairings: this.pairing.requests.list().map(({ id, name, pid, exe, cwd, at }) => ({ id, name, pid, exe, cwd, at })),
@@ -105,14 +120,18 @@ export class AgentLayer implements AgentPanel {
     this.tokens.revoke(name.trim());
   }
 
-  setAgentPolicy({ name, policy, allow, deny }: OpArgs<'setAgentPolicy'>): void {
+  setAgentPolicy({ name, policy, allow, deny, sandbox, network }: OpArgs<'setAgentPolicy'>): void {
     const current = this.tokens.list().find((agent) => agent.name === name.trim());
     if (!current) throw new TandemError('not_found', `No paired agent named "${name}".`);
     for (const entry of allow ?? []) {
       const parsed = parseAllowEntry(entry);
       if (!parsed.ok) throw new TandemError('invalid_argument', `allow: "${entry}" ${parsed.reason}; write PROGRAM [SUBCOMMAND] [| options: ...] [| operands: paths|auto|any|none].`);
     }
-    this.tokens.setSettings(current.name, { policy, allow: allow ?? current.settings.allow ?? defaultPolicy.allow, deny: deny ?? current.settings.deny ?? defaultPolicy.deny });
+    const before = effectiveSandbox(current.settings, this.defaultSandbox);
+    const after = { sandbox: sandbox ?? before.sandbox, network: network ?? before.network };
+    checkSandboxChange({ mode: before.sandbox, network: before.network }, { mode: after.sandbox, network: after.network }, this.service.terminalCount(current.name));
+    const kept = sandbox === undefined && network === undefined ? { sandbox: current.settings.sandbox, network: current.settings.network } : after;
+    this.tokens.setSettings(current.name, { policy, allow: allow ?? current.settings.allow ?? defaultPolicy.allow, deny: deny ?? current.settings.deny ?? defaultPolicy.deny, ...kept });
     this.changed();
   }
 

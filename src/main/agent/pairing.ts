@@ -29,6 +29,8 @@ export const pendingTtlMs = 10 * 60_000;
 /** Outcomes kept for polling at once; past this the oldest answered ones go first. */
 export const maxOutcomes = 256;
 
+import type { SandboxMode } from '../sandbox/types.js';
+
 const trustedPolicy: PolicySettings = { ...defaultPolicy, policy: 'always' };
 
 /**
@@ -42,7 +44,7 @@ export class PairingBroker {
 
   constructor(
     private readonly tokens: TokenStore,
-    private readonly opts: { trustLocalAgents?: boolean; allowOrigins?: readonly string[]; clock?: Clock } = {},
+    private readonly opts: { trustLocalAgents?: boolean; allowOrigins?: readonly string[]; clock?: Clock; trustedSandbox?: SandboxMode } = {},
   ) {
     this.clock = opts.clock ?? systemClock;
   }
@@ -52,7 +54,7 @@ export class PairingBroker {
     this.expire();
     if (this.opts.trustLocalAgents) {
       const id = `trusted-${randomBytes(9).toString('base64url')}`;
-      this.remember(id, { state: 'allowed', token: this.tokens.issueEphemeral(name, trustedPolicy), persistent: false, name });
+      this.remember(id, { state: 'allowed', token: this.tokens.issueEphemeral(name, { ...trustedPolicy, sandbox: this.opts.trustedSandbox ?? 'off' }), persistent: false, name });
       return id;
     }
     const { id, decision } = this.requests.open({ ...claim, name, at: new Date().toISOString() });

@@ -6,12 +6,17 @@ import { judgeAllowed, type LineContext } from './judge/judge-line.js';
  * `ask-unless-allowed` (the default) runs allow-listed command lines and asks for the rest.
  * The deny list overrides all three and is refused without asking.
  */
+import type { SandboxMode } from '../sandbox/types.js';
+
 export type ApprovalPolicy = 'always' | 'ask' | 'ask-unless-allowed';
 
 export interface PolicySettings {
   policy: ApprovalPolicy;
   allow: string[];
   deny: string[];
+  /** Unset: the default for new pairings (src/main/sandbox/agent-sandbox.ts). */
+  sandbox?: SandboxMode;
+  network?: boolean;
 }
 
 /** Read-only commands, their arguments checked, that run without asking under `ask-unless-allowed` (judge/allow-entries.ts). */

@@ -9,6 +9,8 @@ import { findRefusedControl, describeControl } from '../../shared/control-chars.
 import { envNeedingApproval } from './judge/env-names.js';
 import { loadGrammars } from './judge/tree-sitter.js';
 import { OpQueue } from './op-queue.js';
+import { sandboxRequest } from '../sandbox/agent-sandbox.js';
+import type { SandboxMode } from '../sandbox/types.js';
 import { judge, type PolicySettings } from './policy.js';
 import { RanLog } from './ran-log.js';
 import { PendingRequests } from './requests.js';
@@ -56,6 +58,8 @@ export interface AgentServiceOptions {
   home?: string;
   /** Tandem's state directory: never read by an allowed command. */
   stateDir?: string;
+  /** Where confined terminals keep their caches and what they hide; without it terminals run unconfined. */
+  sandbox?: { fallback: SandboxMode; stateDir: string; discoveryDir: string };
 }
 
 interface TerminalState {
@@ -104,6 +108,7 @@ export class AgentService {
   private readonly tandemDirs: string[];
   private readonly connectionListeners = new Set<() => void>();
   private readonly opening = new Map<string, number>();
+  private readonly sandbox: AgentServiceOptions['sandbox'];
 
   constructor(
     private readonly host: TerminalHost,
@@ -115,6 +120,7 @@ export class AgentService {
     this.home = opts.home ?? host.homeDir;
     const runtime = process.env.XDG_RUNTIME_DIR;
     this.tandemDirs = [opts.stateDir, runtime ? `${runtime}/tandem` : undefined].filter((dir): dir is string => Boolean(dir));
+    this.sandbox = opts.sandbox;
     this.sweepTimer = setInterval(() => void this.sweepUnattended(), opts.sweepIntervalMs ?? 60_000);
     this.sweepTimer.unref();
     tokens.onRevoked(({ tokenHash }) => {
@@ -125,6 +131,13 @@ export class AgentService {
       const present = new Set(terminals.map((terminal) => terminal.id));
       for (const id of [...this.states.keys(), ...this.owners.keys()]) if (!present.has(id)) this.forget(id);
     });
+  }
+
+  /** The named agent's terminals still in the host plus its opens in progress. */
+  terminalCount(name: string): number {
+    const hashes = new Set([...this.connections.values()].filter((c) => c.identity.name === name).map((c) => c.identity.tokenHash));
+    const opening = [...hashes].reduce((sum, hash) => sum + (this.opening.get(hash) ?? 0), 0);
+    return this.host.list().filter((view) => view.origin === 'agent' && view.agent === name).length + opening;
   }
 
   // ---- connections ---------------------------------------------------------------------------
@@ -300,6 +313,7 @@ export class AgentService {
         title: args.title,
         shell: args.shell ?? (which('bash') ? 'bash' : undefined),
         cwd: args.cwd ?? connection.cwd ?? this.home,
+        sandbox: this.sandbox && sandboxRequest(settings, { ...this.sandbox, agent: connection.identity.name }),
         env: args.env,
         cols: args.cols,
         rows: args.rows,

@@ -8,6 +8,7 @@ import { discoverShells } from '../shells/discovery.js';
 import type { StartupFiles } from '../shells/dialect.js';
 import { resolveShell, type ResolvedShell } from '../shells/resolve.js';
 import { type Clock, systemClock } from '../terminal/clock.js';
+import type { SandboxRequest } from '../sandbox/launch.js';
 import { TerminalSession, type SessionOptions } from '../terminal/session.js';
 import type { Attachment, FrameSink } from './attachment.js';
 import { type FlowOptions, ManagedTerminal, type TerminalMeta } from './managed-terminal.js';
@@ -39,6 +40,7 @@ export interface CreateRequest {
   origin?: Origin;
   agent?: string | null;
   signal?: AbortSignal;
+  sandbox?: SandboxRequest;
 }
 
 const version = '0.1.0';
@@ -143,6 +145,7 @@ export class TerminalHost {
       procTier: this.opts.procTier,
       clock: this.clock,
       signal: req.signal,
+      sandbox: req.sandbox,
     };
   }
 
@@ -211,7 +214,7 @@ export class TerminalHost {
     const old = terminal.session;
     const closed = await old.close();
     if (!closed.closed) throw new TandemError('busy', `The old shell left ${closed.orphans.length} process(es) that could not be stopped; try again.`);
-    const session = await TerminalSession.start(this.sessionOptions({ cwd: old.cwd ?? undefined, cols: old.cols, rows: old.rows }, old.shell, terminal.meta.origin, old.id));
+    const session = await TerminalSession.start(this.sessionOptions({ cwd: (old.sandboxRequest ? old.openedIn : old.cwd) ?? undefined, cols: old.cols, rows: old.rows, sandbox: old.sandboxRequest ?? undefined }, old.shell, terminal.meta.origin, old.id));
     terminal.replaceSession(session);
     this.changed();
     return terminal.view();

@@ -104,6 +104,7 @@ export class ManagedTerminal {
       status: s.status,
       exitCode: s.exitCode,
       handedTo: this.meta.handedTo,
+      sandbox: s.sandbox,
     };
   }
 

@@ -9,6 +9,8 @@ import type { Evidence, Origin, SendResult, SignalName, TerminalStatus } from '.
 import { foregroundPgid, readStat, ttyOf } from '../pty/proc.js';
 import { type PtyProcess, spawnPty } from '../pty/pump.js';
 import { writeSpaced } from '../pty/win-input.js';
+import { Confinement, type SandboxRequest } from '../sandbox/launch.js';
+import type { SandboxInfo } from '../sandbox/types.js';
 import { readTtyModes } from '../pty/termios.js';
 import { teardownTree } from '../pty/tree.js';
 import type { StartupFiles } from '../shells/dialect.js';
@@ -56,6 +58,8 @@ export interface SessionOptions {
   procTier?: boolean;
   clock?: Clock;
   signal?: AbortSignal;
+  /** Confines the shell (agent terminals); the open fails `sandbox_unavailable` rather than run unconfined. */
+  sandbox?: SandboxRequest;
 }
 
 export interface SendRequest {
@@ -145,6 +149,13 @@ export class TerminalSession {
   banner = '';
 
   private readonly pty: PtyProcess;
+  /** The shell's own pid: node-pty's child is bubblewrap when confined. */
+  private shellPid: number;
+  readonly sandbox: SandboxInfo | null;
+  readonly sandboxRequest: SandboxRequest | null;
+  /** The cwd at open: a confined terminal's workspace, kept across a reset. */
+  readonly openedIn: string;
+  private readonly confinement: Confinement | null;
   private readonly emulator: Emulator;
   private readonly scanner: MarkerScanner;
   private readonly history: StreamHistory;
@@ -173,7 +184,7 @@ export class TerminalSession {
   private closing: Promise<CloseResult> | null = null;
   private startupBanner: OutputProjector | null;
 
-  private constructor(opts: SessionOptions, id: string, secret: string, rcDir: string, historyFile: string | null, spawned: PtyProcess) {
+  private constructor(opts: SessionOptions, id: string, secret: string, rcDir: string, historyFile: string | null, spawned: PtyProcess, confinement: Confinement | null) {
     this.id = id;
     this.origin = opts.origin;
     this.shell = opts.shell;
@@ -189,6 +200,11 @@ export class TerminalSession {
     this.rcDir = rcDir;
     this.lastActivityAt = this.clock.now();
     this.pty = spawned;
+    this.shellPid = spawned.pid;
+    this.confinement = confinement;
+    this.sandbox = confinement?.info ?? null;
+    this.sandboxRequest = opts.sandbox ?? null;
+    this.openedIn = opts.cwd;
     this.scanner = new MarkerScanner(secret);
     this.history = new StreamHistory(opts.historyChars ?? defaultHistoryChars);
     this.startupBanner = new OutputProjector({ maxBytes: bannerBytes });
@@ -227,7 +243,16 @@ export class TerminalSession {
     const id = opts.id ?? randomId();
     const secret = randomBytes(16).toString('hex');
     const rcDir = mkdtempSync(join(tmpdir(), 'tandem-rc-'));
-    const historyFile = opts.origin === 'agent' ? join(tmpdir(), `tandem-history-${id}`) : null;
+    let confinement: Confinement | null = null;
+    try {
+      confinement = opts.sandbox
+        ? new Confinement({ ...opts.sandbox, terminalId: id, workspace: opts.cwd, shellName: opts.shell.name, rcDir, home: (opts.baseEnv ?? process.env).HOME ?? '', env: opts.baseEnv ?? process.env })
+        : null;
+    } catch (error) {
+      rmSync(rcDir, { recursive: true, force: true });
+      throw error;
+    }
+    const historyFile = confinement?.historyFile ?? (opts.origin === 'agent' ? join(tmpdir(), `tandem-history-${id}`) : null);
     const agent = opts.origin === 'agent';
     const env = buildShellEnv({
       base: opts.baseEnv ?? process.env,
@@ -255,19 +280,25 @@ export class TerminalSession {
     }
     const cols = clampInt(opts.cols, 120, 2, DEFAULT_LIMITS.maxCols);
     const rows = clampInt(opts.rows, 32, 2, DEFAULT_LIMITS.maxRows);
+    const launch = confinement ? confinement.wrap(opts.shell.path, args, spawnEnv) : { file: opts.shell.path, args, env: spawnEnv };
     let spawned: PtyProcess;
     try {
-      spawned = await spawnPty(opts.shell.path, args, { name: 'xterm-256color', cols, rows, cwd: opts.cwd, env: spawnEnv });
+      spawned = await spawnPty(launch.file, launch.args, { name: 'xterm-256color', cols, rows, cwd: opts.cwd, env: launch.env });
     } catch (error) {
       rmSync(rcDir, { recursive: true, force: true });
+      confinement?.dispose();
       throw new TandemError('shell_not_found', `The shell ${opts.shell.path} could not be started: ${(error as Error).message}.`);
     }
-    const session = new TerminalSession({ ...opts, cols, rows }, id, secret, rcDir, historyFile, spawned);
+    const session = new TerminalSession({ ...opts, cols, rows }, id, secret, rcDir, historyFile, spawned, confinement);
     // The shell deletes its rc directory once read; this is the backstop. A person's terminal
     // opens on first output, which can come before the shell reads it (pwsh): keep it until then.
     const removeRc = () => rmSync(rcDir, { recursive: true, force: true });
+    // Waiting starts now: a confined shell can print its prompt while its pid is being found.
+    const startup = session.awaitStartup(opts);
+    startup.catch(() => {}); // awaited below; a rejection while the pid is found is not unhandled
     try {
-      await session.awaitStartup(opts);
+      if (confinement) await session.adoptConfinedShell(confinement);
+      await startup;
     } catch (error) {
       removeRc();
       throw error;
@@ -333,8 +364,20 @@ export class TerminalSession {
     this.readyWaiters.push(() => this.clock.clearTimeout(timer));
   }
 
+  /** node-pty's child is bubblewrap: every shell-pid check must use the shell inside. */
+  private async adoptConfinedShell(confinement: Confinement): Promise<void> {
+    const shellPid = await confinement.shellPid(this.pty.pid);
+    if (shellPid === null) {
+      await this.close();
+      const said = (this.startupBanner?.snapshot().output ?? '').trim().slice(0, 200) || 'bubblewrap exited';
+      throw new TandemError('sandbox_unavailable', `The sandbox could not start the shell (${said}); set this agent's sandbox to off to open it unconfined.`);
+    }
+    this.shellPid = shellPid;
+    this.probeTarget.shellPid = shellPid;
+  }
+
   get pid(): number {
-    return this.pty.pid;
+    return this.shellPid;
   }
 
   get status(): TerminalStatus {
@@ -990,7 +1033,7 @@ export class TerminalSession {
   }
 
   private async teardown(): Promise<CloseResult> {
-    const { orphans } = await teardownTree({ rootPid: this.pid, terminalId: this.id });
+    const { orphans } = await teardownTree({ rootPid: this.pty.pid, terminalId: this.id });
     if (!this.exitInfo) {
       try {
         this.pty.kill();
@@ -1010,8 +1053,9 @@ export class TerminalSession {
     if (this.phase.kind !== 'exited') this.finalizeExit();
     if (orphans.length === 0) {
       this.emulator.dispose();
-      if (this.historyFile) rmSync(this.historyFile, { force: true });
+      if (this.historyFile && !this.confinement) rmSync(this.historyFile, { force: true });
       rmSync(this.rcDir, { recursive: true, force: true });
+      this.confinement?.dispose();
     }
     return { closed: orphans.length === 0, orphans };
   }

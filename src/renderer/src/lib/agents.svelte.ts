@@ -12,6 +12,14 @@ export type PairResult = OpResult<'pairAgent'>;
 /** Something the person is asked, in the order it arrived within its kind. */
 export type Question = { kind: 'pairing'; item: PairingQuestion } | { kind: 'approval'; item: ApprovalQuestion } | { kind: 'handoff'; item: HandoffQuestion };
 
+export type SandboxMode = NonNullable<PairedAgent['sandbox']>;
+
+export const sandboxLabels: Record<SandboxMode, string> = {
+  'workspace-write': 'Sandbox: writes only in its workspace',
+  'read-only': 'Sandbox: read-only',
+  off: 'No sandbox',
+};
+
 export const policyLabels: Record<AgentPolicy, string> = {
   always: 'Always run',
   ask: 'Ask for every command',
@@ -146,6 +154,13 @@ export class AgentsStore {
   async revoke(name: string): Promise<boolean> {
     const done = (await this.run('revokeAgent', { name })) !== null;
     if (done) this.state = { ...this.state, paired: this.state.paired.filter((agent) => agent.name !== name) };
+    return done;
+  }
+
+  /** Refused (busy) while the agent has terminals open: the notice says to close them first. */
+  async setSandbox(agent: PairedAgent, change: { sandbox?: SandboxMode; network?: boolean }): Promise<boolean> {
+    const done = (await this.run('setAgentPolicy', { name: agent.name, policy: agent.policy, allow: agent.allow, deny: agent.deny, ...change })) !== null;
+    if (done) this.state = { ...this.state, paired: this.state.paired.map((entry) => (entry.name === agent.name ? { ...entry, ...change } : entry)) };
     return done;
   }
 

@@ -1,0 +1,108 @@
+/**
+ * What a confined terminal must not see, beyond what bubblewrap's own layout already hides
+ * (a private /tmp hides the X11 sockets, ssh-agent sockets and tmux servers under /tmp; a
+ * private /dev hides every other terminal). Paths that do not exist are skipped when the
+ * sandbox is built; the person adds their own through `TANDEM_SANDBOX_HIDE` (colon-separated
+ * absolute or `~/` paths).
+ */
+import { posix } from 'node:path';
+
+/** Credential locations under the home directory: agent clients' tokens and common tools. */
+export const homeCredentialPaths = [
+  // Agent clients (their tokens and session stores).
+  '.claude',
+  '.claude.json',
+  '.codex',
+  '.gemini',
+  '.cursor',
+  '.config/Cursor',
+  '.config/github-copilot',
+  '.aider',
+  // Shells into other machines and signing keys.
+  '.ssh',
+  '.gnupg',
+  '.password-store',
+  '.local/share/keyrings',
+  // Cloud SDKs.
+  '.aws',
+  '.azure',
+  '.config/gcloud',
+  '.oci',
+  '.config/doctl',
+  '.kube',
+  '.terraform.d',
+  '.vault-token',
+  // Forges, registries and package managers.
+  '.config/gh',
+  '.config/hub',
+  '.config/glab-cli',
+  '.git-credentials',
+  '.config/git/credentials',
+  '.docker/config.json',
+  '.netrc',
+  '.npmrc',
+  '.yarnrc.yml',
+  '.pypirc',
+  '.cargo/credentials',
+  '.cargo/credentials.toml',
+  '.gem/credentials',
+  '.m2/settings.xml',
+  '.gradle/gradle.properties',
+  '.nuget/NuGet/NuGet.Config',
+  // Browser profiles hold live sessions.
+  '.mozilla',
+  '.config/google-chrome',
+  '.config/chromium',
+  // Password managers' CLIs.
+  '.config/op',
+  '.config/Bitwarden CLI',
+] as const;
+
+/**
+ * Sockets and runtime directories that grant more than the sandbox: the session bus (through
+ * which `systemd-run --user` escapes), the system bus and systemd's private socket (as root,
+ * `systemd-run` would start anything), container engines, Wayland and X11.
+ */
+export const systemSocketPaths = [
+  '/run/user',
+  '/run/dbus',
+  '/var/run/dbus',
+  '/run/systemd/private',
+  '/run/systemd/userdb',
+  '/run/docker.sock',
+  '/var/run/docker.sock',
+  '/run/containerd',
+  '/run/podman',
+  '/run/snapd.socket',
+  '/run/snapd-snap.socket',
+  '/tmp/.X11-unix',
+  '/tmp/.ICE-unix',
+] as const;
+
+export interface HiddenPathInput {
+  home: string;
+  env: NodeJS.ProcessEnv;
+  /** Tandem's state directory (tokens, settings, agents' caches). */
+  stateDir: string;
+  /** Where instance.json is published. */
+  discoveryDir: string;
+}
+
+/** Every path to hide, absolute and deduplicated, before checking which exist. */
+export function hiddenPathCandidates({ home, env, stateDir, discoveryDir }: HiddenPathInput): string[] {
+  const fromHome = (path: string) => (path === '~' ? home : path.startsWith('~/') ? posix.join(home, path.slice(2)) : path);
+  const own = [stateDir, discoveryDir];
+  const runtime = [env.XDG_RUNTIME_DIR, env.SSH_AUTH_SOCK, env.WAYLAND_DISPLAY && env.XDG_RUNTIME_DIR ? posix.join(env.XDG_RUNTIME_DIR, env.WAYLAND_DISPLAY) : undefined];
+  const dockerHost = env.DOCKER_HOST?.startsWith('unix://') ? env.DOCKER_HOST.slice('unix://'.length) : undefined;
+  const extra = (env.TANDEM_SANDBOX_HIDE ?? '').split(':').map((entry) => fromHome(entry.trim()));
+  const all = [
+    ...own,
+    ...homeCredentialPaths.map((path) => posix.join(home, path)),
+    posix.join(home, '.docker/run'),
+    ...systemSocketPaths,
+    ...runtime,
+    dockerHost,
+    ...extra,
+  ];
+  return [...new Set(all.filter((path): path is string => typeof path === 'string' && posix.isAbsolute(path)).map((path) => posix.normalize(path)))];
+}

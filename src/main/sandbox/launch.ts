@@ -1,0 +1,203 @@
+/**
+ * Turning a shell's launch into a confined one, on the host: resolves the paths the builders
+ * take, creates the per-agent caches and the private temporary directory, and finds the real
+ * shell once bubblewrap has started it (node-pty's child is bubblewrap; the shell is the child
+ * of the sandbox's init, whose pid bubblewrap reports on `--info-fd`).
+ */
+import { createHash } from 'node:crypto';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join, posix } from 'node:path';
+import { childrenOf, readStat } from '../pty/proc.js';
+import { assertSandboxAvailable } from './availability.js';
+import { bwrapArgs, bwrapPath, launcherShell } from './bwrap.js';
+import { hiddenPathCandidates } from './hidden-paths.js';
+import { sandboxExecPath, seatbeltProfile } from './seatbelt.js';
+import { tiocstiFilter } from './seccomp.js';
+import { type HiddenPath, type SandboxInfo, type SandboxSpec } from './types.js';
+
+/** What a terminal asks for: the mode, and where Tandem keeps what the sandbox must not see. */
+export interface SandboxRequest extends SandboxInfo {
+  agent: string;
+  stateDir: string;
+  discoveryDir: string;
+}
+
+export interface ConfineInput extends SandboxRequest {
+  terminalId: string;
+  workspace: string;
+  shellName: string;
+  rcDir: string;
+  home: string;
+  env: NodeJS.ProcessEnv;
+  platform?: NodeJS.Platform;
+}
+
+export interface Launch {
+  file: string;
+  args: string[];
+  env: Record<string, string>;
+}
+
+/** Variables naming sockets and displays the sandbox hides. */
+const hiddenVariables = ['SSH_AUTH_SOCK', 'SSH_AGENT_PID', 'DBUS_SESSION_BUS_ADDRESS', 'XDG_RUNTIME_DIR', 'DISPLAY', 'WAYLAND_DISPLAY', 'XAUTHORITY', 'TANDEM_INSTANCE'];
+const ptyPlaceholder = '@TANDEM_PTY@';
+const infoFd = 3;
+const seccompFd = 4;
+/** How long the shell may take to appear inside the sandbox (bubblewrap's setup is milliseconds). */
+const shellAppearMs = 5000;
+const pollMs = 2;
+
+/**
+ * The node-pty child is this small bash script: it closes every descriptor it inherited beyond
+ * the terminal (node-pty 1.1 leaks other terminals' PTY masters into children, upstream issue
+ * 657: a confined shell holding one could type into an unconfined terminal), learns the
+ * terminal's device (only known once node-pty has opened it), substitutes it into bubblewrap's
+ * arguments, and execs bubblewrap with the info and seccomp descriptors. exec keeps the pid:
+ * the PTY's child is bubblewrap itself.
+ */
+const launcher = [
+  // No redirection on the loop: bash would park stderr in a high descriptor, which the loop closes.
+  'for fd in /proc/self/fd/*; do fd=${fd##*/}; if [ "$fd" -gt 2 ] && [ -e "/proc/self/fd/$fd" ]; then exec {fd}>&-; fi; done',
+  'info=$1 bpf=$2; shift 2',
+  't=$(tty) || exit 125',
+  'n=$#',
+  `while [ "$n" -gt 0 ]; do a=$1; shift; [ "$a" = ${ptyPlaceholder} ] && a=$t; set -- "$@" "$a"; n=$((n - 1)); done`,
+  'exec "$@" 3>"$info" 4<"$bpf"',
+].join('\n');
+
+function resolved(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+function existing(paths: readonly string[]): HiddenPath[] {
+  const out: HiddenPath[] = [];
+  const seen = new Set<string>();
+  for (const path of paths) {
+    try {
+      const real = realpathSync(path);
+      if (seen.has(real)) continue;
+      seen.add(real);
+      out.push({ path: real, dir: statSync(real).isDirectory() });
+    } catch {
+      // Missing or unreadable: nothing to hide.
+    }
+  }
+  return out;
+}
+
+function safeName(agent: string): string {
+  return `${agent.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40)}-${createHash('sha256').update(agent).digest('hex').slice(0, 8)}`;
+}
+
+/** One confined terminal's launch, from preparation to teardown. */
+export class Confinement {
+  readonly info: SandboxInfo;
+  /** The shell's history file (HISTFILE, PSReadLine), per agent and kept across terminals. */
+  readonly historyFile: string;
+  private readonly spec: SandboxSpec;
+  private readonly runDir: string;
+  private readonly cacheEnv: Record<string, string>;
+  private readonly platform: NodeJS.Platform;
+
+  /** Checks the platform first: nothing is created or spawned when confinement is impossible. */
+  constructor(input: ConfineInput) {
+    this.platform = input.platform ?? process.platform;
+    assertSandboxAvailable(input.network, this.platform);
+    this.info = { mode: input.mode, network: input.network };
+    const agentDir = join(input.stateDir, 'sandbox', safeName(input.agent));
+    const caches = { cache: join(agentDir, 'cache'), npm: join(agentDir, 'npm'), pip: join(agentDir, 'pip'), history: join(agentDir, 'history') };
+    for (const dir of Object.values(caches)) mkdirSync(dir, { recursive: true, mode: 0o700 });
+    this.runDir = join(input.stateDir, 'sandbox', 'run', input.terminalId);
+    const tmpDir = join(this.runDir, 'tmp');
+    mkdirSync(tmpDir, { recursive: true, mode: 0o700 });
+    this.historyFile = join(caches.history, input.shellName.replace(/[^A-Za-z0-9._-]/g, '_'));
+    const workspace = resolved(input.workspace);
+    this.spec = {
+      mode: input.mode,
+      network: input.network,
+      workspace,
+      tmpDir,
+      writable: Object.values(caches).map(resolved),
+      readable: [resolved(input.rcDir)],
+      hidden: existing(hiddenPathCandidates({ home: input.home, env: input.env, stateDir: input.stateDir, discoveryDir: input.discoveryDir })),
+      protectedPaths: protectedPaths(workspace),
+    };
+    const insideTmp = this.platform === 'linux' ? '/tmp' : tmpDir;
+    this.cacheEnv = {
+      TMPDIR: insideTmp,
+      XDG_CACHE_HOME: caches.cache,
+      npm_config_cache: caches.npm,
+      PIP_CACHE_DIR: caches.pip,
+      TANDEM_SANDBOX: input.mode,
+    };
+  }
+
+  /** The confined launch of `file args` (the shell with its integration arguments). */
+  wrap(file: string, args: string[], env: Record<string, string>): Launch {
+    const base = { ...env };
+    for (const name of hiddenVariables) delete base[name];
+    if (this.platform === 'darwin') {
+      return { file: sandboxExecPath, args: ['-p', seatbeltProfile(this.spec), file, ...args], env: { ...base, ...this.cacheEnv } };
+    }
+    const bpf = join(this.runDir, 'seccomp.bpf');
+    writeFileSync(bpf, tiocstiFilter(), { mode: 0o600 });
+    const info = join(this.runDir, 'info.json');
+    closeSync(openSync(info, 'w', 0o600));
+    const argv = bwrapArgs({ spec: this.spec, pty: ptyPlaceholder, infoFd, seccompFd, unsetEnv: hiddenVariables, setEnv: this.cacheEnv, command: [file, ...args] });
+    return { file: launcherShell, args: ['--norc', '--noprofile', '-c', launcher, 'tandem-sandbox', info, bpf, bwrapPath, ...argv], env: base };
+  }
+
+  /**
+   * The real shell's pid as the host sees it. Resolves null when bubblewrap exited first (its
+   * setup failed: the terminal's output says why).
+   */
+  async shellPid(ptyPid: number): Promise<number | null> {
+    if (this.platform !== 'linux') return ptyPid;
+    const deadline = Date.now() + shellAppearMs;
+    let init: number | null = null;
+    while (Date.now() < deadline) {
+      const state = readStat(ptyPid)?.state;
+      if (state === undefined || state === 'Z') return null;
+      init ??= this.readInit();
+      if (init !== null) {
+        const [child] = childrenOf(init);
+        if (child !== undefined && readStat(child)?.comm !== 'bwrap') return child;
+      }
+      await new Promise((resolve) => setTimeout(resolve, pollMs));
+    }
+    return null;
+  }
+
+  private readInit(): number | null {
+    try {
+      const match = /"child-pid":\s*(\d+)/.exec(readFileSync(join(this.runDir, 'info.json'), 'utf8'));
+      return match ? Number(match[1]) : null;
+    } catch {
+      return null;
+    }
+  }
+
+  /** Removes the private temporary directory and the launch files. */
+  dispose(): void {
+    rmSync(this.runDir, { recursive: true, force: true });
+  }
+}
+
+/** `.git/config` and `.git/hooks` of a repository at the workspace; hooks is created if missing so it cannot be. */
+function protectedPaths(workspace: string): HiddenPath[] {
+  const git = posix.join(workspace, '.git');
+  try {
+    if (!statSync(git).isDirectory()) return [];
+  } catch {
+    return [];
+  }
+  const hooks = posix.join(git, 'hooks');
+  if (!existsSync(hooks)) mkdirSync(hooks);
+  const out: HiddenPath[] = [{ path: hooks, dir: true }];
+  if (existsSync(posix.join(git, 'config'))) out.push({ path: posix.join(git, 'config'), dir: false });
+  return out;
+}

@@ -1,0 +1,136 @@
+import { describe, expect, it } from 'vitest';
+import { bwrapArgs } from '../../src/main/sandbox/bwrap.js';
+import { hiddenPathCandidates } from '../../src/main/sandbox/hidden-paths.js';
+import { seatbeltProfile } from '../../src/main/sandbox/seatbelt.js';
+import type { SandboxSpec } from '../../src/main/sandbox/types.js';
+
+const spec: SandboxSpec = {
+  mode: 'workspace-write',
+  network: false,
+  workspace: '/home/ada/proj',
+  tmpDir: '/home/ada/.config/Tandem/sandbox/run/t1/tmp',
+  writable: ['/home/ada/.config/Tandem/sandbox/a/cache'],
+  readable: ['/tmp/tandem-rc-x'],
+  hidden: [
+    { path: '/home/ada/.config/Tandem', dir: true },
+    { path: '/home/ada/.ssh', dir: true },
+    { path: '/home/ada/.netrc', dir: false },
+    { path: '/tmp/.X11-unix', dir: true },
+  ],
+  protectedPaths: [
+    { path: '/home/ada/proj/.git/hooks', dir: true },
+    { path: '/home/ada/proj/.git/config', dir: false },
+  ],
+};
+
+const build = (over: Partial<SandboxSpec> = {}) =>
+  bwrapArgs({ spec: { ...spec, ...over }, pty: '/dev/pts/7', infoFd: 3, seccompFd: 4, unsetEnv: ['SSH_AUTH_SOCK'], setEnv: { TMPDIR: '/tmp' }, command: ['/bin/bash', '-i'] });
+
+/** Index of the option `flag` whose next arguments are `rest`. */
+function at(args: string[], flag: string, ...rest: string[]): number {
+  for (let i = 0; i < args.length; i++) if (args[i] === flag && rest.every((value, j) => args[i + 1 + j] === value)) return i;
+  return -1;
+}
+
+describe('bubblewrap arguments', () => {
+  it('drops privileges, keeps the session, and passes the descriptors', () => {
+    const args = build();
+    for (const flag of ['--unshare-user', '--disable-userns', '--unshare-pid', '--unshare-net', '--die-with-parent']) expect(args).toContain(flag);
+    expect(at(args, '--cap-drop', 'ALL')).toBeGreaterThan(-1);
+    expect(args).not.toContain('--new-session');
+    expect(at(args, '--info-fd', '3')).toBeGreaterThan(-1);
+    expect(at(args, '--seccomp', '4')).toBeGreaterThan(-1);
+    expect(at(args, '--chdir', '/home/ada/proj')).toBeGreaterThan(-1);
+    expect(at(args, '--unsetenv', 'SSH_AUTH_SOCK')).toBeGreaterThan(-1);
+    expect(args.slice(-3)).toEqual(['--', '/bin/bash', '-i']);
+  });
+
+  it('leaves the network namespace alone when the network is on', () => {
+    expect(build({ network: true })).not.toContain('--unshare-net');
+  });
+
+  it('mounts in order: root read-only, a private /dev with only the terminal, /proc, /tmp, workspace, hides, protections', () => {
+    const args = build();
+    const root = at(args, '--ro-bind', '/', '/');
+    const dev = at(args, '--dev', '/dev');
+    const pts = at(args, '--tmpfs', '/dev/pts');
+    const pty = at(args, '--dev-bind', '/dev/pts/7', '/dev/pts/7');
+    const proc = at(args, '--proc', '/proc');
+    const tmp = at(args, '--bind', spec.tmpDir, '/tmp');
+    const ws = at(args, '--bind', '/home/ada/proj', '/home/ada/proj');
+    const ssh = at(args, '--tmpfs', '/home/ada/.ssh');
+    const netrc = at(args, '--ro-bind', '/dev/null', '/home/ada/.netrc');
+    const hooks = at(args, '--ro-bind', '/home/ada/proj/.git/hooks', '/home/ada/proj/.git/hooks');
+    const config = at(args, '--ro-bind', '/home/ada/proj/.git/config', '/home/ada/proj/.git/config');
+    const cache = at(args, '--bind', spec.writable[0]!, spec.writable[0]!);
+    const state = at(args, '--tmpfs', '/home/ada/.config/Tandem');
+    const ro = at(args, '--remount-ro', '/home/ada/.ssh');
+    expect([root, dev, pts, pty, proc, tmp, ws].every((value, i, all) => value > -1 && (i === 0 || value > all[i - 1]!))).toBe(true);
+    expect(ssh).toBeGreaterThan(ws);
+    expect(netrc).toBeGreaterThan(ws);
+    expect(hooks).toBeGreaterThan(ws);
+    expect(config).toBeGreaterThan(ws);
+    // The caches live inside the hidden state directory: bound after it is hidden.
+    expect(cache).toBeGreaterThan(state);
+    expect(ro).toBeGreaterThan(cache);
+    // Under the private /tmp already: not mounted over again.
+    expect(args).not.toContain('/tmp/.X11-unix');
+  });
+
+  it('still hides a path under /tmp that the workspace brings back', () => {
+    const args = build({ workspace: '/tmp/w', hidden: [{ path: '/tmp/w/.ssh', dir: true }, { path: '/tmp/.X11-unix', dir: true }] });
+    expect(at(args, '--tmpfs', '/tmp/w/.ssh')).toBeGreaterThan(at(args, '--bind', '/tmp/w', '/tmp/w'));
+    expect(args).not.toContain('/tmp/.X11-unix');
+  });
+
+  it('shows a workspace that lies inside a hidden directory through it', () => {
+    const args = build({ workspace: '/home/ada/.config/Tandem/w' });
+    expect(at(args, '--tmpfs', '/home/ada/.config/Tandem')).toBeLessThan(at(args, '--bind', '/home/ada/.config/Tandem/w', '/home/ada/.config/Tandem/w'));
+  });
+
+  it('read-only binds nothing writable', () => {
+    const args = build({ mode: 'read-only' });
+    expect(args).not.toContain('--bind');
+    expect(at(args, '--tmpfs', '/tmp')).toBeGreaterThan(-1);
+    expect(at(args, '--remount-ro', '/tmp')).toBeGreaterThan(-1);
+    expect(at(args, '--ro-bind', '/home/ada/proj', '/home/ada/proj')).toBeGreaterThan(-1);
+  });
+});
+
+describe('sandbox-exec profile', () => {
+  it('refuses writes except the workspace, temp and caches, hides paths, and cuts the network', () => {
+    const text = seatbeltProfile({ ...spec, hidden: [{ path: '/Users/ada/.ssh', dir: true }, { path: '/Users/ada/.net"rc', dir: false }] });
+    const lines = text.trim().split('\n');
+    expect(lines.slice(0, 3)).toEqual(['(version 1)', '(allow default)', '(deny file-write*)']);
+    expect(lines[3]).toContain('(subpath "/home/ada/proj")');
+    expect(lines[3]).toContain(`(subpath "${spec.tmpDir}")`);
+    expect(lines[3]).toContain('(regex #"^/dev/ttys[0-9]+$")');
+    expect(lines[4]).toBe('(deny file-write* (subpath "/home/ada/proj/.git/hooks") (literal "/home/ada/proj/.git/config"))');
+    expect(lines[5]).toBe('(deny file-read* file-write* (subpath "/Users/ada/.ssh") (literal "/Users/ada/.net\\"rc"))');
+    expect(lines[6]).toBe('(deny network-outbound (remote unix-socket (path-regex #"^/Users/ada/\\.ssh/")) (remote unix-socket (path-literal "/Users/ada/.net\\"rc")))');
+    expect(lines.at(-1)).toBe('(deny network*)');
+    expect(seatbeltProfile({ ...spec, network: true })).not.toContain('(deny network*)');
+  });
+
+  it('read-only allows writes to the terminal devices only', () => {
+    const text = seatbeltProfile({ ...spec, mode: 'read-only' });
+    expect(text).not.toContain('/home/ada/proj")');
+    expect(text).toContain('(literal "/dev/null")');
+  });
+});
+
+describe('hidden paths', () => {
+  it('lists state, discovery, credentials, sockets and the person’s additions', () => {
+    const paths = hiddenPathCandidates({
+      home: '/home/ada',
+      env: { XDG_RUNTIME_DIR: '/run/user/1000', SSH_AUTH_SOCK: '/tmp/ssh-x/agent.1', WAYLAND_DISPLAY: 'wayland-0', DOCKER_HOST: 'unix:///srv/docker.sock', TANDEM_SANDBOX_HIDE: '~/secrets: /opt/keys :relative' },
+      stateDir: '/home/ada/.config/Tandem',
+      discoveryDir: '/run/user/1000/tandem',
+    });
+    for (const path of ['/home/ada/.config/Tandem', '/run/user/1000/tandem', '/home/ada/.ssh', '/home/ada/.aws', '/home/ada/.claude', '/home/ada/.codex', '/home/ada/.docker/config.json', '/run/user/1000', '/run/user/1000/wayland-0', '/tmp/ssh-x/agent.1', '/var/run/docker.sock', '/srv/docker.sock', '/home/ada/secrets', '/opt/keys', '/tmp/.X11-unix']) {
+      expect(paths).toContain(path);
+    }
+    expect(paths).not.toContain('relative');
+    expect(new Set(paths).size).toBe(paths.length);
+  });
+});

@@ -1,0 +1,81 @@
+import { describe, expect, it } from 'vitest';
+import {
+  abisOf,
+  encodeProgram,
+  type Insn,
+  JEQ_K,
+  JGE_K,
+  LD_W_ABS,
+  OFF_ARCH,
+  OFF_NR,
+  RET_K,
+  SECCOMP_RET_ALLOW,
+  SECCOMP_RET_ERRNO,
+  seccompArches,
+  TIOCLINUX,
+  TIOCSTI,
+  tiocstiFilter,
+  tiocstiProgram,
+} from '../../src/main/sandbox/seccomp.js';
+
+/** A reference interpreter of the classic BPF subset the filter uses, as the kernel runs it. */
+function run(program: readonly Insn[], call: { arch: number; nr: number; args?: bigint[] }): number {
+  const word = (offset: number): number => {
+    if (offset === OFF_NR) return call.nr >>> 0;
+    if (offset === OFF_ARCH) return call.arch >>> 0;
+    const arg = call.args?.[Math.floor((offset - 16) / 8)] ?? 0n;
+    return Number(offset % 8 === 0 ? arg & 0xffffffffn : (arg >> 32n) & 0xffffffffn);
+  };
+  let acc = 0;
+  for (let pc = 0; pc < program.length; pc++) {
+    const insn = program[pc]!;
+    if (insn.code === LD_W_ABS) acc = word(insn.k);
+    else if (insn.code === JEQ_K) pc += acc === insn.k ? insn.jt : insn.jf;
+    else if (insn.code === JGE_K) pc += acc >= insn.k ? insn.jt : insn.jf;
+    else if (insn.code === RET_K) return insn.k;
+    else throw new Error(`unknown opcode ${insn.code}`);
+  }
+  throw new Error('fell off the end');
+}
+
+const EPERM = SECCOMP_RET_ERRNO | 1;
+
+describe('TIOCSTI seccomp filter', () => {
+  const x64 = tiocstiProgram(abisOf('x64'));
+  const { audit: X64, ioctl: IOCTL } = seccompArches.x64;
+
+  it('refuses TIOCSTI and TIOCLINUX and allows other ioctls and syscalls', () => {
+    expect(run(x64, { arch: X64, nr: IOCTL, args: [0n, BigInt(TIOCSTI)] })).toBe(EPERM);
+    expect(run(x64, { arch: X64, nr: IOCTL, args: [0n, BigInt(TIOCLINUX)] })).toBe(EPERM);
+    expect(run(x64, { arch: X64, nr: IOCTL, args: [0n, 0x5401n] })).toBe(SECCOMP_RET_ALLOW); // TCGETS
+    expect(run(x64, { arch: X64, nr: 0, args: [0n, BigInt(TIOCSTI)] })).toBe(SECCOMP_RET_ALLOW); // read
+  });
+
+  it('compares the low 32 bits of the request, as the kernel does', () => {
+    expect(run(x64, { arch: X64, nr: IOCTL, args: [0n, (1n << 32n) | BigInt(TIOCSTI)] })).toBe(EPERM);
+    expect(run(x64, { arch: X64, nr: IOCTL, args: [0n, 0xffffffff00000000n | BigInt(TIOCSTI)] })).toBe(EPERM);
+  });
+
+  it('covers the 32-bit table and refuses x32 and unknown architectures', () => {
+    expect(run(x64, { arch: seccompArches.ia32.audit, nr: seccompArches.ia32.ioctl, args: [0n, BigInt(TIOCSTI)] })).toBe(EPERM);
+    expect(run(x64, { arch: seccompArches.ia32.audit, nr: 3, args: [] })).toBe(SECCOMP_RET_ALLOW);
+    expect(run(x64, { arch: X64, nr: 0x40000000 | 514, args: [0n, BigInt(TIOCSTI)] })).toBe(EPERM);
+    expect(run(x64, { arch: 0x12345678, nr: 1 })).toBe(EPERM);
+    const arm = tiocstiProgram(abisOf('arm64'));
+    expect(run(arm, { arch: seccompArches.arm64.audit, nr: seccompArches.arm64.ioctl, args: [0n, BigInt(TIOCSTI)] })).toBe(EPERM);
+    expect(run(arm, { arch: seccompArches.arm64.audit, nr: 16, args: [0n, BigInt(TIOCSTI)] })).toBe(SECCOMP_RET_ALLOW);
+  });
+
+  it('encodes struct sock_filter little-endian, 8 bytes an instruction', () => {
+    const bytes = encodeProgram(x64);
+    expect(bytes.length).toBe(x64.length * 8);
+    // ld [4]: code 0x20, jt 0, jf 0, k 4
+    expect([...bytes.subarray(0, 8)]).toEqual([0x20, 0, 0, 0, 4, 0, 0, 0]);
+    // jeq AUDIT_ARCH_X86_64
+    expect(bytes.readUInt16LE(8)).toBe(0x15);
+    expect(bytes.readUInt32LE(12)).toBe(0xc000003e);
+    expect(bytes.readUInt32LE(bytes.length - 4)).toBe(EPERM);
+    expect(tiocstiFilter('x64').equals(bytes)).toBe(true);
+    expect(() => tiocstiFilter('riscv64')).toThrow(/no seccomp filter/);
+  });
+});
