@@ -103,6 +103,7 @@ export class ManagedTerminal {
       rows: s.rows,
       status: s.status,
       exitCode: s.exitCode,
+      lastCommand: s.lastCommand,
       handedTo: this.meta.handedTo,
     };
   }
