@@ -13,11 +13,11 @@ export class ColdHistory {
     return this.lineCount;
   }
 
-  /** Lines that scrolled away too fast to keep: one dim note line stands for each run of them. */
+  /** Lines the emulator recycled before they were saved (a resize reflowed them): one dim note line stands for each run. */
   skip(lines: number): void {
     const last = this.batches.at(-1);
     const skipped = (last?.skipped ?? 0) + lines;
-    const text = `\x1b[2m[… ${skipped} lines of fast output not kept in scrollback …]\x1b[0m`;
+    const text = `\x1b[2m[… ${skipped} lines not kept in scrollback …]\x1b[0m`;
     if (last?.skipped) {
       last.skipped = skipped;
       last.text = text;
