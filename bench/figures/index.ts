@@ -4,6 +4,8 @@
  */
 import type { Figure } from '../lib/types.js';
 import { agentRoundtripFigure } from './agent-roundtrip.js';
+import { cpuFigure } from './cpu.js';
+import { exitBytesFigure } from './exit-bytes.js';
 import { interruptFigure } from './interrupt.js';
 import { keystrokeFigure } from './keystroke.js';
 import { memoryFigure } from './memory.js';
@@ -25,4 +27,6 @@ export const figures: Figure[] = [
   readinessFigure,
   soakFigure,
   sandboxFigure,
+  cpuFigure,
+  exitBytesFigure,
 ];

@@ -25,6 +25,17 @@ export interface ApprovalInfo {
   reason: string | null;
 }
 
+/** The last command that ended at a prompt, from its end marker. */
+export interface LastCommand {
+  command: string | null;
+  exitCode: number | null;
+  /** ISO 8601 time the end marker arrived. */
+  finishedAt: string;
+}
+
+/** Who closed a terminal whose shell `exited`: null when the shell exited by itself. */
+export type ClosedBy = 'person' | 'agent' | null;
+
 export interface SendResult {
   status: SendStatus;
   evidence: Evidence;
@@ -37,6 +48,7 @@ export interface SendResult {
   control: Controller;
   handoff: HandoffInfo | null;
   approval: ApprovalInfo | null;
+  closedBy: ClosedBy;
   durationMs: number;
 }
 
@@ -58,6 +70,7 @@ export interface TerminalInfo {
   exitCode: number | null;
   /** The sandbox the shell runs in; null when unconfined. */
   sandbox: { mode: 'workspace-write' | 'read-only'; network: boolean } | null;
+  lastCommand: LastCommand | null;
 }
 
 export const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGKILL', 'SIGQUIT', 'SIGTSTP', 'SIGHUP'] as const;

@@ -23,9 +23,8 @@ describe.skipIf(process.platform === 'win32')('PTY pump thread', () => {
 
   it('reads PTYs on its own thread, with output before the exit code', async () => {
     expect(ptyReader()).toBe('thread');
-    // The pause lets the kernel hand over the PTY's last bytes before the slave closes (a
-    // shell that exits at once can lose them, thread or not).
-    const p = await spawnPty('/bin/sh', ['-c', 'head -c 3000000 /dev/zero | tr "\\0" x; sleep 0.5; exit 7'], opts);
+    // Exiting right after the print: the last bytes still in the kernel arrive before the exit.
+    const p = await spawnPty('/bin/sh', ['-c', 'head -c 3000000 /dev/zero | tr "\\0" x; exit 7'], opts);
     let chars = 0;
     p.onData((data) => (chars += data.length));
     const exit = await exitOf(p);
@@ -77,6 +76,29 @@ describe.skipIf(process.platform === 'win32')('PTY pump thread', () => {
     const exit = exitOf(p);
     p.kill('SIGTERM');
     expect((await exit).signal).toBe(15);
+  });
+
+  it('keeps the last output of a shell that exits while reading is paused, on the thread and inline', async () => {
+    // node-pty destroys its stream 200 ms after the exit unless it saw end-of-file: paused
+    // for flow control over that, the shell's last bytes went with it.
+    for (const mode of ['thread', 'inline'] as const) {
+      if (mode === 'inline') process.env.TANDEM_PTY_THREAD = '0';
+      try {
+        expect(ptyReader()).toBe(mode);
+        const p = await spawnPty('/bin/sh', ['-c', 'sleep 0.3; head -c 3000 /dev/zero | tr "\\0" y; exit 7'], opts);
+        p.pause();
+        let chars = 0;
+        p.onData((data) => (chars += (data.match(/y/g) ?? []).length));
+        const exit = exitOf(p);
+        await sleep(1000);
+        p.resume();
+        expect((await exit).exitCode).toBe(7);
+        // All of it, once, by the time the exit is reported.
+        expect(chars, mode).toBe(3000);
+      } finally {
+        delete process.env.TANDEM_PTY_THREAD;
+      }
+    }
   });
 
   it('reads inline with TANDEM_PTY_THREAD=0', async () => {

@@ -15,6 +15,13 @@ async function replay(snapshot: string, cols: number, rows: number): Promise<str
   return lines;
 }
 
+/** Lines without the empty rows below the last one written. */
+function trimmed(lines: string[]): string[] {
+  const out = [...lines];
+  while (out.length > 0 && out.at(-1) === '') out.pop();
+  return out;
+}
+
 describe('Emulator', () => {
   it('answers a cursor-position request split across chunks', async () => {
     const replies: string[] = [];
@@ -29,7 +36,7 @@ describe('Emulator', () => {
   });
 
   it('moves old scrollback to cold history without losing a line, even from one huge write', async () => {
-    const e = new Emulator({ cols: 40, rows: 10, scrollback: 10_000, hotLines: 1000, coldBudget: 1, onReply: () => {} });
+    const e = new Emulator({ cols: 40, rows: 10, scrollback: 10_000, hotLines: 1000, onReply: () => {} });
     let text = '';
     for (let i = 1; i <= 6000; i++) text += `\x1b[3${i % 8}mline ${i}\x1b[0m\r\n`;
     e.feed(text);
@@ -43,16 +50,38 @@ describe('Emulator', () => {
     e.dispose();
   });
 
-  it('drops the middle of a flood from scrollback, with a note, instead of slowing down', async () => {
-    const e = new Emulator({ cols: 40, rows: 10, scrollback: 10_000, hotLines: 500, coldBudget: 0, onReply: () => {} });
+  it('keeps every line of a burst that is no flood, in order, and the restored view equals the host line for line', async () => {
+    const e = new Emulator({ cols: 40, rows: 10, scrollback: 10_000, hotLines: 500, onReply: () => {} });
     let text = '';
-    for (let i = 1; i <= 5000; i++) text += `row ${i}\r\n`;
-    e.feed(text);
+    // Empty lines, colours and lines wrapped across rows, around the cold batch boundaries.
+    for (let i = 1; i <= 5000; i++) text += i % 97 === 0 ? '\r\n' : i % 89 === 0 ? `wrap ${i} ${'w'.repeat(70)}\r\n` : `\x1b[3${i % 8}mrow ${i}\x1b[0m\r\n`;
+    for (let at = 0; at < text.length; at += 4096) e.feed(text.slice(at, at + 4096));
     await e.drained();
-    const lines = await replay(e.serialize(), 40, 10);
-    expect(lines.filter((line) => line.includes('lines of fast output not kept'))).toHaveLength(1);
-    expect(lines.filter((line) => line.startsWith('row ')).at(-1)).toBe('row 5000');
+    const restored = await replay(e.serialize(), 40, 10);
+    // The same output in one terminal that keeps everything: the reference, row for row.
+    expect(trimmed(restored)).toEqual(trimmed(await replay(text, 40, 10)));
+    const rows = restored.filter((line) => /^row \d+$/.test(line)).map((line) => Number(line.slice(4)));
+    expect(rows).toEqual(Array.from({ length: 5000 }, (_, i) => i + 1).filter((i) => i % 97 !== 0 && i % 89 !== 0));
+    expect(restored.filter((line) => line.includes('not kept'))).toEqual([]);
     e.dispose();
+  });
+
+  it('erases cold history with the scrollback (`clear`, CSI 3 J) and on a full reset', async () => {
+    for (const erase of ['\x1b[H\x1b[2J\x1b[3J', '\x1bc']) {
+      const e = new Emulator({ cols: 40, rows: 10, scrollback: 10_000, hotLines: 500, onReply: () => {} });
+      let text = '';
+      for (let i = 1; i <= 3000; i++) text += `old ${i}\r\n`;
+      text += erase;
+      for (let i = 1; i <= 2000; i++) text += `new ${i}\r\n`;
+      for (let at = 0; at < text.length; at += 4096) e.feed(text.slice(at, at + 4096));
+      await e.drained();
+      const restored = await replay(e.serialize(), 40, 10);
+      expect(restored.filter((line) => line.startsWith('old '))).toEqual([]);
+      expect(restored.filter((line) => line.startsWith('new '))).toHaveLength(2000);
+      expect(trimmed(restored)).toEqual(trimmed(await replay(text, 40, 10)));
+      expect(restored.filter((line) => line.includes('not kept'))).toEqual([]);
+      e.dispose();
+    }
   });
 
   it('parses only the newest part of a flood, leaves a note, and ends on the right screen', async () => {
@@ -67,7 +96,18 @@ describe('Emulator', () => {
     await e.drained();
     expect(e.skippedChars).toBeGreaterThan(fed / 2);
     const lines = await replay(e.serialize(), 40, 10);
-    expect(lines.filter((text) => /\[… \d+ characters skipped …\]/.test(text))).toHaveLength(1);
+    const notes = lines.map((text, at) => ({ at, match: /\[… (\d+) lines of a flood skipped …\]/.exec(text) })).filter((n) => n.match);
+    expect(notes).toHaveLength(1);
+    // The note counts exactly the lines between the last one kept before it and the first after.
+    const numbered = (from: number, step: number) => {
+      for (let i = from; i >= 0 && i < lines.length; i += step) {
+        const found = /^flood line (\d+)$/.exec(lines[i]!);
+        if (found) return Number(found[1]);
+      }
+      return 0;
+    };
+    const { at, match } = notes[0]!;
+    expect(numbered(at + 1, 1) - numbered(at - 1, -1) - 1).toBe(Number(match![1]));
     expect(lines.filter((text) => text.startsWith('flood line')).at(-1)).toBe('flood line 200000');
     // The stream offsets still add up: a snapshot covers everything fed.
     expect((await e.snapshot()).offset).toBe(fed);
@@ -75,7 +115,7 @@ describe('Emulator', () => {
   });
 
   it('bounds cold history to the scrollback setting', async () => {
-    const e = new Emulator({ cols: 40, rows: 10, scrollback: 2000, hotLines: 500, coldBudget: 1, onReply: () => {} });
+    const e = new Emulator({ cols: 40, rows: 10, scrollback: 2000, hotLines: 500, onReply: () => {} });
     let text = '';
     for (let i = 1; i <= 8000; i++) text += `row ${i}\r\n`;
     e.feed(text);

@@ -70,6 +70,8 @@ interface TerminalState {
   waiters: Set<() => void>;
   /** Agents whose write on this terminal waits for the person's approval. */
   awaiting: Set<string>;
+  /** A write approved after its send returned: the waits that follow report it until it settles. */
+  approved: { command: string; approval: ApprovalInfo } | null;
 }
 
 function emptyResult(cursor: string, control: 'agent' | 'user'): SendResult {
@@ -85,6 +87,7 @@ function emptyResult(cursor: string, control: 'agent' | 'user'): SendResult {
     control,
     handoff: null,
     approval: null,
+    closedBy: null,
     durationMs: 0,
   };
 }
@@ -126,6 +129,7 @@ export class AgentService {
     tokens.onRevoked(({ tokenHash }) => {
       for (const connection of [...this.connections.values()]) if (connection.identity.tokenHash === tokenHash) this.disconnect(connection.id);
     });
+    host.agentPresence = (name) => [...this.connections.values()].some((connection) => connection.identity.name === name);
     // Terminals the person closed (or reset away) leave no agent state behind.
     host.onRoster((terminals) => {
       const present = new Set(terminals.map((terminal) => terminal.id));
@@ -193,10 +197,11 @@ export class AgentService {
   }
 
   private refreshConnected(): void {
-    for (const [terminalId, tokenHash] of this.owners) {
-      if (!this.host.has(terminalId)) continue;
-      const terminal = this.host.get(terminalId);
-      const connected = this.isConnected(tokenHash);
+    for (const { id } of this.host.list()) {
+      const terminal = this.host.get(id);
+      // An agent's own terminal goes with its token; a handed one with the agent's name.
+      const owner = this.owners.get(id);
+      const connected = owner !== undefined ? this.isConnected(owner) : terminal.meta.handedTo !== null && this.host.agentPresence(terminal.meta.handedTo);
       if (terminal.meta.agentConnected !== connected) {
         terminal.meta.agentConnected = connected;
         this.host.touch();
@@ -214,7 +219,7 @@ export class AgentService {
       const terminal = this.host.get(terminalId);
       const status = terminal.session.status;
       if (terminal.meta.control === 'user' || status === 'running' || status === 'waiting_input') continue;
-      await this.host.close(terminalId).catch(() => undefined);
+      await this.host.close(terminalId, null).catch(() => undefined);
       if (!this.host.has(terminalId)) this.forget(terminalId);
     }
     // An agent that owns no terminal has nothing to reclaim: forget when it left.
@@ -240,7 +245,7 @@ export class AgentService {
   private state(terminal: ManagedTerminal): TerminalState {
     let state = this.states.get(terminal.id);
     if (!state) {
-      state = { queue: new OpQueue(this.host.limits.maxQueuedOperations), leaseOffset: null, handoff: null, waiters: new Set(), awaiting: new Set() };
+      state = { queue: new OpQueue(this.host.limits.maxQueuedOperations), leaseOffset: null, handoff: null, waiters: new Set(), awaiting: new Set(), approved: null };
       this.states.set(terminal.id, state);
       const current = state;
       terminal.onControl((control) => {
@@ -468,9 +473,12 @@ export class AgentService {
     const answer = await decision;
     // Decided late: it runs only if the agent, the terminal and its control are still as they were.
     if (answer.state === 'rejected' || !this.tokens.currentSettings(connection.identity) || !this.host.has(terminal.id) || terminal.meta.control === 'user') return;
-    const turn = await this.state(terminal).queue.enqueue(connection.identity.tokenHash);
+    const state = this.state(terminal);
+    const turn = await state.queue.enqueue(connection.identity.tokenHash);
     try {
       const edited = answer.state === 'edited';
+      const line = edited ? answer.command : [args.text ?? '', ...(args.keys ?? [])].join(' ').trim();
+      state.approved = { command: line, approval: { state: answer.state, reason: null } };
       await terminal.session
         .send({ text: edited ? answer.command : args.text, keys: edited ? undefined : args.keys, submit: args.submit, input: args.input, waitMs: 0 })
         .catch(() => undefined);
@@ -515,6 +523,7 @@ export class AgentService {
     }
     try {
       if (terminal.meta.control === 'user') throw new TandemError('user_control', 'The person took control of this terminal; wait for them to hand it back (terminal_wait).');
+      state.approved = null;
       const handoff = this.handoffSignal(terminal);
       try {
         const result = await terminal.session.send({
@@ -562,10 +571,19 @@ export class AgentService {
     const handoff = this.handoffSignal(terminal);
     try {
       const result = await terminal.session.wait({ since: args.since, waitMs, maxOutputBytes: args.maxOutputBytes, signal, handoff: handoff.signal });
-      return this.decorate(terminal, result, null, startedAt);
+      const approved = this.takeApproved(terminal, result);
+      return this.decorate(terminal, approved ? { ...result, command: result.command ?? approved.command } : result, approved?.approval ?? null, startedAt);
     } finally {
       handoff.dispose();
     }
+  }
+
+  /** Waits after a late approval name the approved command, until one reports it settled. */
+  private takeApproved(terminal: ManagedTerminal, result: SendResult): TerminalState['approved'] {
+    const state = this.states.get(terminal.id);
+    const approved = state?.approved ?? null;
+    if (state && (result.status === 'done' || result.status === 'exited')) state.approved = null;
+    return approved;
   }
 
   /** While the person holds control, waits settle only on hand-back, decline, exit or the bound. */
@@ -593,7 +611,7 @@ export class AgentService {
     });
     if (outcome === 'aborted') throw signal?.reason ?? new Error('aborted');
     const base = emptyResult(terminal.session.cursor, terminal.meta.control);
-    if (outcome === 'exited') return { ...base, status: 'exited', evidence: 'exit', exitCode: terminal.session.exitCode, durationMs: Math.round(this.clock.now() - startedAt) };
+    if (outcome === 'exited') return { ...base, status: 'exited', evidence: 'exit', exitCode: terminal.session.exitCode, closedBy: terminal.session.closedBy, durationMs: Math.round(this.clock.now() - startedAt) };
     if (outcome === 'bound') {
       return { ...base, status: 'human_handoff', evidence: 'handoff', handoff: { state: state.handoff?.state ?? 'accepted', summary: '' }, durationMs: Math.round(this.clock.now() - startedAt) };
     }
@@ -646,7 +664,7 @@ export class AgentService {
     const status = terminal.session.status;
     await terminal.session.signal(args.signal);
     if (status !== 'running' && status !== 'waiting_input') {
-      return { ...emptyResult(terminal.session.cursor, terminal.meta.control), status: status === 'exited' ? 'exited' : 'done', evidence: status === 'exited' ? 'exit' : 'marker', cwd: terminal.session.cwd };
+      return { ...emptyResult(terminal.session.cursor, terminal.meta.control), status: status === 'exited' ? 'exited' : 'done', evidence: status === 'exited' ? 'exit' : 'marker', cwd: terminal.session.cwd, closedBy: terminal.session.closedBy };
     }
     const result = await terminal.session.wait({ since: cursor, waitMs: 5000, signal });
     return this.decorate(terminal, result, null, startedAt);
@@ -705,7 +723,7 @@ export class AgentService {
   async close(connection: AgentConnection, args: ToolArgs<'terminal_close'>): Promise<{ closed: boolean; orphans: Array<{ pid: number; comm: string }> }> {
     const terminal = this.terminalFor(connection, args.id, 'write');
     if (this.visible(connection, terminal) !== 'own') throw new TandemError('forbidden', "Only the person closes their own terminals; hand it back instead.");
-    const result = await this.host.close(terminal.id);
+    const result = await this.host.close(terminal.id, 'agent');
     if (result.closed) this.forget(terminal.id);
     return result;
   }

@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { TandemError } from '../../shared/errors.js';
 import { DEFAULT_LIMITS, type Limits } from '../../shared/limits.js';
 import type { ShellCandidate, TerminalView } from '../../shared/contract.js';
-import type { Origin } from '../../shared/types.js';
+import type { ClosedBy, Origin } from '../../shared/types.js';
 import { discoverShells } from '../shells/discovery.js';
 import type { StartupFiles } from '../shells/dialect.js';
 import { resolveShell, type ResolvedShell } from '../shells/resolve.js';
@@ -111,6 +111,9 @@ export class TerminalHost {
     return () => this.rosterListeners.delete(listener);
   }
 
+  /** Whether an agent of this name has a live session (set by the agent layer). */
+  agentPresence: (name: string) => boolean = () => false;
+
   /** Something about a terminal changed outside the host (agent connections): republish the roster. */
   touch(): void {
     this.changed();
@@ -197,9 +200,9 @@ export class TerminalHost {
   }
 
   /** Awaits the whole process tree; a failure keeps the terminal listed so close can be retried. */
-  async close(id: string): Promise<{ closed: boolean; orphans: Array<{ pid: number; comm: string }> }> {
+  async close(id: string, by: ClosedBy = 'person'): Promise<{ closed: boolean; orphans: Array<{ pid: number; comm: string }> }> {
     const terminal = this.get(id);
-    const result = await terminal.session.close();
+    const result = await terminal.session.close(by);
     if (result.closed) {
       terminal.dispose();
       this.terminals.delete(id);
@@ -290,6 +293,7 @@ export class TerminalHost {
     if (terminal.meta.origin !== 'user') throw new TandemError('invalid_argument', 'Only your own terminals can be handed to an agent.');
     terminal.meta.handedTo = agent;
     terminal.meta.agent = agent;
+    terminal.meta.agentConnected = agent !== null && this.agentPresence(agent);
     terminal.setControl(agent ? 'agent' : 'user');
     this.changed();
     return terminal.view();

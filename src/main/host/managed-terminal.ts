@@ -103,6 +103,7 @@ export class ManagedTerminal {
       rows: s.rows,
       status: s.status,
       exitCode: s.exitCode,
+      lastCommand: s.lastCommand,
       handedTo: this.meta.handedTo,
       sandbox: s.sandbox,
     };
@@ -208,10 +209,11 @@ export class ManagedTerminal {
     const { data, offset } = await this.session.snapshot();
     const attachment = new Attachment(clientId, this.id, offset, sink, this.clock.now());
     this.attachments.set(attachment.id, attachment);
-    // Output the snapshot did not cover yet, already batched or still pending.
+    // Output the snapshot did not cover yet, already batched or still pending; the snapshot can
+    // also cover part of what is pending (the parser ran ahead of the batch): that part is skipped.
     const missed = this.session.outputSince(offset, this.pendingStart);
     if (missed) attachment.send(missed);
-    attachment.fromOffset = this.pendingStart;
+    attachment.fromOffset = Math.max(offset, this.pendingStart);
     if (this.pending.length > 0) this.scheduleFlush(0);
     this.writer?.setWritable(false);
     this.writer = attachment;

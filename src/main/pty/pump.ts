@@ -55,6 +55,49 @@ type FromPump =
   | { t: 'data'; id: number; data: string }
   | { t: 'exit'; id: number; exitCode: number; signal: number };
 
+/** Bytes read from the master at exit beyond what node-pty read (a PTY buffers far fewer). */
+export const maxExitDrainBytes = 4 * 1024 * 1024;
+
+/**
+ * node-pty destroys its read stream 200 ms after the shell exits when the stream has not seen
+ * end-of-file by then (upstream issues 72 and 726): output still in the kernel (the PTY was
+ * paused for flow control, or the loop was busy) was lost with it. Before that destroy, this
+ * reads the master to its end and hands the rest to node-pty's own data listeners. It is also
+ * evaluated inside the pump thread, so it refers to nothing outside itself.
+ */
+function keepOutputAtExit(pty: unknown, maxBytes: number): void {
+  const internals = pty as { _fd?: number; _socket?: { destroy(error?: Error): unknown; read(): unknown; emit(event: 'data', data: string): boolean } };
+  const socket = internals._socket;
+  const fd = internals._fd;
+  if (!socket || typeof fd !== 'number' || typeof socket.destroy !== 'function') return;
+  const { readSync } = process.getBuiltinModule('node:fs');
+  const { StringDecoder } = process.getBuiltinModule('node:string_decoder');
+  const destroy = socket.destroy.bind(socket);
+  socket.destroy = (error?: Error) => {
+    // What the paused stream holds (read() emits it as data), then what the kernel holds (the
+    // master is non-blocking: EAGAIN when empty, EIO after the slave's hang-up). This output
+    // arrives even while paused: it is bounded, and the alternative is losing it.
+    while (socket.read() !== null);
+    const decoder = new StringDecoder('utf8');
+    const buffer = Buffer.alloc(64 * 1024);
+    for (let total = 0; total < maxBytes; ) {
+      let n: number;
+      try {
+        n = readSync(fd, buffer, 0, buffer.length, null);
+      } catch {
+        break;
+      }
+      if (n <= 0) break;
+      total += n;
+      const text = decoder.write(buffer.subarray(0, n));
+      if (text) socket.emit('data', text);
+    }
+    const rest = decoder.end();
+    if (rest) socket.emit('data', rest);
+    return destroy(error);
+  };
+}
+
 /**
  * The pump thread's program. It runs from source text (`eval`), so the same code serves the
  * tests, `tandem serve` and the Electron bundle without a separate build entry: it must not
@@ -66,7 +109,7 @@ function pumpMain(): void {
   const { ptyPath } = workerData as { ptyPath: string };
   const nodePty = process.getBuiltinModule('node:module').createRequire(ptyPath)(ptyPath) as typeof import('node-pty');
   const port = parentPort!;
-  const limit = (workerData as { maxAheadChars: number }).maxAheadChars;
+  const { maxAheadChars: limit, maxExitDrainBytes: drainBytes } = workerData as { maxAheadChars: number; maxExitDrainBytes: number };
   interface Entry {
     p: import('node-pty').IPty;
     pending: string[];
@@ -108,6 +151,7 @@ function pumpMain(): void {
           post({ t: 'failed', id: message.id, message: (error as Error).message });
           return;
         }
+        keepOutputAtExit(p, drainBytes);
         const created: Entry = { p, pending: [], ahead: 0, paused: false, held: false };
         entries.set(message.id, created);
         p.onData((data) => {
@@ -175,8 +219,8 @@ class Pump {
 
   constructor(ptyPath: string) {
     // `__name` stands in for the helper some transpilers (tsx) add to named functions.
-    const source = `var __name = (f) => f;\n(${pumpMain.toString()})();`;
-    this.worker = new Worker(source, { eval: true, workerData: { ptyPath, maxAheadChars } });
+    const source = `var __name = (f) => f;\n${keepOutputAtExit.toString()}\n(${pumpMain.toString()})();`;
+    this.worker = new Worker(source, { eval: true, workerData: { ptyPath, maxAheadChars, maxExitDrainBytes } });
     this.worker.unref();
     this.worker.on('message', (message: FromPump) => this.onMessage(message));
     this.worker.on('error', (error) => this.fail(error));
@@ -299,6 +343,7 @@ class PumpedPty implements PtyProcess {
 /** node-pty on the calling thread, behind the same interface. */
 function inline(file: string, args: string[], opts: PtySpawnOptions): PtyProcess {
   const p = pty.spawn(file, args, process.platform === 'win32' ? { ...opts, ...conptyOptions() } : opts);
+  keepOutputAtExit(p, maxExitDrainBytes);
   return {
     pid: p.pid,
     ptsName: (p as unknown as { ptsName?: string }).ptsName,

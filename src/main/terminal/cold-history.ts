@@ -1,10 +1,11 @@
 /**
- * Scrollback beyond the emulator's hot window, kept as serialized terminal text (a few bytes
- * per cell instead of the ~12 of a live buffer line). Batches of lines leave the emulator
- * together; the oldest batches go first once `maxLines` is exceeded.
+ * Scrollback beyond the emulator's hot window, kept as serialized terminal text in UTF-8 (about
+ * a byte per cell instead of the ~12 of a live buffer line; a serializer's string is a rope of
+ * small pieces that would cost far more). Batches of lines leave the emulator together; the
+ * oldest batches go first once `maxLines` is exceeded.
  */
 export class ColdHistory {
-  private readonly batches: Array<{ text: string; lines: number; skipped?: number }> = [];
+  private readonly batches: Array<{ text: Buffer; lines: number; skipped?: number }> = [];
   private lineCount = 0;
 
   constructor(private readonly maxLines: number) {}
@@ -13,14 +14,14 @@ export class ColdHistory {
     return this.lineCount;
   }
 
-  /** Lines that scrolled away too fast to keep: one dim note line stands for each run of them. */
+  /** Lines the emulator recycled before they were saved (a resize reflowed them): one dim note line stands for each run. */
   skip(lines: number): void {
     const last = this.batches.at(-1);
     const skipped = (last?.skipped ?? 0) + lines;
-    const text = `\x1b[2m[… ${skipped} lines of fast output not kept in scrollback …]\x1b[0m`;
+    const text = `\x1b[2m[… ${skipped} lines not kept in scrollback …]\x1b[0m`;
     if (last?.skipped) {
       last.skipped = skipped;
-      last.text = text;
+      last.text = Buffer.from(text);
       return;
     }
     this.push(text, 1);
@@ -29,7 +30,7 @@ export class ColdHistory {
 
   push(text: string, lines: number): void {
     if (this.maxLines <= 0 || lines <= 0) return;
-    this.batches.push({ text, lines });
+    this.batches.push({ text: Buffer.from(text), lines });
     this.lineCount += lines;
     while (this.batches.length > 1 && this.lineCount - this.batches[0]!.lines >= this.maxLines) {
       this.lineCount -= this.batches.shift()!.lines;
@@ -38,11 +39,11 @@ export class ColdHistory {
 
   /** The retained history as terminal output: batches joined by line breaks. */
   serialize(): string {
-    return this.batches.map((batch) => batch.text).join('\r\n');
+    return this.batches.map((batch) => batch.text.toString()).join('\r\n');
   }
 
   get chars(): number {
-    return this.batches.reduce((sum, batch) => sum + batch.text.length, 0);
+    return this.batches.reduce((sum, batch) => sum + batch.text.byteLength, 0);
   }
 
   clear(): void {

@@ -23,14 +23,19 @@ export const floodWindowMs = 100;
 export const floodCharsPerWindow = 1024 * 1024;
 export const floodKeepChars = 64 * 1024;
 
-/** The window over which cold serialization time is budgeted. */
-const coldWindowMs = 200;
-
 /**
  * Live lines beyond the hot window before the oldest are recycled by the emulator. Lines are
- * serialized into cold history once they leave the hot window, well before they are recycled.
+ * serialized into cold history once they leave the hot window, well before they are recycled:
+ * each parser write covers at most half a batch, and its lines are saved when it completes.
  */
 export const coldBatchLines = 500;
+
+/** Line feeds in text[from, to). */
+function countLines(text: string, from: number, to = text.length): number {
+  let lines = 0;
+  for (let at = text.indexOf('\n', from); at >= 0 && at < to; at = text.indexOf('\n', at + 1)) lines++;
+  return lines;
+}
 
 interface TrimmableLines {
   onTrim(listener: (amount: number) => void): unknown;
@@ -51,12 +56,6 @@ export interface EmulatorOptions {
   scrollback: number;
   /** Scrollback lines kept live in the emulator; older ones are serialized into cold history. */
   hotLines?: number;
-  /**
-   * Share of time that serializing cold history may take (default 0.1). Floods scroll faster
-   * than that: their middle is dropped from scrollback (with a visible note) rather than
-   * slowing the terminal down.
-   */
-  coldBudget?: number;
   /** Protocol replies (cursor position, device attributes) to write back to the PTY. */
   onReply: (data: string) => void;
   /** The palette the person sees, read at each colour query (the theme can change at any time). */
@@ -77,9 +76,6 @@ export class Emulator {
   private readonly serializer: SerializeAddonType;
   private readonly cold: ColdHistory;
   private readonly hotLines: number;
-  private readonly coldBudget: number;
-  private coldWindowStart = 0;
-  private coldSpentMs = 0;
   /** Characters fed so far, and characters parsed (or skipped) so far: offsets of the output stream. */
   private fedChars = 0;
   private parsedChars = 0;
@@ -88,21 +84,25 @@ export class Emulator {
   private trimmedLines = 0;
   private savedLines = 0;
   private readonly coldEnabled: boolean;
+  /** The normal buffer's line list whose recycling is counted (a full reset replaces it). */
+  private trimSource: TrimmableLines | null = null;
+  /** Rows an erase of the scrollback (`CSI 3 J`) is about to trim: erased, not recycled. */
+  private erasing = 0;
   private rateWindowStart = 0;
   private rateChars = 0;
   private floodTimer: ReturnType<typeof setTimeout> | null = null;
-  /** Note characters at the start of `pending` (not part of the output stream), and what they count. */
+  /** Note characters at the start of `pending` (not part of the output stream), and the lines it counts. */
   private noteChars = 0;
-  private noteSkipped = 0;
+  private noteSkippedLines = 0;
   private parsedWaiters: Array<{ target: number; resolve: () => void }> = [];
   /** A flood window's output not parsed yet, newest last; what was dropped from its front. */
   private floodChunks: string[] = [];
   private floodChars = 0;
   private floodDropped = 0;
+  private floodDroppedLines = 0;
 
   constructor(opts: EmulatorOptions) {
     this.hotLines = Math.min(opts.hotLines ?? 1000, opts.scrollback);
-    this.coldBudget = opts.coldBudget ?? 0.1;
     this.cold = new ColdHistory(opts.scrollback - this.hotLines);
     this.terminal = new Terminal({
       cols: opts.cols,
@@ -112,12 +112,20 @@ export class Emulator {
       // ConPTY repaints on resize: xterm must not reflow its lines too (see win-pty.ts).
       windowsPty: windowsPtyInfo(),
     });
-    // The line list's own trim event is internal to xterm; without it there is no cold history.
-    const lines = (this.terminal as unknown as { _core?: { buffers?: { normal?: { lines?: TrimmableLines } } } })._core?.buffers?.normal?.lines;
-    this.coldEnabled = opts.scrollback > this.hotLines && typeof lines?.onTrim === 'function';
-    lines?.onTrim((amount) => {
-      this.trimmedLines += amount;
-    });
+    this.coldEnabled = opts.scrollback > this.hotLines && this.normalLines() !== null;
+    if (this.coldEnabled) {
+      this.watchTrims();
+      // A full reset (`ESC c`) makes new buffers: the old scrollback is gone, as on screen.
+      this.terminal.buffer.onBufferChange(() => this.watchTrims());
+      // Erasing the scrollback (`clear`) erases cold history too, so a reload does not bring it back.
+      this.terminal.parser.registerCsiHandler({ final: 'J' }, (params) => {
+        if (params[0] === 3 && this.terminal.buffer.active.type === 'normal') {
+          this.erasing = Math.max(0, this.terminal.buffer.normal.length - this.terminal.rows);
+          this.cold.clear();
+        }
+        return false;
+      });
+    }
     this.serializer = new SerializeAddon();
     this.terminal.loadAddon(this.serializer);
     // The renderer's xterm uses the same width tables, so cursor positions agree on emoji and CJK.
@@ -136,6 +144,30 @@ export class Emulator {
         this.terminal.parser.registerOscHandler(ident, (data) => reply(answerDynamicColor(ident, data, palette())));
       }
     }
+  }
+
+  /** The line list's own trim event is internal to xterm; without it there is no cold history. */
+  private normalLines(): TrimmableLines | null {
+    const lines = (this.terminal as unknown as { _core?: { buffers?: { normal?: { lines?: TrimmableLines } } } })._core?.buffers?.normal?.lines;
+    return typeof lines?.onTrim === 'function' ? lines : null;
+  }
+
+  private watchTrims(): void {
+    const lines = this.normalLines();
+    if (!lines || lines === this.trimSource) return;
+    if (this.trimSource) {
+      this.cold.clear();
+      this.trimmedLines = this.savedLines;
+    }
+    this.trimSource = lines;
+    lines.onTrim((amount) => {
+      if (lines !== this.trimSource) return;
+      this.trimmedLines += amount;
+      if (this.erasing === 0) return;
+      // Erased rows count as saved: nothing of them is kept, and no note stands for them.
+      this.savedLines = Math.max(this.savedLines, this.trimmedLines);
+      this.erasing = 0;
+    });
   }
 
   feed(data: string): void {
@@ -180,6 +212,7 @@ export class Emulator {
     while (n < this.floodChunks.length - 1 && this.floodChars - this.floodChunks[n]!.length >= floodKeepChars) {
       this.floodChars -= this.floodChunks[n]!.length;
       this.floodDropped += this.floodChunks[n]!.length;
+      this.floodDroppedLines += countLines(this.floodChunks[n]!, 0);
       n++;
     }
     this.floodChunks.splice(0, n);
@@ -191,19 +224,25 @@ export class Emulator {
    */
   private skipFlood(): void {
     let dropped = this.floodDropped;
+    let droppedLines = this.floodDroppedLines;
     // Output before dropped chunks is older still: it goes too, with the note (which it counts).
     let noteChars = dropped > 0 ? 0 : this.noteChars;
-    if (dropped > 0) dropped += this.pending.length - this.noteChars;
+    if (dropped > 0) {
+      dropped += this.pending.length - this.noteChars;
+      droppedLines += countLines(this.pending, this.noteChars);
+    }
     let text = (dropped > 0 ? '' : this.pending) + this.floodChunks.join('');
     this.floodChunks = [];
     this.floodChars = 0;
     this.floodDropped = 0;
+    this.floodDroppedLines = 0;
     if (text.length > floodKeepChars) {
       const from = Math.max(text.length - floodKeepChars, noteChars);
       let cut = text.indexOf('\n', from);
       // One endless line (minified code, `tr -d '\n'`) is cut where it stands.
       if (cut < 0) cut = from - 1;
       dropped += cut + 1 - noteChars;
+      droppedLines += countLines(text, noteChars, cut + 1);
       text = text.slice(cut + 1);
       noteChars = 0;
     }
@@ -212,8 +251,8 @@ export class Emulator {
       return;
     }
     // A note still waiting to be parsed is replaced by one that counts both.
-    this.noteSkipped = this.noteChars > 0 ? this.noteSkipped + dropped : dropped;
-    const note = `\r\n\x1b[0;2m[… ${this.noteSkipped} characters skipped …]\x1b[0m\r\n`;
+    this.noteSkippedLines = this.noteChars > 0 ? this.noteSkippedLines + droppedLines : droppedLines;
+    const note = `\r\n\x1b[0;2m[… ${this.noteSkippedLines} lines of a flood skipped …]\x1b[0m\r\n`;
     this.parsedChars += dropped;
     this.skippedChars += dropped;
     this.pending = note + text;
@@ -270,6 +309,7 @@ export class Emulator {
     this.noteChars -= notes;
     this.terminal.write(data, () => {
       if (this.disposed) return;
+      this.erasing = 0;
       this.parsedChars += data.length - notes;
       this.settleParsedWaiters();
       this.evictCold();
@@ -328,24 +368,18 @@ export class Emulator {
       this.cold.skip(this.trimmedLines - this.savedLines);
       this.savedLines = this.trimmedLines;
     }
-    const liveScrollback = this.terminal.buffer.normal.length - this.terminal.rows;
-    const eligibleEnd = this.trimmedLines + liveScrollback - this.hotLines;
-    const count = eligibleEnd - this.savedLines;
-    if (count <= 0) return;
+    const buffer = this.terminal.buffer.normal;
     const start = this.savedLines - this.trimmedLines;
-    const now = performance.now();
-    if (now - this.coldWindowStart > coldWindowMs) {
-      this.coldWindowStart = now;
-      this.coldSpentMs = 0;
-    }
-    if (this.coldSpentMs <= coldWindowMs * this.coldBudget) {
-      const text = this.serializer.serialize({ range: { start, end: start + count - 1 }, excludeModes: true, excludeAltBuffer: true });
-      this.cold.push(text.replace(/(?:\r\n)+$/, ''), count);
-      this.coldSpentMs += performance.now() - now;
-    } else {
-      this.cold.skip(count);
-    }
-    this.savedLines = eligibleEnd;
+    const eligible = buffer.length - this.terminal.rows - this.hotLines;
+    // A wrapped line moves whole: cold batches are joined by line breaks. One line longer than
+    // half a batch is cut, as it must be before the emulator recycles it.
+    let stop = eligible;
+    while (stop > start && buffer.getLine(stop)?.isWrapped) stop--;
+    if (stop === start) stop = eligible - start >= coldBatchLines / 2 ? eligible : start;
+    if (stop <= start) return;
+    const text = this.serializer.serialize({ range: { start, end: stop - 1 }, excludeModes: true, excludeAltBuffer: true });
+    this.cold.push(text, stop - start);
+    this.savedLines = this.trimmedLines + stop;
   }
 
   /** Cold history, then the live scrollback, screen, cursor and modes, as terminal output. */

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { TandemError } from '../../shared/errors.js';
 import { DEFAULT_LIMITS } from '../../shared/limits.js';
 import type { Palette } from '../../shared/palette.js';
-import type { Evidence, Origin, SendResult, SignalName, TerminalStatus } from '../../shared/types.js';
+import type { ClosedBy, Evidence, LastCommand, Origin, SendResult, SignalName, TerminalStatus } from '../../shared/types.js';
 import { foregroundPgid, readStat, ttyOf } from '../pty/proc.js';
 import { type PtyProcess, spawnPty } from '../pty/pump.js';
 import { writeSpaced } from '../pty/win-input.js';
@@ -20,9 +20,11 @@ import { type Clock, sleep, systemClock } from './clock.js';
 import { Emulator } from './emulator.js';
 import { type CommandRecord, StreamHistory } from './history.js';
 import { bracketedPaste, encodeKeys } from './keys.js';
+import { LastCommandTracker } from './last-command.js';
 import { type MarkerEvent, MarkerScanner } from './markers.js';
 import { probeWaiting, takeBaseline, type ProbeBaseline, type ProbeTarget, type WaitEvidence } from './probe.js';
 import { OutputProjector, stripEcho } from './projection.js';
+import { cachedModes, StatusWatcher } from './status-watcher.js';
 
 export const defaultStartupTimeoutMs = 10_000;
 /** Retained marker-free output for cursors and waits (characters). */
@@ -161,13 +163,14 @@ export class TerminalSession {
   private readonly history: StreamHistory;
   private readonly clock: Clock;
   private readonly probeTarget: ProbeTarget;
+  private readonly watcher: StatusWatcher;
   private readonly maxInputBytes: number;
   private readonly historyFile: string | null;
   private readonly rcDir: string;
   private phase: Phase = { kind: 'starting' };
   private lastStartSeq = 0;
   private lastEndSeq = -1;
-  private lastExitCode: number | null = null;
+  private readonly lastDone = new LastCommandTracker();
   private lastActivityAt: number;
   private readonly observers = new Set<Observer>();
   private probeTimer: ReturnType<typeof setTimeout> | null = null;
@@ -182,6 +185,8 @@ export class TerminalSession {
   private exitStartedAt = 0;
   private lastCursorOffset = 0;
   private closing: Promise<CloseResult> | null = null;
+  /** Who closed the terminal, when it did not exit by itself. */
+  private closer: ClosedBy = null;
   private startupBanner: OutputProjector | null;
 
   private constructor(opts: SessionOptions, id: string, secret: string, rcDir: string, historyFile: string | null, spawned: PtyProcess, confinement: Confinement | null) {
@@ -223,6 +228,14 @@ export class TerminalSession {
       ttyPath: spawned.ptsName ?? (process.platform === 'linux' ? ttyOf(spawned.pid) : null),
       procTier: opts.procTier ?? true,
     };
+    const modes = cachedModes(this.clock, () => foregroundPgid(spawned.pid), readTtyModes);
+    this.watcher = new StatusWatcher({
+      clock: this.clock,
+      baseline: () => (this.shell.dialect?.backgroundReader ? takeBaseline(this.probeTarget) : null),
+      probe: (baseline, quietMs) => probeWaiting(this.probeTarget, baseline, quietMs, modes),
+      offset: () => this.history.offset,
+      onChange: () => this.emitState(),
+    });
     if (this.integrationLevel === 'none') this.phase = { kind: 'idle' };
     spawned.onData((data) => this.onData(data));
     spawned.onExit(({ exitCode, signal }) => this.onExit(exitCode, signal));
@@ -391,7 +404,7 @@ export class TerminalSession {
       case 'continuation':
         return 'waiting_input';
       case 'running':
-        return 'running';
+        return this.watcher.waiting ? 'waiting_input' : 'running';
     }
   }
 
@@ -399,9 +412,18 @@ export class TerminalSession {
     return this.phase.kind === 'exited' ? this.phase.exitCode : null;
   }
 
+  get closedBy(): ClosedBy {
+    return this.closer;
+  }
+
   /** The exit code of the last command that ended at a prompt. */
   get lastCommandExitCode(): number | null {
-    return this.lastExitCode;
+    return this.lastDone.exitCode;
+  }
+
+  /** The last command that ended at a prompt, for the person's view. */
+  get lastCommand(): LastCommand | null {
+    return this.lastDone.value;
   }
 
   get cursor(): string {
@@ -496,6 +518,7 @@ export class TerminalSession {
 
   private onData(data: string): void {
     this.lastActivityAt = this.clock.now();
+    this.watcher.activity();
     if (this.exitTimer) this.rearmExitDrain();
     for (const part of this.scanner.scan(data)) {
       if ('text' in part) this.onText(part.text);
@@ -523,6 +546,7 @@ export class TerminalSession {
         this.lastStartSeq = marker.seq;
         this.phase = { kind: 'running', seq: marker.seq, started: true };
         this.history.record(marker, now);
+        this.lastDone.start(marker.seq, marker.command);
         for (const observer of this.observers) {
           if (!observer.collecting && marker.seq >= observer.minEndSeq) {
             observer.collecting = true;
@@ -537,6 +561,7 @@ export class TerminalSession {
         break;
       case 'line':
         this.history.attachCommand(marker.seq, marker.command);
+        this.lastDone.line(marker.seq, marker.command);
         break;
       case 'continuation':
         if (this.phase.kind === 'idle' || this.phase.kind === 'continuation' || this.phase.kind === 'running') {
@@ -579,7 +604,7 @@ export class TerminalSession {
     if (endOnly) this.lastStartSeq = marker.seq;
     this.phase = { kind: 'idle' };
     if (!ranCommand) return;
-    this.lastExitCode = marker.exitCode;
+    this.lastDone.end(marker.seq, marker.exitCode, marker.command);
     this.history.record(marker, now);
     for (const observer of [...this.observers]) {
       if (marker.seq >= observer.minEndSeq) observer.finish('done', 'marker', { exitCode: marker.exitCode, command: marker.command });
@@ -613,15 +638,19 @@ export class TerminalSession {
     const rest = this.scanner.flush();
     if (rest) this.onText(rest);
     const info = this.exitInfo ?? { exitCode: null, signal: null };
-    this.phase = { kind: 'exited', exitCode: info.exitCode, signal: info.signal };
+    // A closed shell did not finish by itself: its status says nothing about what it ran.
+    const exitCode = this.closer ? null : info.signal ? 128 + info.signal : info.exitCode;
+    this.phase = { kind: 'exited', exitCode, signal: info.signal };
     if (this.probeTimer) this.clock.clearTimeout(this.probeTimer);
     this.probeTimer = null;
-    for (const observer of [...this.observers]) observer.finish('exited', 'exit', { exitCode: info.exitCode, command: null });
+    for (const observer of [...this.observers]) observer.finish('exited', 'exit', { exitCode, command: null });
     for (const resolve of this.readyWaiters.splice(0)) resolve(false);
     this.emitState();
   }
 
   private emitState(): void {
+    if (this.phase.kind === 'running' && this.phase.started) this.watcher.start();
+    else this.watcher.stop();
     for (const listener of this.stateListeners) listener();
   }
 
@@ -636,6 +665,7 @@ export class TerminalSession {
       return Promise.reject(new TandemError('input_too_large', `Input of ${Buffer.byteLength(data)} bytes exceeds the ${this.maxInputBytes}-byte limit; send it in smaller parts or write it to a file.`));
     }
     this.lastActivityAt = this.clock.now();
+    this.watcher.activity();
     const run = this.writeChain.then(async () => {
       if (this.emulator.mustDrainBeforeInput) await this.emulator.parsed();
       if (this.exitInfo) throw new TandemError('exited', 'The shell of this terminal has exited; open a new terminal.');
@@ -874,6 +904,7 @@ export class TerminalSession {
       control: this.origin === 'agent' ? 'agent' : 'user',
       handoff: null,
       approval: null,
+      closedBy: status === 'exited' ? this.closer : null,
       durationMs: Math.round(this.clock.now() - startedAt),
     };
   }
@@ -924,6 +955,7 @@ export class TerminalSession {
         // Confirm on a second look with no output in between: activity may race the sample.
         if (observer.candidate && observer.candidate.evidence === evidence && observer.candidate.offset === offset) {
           observer.finish('waiting_input', evidence);
+          this.watcher.adopt(evidence);
         } else {
           observer.candidate = { evidence, offset };
           this.probeIntervalMs = probeFirstIntervalMs;
@@ -1023,8 +1055,9 @@ export class TerminalSession {
     if (this.closing) throw new TandemError('not_found', 'This terminal is closing.');
   }
 
-  /** Tears the whole process tree down; a failed close can be retried. */
-  close(): Promise<CloseResult> {
+  /** Tears the whole process tree down; a failed close can be retried. `by` is told to waiters. */
+  close(by: ClosedBy = null): Promise<CloseResult> {
+    if (!this.exitInfo) this.closer ??= by;
     this.closing ??= this.teardown().then((result) => {
       if (result.orphans.length > 0) this.closing = null;
       return result;
