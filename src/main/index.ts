@@ -1,6 +1,7 @@
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { app, BrowserWindow, dialog, ipcMain, session, type WebPreferences } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, Notification, session, type WebPreferences } from 'electron';
 import { runBridge } from './agent/bridge';
+import { createDesktopAttention } from './electron/attention';
 import { installIpcTransport } from './electron/ipc-transport';
 import { InstanceConflictError } from './host/instance';
 import { type Runtime, startRuntime } from './runtime';
@@ -79,7 +80,12 @@ if (mcpAt >= 0) {
       app.exit(1);
       return;
     }
-    installIpcTransport({ ipcMain, host: runtime.host, dispatch: runtime.dispatch, trustedUrl: devServerUrl ?? pathToFileURL(rendererHtmlPath).href });
+    const desktop = createDesktopAttention({
+      notification: Notification.isSupported() ? (options) => new Notification(options) : null,
+      setBadgeCount: (count) => app.setBadgeCount(count),
+      window: () => mainWindow,
+    });
+    installIpcTransport({ ipcMain, host: runtime.host, dispatch: { ...runtime.dispatch, desktop }, trustedUrl: devServerUrl ?? pathToFileURL(rendererHtmlPath).href });
     createMainWindow();
   });
   // Terminals are torn down (whole process trees) before the app goes.
