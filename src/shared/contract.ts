@@ -29,6 +29,7 @@ export const terminalInfoSchema = z.object({
   rows: z.number(),
   status: z.enum(['starting', 'idle', 'running', 'waiting_input', 'exited']),
   exitCode: z.number().nullable(),
+  lastCommand: z.object({ command: z.string().nullable(), exitCode: z.number().nullable(), finishedAt: z.string() }).nullable(),
   handedTo: z.string().nullable(),
   program: z.string().nullable(),
   /** UI only: an agent call (send, wait, handoff) is waiting on this terminal now. */

@@ -27,6 +27,17 @@ export interface ApprovalInfo {
   reason: string | null;
 }
 
+/** The last command that ended at a prompt, from its end marker. */
+export interface LastCommand {
+  command: string | null;
+  exitCode: number | null;
+  /** ISO 8601 time the end marker arrived. */
+  finishedAt: string;
+}
+
+/** Who closed a terminal whose shell `exited`: null when the shell exited by itself. */
+export type ClosedBy = 'person' | 'agent' | null;
+
 export interface SendResult {
   status: SendStatus;
   evidence: Evidence;
@@ -39,6 +50,7 @@ export interface SendResult {
   control: Controller;
   handoff: HandoffInfo | null;
   approval: ApprovalInfo | null;
+  closedBy: ClosedBy;
   durationMs: number;
 }
 
@@ -58,6 +70,7 @@ export interface TerminalInfo {
   rows: number;
   status: TerminalStatus;
   exitCode: number | null;
+  lastCommand: LastCommand | null;
   /** For a person's eyes: the title a program set (OSC 0/2), else the foreground program's name, else null. */
   program: string | null;
 }

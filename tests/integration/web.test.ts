@@ -301,6 +301,12 @@ describe('tandem serve: the contract over the WebSocket, against a real host and
 
     await client.call('input', { attachmentId, data: 'echo hi-$((40+2))\r', typed: true });
     await client.waitForOutput(attachmentId, 'hi-42');
+    // The roster goes out again when the command ends: the UI shows its exit.
+    type Listed = { id: string; lastCommand: { command: string | null; exitCode: number | null; finishedAt: string } | null };
+    const lastOf = () => client.events('roster').map((r) => (r as { terminals: Listed[] }).terminals.find((x) => x.id === info.id)?.lastCommand).filter(Boolean).at(-1);
+    await client.waitFor(() => lastOf()?.command != null, 5000, 'roster with lastCommand');
+    expect(lastOf()).toMatchObject({ command: 'echo hi-$((40+2))', exitCode: 0 });
+    expect(Date.parse(lastOf()!.finishedAt)).toBeGreaterThan(Date.now() - 60_000);
     // Frames are numbered from 1 after the snapshot, without gaps.
     const seqs = client.events('output').filter((p) => (p as { attachmentId: string }).attachmentId === attachmentId).map((p) => (p as { seq: number }).seq);
     expect(seqs[0]).toBe(1);

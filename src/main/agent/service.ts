@@ -74,6 +74,7 @@ function emptyResult(cursor: string, control: 'agent' | 'user'): SendResult {
     control,
     handoff: null,
     approval: null,
+    closedBy: null,
     durationMs: 0,
   };
 }

@@ -120,6 +120,7 @@ export class ManagedTerminal {
       rows: s.rows,
       status: s.status,
       exitCode: s.exitCode,
+      lastCommand: s.lastCommand,
       handedTo: this.meta.handedTo,
       program: s.status === 'exited' ? null : this.program.value,
       agentListening: this.agentCalls > 0,

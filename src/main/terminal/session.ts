@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TandemError } from '../../shared/errors.js';
 import { DEFAULT_LIMITS } from '../../shared/limits.js';
-import type { Evidence, Origin, SendResult, SignalName, TerminalStatus } from '../../shared/types.js';
+import type { Evidence, LastCommand, Origin, SendResult, SignalName, TerminalStatus } from '../../shared/types.js';
 import { foregroundPgid, readStat, ttyOf } from '../pty/proc.js';
 import { type PtyProcess, spawnPty } from '../pty/pump.js';
 import { chunkInput } from '../pty/win-input.js';
@@ -17,6 +17,7 @@ import { type Clock, sleep, systemClock } from './clock.js';
 import { Emulator } from './emulator.js';
 import { type CommandRecord, StreamHistory } from './history.js';
 import { bracketedPaste, encodeKeys } from './keys.js';
+import { LastCommandTracker } from './last-command.js';
 import { type MarkerEvent, MarkerScanner } from './markers.js';
 import { probeWaiting, takeBaseline, type ProbeBaseline, type ProbeTarget, type WaitEvidence } from './probe.js';
 import { OutputProjector, stripEcho } from './projection.js';
@@ -151,7 +152,7 @@ export class TerminalSession {
   private phase: Phase = { kind: 'starting' };
   private lastStartSeq = 0;
   private lastEndSeq = -1;
-  private lastExitCode: number | null = null;
+  private readonly lastDone = new LastCommandTracker();
   private lastActivityAt: number;
   private readonly observers = new Set<Observer>();
   private probeTimer: ReturnType<typeof setTimeout> | null = null;
@@ -351,7 +352,12 @@ export class TerminalSession {
 
   /** The exit code of the last command that ended at a prompt. */
   get lastCommandExitCode(): number | null {
-    return this.lastExitCode;
+    return this.lastDone.exitCode;
+  }
+
+  /** The last command that ended at a prompt, for the person's view. */
+  get lastCommand(): LastCommand | null {
+    return this.lastDone.value;
   }
 
   get cursor(): string {
@@ -473,6 +479,7 @@ export class TerminalSession {
         this.lastStartSeq = marker.seq;
         this.phase = { kind: 'running', seq: marker.seq, started: true };
         this.history.record(marker, now);
+        this.lastDone.start(marker.seq, marker.command);
         for (const observer of this.observers) {
           if (!observer.collecting && marker.seq >= observer.minEndSeq) {
             observer.collecting = true;
@@ -487,6 +494,7 @@ export class TerminalSession {
         break;
       case 'line':
         this.history.attachCommand(marker.seq, marker.command);
+        this.lastDone.line(marker.seq, marker.command);
         break;
       case 'continuation':
         if (this.phase.kind === 'idle' || this.phase.kind === 'continuation' || this.phase.kind === 'running') {
@@ -529,7 +537,7 @@ export class TerminalSession {
     if (endOnly) this.lastStartSeq = marker.seq;
     this.phase = { kind: 'idle' };
     if (!ranCommand) return;
-    this.lastExitCode = marker.exitCode;
+    this.lastDone.end(marker.seq, marker.exitCode, marker.command);
     this.history.record(marker, now);
     for (const observer of [...this.observers]) {
       if (marker.seq >= observer.minEndSeq) observer.finish('done', 'marker', { exitCode: marker.exitCode, command: marker.command });
@@ -832,6 +840,7 @@ export class TerminalSession {
       control: this.origin === 'agent' ? 'agent' : 'user',
       handoff: null,
       approval: null,
+      closedBy: null,
       durationMs: Math.round(this.clock.now() - startedAt),
     };
   }
