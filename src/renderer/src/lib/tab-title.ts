@@ -19,3 +19,16 @@ export function tabTitle(info: Pick<TerminalView, 'title' | 'shell' | 'program' 
   if (chosen) return { label: info.title, detail: info.program };
   return { label: info.program ?? where ?? info.title, detail: info.program && where ? where : null };
 }
+
+/** Every tab's title; tabs that would read the same get a number from the second on (`~ (2)`). */
+export function tabTitles(list: readonly Pick<TerminalView, 'id' | 'title' | 'shell' | 'program' | 'cwd'>[], home: string | null): Record<string, { label: string; detail: string | null }> {
+  const titles: Record<string, { label: string; detail: string | null }> = {};
+  const seen: Record<string, number> = {};
+  for (const info of list) {
+    const title = tabTitle(info, home);
+    const key = `${title.label}\u0000${title.detail ?? ''}`;
+    const count = (seen[key] = (seen[key] ?? 0) + 1);
+    titles[info.id] = count === 1 ? title : { ...title, label: `${title.label} (${count})` };
+  }
+  return titles;
+}
