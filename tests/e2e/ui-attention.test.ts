@@ -141,6 +141,24 @@ describe.skipIf(!runUi)('Tandem UI: tab states, notifications, closing and hando
     await expect.poll(() => ui.page.title()).toBe('Tandem');
   }, 90_000);
 
+  it('raises no notification for an event the settings turned off (the tab still shows it)', async () => {
+    await ui.page.locator(`[role="tab"][data-terminal-id="${ownTerminal}"]`).click();
+    await ui.page.getByRole('button', { name: 'Settings' }).click();
+    const setting = ui.page.getByRole('dialog', { name: 'Settings' }).getByRole('checkbox', { name: 'An agent asks to run a command' });
+    await setting.uncheck();
+    await ui.page.keyboard.press('Escape');
+    const before = (await recorded(ui.page)).notes.length;
+    const sent = call('terminal_send', { id: agentTerminal, text: 'printf quiet-run', waitMs: 50_000 });
+    await tab(agentTerminal).locator('[data-mark="approval"]').waitFor();
+    await expect.poll(() => ui.page.title()).toBe('(1) Tandem');
+    await ui.page.getByRole('group', { name: 'Command from codex' }).getByRole('button', { name: 'Approve', exact: true }).click();
+    expect(await sent).toMatchObject({ status: 'done', output: 'quiet-run' });
+    expect((await recorded(ui.page)).notes.length).toBe(before);
+    await ui.page.getByRole('button', { name: 'Settings' }).click();
+    await setting.check();
+    await ui.page.keyboard.press('Escape');
+  }, 60_000);
+
   it('shows a failed command’s exit code on its tab, and the program that runs as its title', async () => {
     ui.serve.agents.setAgentPolicy({ name: 'codex', policy: 'always' });
     await ui.page.locator(`[role="tab"][data-terminal-id="${ownTerminal}"]`).click();
@@ -169,6 +187,26 @@ describe.skipIf(!runUi)('Tandem UI: tab states, notifications, closing and hando
     await tab(ownTerminal).getByRole('button', { name: /^Close/ }).click();
     await dialog.getByRole('button', { name: 'Close terminal' }).click();
     await expect.poll(() => ui.serve.host.has(ownTerminal)).toBe(false);
+
+    // "Don't ask again" closes the next busy tab at once, until the setting asks again.
+    await ui.page.getByRole('button', { name: 'New terminal', exact: true }).click();
+    const busy = await activeTerminalId(ui.page);
+    await waitForPrompt(ui.page, busy);
+    await typeLine(ui.page, 'sleep 300');
+    await expect.poll(() => ui.serve.host.get(busy).session.status).toBe('running');
+    await tab(busy).getByRole('button', { name: /^Close/ }).click();
+    await dialog.getByRole('checkbox', { name: "Don't ask again" }).check();
+    await dialog.getByRole('button', { name: 'Cancel' }).click();
+    expect(ui.serve.host.has(busy)).toBe(true);
+    await tab(busy).getByRole('button', { name: /^Close/ }).click();
+    await dialog.getByRole('checkbox', { name: "Don't ask again" }).check();
+    await dialog.getByRole('button', { name: 'Close terminal' }).click();
+    await expect.poll(() => ui.serve.host.has(busy)).toBe(false);
+    await ui.page.getByRole('button', { name: 'Settings' }).click();
+    const asks = ui.page.getByRole('dialog', { name: 'Settings' }).getByRole('checkbox', { name: 'Ask before closing a terminal whose command still runs' });
+    expect(await asks.isChecked()).toBe(false);
+    await asks.check();
+    await ui.page.keyboard.press('Escape');
   }, 30_000);
 
   it('marks a waiting program, and calls the person once the agent leaves it unanswered', async () => {
@@ -212,6 +250,10 @@ describe.skipIf(!runUi)('Tandem UI: tab states, notifications, closing and hando
         return box.x >= strip.x - 1 && box.x + box.width <= strip.x + strip.width + 1;
       })
       .toBe(true);
+    // Drag and drop reorders: the first tab goes after the second.
+    const second = (await ui.page.locator('[role="tab"]').nth(1).getAttribute('data-terminal-id'))!;
+    await tab(first).dragTo(tab(second), { targetPosition: { x: 60, y: 10 } });
+    await expect.poll(async () => (await ui.page.locator('[role="tab"]').evaluateAll((tabs) => tabs.map((el) => el.getAttribute('data-terminal-id')))).slice(0, 2)).toEqual([second, first]);
     // The strip's own buttons reach the other end too.
     await ui.page.getByRole('button', { name: 'Scroll tabs right' }).click();
     await ui.page.screenshot({ path: screenshotPath('screenshots/twelve-tabs-800x600') });
