@@ -1,7 +1,8 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { app, BrowserWindow, dialog, ipcMain, nativeTheme, session, type WebPreferences } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, nativeTheme, Notification, session, type WebPreferences } from 'electron';
+import { createDesktopAttention } from './electron/attention';
 import { installIpcTransport } from './electron/ipc-transport';
 import { InstanceConflictError } from './host/instance';
 import { withoutAppImageEnv } from './launch/appimage-env';
@@ -102,7 +103,12 @@ if (bridgeArgs) {
       app.exit(1);
       return;
     }
-    installIpcTransport({ ipcMain, host: runtime.host, dispatch: runtime.dispatch, trustedUrl: devServerUrl ?? pathToFileURL(rendererHtmlPath).href });
+    const desktop = createDesktopAttention({
+      notification: Notification.isSupported() ? (options) => new Notification(options) : null,
+      setBadgeCount: (count) => app.setBadgeCount(count),
+      window: () => mainWindow,
+    });
+    installIpcTransport({ ipcMain, host: runtime.host, dispatch: { ...runtime.dispatch, desktop }, trustedUrl: devServerUrl ?? pathToFileURL(rendererHtmlPath).href });
     createMainWindow();
   });
   // Terminals are torn down (whole process trees) before the app goes.

@@ -10,6 +10,7 @@ import { settingsPatchSchema, settingsSchema } from './settings.js';
 
 const id = z.string().min(1).max(64);
 const title = z.string().trim().min(1).max(120);
+const handoffNote = z.string().max(2000);
 const cols = z.number().int().min(2).max(DEFAULT_LIMITS.maxCols);
 const rows = z.number().int().min(2).max(DEFAULT_LIMITS.maxRows);
 
@@ -32,6 +33,9 @@ export const terminalInfoSchema = z.object({
   lastCommand: z.object({ command: z.string().nullable(), exitCode: z.number().nullable(), finishedAt: z.string() }).nullable(),
   handedTo: z.string().nullable(),
   sandbox: z.object({ mode: z.enum(['workspace-write', 'read-only']), network: z.boolean() }).nullable(),
+  program: z.string().nullable(),
+  /** UI only: an agent call (send, wait, handoff) is waiting on this terminal now. */
+  agentListening: z.boolean(),
 });
 
 export const shellCandidateSchema = z.object({ name: z.string(), path: z.string(), integration: z.boolean() });
@@ -112,7 +116,8 @@ export const operations = {
   /** Hands one of the person's terminals to a named agent (null takes it back). */
   handToAgent: { args: z.object({ id, agent: z.string().min(1).max(120).nullable() }), result: terminalInfoSchema },
   takeControl: { args: z.object({ id }), result: terminalInfoSchema },
-  handBack: { args: z.object({ id }), result: terminalInfoSchema },
+  /** `note` reaches the agent in `handoff.note`; the output of the person's commands only with `shareOutput`. */
+  handBack: { args: z.object({ id, note: handoffNote.optional(), shareOutput: z.boolean().optional() }), result: terminalInfoSchema },
   reset: { args: z.object({ id }), result: terminalInfoSchema },
   /** A fresh login link for another browser tab (browser transport only). */
   mintLink: { args: z.object({}), result: z.object({ url: z.string() }) },
@@ -133,7 +138,11 @@ export const operations = {
     args: z.object({ requestId: id, decision: z.enum(['approve', 'edit', 'reject']), command: z.string().min(1).max(DEFAULT_LIMITS.maxInputBytes).optional(), reason: z.string().max(500).optional() }),
     result: z.object({}),
   },
-  answerHandoff: { args: z.object({ requestId: id, accept: z.boolean() }), result: z.object({}) },
+  answerHandoff: { args: z.object({ requestId: id, accept: z.boolean(), note: handoffNote.optional() }), result: z.object({}) },
+  /** Desktop app only: a system notification; clicking it sends `notificationClicked` to this window. */
+  notify: { args: z.object({ title: z.string().min(1).max(200), body: z.string().max(500), terminalId: id }), result: z.object({}) },
+  /** Desktop app only: the count of what waits for the person (dock/taskbar badge), and a window flash when it grew. */
+  attention: { args: z.object({ count: z.number().int().min(0).max(999), flash: z.boolean() }), result: z.object({}) },
   /** The person's settings, kept by the host for every window and browser tab. */
   getSettings: { args: z.object({}), result: settingsSchema },
   /** Changes some settings; a bad value is refused with `invalid_argument` and changes nothing. */
@@ -152,6 +161,8 @@ export const events = {
   agents: agentsStateSchema,
   /** The settings changed (in this or another window): every view follows. */
   settings: settingsSchema,
+  /** The person clicked a desktop notification about this terminal. */
+  notificationClicked: z.object({ terminalId: z.string() }),
 } as const;
 
 export type Operations = typeof operations;

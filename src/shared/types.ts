@@ -18,6 +18,8 @@ export interface Truncation {
 export interface HandoffInfo {
   state: 'pending' | 'accepted' | 'declined' | 'returned';
   summary: string;
+  /** The person's own words on hand-back or decline, or null. */
+  note: string | null;
 }
 
 export interface ApprovalInfo {
@@ -71,6 +73,8 @@ export interface TerminalInfo {
   /** The sandbox the shell runs in; null when unconfined. */
   sandbox: { mode: 'workspace-write' | 'read-only'; network: boolean } | null;
   lastCommand: LastCommand | null;
+  /** For a person's eyes: the title a program set (OSC 0/2), else the foreground program's name, else null. */
+  program: string | null;
 }
 
 export const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGKILL', 'SIGQUIT', 'SIGTSTP', 'SIGHUP'] as const;

@@ -222,6 +222,8 @@ describe.skipIf(!runUi)('Tandem UI: agents, approvals and handoff', () => {
     await expect.poll(() => activeTerminalId(ui.page)).toBe(agentTerminal);
     await expect.poll(() => ui.serve.host.list().find((terminal) => terminal.id === agentTerminal)?.control).toBe('user');
     await bar().getByText('You have control').waitFor();
+    // The agent's words stay in view while the person works.
+    await expect.poll(() => ui.page.locator('[role="tabpanel"]:visible [data-testid="handoff-message"]').textContent()).toBe('codex asked you: please log in to npm');
     // The keyboard is in the agent's terminal: the person types right away.
     await expect.poll(() => ui.page.evaluate(() => document.activeElement?.closest('[role="tabpanel"]')?.id)).toBe(`pane-${agentTerminal}`);
     await ui.page.keyboard.type('echo by-person');
@@ -231,16 +233,18 @@ describe.skipIf(!runUi)('Tandem UI: agents, approvals and handoff', () => {
     await bar().getByRole('button', { name: 'Hand back to codex' }).click();
     await bar().getByText('Agent codex is driving').waitFor();
     const result = await handoff;
-    expect(result).toMatchObject({ control: 'agent', handoff: { state: 'returned' } });
+    expect(result).toMatchObject({ control: 'agent', handoff: { state: 'returned', note: null } });
     expect((result.handoff as { summary: string }).summary).toContain('echo by-person');
     expect(control(agentTerminal)).toBe('agent');
   }, 90_000);
 
-  it('declines a handoff', async () => {
+  it('declines a handoff with a note, which reaches the agent', async () => {
     const handoff = call('terminal_handoff', { id: agentTerminal, message: 'one more thing', waitMs: 50_000 });
     const banner = ui.page.getByRole('group', { name: 'Handoff request from codex' });
-    await banner.getByRole('button', { name: 'Decline' }).click();
-    expect(await handoff).toMatchObject({ control: 'agent', handoff: { state: 'declined' } });
+    await banner.getByRole('button', { name: 'Decline…' }).click();
+    await banner.getByRole('textbox', { name: 'Note for the agent' }).fill('not now, the build is running');
+    await banner.getByRole('button', { name: 'Decline', exact: true }).click();
+    expect(await handoff).toMatchObject({ control: 'agent', handoff: { state: 'declined', note: 'not now, the build is running' } });
     expect(control(agentTerminal)).toBe('agent');
   }, 60_000);
 

@@ -150,8 +150,8 @@ export class AgentLayer implements AgentPanel {
     );
   }
 
-  answerHandoff({ requestId, accept }: OpArgs<'answerHandoff'>): void {
-    this.service.handoffs.answer(requestId, accept ? 'accept' : 'decline');
+  answerHandoff({ requestId, accept, note }: OpArgs<'answerHandoff'>): void {
+    this.service.handoffs.answer(requestId, accept ? { accept: true } : { accept: false, note: note?.trim() || null });
   }
 
   async close(): Promise<void> {

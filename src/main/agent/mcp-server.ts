@@ -43,15 +43,15 @@ export async function runTool(service: AgentService, connection: AgentConnection
       case 'terminal_open':
         return toolResult(await service.open(connection, args, signal));
       case 'terminal_send':
-        return toolResult(await service.send(connection, args, signal));
+        return toolResult(await service.listening(connection, (call.args as { id: string }).id, () => service.send(connection, args, signal)));
       case 'terminal_wait':
-        return toolResult(await service.wait(connection, args, signal));
+        return toolResult(await service.listening(connection, (call.args as { id: string }).id, () => service.wait(connection, args, signal)));
       case 'terminal_read':
         return toolResult(await service.read(connection, args));
       case 'terminal_signal':
         return toolResult(await service.signal(connection, args, signal));
       case 'terminal_handoff':
-        return toolResult(await service.handoff(connection, args, signal));
+        return toolResult(await service.listening(connection, (call.args as { id: string }).id, () => service.handoff(connection, args, signal)));
       case 'terminal_close':
         return toolResult(await service.close(connection, args));
     }

@@ -11,6 +11,7 @@ import { loadGrammars } from './judge/tree-sitter.js';
 import { OpQueue } from './op-queue.js';
 import { sandboxRequest } from '../sandbox/agent-sandbox.js';
 import type { SandboxMode } from '../sandbox/types.js';
+import { handBackSummary } from './hand-back.js';
 import { judge, type PolicySettings } from './policy.js';
 import { RanLog } from './ran-log.js';
 import { PendingRequests } from './requests.js';
@@ -43,6 +44,9 @@ export interface ApprovalRequestInfo {
 
 export type ApprovalDecision = { state: 'approved' } | { state: 'edited'; command: string } | { state: 'rejected'; reason: string };
 
+/** The person's answer to a handoff request, with their words for a decline. */
+export type HandoffDecision = { accept: true } | { accept: false; note: string | null };
+
 export interface HandoffRequestInfo {
   agent: string;
   terminalId: string;
@@ -66,7 +70,7 @@ interface TerminalState {
   queue: OpQueue;
   /** Output offset when the person took control: the hand-back summary starts there. */
   leaseOffset: number | null;
-  handoff: { requestId: string; state: HandoffInfo['state'] } | null;
+  handoff: { requestId: string; state: HandoffInfo['state']; note: string | null } | null;
   waiters: Set<() => void>;
   /** Agents whose write on this terminal waits for the person's approval. */
   awaiting: Set<string>;
@@ -98,7 +102,7 @@ function emptyResult(cursor: string, control: 'agent' | 'user'): SendResult {
  */
 export class AgentService {
   readonly approvals = new PendingRequests<ApprovalRequestInfo, ApprovalDecision>('approval');
-  readonly handoffs = new PendingRequests<HandoffRequestInfo, 'accept' | 'decline'>('handoff');
+  readonly handoffs = new PendingRequests<HandoffRequestInfo, HandoffDecision>('handoff');
   readonly ran = new RanLog();
   private readonly connections = new Map<string, AgentConnection>();
   private readonly owners = new Map<string, string>();
@@ -277,11 +281,22 @@ export class AgentService {
   }
 
   private info(terminal: ManagedTerminal): TerminalInfo {
-    const { handedTo: _handedTo, ...view } = terminal.view();
+    const { handedTo: _handedTo, agentListening: _listening, ...view } = terminal.view();
     return view;
   }
 
   // ---- tools --------------------------------------------------------------------------------
+
+  /** While an agent call waits on a terminal it can see, the UI knows the agent is watching it (`agentListening`). */
+  async listening<T>(connection: AgentConnection, id: string, run: () => Promise<T>): Promise<T> {
+    const terminal = this.host.has(id) ? this.host.get(id) : null;
+    const done = terminal && this.visible(connection, terminal) ? terminal.beginAgentCall() : () => undefined;
+    try {
+      return await run();
+    } finally {
+      done();
+    }
+  }
 
   list(connection: AgentConnection): { terminals: TerminalInfo[] } {
     const terminals: TerminalInfo[] = [];
@@ -557,7 +572,7 @@ export class AgentService {
   private decorate(terminal: ManagedTerminal, result: SendResult, approval: ApprovalInfo | null, startedAt: number): SendResult {
     const state = this.states.get(terminal.id);
     // A takeover the agent did not ask for reads as an accepted handoff without a summary yet.
-    const handoff: HandoffInfo | null = result.status === 'human_handoff' ? { state: state?.handoff?.state ?? 'accepted', summary: '' } : null;
+    const handoff: HandoffInfo | null = result.status === 'human_handoff' ? { state: state?.handoff?.state ?? 'accepted', summary: '', note: null } : null;
     return { ...result, control: terminal.meta.control, handoff, approval, durationMs: Math.round(this.clock.now() - startedAt) };
   }
 
@@ -613,7 +628,7 @@ export class AgentService {
     const base = emptyResult(terminal.session.cursor, terminal.meta.control);
     if (outcome === 'exited') return { ...base, status: 'exited', evidence: 'exit', exitCode: terminal.session.exitCode, closedBy: terminal.session.closedBy, durationMs: Math.round(this.clock.now() - startedAt) };
     if (outcome === 'bound') {
-      return { ...base, status: 'human_handoff', evidence: 'handoff', handoff: { state: state.handoff?.state ?? 'accepted', summary: '' }, durationMs: Math.round(this.clock.now() - startedAt) };
+      return { ...base, status: 'human_handoff', evidence: 'handoff', handoff: { state: state.handoff?.state ?? 'accepted', summary: '', note: null }, durationMs: Math.round(this.clock.now() - startedAt) };
     }
     return this.describeAfterHandBack(terminal, startedAt);
   }
@@ -623,10 +638,8 @@ export class AgentService {
     const state = this.state(terminal);
     const since = state.leaseOffset ?? terminal.session.streamOffset;
     const commands = terminal.session.commandsSince(since);
-    const summary =
-      commands.length === 0
-        ? 'The person ran no commands.'
-        : commands.map((record) => `${record.command ?? '(command)'} → exit ${record.exitCode ?? '?'}`).join('\n');
+    const words = terminal.takeHandBackWords();
+    const summary = handBackSummary(commands, words?.shareOutput ? terminal.session.outputSince(since) : null, () => terminal.session.screen.text);
     const status = terminal.session.status;
     let evidence: SendResult['evidence'] = 'handoff';
     let resultStatus: SendResult['status'] = status === 'idle' ? 'done' : status === 'exited' ? 'exited' : 'running';
@@ -637,6 +650,7 @@ export class AgentService {
     if (resultStatus === 'exited') evidence = 'exit';
     const last = commands.at(-1);
     const handoffState: HandoffInfo['state'] = state.handoff?.state === 'declined' ? 'declined' : 'returned';
+    const note = handoffState === 'declined' ? (state.handoff?.note ?? null) : (words?.note ?? null);
     state.handoff = null;
     state.leaseOffset = null;
     return {
@@ -646,7 +660,7 @@ export class AgentService {
       command: last?.command ?? null,
       exitCode: resultStatus === 'done' ? (last?.exitCode ?? terminal.session.lastCommandExitCode) : null,
       cwd: terminal.session.cwd,
-      handoff: { state: handoffState, summary },
+      handoff: { state: handoffState, summary, note },
       durationMs: Math.round(this.clock.now() - startedAt),
     };
   }
@@ -677,12 +691,13 @@ export class AgentService {
     // One question per terminal: a new request replaces an unanswered one.
     if (state.handoff?.state === 'pending') this.handoffs.withdraw(state.handoff.requestId);
     const request = this.handoffs.open({ agent: connection.identity.name, terminalId: terminal.id, title: terminal.meta.title, message: args.message });
-    state.handoff = { requestId: request.id, state: 'pending' };
+    state.handoff = { requestId: request.id, state: 'pending', note: null };
     void request.decision.then((decision) => {
       if (state.handoff?.requestId !== request.id || !this.host.has(terminal.id)) return;
-      if (decision === 'accept') this.host.takeControl(terminal.id);
+      if (decision.accept) this.host.takeControl(terminal.id);
       else {
         state.handoff.state = 'declined';
+        state.handoff.note = decision.note;
         for (const wake of [...state.waiters]) wake();
       }
     });
@@ -711,10 +726,11 @@ export class AgentService {
       throw signal?.reason ?? new Error('aborted');
     }
     const base = { ...emptyResult(terminal.session.cursor, terminal.meta.control), cwd: terminal.session.cwd };
-    if (answered === 'bound') return { ...base, status: 'running', evidence: 'bound', handoff: { state: 'pending', summary: '' }, durationMs: Math.round(this.clock.now() - startedAt) };
+    if (answered === 'bound') return { ...base, status: 'running', evidence: 'bound', handoff: { state: 'pending', summary: '', note: null }, durationMs: Math.round(this.clock.now() - startedAt) };
     if (state.handoff?.state === 'declined') {
+      const note = state.handoff.note;
       state.handoff = null;
-      return { ...base, status: terminal.session.status === 'idle' ? 'done' : 'running', evidence: 'handoff', handoff: { state: 'declined', summary: '' }, durationMs: Math.round(this.clock.now() - startedAt) };
+      return { ...base, status: terminal.session.status === 'idle' ? 'done' : 'running', evidence: 'handoff', handoff: { state: 'declined', summary: '', note }, durationMs: Math.round(this.clock.now() - startedAt) };
     }
     // Phase 2: accepted; until the person hands back.
     return this.waitForHandBack(terminal, Math.max(0, deadline - this.clock.now()), startedAt, signal);

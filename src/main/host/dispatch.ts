@@ -23,10 +23,24 @@ export interface AgentPanel {
   answerHandoff(args: OpArgs<'answerHandoff'>): void;
 }
 
+/** The desktop app's ways of calling the person; `tandem serve` has none (the page uses the browser's). */
+export interface DesktopAttention {
+  /** A system notification; `onClick` runs when the person clicks it. */
+  notify(notification: { title: string; body: string }, onClick: () => void): void;
+  /** The count of what waits for the person (badge), and a flash of the window when it grew. */
+  attention(count: number, flash: boolean): void;
+}
+
 export interface DispatchOptions {
   /** Only the browser transport can mint login links. */
   mintLink?: () => string;
   agents?: AgentPanel;
+  /** Only the desktop app calls the person through the system. */
+  desktop?: DesktopAttention;
+}
+
+function noDesktop(): never {
+  throw new TandemError('invalid_argument', 'System notifications exist only in the desktop app; the browser shows its own.');
 }
 
 function noAgents(): never {
@@ -91,7 +105,7 @@ export class Dispatcher {
       share: ({ id, shared }) => host.share(id, shared),
       handToAgent: ({ id, agent }) => host.handToAgent(id, agent),
       takeControl: ({ id }) => host.takeControl(id),
-      handBack: ({ id }) => host.handBack(id),
+      handBack: ({ id, note, shareOutput }) => host.handBack(id, { note, shareOutput }),
       reset: ({ id }) => host.reset(id),
       mintLink: () => {
         if (!opts.mintLink) throw new TandemError('invalid_argument', 'Login links exist only in the browser (tandem serve).');
@@ -107,6 +121,16 @@ export class Dispatcher {
       getSettings: () => host.settings.get(),
       setSettings: (patch) => host.settings.update(patch),
       reportAppearance: ({ dark }) => (host.settings.setSystemAppearance(dark), {}),
+      notify: ({ title, body, terminalId }) => {
+        if (!opts.desktop) noDesktop();
+        opts.desktop.notify({ title, body }, () => client.send('notificationClicked', { terminalId }));
+        return {};
+      },
+      attention: ({ count, flash }) => {
+        if (!opts.desktop) noDesktop();
+        opts.desktop.attention(count, flash);
+        return {};
+      },
     };
   }
 

@@ -305,10 +305,11 @@ export class TerminalHost {
     return terminal.view();
   }
 
-  handBack(id: string): TerminalView {
+  handBack(id: string, words: { note?: string; shareOutput?: boolean } = {}): TerminalView {
     const terminal = this.get(id);
     if (!terminal.meta.agent) throw new TandemError('invalid_argument', 'This terminal has no agent to hand control back to.');
-    terminal.setControl('agent');
+    if (terminal.meta.control === 'agent') return terminal.view();
+    terminal.handBack({ note: words.note?.trim() || null, shareOutput: words.shareOutput === true });
     return terminal.view();
   }
 

@@ -3,6 +3,8 @@ import type { Controller, TerminalInfo } from '../../shared/types.js';
 import type { TerminalView } from '../../shared/contract.js';
 import type { Clock } from '../terminal/clock.js';
 import type { TerminalSession } from '../terminal/session.js';
+import { ProgramTitle } from '../terminal/program-title.js';
+import { foregroundProgram } from '../pty/proc.js';
 import { Attachment, type FrameSink, highWatermarkChars, lowWatermarkChars, maxBufferedChars, stalledAfterMs } from './attachment.js';
 
 /** Output frames: at most this many characters, and reads arriving this close together are batched. */
@@ -10,6 +12,12 @@ export const frameMaxChars = 128 * 1024;
 export const frameBatchMs = 8;
 /** A frame this large means output is streaming: the next reads are worth batching. */
 export const streamingChars = 8 * 1024;
+
+/** The person's words on hand-back: a note for the agent, and whether their commands' output goes with it. */
+export interface HandBackWords {
+  note: string | null;
+  shareOutput: boolean;
+}
 
 export interface FlowOptions {
   /** A viewer acknowledging nothing this long while the PTY waits for it is dropped. */
@@ -42,6 +50,11 @@ export class ManagedTerminal {
   private stallTimer: ReturnType<typeof setTimeout> | null = null;
   private unsubscribe: () => void;
   private readonly controlListeners = new Set<(control: Controller) => void>();
+  private program!: ProgramTitle;
+  /** Agent calls (send, wait, handoff) waiting on this terminal now. */
+  private agentCalls = 0;
+  /** What the person said on hand-back, read once by the agent layer. */
+  private handBackWords: HandBackWords | null = null;
 
   constructor(
     public session: TerminalSession,
@@ -61,13 +74,17 @@ export class ManagedTerminal {
     this.offset = session.streamOffset;
     this.pendingStart = this.offset;
     const offOutput = session.onOutput((text) => this.onOutput(text));
+    const program = new ProgramTitle(session.headless.terminal, () => (process.platform === 'linux' ? foregroundProgram(session.pid) : null), this.clock, this.onChange);
+    this.program = program;
     const offState = session.onStateChange(() => {
       if (session.status === 'exited') this.flush();
+      program.stateChanged();
       this.onChange();
     });
     return () => {
       offOutput();
       offState();
+      program.dispose();
     };
   }
 
@@ -106,6 +123,8 @@ export class ManagedTerminal {
       lastCommand: s.lastCommand,
       handedTo: this.meta.handedTo,
       sandbox: s.sandbox,
+      program: s.status === 'exited' ? null : this.program.value,
+      agentListening: this.agentCalls > 0,
     };
   }
 
@@ -249,6 +268,30 @@ export class ManagedTerminal {
   onControl(listener: (control: Controller) => void): () => void {
     this.controlListeners.add(listener);
     return () => this.controlListeners.delete(listener);
+  }
+
+  /** Marks an agent call waiting on this terminal until the returned function runs. */
+  beginAgentCall(): () => void {
+    let done = false;
+    if (++this.agentCalls === 1) this.onChange();
+    return () => {
+      if (done) return;
+      done = true;
+      if (--this.agentCalls === 0) this.onChange();
+    };
+  }
+
+  /** Hands control back to the agent with the person's words for it. */
+  handBack(words: HandBackWords): void {
+    this.handBackWords = words;
+    this.setControl('agent');
+  }
+
+  /** The person's words on the latest hand-back (once), or null. */
+  takeHandBackWords(): HandBackWords | null {
+    const words = this.handBackWords;
+    this.handBackWords = null;
+    return words;
   }
 
   setControl(control: Controller): void {

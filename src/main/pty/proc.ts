@@ -284,3 +284,10 @@ export function sampleForeground(shellPid: number, ttyPath: string): ForegroundS
   }
   return sample;
 }
+
+/** The name of the terminal's foreground program, or null while the shell itself is in front (or unknown). */
+export function foregroundProgram(shellPid: number): string | null {
+  const shell = readStat(shellPid);
+  if (!shell || shell.tpgid <= 0 || shell.tpgid === shell.pgrp) return null;
+  return readStat(shell.tpgid)?.comm || null;
+}

@@ -1,4 +1,5 @@
 import type { AgentsState, OpArgs, OpName, OpResult, TandemApi } from '../../../shared/contract';
+import { askNotificationPermission } from './notifier';
 import { type Problem, toProblem } from './problem';
 import { terminals } from './terminals.svelte';
 
@@ -127,6 +128,8 @@ export class AgentsStore {
   }
 
   answerPairing(requestId: string, decision: OpArgs<'answerPairing'>['decision']): Promise<boolean> {
+    // The person now works with an agent: from here on it may call them (asked from this click).
+    if (decision !== 'deny') askNotificationPermission();
     return this.answer('answerPairing', { requestId, decision });
   }
 
@@ -143,11 +146,14 @@ export class AgentsStore {
     return this.answer('answerApproval', { requestId, decision: 'reject', ...(trimmed ? { reason: trimmed } : {}) });
   }
 
-  answerHandoff(requestId: string, accept: boolean): Promise<boolean> {
-    return this.answer('answerHandoff', { requestId, accept });
+  /** `note`: the person's words for the agent on a decline (`handoff.note`). */
+  answerHandoff(requestId: string, accept: boolean, note = ''): Promise<boolean> {
+    const trimmed = note.trim();
+    return this.answer('answerHandoff', { requestId, accept, ...(!accept && trimmed ? { note: trimmed } : {}) });
   }
 
   async pair(name: string): Promise<PairResult | null> {
+    askNotificationPermission();
     return await this.run('pairAgent', { name: name.trim() });
   }
 

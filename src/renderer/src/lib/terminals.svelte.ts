@@ -2,6 +2,7 @@ import type { OpArgs, OpName, OpResult, TandemApi, TerminalView } from '../../..
 import { plural } from './format';
 import { type Problem, toProblem } from './problem';
 import { setHostWindowsPty } from '../terminal/xterm-view';
+import { moveTo, TabOrder } from './tab-order';
 
 export type Environment = OpResult<'environment'>;
 
@@ -44,6 +45,7 @@ export class TerminalsStore {
   readonly active = $derived(this.list.find((terminal) => terminal.id === this.activeId) ?? null);
 
   private api: TandemApi | null = null;
+  private readonly order = new TabOrder();
   private offRoster = (): void => undefined;
 
   /** Reads the roster and environment from a (new) connection and follows the roster. */
@@ -61,7 +63,7 @@ export class TerminalsStore {
 
   private applyRoster(terminals: TerminalView[]): void {
     const previous = this.list;
-    this.list = terminals;
+    this.list = this.order.apply(terminals);
     const listed = (id: string | null): boolean => terminals.some((terminal) => terminal.id === id);
     for (const id of Object.keys(this.closing)) if (!listed(id)) delete this.closing[id];
     if (listed(this.activeId)) return;
@@ -75,6 +77,12 @@ export class TerminalsStore {
   private upsert(view: TerminalView): void {
     const index = this.list.findIndex((terminal) => terminal.id === view.id);
     this.list = index >= 0 ? this.list.with(index, view) : [...this.list, view];
+  }
+
+  /** Drag and drop: the tab goes to `index` among the others. */
+  move(id: string, index: number): void {
+    this.list = moveTo(this.list, id, index);
+    this.order.remember(this.list);
   }
 
   select(id: string | null): void {

@@ -54,6 +54,11 @@ export class TerminalController {
   private api: TandemApi | null = null;
   private offEvents = noop;
   private attachmentId: string | null = null;
+
+  /** This view's attachment now (output events name it), or null while detached. */
+  get attachment(): string | null {
+    return this.attachmentId;
+  }
   /** Events that arrive while an attach call is in flight: its frames can precede its result. */
   private early: EarlyEvent[] | null = null;
   private attachToken = 0;

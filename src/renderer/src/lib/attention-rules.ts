@@ -1,0 +1,140 @@
+/**
+ * When the person is called, as plain logic over what the host pushes (the roster and the
+ * agents' questions) and an injected clock: which tabs need them, how many things wait, and
+ * which notifications to raise. No Svelte and no DOM, so it is tested without a browser.
+ */
+import type { AgentsState, TerminalView } from '../../../shared/contract';
+
+/** An agent terminal's program waiting this long with no agent call waiting on it calls the person. */
+export const unansweredAfterMs = 5000;
+/** A command running at least this long calls the person when it finishes in a background tab. */
+export const longCommandMs = 10_000;
+/** Bounds of what is remembered: question ids already seen, terminals followed. */
+export const seenQuestionsMax = 512;
+
+export type AttentionKind = 'approval' | 'handoff' | 'input' | 'finished';
+
+export interface Call {
+  kind: AttentionKind;
+  terminalId: string;
+  title: string;
+  body: string;
+}
+
+export interface AttentionInput {
+  terminals: readonly TerminalView[];
+  questions: Pick<AgentsState, 'approvals' | 'handoffs'>;
+  activeId: string | null;
+  /** The page is visible and has the focus: the person sees the active tab. */
+  watching: boolean;
+}
+
+interface Followed {
+  quietSince: number | null;
+  unanswered: boolean;
+  /** When the current (or last) command started, and when the terminal stopped running it. */
+  runningSince: number | null;
+  stoppedAt: number | null;
+  finishedAt: string | null;
+}
+
+export class AttentionRules {
+  private readonly seen = new Set<string>();
+  private readonly followed = new Map<string, Followed>();
+  private seeded = false;
+
+  constructor(private readonly now: () => number) {}
+
+  /** Terminals whose program waits for an answer the agent is not giving. */
+  unanswered(id: string): boolean {
+    return this.followed.get(id)?.unanswered ?? false;
+  }
+
+  /** What waits for the person now: questions, and prompts no agent answers. */
+  count(input: Pick<AttentionInput, 'questions'>): number {
+    let unanswered = 0;
+    for (const entry of this.followed.values()) if (entry.unanswered) unanswered++;
+    return input.questions.approvals.length + input.questions.handoffs.length + unanswered;
+  }
+
+  /**
+   * Takes the latest state; returns the calls to raise now and when to look again (a prompt
+   * turning unanswered is a matter of time alone). The first update only learns what is there.
+   */
+  update(input: AttentionInput): { calls: Call[]; wakeAt: number | null } {
+    const now = this.now();
+    const calls: Call[] = [];
+    const seesIt = (terminalId: string): boolean => input.watching && input.activeId === terminalId;
+    const byId = new Map(input.terminals.map((terminal) => [terminal.id, terminal]));
+    const titleOf = (terminalId: string, fallback: string): string => byId.get(terminalId)?.title ?? fallback;
+
+    for (const item of input.questions.approvals) {
+      if (this.remember(item.id) || !this.seeded || seesIt(item.terminalId)) continue;
+      calls.push({ kind: 'approval', terminalId: item.terminalId, title: `${item.agent} asks to run a command`, body: `${item.command}\nin ${titleOf(item.terminalId, item.title)}` });
+    }
+    for (const item of input.questions.handoffs) {
+      if (this.remember(item.id) || !this.seeded || seesIt(item.terminalId)) continue;
+      calls.push({ kind: 'handoff', terminalId: item.terminalId, title: `${item.agent} asks you to take over`, body: `${item.message}\nin ${titleOf(item.terminalId, item.title)}` });
+    }
+
+    let wakeAt: number | null = null;
+    for (const id of this.followed.keys()) if (!byId.has(id)) this.followed.delete(id);
+    for (const terminal of input.terminals) {
+      let entry = this.followed.get(terminal.id);
+      if (!entry) {
+        entry = { quietSince: null, unanswered: false, runningSince: null, stoppedAt: null, finishedAt: terminal.lastCommand?.finishedAt ?? null };
+        this.followed.set(terminal.id, entry);
+      }
+      // A prompt in an agent's terminal: the agent answers most; the person is called when it does not.
+      const agentsPrompt = terminal.status === 'waiting_input' && terminal.control === 'agent' && terminal.agent !== null;
+      const quiet = agentsPrompt && (!terminal.agentConnected || !terminal.agentListening);
+      if (!quiet) {
+        entry.quietSince = null;
+        entry.unanswered = false;
+      } else {
+        entry.quietSince ??= now;
+        const due = terminal.agentConnected ? entry.quietSince + unansweredAfterMs : now;
+        if (!entry.unanswered && now >= due) {
+          entry.unanswered = true;
+          if (this.seeded && !seesIt(terminal.id)) {
+            const why = terminal.agentConnected ? `${terminal.agent} is not answering` : `${terminal.agent} is disconnected`;
+            calls.push({ kind: 'input', terminalId: terminal.id, title: `${terminal.title} waits for input`, body: `${terminal.program ?? 'A program'} waits for input and ${why}.` });
+          }
+        } else if (!entry.unanswered) wakeAt = Math.min(wakeAt ?? Infinity, due);
+      }
+
+      // The command's end and the status change may come in either order: time the run by both.
+      const busy = terminal.status === 'running' || terminal.status === 'waiting_input';
+      if (busy && (entry.runningSince === null || entry.stoppedAt !== null)) {
+        entry.runningSince = now;
+        entry.stoppedAt = null;
+      } else if (!busy && entry.runningSince !== null) entry.stoppedAt ??= now;
+      const finishedAt = terminal.lastCommand?.finishedAt ?? null;
+      if (finishedAt !== entry.finishedAt) {
+        entry.finishedAt = finishedAt;
+        const ranMs = entry.runningSince === null ? 0 : (entry.stoppedAt ?? now) - entry.runningSince;
+        if (this.seeded && terminal.lastCommand && ranMs >= longCommandMs && !seesIt(terminal.id)) {
+          const { command, exitCode } = terminal.lastCommand;
+          calls.push({
+            kind: 'finished',
+            terminalId: terminal.id,
+            title: exitCode === 0 || exitCode === null ? `Finished in ${terminal.title}` : `Failed (exit ${exitCode}) in ${terminal.title}`,
+            body: `${command ?? 'The command'} ran ${Math.round(ranMs / 1000)} s.`,
+          });
+        }
+        entry.runningSince = busy ? now : null;
+        entry.stoppedAt = null;
+      }
+    }
+    this.seeded = true;
+    return { calls, wakeAt };
+  }
+
+  /** True when the question was seen before; bounded, oldest forgotten first. */
+  private remember(id: string): boolean {
+    if (this.seen.has(id)) return true;
+    this.seen.add(id);
+    if (this.seen.size > seenQuestionsMax) this.seen.delete(this.seen.values().next().value!);
+    return false;
+  }
+}

@@ -1,0 +1,123 @@
+/** When the person is called: the renderer's attention rules over roster states and a test clock. */
+import { describe, expect, it } from 'vitest';
+import type { TerminalView } from '../../src/shared/contract.js';
+import { type AttentionInput, AttentionRules, longCommandMs, unansweredAfterMs } from '../../src/renderer/src/lib/attention-rules.js';
+
+function terminal(id: string, change: Partial<TerminalView> = {}): TerminalView {
+  return {
+    id,
+    title: `t-${id}`,
+    origin: 'agent',
+    agent: 'codex',
+    agentConnected: true,
+    control: 'agent',
+    shared: false,
+    shell: 'bash',
+    integration: true,
+    pid: 1,
+    cwd: '/tmp',
+    cols: 80,
+    rows: 24,
+    status: 'idle',
+    exitCode: null,
+    handedTo: null,
+    lastCommand: null,
+    program: null,
+    agentListening: false,
+    ...change,
+  };
+}
+
+const noQuestions = { approvals: [], handoffs: [] };
+
+function setup() {
+  let now = 1000;
+  const rules = new AttentionRules(() => now);
+  const input = (terminals: TerminalView[], extra: Partial<AttentionInput> = {}): AttentionInput => ({ terminals, questions: noQuestions, activeId: 'other', watching: true, ...extra });
+  return { rules, input, advance: (ms: number) => (now += ms) };
+}
+
+describe('attention rules', () => {
+  it('calls for a new approval unless the person is looking at that terminal, and only once', () => {
+    const { rules, input } = setup();
+    rules.update(input([terminal('a')]));
+    const approval = { id: 'q1', agent: 'codex', terminalId: 'a', title: 't-a', command: 'make deploy' };
+    const first = rules.update(input([terminal('a')], { questions: { approvals: [approval], handoffs: [] } }));
+    expect(first.calls).toMatchObject([{ kind: 'approval', terminalId: 'a', title: 'codex asks to run a command' }]);
+    expect(first.calls[0]!.body).toContain('make deploy');
+    expect(rules.update(input([terminal('a')], { questions: { approvals: [approval], handoffs: [] } })).calls).toEqual([]);
+    expect(rules.count({ questions: { approvals: [approval], handoffs: [] } })).toBe(1);
+
+    const seen = { ...approval, id: 'q2' };
+    expect(rules.update(input([terminal('a')], { activeId: 'a', questions: { approvals: [seen], handoffs: [] } })).calls).toEqual([]);
+    // Another window or tab has the focus: the person does not see it.
+    const hidden = { ...approval, id: 'q3' };
+    expect(rules.update(input([terminal('a')], { activeId: 'a', watching: false, questions: { approvals: [hidden], handoffs: [] } })).calls).toHaveLength(1);
+  });
+
+  it('does not call for questions that were there before the first update (a reload)', () => {
+    const { rules, input } = setup();
+    const handoff = { id: 'h1', agent: 'codex', terminalId: 'a', title: 't-a', message: 'type the password' };
+    expect(rules.update(input([terminal('a')], { questions: { approvals: [], handoffs: [handoff] } })).calls).toEqual([]);
+    expect(rules.count({ questions: { approvals: [], handoffs: [handoff] } })).toBe(1);
+  });
+
+  it(`calls when an agent's program waits ${unansweredAfterMs} ms with no agent call waiting on it`, () => {
+    const { rules, input, advance } = setup();
+    rules.update(input([terminal('a')]));
+    const waiting = terminal('a', { status: 'waiting_input', program: 'python3' });
+    const start = rules.update(input([waiting]));
+    expect(start.calls).toEqual([]);
+    expect(start.wakeAt).toBe(1000 + unansweredAfterMs);
+    advance(unansweredAfterMs - 1);
+    expect(rules.update(input([waiting])).calls).toEqual([]);
+    expect(rules.unanswered('a')).toBe(false);
+    advance(1);
+    expect(rules.update(input([waiting])).calls).toMatchObject([{ kind: 'input', terminalId: 'a' }]);
+    expect(rules.unanswered('a')).toBe(true);
+    expect(rules.count({ questions: noQuestions })).toBe(1);
+    // The agent waits on it again: no longer the person's.
+    rules.update(input([{ ...waiting, agentListening: true }]));
+    expect(rules.unanswered('a')).toBe(false);
+  });
+
+  it('never calls while an agent call waits on the prompt, and at once when the agent is gone', () => {
+    const { rules, input, advance } = setup();
+    rules.update(input([terminal('a')]));
+    const listened = terminal('a', { status: 'waiting_input', agentListening: true });
+    rules.update(input([listened]));
+    advance(unansweredAfterMs * 3);
+    expect(rules.update(input([listened])).calls).toEqual([]);
+    const gone = rules.update(input([{ ...listened, agentConnected: false }]));
+    expect(gone.calls).toMatchObject([{ kind: 'input', body: expect.stringContaining('disconnected') }]);
+  });
+
+  it("does not call for the person's own terminals or one they control", () => {
+    const { rules, input, advance } = setup();
+    rules.update(input([]));
+    const own = terminal('a', { origin: 'user', agent: null, status: 'waiting_input' });
+    const held = terminal('b', { control: 'user', status: 'waiting_input' });
+    rules.update(input([own, held]));
+    advance(unansweredAfterMs);
+    expect(rules.update(input([own, held])).calls).toEqual([]);
+  });
+
+  it(`calls when a command of ${longCommandMs / 1000} s or more finishes in a background tab, whichever order the end and status come in`, () => {
+    const { rules, input, advance } = setup();
+    rules.update(input([terminal('a', { origin: 'user' })]));
+    rules.update(input([terminal('a', { origin: 'user', status: 'running' })]));
+    advance(longCommandMs);
+    rules.update(input([terminal('a', { origin: 'user', status: 'idle' })]));
+    advance(3000);
+    const done = rules.update(input([terminal('a', { origin: 'user', lastCommand: { command: 'make', exitCode: 2, finishedAt: 'x1' } })]));
+    expect(done.calls).toMatchObject([{ kind: 'finished', title: 'Failed (exit 2) in t-a', body: 'make ran 10 s.' }]);
+
+    // A short one does not call; nor one the person watches.
+    rules.update(input([terminal('a', { origin: 'user', status: 'running', lastCommand: { command: 'make', exitCode: 2, finishedAt: 'x1' } })]));
+    advance(longCommandMs - 1);
+    expect(rules.update(input([terminal('a', { origin: 'user', lastCommand: { command: 'ls', exitCode: 0, finishedAt: 'x2' } })])).calls).toEqual([]);
+    rules.update(input([terminal('a', { origin: 'user', status: 'running' })], { activeId: 'a' }));
+    advance(longCommandMs);
+    expect(rules.update(input([terminal('a', { origin: 'user', lastCommand: { command: 'sleep 20', exitCode: 0, finishedAt: 'x3' } })], { activeId: 'a' })).calls).toEqual([]);
+  });
+});

@@ -1,0 +1,47 @@
+/** What a tab says and where it sits: titles, numbering of look-alikes, order, agent colours. */
+import { describe, expect, it } from 'vitest';
+import { agentLook } from '../../src/renderer/src/lib/agent-colour.js';
+import { lastFolder, tabTitle, tabTitles } from '../../src/renderer/src/lib/tab-title.js';
+import { moveTo, sortByOrder } from '../../src/renderer/src/lib/tab-order.js';
+
+const base = { id: 'a', title: 'bash', shell: 'bash', program: null as string | null, cwd: '/home/me/src/tandem' as string | null };
+
+describe('tab titles', () => {
+  it('names a default-titled tab by its program, else its folder; a chosen title leads', () => {
+    expect(tabTitle(base, '/home/me')).toEqual({ label: 'tandem', detail: null });
+    expect(tabTitle({ ...base, program: 'vim' }, '/home/me')).toEqual({ label: 'vim', detail: 'tandem' });
+    expect(tabTitle({ ...base, cwd: '/home/me' }, '/home/me')).toEqual({ label: '~', detail: null });
+    expect(tabTitle({ ...base, cwd: null }, null)).toEqual({ label: 'bash', detail: null });
+    expect(tabTitle({ ...base, title: 'deploy', program: 'ssh' }, null)).toEqual({ label: 'deploy', detail: 'ssh' });
+    expect(lastFolder('/', null)).toBe('/');
+    expect(lastFolder('C:\\Users\\me\\proj', null)).toBe('proj');
+  });
+
+  it('numbers tabs that would read the same, from the second on', () => {
+    const titles = tabTitles([base, { ...base, id: 'b' }, { ...base, id: 'c', cwd: '/srv' }, { ...base, id: 'd' }], '/home/me');
+    expect([titles.a!.label, titles.b!.label, titles.c!.label, titles.d!.label]).toEqual(['tandem', 'tandem (2)', 'srv', 'tandem (3)']);
+  });
+});
+
+describe('tab order', () => {
+  const tabs = ['a', 'b', 'c', 'd'].map((id) => ({ id }));
+  it('keeps the remembered order and puts new tabs at the end', () => {
+    expect(sortByOrder(['c', 'a', 'gone'], tabs).map((tab) => tab.id)).toEqual(['c', 'a', 'b', 'd']);
+  });
+  it('moves a tab to an index among the others', () => {
+    expect(moveTo(tabs, 'a', 2).map((tab) => tab.id)).toEqual(['b', 'c', 'a', 'd']);
+    expect(moveTo(tabs, 'd', 0).map((tab) => tab.id)).toEqual(['d', 'a', 'b', 'c']);
+    expect(moveTo(tabs, 'b', 99).map((tab) => tab.id)).toEqual(['a', 'c', 'd', 'b']);
+    expect(moveTo(tabs, 'x', 0)).toEqual(tabs);
+  });
+});
+
+describe('agent colours', () => {
+  it('derives a stable colour and mark from the name alone, and tells similar names apart', () => {
+    expect(agentLook('claude-code')).toEqual(agentLook('claude-code'));
+    expect(agentLook('claude-code').mark).toBe('CC');
+    expect(agentLook('codex').mark).toBe('C');
+    const hues = new Set(['agent-1', 'agent-2', 'agent-3', 'agent-4'].map((name) => agentLook(name).hue));
+    expect(hues.size).toBeGreaterThan(1);
+  });
+});
