@@ -24,6 +24,7 @@ function terminal(id: string, change: Partial<TerminalView> = {}): TerminalView 
     lastCommand: null,
     program: null,
     agentListening: false,
+    sandbox: null,
     ...change,
   };
 }
@@ -41,7 +42,7 @@ describe('attention rules', () => {
   it('calls for a new approval unless the person is looking at that terminal, and only once', () => {
     const { rules, input } = setup();
     rules.update(input([terminal('a')]));
-    const approval = { id: 'q1', agent: 'codex', terminalId: 'a', title: 't-a', command: 'make deploy' };
+    const approval = { id: 'q1', kind: 'command' as const, agent: 'codex', terminalId: 'a', title: 't-a', command: 'make deploy', env: [], why: null };
     const first = rules.update(input([terminal('a')], { questions: { approvals: [approval], handoffs: [] } }));
     expect(first.calls).toMatchObject([{ kind: 'approval', terminalId: 'a', title: 'codex asks to run a command' }]);
     expect(first.calls[0]!.body).toContain('make deploy');

@@ -70,7 +70,14 @@ export class AttentionRules {
 
     for (const item of input.questions.approvals) {
       if (this.remember(item.id) || !this.seeded || seesIt(item.terminalId)) continue;
-      calls.push({ kind: 'approval', terminalId: item.terminalId, title: `${item.agent} asks to run a command`, body: `${item.command}\nin ${titleOf(item.terminalId, item.title)}` });
+      // An open is asked before its terminal exists: the notification names what would open.
+      const opens = item.kind === 'open';
+      calls.push({
+        kind: 'approval',
+        terminalId: item.terminalId,
+        title: opens ? `${item.agent} asks to open a terminal` : `${item.agent} asks to run a command`,
+        body: opens ? `${item.command}\nwith ${item.env.join(', ')}` : `${item.command}\nin ${titleOf(item.terminalId, item.title)}`,
+      });
     }
     for (const item of input.questions.handoffs) {
       if (this.remember(item.id) || !this.seeded || seesIt(item.terminalId)) continue;
