@@ -6,7 +6,10 @@
 export const MARKER_OSC = 7771;
 const PREFIX = `\x1b]${MARKER_OSC};`;
 const BEL = '\x07';
-/** A marker longer than this is not ours (ours carry at most a bounded command line and a cwd). */
+/**
+ * A marker longer than this is not ours (ours carry at most a bounded command line and a cwd):
+ * an unterminated prefix holds back at most this much output before it is released as text.
+ */
 export const maxMarkerChars = 16 * 1024;
 
 export type MarkerEvent =
@@ -84,6 +87,15 @@ export class MarkerScanner {
       const at = data.indexOf(PREFIX, pos);
       if (at < 0) break;
       const end = data.indexOf(BEL, at + PREFIX.length);
+      // Our bodies never hold ESC (the shells percent-encode it), and a terminal aborts an OSC at
+      // ESC: a prefix that a program printed without finishing is output, and scanning restarts
+      // at the next ESC, so it can neither swallow nor wrap the genuine marker that follows.
+      const esc = data.indexOf('\x1b', at + PREFIX.length);
+      if (esc >= 0 && (end < 0 || esc < end)) {
+        if (esc > pos) parts.push({ text: data.slice(pos, esc) });
+        pos = esc;
+        continue;
+      }
       if (end < 0) {
         if (data.length - at <= maxMarkerChars) {
           this.carry = data.slice(at);
