@@ -38,6 +38,8 @@ export class Upstream {
   /** Where the token came from: a refused configured token is final; others are re-paired. */
   private tokenSource: 'env' | 'file' | 'pairing' | null;
   private pairing: { requestId: string; pairUrl: string } | null = null;
+  /** Single flight: tool calls that arrive together share one connect (and one pairing request). */
+  private connecting: Promise<Client> | null = null;
   private readonly env: NodeJS.ProcessEnv;
   private readonly cwd: string;
 
@@ -148,7 +150,8 @@ export class Upstream {
 
   async call(name: string, args: unknown, signal?: AbortSignal): Promise<CallToolResult> {
     try {
-      const client = await this.connect();
+      this.connecting ??= this.connect().finally(() => (this.connecting = null));
+      const client = await this.connecting;
       return (await client.callTool({ name, arguments: (args ?? {}) as Record<string, unknown> }, undefined, {
         signal,
         timeout: DEFAULT_LIMITS.maxWaitMs + 15_000,
