@@ -22,13 +22,15 @@ export interface AgentFixture {
 }
 
 /** A real host with the agent layer's real /mcp and /pair handlers on a loopback HTTP server. */
-export async function startAgentFixture(opts: { trustLocalAgents?: boolean; unattendedGraceMs?: number; tandemHome?: string } = {}): Promise<AgentFixture> {
+export async function startAgentFixture(
+  opts: { trustLocalAgents?: boolean; unattendedGraceMs?: number; tandemHome?: string; env?: Record<string, string>; agentStartupFiles?: 'user' | 'clean' } = {},
+): Promise<AgentFixture> {
   const root = mkdtempSync(join(tmpdir(), 'tandem-agent-'));
   const home = join(root, 'home');
   const stateDir = join(root, 'state');
   const { mkdirSync } = await import('node:fs');
   mkdirSync(home, { recursive: true });
-  const host = new TerminalHost({ home, env: { ...process.env, HOME: home, ZDOTDIR: undefined }, agentStartupFiles: 'clean' });
+  const host = new TerminalHost({ home, env: { ...process.env, HOME: home, ZDOTDIR: undefined, ...opts.env }, agentStartupFiles: opts.agentStartupFiles ?? 'clean' });
   const layer = new AgentLayer(host, { stateDir, trustLocalAgents: opts.trustLocalAgents, unattendedGraceMs: opts.unattendedGraceMs });
   const routes = layer.routes();
   const server: HttpServer = createServer((req, res) => {

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { LaunchContext, LaunchPlan, ShellDialect } from './dialect.js';
 import { shQuote } from './dialect.js';
-import { credentialCasePattern, escapeFunction, exportLines } from './posix-snippets.js';
+import { credentialCasePattern, credentialValueCasePattern, escapeFunction, exportLines, gitHookUnsetLine, keptCasePattern } from './posix-snippets.js';
 
 /**
  * bash: PS0 prints the start marker and advances the sequence number by arithmetic expansion
@@ -25,10 +25,12 @@ export function bashRc(ctx: LaunchContext): string {
     }
   }
   if (ctx.agent) {
-    lines.push(exportLines(ctx.reapplyEnv));
+    lines.push(gitHookUnsetLine, exportLines(ctx.reapplyEnv));
     if (ctx.historyFile) lines.push(`HISTFILE=${shQuote(ctx.historyFile)}`);
     lines.push(
-      `for __tandem_v in $(compgen -e); do case "\${__tandem_v^^}" in ${credentialCasePattern()}) unset "$__tandem_v";; esac; done; unset __tandem_v`,
+      `for __tandem_v in $(compgen -e); do case "\${__tandem_v^^}" in ${keptCasePattern()}) ;; ${credentialCasePattern()}) unset "$__tandem_v";; *) case "\${!__tandem_v}" in ${credentialValueCasePattern()}) unset "$__tandem_v";; esac;; esac; done; unset __tandem_v`,
+      // History expansion would turn `!` in an allowed line into another command.
+      'set +H',
     );
   }
   lines.push(

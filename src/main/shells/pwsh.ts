@@ -1,5 +1,6 @@
 import { posix, win32 } from 'node:path';
-import { credentialGlobs } from './credentials.js';
+import { credentialGlobs, credentialValueGlobs, globToRegex, keptNames } from './credentials.js';
+import { gitHookUnset } from './git-hooks.js';
 import type { DialectName, LaunchContext, LaunchPlan, ShellDialect } from './dialect.js';
 
 /** PowerShell single-quoting: every kind of single quote PowerShell accepts is doubled. */
@@ -79,11 +80,12 @@ export function pwshRc(ctx: LaunchContext): string {
     `try { [IO.Directory]::Delete(${psQuote(ctx.rcDir)}, $true) } catch { }`,
   ];
   if (ctx.agent) {
+    for (const name of gitHookUnset) lines.push(`[Environment]::SetEnvironmentVariable(${psQuote(name)}, $null)`);
     for (const [name, value] of Object.entries({ ...ctx.reapplyEnv, NO_COLOR: '1' })) {
       lines.push(`[Environment]::SetEnvironmentVariable(${psQuote(name)}, ${psQuote(value)})`);
     }
     lines.push(
-      `foreach ($__n in @([Environment]::GetEnvironmentVariables().Keys)) { if ($__n -match ${psQuote(credentialPattern())}) { [Environment]::SetEnvironmentVariable($__n, $null) } }`,
+      `foreach ($__n in @([Environment]::GetEnvironmentVariables().Keys)) { if ($__n -notmatch ${psQuote(keptPattern())} -and ($__n -match ${psQuote(credentialPattern())} -or [Environment]::GetEnvironmentVariable($__n) -cmatch ${psQuote(credentialValuePattern())})) { [Environment]::SetEnvironmentVariable($__n, $null) } }`,
       "if ($global:PSStyle) { $global:PSStyle.OutputRendering = 'PlainText' }",
     );
   }
@@ -205,8 +207,16 @@ export function pwshRc(ctx: LaunchContext): string {
 
 /** The credential list as one case-insensitive regex (PowerShell's -match ignores case). */
 export function credentialPattern(): string {
-  const alternatives = credentialGlobs().map((glob) => glob.replace(/[.*+?^${}()|[\]\\]/g, (c) => (c === '*' ? '.*' : `\\${c}`)));
-  return `^(?:${alternatives.join('|')})$`;
+  return `^(?:${credentialGlobs().map((glob) => globToRegex(glob).slice(1, -1)).join('|')})$`;
+}
+
+/** Credential-shaped values as one regex (matched case-sensitively, as the POSIX shells do). */
+export function credentialValuePattern(): string {
+  return `^(?:${credentialValueGlobs.map((glob) => globToRegex(glob).slice(1, -1)).join('|')})$`;
+}
+
+export function keptPattern(): string {
+  return `^(?:${keptNames.join('|')})$`;
 }
 
 function powershellFamily(name: DialectName): ShellDialect {

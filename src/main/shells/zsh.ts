@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { LaunchContext, LaunchPlan, ShellDialect } from './dialect.js';
 import { shQuote } from './dialect.js';
-import { credentialCasePattern, escapeFunction, exportLines } from './posix-snippets.js';
+import { credentialCasePattern, credentialValueCasePattern, escapeFunction, exportLines, gitHookUnsetLine, keptCasePattern } from './posix-snippets.js';
 
 /**
  * zsh reads its startup files from $ZDOTDIR: Tandem points it at a private directory whose
@@ -31,11 +31,13 @@ function zshrc(ctx: LaunchContext): string {
   ];
   if (ctx.startupFiles === 'user') lines.push('[[ -r ${ZDOTDIR:-$HOME}/.zshrc ]] && . ${ZDOTDIR:-$HOME}/.zshrc');
   if (ctx.agent) {
-    lines.push(exportLines(ctx.reapplyEnv));
+    lines.push(gitHookUnsetLine, exportLines(ctx.reapplyEnv));
     if (ctx.historyFile) lines.push(`HISTFILE=${shQuote(ctx.historyFile)}`);
     lines.push(
       'zmodload zsh/parameter 2>/dev/null',
-      `for __tandem_v in \${(k)parameters[(R)*export*]}; do case \${(U)__tandem_v} in (${credentialCasePattern()}) unset $__tandem_v;; esac; done; unset __tandem_v`,
+      `for __tandem_v in \${(k)parameters[(R)*export*]}; do case \${(U)__tandem_v} in (${keptCasePattern()}) ;; (${credentialCasePattern()}) unset $__tandem_v;; (*) case \${(P)__tandem_v} in (${credentialValueCasePattern()}) unset $__tandem_v;; esac;; esac; done; unset __tandem_v`,
+      // History expansion would turn `!` in an allowed line into another command.
+      'unsetopt BANG_HIST',
       // The partial-line mark would land inside the command's output, before precmd runs.
       'unsetopt prompt_sp',
     );

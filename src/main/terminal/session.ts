@@ -11,7 +11,7 @@ import { chunkInput } from '../pty/win-input.js';
 import { readTtyModes } from '../pty/termios.js';
 import { teardownTree } from '../pty/tree.js';
 import type { StartupFiles } from '../shells/dialect.js';
-import { agentEnv, buildShellEnv } from '../shells/env.js';
+import { agentReapplyEnv, buildShellEnv } from '../shells/env.js';
 import type { ResolvedShell } from '../shells/resolve.js';
 import { type Clock, sleep, systemClock } from './clock.js';
 import { Emulator } from './emulator.js';
@@ -238,7 +238,7 @@ export class TerminalSession {
         startupFiles: opts.startupFiles ?? 'user',
         agent,
         historyFile,
-        reapplyEnv: agent ? { ...agentEnv, ...(opts.env ?? {}) } : {},
+        reapplyEnv: agent ? agentReapplyEnv(opts.env, env) : {},
         env,
         platform: process.platform,
       });
