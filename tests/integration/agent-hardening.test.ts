@@ -109,6 +109,33 @@ describe('agent terminals neutralise hooks', () => {
   });
 });
 
+describe('what could redirect a program (aliases, functions, PATH)', () => {
+  it.each(['bash', 'zsh'])('%s: after an approved alias, an allow-listed ls asks, and nothing ran', async (shell) => {
+    const dir = mkdtempSync(join(tmpdir(), 'tandem-alias-'));
+    const canary = join(dir, 'canary');
+    const client = await f.client(guardedToken);
+    const { id } = (await f.call(client, 'terminal_open', { title: 'alias', shell, cwd: dir })) as { id: string };
+    expect(await f.call(client, 'terminal_send', { id, text: 'ls' })).toMatchObject({ status: 'done', approval: null });
+    expect(await sendApproving(f, client, id, `alias ls='touch ${canary}'`)).toMatchObject({ status: 'done', asked: true });
+    const asked = await f.call(client, 'terminal_send', { id, text: 'ls', waitMs: 300 });
+    expect(asked).toMatchObject({ status: 'awaiting_approval' });
+    expect(existsSync(canary)).toBe(false);
+    const [request] = f.layer.state().approvals.filter((approval) => approval.terminalId === id);
+    f.layer.answerApproval({ requestId: request!.id, decision: 'reject', reason: 'no' });
+    expect(existsSync(canary)).toBe(false);
+
+    // A function of that name, and a PATH changed by an approved command, ask too.
+    expect(await sendApproving(f, client, id, 'unalias ls; cat() { touch "$1"; }')).toMatchObject({ status: 'done' });
+    expect(await f.call(client, 'terminal_send', { id, text: 'ls' })).toMatchObject({ status: 'done', approval: null });
+    expect(await f.call(client, 'terminal_send', { id, text: `cat ${canary}`, waitMs: 300 })).toMatchObject({ status: 'awaiting_approval' });
+    f.layer.answerApproval({ requestId: f.layer.state().approvals.find((approval) => approval.terminalId === id)!.id, decision: 'reject' });
+    expect(await sendApproving(f, client, id, `unset -f cat; PATH=${dir}:$PATH`)).toMatchObject({ status: 'done' });
+    expect(await f.call(client, 'terminal_send', { id, text: 'pwd', waitMs: 300 })).toMatchObject({ status: 'awaiting_approval' });
+    f.layer.answerApproval({ requestId: f.layer.state().approvals.find((approval) => approval.terminalId === id)!.id, decision: 'reject' });
+    expect(existsSync(canary)).toBe(false);
+  });
+});
+
 describe('Tandem owns TANDEM_TERMINAL_ID and TANDEM_INSTANCE', () => {
   it('an agent under always cannot override them, and teardown still finds a double-forked daemon', async () => {
     const client = await f.client(token);

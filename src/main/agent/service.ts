@@ -7,6 +7,7 @@ import { which } from '../shells/resolve.js';
 import { type Clock, systemClock } from '../terminal/clock.js';
 import { OpQueue } from './op-queue.js';
 import { judge, type PolicySettings } from './policy.js';
+import { redirectedBy } from './redirect-check.js';
 import { PendingRequests } from './requests.js';
 import type { AgentIdentity, TokenStore } from './tokens.js';
 import type { ToolArgs } from './tool-defs.js';
@@ -335,7 +336,10 @@ export class AgentService {
     let approval: ApprovalInfo | null = null;
     // Judged exactly as it will be typed; the person sees keys by name after the text.
     const line = [text ?? '', ...(keys ?? []).map((key) => (key.length === 1 ? key : `<${key}>`))].join(' ').trim();
-    const verdict = judge(text ?? '', this.settingsOf(connection), (keys?.length ?? 0) > 0);
+    const settings = this.settingsOf(connection);
+    let verdict = judge(text ?? '', settings, (keys?.length ?? 0) > 0);
+    // An allowed line asks when the shell reported what would make its program run something else.
+    if (verdict === 'run' && settings.policy !== 'always' && terminal.session.status === 'idle' && redirectedBy(text ?? '', terminal.session.redirects, (expanded) => judge(expanded, settings) === 'run')) verdict = 'ask';
     if (verdict === 'deny') throw new TandemError('rejected', `"${line.slice(0, 80)}" matches the deny list and was not sent.`);
 
     // The slot is held from here: while asking, while queued, while running.

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { LaunchContext, LaunchPlan, ShellDialect } from './dialect.js';
 import { shQuote } from './dialect.js';
+import { bashRedirects } from './redirect-snippets.js';
 import { credentialCasePattern, credentialValueCasePattern, escapeFunction, exportLines, gitHookUnsetLine, keptCasePattern } from './posix-snippets.js';
 
 /**
@@ -35,6 +36,10 @@ export function bashRc(ctx: LaunchContext): string {
   }
   lines.push(
     escapeFunction,
+    // Baselines of the redirect report: what the startup files left.
+    '__tandem_path0=$PATH',
+    `__tandem_fnfile=${shQuote(ctx.functionList)}`,
+    bashRedirects,
     '__tandem_seq=0',
     '__tandem_lined=0',
     '__tandem_histnum=',
@@ -49,6 +54,7 @@ export function bashRc(ctx: LaunchContext): string {
 }`,
     String.raw`__tandem_precmd() {
   local __tandem_ret=$? REPLY __tandem_h __tandem_cmd
+  __tandem_redirects
   __tandem_esc "$PWD"
   builtin printf '%sE;%s;%s;;%s\a' "$__tandem_osc" "$__tandem_seq" "$__tandem_ret" "$REPLY"
   if [[ $__tandem_seq != "$__tandem_lined" ]]; then

@@ -1,6 +1,7 @@
 import { posix, win32 } from 'node:path';
 import { credentialGlobs, credentialValueGlobs, globToRegex, keptNames } from './credentials.js';
 import { gitHookUnset } from './git-hooks.js';
+import { pwshRedirects, pwshRedirectsSetup } from './redirect-snippets.js';
 import type { DialectName, LaunchContext, LaunchPlan, ShellDialect } from './dialect.js';
 
 /** PowerShell single-quoting: every kind of single quote PowerShell accepts is doubled. */
@@ -95,6 +96,8 @@ export function pwshRc(ctx: LaunchContext): string {
     `  History = ${ctx.agent && ctx.historyFile ? psQuote(ctx.historyFile) : '$null'}; Psrl = $null; Queue = $null; Singleton = $null`,
     `  PromptBody = ${psQuote(promptWrapper)}; ReadLineBody = ${psQuote(readLineWrapper)} }`,
     'if ($global:Error.Count -gt 0) { $global:__tandem.Err = $global:Error[0] }',
+    pwshRedirectsSetup,
+    pwshRedirects,
     String.raw`function global:__tandem_esc([string]$s) {
   $s.Replace('%', '%25').Replace(';', '%3B').Replace([string][char]7, '%07').Replace([string][char]27, '%1B').Replace([string][char]10, '%0A').Replace([string][char]13, '%0D')
 }`,
@@ -116,6 +119,7 @@ export function pwshRc(ctx: LaunchContext): string {
   $loc = $ExecutionContext.SessionState.Path.CurrentLocation
   $cwd = $loc.Path
   if ($loc.Provider.Name -eq 'FileSystem') { $cwd = $loc.ProviderPath }
+  __tandem_redirects
   [Console]::Write($t.Osc + 'E;' + $t.Seq + ';' + $code + ';' + (__tandem_esc $t.Cmd) + ';' + (__tandem_esc $cwd) + $t.Bel)
 }`,
     String.raw`function global:__tandem_start([string]$line) {

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { LaunchContext, LaunchPlan, ShellDialect } from './dialect.js';
 import { shQuote } from './dialect.js';
+import { zshRedirects } from './redirect-snippets.js';
 import { credentialCasePattern, credentialValueCasePattern, escapeFunction, exportLines, gitHookUnsetLine, keptCasePattern } from './posix-snippets.js';
 
 /**
@@ -44,6 +45,10 @@ function zshrc(ctx: LaunchContext): string {
   }
   lines.push(
     escapeFunction,
+    // Baseline of the redirect report: the PATH the startup files left.
+    'zmodload zsh/parameter 2>/dev/null',
+    'typeset -g __tandem_path0=$PATH',
+    zshRedirects,
     'typeset -gi __tandem_seq=0',
     'typeset -g __tandem_cmd=',
     `typeset -g __tandem_osc=$'\\e]7771;'"$__tandem_secret;"`,
@@ -63,6 +68,7 @@ function zshrc(ctx: LaunchContext): string {
 }`,
     String.raw`__tandem_precmd() {
   local __tandem_ret=$? REPLY
+  __tandem_redirects
   __tandem_esc "$PWD"
   print -rn -- "\${__tandem_osc}E;\${__tandem_seq};\${__tandem_ret};\${__tandem_cmd};$REPLY"$'\a'
   __tandem_reassert

@@ -3,6 +3,8 @@
  * The secret reaches the shell only through a deleted 0600 rc file, so a program's output cannot
  * forge a marker; sequences with a wrong secret pass through as ordinary output.
  */
+import { parseRedirectReport, type RedirectReport } from './redirect-report.js';
+
 export const MARKER_OSC = 7771;
 const PREFIX = `\x1b]${MARKER_OSC};`;
 const BEL = '\x07';
@@ -17,7 +19,9 @@ export type MarkerEvent =
   | { kind: 'end'; seq: number; exitCode: number | null; cwd: string | null; command: string | null }
   | { kind: 'continuation' }
   /** bash: the command line of a finished command, read from history after its end marker. */
-  | { kind: 'line'; seq: number; command: string };
+  | { kind: 'line'; seq: number; command: string }
+  /** What could redirect a program name, reported at a prompt when it changed. */
+  | { kind: 'redirects'; report: RedirectReport };
 
 /** Segments of one scanned chunk, in stream order: plain text and markers. */
 export type ScanPart = { text: string } | { marker: MarkerEvent };
@@ -56,6 +60,10 @@ export function parseMarkerBody(body: string): MarkerEvent | null {
     }
     case 'C':
       return { kind: 'continuation' };
+    case 'D': {
+      const report = parseRedirectReport(rest, decodeField);
+      return report ? { kind: 'redirects', report } : null;
+    }
     case 'L': {
       const seq = parseInteger(rest[0]);
       if (seq === null) return null;

@@ -12,12 +12,14 @@ import { readTtyModes } from '../pty/termios.js';
 import { teardownTree } from '../pty/tree.js';
 import type { StartupFiles } from '../shells/dialect.js';
 import { agentReapplyEnv, buildShellEnv } from '../shells/env.js';
+import { functionListPath } from '../shells/redirect-snippets.js';
 import type { ResolvedShell } from '../shells/resolve.js';
 import { type Clock, sleep, systemClock } from './clock.js';
 import { Emulator } from './emulator.js';
 import { type CommandRecord, StreamHistory } from './history.js';
 import { bracketedPaste, encodeKeys } from './keys.js';
 import { type MarkerEvent, MarkerScanner } from './markers.js';
+import type { RedirectReport } from './redirect-report.js';
 import { probeWaiting, takeBaseline, type ProbeBaseline, type ProbeTarget, type WaitEvidence } from './probe.js';
 import { OutputProjector, stripEcho } from './projection.js';
 
@@ -142,6 +144,7 @@ export class TerminalSession {
   private readonly pty: PtyProcess;
   private readonly emulator: Emulator;
   private readonly scanner: MarkerScanner;
+  private redirectReport: RedirectReport | null = null;
   private readonly history: StreamHistory;
   private readonly clock: Clock;
   private readonly probeTarget: ProbeTarget;
@@ -238,6 +241,7 @@ export class TerminalSession {
         startupFiles: opts.startupFiles ?? 'user',
         agent,
         historyFile,
+        functionList: functionListPath(id),
         reapplyEnv: agent ? agentReapplyEnv(opts.env, env) : {},
         env,
         platform: process.platform,
@@ -350,6 +354,11 @@ export class TerminalSession {
   }
 
   /** The exit code of the last command that ended at a prompt. */
+  /** Aliases, functions and PATH change the shell reported at its last prompt; null if it reports none. */
+  get redirects(): RedirectReport | null {
+    return this.redirectReport;
+  }
+
   get lastCommandExitCode(): number | null {
     return this.lastExitCode;
   }
@@ -488,6 +497,9 @@ export class TerminalSession {
       case 'line':
         this.history.attachCommand(marker.seq, marker.command);
         break;
+      case 'redirects':
+        this.redirectReport = marker.report;
+        return;
       case 'continuation':
         if (this.phase.kind === 'idle' || this.phase.kind === 'continuation' || this.phase.kind === 'running') {
           this.phase = { kind: 'continuation' };
@@ -1012,6 +1024,7 @@ export class TerminalSession {
     if (orphans.length === 0) {
       this.emulator.dispose();
       if (this.historyFile) rmSync(this.historyFile, { force: true });
+      rmSync(functionListPath(this.id), { force: true });
       rmSync(this.rcDir, { recursive: true, force: true });
     }
     return { closed: orphans.length === 0, orphans };
