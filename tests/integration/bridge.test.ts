@@ -111,8 +111,10 @@ describe('stdio bridge', () => {
     const home = tempHome();
     const f = await fixture(home, { trustLocalAgents: true });
     const own = await f.host.create({ title: 'where the agent runs', shell: 'bash' });
-    f.host.handToAgent(own.id, 'claude-code');
     const client = await bridge(home, { TANDEM_TERMINAL_ID: own.id });
+    // Paired (trusted) and connected: even handed to it, its own terminal stays refused.
+    expect(await call(client, 'terminal_list')).toEqual({ terminals: [] });
+    f.host.handToAgent(own.id, 'claude-code');
     expect(await call(client, 'terminal_send', { id: own.id, text: 'echo x' })).toMatchObject({ isError: true, error: { code: 'forbidden' } });
   });
 

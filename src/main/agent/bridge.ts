@@ -100,6 +100,11 @@ export class Upstream {
         if (outcome.persistent) this.storeToken(outcome.token);
         return outcome.token;
       }
+      if (outcome.state === 'expired') {
+        // Pushed out (a newer request of the same claim, or a flood) or lapsed: ask again next call.
+        this.pairing = null;
+        throw new TandemError('pairing_pending', 'Tandem is asking the person to allow this agent again; call the tool again shortly.');
+      }
       if (outcome.state !== 'pending') {
         this.pairing = null;
         throw new TandemError('pairing_denied', 'The person denied this agent in Tandem; ask them to pair it from the Agents panel.');

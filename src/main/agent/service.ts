@@ -92,6 +92,8 @@ export class AgentService {
   private readonly home: string;
   private readonly connectionListeners = new Set<() => void>();
   private readonly opening = new Map<string, number>();
+  /** Whose token asked each open question (approval or handoff): withdrawn when that agent is gone. */
+  private readonly askedBy = new Map<string, string>();
 
   constructor(
     private readonly host: TerminalHost,
@@ -105,7 +107,11 @@ export class AgentService {
     this.sweepTimer.unref();
     tokens.onRevoked(({ tokenHash }) => {
       for (const connection of [...this.connections.values()]) if (connection.identity.tokenHash === tokenHash) this.disconnect(connection.id);
+      this.withdrawQuestionsOf(tokenHash, 'The agent was revoked.');
+      // A person's terminal handed to that token comes back to the person.
+      for (const view of host.list()) if (host.get(view.id).meta.handedToKey === tokenHash) host.handToAgent(view.id, null);
     });
+    host.setAgentDirectory((name) => this.agentKey(name));
     // Terminals the person closed (or reset away) leave no agent state behind.
     host.onRoster((terminals) => {
       const present = new Set(terminals.map((terminal) => terminal.id));
@@ -140,8 +146,36 @@ export class AgentService {
     const connection = this.connections.get(connectionId);
     if (!connection) return;
     this.connections.delete(connectionId);
-    if (!this.isConnected(connection.identity.tokenHash)) this.goneAt.set(connection.identity.tokenHash, this.clock.now());
+    if (!this.isConnected(connection.identity.tokenHash)) {
+      this.goneAt.set(connection.identity.tokenHash, this.clock.now());
+      // Its questions belong to a live agent: approving afterwards must run nothing.
+      this.withdrawQuestionsOf(connection.identity.tokenHash, 'The agent disconnected.');
+    }
     this.refreshConnected();
+  }
+
+  /** Which token a display name stands for: a paired agent's, else a connected agent's (allowed once). */
+  agentKey(name: string): string | null {
+    const paired = this.tokens.pairedKey(name);
+    if (paired) return paired;
+    for (const connection of this.connections.values()) if (connection.identity.name === name.trim()) return connection.identity.tokenHash;
+    return null;
+  }
+
+  private ask<Info extends { agent: string }, Decision>(requests: PendingRequests<Info, Decision>, connection: AgentConnection, info: Info): { id: string; decision: Promise<Decision> } {
+    const request = requests.open(info);
+    this.askedBy.set(request.id, connection.identity.tokenHash);
+    void request.decision.then(() => this.askedBy.delete(request.id));
+    return request;
+  }
+
+  private withdrawQuestionsOf(tokenHash: string, reason: string): void {
+    for (const [id, asker] of [...this.askedBy]) {
+      if (asker !== tokenHash) continue;
+      this.askedBy.delete(id);
+      if (this.approvals.get(id)) this.approvals.answer(id, { state: 'rejected', reason });
+      else this.handoffs.withdraw(id);
+    }
   }
 
   isLive(connectionId: string): boolean {
@@ -158,6 +192,10 @@ export class AgentService {
     const counts = new Map<string, number>();
     for (const connection of this.connections.values()) counts.set(connection.identity.name, (counts.get(connection.identity.name) ?? 0) + 1);
     return [...counts.entries()].map(([name, connections]) => ({ name, connections }));
+  }
+
+  isAgentConnected(tokenHash: string): boolean {
+    return this.isConnected(tokenHash);
   }
 
   private isConnected(tokenHash: string): boolean {
@@ -219,7 +257,7 @@ export class AgentService {
 
   private visible(connection: AgentConnection, terminal: ManagedTerminal): 'own' | 'handed' | 'shared' | null {
     if (this.owners.get(terminal.id) === connection.identity.tokenHash) return 'own';
-    if (terminal.meta.origin === 'user' && terminal.meta.handedTo === connection.identity.name) return 'handed';
+    if (terminal.meta.origin === 'user' && terminal.meta.handedToKey === connection.identity.tokenHash) return 'handed';
     if (terminal.meta.origin === 'user' && terminal.meta.shared) return 'shared';
     return null;
   }
@@ -348,7 +386,7 @@ export class AgentService {
     signal?.addEventListener('abort', onCallerAbort, { once: true });
     try {
       if (verdict === 'ask') {
-        const request = this.approvals.open({ agent: connection.identity.name, terminalId: terminal.id, title: terminal.meta.title, command: line });
+        const request = this.ask(this.approvals, connection, { agent: connection.identity.name, terminalId: terminal.id, title: terminal.meta.title, command: line });
         // The agent's slot is held while the person decides.
         state.awaiting.add(owner);
         void request.decision.then(() => state.awaiting.delete(owner));
@@ -380,7 +418,7 @@ export class AgentService {
   private async runWhenApproved(connection: AgentConnection, terminal: ManagedTerminal, decision: Promise<ApprovalDecision>, args: ToolArgs<'terminal_send'>): Promise<void> {
     const answer = await decision;
     // Decided late: it runs only if the agent, the terminal and its control are still as they were.
-    if (answer.state === 'rejected' || !this.tokens.currentSettings(connection.identity) || !this.host.has(terminal.id) || terminal.meta.control === 'user') return;
+    if (answer.state === 'rejected' || !this.tokens.currentSettings(connection.identity) || !this.isConnected(connection.identity.tokenHash) || !this.host.has(terminal.id) || terminal.meta.control === 'user') return;
     const turn = await this.state(terminal).queue.enqueue(connection.identity.tokenHash);
     try {
       const edited = answer.state === 'edited';
@@ -571,7 +609,7 @@ export class AgentService {
     const state = this.state(terminal);
     // One question per terminal: a new request replaces an unanswered one.
     if (state.handoff?.state === 'pending') this.handoffs.withdraw(state.handoff.requestId);
-    const request = this.handoffs.open({ agent: connection.identity.name, terminalId: terminal.id, title: terminal.meta.title, message: args.message });
+    const request = this.ask(this.handoffs, connection, { agent: connection.identity.name, terminalId: terminal.id, title: terminal.meta.title, message: args.message });
     state.handoff = { requestId: request.id, state: 'pending' };
     void request.decision.then((decision) => {
       if (state.handoff?.requestId !== request.id || !this.host.has(terminal.id)) return;

@@ -18,7 +18,7 @@ export const policyLabels: Record<AgentPolicy, string> = {
   'ask-unless-allowed': 'Ask unless allow-listed',
 };
 
-const empty: AgentsState = { paired: [], connected: [], pairings: [], approvals: [], handoffs: [] };
+const empty: AgentsState = { paired: [], connected: [], pairings: [], allowedOnce: [], deniedClaims: [], approvals: [], handoffs: [] };
 
 /**
  * The agents panel's state as the host pushes it (paired agents, live connections and the
