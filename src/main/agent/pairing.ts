@@ -208,8 +208,8 @@ export class PairingBroker {
 
   answer(id: string, decision: PairingDecision): void {
     const info = this.requests.get(id)?.info;
-    if (decision === 'always' && info && this.tokens.isPaired(info.name)) {
-      throw new TandemError('invalid_argument', `An agent named "${info.name}" is already paired; allow this one once, or revoke the paired one first.`);
+    if (decision === 'always' && info && this.nameInUse(info.name)) {
+      throw new TandemError('invalid_argument', `An agent named "${info.name}" is already paired or connected; allow this one once, or revoke that agent first.`);
     }
     this.requests.answer(id, decision);
   }

@@ -47,8 +47,6 @@ export class AgentsStore {
       .sort((a, b) => a.localeCompare(b)),
   );
 
-  /** Agents connected with a token that is not listed as paired (allowed once). */
-  readonly guests = $derived(this.state.connected.filter((entry) => !this.state.paired.some((agent) => agent.name === entry.name)));
 
   private api: TandemApi | null = null;
   private offEvent = (): void => undefined;
@@ -137,6 +135,19 @@ export class AgentsStore {
 
   answerHandoff(requestId: string, accept: boolean): Promise<boolean> {
     return this.answer('answerHandoff', { requestId, accept });
+  }
+
+  /** "Deny all": for a flood of pairing requests; each claim stays denied until lifted. */
+  async denyAllPairings(): Promise<boolean> {
+    return (await this.run('denyAllPairings', {})) !== null;
+  }
+
+  async liftDenial(id: string): Promise<boolean> {
+    return (await this.run('liftPairingDenial', { id })) !== null;
+  }
+
+  async revokeAllowedOnce(id: string): Promise<boolean> {
+    return (await this.run('revokeAllowedOnce', { id })) !== null;
   }
 
   async pair(name: string): Promise<PairResult | null> {
