@@ -7,6 +7,7 @@ import { which } from '../shells/resolve.js';
 import { type Clock, systemClock } from '../terminal/clock.js';
 import { OpQueue } from './op-queue.js';
 import { judge, type PolicySettings } from './policy.js';
+import { QuestionOwners } from './question-owners.js';
 import { redirectedBy } from './redirect-check.js';
 import { PendingRequests } from './requests.js';
 import type { AgentIdentity, TokenStore } from './tokens.js';
@@ -92,8 +93,7 @@ export class AgentService {
   private readonly home: string;
   private readonly connectionListeners = new Set<() => void>();
   private readonly opening = new Map<string, number>();
-  /** Whose token asked each open question (approval or handoff): withdrawn when that agent is gone. */
-  private readonly askedBy = new Map<string, string>();
+  private readonly questions = new QuestionOwners(this.approvals, this.handoffs, (reason): ApprovalDecision => ({ state: 'rejected', reason }));
 
   constructor(
     private readonly host: TerminalHost,
@@ -107,7 +107,7 @@ export class AgentService {
     this.sweepTimer.unref();
     tokens.onRevoked(({ tokenHash }) => {
       for (const connection of [...this.connections.values()]) if (connection.identity.tokenHash === tokenHash) this.disconnect(connection.id);
-      this.withdrawQuestionsOf(tokenHash, 'The agent was revoked.');
+      this.questions.withdrawAllOf(tokenHash, 'The agent was revoked.');
       // A person's terminal handed to that token comes back to the person.
       for (const view of host.list()) if (host.get(view.id).meta.handedToKey === tokenHash) host.handToAgent(view.id, null);
     });
@@ -149,7 +149,7 @@ export class AgentService {
     if (!this.isConnected(connection.identity.tokenHash)) {
       this.goneAt.set(connection.identity.tokenHash, this.clock.now());
       // Its questions belong to a live agent: approving afterwards must run nothing.
-      this.withdrawQuestionsOf(connection.identity.tokenHash, 'The agent disconnected.');
+      this.questions.withdrawAllOf(connection.identity.tokenHash, 'The agent disconnected.');
     }
     this.refreshConnected();
   }
@@ -162,21 +162,6 @@ export class AgentService {
     return null;
   }
 
-  private ask<Info extends { agent: string }, Decision>(requests: PendingRequests<Info, Decision>, connection: AgentConnection, info: Info): { id: string; decision: Promise<Decision> } {
-    const request = requests.open(info);
-    this.askedBy.set(request.id, connection.identity.tokenHash);
-    void request.decision.then(() => this.askedBy.delete(request.id));
-    return request;
-  }
-
-  private withdrawQuestionsOf(tokenHash: string, reason: string): void {
-    for (const [id, asker] of [...this.askedBy]) {
-      if (asker !== tokenHash) continue;
-      this.askedBy.delete(id);
-      if (this.approvals.get(id)) this.approvals.answer(id, { state: 'rejected', reason });
-      else this.handoffs.withdraw(id);
-    }
-  }
 
   isLive(connectionId: string): boolean {
     return this.connections.has(connectionId);
@@ -386,7 +371,7 @@ export class AgentService {
     signal?.addEventListener('abort', onCallerAbort, { once: true });
     try {
       if (verdict === 'ask') {
-        const request = this.ask(this.approvals, connection, { agent: connection.identity.name, terminalId: terminal.id, title: terminal.meta.title, command: line });
+        const request = this.questions.ask(this.approvals, connection.identity.tokenHash, { agent: connection.identity.name, terminalId: terminal.id, title: terminal.meta.title, command: line });
         // The agent's slot is held while the person decides.
         state.awaiting.add(owner);
         void request.decision.then(() => state.awaiting.delete(owner));
@@ -609,7 +594,7 @@ export class AgentService {
     const state = this.state(terminal);
     // One question per terminal: a new request replaces an unanswered one.
     if (state.handoff?.state === 'pending') this.handoffs.withdraw(state.handoff.requestId);
-    const request = this.ask(this.handoffs, connection, { agent: connection.identity.name, terminalId: terminal.id, title: terminal.meta.title, message: args.message });
+    const request = this.questions.ask(this.handoffs, connection.identity.tokenHash, { agent: connection.identity.name, terminalId: terminal.id, title: terminal.meta.title, message: args.message });
     state.handoff = { requestId: request.id, state: 'pending' };
     void request.decision.then((decision) => {
       if (state.handoff?.requestId !== request.id || !this.host.has(terminal.id)) return;
