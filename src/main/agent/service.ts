@@ -162,7 +162,6 @@ export class AgentService {
     return null;
   }
 
-
   isLive(connectionId: string): boolean {
     return this.connections.has(connectionId);
   }
