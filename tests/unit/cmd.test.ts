@@ -13,7 +13,6 @@ function ctx(overrides: Partial<LaunchContext> = {}): LaunchContext {
     startupFiles: 'user',
     agent: true,
     historyFile: null,
-    functionList: '/tmp/tandem-fn-test',
     reapplyEnv: { PAGER: 'cat', GIT_PAGER: 'cat' },
     env: { PATH: 'C:\\Windows\\system32', PROMPT: '$P$G' },
     platform: 'win32',

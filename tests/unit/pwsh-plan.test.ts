@@ -13,7 +13,6 @@ function ctx(overrides: Partial<LaunchContext> = {}): LaunchContext {
     startupFiles: 'user',
     agent: true,
     historyFile: '/tmp/tandem-history-abc',
-    functionList: '/tmp/tandem-fn-test',
     reapplyEnv: { PAGER: 'cat' },
     env: { PATH: '/usr/bin' },
     platform: 'linux',

@@ -45,10 +45,11 @@ describe('redirect report markers', () => {
   const scan = (body: string) => new MarkerScanner(secret).scan(`\x1b]7771;${secret};${body}\x07`);
 
   it('parses aliases, global aliases and functions, percent-decoded', () => {
-    expect(scan('D;p;2;1;ls;touch%20canary;ll;ls%20-l%3Bx;G;mkcd;f')).toEqual([
+    expect(scan('D;7;p;2;1;ls;touch%20canary;ll;ls%20-l%3Bx;G;mkcd;f')).toEqual([
       {
         marker: {
           kind: 'redirects',
+          seq: 7,
           report: {
             pathChanged: true,
             incomplete: false,
@@ -62,6 +63,11 @@ describe('redirect report markers', () => {
         },
       },
     ]);
+  });
+
+  it('reads an unchanged report as the same one for a new command', () => {
+    expect(scan('D;8;=')).toEqual([{ marker: { kind: 'redirects', seq: 8, report: null } }]);
+    expect(scan('D;x;=')).toEqual([]);
   });
 
   it('reads an empty report and the incomplete flag', () => {

@@ -42,6 +42,9 @@ export interface HandoffRequestInfo {
 /** Variables that run code in the shell or change which programs run: refused at open unless `always`. */
 const launchControlledEnv = /^(PROMPT_COMMAND|PS[0-4]|BASH_ENV|ENV|ZDOTDIR|HISTFILE|SHELLOPTS|BASHOPTS|PATH|IFS|CDPATH|PYTHONSTARTUP|NODE_OPTIONS|LD_.*|DYLD_.*|BASH_FUNC_.*|TANDEM_.*)$/;
 
+/** How long a send waits for the shell's redirect report of the command that just ended. */
+const redirectReportWaitMs = 1000;
+
 export interface AgentServiceOptions {
   clock?: Clock;
   unattendedGraceMs?: number;
@@ -361,7 +364,11 @@ export class AgentService {
     const settings = this.settingsOf(connection);
     let verdict = judge(text ?? '', settings, (keys?.length ?? 0) > 0);
     // An allowed line asks when the shell reported what would make its program run something else.
-    if (verdict === 'run' && settings.policy !== 'always' && terminal.session.status === 'idle' && redirectedBy(text ?? '', terminal.session.redirects, (expanded) => judge(expanded, settings) === 'run')) verdict = 'ask';
+    if (verdict === 'run' && settings.policy !== 'always' && terminal.session.status === 'idle') {
+      const report = await terminal.session.freshRedirects(redirectReportWaitMs);
+      if (state.queue.holds(owner) || state.awaiting.has(owner)) throw new TandemError('busy', 'You already have a write waiting for approval, queued or running on this terminal; wait for its result first.');
+      if (redirectedBy(text ?? '', report, (expanded) => judge(expanded, settings) === 'run')) verdict = 'ask';
+    }
     if (verdict === 'deny') throw new TandemError('rejected', `"${line.slice(0, 80)}" matches the deny list and was not sent.`);
 
     // The slot is held from here: while asking, while queued, while running.

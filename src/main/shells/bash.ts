@@ -38,7 +38,7 @@ export function bashRc(ctx: LaunchContext): string {
     escapeFunction,
     // Baselines of the redirect report: what the startup files left.
     '__tandem_path0=$PATH',
-    `__tandem_fnfile=${shQuote(ctx.functionList)}`,
+    '__tandem_fnlist=$(builtin compgen -A function)',
     bashRedirects,
     '__tandem_seq=0',
     '__tandem_lined=0',
@@ -54,17 +54,22 @@ export function bashRc(ctx: LaunchContext): string {
 }`,
     String.raw`__tandem_precmd() {
   local __tandem_ret=$? REPLY __tandem_h __tandem_cmd
-  __tandem_redirects
+  [[ -n \${__tandem_lastsig+x} ]] || __tandem_redirects
   __tandem_esc "$PWD"
   builtin printf '%sE;%s;%s;;%s\a' "$__tandem_osc" "$__tandem_seq" "$__tandem_ret" "$REPLY"
   if [[ $__tandem_seq != "$__tandem_lined" ]]; then
     __tandem_lined=$__tandem_seq
-    __tandem_h=$(HISTTIMEFORMAT= builtin history 1)
+    # One subshell for the history line and the function list of the redirect report.
+    __tandem_h=$(HISTTIMEFORMAT= builtin history 1; builtin printf '\x1f'; builtin compgen -A function)
+    __tandem_fnlist=\${__tandem_h##*$'\x1f'}
+    __tandem_h=\${__tandem_h%$'\x1f'*}
+    __tandem_h=\${__tandem_h%$'\n'}
     if [[ $__tandem_h =~ ^\ *([0-9]+)\*?\ \ (.*)$ ]] && [[ \${BASH_REMATCH[1]} != "$__tandem_histnum" ]]; then
       __tandem_histnum=\${BASH_REMATCH[1]}
       __tandem_esc "\${BASH_REMATCH[2]:0:4096}"
       builtin printf '%sL;%s;%s\a' "$__tandem_osc" "$__tandem_seq" "$REPLY"
     fi
+    __tandem_redirects
   fi
   __tandem_reassert
   local __tandem_pc

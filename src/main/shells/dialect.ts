@@ -14,8 +14,6 @@ export interface LaunchContext {
   agent: boolean;
   /** Agent terminals keep their own history, never the person's. */
   historyFile: string | null;
-  /** A private file bash lists its functions into for the redirect report (redirect-snippets.ts). */
-  functionList: string;
   /** Variables the integration re-applies after the startup files ran (agent terminals). */
   reapplyEnv: Record<string, string>;
   /** The environment the shell is spawned with (after Tandem's own changes). */

@@ -1,30 +1,22 @@
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-
 /**
  * The shell side of the redirect report (src/main/terminal/redirect-report.ts): at each prompt,
- * before the end marker, a cheap signature of the aliases, functions and PATH; the names only
- * when it changed. No fork per prompt: bash lists its functions into a private file
- * (`declare -F` output cannot be captured otherwise without a subshell), zsh reads its
- * parameter tables, pwsh its providers. Names starting with `_` are left out (completion
+ * a cheap signature of the aliases, functions and PATH; the names only when it changed. Each
+ * report carries the command sequence number it describes (a stale one counts as incomplete).
+ * No extra fork: bash lists its functions in the subshell that already reads the history line
+ * after a command (`compgen -A function` cannot be captured otherwise), so its report follows
+ * the end marker; zsh reads its parameter tables and pwsh its providers, before the end marker. Names starting with `_` are left out (completion
  * helpers, never a program an allow list names). A report stops at about 8,000 characters and
  * says it is incomplete (then every line asks).
  */
 
-/** Where a bash terminal lists its functions; removed when the terminal closes. */
-export function functionListPath(terminalId: string): string {
-  return join(tmpdir(), `tandem-fn-${terminalId}`);
-}
-
 const maxBodyChars = 8000;
 
-/** bash: `__tandem_redirects` prints the report; needs `__tandem_fnfile` and `__tandem_path0`. */
+/** bash: `__tandem_redirects` prints the report from `__tandem_fnlist` (one name a line) and `__tandem_path0`. */
 export const bashRedirects = String.raw`__tandem_redirects() {
-  local REPLY __tandem_k __tandem_flags= __tandem_body __tandem_fns=() __tandem_na=0 __tandem_list=
-  if builtin declare -F >| "$__tandem_fnfile" 2>/dev/null && builtin mapfile -t __tandem_fns < "$__tandem_fnfile" 2>/dev/null; then :; else __tandem_flags=t; fi
-  [[ $PATH == "$__tandem_path0" ]] || __tandem_flags+=p
-  __tandem_k="$__tandem_flags|\${!BASH_ALIASES[*]}|\${BASH_ALIASES[*]}|\${__tandem_fns[*]}"
-  [[ $__tandem_k == "$__tandem_lastsig" ]] && return
+  local REPLY __tandem_k __tandem_flags= __tandem_na=0 __tandem_list=
+  [[ $PATH == "$__tandem_path0" ]] || __tandem_flags=p
+  __tandem_k="$__tandem_flags|\${!BASH_ALIASES[*]}|\${BASH_ALIASES[*]}|$__tandem_fnlist"
+  if [[ $__tandem_k == "$__tandem_lastsig" ]]; then builtin printf '%sD;%s;=\a' "$__tandem_osc" "$__tandem_seq"; return; fi
   __tandem_lastsig=$__tandem_k
   for __tandem_k in "\${!BASH_ALIASES[@]}"; do
     if (( \${#__tandem_list} > MAXBODY )); then __tandem_flags+=t; break; fi
@@ -32,13 +24,12 @@ export const bashRedirects = String.raw`__tandem_redirects() {
     __tandem_esc "\${BASH_ALIASES[$__tandem_k]}"; __tandem_list+=";$REPLY"
     (( __tandem_na++ ))
   done
-  for __tandem_k in "\${__tandem_fns[@]}"; do
-    __tandem_k=\${__tandem_k##* }
-    [[ $__tandem_k == _* ]] && continue
+  while IFS= builtin read -r __tandem_k; do
+    [[ -z $__tandem_k || $__tandem_k == _* ]] && continue
     if (( \${#__tandem_list} > MAXBODY )); then __tandem_flags+=t; break; fi
     __tandem_esc "$__tandem_k"; __tandem_list+=";$REPLY"
-  done
-  builtin printf '%sD;%s;%s;0%s\a' "$__tandem_osc" "$__tandem_flags" "$__tandem_na" "$__tandem_list"
+  done <<< "$__tandem_fnlist"
+  builtin printf '%sD;%s;%s;%s;0%s\a' "$__tandem_osc" "$__tandem_seq" "$__tandem_flags" "$__tandem_na" "$__tandem_list"
 }`
   .replace(/\\\$/g, '$')
   .replace(/MAXBODY/g, String(maxBodyChars));
@@ -49,8 +40,12 @@ export const zshRedirects = String.raw`__tandem_redirects() {
   local -i na=0 ng=0
   [[ $PATH == "$__tandem_path0" ]] || flags=p
   sig="$flags|\${(kv)aliases}|\${(kv)galiases}|\${(k)functions}"
-  [[ $sig == "$__tandem_lastsig" ]] && return
-  typeset -g __tandem_lastsig=$sig
+  if [[ $sig == "$__tandem_lastsig" ]]; then
+    (( __tandem_seq == __tandem_lastseq )) || print -rn -- "\${__tandem_osc}D;$__tandem_seq;="$'\a'
+    typeset -g __tandem_lastseq=$__tandem_seq
+    return
+  fi
+  typeset -g __tandem_lastsig=$sig __tandem_lastseq=$__tandem_seq
   for k in \${(k)aliases}; do
     if (( \${#list} > MAXBODY )); then flags+=t; break; fi
     __tandem_esc "$k"; list+=";$REPLY"
@@ -67,7 +62,7 @@ export const zshRedirects = String.raw`__tandem_redirects() {
     if (( \${#list} > MAXBODY )); then flags+=t; break; fi
     __tandem_esc "$k"; list+=";$REPLY"
   done
-  print -rn -- "\${__tandem_osc}D;$flags;$na;$ng$list"$'\a'
+  print -rn -- "\${__tandem_osc}D;$__tandem_seq;$flags;$na;$ng$list"$'\a'
 }`
   .replace(/\\\$/g, '$')
   .replace(/MAXBODY/g, String(maxBodyChars));
@@ -80,7 +75,8 @@ export const pwshRedirectsSetup = String.raw`$global:__tandem.Base = @{}
 foreach ($__a in @(Microsoft.PowerShell.Management\Get-ChildItem alias:)) { $global:__tandem.Base['a:' + $__a.Name] = $__a.Definition }
 foreach ($__f in @(Microsoft.PowerShell.Management\Get-ChildItem function:)) { $global:__tandem.Base['f:' + $__f.Name] = $__f.Definition }
 $global:__tandem.Path0 = $env:PATH
-$global:__tandem.LastD = $null`;
+$global:__tandem.LastD = $null
+$global:__tandem.LastDSeq = -1`;
 
 export const pwshRedirects = String.raw`function global:__tandem_redirects {
   Microsoft.PowerShell.Core\Set-StrictMode -Off
@@ -101,8 +97,10 @@ export const pwshRedirects = String.raw`function global:__tandem_redirects {
     if ($functions.Length -gt MAXBODY) { $flags += 't'; break }
     $functions += ';' + (__tandem_esc $f.Name)
   }
-  $body = 'D;' + $flags + ';' + $na + ';0' + $aliases + $functions
-  if ($body -ceq $t.LastD) { return }
+  $body = $flags + ';' + $na + ';0' + $aliases + $functions
+  if ($body -ceq $t.LastD) {
+    if ($t.Seq -ne $t.LastDSeq) { [Console]::Write($t.Osc + 'D;' + $t.Seq + ';=' + $t.Bel) }
+  } else { [Console]::Write($t.Osc + 'D;' + $t.Seq + ';' + $body + $t.Bel) }
   $t.LastD = $body
-  [Console]::Write($t.Osc + $body + $t.Bel)
+  $t.LastDSeq = $t.Seq
 }`.replace(/MAXBODY/g, String(maxBodyChars / 2));

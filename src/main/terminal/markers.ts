@@ -20,8 +20,8 @@ export type MarkerEvent =
   | { kind: 'continuation' }
   /** bash: the command line of a finished command, read from history after its end marker. */
   | { kind: 'line'; seq: number; command: string }
-  /** What could redirect a program name, reported at a prompt when it changed. */
-  | { kind: 'redirects'; report: RedirectReport };
+  /** What could redirect a program name after command `seq`; null: the same as the last report. */
+  | { kind: 'redirects'; seq: number; report: RedirectReport | null };
 
 /** Segments of one scanned chunk, in stream order: plain text and markers. */
 export type ScanPart = { text: string } | { marker: MarkerEvent };
@@ -61,8 +61,11 @@ export function parseMarkerBody(body: string): MarkerEvent | null {
     case 'C':
       return { kind: 'continuation' };
     case 'D': {
-      const report = parseRedirectReport(rest, decodeField);
-      return report ? { kind: 'redirects', report } : null;
+      const seq = parseInteger(rest[0]);
+      if (seq === null) return null;
+      if (rest.length === 2 && rest[1] === '=') return { kind: 'redirects', seq, report: null };
+      const report = parseRedirectReport(rest.slice(1), decodeField);
+      return report ? { kind: 'redirects', seq, report } : null;
     }
     case 'L': {
       const seq = parseInteger(rest[0]);

@@ -2,8 +2,8 @@
  * What the shell reported at its last prompt that could make a program name run something
  * else: aliases (with their expansion), zsh's global aliases, functions, and whether `PATH`
  * differs from what it was once the startup files had run. Sent in a private marker
- * (`D;<flags>;<aliases>;<global aliases>;<alias name;value pairs>;<global names>;<function names>`,
- * every field percent-encoded) only when it changed since the last one.
+ * (`D;<seq>;<flags>;<aliases>;<global aliases>;<alias name;value pairs>;<global names>;<function
+ * names>`, every field percent-encoded, or `D;<seq>;=` when it did not change) after each command.
  */
 export interface RedirectReport {
   pathChanged: boolean;

@@ -12,7 +12,6 @@ import { readTtyModes } from '../pty/termios.js';
 import { teardownTree } from '../pty/tree.js';
 import type { StartupFiles } from '../shells/dialect.js';
 import { agentReapplyEnv, buildShellEnv } from '../shells/env.js';
-import { functionListPath } from '../shells/redirect-snippets.js';
 import type { ResolvedShell } from '../shells/resolve.js';
 import { type Clock, sleep, systemClock } from './clock.js';
 import { Emulator } from './emulator.js';
@@ -145,6 +144,8 @@ export class TerminalSession {
   private readonly emulator: Emulator;
   private readonly scanner: MarkerScanner;
   private redirectReport: RedirectReport | null = null;
+  private redirectSeq = -1;
+  private readonly redirectWaiters = new Set<() => void>();
   private readonly history: StreamHistory;
   private readonly clock: Clock;
   private readonly probeTarget: ProbeTarget;
@@ -241,7 +242,6 @@ export class TerminalSession {
         startupFiles: opts.startupFiles ?? 'user',
         agent,
         historyFile,
-        functionList: functionListPath(id),
         reapplyEnv: agent ? agentReapplyEnv(opts.env, env) : {},
         env,
         platform: process.platform,
@@ -355,8 +355,28 @@ export class TerminalSession {
 
   /** The exit code of the last command that ended at a prompt. */
   /** Aliases, functions and PATH change the shell reported at its last prompt; null if it reports none. */
+  /** The report for the last command, waiting up to `waitMs` for it (bash sends it just after the end marker). */
+  async freshRedirects(waitMs: number): Promise<RedirectReport | null> {
+    if (!this.redirectReport || this.redirectSeq >= this.lastEndSeq) return this.redirects;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        this.clock.clearTimeout(timer);
+        this.redirectWaiters.delete(wake);
+        resolve();
+      };
+      const wake = () => {
+        if (this.redirectSeq >= this.lastEndSeq) done();
+      };
+      const timer = this.clock.setTimeout(done, waitMs);
+      this.redirectWaiters.add(wake);
+    });
+    return this.redirects;
+  }
+
   get redirects(): RedirectReport | null {
-    return this.redirectReport;
+    const report = this.redirectReport;
+    // Not yet reported for the last command that ended (bash reports just after its end marker).
+    return report && this.redirectSeq < this.lastEndSeq ? { ...report, incomplete: true } : report;
   }
 
   get lastCommandExitCode(): number | null {
@@ -498,7 +518,9 @@ export class TerminalSession {
         this.history.attachCommand(marker.seq, marker.command);
         break;
       case 'redirects':
-        this.redirectReport = marker.report;
+        this.redirectSeq = Math.max(this.redirectSeq, marker.seq);
+        if (marker.report) this.redirectReport = marker.report;
+        for (const wake of [...this.redirectWaiters]) wake();
         return;
       case 'continuation':
         if (this.phase.kind === 'idle' || this.phase.kind === 'continuation' || this.phase.kind === 'running') {
@@ -1024,7 +1046,6 @@ export class TerminalSession {
     if (orphans.length === 0) {
       this.emulator.dispose();
       if (this.historyFile) rmSync(this.historyFile, { force: true });
-      rmSync(functionListPath(this.id), { force: true });
       rmSync(this.rcDir, { recursive: true, force: true });
     }
     return { closed: orphans.length === 0, orphans };
