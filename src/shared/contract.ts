@@ -61,7 +61,12 @@ export const agentsStateSchema = z.object({
     z.object({ name: z.string(), createdAt: z.string(), policy: policySchema, allow: z.array(z.string()), deny: z.array(z.string()), connected: z.boolean(), sandbox: sandboxModeSchema.optional(), network: z.boolean().optional() }),
   ),
   connected: z.array(z.object({ name: z.string(), connections: z.number() })),
-  pairings: z.array(z.object({ id: z.string(), name: z.string(), pid: z.number(), exe: z.string(), cwd: z.string(), at: z.string() })),
+  /** `nameInUse`: the claimed name is a paired or connected agent's; allowed once, it shows as `name (2)`. */
+  pairings: z.array(z.object({ id: z.string(), name: z.string(), pid: z.number(), exe: z.string(), cwd: z.string(), at: z.string(), nameInUse: z.boolean() })),
+  /** Agents allowed once (or trusted) in this instance, revocable. */
+  allowedOnce: z.array(z.object({ id: z.string(), name: z.string(), connected: z.boolean() })),
+  /** Pairing claims the person denied: answered without asking until lifted. */
+  deniedClaims: z.array(z.object({ id: z.string(), name: z.string(), exe: z.string(), cwd: z.string(), at: z.string() })),
   approvals: z.array(
     z.object({
       id: z.string(),
@@ -134,6 +139,10 @@ export const operations = {
     result: z.object({}),
   },
   answerPairing: { args: z.object({ requestId: id, decision: z.enum(['once', 'always', 'deny']) }), result: z.object({}) },
+  /** "Deny all": every waiting pairing request is denied (a flood). */
+  denyAllPairings: { args: z.object({}), result: z.object({}) },
+  liftPairingDenial: { args: z.object({ id }), result: z.object({}) },
+  revokeAllowedOnce: { args: z.object({ id }), result: z.object({}) },
   answerApproval: {
     args: z.object({ requestId: id, decision: z.enum(['approve', 'edit', 'reject']), command: z.string().min(1).max(DEFAULT_LIMITS.maxInputBytes).optional(), reason: z.string().max(500).optional() }),
     result: z.object({}),

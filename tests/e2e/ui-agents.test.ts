@@ -325,6 +325,14 @@ describe.skipIf(!runUi)('Tandem UI: agents, approvals and handoff', () => {
     await card.waitFor({ state: 'detached' });
     expect(ui.serve.agents.state().paired).toEqual([]);
     expect(ui.serve.agents.tokens.identify(token)).toBeNull();
+    // The agent allowed once earlier is listed until revoked, here too.
+    const allowedOnce = panel().getByRole('list', { name: 'Agents allowed once' });
+    expect(ui.serve.agents.state().allowedOnce.length).toBeGreaterThan(0);
+    while (ui.serve.agents.state().allowedOnce.length > 0) {
+      const left = ui.serve.agents.state().allowedOnce.length;
+      await allowedOnce.getByRole('button', { name: 'Revoke' }).first().click();
+      await expect.poll(() => ui.serve.agents.state().allowedOnce.length).toBe(left - 1);
+    }
     await panel().getByText('No agent is paired yet').waitFor();
   }, 30_000);
 });

@@ -19,6 +19,8 @@ const settleMs = 600;
 describe.skipIf(!runUi)('Tandem UI: an agent terminal and handoff', () => {
   let id = '';
   const ui = useUiFixture({ width: 1180, height: 720 }, async ({ serve, page }) => {
+    // Handing goes to a token: the agent is paired, as the person would have done.
+    serve.agents.pairAgent({ name: agentName });
     id = (await serve.host.create({ origin: 'agent', agent: agentName, title: 'agent: tests' })).id;
     await page.goto(testUrl(serve.loginUrl));
   });
@@ -74,7 +76,7 @@ describe.skipIf(!runUi)('Tandem UI: an agent terminal and handoff', () => {
     await expect.poll(() => share.getAttribute('aria-checked')).toBe('true');
     expect(meta().shared).toBe(true);
 
-    await ui.page.getByRole('textbox', { name: 'Agent to hand this terminal to' }).fill(agentName);
+    await ui.page.getByRole('combobox', { name: 'Agent to hand this terminal to' }).selectOption(agentName);
     await ui.page.getByRole('button', { name: 'Hand to agent' }).click();
     await bar().getByText(`Agent ${agentName} is driving`).waitFor();
     expect(meta()).toMatchObject({ handedTo: agentName, control: 'agent' });

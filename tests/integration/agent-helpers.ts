@@ -27,14 +27,14 @@ export interface AgentFixture {
 
 /** A real host with the agent layer's real /mcp and /pair handlers on a loopback HTTP server. */
 export async function startAgentFixture(
-  opts: { trustLocalAgents?: boolean; unattendedGraceMs?: number; tandemHome?: string; defaultSandbox?: SandboxMode; trustedSandbox?: SandboxMode; procTier?: boolean } = {},
+  opts: { trustLocalAgents?: boolean; unattendedGraceMs?: number; tandemHome?: string; defaultSandbox?: SandboxMode; trustedSandbox?: SandboxMode; procTier?: boolean; env?: Record<string, string>; agentStartupFiles?: 'user' | 'clean' } = {},
 ): Promise<AgentFixture> {
   const root = mkdtempSync(join(tmpdir(), 'tandem-agent-'));
   const home = join(root, 'home');
   const stateDir = join(root, 'state');
   const { mkdirSync } = await import('node:fs');
   mkdirSync(home, { recursive: true });
-  const host = new TerminalHost({ home, env: { ...process.env, HOME: home, ZDOTDIR: undefined }, agentStartupFiles: 'clean', procTier: opts.procTier });
+  const host = new TerminalHost({ home, env: { ...process.env, HOME: home, ZDOTDIR: undefined, ...opts.env }, agentStartupFiles: opts.agentStartupFiles ?? 'clean', procTier: opts.procTier });
   // New pairings are confined by default; where bubblewrap cannot run, the other suites run unconfined.
   const defaultSandbox = opts.defaultSandbox ?? (sandboxAvailable ? undefined : 'off');
   const layer = new AgentLayer(host, { stateDir, trustLocalAgents: opts.trustLocalAgents, unattendedGraceMs: opts.unattendedGraceMs, defaultSandbox, trustedSandbox: opts.trustedSandbox });

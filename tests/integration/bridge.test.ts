@@ -111,8 +111,37 @@ describe('stdio bridge', () => {
     const home = tempHome();
     const f = await fixture(home, { trustLocalAgents: true });
     const own = await f.host.create({ title: 'where the agent runs', shell: 'bash' });
-    f.host.handToAgent(own.id, 'claude-code');
     const client = await bridge(home, { TANDEM_TERMINAL_ID: own.id });
+    // Paired (trusted) and connected: even handed to it, its own terminal stays refused.
+    expect(await call(client, 'terminal_list')).toEqual({ terminals: [] });
+    f.host.handToAgent(own.id, 'claude-code');
     expect(await call(client, 'terminal_send', { id: own.id, text: 'echo x' })).toMatchObject({ isError: true, error: { code: 'forbidden' } });
+  });
+
+  it('pairs once for parallel first calls, and the terminal one call opened is usable by the others', async () => {
+    const home = tempHome();
+    const f = await fixture(home);
+    const asked: string[] = [];
+    // The person allows every request as it shows up.
+    f.layer.pairing.requests.onChange(({ id, info }) => {
+      if (!info) return;
+      asked.push(id);
+      setImmediate(() => f.layer.answerPairing({ requestId: id, decision: 'once' }));
+    });
+    const client = await bridge(home, {}, 'parallel');
+    const [opened, listA, listB] = await Promise.all([
+      call(client, 'terminal_open', { title: 'opened in parallel' }),
+      call(client, 'terminal_list'),
+      call(client, 'terminal_list'),
+    ]);
+    expect(asked).toHaveLength(1);
+    expect(opened).toHaveProperty('id');
+    expect(listA).toHaveProperty('terminals');
+    expect(listB).toHaveProperty('terminals');
+    const id = opened.id as string;
+    const [sent, read] = await Promise.all([call(client, 'terminal_send', { id, text: 'pwd' }), call(client, 'terminal_read', { id })]);
+    expect(sent).toMatchObject({ status: 'done', exitCode: 0 });
+    expect(read).toHaveProperty('text');
+    expect(f.layer.state().pairings).toEqual([]);
   });
 });

@@ -78,15 +78,15 @@ describe.runIf(pwsh !== null)('pwsh', { timeout: 90_000 }, () => {
     });
 
     it("loads the person's profile with user startup files only, and keeps readiness when it replaces prompt", async () => {
-      const h = homeWithProfile('Write-Host "welcome from profile"\nfunction prompt { "custom> " }\n$env:NPM_TOKEN = "leak"\n$env:PAGER = "less"\n');
+      const h = homeWithProfile('Write-Host "welcome from profile"\nfunction prompt { "custom> " }\n$env:NPM_TOKEN = "leak"\n$env:PAGER = "less"\n$env:ORDERS_DB = "mysql://root:leak@db/orders"\n$env:GIT_EXTERNAL_DIFF = "leak"\n');
       const p = new SessionPool(h.home);
       const env = { ...baseEnv, HOME: h.home };
       try {
         const user = await p.open(pwsh!, { baseEnv: env, startupFiles: 'user', startupTimeoutMs: 30_000 });
         expect(user.banner).toContain('welcome from profile');
         expect(await user.send({ text: 'Get-Item /nope' })).toMatchObject({ status: 'done', exitCode: 1 });
-        const r = await user.send({ text: 'echo "[$env:NPM_TOKEN] [$env:PAGER]"' });
-        expect(r).toMatchObject({ status: 'done', exitCode: 0, output: '[] [cat]' });
+        const r = await user.send({ text: 'echo "[$env:NPM_TOKEN] [$env:PAGER] [$env:ORDERS_DB] [$env:GIT_EXTERNAL_DIFF] [$env:GIT_CONFIG_KEY_0]"' });
+        expect(r).toMatchObject({ status: 'done', exitCode: 0, output: '[] [cat] [] [] [core.fsmonitor]' });
         expect(user.screen.text).toContain('custom> ');
 
         const clean = await p.open(pwsh!, { baseEnv: env, startupFiles: 'clean', startupTimeoutMs: 30_000 });

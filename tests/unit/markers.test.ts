@@ -58,4 +58,38 @@ describe('MarkerScanner', () => {
     const parts = scanner.scan(huge);
     expect(textOf(parts).length + scanner.flush().length).toBe(huge.length);
   });
+
+  it('restarts at a new prefix: an unfinished one printed by a program swallows no marker', () => {
+    const end = m('E;5;0;;/w');
+    for (const junk of ['x\x1b]7771;', `\x1b]7771;${secret};`, '\x1b]7771;guess;E;5;1;;/', `\x1b]7771;${secret};E;5;1`]) {
+      const stream = `${junk}${end}after`;
+      for (let i = 1; i < stream.length; i++) {
+        const parts = scanAll([stream.slice(0, i), stream.slice(i)]);
+        expect(parts.filter((part) => 'marker' in part)).toEqual([{ marker: { kind: 'end', seq: 5, exitCode: 0, cwd: '/w', command: null } }]);
+        expect(textOf(parts)).toBe(`${junk}after`);
+      }
+    }
+  });
+
+  it('finds the genuine marker after an unfinished prefix that held output back for many chunks', () => {
+    const scanner = new MarkerScanner(secret);
+    const parts = [...scanner.scan('\x1b]7771;'), ...Array.from({ length: 50 }, () => scanner.scan('y'.repeat(100))).flat(), ...scanner.scan(m('S;9;ls'))];
+    expect(parts.filter((part) => 'marker' in part)).toEqual([{ marker: { kind: 'start', seq: 9, command: 'ls' } }]);
+    expect(textOf(parts)).toBe(`\x1b]7771;${'y'.repeat(5000)}`);
+  });
+
+  it('releases an unfinished prefix once it outgrows the bound, and scans on', () => {
+    const scanner = new MarkerScanner(secret);
+    const held = scanner.scan(`a\x1b]7771;${'z'.repeat(8000)}`);
+    expect(textOf(held)).toBe('a');
+    const released = scanner.scan(`${'z'.repeat(9000)}${m('C')}`);
+    expect(textOf(released)).toBe(`\x1b]7771;${'z'.repeat(17000)}`);
+    expect(released.at(-1)).toEqual({ marker: { kind: 'continuation' } });
+  });
+
+  it('output cannot fake a marker by wrapping a genuine one', () => {
+    const genuine = m('E;2;0;;/');
+    const parts = scanAll([`\x1b]7771;${secret};E;2;7;;/evil${genuine}`]);
+    expect(parts.filter((part) => 'marker' in part)).toEqual([{ marker: { kind: 'end', seq: 2, exitCode: 0, cwd: '/', command: null } }]);
+  });
 });

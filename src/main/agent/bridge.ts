@@ -39,6 +39,8 @@ export class Upstream {
   /** Where the token came from: a refused configured token is final; others are re-paired. */
   private tokenSource: 'env' | 'file' | 'pairing' | null;
   private pairing: { requestId: string; pairUrl: string } | null = null;
+  /** Single flight: tool calls that arrive together share one connect (and one pairing request). */
+  private connecting: Promise<Client> | null = null;
   private readonly env: NodeJS.ProcessEnv;
   private readonly cwd: string;
 
@@ -99,6 +101,11 @@ export class Upstream {
         if (outcome.persistent) this.storeToken(outcome.token);
         return outcome.token;
       }
+      if (outcome.state === 'expired') {
+        // Pushed out (a newer request of the same claim, or a flood) or lapsed: ask again next call.
+        this.pairing = null;
+        throw new TandemError('pairing_pending', 'Tandem is asking the person to allow this agent again; call the tool again shortly.');
+      }
       if (outcome.state !== 'pending') {
         this.pairing = null;
         throw new TandemError('pairing_denied', 'The person denied this agent in Tandem; ask them to pair it from the Agents panel.');
@@ -149,7 +156,8 @@ export class Upstream {
 
   async call(name: string, args: unknown, signal?: AbortSignal): Promise<CallToolResult> {
     try {
-      const client = await this.connect();
+      this.connecting ??= this.connect().finally(() => (this.connecting = null));
+      const client = await this.connecting;
       return (await client.callTool({ name, arguments: (args ?? {}) as Record<string, unknown> }, undefined, {
         signal,
         timeout: DEFAULT_LIMITS.maxWaitMs + 15_000,

@@ -55,11 +55,18 @@ export class AgentLayer implements AgentPanel {
       stateDir: opts.stateDir,
       sandbox: { fallback: this.defaultSandbox, stateDir: opts.stateDir, discoveryDir: discoveryDir() },
     });
-    this.pairing = new PairingBroker(this.tokens, { trustLocalAgents: opts.trustLocalAgents, allowOrigins: opts.allowOrigins, clock: opts.clock, trustedSandbox: opts.trustedSandbox });
+    this.pairing = new PairingBroker(this.tokens, {
+      trustLocalAgents: opts.trustLocalAgents,
+      allowOrigins: opts.allowOrigins,
+      clock: opts.clock,
+      trustedSandbox: opts.trustedSandbox,
+      nameInUse: (name) => this.tokens.isPaired(name) || this.service.connectedAgents().some((entry) => entry.name === name),
+    });
     this.mcp = new McpHttpEndpoint(this.service, { allowOrigins: opts.allowOrigins, isUiCredential: opts.isUiCredential });
     this.bridge = opts.bridge ?? { command: 'tandem', args: ['mcp'] };
     const changed = () => this.changed();
     this.pairing.requests.onChange(changed);
+    this.pairing.onDeniedChange(changed);
     this.service.approvals.onChange(changed);
     this.service.handoffs.onChange(changed);
     this.service.ran.onChange(changed);
@@ -98,7 +105,9 @@ export class AgentLayer implements AgentPanel {
         ...effectiveSandbox(agent.settings, this.defaultSandbox),
       })),
       connected,
-      pairings: this.pairing.requests.list().map(({ id, name, pid, exe, cwd, at }) => ({ id, name, pid, exe, cwd, at })),
+      pairings: this.pairing.requests.list().map(({ id, name, pid, exe, cwd, at }) => ({ id, name, pid, exe, cwd, at, nameInUse: this.pairing.nameInUse(name) })),
+      allowedOnce: this.tokens.listEphemeral().map(({ id, name, tokenHash }) => ({ id, name, connected: this.service.isAgentConnected(tokenHash) })),
+      deniedClaims: this.pairing.deniedClaims(),
       approvals: this.service.approvals.list(),
       handoffs: this.service.handoffs.list(),
       ran: this.service.ran.list(),
@@ -111,6 +120,9 @@ export class AgentLayer implements AgentPanel {
   }
 
   pairAgent({ name }: OpArgs<'pairAgent'>): OpResult<'pairAgent'> {
+    if (!this.tokens.isPaired(name.trim()) && this.service.agentKey(name)) {
+      throw new TandemError('invalid_argument', `An agent allowed once is connected as "${name.trim()}"; choose another name, or revoke that agent first.`);
+    }
     const token = this.tokens.pair(name);
     this.changed();
     return { name: name.trim(), token, configs: clientConfigs(this.bridge, name.trim(), token) };
@@ -137,6 +149,19 @@ export class AgentLayer implements AgentPanel {
 
   answerPairing({ requestId, decision }: OpArgs<'answerPairing'>): void {
     this.pairing.answer(requestId, decision);
+  }
+
+  denyAllPairings(): void {
+    this.pairing.denyAll();
+  }
+
+  liftPairingDenial({ id }: OpArgs<'liftPairingDenial'>): void {
+    this.pairing.liftDenial(id);
+  }
+
+  revokeAllowedOnce({ id }: OpArgs<'revokeAllowedOnce'>): void {
+    this.tokens.revokeEphemeralById(id);
+    this.changed();
   }
 
   answerApproval({ requestId, decision, command, reason }: OpArgs<'answerApproval'>): void {

@@ -14,6 +14,8 @@ import type { SandboxMode } from '../sandbox/types.js';
 import { handBackSummary } from './hand-back.js';
 import { judge, type PolicySettings } from './policy.js';
 import { RanLog } from './ran-log.js';
+import { QuestionOwners } from './question-owners.js';
+import { redirectedBy } from './redirect-check.js';
 import { PendingRequests } from './requests.js';
 import type { AgentIdentity, TokenStore } from './tokens.js';
 import type { ToolArgs } from './tool-defs.js';
@@ -54,6 +56,9 @@ export interface HandoffRequestInfo {
   message: string;
 }
 
+
+/** How long a send waits for the shell's redirect report of the command that just ended. */
+const redirectReportWaitMs = 1000;
 
 export interface AgentServiceOptions {
   clock?: Clock;
@@ -116,6 +121,7 @@ export class AgentService {
   private readonly connectionListeners = new Set<() => void>();
   private readonly opening = new Map<string, number>();
   private readonly sandbox: AgentServiceOptions['sandbox'];
+  private readonly questions = new QuestionOwners(this.approvals, this.handoffs, (reason): ApprovalDecision => ({ state: 'rejected', reason }));
 
   constructor(
     private readonly host: TerminalHost,
@@ -132,8 +138,12 @@ export class AgentService {
     this.sweepTimer.unref();
     tokens.onRevoked(({ tokenHash }) => {
       for (const connection of [...this.connections.values()]) if (connection.identity.tokenHash === tokenHash) this.disconnect(connection.id);
+      this.questions.withdrawAllOf(tokenHash, 'The agent was revoked.');
+      // A person's terminal handed to that token comes back to the person.
+      for (const view of host.list()) if (host.get(view.id).meta.handedToKey === tokenHash) host.handToAgent(view.id, null);
     });
     host.agentPresence = (name) => [...this.connections.values()].some((connection) => connection.identity.name === name);
+    host.setAgentDirectory((name) => this.agentKey(name));
     // Terminals the person closed (or reset away) leave no agent state behind.
     host.onRoster((terminals) => {
       const present = new Set(terminals.map((terminal) => terminal.id));
@@ -175,8 +185,20 @@ export class AgentService {
     const connection = this.connections.get(connectionId);
     if (!connection) return;
     this.connections.delete(connectionId);
-    if (!this.isConnected(connection.identity.tokenHash)) this.goneAt.set(connection.identity.tokenHash, this.clock.now());
+    if (!this.isConnected(connection.identity.tokenHash)) {
+      this.goneAt.set(connection.identity.tokenHash, this.clock.now());
+      // Its questions belong to a live agent: approving afterwards must run nothing.
+      this.questions.withdrawAllOf(connection.identity.tokenHash, 'The agent disconnected.');
+    }
     this.refreshConnected();
+  }
+
+  /** Which token a display name stands for: a paired agent's, else a connected agent's (allowed once). */
+  agentKey(name: string): string | null {
+    const paired = this.tokens.pairedKey(name);
+    if (paired) return paired;
+    for (const connection of this.connections.values()) if (connection.identity.name === name.trim()) return connection.identity.tokenHash;
+    return null;
   }
 
   isLive(connectionId: string): boolean {
@@ -193,6 +215,10 @@ export class AgentService {
     const counts = new Map<string, number>();
     for (const connection of this.connections.values()) counts.set(connection.identity.name, (counts.get(connection.identity.name) ?? 0) + 1);
     return [...counts.entries()].map(([name, connections]) => ({ name, connections }));
+  }
+
+  isAgentConnected(tokenHash: string): boolean {
+    return this.isConnected(tokenHash);
   }
 
   private isConnected(tokenHash: string): boolean {
@@ -263,7 +289,7 @@ export class AgentService {
 
   private visible(connection: AgentConnection, terminal: ManagedTerminal): 'own' | 'handed' | 'shared' | null {
     if (this.owners.get(terminal.id) === connection.identity.tokenHash) return 'own';
-    if (terminal.meta.origin === 'user' && terminal.meta.handedTo === connection.identity.name) return 'handed';
+    if (terminal.meta.origin === 'user' && terminal.meta.handedToKey === connection.identity.tokenHash) return 'handed';
     if (terminal.meta.origin === 'user' && terminal.meta.shared) return 'shared';
     return null;
   }
@@ -371,7 +397,7 @@ export class AgentService {
   private async approveLaunchEnv(connection: AgentConnection, args: ToolArgs<'terminal_open'>, signal?: AbortSignal): Promise<void> {
     const names = envNeedingApproval(args.env);
     if (names.length === 0) return;
-    const request = this.approvals.open({
+    const request = this.questions.ask(this.approvals, connection.identity.tokenHash, {
       kind: 'open',
       agent: connection.identity.name,
       terminalId: '',
@@ -428,16 +454,29 @@ export class AgentService {
     let approval: ApprovalInfo | null = null;
     // Judged exactly as it will be typed; the person sees keys by name after the text.
     const line = [text ?? '', ...(keys ?? []).map((key) => (key.length === 1 ? key : `<${key}>`))].join(' ').trim();
+    const settings = this.settingsOf(connection);
     // A grammar that fails to load classifies nothing: lines ask, they are never let through.
     const grammars = await loadGrammars().catch(() => null);
-    const judgement = judge(text ?? '', this.settingsOf(connection), {
-      hasKeys: (keys?.length ?? 0) > 0,
-      shell: terminal.session.shell.dialect?.name ?? null,
-      grammars,
-      operands: { cwd: terminal.session.cwd ?? terminal.session.workspace, workspace: terminal.session.workspace, roots: { home: this.home, tandemDirs: this.tandemDirs } },
-      home: this.home,
-    });
-    const verdict = judgement.verdict;
+    const judgeLine = (line: string, hasKeys: boolean) =>
+      judge(line, settings, {
+        hasKeys,
+        shell: terminal.session.shell.dialect?.name ?? null,
+        grammars,
+        operands: { cwd: terminal.session.cwd ?? terminal.session.workspace, workspace: terminal.session.workspace, roots: { home: this.home, tandemDirs: this.tandemDirs } },
+        home: this.home,
+      });
+    const judgement = judgeLine(text ?? '', (keys?.length ?? 0) > 0);
+    let verdict = judgement.verdict;
+    let why = judgement.verdict === 'ask' ? judgement.why : null;
+    // An allowed line asks when the shell reported what would make its program run something else.
+    if (verdict === 'run' && settings.policy !== 'always' && terminal.session.status === 'idle') {
+      const report = await terminal.session.freshRedirects(redirectReportWaitMs);
+      if (state.queue.holds(owner) || state.awaiting.has(owner)) throw new TandemError('busy', 'You already have a write waiting for approval, queued or running on this terminal; wait for its result first.');
+      if (redirectedBy(text ?? '', report, (expanded) => judgeLine(expanded, false).verdict === 'run')) {
+        verdict = 'ask';
+        why = 'the shell reported an alias, a function or a PATH change that could make this program run something else';
+      }
+    }
     if (verdict === 'deny') throw new TandemError('rejected', `"${line.slice(0, 80)}" matches the deny list and was not sent.`);
 
     // The slot is held from here: while asking, while queued, while running.
@@ -446,14 +485,14 @@ export class AgentService {
     signal?.addEventListener('abort', onCallerAbort, { once: true });
     try {
       if (verdict === 'ask') {
-        const request = this.approvals.open({
+        const request = this.questions.ask(this.approvals, connection.identity.tokenHash, {
           kind: 'command',
           agent: connection.identity.name,
           terminalId: terminal.id,
           title: terminal.meta.title,
           command: line,
           env: [],
-          why: judgement.verdict === 'ask' ? judgement.why : null,
+          why,
         });
         // The agent's slot is held while the person decides.
         state.awaiting.add(owner);
@@ -487,7 +526,7 @@ export class AgentService {
   private async runWhenApproved(connection: AgentConnection, terminal: ManagedTerminal, decision: Promise<ApprovalDecision>, args: ToolArgs<'terminal_send'>): Promise<void> {
     const answer = await decision;
     // Decided late: it runs only if the agent, the terminal and its control are still as they were.
-    if (answer.state === 'rejected' || !this.tokens.currentSettings(connection.identity) || !this.host.has(terminal.id) || terminal.meta.control === 'user') return;
+    if (answer.state === 'rejected' || !this.tokens.currentSettings(connection.identity) || !this.isConnected(connection.identity.tokenHash) || !this.host.has(terminal.id) || terminal.meta.control === 'user') return;
     const state = this.state(terminal);
     const turn = await state.queue.enqueue(connection.identity.tokenHash);
     try {
@@ -690,7 +729,7 @@ export class AgentService {
     const state = this.state(terminal);
     // One question per terminal: a new request replaces an unanswered one.
     if (state.handoff?.state === 'pending') this.handoffs.withdraw(state.handoff.requestId);
-    const request = this.handoffs.open({ agent: connection.identity.name, terminalId: terminal.id, title: terminal.meta.title, message: args.message });
+    const request = this.questions.ask(this.handoffs, connection.identity.tokenHash, { agent: connection.identity.name, terminalId: terminal.id, title: terminal.meta.title, message: args.message });
     state.handoff = { requestId: request.id, state: 'pending', note: null };
     void request.decision.then((decision) => {
       if (state.handoff?.requestId !== request.id || !this.host.has(terminal.id)) return;

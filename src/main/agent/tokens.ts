@@ -37,6 +37,16 @@ export const maxEphemeralTokens = 256;
 
 export const agentNamePattern = /^[A-Za-z0-9][A-Za-z0-9 ._-]{0,63}$/;
 
+/**
+ * A display name no one in `taken` holds: the claim itself, else `claim (2)`, `claim (3)`…
+ * so a claim never shows under the name of an agent already paired or connected.
+ */
+export function distinctName(claim: string, taken: (name: string) => boolean): string {
+  if (!taken(claim)) return claim;
+  const base = claim.slice(0, 56);
+  for (let n = 2; ; n++) if (!taken(`${base} (${n})`)) return `${base} (${n})`;
+}
+
 export function checkAgentName(name: string): string {
   const trimmed = name.trim();
   if (!agentNamePattern.test(trimmed)) {
@@ -52,7 +62,7 @@ export function checkAgentName(name: string): string {
 export class TokenStore {
   private readonly path: string;
   private records = new Map<string, AgentRecord>();
-  private readonly ephemeral = new Map<string, AgentIdentity>();
+  private readonly ephemeral = new Map<string, AgentIdentity & { id: string }>();
   private readonly revokeListeners = new Set<(identity: { name: string; tokenHash: string }) => void>();
 
   constructor(stateDir: string) {
@@ -88,16 +98,35 @@ export class TokenStore {
     return token;
   }
 
-  /** A token valid until this instance exits (Allow once, trusted local agents). */
+  /**
+   * A token valid until this instance exits or the person revokes it (Allow once, trusted local
+   * agents). `name` is the display name, already made distinct by the caller (`distinctName`).
+   */
   issueEphemeral(name: string, settings: PolicySettings = defaultPolicy): string {
     const token = newToken();
     const tokenHash = hashToken(token);
-    this.ephemeral.set(tokenHash, { name: checkAgentName(name), tokenHash, persistent: false, settings });
+    this.ephemeral.set(tokenHash, { id: randomBytes(9).toString('base64url'), name, tokenHash, persistent: false, settings });
     for (const oldest of this.ephemeral.keys()) {
       if (this.ephemeral.size <= maxEphemeralTokens) break;
       this.revokeEphemeral(oldest);
     }
     return token;
+  }
+
+  /** Agents allowed once (or trusted) in this instance, for the agents panel. */
+  listEphemeral(): Array<{ id: string; name: string; tokenHash: string }> {
+    return [...this.ephemeral.values()].map(({ id, name, tokenHash }) => ({ id, name, tokenHash }));
+  }
+
+  revokeEphemeralById(id: string): void {
+    const entry = [...this.ephemeral.values()].find((identity) => identity.id === id);
+    if (!entry) throw new TandemError('not_found', 'That agent is no longer allowed; nothing to revoke.');
+    this.revokeEphemeral(entry.tokenHash);
+  }
+
+  /** The token hash a paired agent's name stands for now, or null. */
+  pairedKey(name: string): string | null {
+    return this.records.get(name.trim())?.tokenHash ?? null;
   }
 
   identify(token: string): AgentIdentity | null {

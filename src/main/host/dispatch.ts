@@ -19,6 +19,9 @@ export interface AgentPanel {
   revokeAgent(args: OpArgs<'revokeAgent'>): void;
   setAgentPolicy(args: OpArgs<'setAgentPolicy'>): void;
   answerPairing(args: OpArgs<'answerPairing'>): void;
+  denyAllPairings(): void;
+  liftPairingDenial(args: OpArgs<'liftPairingDenial'>): void;
+  revokeAllowedOnce(args: OpArgs<'revokeAllowedOnce'>): void;
   answerApproval(args: OpArgs<'answerApproval'>): void;
   answerHandoff(args: OpArgs<'answerHandoff'>): void;
 }
@@ -116,6 +119,9 @@ export class Dispatcher {
       revokeAgent: (args) => (agents ? (agents.revokeAgent(args), {}) : noAgents()),
       setAgentPolicy: (args) => (agents ? (agents.setAgentPolicy(args), {}) : noAgents()),
       answerPairing: (args) => (agents ? (agents.answerPairing(args), {}) : noAgents()),
+      denyAllPairings: () => (agents ? (agents.denyAllPairings(), {}) : noAgents()),
+      liftPairingDenial: (args) => (agents ? (agents.liftPairingDenial(args), {}) : noAgents()),
+      revokeAllowedOnce: (args) => (agents ? (agents.revokeAllowedOnce(args), {}) : noAgents()),
       answerApproval: (args) => (agents ? (agents.answerApproval(args), {}) : noAgents()),
       answerHandoff: (args) => (agents ? (agents.answerHandoff(args), {}) : noAgents()),
       getSettings: () => host.settings.get(),

@@ -60,6 +60,7 @@ export class TerminalHost {
   private readonly env: NodeJS.ProcessEnv;
   private readonly home: string;
   private shuttingDown = false;
+  private agentDirectory: ((name: string) => string | null) | null = null;
 
   constructor(private readonly opts: HostOptions = {}) {
     this.limits = { ...DEFAULT_LIMITS, ...opts.limits };
@@ -174,6 +175,7 @@ export class TerminalHost {
         control: origin,
         shared: false,
         handedTo: null,
+        handedToKey: null,
       };
       const terminal = new ManagedTerminal(session, meta, this.clock, this.changed, this.opts.flow);
       this.terminals.set(terminal.id, terminal);
@@ -288,10 +290,18 @@ export class TerminalHost {
     return terminal.view();
   }
 
+  /** The agent layer tells which token an agent's display name stands for (null: no such agent). */
+  setAgentDirectory(resolve: (name: string) => string | null): void {
+    this.agentDirectory = resolve;
+  }
+
   handToAgent(id: string, agent: string | null): TerminalView {
     const terminal = this.get(id);
     if (terminal.meta.origin !== 'user') throw new TandemError('invalid_argument', 'Only your own terminals can be handed to an agent.');
+    const key = agent && this.agentDirectory ? this.agentDirectory(agent) : null;
+    if (agent && this.agentDirectory && !key) throw new TandemError('not_found', `No agent named "${agent}" is paired or connected; pair it in the Agents panel first.`);
     terminal.meta.handedTo = agent;
+    terminal.meta.handedToKey = key;
     terminal.meta.agent = agent;
     terminal.meta.agentConnected = agent !== null && this.agentPresence(agent);
     terminal.setControl(agent ? 'agent' : 'user');

@@ -26,7 +26,10 @@ export interface FlowOptions {
 
 /** What the host knows about a terminal beyond its session; `agent` opened it or holds it. */
 export type TerminalMeta = Pick<TerminalInfo, 'title' | 'origin' | 'agent' | 'agentConnected' | 'control' | 'shared'> & {
+  /** The display name of the agent a person's terminal is handed to. */
   handedTo: string | null;
+  /** Whose token it is handed to: authority follows the token, never the name. */
+  handedToKey: string | null;
 };
 
 /**

@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import type { LaunchContext, LaunchPlan, ShellDialect } from './dialect.js';
 import { shQuote } from './dialect.js';
-import { credentialCasePattern, escapeFunction, exportLines } from './posix-snippets.js';
+import { bashRedirects } from './redirect-snippets.js';
+import { credentialCasePattern, credentialValueCasePattern, escapeFunction, exportLines, gitHookUnsetLine, keptCasePattern } from './posix-snippets.js';
 
 /**
  * bash: PS0 prints the start marker and advances the sequence number by arithmetic expansion
@@ -25,14 +26,20 @@ export function bashRc(ctx: LaunchContext): string {
     }
   }
   if (ctx.agent) {
-    lines.push(exportLines(ctx.reapplyEnv));
+    lines.push(gitHookUnsetLine, exportLines(ctx.reapplyEnv));
     if (ctx.historyFile) lines.push(`HISTFILE=${shQuote(ctx.historyFile)}`);
     lines.push(
-      `for __tandem_v in $(compgen -e); do case "\${__tandem_v^^}" in ${credentialCasePattern()}) unset "$__tandem_v";; esac; done; unset __tandem_v`,
+      `for __tandem_v in $(compgen -e); do case "\${__tandem_v^^}" in ${keptCasePattern()}) ;; ${credentialCasePattern()}) unset "$__tandem_v";; *) case "\${!__tandem_v}" in ${credentialValueCasePattern()}) unset "$__tandem_v";; esac;; esac; done; unset __tandem_v`,
+      // History expansion would turn `!` in an allowed line into another command.
+      'set +H',
     );
   }
   lines.push(
     escapeFunction,
+    // Baselines of the redirect report: what the startup files left.
+    '__tandem_path0=$PATH',
+    '__tandem_fnlist=$(builtin compgen -A function)',
+    bashRedirects,
     '__tandem_seq=0',
     '__tandem_lined=0',
     '__tandem_histnum=',
@@ -47,16 +54,22 @@ export function bashRc(ctx: LaunchContext): string {
 }`,
     String.raw`__tandem_precmd() {
   local __tandem_ret=$? REPLY __tandem_h __tandem_cmd
+  [[ -n \${__tandem_lastsig+x} ]] || __tandem_redirects
   __tandem_esc "$PWD"
   builtin printf '%sE;%s;%s;;%s\a' "$__tandem_osc" "$__tandem_seq" "$__tandem_ret" "$REPLY"
   if [[ $__tandem_seq != "$__tandem_lined" ]]; then
     __tandem_lined=$__tandem_seq
-    __tandem_h=$(HISTTIMEFORMAT= builtin history 1)
+    # One subshell for the history line and the function list of the redirect report.
+    __tandem_h=$(HISTTIMEFORMAT= builtin history 1; builtin printf '\x1f'; builtin compgen -A function)
+    __tandem_fnlist=\${__tandem_h##*$'\x1f'}
+    __tandem_h=\${__tandem_h%$'\x1f'*}
+    __tandem_h=\${__tandem_h%$'\n'}
     if [[ $__tandem_h =~ ^\ *([0-9]+)\*?\ \ (.*)$ ]] && [[ \${BASH_REMATCH[1]} != "$__tandem_histnum" ]]; then
       __tandem_histnum=\${BASH_REMATCH[1]}
       __tandem_esc "\${BASH_REMATCH[2]:0:4096}"
       builtin printf '%sL;%s;%s\a' "$__tandem_osc" "$__tandem_seq" "$REPLY"
     fi
+    __tandem_redirects
   fi
   __tandem_reassert
   local __tandem_pc

@@ -1,5 +1,5 @@
 import { win32 } from 'node:path';
-import { credentialNames, credentialSuffixes } from './credentials.js';
+import { credentialNames, credentialSuffixes, credentialValueGlobs } from './credentials.js';
 import type { LaunchContext, LaunchPlan, ShellDialect } from './dialect.js';
 
 /** The variable that carries the rc file's quoted path into `cmd /k` (cmd cannot take quoted argv from node-pty). */
@@ -27,7 +27,8 @@ export function cmdMarkerPrompt(secret: string): string {
 
 /** findstr patterns matching `set` output lines of credential variables (the same list as the POSIX shells). */
 function credentialFindstr(): string {
-  const patterns = [...credentialNames.map((name) => `^${name}=`), ...credentialSuffixes.map((suffix) => `^[^=]*${suffix}=`)];
+  const values = credentialValueGlobs.map((glob) => `^[^=]*=${glob.replace(/\./g, '\\.').replace(/\*/g, '.*')}`);
+  const patterns = [...credentialNames.map((name) => `^${name}=`), ...credentialSuffixes.map((suffix) => `^[^=]*${suffix}=`), ...values];
   return patterns.map((pattern) => `/c:"${pattern}"`).join(' ');
 }
 
@@ -42,7 +43,8 @@ export function cmdRc(ctx: LaunchContext): string {
     // Native programs that write bytes use the console code page: make it UTF-8.
     lines.push('@chcp 65001 >nul');
     for (const [name, value] of Object.entries({ ...ctx.reapplyEnv, NO_COLOR: '1' })) {
-      lines.push(`@set "${batchValue(name)}=${batchValue(value)}"`);
+      // `set "X="` deletes X in cmd: an empty value set at spawn stays as it is.
+      if (value !== '') lines.push(`@set "${batchValue(name)}=${batchValue(value)}"`);
     }
     lines.push(`@for /f "delims==" %%V in ('set ^| findstr /i /r ${credentialFindstr()}') do @set "%%V="`);
   }

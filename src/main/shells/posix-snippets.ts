@@ -1,4 +1,5 @@
-import { credentialGlobs } from './credentials.js';
+import { credentialGlobs, credentialValueGlobs, keptNames } from './credentials.js';
+import { gitHookUnset } from './git-hooks.js';
 import { shQuote } from './dialect.js';
 
 /** `export NAME='value'` lines for the variables re-applied after the person's startup files. */
@@ -12,6 +13,19 @@ export function exportLines(env: Record<string, string>): string {
 export function credentialCasePattern(): string {
   return credentialGlobs().join('|');
 }
+
+/** Names kept although they match, joined for a `case` pattern. */
+export function keptCasePattern(): string {
+  return keptNames.join('|');
+}
+
+/** Credential-shaped values joined for a `case` pattern (quoted where a glob character is literal). */
+export function credentialValueCasePattern(): string {
+  return credentialValueGlobs.map((glob) => glob.split('*').map((part) => (part ? shQuote(part) : '')).join('*')).join('|');
+}
+
+/** `unset` of what the person's startup files may have set that would override the git hook settings. */
+export const gitHookUnsetLine = `unset ${gitHookUnset.join(' ')}`;
 
 /** The percent-encoding of marker fields, identical in bash and zsh (parameter expansion, no fork). */
 export const escapeFunction = String.raw`__tandem_esc() {

@@ -1,5 +1,7 @@
 import { posix, win32 } from 'node:path';
-import { credentialGlobs } from './credentials.js';
+import { credentialGlobs, credentialValueGlobs, globToRegex, keptNames } from './credentials.js';
+import { gitHookUnset } from './git-hooks.js';
+import { pwshRedirects, pwshRedirectsSetup } from './redirect-snippets.js';
 import type { DialectName, LaunchContext, LaunchPlan, ShellDialect } from './dialect.js';
 
 /** PowerShell single-quoting: every kind of single quote PowerShell accepts is doubled. */
@@ -79,11 +81,12 @@ export function pwshRc(ctx: LaunchContext): string {
     `try { [IO.Directory]::Delete(${psQuote(ctx.rcDir)}, $true) } catch { }`,
   ];
   if (ctx.agent) {
+    for (const name of gitHookUnset) lines.push(`[Environment]::SetEnvironmentVariable(${psQuote(name)}, $null)`);
     for (const [name, value] of Object.entries({ ...ctx.reapplyEnv, NO_COLOR: '1' })) {
       lines.push(`[Environment]::SetEnvironmentVariable(${psQuote(name)}, ${psQuote(value)})`);
     }
     lines.push(
-      `foreach ($__n in @([Environment]::GetEnvironmentVariables().Keys)) { if ($__n -match ${psQuote(credentialPattern())}) { [Environment]::SetEnvironmentVariable($__n, $null) } }`,
+      `foreach ($__n in @([Environment]::GetEnvironmentVariables().Keys)) { if ($__n -notmatch ${psQuote(keptPattern())} -and ($__n -match ${psQuote(credentialPattern())} -or [Environment]::GetEnvironmentVariable($__n) -cmatch ${psQuote(credentialValuePattern())})) { [Environment]::SetEnvironmentVariable($__n, $null) } }`,
       "if ($global:PSStyle) { $global:PSStyle.OutputRendering = 'PlainText' }",
     );
   }
@@ -93,6 +96,8 @@ export function pwshRc(ctx: LaunchContext): string {
     `  History = ${ctx.agent && ctx.historyFile ? psQuote(ctx.historyFile) : '$null'}; Psrl = $null; Queue = $null; Singleton = $null`,
     `  PromptBody = ${psQuote(promptWrapper)}; ReadLineBody = ${psQuote(readLineWrapper)} }`,
     'if ($global:Error.Count -gt 0) { $global:__tandem.Err = $global:Error[0] }',
+    pwshRedirectsSetup,
+    pwshRedirects,
     String.raw`function global:__tandem_esc([string]$s) {
   $s.Replace('%', '%25').Replace(';', '%3B').Replace([string][char]7, '%07').Replace([string][char]27, '%1B').Replace([string][char]10, '%0A').Replace([string][char]13, '%0D')
 }`,
@@ -114,6 +119,7 @@ export function pwshRc(ctx: LaunchContext): string {
   $loc = $ExecutionContext.SessionState.Path.CurrentLocation
   $cwd = $loc.Path
   if ($loc.Provider.Name -eq 'FileSystem') { $cwd = $loc.ProviderPath }
+  __tandem_redirects
   [Console]::Write($t.Osc + 'E;' + $t.Seq + ';' + $code + ';' + (__tandem_esc $t.Cmd) + ';' + (__tandem_esc $cwd) + $t.Bel)
 }`,
     String.raw`function global:__tandem_start([string]$line) {
@@ -205,8 +211,16 @@ export function pwshRc(ctx: LaunchContext): string {
 
 /** The credential list as one case-insensitive regex (PowerShell's -match ignores case). */
 export function credentialPattern(): string {
-  const alternatives = credentialGlobs().map((glob) => glob.replace(/[.*+?^${}()|[\]\\]/g, (c) => (c === '*' ? '.*' : `\\${c}`)));
-  return `^(?:${alternatives.join('|')})$`;
+  return `^(?:${credentialGlobs().map((glob) => globToRegex(glob).slice(1, -1)).join('|')})$`;
+}
+
+/** Credential-shaped values as one regex (matched case-sensitively, as the POSIX shells do). */
+export function credentialValuePattern(): string {
+  return `^(?:${credentialValueGlobs.map((glob) => globToRegex(glob).slice(1, -1)).join('|')})$`;
+}
+
+export function keptPattern(): string {
+  return `^(?:${keptNames.join('|')})$`;
 }
 
 function powershellFamily(name: DialectName): ShellDialect {

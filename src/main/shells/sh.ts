@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import type { LaunchContext, LaunchPlan, ShellDialect } from './dialect.js';
 import { shQuote } from './dialect.js';
-import { credentialCasePattern, exportLines } from './posix-snippets.js';
+import { credentialCasePattern, credentialValueCasePattern, exportLines, gitHookUnsetLine, keptCasePattern } from './posix-snippets.js';
 
 /**
  * POSIX sh (dash) has no pre-command hook: the integration is an end marker in PS1, whose
@@ -16,9 +16,9 @@ function shRc(ctx: LaunchContext, userEnvFile: string | undefined): string {
   ];
   if (ctx.startupFiles === 'user' && userEnvFile) lines.push(`ENV=${shQuote(userEnvFile)}; [ -r "$ENV" ] && . "$ENV"`);
   if (ctx.agent) {
-    lines.push(exportLines(ctx.reapplyEnv));
+    lines.push(gitHookUnsetLine, exportLines(ctx.reapplyEnv));
     lines.push(
-      `for __tandem_v in $(export -p | sed -n 's/^export \\([A-Za-z_][A-Za-z0-9_]*\\)=.*/\\1/p'); do case "$(printf %s "$__tandem_v" | tr a-z A-Z)" in ${credentialCasePattern()}) unset "$__tandem_v";; esac; done; unset __tandem_v`,
+      `for __tandem_v in $(export -p | sed -n 's/^export \\([A-Za-z_][A-Za-z0-9_]*\\)=.*/\\1/p'); do eval "__tandem_x=\\"\\\${$__tandem_v}\\""; case "$(printf %s "$__tandem_v" | tr a-z A-Z)" in ${keptCasePattern()}) ;; ${credentialCasePattern()}) unset "$__tandem_v";; *) case "$__tandem_x" in ${credentialValueCasePattern()}) unset "$__tandem_v";; esac;; esac; done; unset __tandem_v __tandem_x`,
     );
   }
   // Literal ESC and BEL: dash does not decode backslash escapes in prompts.

@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import type { LaunchContext, LaunchPlan, ShellDialect } from './dialect.js';
 import { shQuote } from './dialect.js';
-import { credentialCasePattern, escapeFunction, exportLines } from './posix-snippets.js';
+import { zshRedirects } from './redirect-snippets.js';
+import { credentialCasePattern, credentialValueCasePattern, escapeFunction, exportLines, gitHookUnsetLine, keptCasePattern } from './posix-snippets.js';
 
 /**
  * zsh reads its startup files from $ZDOTDIR: Tandem points it at a private directory whose
@@ -31,17 +32,23 @@ function zshrc(ctx: LaunchContext): string {
   ];
   if (ctx.startupFiles === 'user') lines.push('[[ -r ${ZDOTDIR:-$HOME}/.zshrc ]] && . ${ZDOTDIR:-$HOME}/.zshrc');
   if (ctx.agent) {
-    lines.push(exportLines(ctx.reapplyEnv));
+    lines.push(gitHookUnsetLine, exportLines(ctx.reapplyEnv));
     if (ctx.historyFile) lines.push(`HISTFILE=${shQuote(ctx.historyFile)}`);
     lines.push(
       'zmodload zsh/parameter 2>/dev/null',
-      `for __tandem_v in \${(k)parameters[(R)*export*]}; do case \${(U)__tandem_v} in (${credentialCasePattern()}) unset $__tandem_v;; esac; done; unset __tandem_v`,
+      `for __tandem_v in \${(k)parameters[(R)*export*]}; do case \${(U)__tandem_v} in (${keptCasePattern()}) ;; (${credentialCasePattern()}) unset $__tandem_v;; (*) case \${(P)__tandem_v} in (${credentialValueCasePattern()}) unset $__tandem_v;; esac;; esac; done; unset __tandem_v`,
+      // History expansion would turn `!` in an allowed line into another command.
+      'unsetopt BANG_HIST',
       // The partial-line mark would land inside the command's output, before precmd runs.
       'unsetopt prompt_sp',
     );
   }
   lines.push(
     escapeFunction,
+    // Baseline of the redirect report: the PATH the startup files left.
+    'zmodload zsh/parameter 2>/dev/null',
+    'typeset -g __tandem_path0=$PATH',
+    zshRedirects,
     'typeset -gi __tandem_seq=0',
     'typeset -g __tandem_cmd=',
     `typeset -g __tandem_osc=$'\\e]7771;'"$__tandem_secret;"`,
@@ -61,6 +68,7 @@ function zshrc(ctx: LaunchContext): string {
 }`,
     String.raw`__tandem_precmd() {
   local __tandem_ret=$? REPLY
+  __tandem_redirects
   __tandem_esc "$PWD"
   print -rn -- "\${__tandem_osc}E;\${__tandem_seq};\${__tandem_ret};\${__tandem_cmd};$REPLY"$'\a'
   __tandem_reassert

@@ -3,10 +3,15 @@
  * The secret reaches the shell only through a deleted 0600 rc file, so a program's output cannot
  * forge a marker; sequences with a wrong secret pass through as ordinary output.
  */
+import { parseRedirectReport, type RedirectReport } from './redirect-report.js';
+
 export const MARKER_OSC = 7771;
 const PREFIX = `\x1b]${MARKER_OSC};`;
 const BEL = '\x07';
-/** A marker longer than this is not ours (ours carry at most a bounded command line and a cwd). */
+/**
+ * A marker longer than this is not ours (ours carry at most a bounded command line and a cwd):
+ * an unterminated prefix holds back at most this much output before it is released as text.
+ */
 export const maxMarkerChars = 16 * 1024;
 
 export type MarkerEvent =
@@ -14,7 +19,9 @@ export type MarkerEvent =
   | { kind: 'end'; seq: number; exitCode: number | null; cwd: string | null; command: string | null }
   | { kind: 'continuation' }
   /** bash: the command line of a finished command, read from history after its end marker. */
-  | { kind: 'line'; seq: number; command: string };
+  | { kind: 'line'; seq: number; command: string }
+  /** What could redirect a program name after command `seq`; null: the same as the last report. */
+  | { kind: 'redirects'; seq: number; report: RedirectReport | null };
 
 /** Segments of one scanned chunk, in stream order: plain text and markers. */
 export type ScanPart = { text: string } | { marker: MarkerEvent };
@@ -53,6 +60,13 @@ export function parseMarkerBody(body: string): MarkerEvent | null {
     }
     case 'C':
       return { kind: 'continuation' };
+    case 'D': {
+      const seq = parseInteger(rest[0]);
+      if (seq === null) return null;
+      if (rest.length === 2 && rest[1] === '=') return { kind: 'redirects', seq, report: null };
+      const report = parseRedirectReport(rest.slice(1), decodeField);
+      return report ? { kind: 'redirects', seq, report } : null;
+    }
     case 'L': {
       const seq = parseInteger(rest[0]);
       if (seq === null) return null;
@@ -84,6 +98,15 @@ export class MarkerScanner {
       const at = data.indexOf(PREFIX, pos);
       if (at < 0) break;
       const end = data.indexOf(BEL, at + PREFIX.length);
+      // Our bodies never hold ESC (the shells percent-encode it), and a terminal aborts an OSC at
+      // ESC: a prefix that a program printed without finishing is output, and scanning restarts
+      // at the next ESC, so it can neither swallow nor wrap the genuine marker that follows.
+      const esc = data.indexOf('\x1b', at + PREFIX.length);
+      if (esc >= 0 && (end < 0 || esc < end)) {
+        if (esc > pos) parts.push({ text: data.slice(pos, esc) });
+        pos = esc;
+        continue;
+      }
       if (end < 0) {
         if (data.length - at <= maxMarkerChars) {
           this.carry = data.slice(at);

@@ -14,7 +14,7 @@ import type { SandboxInfo } from '../sandbox/types.js';
 import { readTtyModes } from '../pty/termios.js';
 import { teardownTree } from '../pty/tree.js';
 import type { StartupFiles } from '../shells/dialect.js';
-import { agentEnv, buildShellEnv } from '../shells/env.js';
+import { agentReapplyEnv, buildShellEnv } from '../shells/env.js';
 import type { ResolvedShell } from '../shells/resolve.js';
 import { type Clock, sleep, systemClock } from './clock.js';
 import { Emulator } from './emulator.js';
@@ -22,6 +22,7 @@ import { type CommandRecord, StreamHistory } from './history.js';
 import { bracketedPaste, encodeKeys } from './keys.js';
 import { LastCommandTracker } from './last-command.js';
 import { type MarkerEvent, MarkerScanner } from './markers.js';
+import type { RedirectReport } from './redirect-report.js';
 import { probeWaiting, takeBaseline, type ProbeBaseline, type ProbeTarget, type WaitEvidence } from './probe.js';
 import { OutputProjector, stripEcho } from './projection.js';
 import { cachedModes, StatusWatcher } from './status-watcher.js';
@@ -160,6 +161,9 @@ export class TerminalSession {
   private readonly confinement: Confinement | null;
   private readonly emulator: Emulator;
   private readonly scanner: MarkerScanner;
+  private redirectReport: RedirectReport | null = null;
+  private redirectSeq = -1;
+  private readonly redirectWaiters = new Set<() => void>();
   private readonly history: StreamHistory;
   private readonly clock: Clock;
   private readonly probeTarget: ProbeTarget;
@@ -283,7 +287,7 @@ export class TerminalSession {
         startupFiles: opts.startupFiles ?? 'user',
         agent,
         historyFile,
-        reapplyEnv: agent ? { ...agentEnv, ...(opts.env ?? {}) } : {},
+        reapplyEnv: agent ? agentReapplyEnv(opts.env, env) : {},
         env,
         platform: process.platform,
       });
@@ -417,6 +421,31 @@ export class TerminalSession {
   }
 
   /** The exit code of the last command that ended at a prompt. */
+  /** Aliases, functions and PATH change the shell reported at its last prompt; null if it reports none. */
+  /** The report for the last command, waiting up to `waitMs` for it (bash sends it just after the end marker). */
+  async freshRedirects(waitMs: number): Promise<RedirectReport | null> {
+    if (!this.redirectReport || this.redirectSeq >= this.lastEndSeq) return this.redirects;
+    await new Promise<void>((resolve) => {
+      const done = () => {
+        this.clock.clearTimeout(timer);
+        this.redirectWaiters.delete(wake);
+        resolve();
+      };
+      const wake = () => {
+        if (this.redirectSeq >= this.lastEndSeq) done();
+      };
+      const timer = this.clock.setTimeout(done, waitMs);
+      this.redirectWaiters.add(wake);
+    });
+    return this.redirects;
+  }
+
+  get redirects(): RedirectReport | null {
+    const report = this.redirectReport;
+    // Not yet reported for the last command that ended (bash reports just after its end marker).
+    return report && this.redirectSeq < this.lastEndSeq ? { ...report, incomplete: true } : report;
+  }
+
   get lastCommandExitCode(): number | null {
     return this.lastDone.exitCode;
   }
@@ -563,6 +592,11 @@ export class TerminalSession {
         this.history.attachCommand(marker.seq, marker.command);
         this.lastDone.line(marker.seq, marker.command);
         break;
+      case 'redirects':
+        this.redirectSeq = Math.max(this.redirectSeq, marker.seq);
+        if (marker.report) this.redirectReport = marker.report;
+        for (const wake of [...this.redirectWaiters]) wake();
+        return;
       case 'continuation':
         if (this.phase.kind === 'idle' || this.phase.kind === 'continuation' || this.phase.kind === 'running') {
           this.phase = { kind: 'continuation' };

@@ -27,7 +27,7 @@ export const policyLabels: Record<AgentPolicy, string> = {
   'ask-unless-allowed': 'Ask unless allow-listed',
 };
 
-const empty: AgentsState = { paired: [], connected: [], pairings: [], approvals: [], handoffs: [], ran: [] };
+const empty: AgentsState = { paired: [], connected: [], pairings: [], allowedOnce: [], deniedClaims: [], approvals: [], handoffs: [], ran: [] };
 
 /**
  * The agents panel's state as the host pushes it (paired agents, live connections and the
@@ -56,8 +56,6 @@ export class AgentsStore {
       .sort((a, b) => a.localeCompare(b)),
   );
 
-  /** Agents connected with a token that is not listed as paired (allowed once). */
-  readonly guests = $derived(this.state.connected.filter((entry) => !this.state.paired.some((agent) => agent.name === entry.name)));
 
   private api: TandemApi | null = null;
   private offEvent = (): void => undefined;
@@ -150,6 +148,19 @@ export class AgentsStore {
   answerHandoff(requestId: string, accept: boolean, note = ''): Promise<boolean> {
     const trimmed = note.trim();
     return this.answer('answerHandoff', { requestId, accept, ...(!accept && trimmed ? { note: trimmed } : {}) });
+  }
+
+  /** "Deny all": for a flood of pairing requests; each claim stays denied until lifted. */
+  async denyAllPairings(): Promise<boolean> {
+    return (await this.run('denyAllPairings', {})) !== null;
+  }
+
+  async liftDenial(id: string): Promise<boolean> {
+    return (await this.run('liftPairingDenial', { id })) !== null;
+  }
+
+  async revokeAllowedOnce(id: string): Promise<boolean> {
+    return (await this.run('revokeAllowedOnce', { id })) !== null;
   }
 
   async pair(name: string): Promise<PairResult | null> {

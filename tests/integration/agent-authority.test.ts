@@ -1,0 +1,162 @@
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startAgentFixture, type AgentFixture } from './agent-helpers.js';
+
+// Authority bound to the token (class 7): agents paired from the UI side, bridges as agents run them.
+const cli = resolve(__dirname, '../../bin/tandem.js');
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function setup(): Promise<{ f: AgentFixture; home: string }> {
+  const home = mkdtempSync(join(tmpdir(), 'tandem-authority-'));
+  cleanups.push(() => rmSync(home, { recursive: true, force: true }));
+  const f = await startAgentFixture({ tandemHome: home });
+  cleanups.push(() => f.close());
+  return { f, home };
+}
+
+async function bridge(home: string, name: string): Promise<Client> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [cli, 'mcp', '--name', name],
+    env: { PATH: process.env.PATH ?? '', HOME: home, TANDEM_HOME: home },
+    stderr: 'pipe',
+  });
+  const client = new Client({ name, version: '1.0.0' });
+  await client.connect(transport);
+  cleanups.push(() => client.close());
+  return client;
+}
+
+async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<Record<string, unknown>> {
+  const result = await client.callTool({ name, arguments: args }, undefined, { timeout: 70_000 });
+  return { ...(result.isError ? { isError: true } : {}), ...(result.structuredContent as Record<string, unknown>) };
+}
+
+async function postClaim(f: AgentFixture, claim: { name: string; pid: number; exe: string; cwd: string }): Promise<string> {
+  const response = await fetch(`${f.url}/pair`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(claim) });
+  return ((await response.json()) as { requestId: string }).requestId;
+}
+
+const until = async (check: () => boolean, ms = 10_000) => {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('condition not reached');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+};
+
+describe('authority follows the token, not the display name', () => {
+  it('an Allow-once claim of a paired name is flagged, shows as another name, and inherits none of its terminals', async () => {
+    const { f, home } = await setup();
+    const token = f.layer.pairAgent({ name: 'claude-code' }).token;
+    const paired = await f.client(token);
+    expect(await f.call(paired, 'terminal_list')).toEqual({ terminals: [] });
+    const mine = await f.host.create({ title: 'person', shell: 'bash' });
+    f.host.handToAgent(mine.id, 'claude-code');
+
+    const impostor = await bridge(home, 'claude-code');
+    expect(await call(impostor, 'terminal_list')).toMatchObject({ isError: true, error: { code: 'pairing_pending' } });
+    const [card] = f.layer.state().pairings;
+    expect(card).toMatchObject({ name: 'claude-code', nameInUse: true });
+    f.layer.answerPairing({ requestId: card!.id, decision: 'once' });
+
+    expect(await call(impostor, 'terminal_list')).toEqual({ terminals: [] });
+    expect(await call(impostor, 'terminal_send', { id: mine.id, text: 'echo stolen' })).toMatchObject({ isError: true, error: { code: 'forbidden' } });
+    expect(f.layer.state().allowedOnce).toEqual([expect.objectContaining({ name: 'claude-code (2)', connected: true })]);
+    expect(f.host.get(mine.id).meta).toMatchObject({ handedTo: 'claude-code', control: 'agent' });
+    // The one it was handed to still drives it.
+    expect(await f.call(paired, 'terminal_send', { id: mine.id, text: 'echo still-mine' })).toMatchObject({ status: 'done', output: 'still-mine' });
+    const opened = await call(impostor, 'terminal_open', { title: 'impostor' });
+    expect(opened).toMatchObject({ agent: 'claude-code (2)' });
+    expect(await f.call(paired, 'terminal_send', { id: opened.id, text: 'pwd' })).toMatchObject({ isError: true, error: { code: 'forbidden' } });
+
+    // Allow-once agents are listed and revocable: revoked, it is asked about again.
+    f.layer.revokeAllowedOnce({ id: f.layer.state().allowedOnce[0]!.id });
+    // Its session ends with the token (the call in flight reads that as a lost connection).
+    expect(await call(impostor, 'terminal_list')).toMatchObject({ isError: true, error: { code: expect.stringMatching(/^(not_running|pairing_pending)$/) } });
+    expect(await call(impostor, 'terminal_list')).toMatchObject({ isError: true, error: { code: 'pairing_pending' } });
+    expect(f.layer.state().allowedOnce).toEqual([]);
+    // Handing to a name no agent holds is refused rather than waiting for whoever claims it.
+    expect(() => f.host.handToAgent(mine.id, 'nobody-yet')).toThrow(/No agent named/);
+  }, 90_000);
+
+  it('withdraws an agent’s questions when its last session disconnects: approving afterwards runs nothing', async () => {
+    const { f } = await setup();
+    const token = f.layer.pairAgent({ name: 'leaver' }).token;
+    const client = await f.client(token);
+    const dir = mkdtempSync(join(tmpdir(), 'tandem-leaver-'));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const canary = join(dir, 'canary');
+    const { id } = (await f.call(client, 'terminal_open', { title: 'leaver', cwd: dir })) as { id: string };
+    expect(await f.call(client, 'terminal_send', { id, text: `touch ${canary}`, waitMs: 200 })).toMatchObject({ status: 'awaiting_approval' });
+    const handoff = client.callTool({ name: 'terminal_handoff', arguments: { id, message: 'log in please', waitMs: 30_000 } }).catch(() => 'gone');
+    await until(() => f.layer.state().handoffs.length === 1);
+    const [approval] = f.layer.state().approvals;
+    expect(approval).toMatchObject({ agent: 'leaver', terminalId: id });
+
+    await client.close();
+    await handoff;
+    await until(() => f.layer.state().approvals.length === 0 && f.layer.state().handoffs.length === 0);
+    expect(() => f.layer.answerApproval({ requestId: approval!.id, decision: 'approve' })).toThrow(/No pending approval/);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(existsSync(canary)).toBe(false);
+    expect(f.host.get(id).meta.control).toBe('agent');
+  }, 60_000);
+});
+
+describe('pairing requests', () => {
+  it('a denied claim stays denied, across a restart of its bridge, until the person lifts it', async () => {
+    const { f, home } = await setup();
+    const first = await bridge(home, 'gemini-cli');
+    expect(await call(first, 'terminal_list')).toMatchObject({ isError: true, error: { code: 'pairing_pending' } });
+    f.layer.answerPairing({ requestId: f.layer.state().pairings[0]!.id, decision: 'deny' });
+    expect(await call(first, 'terminal_list')).toMatchObject({ isError: true, error: { code: 'pairing_denied' } });
+    expect(await call(first, 'terminal_list')).toMatchObject({ isError: true, error: { code: 'pairing_denied' } });
+    // A new process of the same claim (another pid) is not asked about either.
+    const restarted = await bridge(home, 'gemini-cli');
+    expect(await call(restarted, 'terminal_list')).toMatchObject({ isError: true, error: { code: 'pairing_denied' } });
+    expect(f.layer.state().pairings).toEqual([]);
+    const [denial] = f.layer.state().deniedClaims;
+    expect(denial).toMatchObject({ name: 'gemini-cli', exe: process.execPath, cwd: process.cwd() });
+
+    f.layer.liftPairingDenial({ id: denial!.id });
+    expect(await call(restarted, 'terminal_list')).toMatchObject({ isError: true, error: { code: 'pairing_pending' } });
+    expect(f.layer.state().pairings).toEqual([expect.objectContaining({ name: 'gemini-cli', nameInUse: false })]);
+  }, 60_000);
+
+  it('merges a claim posted again, and 64 requests from a flooding process do not keep a real one from showing', async () => {
+    const { f, home } = await setup();
+    const flood = (n: number) => ({ name: `flood-${n}`, pid: 4242, exe: '/usr/bin/python3', cwd: '/tmp' });
+    const again = await postClaim(f, flood(0));
+    expect(await postClaim(f, flood(0))).toBe(again);
+    for (let n = 1; n < 64; n++) await postClaim(f, flood(n));
+    expect(f.layer.state().pairings).toHaveLength(64);
+
+    const real = await bridge(home, 'codex');
+    expect(await call(real, 'terminal_list')).toMatchObject({ isError: true, error: { code: 'pairing_pending' } });
+    const shows = () => f.layer.state().pairings.some((request) => request.name === 'codex');
+    expect(shows()).toBe(true);
+    // The flood goes on: the real request still shows; the bound holds.
+    for (let n = 64; n < 200; n++) await postClaim(f, flood(n));
+    expect(shows()).toBe(true);
+    expect(f.layer.state().pairings).toHaveLength(64);
+
+    const codex = f.layer.state().pairings.find((request) => request.name === 'codex')!;
+    f.layer.answerPairing({ requestId: codex.id, decision: 'once' });
+    f.layer.denyAllPairings();
+    expect(f.layer.state().pairings).toEqual([]);
+    await until(() => f.layer.state().deniedClaims.length === 63);
+    expect(await call(real, 'terminal_list')).toEqual({ terminals: [] });
+    // A denied flood claim posting again is answered at once, without a question.
+    const id = await postClaim(f, flood(199));
+    expect(await (await fetch(`${f.url}/pair/${id}`)).json()).toEqual({ state: 'denied' });
+    expect(f.layer.state().pairings).toEqual([]);
+  }, 60_000);
+});

@@ -1,0 +1,188 @@
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startAgentFixture, type AgentFixture } from './agent-helpers.js';
+
+let f: AgentFixture;
+let token: string;
+/** Paired from the UI side with the default policy (ask unless allow-listed). */
+let guardedToken: string;
+beforeAll(async () => {
+  f = await startAgentFixture();
+  token = f.layer.pairAgent({ name: 'hardening' }).token;
+  f.layer.setAgentPolicy({ name: 'hardening', policy: 'always' });
+  guardedToken = f.layer.pairAgent({ name: 'guarded' }).token;
+});
+afterAll(async () => {
+  await f.close();
+});
+afterEach(async () => {
+  await Promise.all(f.host.list().map((t) => f.host.close(t.id)));
+});
+
+/** Alive and not a zombie (orphans become zombies of pid 1, which reaps when it likes). */
+function running(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) [ZX] /.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+/** Sends as the agent; when the line waits for the person, the person approves it as shown. */
+async function sendApproving(fixture: AgentFixture, client: Client, id: string, text: string): Promise<Record<string, unknown>> {
+  const sent = fixture.call(client, 'terminal_send', { id, text, waitMs: 15_000 });
+  let asked = false;
+  const approve = setInterval(() => {
+    const request = fixture.layer.state().approvals.find((approval) => approval.terminalId === id);
+    if (!request) return;
+    asked = true;
+    fixture.layer.answerApproval({ requestId: request.id, decision: 'approve' });
+  }, 20);
+  try {
+    return { ...(await sent), asked };
+  } finally {
+    clearInterval(approve);
+  }
+}
+
+describe('output that looks like a marker (class 6)', () => {
+  it.each(['bash', 'zsh'])('%s: an unfinished private-marker prefix printed by a program swallows no marker', async (shell) => {
+    const client = await f.client(token);
+    const { id } = (await f.call(client, 'terminal_open', { title: 'markers', shell })) as { id: string };
+    const printed = await f.call(client, 'terminal_send', { id, text: "printf 'x\\033]7771;'", waitMs: 10_000 });
+    expect(printed).toMatchObject({ status: 'done', evidence: 'marker', exitCode: 0 });
+    expect(await f.call(client, 'terminal_send', { id, text: "printf '\\033]7771;junk;E;99;0;;/'; false", waitMs: 10_000 })).toMatchObject({ status: 'done', evidence: 'marker', exitCode: 1 });
+    expect(await f.call(client, 'terminal_send', { id, text: 'echo next', waitMs: 10_000 })).toMatchObject({ status: 'done', exitCode: 0, output: 'next' });
+  });
+});
+
+describe('agent terminals neutralise hooks', () => {
+  function hostileRepo(): { dir: string; canary: (what: string) => string } {
+    const dir = mkdtempSync(join(tmpdir(), 'tandem-hostile-'));
+    const canary = (what: string) => join(dir, `canary-${what}`);
+    const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' } });
+    git('init', '-q');
+    writeFileSync(join(dir, 'f.txt'), 'one\n');
+    git('add', 'f.txt');
+    git('-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-qm', 'init');
+    writeFileSync(join(dir, 'f.txt'), 'one\ntwo\n');
+    git('config', 'core.fsmonitor', `touch ${canary('fsmonitor')}; false`);
+    git('config', 'core.pager', `touch ${canary('pager')}; cat`);
+    git('config', 'pager.status', `touch ${canary('pager-status')}; cat`);
+    git('config', 'diff.external', `sh -c 'touch ${canary('external')}'`);
+    return { dir, canary };
+  }
+
+  it.each(['bash', 'zsh'])('%s: an allowed git status and git diff run no fsmonitor, pager or external diff of the repository', async (shell) => {
+    const repo = hostileRepo();
+    const client = await f.client(guardedToken);
+    const { id } = (await f.call(client, 'terminal_open', { title: 'hostile repo', shell, cwd: repo.dir })) as { id: string };
+    const status = await f.call(client, 'terminal_send', { id, text: 'git status', waitMs: 15_000 });
+    expect(status).toMatchObject({ status: 'done', exitCode: 0, approval: null });
+    expect(status.output).toContain('f.txt');
+    const diff = await f.call(client, 'terminal_send', { id, text: 'git diff', waitMs: 15_000 });
+    // git refuses to diff rather than run the configured program.
+    expect(diff).toMatchObject({ status: 'done', approval: null });
+    for (const what of ['fsmonitor', 'pager', 'pager-status', 'external']) expect(existsSync(repo.canary(what)), what).toBe(false);
+    // The same repository does run them outside Tandem's agent terminals: the canaries are real.
+    execFileSync('sh', ['-c', 'git status >/dev/null 2>&1; git diff >/dev/null 2>&1; true'], { cwd: repo.dir, env: { ...process.env, GIT_PAGER: 'cat' } });
+    expect(existsSync(repo.canary('fsmonitor'))).toBe(true);
+    expect(existsSync(repo.canary('external'))).toBe(true);
+  });
+
+  it.each([
+    ['bash', 'echo safe # ; touch CANARY', 'ls !-1:3-5'],
+    ['zsh', "echo 'safe; touch CANARY'", 'ls !-1:1:Q'],
+  ])('%s: history expansion is off, so an approved harmless line cannot be replayed into another command', async (shell, first, replay) => {
+    const dir = mkdtempSync(join(tmpdir(), 'tandem-history-'));
+    const canary = join(dir, 'canary');
+    const client = await f.client(guardedToken);
+    const { id } = (await f.call(client, 'terminal_open', { title: 'history', shell, cwd: dir })) as { id: string };
+    expect(await sendApproving(f, client, id, first.replace('CANARY', canary))).toMatchObject({ status: 'done', exitCode: 0 });
+    const replayed = await sendApproving(f, client, id, replay);
+    expect(replayed).toMatchObject({ status: 'done' });
+    expect(existsSync(canary)).toBe(false);
+  });
+});
+
+describe('what could redirect a program (aliases, functions, PATH)', () => {
+  it.each(['bash', 'zsh'])('%s: after an approved alias, an allow-listed ls asks, and nothing ran', async (shell) => {
+    const dir = mkdtempSync(join(tmpdir(), 'tandem-alias-'));
+    const canary = join(dir, 'canary');
+    const client = await f.client(guardedToken);
+    const { id } = (await f.call(client, 'terminal_open', { title: 'alias', shell, cwd: dir })) as { id: string };
+    expect(await f.call(client, 'terminal_send', { id, text: 'ls' })).toMatchObject({ status: 'done', approval: null });
+    expect(await sendApproving(f, client, id, `alias ls='touch ${canary}'`)).toMatchObject({ status: 'done', asked: true });
+    const asked = await f.call(client, 'terminal_send', { id, text: 'ls', waitMs: 300 });
+    expect(asked).toMatchObject({ status: 'awaiting_approval' });
+    expect(existsSync(canary)).toBe(false);
+    const [request] = f.layer.state().approvals.filter((approval) => approval.terminalId === id);
+    f.layer.answerApproval({ requestId: request!.id, decision: 'reject', reason: 'no' });
+    expect(existsSync(canary)).toBe(false);
+
+    // A function of that name, and a PATH changed by an approved command, ask too.
+    expect(await sendApproving(f, client, id, 'unalias ls; cat() { touch "$1"; }')).toMatchObject({ status: 'done' });
+    expect(await f.call(client, 'terminal_send', { id, text: 'ls' })).toMatchObject({ status: 'done', approval: null });
+    expect(await f.call(client, 'terminal_send', { id, text: `cat ${canary}`, waitMs: 300 })).toMatchObject({ status: 'awaiting_approval' });
+    f.layer.answerApproval({ requestId: f.layer.state().approvals.find((approval) => approval.terminalId === id)!.id, decision: 'reject' });
+    expect(await sendApproving(f, client, id, `unset -f cat; PATH=${dir}:$PATH`)).toMatchObject({ status: 'done' });
+    expect(await f.call(client, 'terminal_send', { id, text: 'pwd', waitMs: 300 })).toMatchObject({ status: 'awaiting_approval' });
+    f.layer.answerApproval({ requestId: f.layer.state().approvals.find((approval) => approval.terminalId === id)!.id, decision: 'reject' });
+    expect(existsSync(canary)).toBe(false);
+  });
+});
+
+describe('Tandem owns TANDEM_TERMINAL_ID and TANDEM_INSTANCE', () => {
+  it('an agent under always cannot override them, and teardown still finds a double-forked daemon', async () => {
+    const client = await f.client(token);
+    const opened = (await f.call(client, 'terminal_open', { title: 'forged id', env: { TANDEM_TERMINAL_ID: 'forged-id', TANDEM_INSTANCE: '/tmp/forged.json', KEEP_ME: 'yes' } })) as { id: string };
+    const shown = await f.call(client, 'terminal_send', { id: opened.id, text: 'printf "%s|%s|%s" "$TANDEM_TERMINAL_ID" "${TANDEM_INSTANCE-unset}" "$KEEP_ME"' });
+    expect(shown).toMatchObject({ status: 'done', output: `${opened.id}|unset|yes` });
+    const daemon = await f.call(client, 'terminal_send', { id: opened.id, text: '(setsid sleep 300 >/dev/null 2>&1 & echo $!)' });
+    const pid = Number(daemon.output);
+    expect(pid).toBeGreaterThan(0);
+    expect(await f.call(client, 'terminal_close', { id: opened.id })).toEqual({ closed: true, orphans: [] });
+    expect(running(pid)).toBe(false);
+  });
+});
+
+describe('credential scrub (by name and by value shape)', () => {
+  let g: AgentFixture;
+  let gToken: string;
+  const canaries = {
+    DATABASE_URL: 'postgres://app:CANARY-db@db.internal/app',
+    ORDERS_DB: 'mysql://root:CANARY-orders@localhost/orders',
+    DEPLOY_KEY: 'CANARY-deploy-key',
+    AZURE_DEVOPS_PAT: 'CANARY-pat',
+    SENTRY_DSN: 'https://CANARY-dsn@o1.ingest.sentry.io/1',
+    SERVICE_AUTH_TOKEN: 'CANARY-auth-token',
+    NOTIFY: 'https://hooks.slack.com/services/T0/B0/CANARY-slack',
+    ALERTS: 'https://discord.com/api/webhooks/1/CANARY-discord',
+  };
+  beforeAll(async () => {
+    g = await startAgentFixture({ env: { ...canaries, SSH_AUTH_SOCK: '/tmp/kept-agent.sock' }, agentStartupFiles: 'user' });
+    // The person's startup files export more, after Tandem's spawn-time scrub.
+    writeFileSync(join(g.home, '.bashrc'), "export LATE_URL='redis://:CANARY-late@cache:6379'\n");
+    writeFileSync(join(g.home, '.zshrc'), "export LATE_URL='redis://:CANARY-late@cache:6379'\n");
+    gToken = g.layer.pairAgent({ name: 'scrubbed' }).token;
+    g.layer.setAgentPolicy({ name: 'scrubbed', policy: 'always' });
+  });
+  afterAll(async () => {
+    await g.close();
+  });
+
+  it.each(['bash', 'zsh'])('%s: `env` in an agent terminal shows no canary secret, and keeps SSH_AUTH_SOCK', async (shell) => {
+    const client = await g.client(gToken);
+    const { id } = (await g.call(client, 'terminal_open', { title: 'env', shell })) as { id: string };
+    const result = await g.call(client, 'terminal_send', { id, text: 'env', maxOutputBytes: 262_144 });
+    expect(result).toMatchObject({ status: 'done', exitCode: 0, truncated: null });
+    const output = result.output as string;
+    expect(output).toContain('SSH_AUTH_SOCK=/tmp/kept-agent.sock');
+    expect(output).toContain('GIT_PAGER=cat');
+    expect(output).not.toContain('CANARY');
+  });
+});
