@@ -10,8 +10,12 @@ let f: AgentFixture;
 let token: string;
 /** Paired from the UI side with the default policy (ask unless allow-listed). */
 let guardedToken: string;
+/** The person's global git config, where the judge (which reads only the repository's) does not look. */
+const globalGitConfig = join(mkdtempSync(join(tmpdir(), 'tandem-gitconfig-')), 'gitconfig');
 beforeAll(async () => {
-  f = await startAgentFixture();
+  // What holds without the sandbox (an agent the person runs with `sandbox: off`);
+  // tests/integration/sandbox.test.ts covers confined terminals.
+  f = await startAgentFixture({ defaultSandbox: 'off', env: { GIT_CONFIG_GLOBAL: globalGitConfig } });
   token = f.layer.pairAgent({ name: 'hardening' }).token;
   f.layer.setAgentPolicy({ name: 'hardening', policy: 'always' });
   guardedToken = f.layer.pairAgent({ name: 'guarded' }).token;
@@ -70,14 +74,15 @@ describe('agent terminals neutralise hooks', () => {
     git('add', 'f.txt');
     git('-c', 'user.email=t@t', '-c', 'user.name=t', 'commit', '-qm', 'init');
     writeFileSync(join(dir, 'f.txt'), 'one\ntwo\n');
-    git('config', 'core.fsmonitor', `touch ${canary('fsmonitor')}; false`);
-    git('config', 'core.pager', `touch ${canary('pager')}; cat`);
-    git('config', 'pager.status', `touch ${canary('pager-status')}; cat`);
-    git('config', 'diff.external', `sh -c 'touch ${canary('external')}'`);
+    // Hooks in the global config: the repository's own config would make the judge ask instead.
+    const hostile = (key: string, value: string) => execFileSync('git', ['config', '--file', globalGitConfig, key, value]);
+    hostile('core.fsmonitor', `touch ${canary('fsmonitor')}; false`);
+    hostile('core.pager', `touch ${canary('pager')}; cat`);
+    hostile('pager.status', `touch ${canary('pager-status')}; cat`);
     return { dir, canary };
   }
 
-  it.each(['bash', 'zsh'])('%s: an allowed git status and git diff run no fsmonitor, pager or external diff of the repository', async (shell) => {
+  it.each(['bash', 'zsh'])('%s: an allowed git status and git diff run no fsmonitor or pager from the git config', async (shell) => {
     const repo = hostileRepo();
     const client = await f.client(guardedToken);
     const { id } = (await f.call(client, 'terminal_open', { title: 'hostile repo', shell, cwd: repo.dir })) as { id: string };
@@ -85,13 +90,12 @@ describe('agent terminals neutralise hooks', () => {
     expect(status).toMatchObject({ status: 'done', exitCode: 0, approval: null });
     expect(status.output).toContain('f.txt');
     const diff = await f.call(client, 'terminal_send', { id, text: 'git diff', waitMs: 15_000 });
-    // git refuses to diff rather than run the configured program.
-    expect(diff).toMatchObject({ status: 'done', approval: null });
-    for (const what of ['fsmonitor', 'pager', 'pager-status', 'external']) expect(existsSync(repo.canary(what)), what).toBe(false);
+    expect(diff).toMatchObject({ status: 'done', exitCode: 0, approval: null });
+    expect(diff.output).toContain('+two');
+    for (const what of ['fsmonitor', 'pager', 'pager-status']) expect(existsSync(repo.canary(what)), what).toBe(false);
     // The same repository does run them outside Tandem's agent terminals: the canaries are real.
-    execFileSync('sh', ['-c', 'git status >/dev/null 2>&1; git diff >/dev/null 2>&1; true'], { cwd: repo.dir, env: { ...process.env, GIT_PAGER: 'cat' } });
+    execFileSync('sh', ['-c', 'git status >/dev/null 2>&1; true'], { cwd: repo.dir, env: { ...process.env, GIT_CONFIG_GLOBAL: globalGitConfig } });
     expect(existsSync(repo.canary('fsmonitor'))).toBe(true);
-    expect(existsSync(repo.canary('external'))).toBe(true);
   });
 
   it.each([
@@ -164,7 +168,7 @@ describe('credential scrub (by name and by value shape)', () => {
     ALERTS: 'https://discord.com/api/webhooks/1/CANARY-discord',
   };
   beforeAll(async () => {
-    g = await startAgentFixture({ env: { ...canaries, SSH_AUTH_SOCK: '/tmp/kept-agent.sock' }, agentStartupFiles: 'user' });
+    g = await startAgentFixture({ env: { ...canaries, SSH_AUTH_SOCK: '/tmp/kept-agent.sock' }, agentStartupFiles: 'user', defaultSandbox: 'off' });
     // The person's startup files export more, after Tandem's spawn-time scrub.
     writeFileSync(join(g.home, '.bashrc'), "export LATE_URL='redis://:CANARY-late@cache:6379'\n");
     writeFileSync(join(g.home, '.zshrc'), "export LATE_URL='redis://:CANARY-late@cache:6379'\n");

@@ -98,7 +98,8 @@ describe('agentConnected', () => {
     await a.close();
     await expect.poll(() => connected(mine.id)).toBe(false);
     expect(connected(ta!.id)).toBe(false);
-    // Handed to an agent that is not connected: not connected.
+    // Handed to a paired agent that is not connected: not connected.
+    f.layer.pairAgent({ name: 'nobody' });
     expect(f.host.handToAgent(mine.id, 'nobody')).toMatchObject({ agentConnected: false });
   }, 30_000);
 });

@@ -60,7 +60,7 @@ describe('agent environment', () => {
     const env = buildShellEnv({ base, agent: true, terminalId: 't1', instancePath: null });
     expect(env).toMatchObject(gitHookEnv);
     expect(env.GIT_CONFIG_COUNT).toBe('4');
-    expect(env).toMatchObject({ GIT_CONFIG_KEY_0: 'core.fsmonitor', GIT_CONFIG_VALUE_0: 'false', GIT_CONFIG_KEY_2: 'diff.external', GIT_CONFIG_VALUE_2: '' });
+    expect(env).toMatchObject({ GIT_CONFIG_KEY_0: 'core.fsmonitor', GIT_CONFIG_VALUE_0: 'false', GIT_CONFIG_KEY_2: 'log.showSignature', GIT_CONFIG_VALUE_2: 'false' });
     expect(env).not.toHaveProperty('GIT_CONFIG_PARAMETERS');
     expect(env).not.toHaveProperty('GIT_EXTERNAL_DIFF');
     expect(env).not.toHaveProperty('REDIS');

@@ -6,16 +6,14 @@
  *
  * - `core.fsmonitor=false`: `git status`/`diff` would run the configured hook command.
  * - `core.pager=cat` (and `GIT_PAGER=cat`, which beats `pager.<cmd>` strings too).
- * - `diff.external=` (empty): git then refuses to diff with "cannot run" instead of running
- *   the configured program; no setting restores git's own diff for `git diff`.
  * - `log.showSignature=false`: `git log`/`show` would run `gpg.program` to verify signatures.
  * Not switchable by any setting (the judge makes such repositories' git lines ask instead):
- * textconv and `diff.<driver>.command` chosen by attributes, and `filter.<driver>.*`.
+ * `diff.external` (an empty value makes every `git diff` fail with "cannot run"), textconv and
+ * `diff.<driver>.command` chosen by attributes, and `filter.<driver>.*`.
  */
 export const gitHookSettings: ReadonlyArray<readonly [key: string, value: string]> = [
   ['core.fsmonitor', 'false'],
   ['core.pager', 'cat'],
-  ['diff.external', ''],
   ['log.showSignature', 'false'],
 ];
 

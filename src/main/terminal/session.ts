@@ -640,6 +640,8 @@ export class TerminalSession {
     if (!ranCommand) return;
     this.lastDone.end(marker.seq, marker.exitCode, marker.command);
     this.history.record(marker, now);
+    // A command the closing teardown killed (SIGHUP: 129) did not finish: waits settle on the exit, with who closed it.
+    if (this.closing) return;
     for (const observer of [...this.observers]) {
       if (marker.seq >= observer.minEndSeq) observer.finish('done', 'marker', { exitCode: marker.exitCode, command: marker.command });
     }
