@@ -78,6 +78,8 @@ describe.skipIf(!runUi)('Tandem UI: an agent terminal and handoff', () => {
 
     await ui.page.getByRole('combobox', { name: 'Agent to hand this terminal to' }).selectOption(agentName);
     await ui.page.getByRole('button', { name: 'Hand to agent' }).click();
+    // The agent runs sandboxed (the default for new pairings); the person's own terminal is not.
+    await ui.page.getByRole('dialog', { name: /Hand an unsandboxed terminal/ }).getByRole('button', { name: 'Hand over unsandboxed' }).click();
     await bar().getByText(`Agent ${agentName} is driving`).waitFor();
     expect(meta()).toMatchObject({ handedTo: agentName, control: 'agent' });
     await bar().getByRole('button', { name: 'Take back' }).click();

@@ -1,12 +1,11 @@
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { clientConfigs, quoteArg } from '../../src/main/agent/configs.js';
 import { InstanceConflictError, InstanceLock } from '../../src/main/host/instance.js';
 import { linuxStartTicks, ownerIsLive, parseLockOwner, processStartTime } from '../../src/main/host/process-start.js';
-import { ensureExecutable, helperPaths } from '../../src/main/pty/spawn-helper.js';
 
 const dirs: string[] = [];
 const scratch = () => {
@@ -51,26 +50,6 @@ describe('the instance lock records pid and start time', () => {
     } finally {
       other.kill();
     }
-  });
-});
-
-// POSIX file modes: the helper exists on macOS only.
-describe.skipIf(process.platform === 'win32')("node-pty's spawn-helper execute bit (node-pty 850)", () => {
-  it('adds the bit where it is missing and leaves a set one alone', () => {
-    const helper = join(scratch(), 'spawn-helper');
-    writeFileSync(helper, '');
-    chmodSync(helper, 0o644);
-    expect(ensureExecutable(helper)).toBe(true);
-    expect(statSync(helper).mode & 0o777).toBe(0o755);
-    expect(ensureExecutable(helper)).toBe(false);
-    expect(ensureExecutable(join(helper, 'missing'))).toBe(false);
-  });
-
-  it('looks outside the asar, where the installed app unpacks node-pty', () => {
-    expect(helperPaths('/A/Tandem.app/Contents/Resources/app.asar/node_modules/node-pty', 'arm64')).toEqual([
-      '/A/Tandem.app/Contents/Resources/app.asar.unpacked/node_modules/node-pty/build/Release/spawn-helper',
-      '/A/Tandem.app/Contents/Resources/app.asar.unpacked/node_modules/node-pty/prebuilds/darwin-arm64/spawn-helper',
-    ]);
   });
 });
 

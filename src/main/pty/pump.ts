@@ -1,7 +1,6 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import * as pty from 'node-pty';
-import { ensureSpawnHelper } from './spawn-helper.js';
 import { conptyOptions } from './win-pty.js';
 
 /**
@@ -377,7 +376,6 @@ export function ptyReader(): 'thread' | 'inline' {
 
 /** Spawns `file` in a new PTY; rejects with node-pty's message when it cannot start. */
 export async function spawnPty(file: string, args: string[], opts: PtySpawnOptions): Promise<PtyProcess> {
-  ensureSpawnHelper();
   const thread = pumpThread();
   if (!thread) return inline(file, args, opts);
   try {
