@@ -110,7 +110,10 @@ describe.skipIf(!runUi)('Tandem UI: tab states, notifications, closing and hando
 
     mcp = new Client({ name: 'ui-attention-test', version: '1.0.0' });
     await mcp.connect(new StreamableHTTPClientTransport(new URL(`${ui.serve.origin}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    const before = await activeTerminalId(ui.page);
     await ui.page.getByRole('button', { name: 'New terminal', exact: true }).click();
+    // The new tab is selected once its terminal exists: until then the earlier one still is.
+    await expect.poll(() => activeTerminalId(ui.page)).not.toBe(before);
     ownTerminal = await activeTerminalId(ui.page);
     await waitForPrompt(ui.page, ownTerminal);
     agentTerminal = (await call('terminal_open', { title: 'codex: build' })).id as string;
@@ -201,7 +204,10 @@ describe.skipIf(!runUi)('Tandem UI: tab states, notifications, closing and hando
 
   it('marks a waiting program, and calls the person once the agent leaves it unanswered', async () => {
     // A person's tab in front, so the agent's tab is in the background.
+    const selected = await activeTerminalId(ui.page);
     await ui.page.getByRole('button', { name: 'New terminal', exact: true }).click();
+    // The new tab is selected once its terminal exists: until then the earlier one still is.
+    await expect.poll(() => activeTerminalId(ui.page)).not.toBe(selected);
     ownTerminal = await activeTerminalId(ui.page);
     await waitForPrompt(ui.page, ownTerminal);
     const before = (await recorded(ui.page)).notes.length;

@@ -59,7 +59,7 @@ describe('agent environment', () => {
   it('neutralises git hooks through command-scope config and drops what would override it', () => {
     const env = buildShellEnv({ base, agent: true, terminalId: 't1', instancePath: null });
     expect(env).toMatchObject(gitHookEnv);
-    expect(env.GIT_CONFIG_COUNT).toBe('4');
+    expect(env.GIT_CONFIG_COUNT).toBe('3');
     expect(env).toMatchObject({ GIT_CONFIG_KEY_0: 'core.fsmonitor', GIT_CONFIG_VALUE_0: 'false', GIT_CONFIG_KEY_2: 'log.showSignature', GIT_CONFIG_VALUE_2: 'false' });
     expect(env).not.toHaveProperty('GIT_CONFIG_PARAMETERS');
     expect(env).not.toHaveProperty('GIT_EXTERNAL_DIFF');
