@@ -5,58 +5,33 @@
  * sandbox is built; the person adds their own through `TANDEM_SANDBOX_HIDE` (colon-separated
  * absolute or `~/` paths).
  */
+import { readdirSync } from 'node:fs';
 import { posix } from 'node:path';
+import { credentialPaths } from '../agent/judge/sensitive-paths.js';
 
-/** Credential locations under the home directory: agent clients' tokens and common tools. */
-export const homeCredentialPaths = [
-  // Agent clients (their tokens and session stores).
-  '.claude',
-  '.claude.json',
-  '.codex',
-  '.gemini',
-  '.cursor',
-  '.config/Cursor',
-  '.config/github-copilot',
-  '.aider',
-  // Shells into other machines and signing keys.
-  '.ssh',
-  '.gnupg',
-  '.password-store',
-  '.local/share/keyrings',
-  // Cloud SDKs.
-  '.aws',
-  '.azure',
-  '.config/gcloud',
-  '.oci',
-  '.config/doctl',
-  '.kube',
-  '.terraform.d',
-  '.vault-token',
-  // Forges, registries and package managers.
-  '.config/gh',
-  '.config/hub',
-  '.config/glab-cli',
-  '.git-credentials',
-  '.config/git/credentials',
-  '.docker/config.json',
-  '.netrc',
-  '.npmrc',
-  '.yarnrc.yml',
-  '.pypirc',
-  '.cargo/credentials',
-  '.cargo/credentials.toml',
-  '.gem/credentials',
-  '.m2/settings.xml',
-  '.gradle/gradle.properties',
-  '.nuget/NuGet/NuGet.Config',
-  // Browser profiles hold live sessions.
-  '.mozilla',
-  '.config/google-chrome',
-  '.config/chromium',
-  // Password managers' CLIs.
-  '.config/op',
-  '.config/Bitwarden CLI',
-] as const;
+/**
+ * Credential locations under the home directory: the one documented list the approval judge
+ * also refuses to read (src/main/agent/judge/sensitive-paths.ts). An entry ending in `*` names
+ * the bare name and every entry of the home directory with that prefix (`.claude*`: `.claude`,
+ * `.claude.json`).
+ */
+export function homeCredentialPaths(home: string): string[] {
+  let names: string[] | null = null;
+  return credentialPaths.flatMap((entry) => {
+    if (!entry.endsWith('*')) return [posix.join(home, entry)];
+    names ??= listHome(home);
+    const prefix = entry.slice(0, -1);
+    return [prefix, ...names.filter((name) => name.startsWith(prefix))].map((name) => posix.join(home, name));
+  });
+}
+
+function listHome(home: string): string[] {
+  try {
+    return readdirSync(home);
+  } catch {
+    return [];
+  }
+}
 
 /**
  * Sockets and runtime directories that grant more than the sandbox: the session bus (through
@@ -97,7 +72,7 @@ export function hiddenPathCandidates({ home, env, stateDir, discoveryDir }: Hidd
   const extra = (env.TANDEM_SANDBOX_HIDE ?? '').split(':').map((entry) => fromHome(entry.trim()));
   const all = [
     ...own,
-    ...homeCredentialPaths.map((path) => posix.join(home, path)),
+    ...homeCredentialPaths(home),
     posix.join(home, '.docker/run'),
     ...systemSocketPaths,
     ...runtime,
