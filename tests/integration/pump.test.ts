@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { sampleForeground } from '../../src/main/pty/proc.js';
 import { maxAheadChars, type PtyProcess, ptyReader, spawnPty } from '../../src/main/pty/pump.js';
 
 const opts = { name: 'xterm-256color', cols: 80, rows: 24, cwd: '/', env: { ...process.env, PATH: process.env.PATH ?? '/usr/bin:/bin' } };
@@ -30,6 +31,21 @@ describe.skipIf(process.platform === 'win32')('PTY pump thread', () => {
     const exit = await exitOf(p);
     expect(exit.exitCode).toBe(7);
     expect(chars).toBe(3_000_000);
+  });
+
+  it('syncs: what a program printed before it blocked has arrived once sync resolves', async () => {
+    const p = await spawnPty('/bin/sh', ['-c', 'printf before-the-wait; read x'], opts);
+    live.push(p);
+    let text = '';
+    p.onData((data) => (text += data));
+    // Look at /proc without yielding (as a starved loop would): nothing can be delivered meanwhile.
+    const deadline = Date.now() + 10_000;
+    let blocked = false;
+    while (!blocked && Date.now() < deadline) blocked = sampleForeground(p.pid, p.ptsName!)?.threads.some((t) => t.kind === 'read') ?? false;
+    expect(blocked).toBe(true);
+    expect(text).toBe('');
+    await p.sync();
+    expect(text).toBe('before-the-wait');
   });
 
   it('stops reading while the main thread is blocked, once a bounded amount waits for it', async () => {

@@ -25,6 +25,12 @@ export interface PtyProcess {
   pause(): void;
   resume(): void;
   kill(signal?: string): void;
+  /**
+   * Resolves once every byte the PTY held when this was called has reached the data listeners.
+   * Readiness evidence sampled from /proc waits for it: a program seen waiting may have printed
+   * (a prompt, a marker) just before, and that output must count before its silence does.
+   */
+  sync(): Promise<void>;
 }
 
 export interface PtySpawnOptions {
@@ -46,13 +52,15 @@ type ToPump =
   | { t: 'resize'; id: number; cols: number; rows: number }
   | { t: 'pause' | 'resume'; id: number }
   | { t: 'kill'; id: number; signal?: string }
-  | { t: 'consumed'; id: number; chars: number };
+  | { t: 'consumed'; id: number; chars: number }
+  | { t: 'sync'; id: number; n: number };
 
 type FromPump =
   | { t: 'spawned'; id: number; pid: number; ptsName?: string }
   | { t: 'failed'; id: number; message: string }
   | { t: 'data'; id: number; data: string }
-  | { t: 'exit'; id: number; exitCode: number; signal: number };
+  | { t: 'exit'; id: number; exitCode: number; signal: number }
+  | { t: 'synced'; n: number };
 
 /** Bytes read from the master at exit beyond what node-pty read (a PTY buffers far fewer). */
 export const maxExitDrainBytes = 4 * 1024 * 1024;
@@ -197,6 +205,17 @@ function pumpMain(): void {
           // Already gone.
         }
         return;
+      case 'sync':
+        // The PTY's readable event comes in the same loop turn as this message or an earlier
+        // one; its data is flushed in that turn's check phase. A second turn's immediate runs
+        // after that flush, so 'synced' follows the data on the (ordered) port.
+        setImmediate(() =>
+          setImmediate(() => {
+            if (entry) flushOne(message.id, entry);
+            post({ t: 'synced', n: message.n });
+          }),
+        );
+        return;
       case 'consumed':
         if (!entry) return;
         entry.ahead -= message.chars;
@@ -215,6 +234,9 @@ class Pump {
   private readonly handles = new Map<number, PumpedPty>();
   private readonly spawning = new Map<number, { resolve: (p: PumpedPty) => void; reject: (error: Error) => void }>();
   private broken: Error | null = null;
+  /** Outstanding syncs; at most one per probing session at a time, all settled on failure. */
+  private readonly syncs = new Map<number, () => void>();
+  private nextSync = 1;
 
   constructor(ptyPath: string) {
     // `__name` stands in for the helper some transpilers (tsx) add to named functions.
@@ -243,6 +265,15 @@ class Pump {
     if (!this.broken) this.worker.postMessage(message);
   }
 
+  sync(id: number): Promise<void> {
+    if (this.broken) return Promise.resolve();
+    const n = this.nextSync++;
+    return new Promise((resolve) => {
+      this.syncs.set(n, resolve);
+      this.send({ t: 'sync', id, n });
+    });
+  }
+
   private onMessage(message: FromPump): void {
     switch (message.t) {
       case 'spawned': {
@@ -259,6 +290,10 @@ class Pump {
         return;
       case 'data':
         this.handles.get(message.id)?.deliver(message.data);
+        return;
+      case 'synced':
+        this.syncs.get(message.n)?.();
+        this.syncs.delete(message.n);
         return;
       case 'exit': {
         const handle = this.handles.get(message.id);
@@ -277,6 +312,8 @@ class Pump {
     console.warn(`Tandem: the PTY thread failed (${error.message}); PTYs are read on the main thread from now on.`);
     for (const { reject } of this.spawning.values()) reject(error);
     this.spawning.clear();
+    for (const resolve of this.syncs.values()) resolve();
+    this.syncs.clear();
     // The PTYs went with the thread: their shells got SIGHUP.
     for (const handle of this.handles.values()) if (!handle.hasExited) handle.exited(1, 1);
     this.handles.clear();
@@ -337,6 +374,10 @@ class PumpedPty implements PtyProcess {
   kill(signal?: string): void {
     this.pump.send({ t: 'kill', id: this.id, ...(signal ? { signal } : {}) });
   }
+
+  sync(): Promise<void> {
+    return this.pump.sync(this.id);
+  }
 }
 
 /** node-pty on the calling thread, behind the same interface. */
@@ -353,6 +394,8 @@ function inline(file: string, args: string[], opts: PtySpawnOptions): PtyProcess
     pause: () => p.pause(),
     resume: () => p.resume(),
     kill: (signal) => p.kill(signal),
+    // Read on this thread: a readable PTY is read in the next poll phase, which two turns span.
+    sync: () => new Promise((resolve) => setImmediate(() => setImmediate(resolve))),
   };
 }
 

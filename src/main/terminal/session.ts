@@ -236,7 +236,12 @@ export class TerminalSession {
     this.watcher = new StatusWatcher({
       clock: this.clock,
       baseline: () => (this.shell.dialect?.backgroundReader ? takeBaseline(this.probeTarget) : null),
-      probe: (baseline, quietMs) => probeWaiting(this.probeTarget, baseline, quietMs, modes),
+      // Evidence waits for output in flight, as the sends' does: the look's offset check then sees it.
+      probe: async (baseline, quietMs) => {
+        const evidence = await probeWaiting(this.probeTarget, baseline, quietMs, modes);
+        if (evidence) await spawned.sync();
+        return evidence;
+      },
       offset: () => this.history.offset,
       onChange: () => this.emitState(),
     });
@@ -990,6 +995,13 @@ export class TerminalSession {
         }
         // Confirm on a second look with no output in between: activity may race the sample.
         if (observer.candidate && observer.candidate.evidence === evidence && observer.candidate.offset === offset) {
+          // What the program printed before it waited (bash's end marker and prompt, say) may
+          // still be on its way from the PTY thread: it counts before the silence does.
+          await this.pty.sync();
+          if (this.phase.kind !== 'running' || !this.phase.started || !this.observers.has(observer) || offset !== this.history.offset) {
+            observer.candidate = null;
+            continue;
+          }
           observer.finish('waiting_input', evidence);
           this.watcher.adopt(evidence);
         } else {
