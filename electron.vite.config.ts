@@ -1,10 +1,26 @@
+import { cpSync, rmSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { defineConfig, externalizeDepsPlugin } from 'electron-vite';
+import type { Plugin } from 'vite';
 import { svelte } from '@sveltejs/vite-plugin-svelte';
+
+/**
+ * resources/ goes into out/resources beside the main bundle, so the build runs on its own
+ * (`tandem serve`, the npm package, the installers' asar-unpacked copy): see src/main/resources.ts.
+ */
+function copyResources(): Plugin {
+  return {
+    name: 'tandem-copy-resources',
+    writeBundle() {
+      rmSync(resolve('out/resources'), { recursive: true, force: true });
+      cpSync(resolve('resources/shell'), resolve('out/resources/shell'), { recursive: true });
+    },
+  };
+}
 
 export default defineConfig({
   main: {
-    plugins: [externalizeDepsPlugin()],
+    plugins: [externalizeDepsPlugin(), copyResources()],
     build: {
       rollupOptions: {
         input: {

@@ -3,24 +3,8 @@
  * by the sandboxed preload (src/preload/index.ts) and by tests (with an in-process stand-in).
  * Never imports electron.
  */
-import { type EventName, events, isOpName, type OpName, type WireError } from '../shared/contract.js';
-
-/** Channels of the IPC transport: one per operation (`tandem:<op>`) and one for events. */
-export const ipcOpChannelPrefix = 'tandem:';
-export const ipcEventChannel = 'tandem:event';
-
-export function ipcOpChannel(op: OpName): string {
-  return `${ipcOpChannelPrefix}${op}`;
-}
-
-/** What every `tandem:<op>` handler returns: IPC never carries a thrown error. */
-export type IpcReply = { ok: true; value: unknown } | { ok: false; error: WireError };
-
-/** The message on `tandem:event`. */
-export interface IpcEventMessage {
-  event: EventName;
-  payload: unknown;
-}
+import { type EventName, events, isOpName, type OpName } from '../shared/contract.js';
+import { ipcEventChannel, type IpcEventMessage, ipcOpChannel, type IpcReply } from '../shared/wire.js';
 
 /** The part of Electron's ipcRenderer the bridge uses. */
 export interface IpcRendererLike {

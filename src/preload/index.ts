@@ -1,7 +1,8 @@
 import { contextBridge, ipcRenderer } from 'electron';
 import { createBridge } from './bridge';
 
-export type { IpcReply, TandemBridge } from './bridge';
+export type { TandemBridge } from './bridge';
+export type { IpcReply } from '../shared/wire';
 
 /**
  * `window.tandem`: runtime facts plus the contract's operations and events by name (checked

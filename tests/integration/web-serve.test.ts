@@ -116,6 +116,9 @@ describe('tandem serve (child process)', () => {
     await client.call('input', { attachmentId, data: 'sleep 300 & echo "bg=$!"\r', typed: true });
     const text = await client.waitForOutput(attachmentId, /bg=\d+/);
     const sleepPid = Number(/bg=(\d+)/.exec(text)![1]);
+    // The markers name the command line: the built code sourced its integration from out/resources.
+    const listed = async () => (await client.call('list', {})).terminals.find((terminal) => terminal.id === info.id);
+    await expect.poll(async () => (await listed())?.lastCommand?.command, { timeout: 10_000 }).toMatch(/^sleep 300 & echo/);
     expect(isAlive(info.pid)).toBe(true);
     expect(isAlive(sleepPid)).toBe(true);
 

@@ -13,7 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventPayload } from '../../src/shared/contract.js';
 import { TerminalHost } from '../../src/main/host/host.js';
 import { installIpcTransport, type IpcInvokeEventLike, type IpcMainLike, type IpcTransport, type WebContentsLike } from '../../src/main/electron/ipc-transport.js';
-import { createBridge, type IpcReply, type IpcRendererLike } from '../../src/preload/bridge.js';
+import { createBridge, type IpcRendererLike } from '../../src/preload/bridge.js';
+import type { IpcReply } from '../../src/shared/wire.js';
 import { IpcClient } from '../../src/renderer/src/api/ipc-client.js';
 import { TandemCallError } from '../../src/renderer/src/api/errors.js';
 

@@ -22,8 +22,17 @@ describe.runIf(built)('the npm package', () => {
     for (const chunk of readdirSync(join(root, 'out', 'main', 'chunks'))) expect(files).toContain(`out/main/chunks/${chunk}`);
   });
 
+  it('carries the shell integration scripts where the built code looks for them', () => {
+    const scripts = readdirSync(join(root, 'resources', 'shell'));
+    expect(scripts.length).toBeGreaterThan(0);
+    for (const script of scripts) {
+      expect(files).toContain(`out/resources/shell/${script}`);
+      expect(readFileSync(join(root, 'out', 'resources', 'shell', script), 'utf8'), script).toBe(readFileSync(join(root, 'resources', 'shell', script), 'utf8'));
+    }
+  });
+
   it('leaves sources, tests and tooling out', () => {
-    expect(files.filter((path) => /^(src|tests|bench|scripts|\.github|\.ci)\//.test(path))).toEqual([]);
+    expect(files.filter((path) => /^(src|tests|bench|scripts|resources|\.github|\.ci)\//.test(path))).toEqual([]);
   });
 
   it('imports nothing at run time that its dependencies do not provide', () => {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { isCredentialName } from '../../src/main/shells/credentials.js';
 import type { LaunchContext } from '../../src/main/shells/dialect.js';
@@ -18,6 +19,13 @@ function ctx(overrides: Partial<LaunchContext> = {}): LaunchContext {
     platform: 'linux',
     ...overrides,
   };
+}
+
+/** The integration script the rc file runs last (resources/shell/tandem.ps1). */
+function sourcedScript(rc: string): string {
+  const path = /^& \(\[scriptblock\]::Create\(\[IO\.File\]::ReadAllText\('([^']+)'\)\)\)$/m.exec(rc)?.[1];
+  expect(path).toBeDefined();
+  return readFileSync(path!, 'utf8');
 }
 
 describe('pwsh launch plan', () => {
@@ -58,7 +66,7 @@ describe('pwsh launch plan', () => {
     const statements = rc.split('\n').filter((line) => line && !line.includes('Set-StrictMode'));
     expect(statements.slice(0, 4).join('\n')).toMatch(/UTF8Encoding.*\n.*OutputEncoding.*\n.*InputEncoding.*\n\$global:OutputEncoding/);
     expect(statements[4]).toBe("try { [IO.Directory]::Delete('/tmp/tandem-rc-x1', $true) } catch { }");
-    expect(rc).toContain("Set-PSReadLineOption -HistorySavePath $t.History");
+    expect(sourcedScript(rc)).toContain("Set-PSReadLineOption -HistorySavePath $t.History");
     expect(rc).toContain("History = '/tmp/tandem-history-abc'");
   });
 

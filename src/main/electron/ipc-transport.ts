@@ -16,7 +16,7 @@ import { type EventName, type EventPayload, opNames } from '../../shared/contrac
 import { type DispatchOptions, Dispatcher, newClientId, toWireError, type UiClient } from '../host/dispatch.js';
 import type { TerminalHost } from '../host/host.js';
 import { EventGate } from '../web/event-gate.js';
-import { type IpcEventMessage, ipcEventChannel, ipcOpChannel, type IpcReply } from '../../preload/bridge.js';
+import { type IpcEventMessage, ipcEventChannel, ipcOpChannel, type IpcReply } from '../../shared/wire.js';
 import { isTrustedSender, type SenderFrame } from './ipc-guard.js';
 
 /** The part of Electron's WebContents the transport uses. */

@@ -1,13 +1,5 @@
 import { randomBytes } from 'node:crypto';
 
-/** Flow-control protocol constants (characters of output not yet acknowledged by a viewer). */
-export const highWatermarkChars = 1024 * 1024;
-export const lowWatermarkChars = 256 * 1024;
-/** A viewer this far behind while others keep up is dropped; it can re-attach. */
-export const maxBufferedChars = 8 * 1024 * 1024;
-/** A viewer that acknowledges nothing for this long while the PTY waits for it is dropped. */
-export const stalledAfterMs = 10_000;
-
 /** Where output frames go: one viewer (a renderer tab, a browser tab). */
 export interface FrameSink {
   frame(attachmentId: string, seq: number, data: string): void;

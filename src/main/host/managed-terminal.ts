@@ -5,10 +5,10 @@ import type { Clock } from '../terminal/clock.js';
 import type { TerminalSession } from '../terminal/session.js';
 import { ProgramTitle } from '../terminal/program-title.js';
 import { foregroundProgram } from '../pty/proc.js';
-import { Attachment, type FrameSink, highWatermarkChars, lowWatermarkChars, maxBufferedChars, stalledAfterMs } from './attachment.js';
+import { Attachment, type FrameSink } from './attachment.js';
+import { frameMaxChars, highWatermarkChars, lowWatermarkChars, maxBufferedChars, stalledAfterMs } from '../../shared/wire.js';
 
-/** Output frames: at most this many characters, and reads arriving this close together are batched. */
-export const frameMaxChars = 128 * 1024;
+/** Reads arriving this close together are batched into one frame (of at most `frameMaxChars`). */
 export const frameBatchMs = 8;
 /** A frame this large means output is streaming: the next reads are worth batching. */
 export const streamingChars = 8 * 1024;

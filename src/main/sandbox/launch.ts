@@ -8,12 +8,13 @@ import { createHash } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { childrenOf, readStat } from '../pty/proc.js';
+import { resourcesDir } from '../resources.js';
 import { assertSandboxAvailable } from './availability.js';
 import { bwrapArgs, bwrapPath, launcherShell } from './bwrap.js';
 import { hiddenPathCandidates } from './hidden-paths.js';
 import { sandboxExecPath, seatbeltProfile } from './seatbelt.js';
 import { tiocstiFilter } from './seccomp.js';
-import { type HiddenPath, type SandboxInfo, type SandboxSpec } from './types.js';
+import { type HiddenPath, type SandboxInfo, type SandboxSpec, within } from './types.js';
 
 /** What a terminal asks for: the mode, and where Tandem keeps what the sandbox must not see. */
 export interface SandboxRequest extends SandboxInfo {
@@ -107,6 +108,9 @@ export class Confinement {
   constructor(input: ConfineInput) {
     this.platform = input.platform ?? process.platform;
     assertSandboxAvailable(input.network, this.platform);
+    // The integration scripts the rc file sources: an AppImage mounts them under /tmp, which is
+    // private inside; inside the workspace they are there already (and stay writable).
+    const scripts = resolved(resourcesDir());
     this.info = { mode: input.mode, network: input.network };
     const agentDir = join(input.stateDir, 'sandbox', safeName(input.agent));
     const caches = { cache: join(agentDir, 'cache'), npm: join(agentDir, 'npm'), pip: join(agentDir, 'pip'), history: join(agentDir, 'history') };
@@ -122,7 +126,7 @@ export class Confinement {
       workspace,
       tmpDir,
       writable: Object.values(caches).map(resolved),
-      readable: [resolved(input.rcDir)],
+      readable: [resolved(input.rcDir), ...(within(scripts, workspace) ? [] : [scripts])],
       hidden: existing(hiddenPathCandidates({ home: input.home, env: input.env, stateDir: input.stateDir, discoveryDir: input.discoveryDir })),
       protectedPaths: protectedPaths(workspace),
     };

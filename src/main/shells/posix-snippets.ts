@@ -26,10 +26,3 @@ export function credentialValueCasePattern(): string {
 
 /** `unset` of what the person's startup files may have set that would override the git hook settings. */
 export const gitHookUnsetLine = `unset ${gitHookUnset.join(' ')}`;
-
-/** The percent-encoding of marker fields, identical in bash and zsh (parameter expansion, no fork). */
-export const escapeFunction = String.raw`__tandem_esc() {
-  REPLY=$1
-  REPLY=\${REPLY//\%/%25}; REPLY=\${REPLY//;/%3B}; REPLY=\${REPLY//$'\a'/%07}
-  REPLY=\${REPLY//$'\e'/%1B}; REPLY=\${REPLY//$'\n'/%0A}; REPLY=\${REPLY//$'\r'/%0D}
-}`.replace(/\\\$/g, '$');

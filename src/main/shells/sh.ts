@@ -1,12 +1,13 @@
 import { join } from 'node:path';
+import { shellScriptPath } from '../resources.js';
 import type { LaunchContext, LaunchPlan, ShellDialect } from './dialect.js';
 import { shQuote } from './dialect.js';
 import { credentialCasePattern, credentialValueCasePattern, exportLines, gitHookUnsetLine, keptCasePattern } from './posix-snippets.js';
 
 /**
- * POSIX sh (dash) has no pre-command hook: the integration is an end marker in PS1, whose
- * arithmetic expansion advances a per-prompt sequence number. The rc file reaches the shell
- * through $ENV; it deletes itself and unsets ENV.
+ * POSIX sh (dash) has no pre-command hook: the integration (resources/shell/tandem.sh) is an
+ * end marker in PS1. The rc file reaches the shell through $ENV; it deletes itself, unsets
+ * ENV, and sources the integration last.
  */
 function shRc(ctx: LaunchContext, userEnvFile: string | undefined): string {
   const lines: string[] = [
@@ -21,8 +22,7 @@ function shRc(ctx: LaunchContext, userEnvFile: string | undefined): string {
       `for __tandem_v in $(export -p | sed -n 's/^export \\([A-Za-z_][A-Za-z0-9_]*\\)=.*/\\1/p'); do eval "__tandem_x=\\"\\\${$__tandem_v}\\""; case "$(printf %s "$__tandem_v" | tr a-z A-Z)" in ${keptCasePattern()}) ;; ${credentialCasePattern()}) unset "$__tandem_v";; *) case "$__tandem_x" in ${credentialValueCasePattern()}) unset "$__tandem_v";; esac;; esac; done; unset __tandem_v __tandem_x`,
     );
   }
-  // Literal ESC and BEL: dash does not decode backslash escapes in prompts.
-  lines.push('__tandem_seq=0', `PS1='\x1b]7771;'"$__tandem_secret"';R;$((__tandem_seq+=1));$?;$PWD\x07'"\${PS1-\\$ }"`);
+  lines.push(`. ${shQuote(shellScriptPath('tandem.sh'))}`);
   return `${lines.join('\n')}\n`;
 }
 

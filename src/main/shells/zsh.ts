@@ -1,12 +1,13 @@
 import { join } from 'node:path';
+import { shellScriptPath } from '../resources.js';
 import type { LaunchContext, LaunchPlan, ShellDialect } from './dialect.js';
 import { shQuote } from './dialect.js';
-import { zshRedirects } from './redirect-snippets.js';
-import { credentialCasePattern, credentialValueCasePattern, escapeFunction, exportLines, gitHookUnsetLine, keptCasePattern } from './posix-snippets.js';
+import { credentialCasePattern, credentialValueCasePattern, exportLines, gitHookUnsetLine, keptCasePattern } from './posix-snippets.js';
 
 /**
  * zsh reads its startup files from $ZDOTDIR: Tandem points it at a private directory whose
- * files read the person's own (from their ZDOTDIR or HOME), then add preexec/precmd hooks.
+ * files read the person's own (from their ZDOTDIR or HOME); its .zshrc then sources the
+ * integration, resources/shell/tandem.zsh (preexec/precmd hooks, the same for every terminal).
  */
 function zshenv(ctx: LaunchContext): string {
   return [
@@ -43,40 +44,8 @@ function zshrc(ctx: LaunchContext): string {
       'unsetopt prompt_sp',
     );
   }
-  lines.push(
-    escapeFunction,
-    // Baseline of the redirect report: the PATH the startup files left.
-    'zmodload zsh/parameter 2>/dev/null',
-    'typeset -g __tandem_path0=$PATH',
-    zshRedirects,
-    'typeset -gi __tandem_seq=0',
-    'typeset -g __tandem_cmd=',
-    `typeset -g __tandem_osc=$'\\e]7771;'"$__tandem_secret;"`,
-    `typeset -g __tandem_ps2="%{"$'\\e]7771;'"$__tandem_secret;C"$'\\a'"%}"`,
-    String.raw`__tandem_reassert() {
-  (( \${precmd_functions[(Ie)__tandem_precmd]} )) || precmd_functions=(__tandem_precmd $precmd_functions)
-  (( \${preexec_functions[(Ie)__tandem_preexec]} )) || preexec_functions+=(__tandem_preexec)
-  [[ $PS2 == *"$__tandem_ps2"* ]] || PS2=$__tandem_ps2$PS2
-}`,
-    String.raw`__tandem_preexec() {
-  local REPLY
-  (( __tandem_seq++ ))
-  __tandem_esc "\${1[1,4096]}"
-  __tandem_cmd=$REPLY
-  print -rn -- "\${__tandem_osc}S;\${__tandem_seq};\${__tandem_cmd}"$'\a'
-  __tandem_reassert
-}`,
-    String.raw`__tandem_precmd() {
-  local __tandem_ret=$? REPLY
-  __tandem_redirects
-  __tandem_esc "$PWD"
-  print -rn -- "\${__tandem_osc}E;\${__tandem_seq};\${__tandem_ret};\${__tandem_cmd};$REPLY"$'\a'
-  __tandem_reassert
-  return $__tandem_ret
-}`,
-    '__tandem_reassert',
-  );
-  return `${lines.join('\n').replace(/\\\$/g, '$')}\n`;
+  lines.push(`builtin . ${shQuote(shellScriptPath('tandem.zsh'))}`);
+  return `${lines.join('\n')}\n`;
 }
 
 export const zshDialect: ShellDialect = {

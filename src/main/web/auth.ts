@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
+import { wsAuthPrefix } from '../../shared/wire.js';
 
 /**
  * Credentials of the browser UI (`tandem serve`).
@@ -94,10 +95,6 @@ export class UiAuth {
     for (const [key, expires] of this.minted) if (expires < now) this.minted.delete(key);
   }
 }
-
-/** Subprotocol names of the UI WebSocket: the protocol itself and the one carrying the secret. */
-export const wsProtocol = 'tandem.v1';
-export const wsAuthPrefix = 'tandem.auth.';
 
 /** Splits a `Sec-WebSocket-Protocol` header into the offered protocol names. */
 export function offeredProtocols(header: string | undefined): string[] {

@@ -7,10 +7,8 @@
  */
 import type { EventName, EventPayload, OpArgs, OpName, OpResult, TandemApi } from '../../../shared/contract';
 import { decodeServerMessage } from '../../../shared/frames';
+import { wsAuthPrefix, wsProtocol } from '../../../shared/wire';
 import { TandemCallError } from './errors';
-
-export const wsProtocol = 'tandem.v1';
-export const wsAuthPrefix = 'tandem.auth.';
 
 export type ConnectionStatus = 'connecting' | 'connected' | 'reconnecting' | 'login_required' | 'closed';
 

@@ -1,7 +1,4 @@
-/** Acknowledge once this much output has been applied since the last acknowledgement. */
-export const ackEveryChars = 128 * 1024;
-/** ... or this long after the first unacknowledged frame was applied. */
-export const ackDelayMs = 50;
+import { ackDelayMs, ackEveryChars } from '../../../shared/wire';
 
 /**
  * Flow control towards the host: frames are acknowledged after xterm.js has applied them,

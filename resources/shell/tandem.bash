@@ -1,0 +1,83 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2154  # __tandem_secret comes from the rc file that sources this script
+# Tandem's shell integration for bash, sourced by the per-terminal rc file Tandem generates
+# (src/main/shells/bash.ts) after the person's startup files ran. Per-terminal data (the marker
+# secret, the rc directory, re-applied variables, the credential scrub) stays in that 0600
+# file: this script is the same for every terminal.
+#
+# PS0 prints the start marker and advances the sequence number by arithmetic expansion (which
+# runs in the shell itself, no fork); PROMPT_COMMAND prints the end marker first, with the exit
+# status it captured before anything else ran, then the command line from history.
+
+# The percent-encoding of marker fields (parameter expansion, no fork); tandem.zsh has the same.
+__tandem_esc() {
+  REPLY=$1
+  REPLY=${REPLY//\%/%25}; REPLY=${REPLY//;/%3B}; REPLY=${REPLY//$'\a'/%07}
+  REPLY=${REPLY//$'\e'/%1B}; REPLY=${REPLY//$'\n'/%0A}; REPLY=${REPLY//$'\r'/%0D}
+}
+# Baselines of the redirect report: what the startup files left.
+__tandem_path0=$PATH
+__tandem_fnlist=$(builtin compgen -A function)
+# The redirect report (src/main/terminal/redirect-report.ts) from __tandem_fnlist (one name a
+# line, refreshed in the subshell that reads the history line, so no extra fork) and
+# __tandem_path0; it follows the end marker. At most about 8,000 characters, then incomplete.
+__tandem_redirects() {
+  local REPLY __tandem_k __tandem_flags='' __tandem_na=0 __tandem_list=''
+  [[ $PATH == "$__tandem_path0" ]] || __tandem_flags=p
+  __tandem_k="$__tandem_flags|${!BASH_ALIASES[*]}|${BASH_ALIASES[*]}|$__tandem_fnlist"
+  if [[ $__tandem_k == "$__tandem_lastsig" ]]; then builtin printf '%sD;%s;=\a' "$__tandem_osc" "$__tandem_seq"; return; fi
+  __tandem_lastsig=$__tandem_k
+  for __tandem_k in "${!BASH_ALIASES[@]}"; do
+    if (( ${#__tandem_list} > 8000 )); then __tandem_flags+=t; break; fi
+    __tandem_esc "$__tandem_k"; __tandem_list+=";$REPLY"
+    __tandem_esc "${BASH_ALIASES[$__tandem_k]}"; __tandem_list+=";$REPLY"
+    (( __tandem_na++ ))
+  done
+  while IFS= builtin read -r __tandem_k; do
+    [[ -z $__tandem_k || $__tandem_k == _* ]] && continue
+    if (( ${#__tandem_list} > 8000 )); then __tandem_flags+=t; break; fi
+    __tandem_esc "$__tandem_k"; __tandem_list+=";$REPLY"
+  done <<< "$__tandem_fnlist"
+  builtin printf '%sD;%s;%s;%s;0%s\a' "$__tandem_osc" "$__tandem_seq" "$__tandem_flags" "$__tandem_na" "$__tandem_list"
+}
+__tandem_seq=0
+__tandem_lined=0
+__tandem_histnum=
+__tandem_osc=$'\e]7771;'"$__tandem_secret;"
+__tandem_ps0="\e]7771;$__tandem_secret;S;\$((__tandem_seq+=1))\a"
+__tandem_ps2="\[\e]7771;$__tandem_secret;C\a\]"
+__tandem_status() { return "$1"; }
+__tandem_user_pc=("${PROMPT_COMMAND[@]}")
+__tandem_reassert() {
+  [[ $PS0 == *"$__tandem_ps0"* ]] || PS0=$__tandem_ps0$PS0
+  [[ $PS2 == *"$__tandem_ps2"* ]] || PS2=$__tandem_ps2$PS2
+}
+__tandem_precmd() {
+  local __tandem_ret=$? REPLY __tandem_h __tandem_cmd
+  [[ -n ${__tandem_lastsig+x} ]] || __tandem_redirects
+  __tandem_esc "$PWD"
+  builtin printf '%sE;%s;%s;;%s\a' "$__tandem_osc" "$__tandem_seq" "$__tandem_ret" "$REPLY"
+  if [[ $__tandem_seq != "$__tandem_lined" ]]; then
+    __tandem_lined=$__tandem_seq
+    # One subshell for the history line and the function list of the redirect report.
+    __tandem_h=$(HISTTIMEFORMAT='' builtin history 1; builtin printf '\x1f'; builtin compgen -A function)
+    __tandem_fnlist=${__tandem_h##*$'\x1f'}
+    __tandem_h=${__tandem_h%$'\x1f'*}
+    __tandem_h=${__tandem_h%$'\n'}
+    if [[ $__tandem_h =~ ^\ *([0-9]+)\*?\ \ (.*)$ ]] && [[ ${BASH_REMATCH[1]} != "$__tandem_histnum" ]]; then
+      __tandem_histnum=${BASH_REMATCH[1]}
+      __tandem_esc "${BASH_REMATCH[2]:0:4096}"
+      builtin printf '%sL;%s;%s\a' "$__tandem_osc" "$__tandem_seq" "$REPLY"
+    fi
+    __tandem_redirects
+  fi
+  __tandem_reassert
+  local __tandem_pc
+  for __tandem_pc in "${__tandem_user_pc[@]}"; do
+    __tandem_status "$__tandem_ret"
+    eval "$__tandem_pc"
+  done
+  __tandem_status "$__tandem_ret"
+}
+PROMPT_COMMAND=(__tandem_precmd)
+__tandem_reassert

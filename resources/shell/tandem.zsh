@@ -1,0 +1,72 @@
+# Tandem's shell integration for zsh, sourced by the per-terminal .zshrc Tandem generates
+# (src/main/shells/zsh.ts) after the person's own .zshrc ran. Per-terminal data (the marker
+# secret, the rc directory, re-applied variables, the credential scrub) stays in that 0600
+# file: this script is the same for every terminal. preexec prints the start marker with the
+# command line, precmd the end marker with the exit status it captured first.
+
+# The percent-encoding of marker fields (parameter expansion, no fork); tandem.bash has the same.
+__tandem_esc() {
+  REPLY=$1
+  REPLY=${REPLY//\%/%25}; REPLY=${REPLY//;/%3B}; REPLY=${REPLY//$'\a'/%07}
+  REPLY=${REPLY//$'\e'/%1B}; REPLY=${REPLY//$'\n'/%0A}; REPLY=${REPLY//$'\r'/%0D}
+}
+# Baseline of the redirect report: the PATH the startup files left.
+zmodload zsh/parameter 2>/dev/null
+typeset -g __tandem_path0=$PATH
+# The redirect report (src/main/terminal/redirect-report.ts) from the aliases, galiases and
+# functions tables of zsh/parameter, before the end marker. At most about 8,000 characters.
+__tandem_redirects() {
+  local REPLY k flags= list= sig
+  local -i na=0 ng=0
+  [[ $PATH == "$__tandem_path0" ]] || flags=p
+  sig="$flags|${(kv)aliases}|${(kv)galiases}|${(k)functions}"
+  if [[ $sig == "$__tandem_lastsig" ]]; then
+    (( __tandem_seq == __tandem_lastseq )) || print -rn -- "${__tandem_osc}D;$__tandem_seq;="$'\a'
+    typeset -g __tandem_lastseq=$__tandem_seq
+    return
+  fi
+  typeset -g __tandem_lastsig=$sig __tandem_lastseq=$__tandem_seq
+  for k in ${(k)aliases}; do
+    if (( ${#list} > 8000 )); then flags+=t; break; fi
+    __tandem_esc "$k"; list+=";$REPLY"
+    __tandem_esc "${aliases[$k]}"; list+=";$REPLY"
+    (( na++ ))
+  done
+  for k in ${(k)galiases}; do
+    if (( ${#list} > 8000 )); then flags+=t; break; fi
+    __tandem_esc "$k"; list+=";$REPLY"
+    (( ng++ ))
+  done
+  for k in ${(k)functions}; do
+    [[ $k == _* ]] && continue
+    if (( ${#list} > 8000 )); then flags+=t; break; fi
+    __tandem_esc "$k"; list+=";$REPLY"
+  done
+  print -rn -- "${__tandem_osc}D;$__tandem_seq;$flags;$na;$ng$list"$'\a'
+}
+typeset -gi __tandem_seq=0
+typeset -g __tandem_cmd=
+typeset -g __tandem_osc=$'\e]7771;'"$__tandem_secret;"
+typeset -g __tandem_ps2="%{"$'\e]7771;'"$__tandem_secret;C"$'\a'"%}"
+__tandem_reassert() {
+  (( ${precmd_functions[(Ie)__tandem_precmd]} )) || precmd_functions=(__tandem_precmd $precmd_functions)
+  (( ${preexec_functions[(Ie)__tandem_preexec]} )) || preexec_functions+=(__tandem_preexec)
+  [[ $PS2 == *"$__tandem_ps2"* ]] || PS2=$__tandem_ps2$PS2
+}
+__tandem_preexec() {
+  local REPLY
+  (( __tandem_seq++ ))
+  __tandem_esc "${1[1,4096]}"
+  __tandem_cmd=$REPLY
+  print -rn -- "${__tandem_osc}S;${__tandem_seq};${__tandem_cmd}"$'\a'
+  __tandem_reassert
+}
+__tandem_precmd() {
+  local __tandem_ret=$? REPLY
+  __tandem_redirects
+  __tandem_esc "$PWD"
+  print -rn -- "${__tandem_osc}E;${__tandem_seq};${__tandem_ret};${__tandem_cmd};$REPLY"$'\a'
+  __tandem_reassert
+  return $__tandem_ret
+}
+__tandem_reassert
