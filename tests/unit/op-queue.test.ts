@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OpQueue } from '../../src/main/agent/op-queue.js';
+import { OpQueue } from '../../src/main/host/op-queue.js';
 
 describe('OpQueue', () => {
   it('runs writes one at a time in FIFO order', async () => {
