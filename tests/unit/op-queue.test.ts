@@ -55,7 +55,9 @@ describe('OpQueue: the person never waits', () => {
     await expect(later).rejects.toMatchObject({ code: 'user_control' });
     await expect(queue.enqueue('d')).rejects.toMatchObject({ code: 'user_control' });
     expect(queue.size).toBe(0);
+    expect(queue.underLease(() => 'written')).toBe('written');
     queue.releaseLease();
+    expect(() => queue.underLease(() => 'written')).toThrow(expect.objectContaining({ code: 'forbidden' }));
     const after = await queue.enqueue('e');
     expect(after.preempted.aborted).toBe(false);
     after.release();

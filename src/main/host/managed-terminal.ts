@@ -1,4 +1,5 @@
 import { TandemError } from '../../shared/errors.js';
+import { DEFAULT_LIMITS } from '../../shared/limits.js';
 import type { Controller, TerminalInfo } from '../../shared/types.js';
 import type { TerminalView } from '../../shared/contract.js';
 import type { Clock } from '../terminal/clock.js';
@@ -62,7 +63,7 @@ export class ManagedTerminal {
     private readonly clock: Clock,
     private readonly onChange: () => void,
     private readonly flow: FlowOptions = { stalledAfterMs },
-    maxQueued = 128,
+    maxQueued: number = DEFAULT_LIMITS.maxQueuedOperations,
   ) {
     this.unsubscribe = this.wire(session);
     this.control = new TerminalControl(meta.control, maxQueued, (control: Controller) => {
@@ -285,7 +286,7 @@ export class ManagedTerminal {
   /** The person's input from the writing view, through the control machine and their lease. */
   async personInput(data: string, typed: boolean): Promise<void> {
     const effects = this.control.dispatch({ type: 'input', typed, offset: this.session.streamOffset });
-    if (effects.some((effect) => effect.type === 'write')) await this.session.write(data);
+    if (effects.some((effect) => effect.type === 'write')) await this.control.queue.underLease(() => this.session.write(data));
   }
 
   dispose(): void {

@@ -85,6 +85,12 @@ export class OpQueue {
     this.next();
   }
 
+  /** The person's input: written at once under their lease, never queued; without the lease it is refused. */
+  underLease<T>(write: () => T): T {
+    if (!this.leased) throw new TandemError('forbidden', 'The agent drives this terminal; take control to type into it.');
+    return write();
+  }
+
   /** A person's operation (a reset): starts at once; agent operations wait until it ends. */
   async person<T>(run: () => Promise<T>): Promise<T> {
     this.resets += 1;
