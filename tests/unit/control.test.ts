@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { type ControlState, initialControl, stepControl } from '../../src/main/host/control.js';
+import type { ManagedTerminal } from '../../src/main/host/managed-terminal.js';
 import { TerminalControl } from '../../src/main/host/terminal-control.js';
+import { TerminalOps } from '../../src/main/host/terminal-ops.js';
+import { ManualClock } from '../support/manual-clock.js';
 
 const agentDriven = initialControl('agent');
 const words = { note: 'done, go on', shareOutput: true };
@@ -139,5 +142,47 @@ describe('TerminalControl: the effects at the edge', () => {
     takeover.dispose();
     control.dispatch({ type: 'hand_back', words });
     expect(wakes).toBe(2);
+  });
+});
+
+describe('TerminalOps.turn: a bounded wait for the queue', () => {
+  // A turn needs only the terminal's control; the fake stands in for the rest of a ManagedTerminal, which a turn never touches.
+  function opsWith(control: TerminalControl, clock: ManualClock): TerminalOps {
+    return new TerminalOps({ control } as unknown as ManagedTerminal, clock);
+  }
+
+  it('fails busy when the bound passes first, and the operation never runs', async () => {
+    const clock = new ManualClock();
+    const control = new TerminalControl('agent', 8, () => undefined);
+    const ops = opsWith(control, clock);
+    const running = await ops.turn('a', 1000);
+    const waiting = ops.turn('b', 100);
+    const failed = expect(waiting).rejects.toMatchObject({ code: 'busy' });
+    await clock.advance(100);
+    await failed;
+    expect(control.queue.holds('b')).toBe(false);
+    running.release();
+    const next = await ops.turn('c', 100);
+    expect(control.queue.holds('c')).toBe(true);
+    next.release();
+    expect(clock.pending).toBe(0);
+  });
+
+  it("rejects with the caller's reason when it gives up, and user_control when it reaches the head under the lease", async () => {
+    const clock = new ManualClock();
+    const control = new TerminalControl('agent', 8, () => undefined);
+    const ops = opsWith(control, clock);
+    const running = await ops.turn('a', 1000);
+    const caller = new AbortController();
+    const cancelled = ops.turn('b', 10_000, caller.signal);
+    caller.abort(new Error('client cancelled'));
+    await expect(cancelled).rejects.toThrow('client cancelled');
+    const queued = ops.turn('c', 10_000);
+    control.dispatch({ type: 'take', offset: 0 });
+    expect(running.preempted.aborted).toBe(true);
+    running.release();
+    await expect(queued).rejects.toMatchObject({ code: 'user_control' });
+    expect(control.queue.size).toBe(0);
+    expect(clock.pending).toBe(0);
   });
 });
