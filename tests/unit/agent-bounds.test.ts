@@ -6,6 +6,7 @@ import { maxOutcomes, PairingBroker } from '../../src/main/agent/pairing.js';
 import { AgentService } from '../../src/main/agent/service.js';
 import { maxEphemeralTokens, TokenStore } from '../../src/main/agent/tokens.js';
 import { TerminalHost } from '../../src/main/host/host.js';
+import { ManualClock } from '../support/manual-clock.js';
 
 // The bounds on agent-layer state that lives as long as the host (docs/architecture.md, "What
 // lives as long as the host"). Real stores and a real host; no terminal is started here.
@@ -75,5 +76,27 @@ describe('agents remembered as gone', () => {
     expect(service.goneAgents).toBe(100);
     await service.sweepUnattended();
     expect(service.goneAgents).toBe(0);
+  });
+});
+
+describe('the unattended sweep', () => {
+  it('runs on the injected clock once per interval and leaves no timer once disposed', async () => {
+    const home = stateDir();
+    const host = new TerminalHost({ home, env: { ...process.env, HOME: home } });
+    const tokens = new TokenStore(stateDir());
+    const clock = new ManualClock();
+    const service = new AgentService(host, tokens, { clock, sweepIntervalMs: 1000 });
+    cleanups.push(() => host.shutdown());
+    const identity = tokens.identify(tokens.issueEphemeral('gone-soon'))!;
+    service.disconnect(service.connect(identity).id);
+    expect(service.goneAgents).toBe(1);
+    await clock.advance(999);
+    expect(service.goneAgents).toBe(1);
+    await clock.advance(1);
+    expect(service.goneAgents).toBe(0);
+    expect(clock.pending).toBe(1);
+    service.dispose();
+    await clock.advance(0);
+    expect(clock.pending).toBe(0);
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { OpQueue } from '../../src/main/agent/op-queue.js';
+import { OpQueue } from '../../src/main/host/op-queue.js';
 
 describe('OpQueue', () => {
   it('runs writes one at a time in FIFO order', async () => {
@@ -36,5 +36,51 @@ describe('OpQueue', () => {
     const next = await queue.enqueue('c');
     expect(queue.holds('c')).toBe(true);
     next.release();
+  });
+});
+
+describe('OpQueue: the person never waits', () => {
+  it('a lease is granted at once: it preempts the running operation, queued ones fail user_control at the head', async () => {
+    const queue = new OpQueue(8);
+    const running = await queue.enqueue('a');
+    const queued = queue.enqueue('b');
+    const later = queue.enqueue('c');
+    queue.grantLease();
+    expect(queue.leaseHeld).toBe(true);
+    expect(running.preempted.aborted).toBe(true);
+    // Still queued behind the running one until it settles.
+    expect(queue.holds('b')).toBe(true);
+    running.release();
+    await expect(queued).rejects.toMatchObject({ code: 'user_control' });
+    await expect(later).rejects.toMatchObject({ code: 'user_control' });
+    await expect(queue.enqueue('d')).rejects.toMatchObject({ code: 'user_control' });
+    expect(queue.size).toBe(0);
+    expect(queue.underLease(() => 'written')).toBe('written');
+    queue.releaseLease();
+    expect(() => queue.underLease(() => 'written')).toThrow(expect.objectContaining({ code: 'forbidden' }));
+    const after = await queue.enqueue('e');
+    expect(after.preempted.aborted).toBe(false);
+    after.release();
+  });
+
+  it("a person's operation (a reset) starts at once; agent operations wait for it and then run", async () => {
+    const queue = new OpQueue(8);
+    const running = await queue.enqueue('a');
+    let finishReset!: () => void;
+    const order: string[] = [];
+    const reset = queue.person(async () => {
+      order.push('reset started');
+      await new Promise<void>((resolve) => (finishReset = resolve));
+      order.push('reset done');
+    });
+    const queued = queue.enqueue('b').then((turn) => (order.push('b'), turn));
+    running.release();
+    await Promise.resolve();
+    expect(order).toEqual(['reset started']);
+    finishReset();
+    await reset;
+    (await queued).release();
+    expect(order).toEqual(['reset started', 'reset done', 'b']);
+    expect(running.preempted.aborted).toBe(false);
   });
 });

@@ -115,8 +115,11 @@ export class TerminalHost {
   /** Whether an agent of this name has a live session (set by the agent layer). */
   agentPresence: (name: string) => boolean = () => false;
 
-  /** Something about a terminal changed outside the host (agent connections): republish the roster. */
-  touch(): void {
+  /** Whether an agent's session is live for this terminal, as the agent layer sees it. */
+  setAgentConnected(id: string, connected: boolean): void {
+    const terminal = this.get(id);
+    if (terminal.meta.agentConnected === connected) return;
+    terminal.meta.agentConnected = connected;
     this.changed();
   }
 
@@ -177,7 +180,7 @@ export class TerminalHost {
         handedTo: null,
         handedToKey: null,
       };
-      const terminal = new ManagedTerminal(session, meta, this.clock, this.changed, this.opts.flow);
+      const terminal = new ManagedTerminal(session, meta, this.clock, this.changed, this.opts.flow, this.limits.maxQueuedOperations);
       this.terminals.set(terminal.id, terminal);
       this.changed();
       return terminal;
@@ -213,16 +216,18 @@ export class TerminalHost {
     return result;
   }
 
-  /** A fresh shell under the same id and title. */
+  /** A fresh shell under the same id and title; a person's operation in the queue: agent writes wait for it. */
   async reset(id: string): Promise<TerminalView> {
     const terminal = this.get(id);
-    const old = terminal.session;
-    const closed = await old.close();
-    if (!closed.closed) throw new TandemError('busy', `The old shell left ${closed.orphans.length} process(es) that could not be stopped; try again.`);
-    const session = await TerminalSession.start(this.sessionOptions({ cwd: (old.sandboxRequest ? old.openedIn : old.cwd) ?? undefined, cols: old.cols, rows: old.rows, sandbox: old.sandboxRequest ?? undefined }, old.shell, terminal.meta.origin, old.id));
-    terminal.replaceSession(session);
-    this.changed();
-    return terminal.view();
+    return terminal.control.queue.person(async () => {
+      const old = terminal.session;
+      const closed = await old.close();
+      if (!closed.closed) throw new TandemError('busy', `The old shell left ${closed.orphans.length} process(es) that could not be stopped; try again.`);
+      const session = await TerminalSession.start(this.sessionOptions({ cwd: (old.sandboxRequest ? old.openedIn : old.cwd) ?? undefined, cols: old.cols, rows: old.rows, sandbox: old.sandboxRequest ?? undefined }, old.shell, terminal.meta.origin, old.id));
+      terminal.replaceSession(session);
+      this.changed();
+      return terminal.view();
+    });
   }
 
   async attach(id: string, clientId: string, sink: FrameSink, size?: { cols?: number; rows?: number }): Promise<{ attachment: Attachment; snapshot: string; view: TerminalView }> {
@@ -265,11 +270,7 @@ export class TerminalHost {
   async input(attachmentId: string, data: string, typed: boolean, clientId?: string): Promise<void> {
     const terminal = this.byAttachment(attachmentId, clientId);
     if (!terminal.isWriter(attachmentId)) throw new TandemError('forbidden', 'Another view of this terminal has input; this one is read-only.');
-    if (terminal.meta.control === 'agent') {
-      if (!typed) return;
-      terminal.setControl('user');
-    }
-    await terminal.session.write(data);
+    await terminal.personInput(data, typed);
   }
 
   resize(attachmentId: string, cols: number, rows: number, clientId?: string): void {
@@ -304,22 +305,21 @@ export class TerminalHost {
     terminal.meta.handedToKey = key;
     terminal.meta.agent = agent;
     terminal.meta.agentConnected = agent !== null && this.agentPresence(agent);
-    terminal.setControl(agent ? 'agent' : 'user');
+    terminal.control.dispatch({ type: 'hand_to', toAgent: agent !== null, offset: terminal.session.streamOffset });
     this.changed();
     return terminal.view();
   }
 
   takeControl(id: string): TerminalView {
     const terminal = this.get(id);
-    terminal.setControl('user');
+    terminal.control.dispatch({ type: 'take', offset: terminal.session.streamOffset });
     return terminal.view();
   }
 
   handBack(id: string, words: { note?: string; shareOutput?: boolean } = {}): TerminalView {
     const terminal = this.get(id);
     if (!terminal.meta.agent) throw new TandemError('invalid_argument', 'This terminal has no agent to hand control back to.');
-    if (terminal.meta.control === 'agent') return terminal.view();
-    terminal.handBack({ note: words.note?.trim() || null, shareOutput: words.shareOutput === true });
+    terminal.control.dispatch({ type: 'hand_back', words: { note: words.note?.trim() || null, shareOutput: words.shareOutput === true } });
     return terminal.view();
   }
 

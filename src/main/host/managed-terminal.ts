@@ -1,10 +1,13 @@
 import { TandemError } from '../../shared/errors.js';
+import { DEFAULT_LIMITS } from '../../shared/limits.js';
 import type { Controller, TerminalInfo } from '../../shared/types.js';
 import type { TerminalView } from '../../shared/contract.js';
 import type { Clock } from '../terminal/clock.js';
 import type { TerminalSession } from '../terminal/session.js';
 import { ProgramTitle } from '../terminal/program-title.js';
 import { foregroundProgram } from '../pty/proc.js';
+import { TerminalControl } from './terminal-control.js';
+import { TerminalOps } from './terminal-ops.js';
 import { Attachment, type FrameSink } from './attachment.js';
 import { frameMaxChars, highWatermarkChars, lowWatermarkChars, maxBufferedChars, stalledAfterMs } from '../../shared/wire.js';
 
@@ -12,12 +15,6 @@ import { frameMaxChars, highWatermarkChars, lowWatermarkChars, maxBufferedChars,
 export const frameBatchMs = 8;
 /** A frame this large means output is streaming: the next reads are worth batching. */
 export const streamingChars = 8 * 1024;
-
-/** The person's words on hand-back: a note for the agent, and whether their commands' output goes with it. */
-export interface HandBackWords {
-  note: string | null;
-  shareOutput: boolean;
-}
 
 export interface FlowOptions {
   /** A viewer acknowledging nothing this long while the PTY waits for it is dropped. */
@@ -52,12 +49,13 @@ export class ManagedTerminal {
   private paused = false;
   private stallTimer: ReturnType<typeof setTimeout> | null = null;
   private unsubscribe: () => void;
-  private readonly controlListeners = new Set<(control: Controller) => void>();
   private program!: ProgramTitle;
   /** Agent calls (send, wait, handoff) waiting on this terminal now. */
   private agentCalls = 0;
-  /** What the person said on hand-back, read once by the agent layer. */
-  private handBackWords: HandBackWords | null = null;
+  /** Who drives this terminal, the handoff and the write queue: `meta.control` mirrors it. */
+  readonly control: TerminalControl;
+  /** What the agent layer may do with this terminal; it never reaches the session itself. */
+  readonly ops: TerminalOps;
 
   constructor(
     public session: TerminalSession,
@@ -65,8 +63,14 @@ export class ManagedTerminal {
     private readonly clock: Clock,
     private readonly onChange: () => void,
     private readonly flow: FlowOptions = { stalledAfterMs },
+    maxQueued: number = DEFAULT_LIMITS.maxQueuedOperations,
   ) {
     this.unsubscribe = this.wire(session);
+    this.control = new TerminalControl(meta.control, maxQueued, (control: Controller) => {
+      this.meta.control = control;
+      this.onChange();
+    });
+    this.ops = new TerminalOps(this, clock);
   }
 
   get id(): string {
@@ -268,11 +272,6 @@ export class ManagedTerminal {
 
   // ---- control -------------------------------------------------------------------------------
 
-  onControl(listener: (control: Controller) => void): () => void {
-    this.controlListeners.add(listener);
-    return () => this.controlListeners.delete(listener);
-  }
-
   /** Marks an agent call waiting on this terminal until the returned function runs. */
   beginAgentCall(): () => void {
     let done = false;
@@ -284,24 +283,10 @@ export class ManagedTerminal {
     };
   }
 
-  /** Hands control back to the agent with the person's words for it. */
-  handBack(words: HandBackWords): void {
-    this.handBackWords = words;
-    this.setControl('agent');
-  }
-
-  /** The person's words on the latest hand-back (once), or null. */
-  takeHandBackWords(): HandBackWords | null {
-    const words = this.handBackWords;
-    this.handBackWords = null;
-    return words;
-  }
-
-  setControl(control: Controller): void {
-    if (this.meta.control === control) return;
-    this.meta.control = control;
-    for (const listener of this.controlListeners) listener(control);
-    this.onChange();
+  /** The person's input from the writing view, through the control machine and their lease. */
+  async personInput(data: string, typed: boolean): Promise<void> {
+    const effects = this.control.dispatch({ type: 'input', typed, offset: this.session.streamOffset });
+    if (effects.some((effect) => effect.type === 'write')) await this.control.queue.underLease(() => this.session.write(data));
   }
 
   dispose(): void {

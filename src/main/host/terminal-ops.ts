@@ -1,0 +1,125 @@
+import { TandemError } from '../../shared/errors.js';
+import type { ClosedBy, SendResult, SignalName, TerminalStatus } from '../../shared/types.js';
+import { type Clock, waitFor } from '../terminal/clock.js';
+import type { CommandRecord } from '../terminal/history.js';
+import type { RedirectReport } from '../terminal/redirect-report.js';
+import type { SendRequest, TerminalRead, TerminalSession, WaitRequest } from '../terminal/session.js';
+import type { ManagedTerminal } from './managed-terminal.js';
+import type { Turn } from './op-queue.js';
+
+/** What the agent layer asks of a terminal: writes take a turn in its queue; reads and waits do not. */
+export class TerminalOps {
+  constructor(
+    private readonly terminal: ManagedTerminal,
+    private readonly clock: Clock,
+  ) {}
+
+  private get session() {
+    return this.terminal.session;
+  }
+
+  get status(): TerminalStatus {
+    return this.session.status;
+  }
+
+  get cursor(): string {
+    return this.session.cursor;
+  }
+
+  get cwd(): string | null {
+    return this.session.cwd;
+  }
+
+  get exitCode(): number | null {
+    return this.session.exitCode;
+  }
+
+  get closedBy(): ClosedBy {
+    return this.session.closedBy;
+  }
+
+  get lastCommandExitCode(): number | null {
+    return this.session.lastCommandExitCode;
+  }
+
+  /** The output offset now: where a lease's hand-back summary would start. */
+  get streamOffset(): number {
+    return this.session.streamOffset;
+  }
+
+  get banner(): string {
+    return this.session.banner;
+  }
+
+  /** What the judge needs: the shell's dialect and where commands run. */
+  get judgeContext(): { shell: string | null; cwd: string; workspace: string } {
+    const session = this.session;
+    return { shell: session.shell.dialect?.name ?? null, cwd: session.cwd ?? session.workspace, workspace: session.workspace };
+  }
+
+  /**
+   * An agent operation's turn in the FIFO, within `ms` and until `signal`. Fails `busy` when
+   * the bound passes first, `user_control` when it reaches the head under the person's lease.
+   */
+  async turn(owner: string, ms: number, signal?: AbortSignal): Promise<Turn> {
+    const queued = new AbortController();
+    const entry = this.terminal.control.queue.enqueue(owner, queued.signal);
+    const outcome = await waitFor(this.clock, { ms, signal, until: entry });
+    if (outcome.kind === 'met') return outcome.value;
+    queued.abort();
+    // Granted in the same turn the wait gave up: the turn goes back unused.
+    void entry.then((turn) => turn.release(), () => undefined);
+    if (outcome.kind === 'aborted') throw outcome.reason ?? new Error('aborted');
+    throw new TandemError('busy', 'The terminal stayed busy with earlier operations for the whole wait; nothing was sent.');
+  }
+
+  /** Writes on a turn; the person's takeover settles it `human_handoff`. */
+  send(turn: Turn, req: Omit<SendRequest, 'handoff'>): Promise<SendResult> {
+    return this.session.send({ ...req, handoff: turn.preempted });
+  }
+
+  /** Waits outside the queue; the person's takeover settles it `human_handoff`. */
+  async wait(req: Omit<WaitRequest, 'handoff'>): Promise<SendResult> {
+    const takeover = this.terminal.control.takeoverSignal();
+    try {
+      return await this.session.wait({ ...req, handoff: takeover.signal });
+    } finally {
+      takeover.dispose();
+    }
+  }
+
+  read(req: { since?: string; offset?: number; count?: number; maxBytes?: number }): Promise<TerminalRead> {
+    return this.session.read(req);
+  }
+
+  /** Signals bypass the queue (the contract): they settle the agent's running send too. */
+  signal(name: SignalName): Promise<void> {
+    return this.session.signal(name);
+  }
+
+  freshRedirects(waitMs: number): Promise<RedirectReport | null> {
+    return this.session.freshRedirects(waitMs);
+  }
+
+  probeNow(): ReturnType<TerminalSession['probeNow']> {
+    return this.session.probeNow();
+  }
+
+  /** What the person did under their lease: the commands, and the raw output only when they share it. */
+  leaseReport(since: number, shareOutput: boolean): { commands: CommandRecord[]; output: string | null; screen: () => string } {
+    const session = this.session;
+    return { commands: session.commandsSince(since), output: shareOutput ? session.outputSince(since) : null, screen: () => session.screen.text };
+  }
+
+  /** Calls `listener` once the shell has exited (at once if it has); returns the unsubscribe. */
+  onExit(listener: () => void): () => void {
+    const session = this.session;
+    if (session.status === 'exited') {
+      listener();
+      return () => undefined;
+    }
+    return session.onStateChange(() => {
+      if (session.status === 'exited') listener();
+    });
+  }
+}

@@ -1,0 +1,89 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startAgentFixture, type AgentFixture } from './agent-helpers.js';
+
+// The host's control machine and op queue through the public doors: MCP tools for the agent,
+// the host's input, takeover and hand-back (what the UI transports call) for the person.
+let f: AgentFixture;
+let token: string;
+beforeAll(async () => {
+  f = await startAgentFixture();
+  token = f.layer.pairAgent({ name: 'ctl' }).token;
+});
+afterAll(async () => {
+  await f.close();
+});
+afterEach(async () => {
+  await Promise.all(f.host.list().map((t) => f.host.close(t.id)));
+});
+
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function until(check: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !check(); i++) await pause(50);
+  expect(check()).toBe(true);
+}
+
+async function attachAsPerson(id: string): Promise<string> {
+  const { attachment } = await f.host.attach(id, 'person-ui', { frame: () => undefined, closed: () => undefined, writable: () => undefined });
+  return attachment.id;
+}
+
+describe('the op queue under takeover', () => {
+  it("the person's keystrokes reach the program while the agent's operation runs; that operation settles human_handoff", async () => {
+    f.layer.setAgentPolicy({ name: 'ctl', policy: 'always' });
+    const client = await f.client(token);
+    const { id } = (await f.call(client, 'terminal_open', { title: 'keys-first' })) as { id: string };
+    // The sleep holds the agent's turn: the person's input must not queue behind it.
+    const sending = f.call(client, 'terminal_send', { id, text: 'sleep 3; head -n1', waitMs: 30000 });
+    await until(() => f.host.get(id).ops.status === 'running');
+    await pause(200);
+    const view = await attachAsPerson(id);
+    await f.host.input(view, 'typed-by-person\r', true);
+    expect(await sending).toMatchObject({ status: 'human_handoff', evidence: 'handoff', control: 'user' });
+    const screen = async () => ((await f.call(client, 'terminal_read', { id })).text as string).match(/typed-by-person/g)?.length ?? 0;
+    // Echoed by the tty while the agent's command still runs, then read by head once the sleep ends.
+    expect(await screen()).toBe(1);
+    expect(f.host.get(id).ops.status).toBe('running');
+    for (let i = 0; i < 100 && (await screen()) < 2; i++) await pause(100);
+    expect(await screen()).toBe(2);
+    expect(await f.call(client, 'terminal_send', { id, text: 'echo no', input: true })).toMatchObject({ isError: true, error: { code: 'user_control' } });
+  });
+
+  it('a command approved after the person took over never runs', async () => {
+    f.layer.setAgentPolicy({ name: 'ctl', policy: 'ask' });
+    const client = await f.client(token);
+    const { id } = (await f.call(client, 'terminal_open', { title: 'late-approval' })) as { id: string };
+    const marker = join(f.home, 'late-approved');
+    const pending = await f.call(client, 'terminal_send', { id, text: `touch ${marker}`, waitMs: 200 });
+    expect(pending).toMatchObject({ status: 'awaiting_approval' });
+    const view = await attachAsPerson(id);
+    await f.host.input(view, 'true\r', true);
+    expect(f.host.get(id).meta.control).toBe('user');
+    f.layer.answerApproval({ requestId: f.layer.state().approvals[0]!.id, decision: 'approve' });
+    await pause(800);
+    expect(existsSync(marker)).toBe(false);
+    // Handed back, the agent drives again and the queue is free: nothing was left holding it.
+    f.host.handBack(id);
+    f.layer.setAgentPolicy({ name: 'ctl', policy: 'always' });
+    expect(await f.call(client, 'terminal_send', { id, text: 'echo free' })).toMatchObject({ status: 'done', output: 'free' });
+    expect(existsSync(marker)).toBe(false);
+  });
+
+  it('the hand-back summary covers what the person ran from the takeover on, even before the agent waited', async () => {
+    f.layer.setAgentPolicy({ name: 'ctl', policy: 'always' });
+    const client = await f.client(token);
+    const { id } = (await f.call(client, 'terminal_open', { title: 'early-lease' })) as { id: string };
+    const view = await attachAsPerson(id);
+    // The takeover keystrokes are the person's first command.
+    await f.host.input(view, 'echo before-the-wait; false\r', true);
+    await pause(400);
+    const waiting = f.call(client, 'terminal_wait', { id, waitMs: 20000 });
+    await pause(200);
+    f.host.handBack(id, { note: 'all yours' });
+    const back = await waiting;
+    expect(back).toMatchObject({ status: 'done', evidence: 'handoff', control: 'agent', handoff: { state: 'returned', note: 'all yours' } });
+    expect((back.handoff as { summary: string }).summary).toMatch(/echo before-the-wait; false → exit 1/);
+  });
+});
