@@ -4,6 +4,7 @@
  * browser UI and /ws only in `tandem serve`). Plain Node: never imports electron.
  */
 import { join } from 'node:path';
+import { loadGrammars } from './agent/judge/tree-sitter.js';
 import { AgentLayer } from './agent/layer.js';
 import type { BridgeCommand } from './agent/configs.js';
 import type { DispatchOptions } from './host/dispatch.js';
@@ -42,6 +43,9 @@ export interface Runtime {
 export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const lock = new InstanceLock(opts.env);
   lock.acquire();
+  // The judge's grammars take 40-80 ms to load (and block the loop for much of it): load them
+  // while the rest starts, so no agent's first command pays for it.
+  const grammars = loadGrammars().catch(() => null);
   let host: TerminalHost | null = null;
   let agents: AgentLayer | null = null;
   let server: WebServer | null = null;
@@ -72,6 +76,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     isUiCredential = (secret) => web.isUiCredential(secret);
     for (const [prefix, handler] of Object.entries(layer.routes())) server.route(prefix, (req, res, url) => handler(req, res, url.pathname));
     const base = server.origin;
+    await grammars;
     lock.publish({
       pid: process.pid,
       version: host.version,
