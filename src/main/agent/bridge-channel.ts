@@ -1,6 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ERROR_CODES, type ErrorCode, TandemError } from '../../shared/errors.js';
+import { systemClock, waitFor } from '../terminal/clock.js';
 import { LineSplitter } from './line-splitter.js';
 import { bridgeHelloMethod, helloTimeoutMs, maxBridgeLineBytes } from './mcp-socket.js';
 import { toolError } from './mcp-server.js';
@@ -40,48 +41,47 @@ export class BridgeChannel {
     private readonly write: (line: string) => void,
   ) {}
 
-  static open(path: string, hello: { token: string; cwd: string; terminalId: string | null }, write: (line: string) => void, onClose: (channel: BridgeChannel) => void): Promise<BridgeChannel> {
-    return new Promise((resolve, reject) => {
-      const socket = connect(path);
-      const channel = new BridgeChannel(socket, write);
-      let greeted = false;
-      const fail = (error: Error) => {
-        if (greeted) return;
-        greeted = true;
-        clearTimeout(timer);
-        socket.destroy();
-        reject(error);
-      };
-      const timer = setTimeout(() => fail(new TandemError('not_running', 'Tandem did not answer the bridge; call the tool again.')), helloTimeoutMs);
-      socket.on('error', (error: NodeJS.ErrnoException) => fail(new ChannelUnreachable(error.message)));
-      socket.on('connect', () => {
-        socket.write(`${JSON.stringify({ jsonrpc: '2.0', id: helloId, method: bridgeHelloMethod, params: hello })}\n`);
-      });
-      socket.on('close', () => {
-        fail(new TandemError('not_running', 'Tandem closed the bridge channel; call the tool again.'));
-        channel.lost();
-        onClose(channel);
-      });
-      const splitter = new LineSplitter(
-        // The host's answers are bounded by its output limits; this only guards against a runaway.
-        maxBridgeLineBytes * 8,
-        (line) => {
-          if (greeted) return channel.answer(line);
-          let reply: { result?: unknown; error?: unknown };
-          try {
-            reply = JSON.parse(line) as typeof reply;
-          } catch {
-            return fail(new TandemError('not_running', 'Tandem answered the bridge with something that is not JSON.'));
-          }
-          if (reply.error || !reply.result) return fail(channelError(reply.error));
-          greeted = true;
-          clearTimeout(timer);
-          resolve(channel);
-        },
-        () => socket.destroy(),
-      );
-      socket.on('data', (chunk: Buffer) => splitter.push(chunk));
+  static async open(path: string, hello: { token: string; cwd: string; terminalId: string | null }, write: (line: string) => void, onClose: (channel: BridgeChannel) => void): Promise<BridgeChannel> {
+    const socket = connect(path);
+    const channel = new BridgeChannel(socket, write);
+    let greet!: { resolve: () => void; reject: (error: Error) => void };
+    const greeted = new Promise<void>((resolve, reject) => (greet = { resolve, reject }));
+    let open = false;
+    socket.on('error', (error: NodeJS.ErrnoException) => greet.reject(new ChannelUnreachable(error.message)));
+    socket.on('connect', () => {
+      socket.write(`${JSON.stringify({ jsonrpc: '2.0', id: helloId, method: bridgeHelloMethod, params: hello })}\n`);
     });
+    socket.on('close', () => {
+      greet.reject(new TandemError('not_running', 'Tandem closed the bridge channel; call the tool again.'));
+      channel.lost();
+      onClose(channel);
+    });
+    const splitter = new LineSplitter(
+      // The host's answers are bounded by its output limits; this only guards against a runaway.
+      maxBridgeLineBytes * 8,
+      (line) => {
+        if (open) return channel.answer(line);
+        let reply: { result?: unknown; error?: unknown };
+        try {
+          reply = JSON.parse(line) as typeof reply;
+        } catch {
+          return greet.reject(new TandemError('not_running', 'Tandem answered the bridge with something that is not JSON.'));
+        }
+        if (reply.error || !reply.result) return greet.reject(channelError(reply.error));
+        open = true;
+        greet.resolve();
+      },
+      () => socket.destroy(),
+    );
+    socket.on('data', (chunk: Buffer) => splitter.push(chunk));
+    try {
+      const outcome = await waitFor(systemClock, { ms: helloTimeoutMs, until: greeted });
+      if (outcome.kind !== 'met') throw new TandemError('not_running', 'Tandem did not answer the bridge; call the tool again.');
+      return channel;
+    } catch (error) {
+      socket.destroy();
+      throw error;
+    }
   }
 
   /** Whether a call of this id went up here (so its cancellation goes the same way). */
