@@ -5,9 +5,10 @@ import { dirname, join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { maxBridgeLineBytes } from '../../src/main/agent/mcp-socket.js';
+import { helloTimeoutMs, maxBridgeLineBytes, maxPendingHellos, McpSocketEndpoint } from '../../src/main/agent/mcp-socket.js';
 import { shortSocketDir } from '../../src/main/agent/socket-path.js';
 import { discoveryDir } from '../../src/main/host/instance.js';
+import { ManualClock } from '../support/manual-clock.js';
 import { startAgentFixture, type AgentFixture } from './agent-helpers.js';
 
 // The stdio bridge's channel to the host (src/main/agent/mcp-socket.ts), attacked through its
@@ -149,6 +150,28 @@ describe('bridge channel', () => {
     expect(f.host.list()).toEqual([]);
     expect(f.bridgeChannel!.sessionCount).toBe(0);
     expect(f.layer.service.connectedAgents()).toEqual([]);
+  });
+
+  it('bounds connections that never say hello: at most 32 at once, each closed after 5 s', async () => {
+    const home = tempHome();
+    const f = await fixture(home);
+    const clock = new ManualClock();
+    const endpoint = await McpSocketEndpoint.listen(f.layer.service, { path: join(f.root, 'timed.sock'), ownDir: null, clock });
+    cleanups.push(() => endpoint.close());
+    const silent = Array.from({ length: maxPendingHellos }, () => raw(endpoint.path));
+    await until(() => endpoint.pendingHelloCount === maxPendingHellos);
+    const extra = raw(endpoint.path);
+    expect(await extra.next()).toMatchObject({ error: { data: { code: 'capacity' } } });
+    await extra.closed;
+    await clock.advance(helloTimeoutMs);
+    for (const channel of silent) expect(await channel.next()).toMatchObject({ error: { data: { code: 'forbidden' } } });
+    await Promise.all(silent.map((channel) => channel.closed));
+    // Their slots are free again: a bridge with a token gets in.
+    const late = raw(endpoint.path);
+    late.send(hello(paired(f)));
+    expect(await late.next()).toMatchObject({ id: 0, result: {} });
+    expect(endpoint.sessionCount).toBe(1);
+    expect(clock.pending).toBe(0);
   });
 
   it('answers malformed and oversize lines with contract codes and loses nothing around them', async () => {

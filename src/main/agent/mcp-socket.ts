@@ -132,6 +132,11 @@ export class McpSocketEndpoint {
     return this.sessions.size;
   }
 
+  /** Connections that have not said hello yet. */
+  get pendingHelloCount(): number {
+    return this.pendingHellos;
+  }
+
   private accept(socket: Socket): void {
     socket.on('error', () => undefined);
     if (this.pendingHellos >= maxPendingHellos) {
