@@ -42,7 +42,7 @@ export const firstCommandFigure: Figure = {
   ],
   async run(opts) {
     const engineSamples = opts.pick(20, 2);
-    const bridgeSamples = opts.pick(10, 2);
+    const bridgeSamples = opts.pick(10, 1);
     const out: Measurement[] = [];
     const scope = new SessionScope(opts.home);
     try {

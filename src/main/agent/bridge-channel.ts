@@ -2,7 +2,7 @@ import { connect, type Socket } from 'node:net';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ERROR_CODES, type ErrorCode, TandemError } from '../../shared/errors.js';
 import { systemClock, waitFor } from '../terminal/clock.js';
-import { LineSplitter } from './line-splitter.js';
+import { LineSplitter, trailingId } from './line-splitter.js';
 import { bridgeHelloMethod, helloTimeoutMs, maxBridgeLineBytes } from './mcp-socket.js';
 import { toolError } from './mcp-server.js';
 
@@ -100,11 +100,14 @@ export class BridgeChannel {
   }
 
   private answer(line: string): void {
-    let id: unknown;
-    try {
-      id = (JSON.parse(line) as { id?: unknown }).id;
-    } catch {
-      return;
+    // The SDK writes a response's id last: read it there rather than parse a result of up to 256 KiB.
+    let id: unknown = trailingId(line.slice(-128));
+    if (id === null) {
+      try {
+        id = (JSON.parse(line) as { id?: unknown }).id;
+      } catch {
+        return;
+      }
     }
     if (typeof id === 'string' || typeof id === 'number') this.forwarded.delete(id);
     this.write(line);
