@@ -1,11 +1,16 @@
 /**
  * Agent round trip for `echo`: `terminal_send {id, text: 'echo hi'}` until `done`, through the
- * stdio bridge (`tandem mcp`, its own process) and over the HTTP MCP endpoint, against a real
- * instance in a child process. Baselines in the same run, interleaved: bare node-pty with a
- * prompt marker (the physical floor) and a tmux send-keys/capture-pane loop.
+ * stdio bridge (`tandem mcp`, its own process, over the instance's bridge channel) and over the
+ * HTTP MCP endpoint, against a real instance in a child process. Baselines in the same run,
+ * interleaved: the engine's own round trip (a TerminalSession in this process: what the agent
+ * layer and the transport add is the difference), bare node-pty with a prompt marker (the
+ * physical floor) and a tmux send-keys/capture-pane loop.
  */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { EchoBaselines } from '../lib/echo-baselines.js';
+import { expectStatus, SessionScope } from '../lib/engine.js';
 import { HostProcess } from '../lib/host.js';
 import { bridgeClient, callTool, httpClient } from '../lib/mcp.js';
 import { summarize } from '../lib/stats.js';
@@ -35,8 +40,14 @@ export const agentRoundtripFigure: Figure = {
     {
       name: 'roundtrip.bridge.echo',
       unit: 'ms',
-      target: { metric: 'median', op: '<=', value: 3 },
-      description: 'terminal_send {text: "echo hi"} through the stdio bridge (SDK client → tandem mcp → HTTP → host process) until done',
+      target: { metric: 'over', op: '<=', value: 0.6 },
+      description: 'terminal_send {text: "echo hi"} through the stdio bridge (SDK client → tandem mcp → bridge channel → host process) until done',
+    },
+    {
+      name: 'roundtrip.bridge-http.echo',
+      unit: 'ms',
+      target: null,
+      description: 'the same through a bridge that finds no bridgeSocket (an older host: tandem mcp → HTTP → host process), the path before the channel',
     },
     {
       name: 'roundtrip.http.echo',
@@ -52,42 +63,65 @@ export const agentRoundtripFigure: Figure = {
     let host: HostProcess | null = null;
     let http: Client | null = null;
     let bridge: Client | null = null;
+    let legacy: Client | null = null;
     let echoBaselines: EchoBaselines | null = null;
+    const scope = new SessionScope(opts.home);
     try {
+      const session = await scope.open('bash');
       host = await HostProcess.start(opts.home, opts.root, { agent });
       const token = host.info.agentToken!;
       http = await httpClient(host, token);
       const httpTerminal = String((await callTool(http, 'terminal_open', { title: 'bench http', shell: 'bash', cwd: opts.home })).id);
       let bridgeTerminal: string | null = null;
+      let legacyTerminal: string | null = null;
       let bridgeError: string | null = null;
       try {
         bridge = await bridgeClient(host, opts.root, opts.home, agent, token);
         bridgeTerminal = String((await callTool(bridge, 'terminal_open', { title: 'bench bridge', shell: 'bash' })).id);
+        // instance.json as an older host wrote it: no bridgeSocket, so this bridge relays over HTTP.
+        const { bridgeSocket: _channel, ...older } = JSON.parse(readFileSync(join(host.tandemHome, 'instance.json'), 'utf8')) as Record<string, unknown>;
+        if (!_channel) throw new Error('the host published no bridgeSocket');
+        const olderInstance = join(host.tandemHome, 'older-instance.json');
+        writeFileSync(olderInstance, JSON.stringify(older), { mode: 0o600 });
+        legacy = await bridgeClient(host, opts.root, opts.home, agent, token, { instance: olderInstance });
+        legacyTerminal = String((await callTool(legacy, 'terminal_open', { title: 'bench bridge http', shell: 'bash' })).id);
       } catch (error) {
         bridgeError = (error as Error).message;
       }
       echoBaselines = await EchoBaselines.start(opts.home, notes, Math.min(iterations, opts.pick(100, 10)));
       const viaHttp: number[] = [];
       const viaBridge: number[] = [];
+      const viaLegacy: number[] = [];
       const listHttp: number[] = [];
       const listBridge: number[] = [];
+      const engine: number[] = [];
       for (let i = 0; i < warmup + iterations; i++) {
+        const t0 = performance.now();
+        const engineResult = await session.send({ text: 'echo hi' });
+        const engineMs = performance.now() - t0;
+        expectStatus(engineResult, 'done', 'engine echo');
         const httpMs = await echo(http, httpTerminal);
         const bridgeMs = bridge && bridgeTerminal ? await echo(bridge, bridgeTerminal) : Number.NaN;
+        const legacyMs = legacy && legacyTerminal ? await echo(legacy, legacyTerminal) : Number.NaN;
         await echoBaselines.measure(i, warmup);
         const listHttpMs = await list(http);
         const listBridgeMs = bridge && bridgeTerminal ? await list(bridge) : Number.NaN;
         if (i < warmup) continue;
+        engine.push(engineMs);
         listHttp.push(listHttpMs);
         if (!Number.isNaN(listBridgeMs)) listBridge.push(listBridgeMs);
         viaHttp.push(httpMs);
         if (!Number.isNaN(bridgeMs)) viaBridge.push(bridgeMs);
+        if (!Number.isNaN(legacyMs)) viaLegacy.push(legacyMs);
       }
-      const baselines = echoBaselines.series();
+      const baselines = [{ name: 'engine.echo', samples: engine }, ...echoBaselines.series()];
       const median = (values: number[]) => summarize(values)?.median.toFixed(2) ?? '?';
       const split = (own: number[]) => `terminal_list (no PTY) on the same path: median ${median(own)} ms`;
       const note = (own: number[]) => [split(own), ...notes].join('; ');
-      const out: Measurement[] = [{ row: 'roundtrip.http.echo', samples: viaHttp, baselines, note: note(listHttp) }];
+      const out: Measurement[] = [
+        bridgeError ? { row: 'roundtrip.bridge-http.echo', error: bridgeError } : { row: 'roundtrip.bridge-http.echo', samples: viaLegacy, baselines },
+        { row: 'roundtrip.http.echo', samples: viaHttp, baselines, note: note(listHttp) },
+      ];
       out.unshift(
         bridgeError
           ? { row: 'roundtrip.bridge.echo', error: bridgeError, baselines, note: notes.join('; ') || undefined }
@@ -96,9 +130,11 @@ export const agentRoundtripFigure: Figure = {
       return out;
     } finally {
       await bridge?.close().catch(() => undefined);
+      await legacy?.close().catch(() => undefined);
       await http?.close().catch(() => undefined);
       await host?.stop();
       await echoBaselines?.close();
+      await scope.closeAll();
     }
   },
 };

@@ -6,6 +6,7 @@ import type { Figure } from '../lib/types.js';
 import { agentRoundtripFigure } from './agent-roundtrip.js';
 import { cpuFigure } from './cpu.js';
 import { exitBytesFigure } from './exit-bytes.js';
+import { firstCommandFigure } from './first-command.js';
 import { interruptFigure } from './interrupt.js';
 import { keystrokeFigure } from './keystroke.js';
 import { memoryFigure } from './memory.js';
@@ -19,6 +20,7 @@ import { throughputFigure } from './throughput.js';
 export const figures: Figure[] = [
   roundtripFigure,
   agentRoundtripFigure,
+  firstCommandFigure,
   throughputFigure,
   interruptFigure,
   startupFigure,

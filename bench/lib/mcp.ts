@@ -28,7 +28,8 @@ export async function bridgeClient(
   home: string,
   name: string,
   token: string,
-  opts: { onStderr?: (text: string) => void } = {},
+  /** `instance`: a discovery file to use instead of the host's (TANDEM_INSTANCE). */
+  opts: { onStderr?: (text: string) => void; instance?: string } = {},
 ): Promise<Client> {
   const profDir = process.env.BENCH_CPU_PROF_DIR;
   if (!existsSync(builtCli(root))) throw new Error(`${builtCli(root)} is missing: run \`npx electron-vite build\` first`);
@@ -42,6 +43,7 @@ export async function bridgeClient(
       HOME: home,
       TANDEM_HOME: host.tandemHome,
       TANDEM_TOKEN: token,
+      ...(opts.instance ? { TANDEM_INSTANCE: opts.instance } : {}),
     },
     stderr: 'pipe',
   });

@@ -6,12 +6,14 @@ export function targetText(target: Target | null, unit: Unit): string | null {
   if (!target) return null;
   const op = target.op === '<=' ? '≤' : target.op === '>=' ? '≥' : '<';
   if (target.metric === 'ratio') return `${op} ${target.value}x baseline`;
+  if (target.metric === 'over') return `${op} baseline + ${target.value}${unit === 'ms' ? ' ms' : ` ${unit}`}`;
   return `${op} ${target.value}${unit === '%' ? '%' : unit === 'count' ? '' : ` ${unit}`}`;
 }
 
-function meets(target: Target | null, median: number | null, ratio: number | null): boolean | null {
+function meets(target: Target | null, median: number | null, ratio: number | null, baselineMedian: number | null): boolean | null {
   if (!target) return null;
-  const value = target.metric === 'ratio' ? ratio : median;
+  const over = median !== null && baselineMedian !== null ? median - baselineMedian : null;
+  const value = target.metric === 'ratio' ? ratio : target.metric === 'over' ? over : median;
   if (value === null) return null;
   if (target.op === '<=') return value <= target.value;
   if (target.op === '>=') return value >= target.value;
@@ -85,7 +87,7 @@ export function buildRows(figure: Figure, measurements: Measurement[]): RowResul
       row.p90 = round(own.p90);
       row.min = round(own.min);
       row.max = round(own.max);
-      row.meetsTarget = meets(spec.target, own.median, row.ratio);
+      row.meetsTarget = meets(spec.target, own.median, row.ratio, row.baselineMedian);
     } else {
       notes.unshift('error: no samples');
     }

@@ -7,8 +7,11 @@
 export type Unit = 'ms' | 'MiB' | '%' | 'MiB/s' | 'x' | 'count';
 
 export interface Target {
-  /** What the target is checked against: the figure's median, its p99, or its ratio to the baseline. */
-  metric: 'median' | 'ratio';
+  /**
+   * What the target is checked against: the figure's median, its ratio to the baseline, or
+   * how far its median is above the baseline's (`over`, in the row's unit).
+   */
+  metric: 'median' | 'ratio' | 'over';
   op: '<=' | '>=' | '<';
   value: number;
 }

@@ -4,7 +4,10 @@
  * browser UI and /ws only in `tandem serve`). Plain Node: never imports electron.
  */
 import { join } from 'node:path';
+import { loadGrammars } from './agent/judge/tree-sitter.js';
 import { AgentLayer } from './agent/layer.js';
+import { McpSocketEndpoint } from './agent/mcp-socket.js';
+import { bridgeSocketPath } from './agent/socket-path.js';
 import type { BridgeCommand } from './agent/configs.js';
 import type { DispatchOptions } from './host/dispatch.js';
 import { TerminalHost } from './host/host.js';
@@ -31,6 +34,8 @@ export interface Runtime {
   host: TerminalHost;
   agents: AgentLayer;
   server: WebServer;
+  /** The stdio bridge's channel, or null when it could not listen (bridges then use HTTP). */
+  bridgeChannel: McpSocketEndpoint | null;
   lock: InstanceLock;
   /** What both UI transports pass to their dispatchers. */
   dispatch: DispatchOptions;
@@ -42,9 +47,13 @@ export interface Runtime {
 export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   const lock = new InstanceLock(opts.env);
   lock.acquire();
+  // The judge's grammars take 40-80 ms to load (and block the loop for much of it): load them
+  // while the rest starts, so no agent's first command pays for it.
+  const grammars = loadGrammars().catch(() => null);
   let host: TerminalHost | null = null;
   let agents: AgentLayer | null = null;
   let server: WebServer | null = null;
+  let bridgeChannel: McpSocketEndpoint | null = null;
   try {
     const home = opts.env.HOME ?? opts.env.USERPROFILE ?? '';
     const state = stateDir({ platform: process.platform, env: opts.env, home });
@@ -72,19 +81,31 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     isUiCredential = (secret) => web.isUiCredential(secret);
     for (const [prefix, handler] of Object.entries(layer.routes())) server.route(prefix, (req, res, url) => handler(req, res, url.pathname));
     const base = server.origin;
+    const socketAt = bridgeSocketPath(process.platform, lock.dir);
+    bridgeChannel = await McpSocketEndpoint.listen(layer.service, {
+      path: socketAt.path,
+      ownDir: socketAt.dir === lock.dir ? null : socketAt.dir,
+      isUiCredential: (secret) => web.isUiCredential(secret),
+    }).catch((error: Error) => {
+      process.stderr.write(`tandem: the bridge channel is off (${error.message}); bridges use HTTP.\n`);
+      return null;
+    });
+    await grammars;
     lock.publish({
       pid: process.pid,
       version: host.version,
       mcpUrl: `${base}/mcp`,
       pairUrl: `${base}/pair`,
+      ...(bridgeChannel ? { bridgeSocket: bridgeChannel.path } : {}),
       ...(opts.rendererDir ? { uiUrl: `${base}/` } : {}),
     });
-    const running = { host, agents, server, lock, dispatch };
+    const running = { host, agents, server, bridgeChannel, lock, dispatch };
     let stopping: Promise<void> | null = null;
     return {
       ...running,
       stop: () => {
         stopping ??= (async () => {
+          await running.bridgeChannel?.close();
           await running.server.close();
           await running.agents.close();
           await running.host.shutdown();
@@ -94,6 +115,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
       },
     };
   } catch (error) {
+    await bridgeChannel?.close();
     await server?.close();
     await agents?.close();
     await host?.shutdown();

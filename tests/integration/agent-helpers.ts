@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { AgentLayer } from '../../src/main/agent/layer.js';
+import { McpSocketEndpoint } from '../../src/main/agent/mcp-socket.js';
+import { bridgeSocketPath } from '../../src/main/agent/socket-path.js';
 import { TerminalHost } from '../../src/main/host/host.js';
 import { InstanceLock } from '../../src/main/host/instance.js';
 import type { SandboxMode } from '../../src/main/sandbox/types.js';
@@ -19,6 +21,8 @@ export interface AgentFixture {
   stateDir: string;
   /** The fixture's private root: home and stateDir are inside it. */
   root: string;
+  /** The stdio bridge's channel, published as `bridgeSocket` (with a tandemHome, unless `bridgeSocket: false`). */
+  bridgeChannel: McpSocketEndpoint | null;
   /** An MCP client over HTTP with a bearer token (the official SDK). */
   client(token: string, headers?: Record<string, string>): Promise<Client>;
   call(client: Client, name: string, args?: Record<string, unknown>): Promise<Record<string, unknown>>;
@@ -27,7 +31,7 @@ export interface AgentFixture {
 
 /** A real host with the agent layer's real /mcp and /pair handlers on a loopback HTTP server. */
 export async function startAgentFixture(
-  opts: { trustLocalAgents?: boolean; unattendedGraceMs?: number; tandemHome?: string; defaultSandbox?: SandboxMode; trustedSandbox?: SandboxMode; procTier?: boolean; env?: Record<string, string>; agentStartupFiles?: 'user' | 'clean' } = {},
+  opts: { trustLocalAgents?: boolean; unattendedGraceMs?: number; tandemHome?: string; defaultSandbox?: SandboxMode; trustedSandbox?: SandboxMode; procTier?: boolean; env?: Record<string, string>; agentStartupFiles?: 'user' | 'clean'; bridgeSocket?: boolean } = {},
 ): Promise<AgentFixture> {
   const root = mkdtempSync(join(tmpdir(), 'tandem-agent-'));
   const home = join(root, 'home');
@@ -58,7 +62,10 @@ export async function startAgentFixture(
   // With a TANDEM_HOME, publish instance.json there as the app does, so bridges find us.
   const lock = opts.tandemHome ? new InstanceLock({ ...process.env, TANDEM_HOME: opts.tandemHome }) : null;
   lock?.acquire();
-  lock?.publish({ pid: process.pid, version: host.version, mcpUrl: `${url}/mcp`, pairUrl: `${url}/pair` });
+  // As an older host would, when told: no bridge channel, so bridges use mcpUrl.
+  const socketAt = lock && opts.bridgeSocket !== false ? bridgeSocketPath(process.platform, lock.dir) : null;
+  const bridgeChannel = socketAt ? await McpSocketEndpoint.listen(layer.service, { path: socketAt.path, ownDir: socketAt.dir === lock!.dir ? null : socketAt.dir }) : null;
+  lock?.publish({ pid: process.pid, version: host.version, mcpUrl: `${url}/mcp`, pairUrl: `${url}/pair`, ...(bridgeChannel ? { bridgeSocket: bridgeChannel.path } : {}) });
   return {
     host,
     layer,
@@ -66,6 +73,7 @@ export async function startAgentFixture(
     home,
     stateDir,
     root,
+    bridgeChannel,
     async client(token, headers = {}) {
       const client = new Client({ name: 'test-agent', version: '1.0.0' });
       const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}`, ...headers } } });
@@ -82,6 +90,7 @@ export async function startAgentFixture(
       return result.isError ? { isError: true, ...structured } : structured;
     },
     async close() {
+      await bridgeChannel?.close();
       lock?.release();
       await Promise.all(clients.map((client) => client.close().catch(() => undefined)));
       await layer.close();

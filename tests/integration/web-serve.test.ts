@@ -6,6 +6,7 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exitOf, isAlive, login, rawRequest, TestClient, tokenOf, waitUntil } from './web-helpers.js';
+import { bridgeSocketPath } from '../../src/main/agent/socket-path.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const bin = join(root, 'bin/tandem.js');
@@ -77,7 +78,9 @@ describe('tandem serve (child process)', () => {
       mcpUrl: `http://127.0.0.1:${port}/mcp`,
       pairUrl: `http://127.0.0.1:${port}/pair`,
       uiUrl: `http://127.0.0.1:${port}/`,
+      bridgeSocket: bridgeSocketPath(process.platform, tandemHome).path,
     });
+    expect(statSync(info.bridgeSocket as string).mode & 0o777).toBe(0o600);
     expect(readFileSync(file, 'utf8')).not.toContain(tokenOf(url));
     const page = await rawRequest(port, { path: '/' });
     expect(page.status).toBe(200);

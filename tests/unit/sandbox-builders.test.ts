@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { bwrapArgs } from '../../src/main/sandbox/bwrap.js';
 import { hiddenPathCandidates } from '../../src/main/sandbox/hidden-paths.js';
+import { shortSocketDir } from '../../src/main/agent/socket-path.js';
 import { seatbeltProfile } from '../../src/main/sandbox/seatbelt.js';
 import type { SandboxSpec } from '../../src/main/sandbox/types.js';
 
@@ -120,7 +121,7 @@ describe('sandbox-exec profile', () => {
 });
 
 describe('hidden paths', () => {
-  it('lists state, discovery, credentials, sockets and the person’s additions', () => {
+  it('lists state, discovery (and the bridge channel’s short directory), credentials, sockets and the person’s additions', () => {
     const paths = hiddenPathCandidates({
       home: '/home/ada',
       env: { XDG_RUNTIME_DIR: '/run/user/1000', SSH_AUTH_SOCK: '/tmp/ssh-x/agent.1', WAYLAND_DISPLAY: 'wayland-0', DOCKER_HOST: 'unix:///srv/docker.sock', TANDEM_SANDBOX_HIDE: '~/secrets: /opt/keys :relative' },
@@ -130,6 +131,7 @@ describe('hidden paths', () => {
     for (const path of ['/home/ada/.config/Tandem', '/run/user/1000/tandem', '/home/ada/.ssh', '/home/ada/.aws', '/home/ada/.claude', '/home/ada/.codex', '/home/ada/.docker/config.json', '/run/user/1000', '/run/user/1000/wayland-0', '/tmp/ssh-x/agent.1', '/var/run/docker.sock', '/srv/docker.sock', '/home/ada/secrets', '/opt/keys', '/tmp/.X11-unix']) {
       expect(paths).toContain(path);
     }
+    expect(paths).toContain(shortSocketDir('/run/user/1000/tandem'));
     expect(paths).not.toContain('relative');
     expect(new Set(paths).size).toBe(paths.length);
   });

@@ -2,12 +2,13 @@ import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync }
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { TandemError } from '../../shared/errors.js';
 import { DEFAULT_LIMITS } from '../../shared/limits.js';
 import { discoveryPath, isAlive, readInstance, type InstanceInfo } from '../host/instance.js';
 import { stateDir } from '../state-dir.js';
+import { BridgeChannel, ChannelUnreachable, type RequestId, resultLine } from './bridge-channel.js';
+import { BridgeStdioTransport } from './bridge-stdio.js';
 import { bridgeHeaders } from './mcp-http.js';
 import { createMcpServer, serverInfo, toolError } from './mcp-server.js';
 import { settlingFetch } from './settling-fetch.js';
@@ -27,13 +28,23 @@ function safeName(name: string): string {
   return agentNamePattern.test(cleaned) ? cleaned : 'agent';
 }
 
+function isRequestId(value: unknown): value is RequestId {
+  return typeof value === 'string' || typeof value === 'number';
+}
+
 /**
  * The upstream side of the stdio bridge: finds the running instance, gets a token (the
- * environment's, a stored one, or by a pairing request) and relays tool calls over HTTP.
+ * environment's, a stored one, or by a pairing request) and relays tool calls: over the
+ * instance's bridge channel when it publishes one (`bridgeSocket`), else over HTTP (`mcpUrl`).
  * Every failure is a tool result with a contract code; the next call tries again.
  */
 export class Upstream {
   private client: Client | null = null;
+  private channel: BridgeChannel | null = null;
+  /** Single flight for the channel, as `connecting` is for HTTP. */
+  private opening: Promise<BridgeChannel> | null = null;
+  /** Where the client's answers go (the bridge's stdout); set by `runBridge`. */
+  private write: (line: string) => void = () => undefined;
   private connectedTo: string | null = null;
   private token: string | null;
   /** Where the token came from: a refused configured token is final; others are re-paired. */
@@ -56,6 +67,11 @@ export class Upstream {
 
   private tokenFile(): string {
     return join(stateDir({ platform: process.platform, env: this.env, home: this.env.HOME ?? this.env.USERPROFILE ?? '' }), 'agents', `${safeName(this.nameOf())}.token`);
+  }
+
+  /** Sends relayed answers (whole JSON-RPC lines) to the client. */
+  attach(write: (line: string) => void): void {
+    this.write = write;
   }
 
   private instance(): InstanceInfo {
@@ -138,13 +154,7 @@ export class Upstream {
     } catch (error) {
       await client.close().catch(() => undefined);
       if (error instanceof StreamableHTTPError && error.code === 401) {
-        if (this.tokenSource === 'env' || retried) {
-          throw new TandemError('pairing_denied', 'Tandem does not accept this agent’s token (revoked, or from another instance); pair the agent again.');
-        }
-        // A stored or earlier-paired token that Tandem no longer knows: forget it and pair again.
-        if (this.tokenSource === 'file' && existsSync(this.tokenFile())) rmSync(this.tokenFile(), { force: true });
-        this.token = null;
-        this.tokenSource = null;
+        this.forgetToken(retried);
         return this.connect(true);
       }
       throw new TandemError('not_running', 'Tandem is not answering; start it (or restart it) and call the tool again.');
@@ -152,6 +162,76 @@ export class Upstream {
     this.client = client;
     this.connectedTo = info.mcpUrl;
     return client;
+  }
+
+  /** A refused token: final when configured (or refused twice), else forgotten so the next attempt pairs again. */
+  private forgetToken(retried: boolean): void {
+    if (this.tokenSource === 'env' || retried) {
+      throw new TandemError('pairing_denied', 'Tandem does not accept this agent’s token (revoked, or from another instance); pair the agent again.');
+    }
+    if (this.tokenSource === 'file' && existsSync(this.tokenFile())) rmSync(this.tokenFile(), { force: true });
+    this.token = null;
+    this.tokenSource = null;
+  }
+
+  /**
+   * Takes a client line for the bridge channel: a tool call, when a channel is open or the
+   * instance publishes one, and the cancellation of a call that went up it. Anything else (and
+   * every line while the instance has no channel) goes to the bridge's own server.
+   */
+  divert(message: Record<string, unknown>, line: string): boolean {
+    if (message.method === 'notifications/cancelled') {
+      if (!this.channel?.owns((message.params as { requestId?: unknown } | undefined)?.requestId)) return false;
+      this.channel.forward(line, null);
+      return true;
+    }
+    if (message.method !== 'tools/call' || !isRequestId(message.id)) return false;
+    if (this.channel) {
+      this.channel.forward(line, message.id);
+      return true;
+    }
+    const path = this.env.TANDEM_INSTANCE || discoveryPath(this.env);
+    const info = readInstance(path);
+    if (!info?.bridgeSocket || !isAlive(info.pid)) return false;
+    void this.relay(message, message.id, line);
+    return true;
+  }
+
+  private async relay(message: Record<string, unknown>, id: RequestId, line: string): Promise<void> {
+    try {
+      this.opening ??= this.openChannel().finally(() => (this.opening = null));
+      (await this.opening).forward(line, id);
+    } catch (error) {
+      if (error instanceof ChannelUnreachable) {
+        // The socket is gone or refused (an instance that could not keep it): HTTP still works.
+        const params = (message.params ?? {}) as { name?: unknown; arguments?: unknown };
+        return this.write(resultLine(id, await this.call(String(params.name ?? ''), params.arguments)));
+      }
+      const tandem = error instanceof TandemError ? error : new TandemError('not_running', 'Tandem is not answering; start it (or restart it) and call the tool again.');
+      this.write(resultLine(id, toolError(tandem)));
+    }
+  }
+
+  private async openChannel(retried = false): Promise<BridgeChannel> {
+    const info = this.instance();
+    if (!info.bridgeSocket) throw new ChannelUnreachable('no bridge channel');
+    const token = await this.ensureToken(info);
+    try {
+      const channel = await BridgeChannel.open(
+        info.bridgeSocket,
+        { token, cwd: this.cwd, terminalId: this.env.TANDEM_TERMINAL_ID || null },
+        (answer) => this.write(answer),
+        (closed) => {
+          if (this.channel === closed) this.channel = null;
+        },
+      );
+      this.channel = channel;
+      return channel;
+    } catch (error) {
+      if (!(error instanceof TandemError) || error.code !== 'pairing_denied') throw error;
+      this.forgetToken(retried);
+      return this.openChannel(true);
+    }
   }
 
   async call(name: string, args: unknown, signal?: AbortSignal): Promise<CallToolResult> {
@@ -170,6 +250,13 @@ export class Upstream {
     }
   }
 
+  /** Ends both ways up (the bridge is exiting). */
+  async close(): Promise<void> {
+    this.channel?.close();
+    this.channel = null;
+    await this.reset();
+  }
+
   async reset(): Promise<void> {
     const client = this.client;
     this.client = null;
@@ -186,11 +273,12 @@ export async function runBridge(opts: BridgeOptions = {}): Promise<void> {
   server.oninitialized = () => {
     clientName = server.getClientVersion()?.name ?? null;
   };
-  const transport = new StdioServerTransport();
+  const transport = new BridgeStdioTransport((message, line) => upstream.divert(message, line));
+  upstream.attach((line) => transport.writeLine(line));
   await server.connect(transport);
   await new Promise<void>((resolve) => {
     server.onclose = () => resolve();
     process.stdin.on('end', () => resolve());
   });
-  await upstream.reset();
+  await upstream.close();
 }

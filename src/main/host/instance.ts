@@ -10,6 +10,8 @@ export interface InstanceInfo {
   mcpUrl: string;
   pairUrl: string;
   uiUrl?: string;
+  /** The stdio bridge's channel (mcp-socket.ts): a Unix-domain socket or a named pipe; absent on older hosts. */
+  bridgeSocket?: string;
 }
 
 /**

@@ -8,6 +8,7 @@
 import { readdirSync } from 'node:fs';
 import { posix } from 'node:path';
 import { credentialPaths } from '../agent/judge/sensitive-paths.js';
+import { shortSocketDir } from '../agent/socket-path.js';
 
 /**
  * Credential locations under the home directory: the one documented list the approval judge
@@ -66,7 +67,8 @@ export interface HiddenPathInput {
 /** Every path to hide, absolute and deduplicated, before checking which exist. */
 export function hiddenPathCandidates({ home, env, stateDir, discoveryDir }: HiddenPathInput): string[] {
   const fromHome = (path: string) => (path === '~' ? home : path.startsWith('~/') ? posix.join(home, path.slice(2)) : path);
-  const own = [stateDir, discoveryDir];
+  // The bridge channel's short directory, where a long discovery path moved it (macOS has no private /tmp).
+  const own = [stateDir, discoveryDir, shortSocketDir(discoveryDir)];
   const runtime = [env.XDG_RUNTIME_DIR, env.SSH_AUTH_SOCK, env.WAYLAND_DISPLAY && env.XDG_RUNTIME_DIR ? posix.join(env.XDG_RUNTIME_DIR, env.WAYLAND_DISPLAY) : undefined];
   const dockerHost = env.DOCKER_HOST?.startsWith('unix://') ? env.DOCKER_HOST.slice('unix://'.length) : undefined;
   const extra = (env.TANDEM_SANDBOX_HIDE ?? '').split(':').map((entry) => fromHome(entry.trim()));

@@ -1,0 +1,274 @@
+import { chmodSync, lstatSync, mkdirSync, rmSync } from 'node:fs';
+import { createServer, type Server as NetServer, type Socket } from 'node:net';
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { ErrorCode } from '../../shared/errors.js';
+import { type Clock, systemClock } from '../terminal/clock.js';
+import { LineSplitter, trailingId } from './line-splitter.js';
+import { linkSignals } from './linked-signal.js';
+import { maxInflightPerSession } from './mcp-http.js';
+import { createMcpServer, runTool } from './mcp-server.js';
+import type { AgentConnection, AgentService } from './service.js';
+import type { AgentIdentity } from './tokens.js';
+
+/** The first line on the channel: `{ token, cwd?, terminalId? }` as a JSON-RPC request. */
+export const bridgeHelloMethod = 'tandem/hello';
+/** One message on the channel, either way, at most (bytes; the same bound as a `/mcp` body). */
+export const maxBridgeLineBytes = 1024 * 1024;
+/** Bridge sessions at once; a bridge that exits closes its socket, so each one is live. */
+export const maxBridgeSessions = 128;
+/** Connections that have not said hello yet, at once, and how long each may take. */
+export const maxPendingHellos = 32;
+export const helloTimeoutMs = 5000;
+/** Replies a bridge has not read yet; past this it is not reading and is dropped (bytes). */
+export const maxUnsentBytes = 16 * 1024 * 1024;
+/** A contract error on the channel: JSON-RPC server error, the contract's code in `data.code`. */
+export const channelErrorCode = -32001;
+
+export interface McpSocketOptions {
+  path: string;
+  /** A directory of the socket's own (the short one) to create 0700 and remove; null when it lives in the discovery directory or is a pipe. */
+  ownDir: string | null;
+  isUiCredential?: (secret: string) => boolean;
+  clock?: Clock;
+}
+
+interface Session {
+  socket: Socket;
+  connection: AgentConnection;
+  server: Server;
+  transport: LineTransport;
+  /** Aborted when the bridge goes away: its calls release their queue slots. */
+  gone: AbortController;
+  /** Requests the server has not answered yet, by JSON-RPC id. */
+  inflight: Set<string | number>;
+}
+
+type Id = string | number | null;
+
+function errorLine(id: Id, rpcCode: number, code: ErrorCode, message: string): string {
+  return `${JSON.stringify({ jsonrpc: '2.0', id, error: { code: rpcCode, message, data: { code } } })}\n`;
+}
+
+function text(value: unknown): string | null {
+  return typeof value === 'string' && value.length > 0 && value.length <= 4096 ? value : null;
+}
+
+function requestId(message: Record<string, unknown>): Id {
+  return typeof message.id === 'string' || typeof message.id === 'number' ? message.id : null;
+}
+
+/** The SDK server's side of one bridge connection: newline-delimited JSON-RPC, as stdio MCP. */
+class LineTransport implements Transport {
+  onmessage?: (message: JSONRPCMessage) => void;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+
+  constructor(
+    private readonly write: (line: string) => void,
+    private readonly answered: (id: string | number) => void,
+    private readonly end: () => void,
+  ) {}
+
+  async start(): Promise<void> {}
+
+  async send(message: JSONRPCMessage): Promise<void> {
+    if ('id' in message && ('result' in message || 'error' in message)) this.answered(message.id as string | number);
+    this.write(`${JSON.stringify(message)}\n`);
+  }
+
+  async close(): Promise<void> {
+    this.end();
+  }
+}
+
+/**
+ * The stdio bridge's persistent channel: a Unix-domain socket (0600, in a 0700 directory) or a
+ * named pipe. A connection opens with `tandem/hello` and the agent's token (the same check as
+ * `/mcp`); then its lines go unchanged to an MCP server kept for that connection, so a tool
+ * call costs one line each way. Closing the socket ends the session and aborts its calls.
+ */
+export class McpSocketEndpoint {
+  private readonly sessions = new Set<Session>();
+  private pendingHellos = 0;
+  private readonly clock: Clock;
+
+  private constructor(
+    private readonly net: NetServer,
+    private readonly service: AgentService,
+    private readonly opts: McpSocketOptions,
+  ) {
+    this.clock = opts.clock ?? systemClock;
+    net.on('connection', (socket) => this.accept(socket));
+    service.tokens.onRevoked(({ tokenHash }) => {
+      for (const session of this.sessions) if (session.connection.identity.tokenHash === tokenHash) session.socket.destroy();
+    });
+  }
+
+  static async listen(service: AgentService, opts: McpSocketOptions): Promise<McpSocketEndpoint> {
+    if (process.platform !== 'win32') {
+      if (opts.ownDir) ensurePrivateDir(opts.ownDir);
+      // The instance lock is held: a socket file left here is a crashed instance's.
+      rmSync(opts.path, { force: true });
+    }
+    const net = createServer();
+    await new Promise<void>((resolve, reject) => {
+      net.once('error', reject);
+      net.listen(opts.path, () => {
+        net.off('error', reject);
+        resolve();
+      });
+    });
+    if (process.platform !== 'win32') chmodSync(opts.path, 0o600);
+    return new McpSocketEndpoint(net, service, opts);
+  }
+
+  get path(): string {
+    return this.opts.path;
+  }
+
+  get sessionCount(): number {
+    return this.sessions.size;
+  }
+
+  /** Connections that have not said hello yet. */
+  get pendingHelloCount(): number {
+    return this.pendingHellos;
+  }
+
+  private accept(socket: Socket): void {
+    socket.on('error', () => undefined);
+    if (this.pendingHellos >= maxPendingHellos) {
+      socket.end(errorLine(null, channelErrorCode, 'capacity', 'Too many bridge connections are starting at once; try again.'));
+      return;
+    }
+    this.pendingHellos += 1;
+    let said = false;
+    const timer = this.clock.setTimeout(() => refuse(null, 'forbidden', `No ${bridgeHelloMethod} within ${helloTimeoutMs} ms; the bridge channel starts with the agent's token.`), helloTimeoutMs);
+    const settle = () => {
+      if (said) return false;
+      said = true;
+      this.pendingHellos -= 1;
+      this.clock.clearTimeout(timer);
+      return true;
+    };
+    const refuse = (id: Id, code: ErrorCode, message: string) => {
+      if (settle()) socket.end(errorLine(id, channelErrorCode, code, message));
+    };
+    socket.once('close', () => settle());
+    let session: Session | null = null;
+    const splitter = new LineSplitter(
+      maxBridgeLineBytes,
+      (line) => {
+        if (session) return this.receive(session, line);
+        if (said) return;
+        let hello: Record<string, unknown>;
+        try {
+          hello = JSON.parse(line) as Record<string, unknown>;
+        } catch {
+          return refuse(null, 'invalid_argument', `The first line is not JSON; the bridge channel starts with ${bridgeHelloMethod}.`);
+        }
+        const id = requestId(hello ?? {});
+        if (hello?.method !== bridgeHelloMethod) return refuse(id, 'forbidden', `The bridge channel starts with ${bridgeHelloMethod} and the agent's token; nothing else runs before it.`);
+        const params = (hello.params ?? {}) as Record<string, unknown>;
+        const token = text(params.token);
+        if (!token) return refuse(id, 'forbidden', 'Missing token; pair this agent in Tandem first.');
+        if (this.opts.isUiCredential?.(token)) return refuse(id, 'forbidden', 'UI credentials are not accepted on the bridge channel; use an agent token.');
+        const identity = this.service.tokens.identify(token);
+        if (!identity) return refuse(id, 'pairing_denied', 'This token is not valid (revoked or never paired); pair the agent again.');
+        if (this.sessions.size >= maxBridgeSessions) return refuse(id, 'capacity', `Tandem already serves ${maxBridgeSessions} bridges; end one (close an agent) and try again.`);
+        settle();
+        session = this.open(socket, identity, params);
+        this.write(session.socket, `${JSON.stringify({ jsonrpc: '2.0', id, result: {} })}\n`);
+      },
+      (tail) => {
+        if (!session) return refuse(null, 'input_too_large', `The first line is longer than ${maxBridgeLineBytes} bytes.`);
+        this.write(socket, errorLine(trailingId(tail), -32600, 'input_too_large', `A message longer than ${maxBridgeLineBytes} bytes was dropped; send smaller input.`));
+      },
+    );
+    socket.on('data', (chunk: Buffer) => splitter.push(chunk));
+  }
+
+  private open(socket: Socket, identity: AgentIdentity, params: Record<string, unknown>): Session {
+    const connection = this.service.connect(identity, { cwd: text(params.cwd), ownTerminalId: text(params.terminalId) });
+    const gone = new AbortController();
+    const server = createMcpServer(async (name, args, signal) => {
+      const linked = linkSignals([signal, gone.signal]);
+      try {
+        return await runTool(this.service, connection, name, args, linked.signal);
+      } finally {
+        linked.dispose();
+      }
+    });
+    const inflight = new Set<string | number>();
+    const transport = new LineTransport(
+      (line) => this.write(socket, line),
+      (id) => inflight.delete(id),
+      () => socket.destroy(),
+    );
+    const session: Session = { socket, connection, server, transport, gone, inflight };
+    this.sessions.add(session);
+    socket.once('close', () => {
+      this.sessions.delete(session);
+      gone.abort(new Error('The agent disconnected.'));
+      this.service.disconnect(connection.id);
+      transport.onclose?.();
+    });
+    void server.connect(transport);
+    return session;
+  }
+
+  /** One line after hello: checked just enough to bound it, then handed to the session's server. */
+  private receive(session: Session, line: string): void {
+    let message: Record<string, unknown>;
+    try {
+      message = JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      return this.write(session.socket, errorLine(null, -32700, 'invalid_argument', 'A line on the bridge channel is not JSON; each line is one JSON-RPC message.'));
+    }
+    const id = requestId(message ?? {});
+    if (typeof message !== 'object' || message === null || Array.isArray(message) || message.jsonrpc !== '2.0') {
+      return this.write(session.socket, errorLine(id, -32600, 'invalid_argument', 'A line on the bridge channel is not a JSON-RPC 2.0 message.'));
+    }
+    if (typeof message.method === 'string' && id !== null) {
+      if (session.inflight.has(id)) return this.write(session.socket, errorLine(id, -32600, 'invalid_argument', `Request id ${JSON.stringify(id)} is already in flight; use a new id.`));
+      if (session.inflight.size >= maxInflightPerSession) {
+        return this.write(session.socket, errorLine(id, channelErrorCode, 'busy', `This bridge already has ${maxInflightPerSession} calls in flight; wait for some to finish.`));
+      }
+      session.inflight.add(id);
+    }
+    session.transport.onmessage?.(message as JSONRPCMessage);
+  }
+
+  private write(socket: Socket, line: string): void {
+    if (socket.destroyed) return;
+    if (socket.writableLength > maxUnsentBytes) {
+      socket.destroy();
+      return;
+    }
+    socket.write(line);
+  }
+
+  async close(): Promise<void> {
+    for (const session of this.sessions) session.socket.destroy();
+    await new Promise<void>((resolve) => this.net.close(() => resolve()));
+    if (process.platform !== 'win32') {
+      rmSync(this.opts.path, { force: true });
+      if (this.opts.ownDir) rmSync(this.opts.ownDir, { recursive: true, force: true });
+    }
+  }
+}
+
+/** A directory for the socket that only this user can enter, refusing one someone else prepared. */
+function ensurePrivateDir(dir: string): void {
+  try {
+    mkdirSync(dir, { mode: 0o700 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  const stat = lstatSync(dir);
+  if (!stat.isDirectory() || stat.uid !== process.getuid?.() || (stat.mode & 0o077) !== 0) {
+    throw new Error(`${dir} is not a private directory of this user; the bridge channel is off (bridges use HTTP).`);
+  }
+}
