@@ -12,6 +12,7 @@ import { OpQueue } from './op-queue.js';
 import { sandboxRequest } from '../sandbox/agent-sandbox.js';
 import type { SandboxMode } from '../sandbox/types.js';
 import { handBackSummary } from './hand-back.js';
+import { confirmedSandbox } from './open-workspace.js';
 import { judge, type PolicySettings } from './policy.js';
 import { RanLog } from './ran-log.js';
 import { QuestionOwners } from './question-owners.js';
@@ -340,6 +341,10 @@ export class AgentService {
       this.checkLaunch(args);
       await this.approveLaunchEnv(connection, args, signal);
     }
+    const cwd = args.cwd ?? connection.cwd ?? this.home;
+    const question = { ask: (info: ApprovalRequestInfo) => this.questions.ask(this.approvals, owner, info), withdraw: (id: string) => this.approvals.withdraw(id), clock: this.clock, waitMs: this.host.limits.maxWaitMs };
+    const current = () => this.sandbox && sandboxRequest(this.settingsOf(connection), { ...this.sandbox, agent: connection.identity.name });
+    const sandbox = await confirmedSandbox(question, { agent: connection.identity.name, title: args.title, shell: args.shell, cwd, project: connection.cwd, home: this.home }, current, signal);
     const running = (ids: string[]) => ids.filter((id) => this.host.has(id) && this.host.get(id).session.status !== 'exited').length;
     const mine = running([...this.owners.entries()].filter(([, tokenHash]) => tokenHash === owner).map(([id]) => id)) + (this.opening.get(owner) ?? 0);
     if (mine >= this.host.limits.maxRunningAgentTerminalsPerAgent) {
@@ -358,8 +363,8 @@ export class AgentService {
         agent: connection.identity.name,
         title: args.title,
         shell: args.shell ?? (which('bash') ? 'bash' : undefined),
-        cwd: args.cwd ?? connection.cwd ?? this.home,
-        sandbox: this.sandbox && sandboxRequest(settings, { ...this.sandbox, agent: connection.identity.name }),
+        cwd,
+        sandbox,
         env: args.env,
         cols: args.cols,
         rows: args.rows,
