@@ -157,15 +157,15 @@ describeSandbox('confined agent terminals', () => {
     expect(await send(t.id, 'ada')).toMatchObject({ status: 'done', output: 'got ada' });
     expect(await send(t.id, 'read -p "value? " v; echo "v=$v"')).toMatchObject({ status: 'waiting_input' });
     expect(await send(t.id, 'seven')).toMatchObject({ status: 'done', output: 'v=seven' });
-    // A password prompt (echo off), seen from the host's side through the sandbox as outside it (engine.test.ts).
-    expect(await send(t.id, `python3 -c 'import getpass; print("len", len(getpass.getpass("Password: ")))'`)).toMatchObject({ status: 'waiting_input', output: expect.stringContaining('Password:') });
-    const answered = await send(t.id, 'hunter2');
-    expect(answered).toMatchObject({ status: 'done', output: 'len 7' });
     expect((await send(t.id, 'sleep 100', { waitMs: 200 })).status).toBe('running');
     expect(await f.call(client, 'terminal_send', { id: t.id, keys: ['C-c'], input: true })).toMatchObject({ status: 'done', exitCode: 130 });
     expect((await send(t.id, 'sleep 100', { waitMs: 200 })).status).toBe('running');
     expect(await f.call(client, 'terminal_signal', { id: t.id, signal: 'SIGINT' })).toMatchObject({ status: 'done', exitCode: 130 });
     expect(await f.call(client, 'terminal_signal', { id: t.id, signal: 'SIGKILL' })).toMatchObject({ isError: true, error: { code: 'forbidden' } });
+    // A password prompt (echo off), seen from the host's side through the sandbox as outside it (engine.test.ts).
+    expect(await send(t.id, `python3 -c 'import getpass; print("len", len(getpass.getpass("Password: ")))'`)).toMatchObject({ status: 'waiting_input', output: expect.stringContaining('Password:') });
+    const answered = await send(t.id, 'hunter2');
+    expect(answered).toMatchObject({ status: 'done', output: 'len 7' });
   });
 
   it('leaves no setsid or nohup daemon behind after close', async () => {
