@@ -12,7 +12,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { EchoBaselines } from '../lib/echo-baselines.js';
 import { expectStatus, SessionScope } from '../lib/engine.js';
 import { HostProcess } from '../lib/host.js';
-import { bridgeClient, callTool, httpClient } from '../lib/mcp.js';
+import { benchProject, bridgeClient, callTool, httpClient } from '../lib/mcp.js';
 import { summarize } from '../lib/stats.js';
 import type { Figure, Measurement } from '../lib/types.js';
 
@@ -70,8 +70,8 @@ export const agentRoundtripFigure: Figure = {
       const session = await scope.open('bash');
       host = await HostProcess.start(opts.home, opts.root, { agent });
       const token = host.info.agentToken!;
-      http = await httpClient(host, token);
-      const httpTerminal = String((await callTool(http, 'terminal_open', { title: 'bench http', shell: 'bash', cwd: opts.home })).id);
+      http = await httpClient(host, token, benchProject(opts.home));
+      const httpTerminal = String((await callTool(http, 'terminal_open', { title: 'bench http', shell: 'bash', cwd: benchProject(opts.home) })).id);
       let bridgeTerminal: string | null = null;
       let legacyTerminal: string | null = null;
       let bridgeError: string | null = null;

@@ -1,14 +1,23 @@
 /** MCP clients for figures (the official SDK): over HTTP with a bearer token, and through the stdio bridge. */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { HostProcess } from './host.js';
 
-export async function httpClient(host: HostProcess, token: string): Promise<Client> {
+/** The agents' project inside the bench's HOME: confined terminals open there without asking (a workspace of HOME would ask). */
+export function benchProject(home: string): string {
+  const project = join(home, 'project');
+  mkdirSync(project, { recursive: true });
+  return project;
+}
+
+export async function httpClient(host: HostProcess, token: string, project: string): Promise<Client> {
   const client = new Client({ name: 'tandem-bench', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(`${host.info.origin}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+  // Announces its project as the bridge does.
+  const headers = { Authorization: `Bearer ${token}`, 'x-tandem-cwd': encodeURIComponent(project) };
+  const transport = new StreamableHTTPClientTransport(new URL(`${host.info.origin}/mcp`), { requestInit: { headers } });
   await client.connect(transport);
   return client;
 }
@@ -37,7 +46,7 @@ export async function bridgeClient(
     command: process.execPath,
     // BENCH_CPU_PROF_DIR profiles the bridge too.
     args: [...(profDir ? ['--cpu-prof', '--cpu-prof-dir', profDir] : []), join(root, 'bin', 'tandem.js'), 'mcp', '--name', name],
-    cwd: home,
+    cwd: benchProject(home),
     env: {
       PATH: process.env.PATH ?? '',
       HOME: home,

@@ -35,6 +35,10 @@ export const settingsSchema = z
     bell: z.enum(['none', 'visual', 'sound']),
     /** Typing into a terminal an agent drives takes control (else typing is held back). */
     typingTakesOver: z.boolean(),
+    /** The sandbox a newly paired agent's terminals get (Windows: always off); each agent's own choice is in the agents panel. */
+    newAgentSandbox: z.enum(['off', 'workspace-write', 'read-only']),
+    /** Whether a newly paired agent's confined terminals reach the network. */
+    newAgentNetwork: z.boolean(),
   })
   .strict();
 
@@ -55,6 +59,8 @@ export const defaultSettings: Settings = {
   rightClick: 'menu',
   bell: 'visual',
   typingTakesOver: true,
+  newAgentSandbox: 'workspace-write',
+  newAgentNetwork: true,
 };
 
 export function resolveAppearance(theme: ThemeChoice, systemDark: boolean): Appearance {

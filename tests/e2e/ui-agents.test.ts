@@ -86,7 +86,7 @@ describe.skipIf(!runUi)('Tandem UI: agents, approvals and handoff', () => {
 
     // The MCP client uses the token the UI showed.
     mcp = new Client({ name: 'ui-agents-test', version: '1.0.0' });
-    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${ui.serve.origin}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${ui.serve.origin}/mcp`), { requestInit: { headers: ui.serve.agentHeaders(token) } }));
     await expect.poll(() => card.textContent()).toMatch(/connected · paired/);
     await ui.page.screenshot({ path: screenshotPath('ui-agents-panel') });
 

@@ -109,7 +109,7 @@ describe.skipIf(!runUi)('Tandem UI: tab states, notifications, closing and hando
     await panel.waitFor({ state: 'hidden' });
 
     mcp = new Client({ name: 'ui-attention-test', version: '1.0.0' });
-    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${ui.serve.origin}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${ui.serve.origin}/mcp`), { requestInit: { headers: ui.serve.agentHeaders(token) } }));
     const before = await activeTerminalId(ui.page);
     await ui.page.getByRole('button', { name: 'New terminal', exact: true }).click();
     // The new tab is selected once its terminal exists: until then the earlier one still is.

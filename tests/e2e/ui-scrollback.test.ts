@@ -73,7 +73,7 @@ describe.skipIf(!runUi)('Tandem UI: scrollback survives reloads', () => {
     const token = ui.serve.agents.pairAgent({ name: 'streamer' }).token;
     ui.serve.agents.setAgentPolicy({ name: 'streamer', policy: 'always' });
     mcp = new Client({ name: 'ui-scrollback-test', version: '1.0.0' });
-    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${ui.serve.origin}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}` } } }));
+    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${ui.serve.origin}/mcp`), { requestInit: { headers: ui.serve.agentHeaders(token) } }));
     const call = async (name: string, args: Record<string, unknown>) =>
       (await mcp!.callTool({ name, arguments: args }, undefined, { timeout: 70_000 })).structuredContent as Record<string, unknown>;
 

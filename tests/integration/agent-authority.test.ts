@@ -91,7 +91,8 @@ describe('authority follows the token, not the display name', () => {
     const { f } = await setup();
     const token = f.layer.pairAgent({ name: 'leaver' }).token;
     const client = await f.client(token);
-    const dir = mkdtempSync(join(tmpdir(), 'tandem-leaver-'));
+    // Inside the agent's project: a confined open elsewhere would ask first.
+    const dir = mkdtempSync(join(f.project, 'leaver-'));
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
     const canary = join(dir, 'canary');
     const { id } = (await f.call(client, 'terminal_open', { title: 'leaver', cwd: dir })) as { id: string };

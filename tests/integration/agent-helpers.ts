@@ -8,6 +8,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { AgentLayer } from '../../src/main/agent/layer.js';
 import { McpSocketEndpoint } from '../../src/main/agent/mcp-socket.js';
 import { bridgeSocketPath } from '../../src/main/agent/socket-path.js';
+import { bridgeHeaders } from '../../src/main/agent/mcp-http.js';
 import { TerminalHost } from '../../src/main/host/host.js';
 import { InstanceLock } from '../../src/main/host/instance.js';
 import type { SandboxMode } from '../../src/main/sandbox/types.js';
@@ -24,6 +25,9 @@ export interface AgentFixture {
   /** The stdio bridge's channel, published as `bridgeSocket` (with a tandemHome, unless `bridgeSocket: false`). */
   bridgeChannel: McpSocketEndpoint | null;
   /** An MCP client over HTTP with a bearer token (the official SDK). */
+  /** The agents' project (inside home): clients announce it as the bridge does, so it is their default cwd. */
+  project: string;
+  /** An MCP client over HTTP with a bearer token (the official SDK), announcing `project` unless `headers` say otherwise. */
   client(token: string, headers?: Record<string, string>): Promise<Client>;
   call(client: Client, name: string, args?: Record<string, unknown>): Promise<Record<string, unknown>>;
   close(): Promise<void>;
@@ -37,7 +41,8 @@ export async function startAgentFixture(
   const home = join(root, 'home');
   const stateDir = join(root, 'state');
   const { mkdirSync } = await import('node:fs');
-  mkdirSync(home, { recursive: true });
+  const project = join(home, 'project');
+  mkdirSync(project, { recursive: true });
   const host = new TerminalHost({ home, env: { ...process.env, HOME: home, ZDOTDIR: undefined, ...opts.env }, agentStartupFiles: opts.agentStartupFiles ?? 'clean', procTier: opts.procTier });
   // New pairings are confined by default; where bubblewrap cannot run, the other suites run unconfined.
   const defaultSandbox = opts.defaultSandbox ?? (sandboxAvailable ? undefined : 'off');
@@ -74,9 +79,11 @@ export async function startAgentFixture(
     stateDir,
     root,
     bridgeChannel,
+    project,
     async client(token, headers = {}) {
       const client = new Client({ name: 'test-agent', version: '1.0.0' });
-      const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}`, ...headers } } });
+      const announced = { Authorization: `Bearer ${token}`, [bridgeHeaders.cwd]: encodeURIComponent(project), ...headers };
+      const transport = new StreamableHTTPClientTransport(new URL(`${url}/mcp`), { requestInit: { headers: announced } });
       await client.connect(transport);
       clients.push(client);
       return client;

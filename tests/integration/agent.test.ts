@@ -29,7 +29,7 @@ describe('MCP over HTTP', () => {
   it('opens a terminal, runs commands, and closes it', async () => {
     const client = await f.client(token);
     const opened = await f.call(client, 'terminal_open', { title: 'build' });
-    expect(opened).toMatchObject({ origin: 'agent', agent: 'alpha', control: 'agent', integration: true, status: 'idle', cwd: f.home });
+    expect(opened).toMatchObject({ origin: 'agent', agent: 'alpha', control: 'agent', integration: true, status: 'idle', cwd: f.project });
     const id = opened.id as string;
     expect(await f.call(client, 'terminal_send', { id, text: 'echo hi' })).toMatchObject({ status: 'done', evidence: 'marker', exitCode: 0, output: 'hi', control: 'agent' });
     expect(await f.call(client, 'terminal_send', { id, text: 'false' })).toMatchObject({ status: 'done', exitCode: 1 });

@@ -19,7 +19,8 @@ interface Reply {
 }
 
 function send(f: AgentFixture, token: string, method: 'GET' | 'POST', opts: { session?: string; body?: object } = {}): { req: ClientRequest; reply: Promise<Reply>; headers: Promise<IncomingMessage> } {
-  const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'application/json, text/event-stream', 'mcp-protocol-version': protocolVersion };
+  // Announces the fixture's project as the bridge does: a confined open at the home directory would ask.
+  const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'application/json, text/event-stream', 'mcp-protocol-version': protocolVersion, 'x-tandem-cwd': encodeURIComponent(f.project) };
   if (opts.session) headers['mcp-session-id'] = opts.session;
   if (opts.body) headers['content-type'] = 'application/json';
   let onHeaders!: (res: IncomingMessage) => void;

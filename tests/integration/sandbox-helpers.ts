@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { describe } from 'vitest';
 
 /** bubblewrap is installed and may create its namespaces here. */
 export const sandboxAvailable =
@@ -13,3 +14,12 @@ export const sandboxRequired = process.env.TANDEM_REQUIRE_SANDBOX === '1';
 if (!sandboxAvailable && !sandboxRequired) {
   console.warn('sandbox tests: skipped, bubblewrap is missing or cannot create namespaces here (set TANDEM_REQUIRE_SANDBOX=1 to fail instead).');
 }
+
+/**
+ * A suite that needs bubblewrap: under TANDEM_REQUIRE_SANDBOX=1 it runs wherever it is, so a
+ * missing or forbidden bubblewrap fails its tests (sandbox_unavailable) instead of skipping them.
+ */
+export const describeSandbox = sandboxRequired ? describe : describe.runIf(sandboxAvailable);
+
+/** A tool a confined test needs is present, or the run requires it (so its absence fails the test). */
+export const needed = (present: boolean): boolean => present || sandboxRequired;

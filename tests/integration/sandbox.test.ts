@@ -13,7 +13,7 @@ import { scanProcesses } from '../../src/main/pty/proc.js';
 import { startAgentFixture, type AgentFixture } from './agent-helpers.js';
 import { hasCommand } from './helpers.js';
 import { findPwsh } from './pwsh-helpers.js';
-import { sandboxAvailable, sandboxRequired } from './sandbox-helpers.js';
+import { describeSandbox, needed, sandboxAvailable, sandboxRequired } from './sandbox-helpers.js';
 
 type Result = Record<string, unknown> & { status?: string; exitCode?: number | null; output?: string };
 
@@ -23,13 +23,21 @@ describe.runIf(!sandboxAvailable && sandboxRequired)('sandbox (required)', () =>
   });
 });
 
-describe.runIf(sandboxAvailable)('confined agent terminals', () => {
+describeSandbox('confined agent terminals', () => {
   let f: AgentFixture;
   let token: string;
   let client: Client;
   let project: string;
   let outside: string;
-  const open = async (args: Record<string, unknown> = {}) => (await f.call(client, 'terminal_open', { title: 'box', cwd: project, ...args })) as Result & { id: string; pid: number; sandbox: unknown };
+  /** Opens in `project`, which holds the person's home: the person is asked, and says yes. */
+  const open = async (args: Record<string, unknown> = {}) => {
+    const opening = f.call(client, 'terminal_open', { title: 'box', cwd: project, ...args });
+    await expect.poll(() => f.layer.state().approvals.filter((q) => q.kind === 'open').length).toBe(1);
+    const [question] = f.layer.state().approvals;
+    expect(question).toMatchObject({ kind: 'open', env: [], why: expect.stringContaining('home directory') });
+    f.layer.answerApproval({ requestId: question!.id, decision: 'approve' });
+    return (await opening) as Result & { id: string; pid: number; sandbox: unknown };
+  };
   const send = (id: string, text: string, extra: Record<string, unknown> = {}) => f.call(client, 'terminal_send', { id, text, ...extra }) as Promise<Result>;
   /** The command ran to its end and failed. */
   const fails = async (id: string, text: string) => {
@@ -131,7 +139,7 @@ describe.runIf(sandboxAvailable)('confined agent terminals', () => {
     }
   });
 
-  it.runIf(hasCommand('python3'))('refuses TIOCSTI, and keeps its controlling terminal', async () => {
+  it.runIf(needed(hasCommand('python3')))('refuses TIOCSTI, and keeps its controlling terminal', async () => {
     const t = await open();
     const inject = await fails(t.id, `python3 -c "import fcntl, termios; fcntl.ioctl(0, termios.TIOCSTI, b'x')"`);
     expect(inject.output).toContain('Operation not permitted');
@@ -143,7 +151,7 @@ describe.runIf(sandboxAvailable)('confined agent terminals', () => {
     expect((await send(t.id, 'kill %1; wait', {})).status).toBe('done');
   });
 
-  it.runIf(hasCommand('python3'))('settles input(), read -p, and Ctrl+C and SIGINT interrupt', async () => {
+  it.runIf(needed(hasCommand('python3')))('settles input(), read -p, and Ctrl+C and SIGINT interrupt', async () => {
     const t = await open();
     expect(await send(t.id, `python3 -c 'print("got", input("name? "))'`)).toMatchObject({ status: 'waiting_input', evidence: 'read' });
     expect(await send(t.id, 'ada')).toMatchObject({ status: 'done', output: 'got ada' });
@@ -154,6 +162,10 @@ describe.runIf(sandboxAvailable)('confined agent terminals', () => {
     expect((await send(t.id, 'sleep 100', { waitMs: 200 })).status).toBe('running');
     expect(await f.call(client, 'terminal_signal', { id: t.id, signal: 'SIGINT' })).toMatchObject({ status: 'done', exitCode: 130 });
     expect(await f.call(client, 'terminal_signal', { id: t.id, signal: 'SIGKILL' })).toMatchObject({ isError: true, error: { code: 'forbidden' } });
+    // A password prompt (echo off), seen from the host's side through the sandbox as outside it (engine.test.ts).
+    expect(await send(t.id, `python3 -c 'import getpass; print("len", len(getpass.getpass("Password: ")))'`)).toMatchObject({ status: 'waiting_input', output: expect.stringContaining('Password:') });
+    const answered = await send(t.id, 'hunter2');
+    expect(answered).toMatchObject({ status: 'done', output: 'len 7' });
   });
 
   it('leaves no setsid or nohup daemon behind after close', async () => {
@@ -200,14 +212,15 @@ describe.runIf(sandboxAvailable)('confined agent terminals', () => {
     expect(f.layer.state().paired.find((agent) => agent.name === 'boxed')).toMatchObject({ sandbox: 'workspace-write', network: false });
     await f.call(client, 'terminal_close', { id: t.id });
     policy('off', true);
-    const plain = await open();
+    // Unconfined, the workspace grants nothing: the same open does not ask.
+    const plain = (await f.call(client, 'terminal_open', { title: 'plain', cwd: project })) as Result & { id: string; sandbox: unknown };
     expect(plain.sandbox).toBeNull();
     expect(await send(plain.id, `echo x > ${join(outside, 'free.txt')}`)).toMatchObject({ exitCode: 0 });
     expect(existsSync(join(outside, 'free.txt'))).toBe(true);
   });
 });
 
-describe.runIf(sandboxAvailable)('sandbox defaults', () => {
+describeSandbox('sandbox defaults', () => {
   it('confines new pairings, leaves trusted local agents off unless asked', async () => {
     const f = await startAgentFixture({});
     try {
@@ -230,7 +243,7 @@ describe.runIf(sandboxAvailable)('sandbox defaults', () => {
   });
 });
 
-describe.runIf(sandboxAvailable && hasCommand('setpriv') && hasCommand('python3'))('unprivileged', () => {
+describe.runIf(needed(sandboxAvailable && hasCommand('setpriv') && hasCommand('python3')))('unprivileged', () => {
   it('confines a terminal whose host runs as nobody', () => {
     const root = mkdtempSync(join(tmpdir(), 'tandem-nobody-'));
     try {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkSandboxChange, effectiveSandbox, platformDefaultMode, sandboxRequest } from '../../src/main/sandbox/agent-sandbox.js';
+import { checkSandboxChange, effectiveSandbox, pairingSandbox, platformDefaultMode, sandboxRequest } from '../../src/main/sandbox/agent-sandbox.js';
 import { assertSandboxAvailable } from '../../src/main/sandbox/availability.js';
 
 const ctx = { fallback: 'workspace-write' as const, agent: 'a', stateDir: '/s', discoveryDir: '/d' };
@@ -29,5 +29,14 @@ describe('agent sandbox settings', () => {
   it('keeps Windows off: no confined setting, no confined open', () => {
     expect(() => checkSandboxChange({ mode: 'off', network: true }, { mode: 'read-only', network: true }, 0, 'win32')).toThrow(expect.objectContaining({ code: 'sandbox_unavailable' }));
     expect(() => assertSandboxAvailable(true, 'win32')).toThrow(expect.objectContaining({ code: 'sandbox_unavailable', message: expect.stringMatching(/Windows.*off/) }));
+  });
+});
+
+describe('the sandbox a new pairing is stored with', () => {
+  it('is the person’s default, a fixed one when the layer has it, and off on Windows whatever is chosen', () => {
+    const chosen = { newAgentSandbox: 'read-only', newAgentNetwork: false } as const;
+    expect(pairingSandbox(chosen, undefined, 'linux')).toEqual({ sandbox: 'read-only', network: false });
+    expect(pairingSandbox(chosen, 'off', 'darwin')).toEqual({ sandbox: 'off', network: false });
+    expect(pairingSandbox({ newAgentSandbox: 'workspace-write', newAgentNetwork: true }, undefined, 'win32')).toEqual({ sandbox: 'off', network: true });
   });
 });

@@ -12,7 +12,7 @@ import { parseAllowEntry } from './judge/allow-entries.js';
 import { defaultPolicy } from './policy.js';
 import { AgentService } from './service.js';
 import { TokenStore } from './tokens.js';
-import { checkSandboxChange, effectiveSandbox, platformDefaultMode } from '../sandbox/agent-sandbox.js';
+import { checkSandboxChange, effectiveSandbox, pairingSandbox, platformDefaultMode } from '../sandbox/agent-sandbox.js';
 import type { SandboxMode } from '../sandbox/types.js';
 import { discoveryDir } from '../host/instance.js';
 
@@ -24,7 +24,10 @@ export interface AgentLayerOptions {
   bridge?: BridgeCommand;
   clock?: Clock;
   unattendedGraceMs?: number;
-  /** The sandbox of agents whose settings name none (new pairings); default: the platform's. */
+  /**
+   * The sandbox of agents whose settings name none (paired before the setting existed); default:
+   * the platform's. When given (tests), new pairings get it too instead of the person's setting.
+   */
   defaultSandbox?: SandboxMode;
   /** The sandbox of agents trusted by --trust-local-agents (`--agent-sandbox`); default off. */
   trustedSandbox?: SandboxMode;
@@ -49,6 +52,8 @@ export class AgentLayer implements AgentPanel {
   constructor(host: TerminalHost, opts: AgentLayerOptions) {
     this.tokens = new TokenStore(opts.stateDir);
     this.defaultSandbox = opts.defaultSandbox ?? platformDefaultMode();
+    // A new pairing records its sandbox, so a later change of the default never alters an agent with terminals open.
+    this.tokens.newSettings = () => ({ ...defaultPolicy, ...pairingSandbox(host.settings.get(), opts.defaultSandbox) });
     this.service = new AgentService(host, this.tokens, {
       clock: opts.clock,
       unattendedGraceMs: opts.unattendedGraceMs,

@@ -7,7 +7,8 @@ import { which } from '../shells/resolve.js';
 import { waitFor } from '../terminal/clock.js';
 import type { AgentContext } from './context.js';
 import { envNeedingApproval } from './judge/env-names.js';
-import type { AgentConnection } from './service.js';
+import { confirmedSandbox } from './open-workspace.js';
+import type { AgentConnection, ApprovalRequestInfo } from './service.js';
 import type { ToolArgs } from './tool-defs.js';
 
 /** Which agent terminals exist and are being opened: the per-agent and per-host limits count both. */
@@ -32,6 +33,10 @@ export async function open(ctx: AgentContext, seats: Seats, connection: AgentCon
     checkLaunch(ctx, args);
     await approveLaunchEnv(ctx, connection, args, signal);
   }
+  const cwd = args.cwd ?? connection.cwd ?? ctx.home;
+  const question = { ask: (info: ApprovalRequestInfo) => ctx.questions.ask(ctx.approvals, owner, info), withdraw: (id: string) => ctx.approvals.withdraw(id), clock: ctx.clock, waitMs: ctx.host.limits.maxWaitMs };
+  const current = () => seats.sandbox && sandboxRequest(ctx.settingsOf(connection), { ...seats.sandbox, agent: connection.identity.name });
+  const sandbox = await confirmedSandbox(question, { agent: connection.identity.name, title: args.title, shell: args.shell, cwd, project: connection.cwd, home: ctx.home }, current, signal);
   const { owners, opening } = seats;
   const limits = ctx.host.limits;
   const running = (ids: string[]) => ids.filter((id) => ctx.host.has(id) && ctx.host.get(id).ops.status !== 'exited').length;
@@ -52,8 +57,8 @@ export async function open(ctx: AgentContext, seats: Seats, connection: AgentCon
       agent: connection.identity.name,
       title: args.title,
       shell: args.shell ?? (which('bash') ? 'bash' : undefined),
-      cwd: args.cwd ?? connection.cwd ?? ctx.home,
-      sandbox: seats.sandbox && sandboxRequest(settings, { ...seats.sandbox, agent: connection.identity.name }),
+      cwd,
+      sandbox,
       env: args.env,
       cols: args.cols,
       rows: args.rows,

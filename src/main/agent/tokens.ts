@@ -87,8 +87,11 @@ export class TokenStore {
     chmodSync(this.path, 0o600);
   }
 
+  /** The settings a new pairing starts with: the default policy, plus the person's default sandbox once the layer sets it. */
+  newSettings: () => PolicySettings = () => defaultPolicy;
+
   /** Creates (or replaces) a paired agent and returns its token, shown to the person once. */
-  pair(name: string, settings: PolicySettings = defaultPolicy): string {
+  pair(name: string, settings: PolicySettings = this.newSettings()): string {
     const checked = checkAgentName(name);
     const previous = this.records.get(checked);
     if (previous) this.emitRevoked(previous);
@@ -102,7 +105,7 @@ export class TokenStore {
    * A token valid until this instance exits or the person revokes it (Allow once, trusted local
    * agents). `name` is the display name, already made distinct by the caller (`distinctName`).
    */
-  issueEphemeral(name: string, settings: PolicySettings = defaultPolicy): string {
+  issueEphemeral(name: string, settings: PolicySettings = this.newSettings()): string {
     const token = newToken();
     const tokenHash = hashToken(token);
     this.ephemeral.set(tokenHash, { id: randomBytes(9).toString('base64url'), name, tokenHash, persistent: false, settings });

@@ -16,6 +16,19 @@ export function platformDefaultMode(platform: NodeJS.Platform = process.platform
   return platform === 'win32' ? 'off' : 'workspace-write';
 }
 
+/**
+ * What a new pairing is stored with: the person's default for new pairings (settings.json),
+ * unless the layer was given a fixed one; Windows cannot confine, so `off` there.
+ */
+export function pairingSandbox(
+  settings: { newAgentSandbox: SandboxMode; newAgentNetwork: boolean },
+  fixed: SandboxMode | undefined,
+  platform: NodeJS.Platform = process.platform,
+): { sandbox: SandboxMode; network: boolean } {
+  const sandbox = platform === 'win32' ? 'off' : (fixed ?? settings.newAgentSandbox);
+  return { sandbox, network: settings.newAgentNetwork };
+}
+
 /** The mode and network an agent's settings resolve to. */
 export function effectiveSandbox(settings: AgentSandboxSettings, fallback: SandboxMode): { sandbox: SandboxMode; network: boolean } {
   return { sandbox: settings.sandbox ?? fallback, network: settings.network ?? true };

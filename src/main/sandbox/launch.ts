@@ -47,23 +47,30 @@ const seccompFd = 4;
 /** How long the shell may take to appear inside the sandbox (bubblewrap's setup is milliseconds). */
 const shellAppearMs = 5000;
 const pollMs = 2;
+/** The filter is the same for every terminal of this process: built once. */
+let seccompProgram: Buffer | undefined;
 
 /**
  * The node-pty child is this small bash script: it closes every descriptor it inherited beyond
  * the terminal (node-pty 1.1 leaks other terminals' PTY masters into children, upstream issue
  * 657: a confined shell holding one could type into an unconfined terminal), learns the
- * terminal's device (only known once node-pty has opened it), substitutes it into bubblewrap's
- * arguments, and execs bubblewrap with the info and seccomp descriptors. exec keeps the pid:
- * the PTY's child is bubblewrap itself.
+ * terminal's device (only known once node-pty has opened it), puts it into bubblewrap's
+ * arguments at the index it is given, and execs bubblewrap with the info and seccomp
+ * descriptors. exec keeps the pid: the PTY's child is bubblewrap itself.
+ *
+ * It forks nothing (each fork and exec cost milliseconds of every open): the device comes from
+ * the terminal number in /proc/self/stat (devpts: major 136, minor N is /dev/pts/N), checked
+ * against stdin with `-ef`, and `tty` runs only when that check fails.
  */
 const launcher = [
   // No redirection on the loop: bash would park stderr in a high descriptor, which the loop closes.
   'for fd in /proc/self/fd/*; do fd=${fd##*/}; if [ "$fd" -gt 2 ] && [ -e "/proc/self/fd/$fd" ]; then exec {fd}>&-; fi; done',
-  'info=$1 bpf=$2; shift 2',
-  't=$(tty) || exit 125',
-  'n=$#',
-  `while [ "$n" -gt 0 ]; do a=$1; shift; [ "$a" = ${ptyPlaceholder} ] && a=$t; set -- "$@" "$a"; n=$((n - 1)); done`,
-  'exec "$@" 3>"$info" 4<"$bpf"',
+  'info=$1 bpf=$2 at=$3; shift 3',
+  'read -r stat </proc/self/stat || exit 125',
+  'set -f; f=(${stat##*)}); set +f',
+  'nr=${f[4]}; t=/dev/pts/$(( (nr & 0xff) | ((nr >> 12) & 0xfff00) ))',
+  '[ $(( (nr >> 8) & 0xfff )) -eq 136 ] && [ "$t" -ef /proc/self/fd/0 ] || t=$(tty) || exit 125',
+  'exec "${@:1:at}" "$t" "$t" "${@:at+3}" 3>"$info" 4<"$bpf"',
 ].join('\n');
 
 function resolved(path: string): string {
@@ -79,12 +86,15 @@ function existing(paths: readonly string[]): HiddenPath[] {
   const seen = new Set<string>();
   for (const path of paths) {
     try {
+      // Most candidates do not exist: asking without an exception keeps each open cheap.
+      const stat = statSync(path, { throwIfNoEntry: false });
+      if (!stat) continue;
       const real = realpathSync(path);
       if (seen.has(real)) continue;
       seen.add(real);
-      out.push({ path: real, dir: statSync(real).isDirectory() });
+      out.push({ path: real, dir: stat.isDirectory() });
     } catch {
-      // Missing or unreadable: nothing to hide.
+      // Gone or unreadable since: nothing to hide.
     }
   }
   return out;
@@ -148,11 +158,14 @@ export class Confinement {
       return { file: sandboxExecPath, args: ['-p', seatbeltProfile(this.spec), file, ...args], env: { ...base, ...this.cacheEnv } };
     }
     const bpf = join(this.runDir, 'seccomp.bpf');
-    writeFileSync(bpf, tiocstiFilter(), { mode: 0o600 });
+    writeFileSync(bpf, (seccompProgram ??= tiocstiFilter()), { mode: 0o600 });
     const info = join(this.runDir, 'info.json');
     closeSync(openSync(info, 'w', 0o600));
-    const argv = bwrapArgs({ spec: this.spec, pty: ptyPlaceholder, infoFd, seccompFd, unsetEnv: hiddenVariables, setEnv: this.cacheEnv, command: [file, ...args] });
-    return { file: launcherShell, args: ['--norc', '--noprofile', '-c', launcher, 'tandem-sandbox', info, bpf, bwrapPath, ...argv], env: base };
+    const argv = [bwrapPath, ...bwrapArgs({ spec: this.spec, pty: ptyPlaceholder, infoFd, seccompFd, unsetEnv: hiddenVariables, setEnv: this.cacheEnv, command: [file, ...args] })];
+    // The device goes in as one source and destination pair; a path that merely contains the placeholder is never touched.
+    const at = argv.indexOf(ptyPlaceholder);
+    if (at < 0 || argv[at + 1] !== ptyPlaceholder) throw new Error('bubblewrap arguments lack the terminal device pair');
+    return { file: launcherShell, args: ['--norc', '--noprofile', '-c', launcher, 'tandem-sandbox', info, bpf, String(at), ...argv], env: base };
   }
 
   /**

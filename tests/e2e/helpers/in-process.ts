@@ -1,7 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentLayer } from '../../../src/main/agent/layer';
+import { bridgeHeaders } from '../../../src/main/agent/mcp-http';
 import { startServe as startServeInProcess } from '../../../src/main/cli';
 import type { TerminalHost } from '../../../src/main/host/host';
 import type { WebServer } from '../../../src/main/web/server';
@@ -15,6 +16,10 @@ export interface InProcessServe {
   /** The agent layer: pairing requests, approvals and handoffs as agents raise them. */
   agents: AgentLayer;
   server: WebServer;
+  /** An agent's project inside the person's home: its terminals open there without asking. */
+  project: string;
+  /** Headers of an MCP client with `token` that announces `project`, as the stdio bridge does. */
+  agentHeaders(token: string): Record<string, string>;
   stop(): Promise<void>;
 }
 
@@ -27,6 +32,8 @@ export async function startInProcessServe(rendererDir = join(projectRoot, 'out/r
   if (missing) throw new Error(missing);
   const home = mkdtempSync(join(tmpdir(), 'tandem-ui-e2e-'));
   const io = { out: () => undefined, err: () => undefined, env: serveEnv(home) };
+  const project = join(io.env.HOME!, 'project');
+  mkdirSync(project, { recursive: true });
   const running = await startServeInProcess({ port: 0, allowOrigins: [], trustLocalAgents: false }, io, rendererDir);
   return {
     origin: running.server.origin,
@@ -34,6 +41,8 @@ export async function startInProcessServe(rendererDir = join(projectRoot, 'out/r
     host: running.host,
     agents: running.agents,
     server: running.server,
+    project,
+    agentHeaders: (token) => ({ Authorization: `Bearer ${token}`, [bridgeHeaders.cwd]: encodeURIComponent(project) }),
     stop: async () => {
       await running.stop();
       rmSync(home, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });

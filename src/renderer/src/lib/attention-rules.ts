@@ -76,7 +76,7 @@ export class AttentionRules {
         kind: 'approval',
         terminalId: item.terminalId,
         title: opens ? `${item.agent} asks to open a terminal` : `${item.agent} asks to run a command`,
-        body: opens ? `${item.command}\nwith ${item.env.join(', ')}` : `${item.command}\nin ${titleOf(item.terminalId, item.title)}`,
+        body: opens ? `${item.command}\n${item.env.length > 0 ? `with ${item.env.join(', ')}` : `because ${item.why ?? 'its workspace is wide'}`}` : `${item.command}\nin ${titleOf(item.terminalId, item.title)}`,
       });
     }
     for (const item of input.questions.handoffs) {
