@@ -15,6 +15,7 @@ import { soakFigure } from './soak.js';
 import { sandboxFigure } from './sandbox.js';
 import { startupFigure } from './startup.js';
 import { throughputFigure } from './throughput.js';
+import { waitingFigure } from './waiting.js';
 
 export const figures: Figure[] = [
   roundtripFigure,
@@ -25,6 +26,7 @@ export const figures: Figure[] = [
   memoryFigure,
   keystrokeFigure,
   readinessFigure,
+  waitingFigure,
   soakFigure,
   sandboxFigure,
   cpuFigure,

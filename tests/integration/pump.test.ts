@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { sampleForeground } from '../../src/main/pty/proc.js';
 import { maxAheadChars, type PtyProcess, ptyReader, spawnPty } from '../../src/main/pty/pump.js';
 
 const opts = { name: 'xterm-256color', cols: 80, rows: 24, cwd: '/', env: { ...process.env, PATH: process.env.PATH ?? '/usr/bin:/bin' } };
@@ -30,6 +31,24 @@ describe.skipIf(process.platform === 'win32')('PTY pump thread', () => {
     const exit = await exitOf(p);
     expect(exit.exitCode).toBe(7);
     expect(chars).toBe(3_000_000);
+  });
+
+  it('sync delivers what the PTY held before it resolves (a waiting look is confirmed after it)', async () => {
+    const p = await spawnPty('/bin/sh', ['-c', 'read a; printf "got-%s" "$a"; read b'], opts);
+    live.push(p);
+    let text = '';
+    p.onData((data) => (text += data));
+    const reader = () => sampleForeground(p.pid, p.ptsName!)?.threads.find((t) => t.pid === p.pid && t.kind === 'read');
+    await expect.poll(() => reader()?.syscr ?? null).not.toBeNull();
+    const before = reader()!.syscr!;
+    p.write('hi\n');
+    // Without yielding (so nothing is delivered meanwhile): until sh printed and blocks again.
+    const deadline = Date.now() + 5000;
+    while (!((reader()?.syscr ?? 0) > before) && Date.now() < deadline) blockThread(1);
+    expect(reader()?.syscr ?? 0).toBeGreaterThan(before);
+    expect(text).not.toContain('got-hi');
+    await p.sync();
+    expect(text).toContain('got-hi');
   });
 
   it('stops reading while the main thread is blocked, once a bounded amount waits for it', async () => {

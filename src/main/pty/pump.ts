@@ -25,6 +25,12 @@ export interface PtyProcess {
   pause(): void;
   resume(): void;
   kill(signal?: string): void;
+  /**
+   * Resolves once everything the PTY held when called was delivered to `onData` (a paused PTY
+   * delivers nothing until resumed): a look at a waiting program is confirmed after it, so
+   * output it wrote before blocking cannot lose the race to the look.
+   */
+  sync(): Promise<void>;
 }
 
 export interface PtySpawnOptions {
@@ -46,13 +52,15 @@ type ToPump =
   | { t: 'resize'; id: number; cols: number; rows: number }
   | { t: 'pause' | 'resume'; id: number }
   | { t: 'kill'; id: number; signal?: string }
-  | { t: 'consumed'; id: number; chars: number };
+  | { t: 'consumed'; id: number; chars: number }
+  | { t: 'sync'; id: number; token: number };
 
 type FromPump =
   | { t: 'spawned'; id: number; pid: number; ptsName?: string }
   | { t: 'failed'; id: number; message: string }
   | { t: 'data'; id: number; data: string }
-  | { t: 'exit'; id: number; exitCode: number; signal: number };
+  | { t: 'exit'; id: number; exitCode: number; signal: number }
+  | { t: 'synced'; id: number; token: number };
 
 /** Bytes read from the master at exit beyond what node-pty read (a PTY buffers far fewer). */
 export const maxExitDrainBytes = 4 * 1024 * 1024;
@@ -197,6 +205,16 @@ function pumpMain(): void {
           // Already gone.
         }
         return;
+      case 'sync':
+        // The message and a readable master come out of the same poll; a second turn covers a
+        // readiness reported in the next one. Then what was read is posted ahead of the reply.
+        setImmediate(() =>
+          setImmediate(() => {
+            if (entry) flushOne(message.id, entry);
+            post({ t: 'synced', id: message.id, token: message.token });
+          }),
+        );
+        return;
       case 'consumed':
         if (!entry) return;
         entry.ahead -= message.chars;
@@ -215,6 +233,9 @@ class Pump {
   private readonly handles = new Map<number, PumpedPty>();
   private readonly spawning = new Map<number, { resolve: (p: PumpedPty) => void; reject: (error: Error) => void }>();
   private broken: Error | null = null;
+  /** Outstanding syncs: at most one per running probe of each terminal, all settled if the thread fails. */
+  private readonly syncs = new Map<number, () => void>();
+  private nextToken = 1;
 
   constructor(ptyPath: string) {
     // `__name` stands in for the helper some transpilers (tsx) add to named functions.
@@ -243,6 +264,15 @@ class Pump {
     if (!this.broken) this.worker.postMessage(message);
   }
 
+  sync(id: number): Promise<void> {
+    if (this.broken) return Promise.resolve();
+    const token = this.nextToken++;
+    return new Promise<void>((resolve) => {
+      this.syncs.set(token, resolve);
+      this.send({ t: 'sync', id, token });
+    });
+  }
+
   private onMessage(message: FromPump): void {
     switch (message.t) {
       case 'spawned': {
@@ -259,6 +289,10 @@ class Pump {
         return;
       case 'data':
         this.handles.get(message.id)?.deliver(message.data);
+        return;
+      case 'synced':
+        this.syncs.get(message.token)?.();
+        this.syncs.delete(message.token);
         return;
       case 'exit': {
         const handle = this.handles.get(message.id);
@@ -277,6 +311,8 @@ class Pump {
     console.warn(`Tandem: the PTY thread failed (${error.message}); PTYs are read on the main thread from now on.`);
     for (const { reject } of this.spawning.values()) reject(error);
     this.spawning.clear();
+    for (const resolve of this.syncs.values()) resolve();
+    this.syncs.clear();
     // The PTYs went with the thread: their shells got SIGHUP.
     for (const handle of this.handles.values()) if (!handle.hasExited) handle.exited(1, 1);
     this.handles.clear();
@@ -337,6 +373,10 @@ class PumpedPty implements PtyProcess {
   kill(signal?: string): void {
     this.pump.send({ t: 'kill', id: this.id, ...(signal ? { signal } : {}) });
   }
+
+  sync(): Promise<void> {
+    return this.pump.sync(this.id);
+  }
 }
 
 /** node-pty on the calling thread, behind the same interface. */
@@ -353,6 +393,8 @@ function inline(file: string, args: string[], opts: PtySpawnOptions): PtyProcess
     pause: () => p.pause(),
     resume: () => p.resume(),
     kill: (signal) => p.kill(signal),
+    // Reads happen in this loop's poll phase: two turns of it see what the master held.
+    sync: () => new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve))),
   };
 }
 
