@@ -215,7 +215,7 @@ export class TerminalSession {
     this.sandboxRequest = opts.sandbox ?? null;
     this.openedIn = opts.cwd;
     this.scanner = new MarkerScanner(secret);
-    this.history = new StreamHistory(opts.historyChars ?? defaultHistoryChars);
+    this.history = new StreamHistory(opts.historyChars ?? defaultHistoryChars, undefined, this.clock);
     this.startupBanner = new OutputProjector({ maxBytes: bannerBytes });
     this.emulator = new Emulator({
       cols: this.cols,
