@@ -16,6 +16,7 @@ import { soakFigure } from './soak.js';
 import { sandboxFigure } from './sandbox.js';
 import { startupFigure } from './startup.js';
 import { throughputFigure } from './throughput.js';
+import { waitingFigure } from './waiting.js';
 
 export const figures: Figure[] = [
   roundtripFigure,
@@ -27,6 +28,7 @@ export const figures: Figure[] = [
   memoryFigure,
   keystrokeFigure,
   readinessFigure,
+  waitingFigure,
   soakFigure,
   sandboxFigure,
   cpuFigure,

@@ -48,6 +48,24 @@ describe.skipIf(process.platform === 'win32')('PTY pump thread', () => {
     expect(text).toBe('before-the-wait');
   });
 
+  it('sync delivers what the PTY held before it resolves (a waiting look is confirmed after it)', async () => {
+    const p = await spawnPty('/bin/sh', ['-c', 'read a; printf "got-%s" "$a"; read b'], opts);
+    live.push(p);
+    let text = '';
+    p.onData((data) => (text += data));
+    const reader = () => sampleForeground(p.pid, p.ptsName!)?.threads.find((t) => t.pid === p.pid && t.kind === 'read');
+    await expect.poll(() => reader()?.syscr ?? null).not.toBeNull();
+    const before = reader()!.syscr!;
+    p.write('hi\n');
+    // Without yielding (so nothing is delivered meanwhile): until sh printed and blocks again.
+    const deadline = Date.now() + 5000;
+    while (!((reader()?.syscr ?? 0) > before) && Date.now() < deadline) blockThread(1);
+    expect(reader()?.syscr ?? 0).toBeGreaterThan(before);
+    expect(text).not.toContain('got-hi');
+    await p.sync();
+    expect(text).toContain('got-hi');
+  });
+
   it('stops reading while the main thread is blocked, once a bounded amount waits for it', async () => {
     const p = await spawnPty('/bin/sh', flood, opts);
     live.push(p);

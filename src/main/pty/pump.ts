@@ -26,9 +26,9 @@ export interface PtyProcess {
   resume(): void;
   kill(signal?: string): void;
   /**
-   * Resolves once every byte the PTY held when this was called has reached the data listeners.
-   * Readiness evidence sampled from /proc waits for it: a program seen waiting may have printed
-   * (a prompt, a marker) just before, and that output must count before its silence does.
+   * Resolves once everything the PTY held when called was delivered to `onData` (a paused PTY
+   * delivers nothing until resumed): a look at a waiting program is confirmed after it, so
+   * output it wrote before blocking cannot lose the race to the look.
    */
   sync(): Promise<void>;
 }
@@ -53,14 +53,14 @@ type ToPump =
   | { t: 'pause' | 'resume'; id: number }
   | { t: 'kill'; id: number; signal?: string }
   | { t: 'consumed'; id: number; chars: number }
-  | { t: 'sync'; id: number; n: number };
+  | { t: 'sync'; id: number; token: number };
 
 type FromPump =
   | { t: 'spawned'; id: number; pid: number; ptsName?: string }
   | { t: 'failed'; id: number; message: string }
   | { t: 'data'; id: number; data: string }
   | { t: 'exit'; id: number; exitCode: number; signal: number }
-  | { t: 'synced'; n: number };
+  | { t: 'synced'; id: number; token: number };
 
 /** Bytes read from the master at exit beyond what node-pty read (a PTY buffers far fewer). */
 export const maxExitDrainBytes = 4 * 1024 * 1024;
@@ -206,13 +206,12 @@ function pumpMain(): void {
         }
         return;
       case 'sync':
-        // The PTY's readable event comes in the same loop turn as this message or an earlier
-        // one; its data is flushed in that turn's check phase. A second turn's immediate runs
-        // after that flush, so 'synced' follows the data on the (ordered) port.
+        // The message and a readable master come out of the same poll; a second turn covers a
+        // readiness reported in the next one. Then what was read is posted ahead of the reply.
         setImmediate(() =>
           setImmediate(() => {
             if (entry) flushOne(message.id, entry);
-            post({ t: 'synced', n: message.n });
+            post({ t: 'synced', id: message.id, token: message.token });
           }),
         );
         return;
@@ -234,9 +233,9 @@ class Pump {
   private readonly handles = new Map<number, PumpedPty>();
   private readonly spawning = new Map<number, { resolve: (p: PumpedPty) => void; reject: (error: Error) => void }>();
   private broken: Error | null = null;
-  /** Outstanding syncs; at most one per probing session at a time, all settled on failure. */
+  /** Outstanding syncs: at most one per running probe of each terminal, all settled if the thread fails. */
   private readonly syncs = new Map<number, () => void>();
-  private nextSync = 1;
+  private nextToken = 1;
 
   constructor(ptyPath: string) {
     // `__name` stands in for the helper some transpilers (tsx) add to named functions.
@@ -267,10 +266,10 @@ class Pump {
 
   sync(id: number): Promise<void> {
     if (this.broken) return Promise.resolve();
-    const n = this.nextSync++;
-    return new Promise((resolve) => {
-      this.syncs.set(n, resolve);
-      this.send({ t: 'sync', id, n });
+    const token = this.nextToken++;
+    return new Promise<void>((resolve) => {
+      this.syncs.set(token, resolve);
+      this.send({ t: 'sync', id, token });
     });
   }
 
@@ -292,8 +291,8 @@ class Pump {
         this.handles.get(message.id)?.deliver(message.data);
         return;
       case 'synced':
-        this.syncs.get(message.n)?.();
-        this.syncs.delete(message.n);
+        this.syncs.get(message.token)?.();
+        this.syncs.delete(message.token);
         return;
       case 'exit': {
         const handle = this.handles.get(message.id);
@@ -394,8 +393,8 @@ function inline(file: string, args: string[], opts: PtySpawnOptions): PtyProcess
     pause: () => p.pause(),
     resume: () => p.resume(),
     kill: (signal) => p.kill(signal),
-    // Read on this thread: a readable PTY is read in the next poll phase, which two turns span.
-    sync: () => new Promise((resolve) => setImmediate(() => setImmediate(resolve))),
+    // Reads happen in this loop's poll phase: two turns of it see what the master held.
+    sync: () => new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve))),
   };
 }
 

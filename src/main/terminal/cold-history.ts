@@ -1,11 +1,15 @@
+import { inflateRawSync } from 'node:zlib';
+import { pack } from './packed-text.js';
+
 /**
- * Scrollback beyond the emulator's hot window, kept as serialized terminal text in UTF-8 (about
- * a byte per cell instead of the ~12 of a live buffer line; a serializer's string is a rope of
- * small pieces that would cost far more). Batches of lines leave the emulator together; the
- * oldest batches go first once `maxLines` is exceeded.
+ * Scrollback beyond the emulator's hot window, kept as serialized terminal text in UTF-8,
+ * deflated per batch (a few tenths of a byte per cell for typical output, instead of the ~12 of
+ * a live buffer line; a serializer's string is a rope of small pieces that would cost far
+ * more). Batches of lines leave the emulator together; the oldest batches go first once
+ * `maxLines` is exceeded. Only a viewer's snapshot (attach, reload) inflates them.
  */
 export class ColdHistory {
-  private readonly batches: Array<{ text: Buffer; lines: number; skipped?: number }> = [];
+  private readonly batches: Array<{ packed: Buffer; lines: number; skipped?: number }> = [];
   private lineCount = 0;
 
   constructor(private readonly maxLines: number) {}
@@ -21,7 +25,7 @@ export class ColdHistory {
     const text = `\x1b[2m[… ${skipped} lines not kept in scrollback …]\x1b[0m`;
     if (last?.skipped) {
       last.skipped = skipped;
-      last.text = Buffer.from(text);
+      last.packed = pack(text);
       return;
     }
     this.push(text, 1);
@@ -30,7 +34,7 @@ export class ColdHistory {
 
   push(text: string, lines: number): void {
     if (this.maxLines <= 0 || lines <= 0) return;
-    this.batches.push({ text: Buffer.from(text), lines });
+    this.batches.push({ packed: pack(text), lines });
     this.lineCount += lines;
     while (this.batches.length > 1 && this.lineCount - this.batches[0]!.lines >= this.maxLines) {
       this.lineCount -= this.batches.shift()!.lines;
@@ -39,11 +43,12 @@ export class ColdHistory {
 
   /** The retained history as terminal output: batches joined by line breaks. */
   serialize(): string {
-    return this.batches.map((batch) => batch.text.toString()).join('\r\n');
+    return this.batches.map((batch) => inflateRawSync(batch.packed).toString()).join('\r\n');
   }
 
-  get chars(): number {
-    return this.batches.reduce((sum, batch) => sum + batch.text.byteLength, 0);
+  /** Bytes held, deflated. */
+  get bytes(): number {
+    return this.batches.reduce((sum, batch) => sum + batch.packed.byteLength, 0);
   }
 
   clear(): void {

@@ -8,6 +8,7 @@ import type { Palette } from '../../shared/palette.js';
 import { ColdHistory } from './cold-history.js';
 import { windowsPtyInfo } from '../pty/win-pty.js';
 import { answerDynamicColor, answerIndexedColor } from './color-queries.js';
+import { compactScreen } from './screen-text.js';
 
 const { Terminal } = xtermHeadless as unknown as { Terminal: typeof HeadlessTerminal };
 const { SerializeAddon } = serializeAddon as unknown as { SerializeAddon: typeof SerializeAddonType };
@@ -398,15 +399,14 @@ export class Emulator {
     return this.terminal.buffer.active.type === 'alternate';
   }
 
-  /** The visible screen as text, rows trimmed, trailing empty rows dropped. */
+  /** The visible screen as an agent reads it (screen-text.ts: trimmed rows, filler runs counted). */
   screenText(): string {
     const buffer = this.terminal.buffer.active;
     const rows: string[] = [];
     for (let y = 0; y < this.terminal.rows; y++) {
       rows.push(buffer.getLine(buffer.viewportY + y)?.translateToString(true) ?? '');
     }
-    while (rows.length > 0 && rows[rows.length - 1] === '') rows.pop();
-    return rows.join('\n');
+    return compactScreen(rows);
   }
 
   cursor(): { row: number; col: number } {

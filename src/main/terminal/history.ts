@@ -1,4 +1,6 @@
+import type { Clock } from './clock.js';
 import type { MarkerEvent } from './markers.js';
+import { packOldest, packQuietMs, type PackedText } from './packed-text.js';
 
 /** A marker as it happened in the stream: its offset in the marker-free output. */
 export interface StreamEvent {
@@ -15,18 +17,23 @@ export interface CommandRecord {
 
 /**
  * The marker-free output stream with absolute offsets, bounded: the oldest text goes first.
- * Cursors handed to agents are offsets into this stream, so a wait can resume exactly.
+ * Cursors handed to agents are offsets into this stream, so a wait can resume exactly. Older
+ * text is deflated in blocks once output pauses (packed-text.ts), one block per timer turn.
  */
 export class StreamHistory {
-  private chunks: string[] = [];
+  private chunks: Array<string | PackedText> = [];
   private starts: number[] = [];
   private retainedChars = 0;
   private end = 0;
   private readonly events: StreamEvent[] = [];
+  private packTimer: ReturnType<typeof setTimeout> | null = null;
+  private appendedSincePack = false;
 
   constructor(
     private readonly maxChars: number,
     private readonly maxEvents = 512,
+    /** Packing of old text needs a clock; without one everything stays plain. */
+    private readonly clock: Clock | null = null,
   ) {}
 
   get offset(): number {
@@ -48,6 +55,23 @@ export class StreamHistory {
       this.retainedChars -= this.chunks.shift()!.length;
       this.starts.shift();
     }
+    this.appendedSincePack = true;
+    this.schedulePack(packQuietMs);
+  }
+
+  private schedulePack(ms: number): void {
+    if (!this.clock || this.packTimer) return;
+    this.packTimer = this.clock.setTimeout(() => {
+      this.packTimer = null;
+      // Output still flowing: look again after another quiet period.
+      if (this.appendedSincePack) {
+        this.appendedSincePack = false;
+        return this.schedulePack(packQuietMs);
+      }
+      if (packOldest(this.chunks, this.starts, this.end)) this.schedulePack(0);
+    }, ms);
+    // Nothing here must keep a process alive.
+    (this.packTimer as { unref?: () => void }).unref?.();
   }
 
   /** Text in [from, to), clipped to what is retained. */
@@ -61,7 +85,8 @@ export class StreamHistory {
       const stop = start + chunk.length;
       if (stop <= begin) continue;
       if (start >= to) break;
-      parts.push(chunk.slice(Math.max(0, begin - start), Math.min(chunk.length, to - start)));
+      const text = typeof chunk === 'string' ? chunk : chunk.text();
+      parts.push(text.slice(Math.max(0, begin - start), Math.min(text.length, to - start)));
     }
     return parts.join('');
   }

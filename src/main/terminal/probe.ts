@@ -51,20 +51,39 @@ export async function probeWaiting(
   quietMs: number,
   readModes: (tty: string) => Promise<TtyModes | null> = readTtyModes,
 ): Promise<WaitEvidence | null> {
+  return (await probeLook(target, baseline, quietMs, readModes)).evidence;
+}
+
+export interface ProbeLook {
+  evidence: WaitEvidence | null;
+  /** A thread already reads the terminal and only the quiet period is short: it counts after this many ms more. */
+  quietDueMs: number | null;
+}
+
+/** `probeWaiting`, also saying when a reader seen too soon after output would count. */
+export async function probeLook(
+  target: ProbeTarget,
+  baseline: ProbeBaseline | null,
+  quietMs: number,
+  readModes: (tty: string) => Promise<TtyModes | null> = readTtyModes,
+): Promise<ProbeLook> {
   const sample = sampleFor(target);
+  let quietDueMs: number | null = null;
   if (sample) {
     for (const thread of sample.threads) {
       if (!thread.watchesTty || !progressed(sample, thread.tid, thread.syscr, baseline)) continue;
-      if (thread.kind === 'read' && quietMs >= readQuietMs) return 'read';
-      if (thread.kind === 'poll' && quietMs >= pollQuietMs) return 'poll';
+      if (thread.kind === 'read' && quietMs >= readQuietMs) return { evidence: 'read', quietDueMs: null };
+      if (thread.kind === 'poll' && quietMs >= pollQuietMs) return { evidence: 'poll', quietDueMs: null };
+      const due = (thread.kind === 'read' ? readQuietMs : thread.kind === 'poll' ? pollQuietMs : Infinity) - quietMs;
+      if (due !== Infinity) quietDueMs = Math.min(quietDueMs ?? due, due);
     }
-    if (sample.inspectable && sample.threads.some((thread) => thread.kind === 'read' || thread.kind === 'poll')) return null;
+    if (sample.inspectable && sample.threads.some((thread) => thread.kind === 'read' || thread.kind === 'poll')) return { evidence: null, quietDueMs };
   }
-  if (quietMs < echoOffQuietMs || !target.ttyPath || process.platform === 'win32') return null;
+  if (quietMs < echoOffQuietMs || !target.ttyPath || process.platform === 'win32') return { evidence: null, quietDueMs };
   // setuid prompts (sudo, ssh, gpg) deny /proc inspection; the terminal's own modes still show.
   const modes = await readModes(target.ttyPath);
-  if (!modes || modes.echo || !modes.icanon) return null;
-  return foregroundSleeping(target.shellPid) ? 'echo_off' : null;
+  if (!modes || modes.echo || !modes.icanon) return { evidence: null, quietDueMs };
+  return { evidence: foregroundSleeping(target.shellPid) ? 'echo_off' : null, quietDueMs };
 }
 
 /** Every process of the foreground group is asleep (stat is readable without ptrace access). */

@@ -23,7 +23,9 @@ import { bracketedPaste, encodeKeys } from './keys.js';
 import { LastCommandTracker } from './last-command.js';
 import { type MarkerEvent, MarkerScanner } from './markers.js';
 import type { RedirectReport } from './redirect-report.js';
-import { probeWaiting, takeBaseline, type ProbeBaseline, type ProbeTarget, type WaitEvidence } from './probe.js';
+import { ProbeCadence } from './probe-cadence.js';
+import { trimRow } from './screen-text.js';
+import { probeLook, probeWaiting, takeBaseline, type ProbeBaseline, type ProbeTarget, type WaitEvidence } from './probe.js';
 import { OutputProjector, stripEcho } from './projection.js';
 import { cachedModes, StatusWatcher } from './status-watcher.js';
 
@@ -31,8 +33,6 @@ export const defaultStartupTimeoutMs = 10_000;
 /** Retained marker-free output for cursors and waits (characters). */
 export const defaultHistoryChars = 4 * 1024 * 1024;
 const bannerBytes = 4096;
-const probeFirstIntervalMs = 10;
-const probeMaxIntervalMs = 100;
 const exitDrainQuietMs = 25;
 const exitDrainMaxMs = 500;
 const interruptEscalateMs = 1000;
@@ -178,7 +178,7 @@ export class TerminalSession {
   private lastActivityAt: number;
   private readonly observers = new Set<Observer>();
   private probeTimer: ReturnType<typeof setTimeout> | null = null;
-  private probeIntervalMs = probeFirstIntervalMs;
+  private readonly probeCadence = new ProbeCadence();
   private probing = false;
   private writeChain: Promise<void> = Promise.resolve();
   private readonly outputListeners = new Set<(text: string) => void>();
@@ -215,7 +215,7 @@ export class TerminalSession {
     this.sandboxRequest = opts.sandbox ?? null;
     this.openedIn = opts.cwd;
     this.scanner = new MarkerScanner(secret);
-    this.history = new StreamHistory(opts.historyChars ?? defaultHistoryChars);
+    this.history = new StreamHistory(opts.historyChars ?? defaultHistoryChars, undefined, this.clock);
     this.startupBanner = new OutputProjector({ maxBytes: bannerBytes });
     this.emulator = new Emulator({
       cols: this.cols,
@@ -505,7 +505,7 @@ export class TerminalSession {
     } else {
       lineEnd = Math.max(0, totalLines - (req.offset ?? 0));
       lineBegin = Math.max(0, lineEnd - (req.count ?? this.rows));
-      for (let y = lineBegin; y < lineEnd; y++) lines.push(buffer.getLine(y)?.translateToString(true) ?? '');
+      for (let y = lineBegin; y < lineEnd; y++) lines.push(trimRow(buffer.getLine(y)?.translateToString(true) ?? ''));
       // Keep the newest lines within the byte bound.
       let bytes = 0;
       let keep = lines.length;
@@ -965,29 +965,31 @@ export class TerminalSession {
   // ---- waiting detection --------------------------------------------------------------------
 
   private kickProbe(): void {
-    this.probeIntervalMs = probeFirstIntervalMs;
+    this.probeCadence.reset();
     if (this.probeTimer) {
       this.clock.clearTimeout(this.probeTimer);
       this.probeTimer = null;
     }
-    this.scheduleProbe();
+    this.scheduleProbe(this.probeCadence.nextMs);
   }
 
-  private scheduleProbe(): void {
+  private scheduleProbe(delayMs: number): void {
     if (this.probeTimer || this.observers.size === 0 || this.phase.kind !== 'running' || !this.phase.started) return;
     this.probeTimer = this.clock.setTimeout(() => {
       this.probeTimer = null;
       void this.runProbe();
-    }, this.probeIntervalMs);
+    }, delayMs);
   }
 
   private async runProbe(): Promise<void> {
     if (this.probing || this.phase.kind !== 'running' || !this.phase.started) return;
     this.probing = true;
+    const round = { confirming: false, quietDueMs: null as number | null };
     try {
       for (const observer of [...this.observers]) {
         const offset = this.history.offset;
-        const evidence = await probeWaiting(this.probeTarget, observer.baseline, this.clock.now() - this.lastActivityAt);
+        const { evidence, quietDueMs } = await probeLook(this.probeTarget, observer.baseline, this.clock.now() - this.lastActivityAt);
+        if (quietDueMs !== null) round.quietDueMs = Math.min(round.quietDueMs ?? quietDueMs, quietDueMs);
         if (this.phase.kind !== 'running' || !this.phase.started || !this.observers.has(observer)) continue;
         if (!evidence || offset !== this.history.offset) {
           observer.candidate = null;
@@ -1006,14 +1008,16 @@ export class TerminalSession {
           this.watcher.adopt(evidence);
         } else {
           observer.candidate = { evidence, offset };
-          this.probeIntervalMs = probeFirstIntervalMs;
+          round.confirming = true;
         }
       }
     } finally {
       this.probing = false;
     }
-    this.probeIntervalMs = Math.min(probeMaxIntervalMs, Math.ceil(this.probeIntervalMs * 1.5));
-    this.scheduleProbe();
+    const delayMs = this.probeCadence.after(round);
+    // A confirming look only after the PTY's pending output arrived: it would void the candidate.
+    if (round.confirming) void this.pty.sync().then(() => this.scheduleProbe(delayMs));
+    else this.scheduleProbe(delayMs);
   }
 
   // ---- signals and teardown -------------------------------------------------------------------
