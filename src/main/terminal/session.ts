@@ -63,6 +63,8 @@ export interface SessionOptions {
   signal?: AbortSignal;
   /** Confines the shell (agent terminals); the open fails `sandbox_unavailable` rather than run unconfined. */
   sandbox?: SandboxRequest;
+  /** Starts the PTY: node-pty (`spawnPty`) unless a test gives its own. */
+  spawn?: typeof spawnPty;
 }
 
 export interface SendRequest {
@@ -300,7 +302,7 @@ export class TerminalSession {
     const launch = confinement ? confinement.wrap(opts.shell.path, args, spawnEnv) : { file: opts.shell.path, args, env: spawnEnv };
     let spawned: PtyProcess;
     try {
-      spawned = await spawnPty(launch.file, launch.args, { name: 'xterm-256color', cols, rows, cwd: opts.cwd, env: launch.env });
+      spawned = await (opts.spawn ?? spawnPty)(launch.file, launch.args, { name: 'xterm-256color', cols, rows, cwd: opts.cwd, env: launch.env });
     } catch (error) {
       rmSync(rcDir, { recursive: true, force: true });
       confinement?.dispose();
