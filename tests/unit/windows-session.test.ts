@@ -1,5 +1,6 @@
 import { tmpdir } from 'node:os';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { windowsPlatform } from '../../src/main/pty/platform.js';
 import type { PtyProcess } from '../../src/main/pty/pump.js';
 import { TerminalSession } from '../../src/main/terminal/session.js';
 import { ManualClock } from '../support/manual-clock.js';
@@ -41,7 +42,6 @@ class FakeConpty implements PtyProcess {
   }
 }
 
-const realPlatform = process.platform;
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 async function openOnWindows(clock: ManualClock): Promise<{ session: TerminalSession; pty: FakeConpty }> {
@@ -51,6 +51,7 @@ async function openOnWindows(clock: ManualClock): Promise<{ session: TerminalSes
     cwd: tmpdir(),
     origin: 'user',
     clock,
+    platform: windowsPlatform,
     spawn: async () => pty,
   });
   for (let i = 0; i < 5; i++) await turn();
@@ -72,9 +73,6 @@ async function closeWith(session: TerminalSession, clock: ManualClock): Promise<
 }
 
 describe('a terminal on Windows (fake ConPTY)', () => {
-  beforeEach(() => Object.defineProperty(process, 'platform', { value: 'win32' }));
-  afterEach(() => Object.defineProperty(process, 'platform', { value: realPlatform }));
-
   it('writes input in chunks of at most 50 characters, 5 ms apart', async () => {
     const clock = new ManualClock();
     const { session, pty } = await openOnWindows(clock);

@@ -4,7 +4,7 @@ import type { TerminalView } from '../../shared/contract.js';
 import type { Clock } from '../terminal/clock.js';
 import type { TerminalSession } from '../terminal/session.js';
 import { ProgramTitle } from '../terminal/program-title.js';
-import { foregroundProgram } from '../pty/proc.js';
+import { hostPlatform } from '../pty/platform.js';
 import { Attachment, type FrameSink, highWatermarkChars, lowWatermarkChars, maxBufferedChars, stalledAfterMs } from './attachment.js';
 
 /** Output frames: at most this many characters, and reads arriving this close together are batched. */
@@ -77,7 +77,7 @@ export class ManagedTerminal {
     this.offset = session.streamOffset;
     this.pendingStart = this.offset;
     const offOutput = session.onOutput((text) => this.onOutput(text));
-    const program = new ProgramTitle(session.headless.terminal, () => (process.platform === 'linux' ? foregroundProgram(session.pid) : null), this.clock, this.onChange);
+    const program = new ProgramTitle(session.headless.terminal, () => hostPlatform.foregroundProgram(session.pid), this.clock, this.onChange);
     this.program = program;
     const offState = session.onStateChange(() => {
       if (session.status === 'exited') this.flush();

@@ -5,7 +5,6 @@
 import fs from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { readStat, scanProcesses, type ProcStat } from './proc';
-import { teardownWindowsTree } from './win-tree';
 
 export const TERMINAL_ID_ENV = 'TANDEM_TERMINAL_ID';
 
@@ -110,14 +109,13 @@ async function waitGone(pids: number[], timeoutMs: number, pollMs: number): Prom
   while (pids.some(isAlive) && Date.now() < deadline) await sleep(pollMs);
 }
 
-/** Idempotent: a later call retries whatever survived (or was started) since. Windows: win-tree.ts. */
+/** Idempotent: a later call retries whatever survived (or was started) since. POSIX; Windows: win-tree.ts (chosen in platform.ts). */
 export async function teardownTree({
   rootPid,
   terminalId,
   graceMs = 1000,
   pollMs = 20,
 }: TeardownOptions): Promise<TeardownResult> {
-  if (process.platform === 'win32') return teardownWindowsTree(rootPid);
   const denied = new Set<number>();
   const send = (pid: number, signal: NodeJS.Signals) => {
     try {

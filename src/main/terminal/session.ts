@@ -6,13 +6,10 @@ import { TandemError } from '../../shared/errors.js';
 import { DEFAULT_LIMITS } from '../../shared/limits.js';
 import type { Palette } from '../../shared/palette.js';
 import type { ClosedBy, Evidence, LastCommand, Origin, SendResult, SignalName, TerminalStatus } from '../../shared/types.js';
-import { foregroundPgid, readStat, ttyOf } from '../pty/proc.js';
 import { type PtyProcess, spawnPty } from '../pty/pump.js';
-import { writeSpaced } from '../pty/win-input.js';
+import { hostPlatform, type PtyPlatform } from '../pty/platform.js';
 import { Confinement, type SandboxRequest } from '../sandbox/launch.js';
 import type { SandboxInfo } from '../sandbox/types.js';
-import { readTtyModes } from '../pty/termios.js';
-import { teardownTree } from '../pty/tree.js';
 import type { StartupFiles } from '../shells/dialect.js';
 import { agentReapplyEnv, buildShellEnv } from '../shells/env.js';
 import type { ResolvedShell } from '../shells/resolve.js';
@@ -65,6 +62,8 @@ export interface SessionOptions {
   sandbox?: SandboxRequest;
   /** Starts the PTY: node-pty (`spawnPty`) unless a test gives its own. */
   spawn?: typeof spawnPty;
+  /** The POSIX or Windows behaviours: this process's own unless a test gives the other. */
+  platform?: PtyPlatform;
 }
 
 export interface SendRequest {
@@ -168,6 +167,7 @@ export class TerminalSession {
   private readonly redirectWaiters = new Set<() => void>();
   private readonly history: StreamHistory;
   private readonly clock: Clock;
+  private readonly platform: PtyPlatform;
   private readonly probeTarget: ProbeTarget;
   private readonly watcher: StatusWatcher;
   private readonly maxInputBytes: number;
@@ -206,6 +206,7 @@ export class TerminalSession {
     this.cols = opts.cols ?? 120;
     this.rows = opts.rows ?? 32;
     this.clock = opts.clock ?? systemClock;
+    this.platform = opts.platform ?? hostPlatform;
     this.maxInputBytes = opts.maxInputBytes ?? DEFAULT_LIMITS.maxInputBytes;
     this.historyFile = historyFile;
     this.rcDir = rcDir;
@@ -231,10 +232,10 @@ export class TerminalSession {
     });
     this.probeTarget = {
       shellPid: spawned.pid,
-      ttyPath: spawned.ptsName ?? (process.platform === 'linux' ? ttyOf(spawned.pid) : null),
-      procTier: opts.procTier ?? true,
+      ttyPath: this.platform.ttyPath(spawned.pid, spawned.ptsName),
+      procTier: (opts.procTier ?? true) && this.platform.procfs,
     };
-    const modes = cachedModes(this.clock, () => foregroundPgid(spawned.pid), readTtyModes);
+    const modes = cachedModes(this.clock, () => this.platform.foregroundGroup(spawned.pid), (tty) => this.platform.ttyModes(tty));
     this.watcher = new StatusWatcher({
       clock: this.clock,
       baseline: () => (this.shell.dialect?.backgroundReader ? takeBaseline(this.probeTarget) : null),
@@ -291,7 +292,7 @@ export class TerminalSession {
         historyFile,
         reapplyEnv: agent ? agentReapplyEnv(opts.env, env) : {},
         env,
-        platform: process.platform,
+        platform: (opts.platform ?? hostPlatform).os,
       });
       for (const file of plan.files) writeFileSync(file.path, file.content, { mode: 0o600 });
       args = plan.args;
@@ -707,8 +708,7 @@ export class TerminalSession {
     const run = this.writeChain.then(async () => {
       if (this.emulator.mustDrainBeforeInput) await this.emulator.parsed();
       if (this.exitInfo) throw new TandemError('exited', 'The shell of this terminal has exited; open a new terminal.');
-      if (process.platform === 'win32') await writeSpaced(data, (chunk) => !this.exitInfo && this.pty.write(chunk), this.clock);
-      else this.pty.write(data);
+      await this.platform.writeInput(data, (chunk) => this.pty.write(chunk), () => !this.exitInfo, this.clock);
     });
     this.writeChain = run.catch(() => undefined);
     return run;
@@ -1017,9 +1017,9 @@ export class TerminalSession {
     // A Ctrl+C written before the shell took the line reaches its line editor (which drops it
     // or cancels the line) or waits in the input queue behind the command: wait for the start.
     if (this.phase.kind === 'running' && !this.phase.started) await this.untilStarted(interruptStartWaitMs);
-    const fg = process.platform === 'win32' ? null : foregroundPgid(this.pid);
-    const shellPgrp = readStat(this.pid)?.pgrp ?? this.pid;
-    const modes = this.probeTarget.ttyPath && process.platform !== 'win32' ? await readTtyModes(this.probeTarget.ttyPath) : null;
+    const fg = this.platform.foregroundGroup(this.pid);
+    const shellPgrp = this.platform.shellGroup(this.pid);
+    const modes = this.probeTarget.ttyPath ? await this.platform.ttyModes(this.probeTarget.ttyPath) : null;
     // The command to escalate against: the running one, or the one whose start is still due.
     const running = this.phase.kind === 'running';
     const seq = this.phase.kind !== 'running' ? null : this.phase.started ? this.phase.seq : this.lastStartSeq + 1;
@@ -1030,11 +1030,11 @@ export class TerminalSession {
       // nothing happened: pwsh drops a Ctrl+C that lands between its start marker and the start
       // of the pipeline, and there is no other process to signal.
       // Windows has no foreground group to check: the same command still running is the test.
-      if (running && ((fg && fg === shellPgrp) || process.platform === 'win32')) this.escalate(fg, seq, () => void this.write('\x03').catch(() => {}));
+      if (running && ((fg && fg === shellPgrp) || !this.platform.processGroups)) this.escalate(fg, seq, () => void this.write('\x03').catch(() => {}));
       return;
     }
-    this.killGroup(fg, 'SIGINT');
-    this.escalate(fg, seq, () => this.killGroup(fg, 'SIGTERM'));
+    this.platform.signalGroup(fg, 'SIGINT');
+    this.escalate(fg, seq, () => this.platform.signalGroup(fg, 'SIGTERM'));
   }
 
   private untilStarted(ms: number): Promise<void> {
@@ -1057,33 +1057,25 @@ export class TerminalSession {
    */
   private escalate(pgid: number | null, seq: number | null, then: () => void): void {
     const stuck = async () =>
-      this.phase.kind === 'running' && this.phase.seq === seq && (pgid === null || foregroundPgid(this.pid) === pgid) && !(await this.probeNow());
+      this.phase.kind === 'running' && this.phase.seq === seq && (pgid === null || this.platform.foregroundGroup(this.pid) === pgid) && !(await this.probeNow());
     this.clock.setTimeout(async () => {
       if (!this.closing && !this.exitInfo && (await stuck())) then();
     }, interruptEscalateMs);
-  }
-
-  private killGroup(pgid: number, signal: NodeJS.Signals): void {
-    try {
-      process.kill(-pgid, signal);
-    } catch {
-      // The group is already gone.
-    }
   }
 
   /** terminal_signal: SIGINT interrupts; others go to the foreground group, never SIGKILL to the shell. */
   async signal(name: SignalName): Promise<void> {
     this.assertUsable();
     if (name === 'SIGINT') return this.interrupt();
-    if (process.platform === 'win32') throw new TandemError('invalid_argument', `${name} cannot be delivered on Windows; only SIGINT (as Ctrl+C) is supported.`);
-    const fg = foregroundPgid(this.pid);
-    const shellPgrp = readStat(this.pid)?.pgrp ?? this.pid;
+    if (!this.platform.processGroups) throw new TandemError('invalid_argument', `${name} cannot be delivered on Windows; only SIGINT (as Ctrl+C) is supported.`);
+    const fg = this.platform.foregroundGroup(this.pid);
+    const shellPgrp = this.platform.shellGroup(this.pid);
     if (!fg || fg === shellPgrp) {
       if (name === 'SIGKILL') throw new TandemError('forbidden', 'SIGKILL of the shell itself is refused; close the terminal instead.');
       process.kill(this.pid, name);
       return;
     }
-    this.killGroup(fg, name);
+    this.platform.signalGroup(fg, name);
   }
 
   private assertUsable(): void {
@@ -1104,7 +1096,7 @@ export class TerminalSession {
   }
 
   private async teardown(): Promise<CloseResult> {
-    const { orphans } = await teardownTree({ rootPid: this.pty.pid, terminalId: this.id });
+    const { orphans } = await this.platform.teardown({ rootPid: this.pty.pid, terminalId: this.id });
     if (!this.exitInfo) {
       try {
         this.pty.kill();
