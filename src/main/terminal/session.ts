@@ -1,17 +1,11 @@
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { TandemError } from '../../shared/errors.js';
 import { DEFAULT_LIMITS } from '../../shared/limits.js';
-import type { Palette } from '../../shared/palette.js';
 import type { ClosedBy, Evidence, LastCommand, Origin, SendResult, SignalName, TerminalStatus } from '../../shared/types.js';
-import { type PtyProcess, spawnPty } from '../pty/pump.js';
+import type { PtyProcess } from '../pty/pump.js';
 import { hostPlatform, type PtyPlatform } from '../pty/platform.js';
 import { Confinement, type SandboxRequest } from '../sandbox/launch.js';
 import type { SandboxInfo } from '../sandbox/types.js';
-import type { StartupFiles } from '../shells/dialect.js';
-import { agentReapplyEnv, buildShellEnv } from '../shells/env.js';
 import type { ResolvedShell } from '../shells/resolve.js';
 import { type Clock, sleep, systemClock } from './clock.js';
 import { Emulator } from './emulator.js';
@@ -19,9 +13,12 @@ import { type CommandRecord, StreamHistory } from './history.js';
 import { bracketedPaste, encodeKeys } from './keys.js';
 import { LastCommandTracker } from './last-command.js';
 import { type MarkerEvent, MarkerScanner } from './markers.js';
+import { type Candidate, commandBegun, hasExited, initialReadiness, type ReadinessEvent, type ReadinessState, type SettleScope, step } from './readiness.js';
 import type { RedirectReport } from './redirect-report.js';
 import { probeWaiting, takeBaseline, type ProbeBaseline, type ProbeTarget, type WaitEvidence } from './probe.js';
 import { OutputProjector, stripEcho } from './projection.js';
+import { launchShell } from './launch.js';
+import { clampInt, type CloseResult, type SendRequest, type SessionOptions, type TerminalRead, type WaitRequest } from './session-types.js';
 import { cachedModes, StatusWatcher } from './status-watcher.js';
 
 export const defaultStartupTimeoutMs = 10_000;
@@ -36,64 +33,7 @@ const interruptEscalateMs = 1000;
 /** How long an interrupt waits for a just-submitted command's start marker. */
 const interruptStartWaitMs = 5000;
 
-export interface SessionOptions {
-  shell: ResolvedShell;
-  cwd: string;
-  origin: Origin;
-  id?: string;
-  cols?: number;
-  rows?: number;
-  /** Variables the caller asks for, applied last. */
-  env?: Record<string, string>;
-  baseEnv?: NodeJS.ProcessEnv;
-  startupFiles?: StartupFiles;
-  startupTimeoutMs?: number;
-  instancePath?: string | null;
-  scrollback?: number;
-  /** The person's palette, for colour queries (OSC 4, 10, 11, 12); unanswered without it. */
-  palette?: () => Palette;
-  historyChars?: number;
-  maxInputBytes?: number;
-  /** The /proc syscall tier of waiting detection (Linux); on by default. */
-  procTier?: boolean;
-  clock?: Clock;
-  signal?: AbortSignal;
-  /** Confines the shell (agent terminals); the open fails `sandbox_unavailable` rather than run unconfined. */
-  sandbox?: SandboxRequest;
-  /** Starts the PTY: node-pty (`spawnPty`) unless a test gives its own. */
-  spawn?: typeof spawnPty;
-  /** The POSIX or Windows behaviours: this process's own unless a test gives the other. */
-  platform?: PtyPlatform;
-}
-
-export interface SendRequest {
-  text?: string;
-  keys?: string[];
-  submit?: boolean;
-  input?: boolean;
-  waitMs?: number;
-  maxOutputBytes?: number;
-  /** Cancels: the observation is dropped and the call rejects with the signal's reason. */
-  signal?: AbortSignal;
-  /** Settles the observation now with `human_handoff` (the person took control). */
-  handoff?: AbortSignal;
-}
-
-export interface WaitRequest {
-  since?: string;
-  waitMs?: number;
-  maxOutputBytes?: number;
-  signal?: AbortSignal;
-  handoff?: AbortSignal;
-}
-
-type Phase =
-  | { kind: 'starting' }
-  | { kind: 'idle' }
-  /** `started` is false between writing a command line and its start marker (submitted, not begun). */
-  | { kind: 'running'; seq: number | null; started: boolean }
-  | { kind: 'continuation' }
-  | { kind: 'exited'; exitCode: number | null; signal: number | null };
+export type { CloseResult, SendRequest, SessionOptions, TerminalRead, WaitRequest } from './session-types.js';
 
 type ObserverMode = 'command' | 'input' | 'follow';
 
@@ -107,32 +47,8 @@ interface Observer {
   projector: OutputProjector;
   echo: string | null;
   baseline: ProbeBaseline | null;
-  candidate: { evidence: WaitEvidence; offset: number } | null;
+  candidate: Candidate | null;
   finish: (status: SendResult['status'], evidence: Evidence, end?: { exitCode: number | null; command: string | null }) => void;
-}
-
-export interface TerminalRead {
-  text: string;
-  lineBegin: number;
-  lineEnd: number;
-  totalLines: number;
-  cursor: string;
-  screen: { row: number; col: number; altScreen: boolean };
-  status: TerminalStatus;
-}
-
-export interface CloseResult {
-  closed: boolean;
-  orphans: Array<{ pid: number; comm: string }>;
-}
-
-function randomId(): string {
-  return randomBytes(16).toString('base64url');
-}
-
-function clampInt(value: number | undefined, fallback: number, min: number, max: number): number {
-  if (value === undefined) return fallback;
-  return Math.min(max, Math.max(min, Math.floor(value)));
 }
 
 /**
@@ -173,9 +89,8 @@ export class TerminalSession {
   private readonly maxInputBytes: number;
   private readonly historyFile: string | null;
   private readonly rcDir: string;
-  private phase: Phase = { kind: 'starting' };
-  private lastStartSeq = 0;
-  private lastEndSeq = -1;
+  /** The readiness engine's state: changed only by `feed`. */
+  private ready: ReadinessState;
   private readonly lastDone = new LastCommandTracker();
   private lastActivityAt: number;
   private readonly observers = new Set<Observer>();
@@ -187,7 +102,6 @@ export class TerminalSession {
   private readonly stateListeners = new Set<() => void>();
   private readonly readyWaiters: Array<(ok: boolean) => void> = [];
   private exitTimer: ReturnType<typeof setTimeout> | null = null;
-  private exitInfo: { exitCode: number; signal: number } | null = null;
   private exitStartedAt = 0;
   private lastCursorOffset = 0;
   private closing: Promise<CloseResult> | null = null;
@@ -201,6 +115,7 @@ export class TerminalSession {
     this.shell = opts.shell;
     this.integrationLevel = opts.shell.dialect?.integration ?? 'none';
     this.integration = this.integrationLevel !== 'none';
+    this.ready = initialReadiness(this.integrationLevel);
     this.cwd = opts.cwd;
     this.workspace = opts.cwd;
     this.cols = opts.cols ?? 120;
@@ -227,7 +142,7 @@ export class TerminalSession {
       palette: opts.palette,
       // Replies go straight to the PTY: caller input waits for the parser, so replies come first.
       onReply: (data) => {
-        if (!this.exitInfo) this.pty.write(data);
+        if (!this.ready.ptyExit) this.pty.write(data);
       },
     });
     this.probeTarget = {
@@ -243,72 +158,13 @@ export class TerminalSession {
       offset: () => this.history.offset,
       onChange: () => this.emitState(),
     });
-    if (this.integrationLevel === 'none') this.phase = { kind: 'idle' };
     spawned.onData((data) => this.onData(data));
     spawned.onExit(({ exitCode, signal }) => this.onExit(exitCode, signal));
   }
 
   /** Spawns the shell and resolves once it is ready: a verified prompt for agent terminals. */
   static async start(opts: SessionOptions): Promise<TerminalSession> {
-    opts.signal?.throwIfAborted();
-    const dialect = opts.shell.dialect;
-    if (opts.origin === 'agent' && (!dialect || dialect.integration === 'none')) {
-      throw new TandemError('shell_unsupported', `Agents can open terminals only in bash, zsh, sh or pwsh; "${opts.shell.name}" has no shell integration.`);
-    }
-    try {
-      if (!statSync(opts.cwd).isDirectory()) throw new Error('not a directory');
-    } catch {
-      throw new TandemError('invalid_argument', `cwd "${opts.cwd}" is not an existing directory.`);
-    }
-    const id = opts.id ?? randomId();
-    const secret = randomBytes(16).toString('hex');
-    const rcDir = mkdtempSync(join(tmpdir(), 'tandem-rc-'));
-    let confinement: Confinement | null = null;
-    try {
-      confinement = opts.sandbox
-        ? new Confinement({ ...opts.sandbox, terminalId: id, workspace: opts.cwd, shellName: opts.shell.name, rcDir, home: (opts.baseEnv ?? process.env).HOME ?? '', env: opts.baseEnv ?? process.env })
-        : null;
-    } catch (error) {
-      rmSync(rcDir, { recursive: true, force: true });
-      throw error;
-    }
-    const historyFile = confinement?.historyFile ?? (opts.origin === 'agent' ? join(tmpdir(), `tandem-history-${id}`) : null);
-    const agent = opts.origin === 'agent';
-    const env = buildShellEnv({
-      base: opts.baseEnv ?? process.env,
-      agent,
-      terminalId: id,
-      instancePath: opts.instancePath ?? null,
-      extra: opts.env,
-    });
-    let args: string[] = [];
-    let spawnEnv = env;
-    if (dialect) {
-      const plan = dialect.plan(opts.shell.path, {
-        secret,
-        rcDir,
-        startupFiles: opts.startupFiles ?? 'user',
-        agent,
-        historyFile,
-        reapplyEnv: agent ? agentReapplyEnv(opts.env, env) : {},
-        env,
-        platform: (opts.platform ?? hostPlatform).os,
-      });
-      for (const file of plan.files) writeFileSync(file.path, file.content, { mode: 0o600 });
-      args = plan.args;
-      spawnEnv = plan.env;
-    }
-    const cols = clampInt(opts.cols, 120, 2, DEFAULT_LIMITS.maxCols);
-    const rows = clampInt(opts.rows, 32, 2, DEFAULT_LIMITS.maxRows);
-    const launch = confinement ? confinement.wrap(opts.shell.path, args, spawnEnv) : { file: opts.shell.path, args, env: spawnEnv };
-    let spawned: PtyProcess;
-    try {
-      spawned = await (opts.spawn ?? spawnPty)(launch.file, launch.args, { name: 'xterm-256color', cols, rows, cwd: opts.cwd, env: launch.env });
-    } catch (error) {
-      rmSync(rcDir, { recursive: true, force: true });
-      confinement?.dispose();
-      throw new TandemError('shell_not_found', `The shell ${opts.shell.path} could not be started: ${(error as Error).message}.`);
-    }
+    const { id, secret, rcDir, historyFile, spawned, confinement, cols, rows } = await launchShell(opts);
     const session = new TerminalSession({ ...opts, cols, rows }, id, secret, rcDir, historyFile, spawned, confinement);
     // The shell deletes its rc directory once read; this is the backstop. A person's terminal
     // opens on first output, which can come before the shell reads it (pwsh): keep it until then.
@@ -323,7 +179,7 @@ export class TerminalSession {
       removeRc();
       throw error;
     }
-    if (session.phase.kind === 'starting') session.readyWaiters.push(removeRc);
+    if (session.ready.phase.kind === 'starting') session.readyWaiters.push(removeRc);
     else removeRc();
     return session;
   }
@@ -356,11 +212,11 @@ export class TerminalSession {
       }
     });
     if (outcome === 'ready' || outcome === 'output') {
-      if (outcome === 'output' && this.phase.kind === 'starting') this.watchIntegrationDeadline(timeoutMs);
+      if (outcome === 'output' && this.ready.phase.kind === 'starting') this.watchIntegrationDeadline(timeoutMs);
       return;
     }
     if (outcome === 'exited') {
-      const code = this.exitInfo?.exitCode ?? null;
+      const code = this.ready.ptyExit?.exitCode ?? null;
       throw new TandemError('exited', `The shell exited during startup (exit code ${code}): ${this.banner.slice(0, 200) || 'no output'}.`);
     }
     await this.close();
@@ -375,11 +231,7 @@ export class TerminalSession {
   private watchIntegrationDeadline(timeoutMs: number): void {
     const timer = this.clock.setTimeout(() => {
       rmSync(this.rcDir, { recursive: true, force: true });
-      if (this.phase.kind === 'starting') {
-        this.integration = false;
-        this.phase = { kind: 'idle' };
-        this.emitState();
-      }
+      this.feed({ type: 'integration-timeout' });
     }, timeoutMs);
     this.readyWaiters.push(() => this.clock.clearTimeout(timer));
   }
@@ -401,7 +253,7 @@ export class TerminalSession {
   }
 
   get status(): TerminalStatus {
-    switch (this.phase.kind) {
+    switch (this.ready.phase.kind) {
       case 'starting':
         return 'starting';
       case 'idle':
@@ -416,7 +268,8 @@ export class TerminalSession {
   }
 
   get exitCode(): number | null {
-    return this.phase.kind === 'exited' ? this.phase.exitCode : null;
+    const phase = this.ready.phase;
+    return phase.kind === 'exited' ? phase.exitCode : null;
   }
 
   get closedBy(): ClosedBy {
@@ -427,7 +280,7 @@ export class TerminalSession {
   /** Aliases, functions and PATH change the shell reported at its last prompt; null if it reports none. */
   /** The report for the last command, waiting up to `waitMs` for it (bash sends it just after the end marker). */
   async freshRedirects(waitMs: number): Promise<RedirectReport | null> {
-    if (!this.redirectReport || this.redirectSeq >= this.lastEndSeq) return this.redirects;
+    if (!this.redirectReport || this.redirectSeq >= this.ready.lastEndSeq) return this.redirects;
     await new Promise<void>((resolve) => {
       const done = () => {
         this.clock.clearTimeout(timer);
@@ -435,7 +288,7 @@ export class TerminalSession {
         resolve();
       };
       const wake = () => {
-        if (this.redirectSeq >= this.lastEndSeq) done();
+        if (this.redirectSeq >= this.ready.lastEndSeq) done();
       };
       const timer = this.clock.setTimeout(done, waitMs);
       this.redirectWaiters.add(wake);
@@ -446,7 +299,7 @@ export class TerminalSession {
   get redirects(): RedirectReport | null {
     const report = this.redirectReport;
     // Not yet reported for the last command that ended (bash reports just after its end marker).
-    return report && this.redirectSeq < this.lastEndSeq ? { ...report, incomplete: true } : report;
+    return report && this.redirectSeq < this.ready.lastEndSeq ? { ...report, incomplete: true } : report;
   }
 
   get lastCommandExitCode(): number | null {
@@ -561,7 +414,7 @@ export class TerminalSession {
   private onText(text: string): void {
     this.history.append(text);
     this.emulator.feed(text);
-    if (this.phase.kind === 'starting') this.startupBanner?.push(text);
+    if (this.ready.phase.kind === 'starting') this.startupBanner?.push(text);
     for (const observer of this.observers) {
       if (observer.collecting) observer.projector.push(text);
       // New output races any waiting evidence sampled before it.
@@ -571,99 +424,117 @@ export class TerminalSession {
   }
 
   private onMarker(marker: MarkerEvent): void {
-    const now = this.clock.now();
     switch (marker.kind) {
-      case 'start': {
-        if (marker.seq <= this.lastStartSeq) return;
-        this.lastStartSeq = marker.seq;
-        this.phase = { kind: 'running', seq: marker.seq, started: true };
-        this.history.record(marker, now);
-        this.lastDone.start(marker.seq, marker.command);
-        for (const observer of this.observers) {
-          if (!observer.collecting && marker.seq >= observer.minEndSeq) {
-            observer.collecting = true;
-            observer.command ??= marker.command;
-          }
-        }
-        this.kickProbe();
-        break;
-      }
+      case 'start':
+        return this.feed({ type: 'start', seq: marker.seq }, { marker });
       case 'end':
-        this.onEndMarker(marker, now);
-        break;
+        if (marker.cwd) this.cwd = marker.cwd;
+        return this.feed({ type: 'end', seq: marker.seq, exitCode: marker.exitCode, closing: this.closing !== null }, { marker });
       case 'line':
-        this.history.attachCommand(marker.seq, marker.command);
-        this.lastDone.line(marker.seq, marker.command);
-        break;
+        return this.feed({ type: 'line', seq: marker.seq }, { marker });
       case 'redirects':
         this.redirectSeq = Math.max(this.redirectSeq, marker.seq);
         if (marker.report) this.redirectReport = marker.report;
         for (const wake of [...this.redirectWaiters]) wake();
         return;
       case 'continuation':
-        if (this.phase.kind === 'idle' || this.phase.kind === 'continuation' || this.phase.kind === 'running') {
-          this.phase = { kind: 'continuation' };
+        return this.feed({ type: 'continuation' }, { marker });
+    }
+  }
+
+  /** The one place readiness changes: step the machine, then carry out what it decided. */
+  private feed(event: ReadinessEvent, context: { marker?: MarkerEvent; observer?: Observer } = {}): void {
+    const { state, effects } = step(this.ready, event);
+    this.ready = state;
+    const marker = context.marker;
+    const now = this.clock.now();
+    for (const effect of effects) {
+      switch (effect.kind) {
+        case 'settle': {
+          const end = effect.exitCode !== undefined ? { exitCode: effect.exitCode, command: effect.fromMarker && marker?.kind === 'end' ? marker.command : null } : undefined;
+          for (const observer of this.scoped(effect.scope, context.observer)) observer.finish(effect.status, effect.evidence, end);
+          break;
+        }
+        case 'collect':
+          for (const observer of this.observers) {
+            if (!observer.collecting && effect.seq >= observer.minEndSeq) {
+              observer.collecting = true;
+              observer.command ??= marker?.kind === 'start' ? marker.command : null;
+            }
+          }
+          break;
+        case 'record-start':
+          if (marker?.kind !== 'start') break;
           this.history.record(marker, now);
-          for (const observer of [...this.observers]) observer.finish('waiting_input', 'continuation');
-        }
-        break;
-    }
-    this.emitState();
-  }
-
-  private onEndMarker(marker: Extract<MarkerEvent, { kind: 'end' }>, now: number): void {
-    if (marker.cwd) this.cwd = marker.cwd;
-    if (this.phase.kind === 'starting') {
-      this.finishStartup(this.integrationLevel === 'end-only' ? 0 : marker.seq);
-      return;
-    }
-    const endOnly = this.integrationLevel === 'end-only';
-    // Shells without start markers cannot all number their prompts (cmd): every prompt is new.
-    if (endOnly) marker = { ...marker, seq: this.lastEndSeq + 1 };
-    // An empty Enter reprints the prompt with the previous status: it ends nothing.
-    const real = endOnly || (marker.seq === this.lastStartSeq && marker.seq > this.lastEndSeq);
-    if (!real) {
-      const nothingRuns = this.phase.kind !== 'running' || !this.phase.started;
-      // A submitted line that never started (cancelled by Ctrl+C in the line editor) ends here too.
-      const submitted = this.phase.kind === 'running' && !this.phase.started;
-      if (this.phase.kind === 'continuation' || nothingRuns) this.phase = { kind: 'idle' };
-      // A fresh prompt with nothing running settles writes: a line that ran nothing (blank, a
-      // comment), Ctrl+C at a continuation prompt, keys typed at the prompt; and waits for it.
-      if (nothingRuns) {
-        for (const observer of [...this.observers]) {
-          if (observer.mode !== 'follow' || submitted) observer.finish('done', 'marker', { exitCode: marker.exitCode, command: null });
-        }
+          this.lastDone.start(effect.seq, marker.command);
+          break;
+        case 'record-end':
+          if (marker?.kind !== 'end') break;
+          this.lastDone.end(effect.seq, marker.exitCode, marker.command);
+          this.history.record({ ...marker, seq: effect.seq }, now);
+          break;
+        case 'record-line':
+          if (marker?.kind !== 'line') break;
+          this.history.attachCommand(effect.seq, marker.command);
+          this.lastDone.line(effect.seq, marker.command);
+          break;
+        case 'record-continuation':
+          if (marker) this.history.record(marker, now);
+          break;
+        case 'startup-done':
+          this.banner = this.startupBanner?.snapshot().output ?? '';
+          this.startupBanner = null;
+          for (const resolve of this.readyWaiters.splice(0)) resolve(true);
+          break;
+        case 'startup-failed':
+          for (const resolve of this.readyWaiters.splice(0)) resolve(false);
+          break;
+        case 'integration-off':
+          this.integration = false;
+          break;
+        case 'kick-probe':
+          this.kickProbe();
+          break;
+        case 'probe-sooner':
+          this.probeIntervalMs = probeFirstIntervalMs;
+          break;
+        case 'stop-probe':
+          if (this.probeTimer) this.clock.clearTimeout(this.probeTimer);
+          this.probeTimer = null;
+          break;
+        case 'candidate':
+          if (context.observer) context.observer.candidate = effect.value;
+          break;
+        case 'adopt':
+          this.watcher.adopt(effect.evidence);
+          break;
+        case 'drain':
+          this.exitStartedAt = now;
+          // Output can lag the exit event: drain before reporting `exited`.
+          this.rearmExitDrain();
+          break;
+        case 'emit':
+          this.emitState();
+          break;
       }
-      return;
-    }
-    const ranCommand = endOnly ? this.phase.kind === 'running' : true;
-    this.lastEndSeq = marker.seq;
-    if (endOnly) this.lastStartSeq = marker.seq;
-    this.phase = { kind: 'idle' };
-    if (!ranCommand) return;
-    this.lastDone.end(marker.seq, marker.exitCode, marker.command);
-    this.history.record(marker, now);
-    // A command the closing teardown killed (SIGHUP: 129) did not finish: waits settle on the exit, with who closed it.
-    if (this.closing) return;
-    for (const observer of [...this.observers]) {
-      if (marker.seq >= observer.minEndSeq) observer.finish('done', 'marker', { exitCode: marker.exitCode, command: marker.command });
     }
   }
 
-  private finishStartup(seq: number): void {
-    this.lastStartSeq = seq;
-    this.lastEndSeq = seq;
-    this.phase = { kind: 'idle' };
-    this.banner = this.startupBanner?.snapshot().output ?? '';
-    this.startupBanner = null;
-    for (const resolve of this.readyWaiters.splice(0)) resolve(true);
+  private scoped(scope: SettleScope, observer: Observer | undefined): Observer[] {
+    switch (scope.kind) {
+      case 'all':
+        return [...this.observers];
+      case 'through':
+        return [...this.observers].filter((candidate) => scope.seq >= candidate.minEndSeq);
+      case 'prompt':
+        return [...this.observers].filter((candidate) => candidate.mode !== 'follow' || scope.follows);
+      case 'this':
+        return observer ? [observer] : [];
+    }
   }
 
   private onExit(exitCode: number, signal: number): void {
-    this.exitInfo = { exitCode, signal };
-    this.exitStartedAt = this.clock.now();
-    // Output can lag the exit event: drain before reporting `exited`.
-    this.rearmExitDrain();
+    this.feed({ type: 'pty-exit', exitCode, signal });
   }
 
   private rearmExitDrain(): void {
@@ -676,19 +547,11 @@ export class TerminalSession {
     this.exitTimer = null;
     const rest = this.scanner.flush();
     if (rest) this.onText(rest);
-    const info = this.exitInfo ?? { exitCode: null, signal: null };
-    // A closed shell did not finish by itself: its status says nothing about what it ran.
-    const exitCode = this.closer ? null : info.signal ? 128 + info.signal : info.exitCode;
-    this.phase = { kind: 'exited', exitCode, signal: info.signal };
-    if (this.probeTimer) this.clock.clearTimeout(this.probeTimer);
-    this.probeTimer = null;
-    for (const observer of [...this.observers]) observer.finish('exited', 'exit', { exitCode, command: null });
-    for (const resolve of this.readyWaiters.splice(0)) resolve(false);
-    this.emitState();
+    this.feed({ type: 'drained', closed: this.closer !== null });
   }
 
   private emitState(): void {
-    if (this.phase.kind === 'running' && this.phase.started) this.watcher.start();
+    if (commandBegun(this.ready)) this.watcher.start();
     else this.watcher.stop();
     for (const listener of this.stateListeners) listener();
   }
@@ -697,7 +560,7 @@ export class TerminalSession {
 
   /** Raw input (the person's typing, answers): ordered after pending protocol replies. */
   write(data: string): Promise<void> {
-    if (this.phase.kind === 'exited' || this.exitInfo) {
+    if (hasExited(this.ready)) {
       return Promise.reject(new TandemError('exited', 'The shell of this terminal has exited; open a new terminal.'));
     }
     if (Buffer.byteLength(data) > this.maxInputBytes) {
@@ -707,8 +570,8 @@ export class TerminalSession {
     this.watcher.activity();
     const run = this.writeChain.then(async () => {
       if (this.emulator.mustDrainBeforeInput) await this.emulator.parsed();
-      if (this.exitInfo) throw new TandemError('exited', 'The shell of this terminal has exited; open a new terminal.');
-      await this.platform.writeInput(data, (chunk) => this.pty.write(chunk), () => !this.exitInfo, this.clock);
+      if (this.ready.ptyExit) throw new TandemError('exited', 'The shell of this terminal has exited; open a new terminal.');
+      await this.platform.writeInput(data, (chunk) => this.pty.write(chunk), () => !this.ready.ptyExit, this.clock);
     });
     this.writeChain = run.catch(() => undefined);
     return run;
@@ -716,17 +579,17 @@ export class TerminalSession {
 
   /** Flow control: stop reading the PTY (the program blocks on a full buffer) and go on. */
   pause(): void {
-    if (!this.exitInfo) this.pty.pause();
+    if (!this.ready.ptyExit) this.pty.pause();
   }
 
   resume(): void {
-    if (!this.exitInfo) this.pty.resume();
+    if (!this.ready.ptyExit) this.pty.resume();
   }
 
   resize(cols: number, rows: number): void {
     const c = clampInt(cols, this.cols, 2, DEFAULT_LIMITS.maxCols);
     const r = clampInt(rows, this.rows, 2, DEFAULT_LIMITS.maxRows);
-    if (this.exitInfo) return;
+    if (this.ready.ptyExit) return;
     this.cols = c;
     this.rows = r;
     this.pty.resize(c, r);
@@ -738,8 +601,8 @@ export class TerminalSession {
 
   /** Whether the foreground program waits for the terminal now (no proof of consumption needed). */
   async probeNow(): Promise<WaitEvidence | 'continuation' | null> {
-    if (this.phase.kind === 'continuation') return 'continuation';
-    if (this.phase.kind !== 'running' || !this.phase.started) return null;
+    if (this.ready.phase.kind === 'continuation') return 'continuation';
+    if (!commandBegun(this.ready)) return null;
     return probeWaiting(this.probeTarget, null, this.clock.now() - this.lastActivityAt);
   }
 
@@ -750,9 +613,9 @@ export class TerminalSession {
     if (!text && !keys) throw new TandemError('invalid_argument', 'text or keys is required.');
     const submit = req.submit ?? (req.text !== undefined && !req.keys);
     let mode: ObserverMode;
-    if (this.phase.kind === 'starting') throw new TandemError('busy', 'The terminal is still starting; wait for it and send again.');
-    if (this.phase.kind === 'idle' && text) mode = 'command';
-    else if (this.phase.kind === 'running' && !req.input && !(await this.probeNow())) {
+    if (this.ready.phase.kind === 'starting') throw new TandemError('busy', 'The terminal is still starting; wait for it and send again.');
+    if (this.ready.phase.kind === 'idle' && text) mode = 'command';
+    else if (this.ready.phase.kind === 'running' && !req.input && !(await this.probeNow())) {
       throw new TandemError('busy', 'A command is running and not waiting for input; wait for it, interrupt it, or pass input: true to type into it.');
     } else mode = 'input';
 
@@ -769,11 +632,12 @@ export class TerminalSession {
       throw new TandemError('input_too_large', `Input of ${Buffer.byteLength(payload)} bytes exceeds the ${this.maxInputBytes}-byte limit; send it in smaller parts or write it to a file.`);
     }
     const endOnly = this.integrationLevel === 'end-only';
-    const running = this.phase.kind === 'running' ? this.phase.seq : null;
-    const minEndSeq = mode === 'input' && running !== null ? running : this.lastStartSeq + 1;
+    const phase = this.ready.phase;
+    const running = phase.kind === 'running' ? phase.seq : null;
+    const minEndSeq = mode === 'input' && running !== null ? running : this.ready.lastStartSeq + 1;
     // Finishing a continued line is a command: its output starts at its start marker, after
     // the shell's redraw of the line.
-    const completesLine = this.phase.kind === 'continuation' && !endOnly;
+    const completesLine = phase.kind === 'continuation' && !endOnly;
     const collectFromWrite = (mode === 'input' && !completesLine) || endOnly;
     const observer = this.observe({
       mode,
@@ -790,7 +654,7 @@ export class TerminalSession {
       handoff: req.handoff,
     });
     // Submitted: a second command now gets `busy`, not typed into the same line.
-    if ((mode === 'command' && submit) || completesLine) this.phase = { kind: 'running', seq: null, started: endOnly };
+    this.feed({ type: 'write', command: mode === 'command' && submit });
     this.write(payload).catch((error: unknown) => observer.reject(error));
     this.kickProbe();
     return observer.promise;
@@ -809,16 +673,17 @@ export class TerminalSession {
       this.lastCursorOffset = end.offset;
       return this.buildResult(projector, null, 'done', 'marker', end.marker.command, end.marker.exitCode, this.clock.now(), end.offset);
     }
-    if (this.phase.kind === 'exited') {
+    const phase = this.ready.phase;
+    if (phase.kind === 'exited') {
       const projector = new OutputProjector({ maxBytes: maxOutputBytes });
       projector.push(this.history.slice(from));
-      return this.buildResult(projector, null, 'exited', 'exit', null, this.phase.exitCode, this.clock.now(), this.history.offset);
+      return this.buildResult(projector, null, 'exited', 'exit', null, phase.exitCode, this.clock.now(), this.history.offset);
     }
-    const running = this.phase.kind === 'running' && this.phase.started;
+    const running = commandBegun(this.ready);
     const observer = this.observe({
       mode: 'follow',
       command: null,
-      minEndSeq: running && this.phase.kind === 'running' && this.phase.seq !== null ? this.phase.seq : this.lastStartSeq + 1,
+      minEndSeq: running && phase.kind === 'running' && phase.seq !== null ? phase.seq : this.ready.lastStartSeq + 1,
       collecting: running || this.integrationLevel !== 'full',
       echo: null,
       // Unseen output since the cursor: a program that waits now settles the wait at once.
@@ -829,7 +694,7 @@ export class TerminalSession {
       handoff: req.handoff,
     });
     if (observer.collecting) observer.projectorPush(this.history.slice(from));
-    if (this.phase.kind === 'continuation' && from < this.history.offset) observer.settle('waiting_input', 'continuation');
+    if (phase.kind === 'continuation' && from < this.history.offset) observer.settle('waiting_input', 'continuation');
     this.kickProbe();
     return observer.promise;
   }
@@ -890,8 +755,8 @@ export class TerminalSession {
       cleanup();
       rejectPromise(spec.signal?.reason ?? new Error('aborted'));
     };
-    const onHandoff = () => observer.finish('human_handoff', 'handoff');
-    const timer = this.clock.setTimeout(() => observer.finish('running', 'bound'), waitMs);
+    const onHandoff = () => this.feed({ type: 'handoff' }, { observer });
+    const timer = this.clock.setTimeout(() => this.feed({ type: 'bound' }, { observer }), waitMs);
     spec.signal?.addEventListener('abort', onAbort, { once: true });
     spec.handoff?.addEventListener('abort', onHandoff, { once: true });
     this.observers.add(observer);
@@ -971,7 +836,7 @@ export class TerminalSession {
   }
 
   private scheduleProbe(): void {
-    if (this.probeTimer || this.observers.size === 0 || this.phase.kind !== 'running' || !this.phase.started) return;
+    if (this.probeTimer || this.observers.size === 0 || !commandBegun(this.ready)) return;
     this.probeTimer = this.clock.setTimeout(() => {
       this.probeTimer = null;
       void this.runProbe();
@@ -979,25 +844,14 @@ export class TerminalSession {
   }
 
   private async runProbe(): Promise<void> {
-    if (this.probing || this.phase.kind !== 'running' || !this.phase.started) return;
+    if (this.probing || !commandBegun(this.ready)) return;
     this.probing = true;
     try {
       for (const observer of [...this.observers]) {
-        const offset = this.history.offset;
+        const sampledAt = this.history.offset;
         const evidence = await probeWaiting(this.probeTarget, observer.baseline, this.clock.now() - this.lastActivityAt);
-        if (this.phase.kind !== 'running' || !this.phase.started || !this.observers.has(observer)) continue;
-        if (!evidence || offset !== this.history.offset) {
-          observer.candidate = null;
-          continue;
-        }
-        // Confirm on a second look with no output in between: activity may race the sample.
-        if (observer.candidate && observer.candidate.evidence === evidence && observer.candidate.offset === offset) {
-          observer.finish('waiting_input', evidence);
-          this.watcher.adopt(evidence);
-        } else {
-          observer.candidate = { evidence, offset };
-          this.probeIntervalMs = probeFirstIntervalMs;
-        }
+        if (!this.observers.has(observer)) continue;
+        this.feed({ type: 'evidence', evidence, sampledAt, offset: this.history.offset, candidate: observer.candidate }, { observer });
       }
     } finally {
       this.probing = false;
@@ -1016,13 +870,14 @@ export class TerminalSession {
     this.assertUsable();
     // A Ctrl+C written before the shell took the line reaches its line editor (which drops it
     // or cancels the line) or waits in the input queue behind the command: wait for the start.
-    if (this.phase.kind === 'running' && !this.phase.started) await this.untilStarted(interruptStartWaitMs);
+    if (this.ready.phase.kind === 'running' && !this.ready.phase.started) await this.untilStarted(interruptStartWaitMs);
     const fg = this.platform.foregroundGroup(this.pid);
     const shellPgrp = this.platform.shellGroup(this.pid);
     const modes = this.probeTarget.ttyPath ? await this.platform.ttyModes(this.probeTarget.ttyPath) : null;
     // The command to escalate against: the running one, or the one whose start is still due.
-    const running = this.phase.kind === 'running';
-    const seq = this.phase.kind !== 'running' ? null : this.phase.started ? this.phase.seq : this.lastStartSeq + 1;
+    const phase = this.ready.phase;
+    const running = phase.kind === 'running';
+    const seq = phase.kind !== 'running' ? null : phase.started ? phase.seq : this.ready.lastStartSeq + 1;
     if (!fg || fg === shellPgrp || (modes && !modes.isig)) {
       // Raw-mode programs (editors, ssh) take Ctrl+C as a key and decide themselves.
       await this.write('\x03');
@@ -1045,7 +900,7 @@ export class TerminalSession {
         resolve();
       };
       const off = this.onStateChange(() => {
-        if (this.phase.kind !== 'running' || this.phase.started) done();
+        if (this.ready.phase.kind !== 'running' || this.ready.phase.started) done();
       });
       const timer = this.clock.setTimeout(done, ms);
     });
@@ -1057,9 +912,9 @@ export class TerminalSession {
    */
   private escalate(pgid: number | null, seq: number | null, then: () => void): void {
     const stuck = async () =>
-      this.phase.kind === 'running' && this.phase.seq === seq && (pgid === null || this.platform.foregroundGroup(this.pid) === pgid) && !(await this.probeNow());
+      this.ready.phase.kind === 'running' && this.ready.phase.seq === seq && (pgid === null || this.platform.foregroundGroup(this.pid) === pgid) && !(await this.probeNow());
     this.clock.setTimeout(async () => {
-      if (!this.closing && !this.exitInfo && (await stuck())) then();
+      if (!this.closing && !this.ready.ptyExit && (await stuck())) then();
     }, interruptEscalateMs);
   }
 
@@ -1079,7 +934,7 @@ export class TerminalSession {
   }
 
   private assertUsable(): void {
-    if (this.phase.kind === 'exited' || this.exitInfo) {
+    if (hasExited(this.ready)) {
       throw new TandemError('exited', 'The shell of this terminal has exited; open a new terminal.');
     }
     if (this.closing) throw new TandemError('not_found', 'This terminal is closing.');
@@ -1087,7 +942,7 @@ export class TerminalSession {
 
   /** Tears the whole process tree down; a failed close can be retried. `by` is told to waiters. */
   close(by: ClosedBy = null): Promise<CloseResult> {
-    if (!this.exitInfo) this.closer ??= by;
+    if (!this.ready.ptyExit) this.closer ??= by;
     this.closing ??= this.teardown().then((result) => {
       if (result.orphans.length > 0) this.closing = null;
       return result;
@@ -1097,14 +952,14 @@ export class TerminalSession {
 
   private async teardown(): Promise<CloseResult> {
     const { orphans } = await this.platform.teardown({ rootPid: this.pty.pid, terminalId: this.id });
-    if (!this.exitInfo) {
+    if (!this.ready.ptyExit) {
       try {
         this.pty.kill();
       } catch {
         // Already gone.
       }
     }
-    if (!this.exitInfo) {
+    if (!this.ready.ptyExit) {
       await new Promise<void>((resolve) => {
         const timer = this.clock.setTimeout(resolve, 1000);
         this.pty.onExit(() => {
@@ -1113,7 +968,7 @@ export class TerminalSession {
         });
       });
     }
-    if (this.phase.kind !== 'exited') this.finalizeExit();
+    if (this.ready.phase.kind !== 'exited') this.finalizeExit();
     if (orphans.length === 0) {
       this.emulator.dispose();
       if (this.historyFile && !this.confinement) rmSync(this.historyFile, { force: true });
