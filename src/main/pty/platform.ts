@@ -67,7 +67,7 @@ export const windowsPlatform: PtyPlatform = {
   ttyModes: async () => null,
   signalGroup: () => {},
   writeInput: (data, write, open, clock) => writeSpaced(data, (chunk) => open() && write(chunk), clock),
-  teardown: (opts) => teardownWindowsTree(opts.rootPid),
+  teardown: (opts) => teardownWindowsTree(opts.rootPid, opts.clock),
 };
 
 export function platformFor(os: NodeJS.Platform): PtyPlatform {

@@ -7,17 +7,27 @@ import { hostPlatform, type PtyPlatform } from '../pty/platform.js';
 import { Confinement, type SandboxRequest } from '../sandbox/launch.js';
 import type { SandboxInfo } from '../sandbox/types.js';
 import type { ResolvedShell } from '../shells/resolve.js';
-import { type Clock, sleep, systemClock } from './clock.js';
+import { type Clock, systemClock, waitFor } from './clock.js';
 import { Emulator } from './emulator.js';
 import { type CommandRecord, StreamHistory } from './history.js';
-import { bracketedPaste, encodeKeys } from './keys.js';
+import { encodeKeys } from './keys.js';
 import { LastCommandTracker } from './last-command.js';
 import { type MarkerEvent, MarkerScanner } from './markers.js';
-import { type Candidate, commandBegun, hasExited, initialReadiness, type ReadinessEvent, type ReadinessState, type SettleScope, step } from './readiness.js';
+import { commandBegun, hasExited, initialReadiness, type ReadinessEvent, type ReadinessState, step } from './readiness.js';
 import type { RedirectReport } from './redirect-report.js';
-import { probeWaiting, takeBaseline, type ProbeBaseline, type ProbeTarget, type WaitEvidence } from './probe.js';
-import { OutputProjector, stripEcho } from './projection.js';
+import { probeWaiting, takeBaseline, type ProbeTarget, type WaitEvidence } from './probe.js';
+import { OutputProjector } from './projection.js';
 import { launchShell } from './launch.js';
+import { decodeCursor, encodeCursor } from './cursor.js';
+import { inScope, type Observer, type ObserverHost, type ObserverMode, type ObserveSpec, observe } from './observer.js';
+import { sendResult } from './result.js';
+import { deliverSignal, interrupt, type InterruptTarget } from './interrupt.js';
+import { ProbeLoop } from './probe-loop.js';
+import { RedirectTracker } from './redirect-tracker.js';
+import { ExitDrain } from './exit-drain.js';
+import { type LineWindow, readLines } from './screen-read.js';
+import { sendPayload } from './send-payload.js';
+import { awaitStartup } from './startup.js';
 import { clampInt, type CloseResult, type SendRequest, type SessionOptions, type TerminalRead, type WaitRequest } from './session-types.js';
 import { cachedModes, StatusWatcher } from './status-watcher.js';
 
@@ -25,31 +35,8 @@ export const defaultStartupTimeoutMs = 10_000;
 /** Retained marker-free output for cursors and waits (characters). */
 export const defaultHistoryChars = 4 * 1024 * 1024;
 const bannerBytes = 4096;
-const probeFirstIntervalMs = 10;
-const probeMaxIntervalMs = 100;
-const exitDrainQuietMs = 25;
-const exitDrainMaxMs = 500;
-const interruptEscalateMs = 1000;
-/** How long an interrupt waits for a just-submitted command's start marker. */
-const interruptStartWaitMs = 5000;
 
 export type { CloseResult, SendRequest, SessionOptions, TerminalRead, WaitRequest } from './session-types.js';
-
-type ObserverMode = 'command' | 'input' | 'follow';
-
-interface Observer {
-  mode: ObserverMode;
-  command: string | null;
-  /** Settles on a real end marker with at least this sequence number. */
-  minEndSeq: number;
-  /** Output is collected from the command's start marker (or from the write, without one). */
-  collecting: boolean;
-  projector: OutputProjector;
-  echo: string | null;
-  baseline: ProbeBaseline | null;
-  candidate: Candidate | null;
-  finish: (status: SendResult['status'], evidence: Evidence, end?: { exitCode: number | null; command: string | null }) => void;
-}
 
 /**
  * One terminal: a shell in a PTY, the headless emulator that answers its protocol requests,
@@ -78,9 +65,7 @@ export class TerminalSession {
   private readonly confinement: Confinement | null;
   private readonly emulator: Emulator;
   private readonly scanner: MarkerScanner;
-  private redirectReport: RedirectReport | null = null;
-  private redirectSeq = -1;
-  private readonly redirectWaiters = new Set<() => void>();
+  private readonly redirectTracker: RedirectTracker;
   private readonly history: StreamHistory;
   private readonly clock: Clock;
   private readonly platform: PtyPlatform;
@@ -94,20 +79,18 @@ export class TerminalSession {
   private readonly lastDone = new LastCommandTracker();
   private lastActivityAt: number;
   private readonly observers = new Set<Observer>();
-  private probeTimer: ReturnType<typeof setTimeout> | null = null;
-  private probeIntervalMs = probeFirstIntervalMs;
-  private probing = false;
+  private readonly probes: ProbeLoop;
   private writeChain: Promise<void> = Promise.resolve();
   private readonly outputListeners = new Set<(text: string) => void>();
   private readonly stateListeners = new Set<() => void>();
   private readonly readyWaiters: Array<(ok: boolean) => void> = [];
-  private exitTimer: ReturnType<typeof setTimeout> | null = null;
-  private exitStartedAt = 0;
+  private readonly drain: ExitDrain;
   private lastCursorOffset = 0;
   private closing: Promise<CloseResult> | null = null;
   /** Who closed the terminal, when it did not exit by itself. */
   private closer: ClosedBy = null;
   private startupBanner: OutputProjector | null;
+  private readonly observerHost: ObserverHost;
 
   private constructor(opts: SessionOptions, id: string, secret: string, rcDir: string, historyFile: string | null, spawned: PtyProcess, confinement: Confinement | null) {
     this.id = id;
@@ -122,6 +105,20 @@ export class TerminalSession {
     this.rows = opts.rows ?? 32;
     this.clock = opts.clock ?? systemClock;
     this.platform = opts.platform ?? hostPlatform;
+    this.observerHost = {
+      clock: this.clock,
+      observers: this.observers,
+      offset: () => this.history.offset,
+      settledAt: (offset) => (this.lastCursorOffset = offset),
+      result: (observer, status, evidence, command, exitCode, startedAt, offset) =>
+        this.buildResult(observer.projector, observer.echo, status, evidence, command, exitCode, startedAt, offset),
+      parsed: () => this.emulator.parsed(),
+      handoff: (observer) => this.feed({ type: 'handoff' }, { observer }),
+      bound: (observer) => this.feed({ type: 'bound' }, { observer }),
+    };
+    this.probes = new ProbeLoop({ clock: this.clock, observers: this.observers, begun: () => commandBegun(this.ready), look: (observer) => this.look(observer) });
+    this.redirectTracker = new RedirectTracker(this.clock, () => this.ready.lastEndSeq);
+    this.drain = new ExitDrain(this.clock, () => this.finalizeExit());
     this.maxInputBytes = opts.maxInputBytes ?? DEFAULT_LIMITS.maxInputBytes;
     this.historyFile = historyFile;
     this.rcDir = rcDir;
@@ -140,6 +137,7 @@ export class TerminalSession {
       rows: this.rows,
       scrollback: opts.scrollback ?? DEFAULT_LIMITS.scrollbackLines,
       palette: opts.palette,
+      clock: this.clock,
       // Replies go straight to the PTY: caller input waits for the parser, so replies come first.
       onReply: (data) => {
         if (!this.ready.ptyExit) this.pty.write(data);
@@ -184,56 +182,25 @@ export class TerminalSession {
     return session;
   }
 
-  private async awaitStartup(opts: SessionOptions): Promise<void> {
-    const timeoutMs = opts.startupTimeoutMs ?? defaultStartupTimeoutMs;
-    const agent = opts.origin === 'agent';
-    // Aborted while the PTY was being spawned.
-    if (opts.signal?.aborted) {
-      await this.close();
-      throw opts.signal.reason;
-    }
-    const outcome = await new Promise<'ready' | 'timeout' | 'aborted' | 'exited' | 'output'>((resolve) => {
-      const timer = this.clock.setTimeout(() => resolve('timeout'), timeoutMs);
-      const onAbort = () => resolve('aborted');
-      opts.signal?.addEventListener('abort', onAbort, { once: true });
-      const done = (value: 'ready' | 'exited' | 'output') => {
-        this.clock.clearTimeout(timer);
-        opts.signal?.removeEventListener('abort', onAbort);
-        resolve(value);
-      };
-      this.readyWaiters.push((ok) => done(ok ? 'ready' : 'exited'));
-      // A person's terminal opens on first output, whatever the startup files do.
-      if (!agent) {
-        const first = () => {
-          this.outputListeners.delete(first);
-          done('output');
-        };
-        this.outputListeners.add(first);
-      }
-    });
-    if (outcome === 'ready' || outcome === 'output') {
-      if (outcome === 'output' && this.ready.phase.kind === 'starting') this.watchIntegrationDeadline(timeoutMs);
-      return;
-    }
-    if (outcome === 'exited') {
-      const code = this.ready.ptyExit?.exitCode ?? null;
-      throw new TandemError('exited', `The shell exited during startup (exit code ${code}): ${this.banner.slice(0, 200) || 'no output'}.`);
-    }
-    await this.close();
-    if (outcome === 'aborted') throw opts.signal?.reason ?? new Error('aborted');
-    const lastLine = (this.startupBanner?.snapshot().output ?? '').split('\n').filter(Boolean).at(-1)?.slice(0, 300);
-    throw new TandemError(
-      'startup_timeout',
-      `The ${this.shell.name} shell did not show a verified prompt within ${timeoutMs} ms; its startup files may block or replace the integration${lastLine ? ` (it last printed: ${lastLine})` : ''}.`,
+  private awaitStartup(opts: SessionOptions): Promise<void> {
+    return awaitStartup(
+      {
+        clock: this.clock,
+        shellName: this.shell.name,
+        onReady: (waiter) => void this.readyWaiters.push(waiter),
+        onOutput: (listener) => this.onOutput(listener),
+        starting: () => this.ready.phase.kind === 'starting',
+        exitCode: () => this.ready.ptyExit?.exitCode ?? null,
+        banner: () => this.banner,
+        printed: () => this.startupBanner?.snapshot().output ?? '',
+        close: () => this.close(),
+        integrationTimedOut: () => {
+          rmSync(this.rcDir, { recursive: true, force: true });
+          this.feed({ type: 'integration-timeout' });
+        },
+      },
+      { timeoutMs: opts.startupTimeoutMs ?? defaultStartupTimeoutMs, agent: opts.origin === 'agent', signal: opts.signal },
     );
-  }
-
-  private watchIntegrationDeadline(timeoutMs: number): void {
-    const timer = this.clock.setTimeout(() => {
-      rmSync(this.rcDir, { recursive: true, force: true });
-      this.feed({ type: 'integration-timeout' });
-    }, timeoutMs);
-    this.readyWaiters.push(() => this.clock.clearTimeout(timer));
   }
 
   /** node-pty's child is bubblewrap: every shell-pid check must use the shell inside. */
@@ -276,32 +243,17 @@ export class TerminalSession {
     return this.closer;
   }
 
-  /** The exit code of the last command that ended at a prompt. */
-  /** Aliases, functions and PATH change the shell reported at its last prompt; null if it reports none. */
   /** The report for the last command, waiting up to `waitMs` for it (bash sends it just after the end marker). */
-  async freshRedirects(waitMs: number): Promise<RedirectReport | null> {
-    if (!this.redirectReport || this.redirectSeq >= this.ready.lastEndSeq) return this.redirects;
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        this.clock.clearTimeout(timer);
-        this.redirectWaiters.delete(wake);
-        resolve();
-      };
-      const wake = () => {
-        if (this.redirectSeq >= this.ready.lastEndSeq) done();
-      };
-      const timer = this.clock.setTimeout(done, waitMs);
-      this.redirectWaiters.add(wake);
-    });
-    return this.redirects;
+  freshRedirects(waitMs: number): Promise<RedirectReport | null> {
+    return this.redirectTracker.fresh(waitMs);
   }
 
+  /** Aliases, functions and PATH change the shell reported at its last prompt; null if it reports none. */
   get redirects(): RedirectReport | null {
-    const report = this.redirectReport;
-    // Not yet reported for the last command that ended (bash reports just after its end marker).
-    return report && this.redirectSeq < this.ready.lastEndSeq ? { ...report, incomplete: true } : report;
+    return this.redirectTracker.current;
   }
 
+  /** The exit code of the last command that ended at a prompt. */
   get lastCommandExitCode(): number | null {
     return this.lastDone.exitCode;
   }
@@ -341,34 +293,22 @@ export class TerminalSession {
    */
   async read(req: { since?: string; offset?: number; count?: number; maxBytes?: number }): Promise<TerminalRead> {
     // Let the screen catch up with what arrived, but never wait out a flood.
-    await Promise.race([this.emulator.drained(), sleep(this.clock, 200)]);
+    await waitFor(this.clock, { ms: 200, until: this.emulator.drained() });
     const maxBytes = clampInt(req.maxBytes, DEFAULT_LIMITS.defaultOutputBytes, 1, DEFAULT_LIMITS.maxOutputBytes);
-    const buffer = this.emulator.terminal.buffer.active;
-    const totalLines = buffer.length;
-    let lineEnd = totalLines;
-    let lineBegin: number;
-    let lines: string[] = [];
+    let window: LineWindow;
     if (req.since !== undefined) {
       const projector = new OutputProjector({ maxBytes });
       projector.push(this.history.slice(this.decodeCursor(req.since)));
-      lines = projector.snapshot().output.split('\n');
-      lineBegin = lineEnd = totalLines;
+      const totalLines = this.emulator.terminal.buffer.active.length;
+      window = { lines: projector.snapshot().output.split('\n'), lineBegin: totalLines, lineEnd: totalLines, totalLines };
     } else {
-      lineEnd = Math.max(0, totalLines - (req.offset ?? 0));
-      lineBegin = Math.max(0, lineEnd - (req.count ?? this.rows));
-      for (let y = lineBegin; y < lineEnd; y++) lines.push(buffer.getLine(y)?.translateToString(true) ?? '');
-      // Keep the newest lines within the byte bound.
-      let bytes = 0;
-      let keep = lines.length;
-      while (keep > 0 && bytes + Buffer.byteLength(lines[keep - 1]!) + 1 <= maxBytes) bytes += Buffer.byteLength(lines[--keep]!) + 1;
-      lineBegin += keep;
-      lines = lines.slice(keep);
+      window = readLines(this.emulator.terminal, { offset: req.offset, count: req.count ?? this.rows, maxBytes });
     }
     return {
-      text: lines.join('\n'),
-      lineBegin,
-      lineEnd,
-      totalLines,
+      text: window.lines.join('\n'),
+      lineBegin: window.lineBegin,
+      lineEnd: window.lineEnd,
+      totalLines: window.totalLines,
       cursor: this.cursor,
       screen: { ...this.emulator.cursor(), altScreen: this.emulator.altScreen },
       status: this.status,
@@ -404,7 +344,7 @@ export class TerminalSession {
   private onData(data: string): void {
     this.lastActivityAt = this.clock.now();
     this.watcher.activity();
-    if (this.exitTimer) this.rearmExitDrain();
+    this.drain.activity();
     for (const part of this.scanner.scan(data)) {
       if ('text' in part) this.onText(part.text);
       else this.onMarker(part.marker);
@@ -433,10 +373,7 @@ export class TerminalSession {
       case 'line':
         return this.feed({ type: 'line', seq: marker.seq }, { marker });
       case 'redirects':
-        this.redirectSeq = Math.max(this.redirectSeq, marker.seq);
-        if (marker.report) this.redirectReport = marker.report;
-        for (const wake of [...this.redirectWaiters]) wake();
-        return;
+        return this.redirectTracker.seen(marker.seq, marker.report);
       case 'continuation':
         return this.feed({ type: 'continuation' }, { marker });
     }
@@ -452,7 +389,7 @@ export class TerminalSession {
       switch (effect.kind) {
         case 'settle': {
           const end = effect.exitCode !== undefined ? { exitCode: effect.exitCode, command: effect.fromMarker && marker?.kind === 'end' ? marker.command : null } : undefined;
-          for (const observer of this.scoped(effect.scope, context.observer)) observer.finish(effect.status, effect.evidence, end);
+          for (const observer of inScope(this.observers, effect.scope, context.observer)) observer.finish(effect.status, effect.evidence, end);
           break;
         }
         case 'collect':
@@ -493,14 +430,13 @@ export class TerminalSession {
           this.integration = false;
           break;
         case 'kick-probe':
-          this.kickProbe();
+          this.probes.kick();
           break;
         case 'probe-sooner':
-          this.probeIntervalMs = probeFirstIntervalMs;
+          this.probes.sooner();
           break;
         case 'stop-probe':
-          if (this.probeTimer) this.clock.clearTimeout(this.probeTimer);
-          this.probeTimer = null;
+          this.probes.stop();
           break;
         case 'candidate':
           if (context.observer) context.observer.candidate = effect.value;
@@ -509,9 +445,7 @@ export class TerminalSession {
           this.watcher.adopt(effect.evidence);
           break;
         case 'drain':
-          this.exitStartedAt = now;
-          // Output can lag the exit event: drain before reporting `exited`.
-          this.rearmExitDrain();
+          this.drain.start();
           break;
         case 'emit':
           this.emitState();
@@ -520,31 +454,12 @@ export class TerminalSession {
     }
   }
 
-  private scoped(scope: SettleScope, observer: Observer | undefined): Observer[] {
-    switch (scope.kind) {
-      case 'all':
-        return [...this.observers];
-      case 'through':
-        return [...this.observers].filter((candidate) => scope.seq >= candidate.minEndSeq);
-      case 'prompt':
-        return [...this.observers].filter((candidate) => candidate.mode !== 'follow' || scope.follows);
-      case 'this':
-        return observer ? [observer] : [];
-    }
-  }
-
   private onExit(exitCode: number, signal: number): void {
     this.feed({ type: 'pty-exit', exitCode, signal });
   }
 
-  private rearmExitDrain(): void {
-    if (this.exitTimer) this.clock.clearTimeout(this.exitTimer);
-    const left = exitDrainMaxMs - (this.clock.now() - this.exitStartedAt);
-    this.exitTimer = this.clock.setTimeout(() => this.finalizeExit(), Math.max(0, Math.min(exitDrainQuietMs, left)));
-  }
-
   private finalizeExit(): void {
-    this.exitTimer = null;
+    this.drain.done();
     const rest = this.scanner.flush();
     if (rest) this.onText(rest);
     this.feed({ type: 'drained', closed: this.closer !== null });
@@ -619,15 +534,7 @@ export class TerminalSession {
       throw new TandemError('busy', 'A command is running and not waiting for input; wait for it, interrupt it, or pass input: true to type into it.');
     } else mode = 'input';
 
-    let payload: string;
-    const multiline = /[\r\n]/.test(text.replace(/[\r\n]+$/, ''));
-    const body = text.replace(/[\r\n]+$/, '');
-    if (mode === 'command' && (multiline || /[\t\x00-\x08\x0b-\x1f]/.test(body)) && this.shell.dialect?.bracketedPaste) {
-      payload = bracketedPaste(body) + (submit ? '\r' : '');
-    } else {
-      payload = body.replace(/\r?\n/g, '\r') + (submit ? '\r' : '');
-    }
-    payload += keys;
+    const { payload, body } = sendPayload(text, keys, { command: mode === 'command', submit, bracketedPaste: Boolean(this.shell.dialect?.bracketedPaste) });
     if (Buffer.byteLength(payload) > this.maxInputBytes) {
       throw new TandemError('input_too_large', `Input of ${Buffer.byteLength(payload)} bytes exceeds the ${this.maxInputBytes}-byte limit; send it in smaller parts or write it to a file.`);
     }
@@ -656,7 +563,7 @@ export class TerminalSession {
     // Submitted: a second command now gets `busy`, not typed into the same line.
     this.feed({ type: 'write', command: mode === 'command' && submit });
     this.write(payload).catch((error: unknown) => observer.reject(error));
-    this.kickProbe();
+    this.probes.kick();
     return observer.promise;
   }
 
@@ -695,86 +602,12 @@ export class TerminalSession {
     });
     if (observer.collecting) observer.projectorPush(this.history.slice(from));
     if (phase.kind === 'continuation' && from < this.history.offset) observer.settle('waiting_input', 'continuation');
-    this.kickProbe();
+    this.probes.kick();
     return observer.promise;
   }
 
-  private observe(spec: {
-    mode: ObserverMode;
-    command: string | null;
-    minEndSeq: number;
-    collecting: boolean;
-    echo: string | null;
-    baseline: ProbeBaseline | null;
-    waitMs: number | undefined;
-    maxOutputBytes: number | undefined;
-    signal: AbortSignal | undefined;
-    handoff: AbortSignal | undefined;
-  }) {
-    const startedAt = this.clock.now();
-    const waitMs = clampInt(spec.waitMs, DEFAULT_LIMITS.defaultWaitMs, 0, DEFAULT_LIMITS.maxWaitMs);
-    const maxOutputBytes = clampInt(spec.maxOutputBytes, DEFAULT_LIMITS.defaultOutputBytes, 1, DEFAULT_LIMITS.maxOutputBytes);
-    let resolvePromise!: (result: SendResult) => void;
-    let rejectPromise!: (error: unknown) => void;
-    const promise = new Promise<SendResult>((resolve, reject) => {
-      resolvePromise = resolve;
-      rejectPromise = reject;
-    });
-    let settled = false;
-    const cleanup = () => {
-      settled = true;
-      this.observers.delete(observer);
-      this.clock.clearTimeout(timer);
-      spec.signal?.removeEventListener('abort', onAbort);
-      spec.handoff?.removeEventListener('abort', onHandoff);
-    };
-    const observer: Observer = {
-      mode: spec.mode,
-      command: spec.command,
-      minEndSeq: spec.minEndSeq,
-      collecting: spec.collecting,
-      projector: new OutputProjector({ maxBytes: maxOutputBytes }),
-      echo: spec.echo,
-      baseline: spec.baseline,
-      candidate: null,
-      finish: (status, evidence, end) => {
-        if (settled) return;
-        cleanup();
-        const offset = this.history.offset;
-        this.lastCursorOffset = offset;
-        const command = observer.command ?? end?.command ?? null;
-        const exitCode = status === 'done' || status === 'exited' ? (end?.exitCode ?? null) : null;
-        const finishNow = () => resolvePromise(this.buildResult(observer.projector, observer.echo, status, evidence, command, exitCode, startedAt, offset));
-        // Full-screen programs are read from the screen: let the emulator catch up first.
-        if (observer.projector.altScreen) void this.emulator.parsed().then(finishNow);
-        else finishNow();
-      },
-    };
-    const onAbort = () => {
-      if (settled) return;
-      cleanup();
-      rejectPromise(spec.signal?.reason ?? new Error('aborted'));
-    };
-    const onHandoff = () => this.feed({ type: 'handoff' }, { observer });
-    const timer = this.clock.setTimeout(() => this.feed({ type: 'bound' }, { observer }), waitMs);
-    spec.signal?.addEventListener('abort', onAbort, { once: true });
-    spec.handoff?.addEventListener('abort', onHandoff, { once: true });
-    this.observers.add(observer);
-    if (spec.signal?.aborted) onAbort();
-    else if (spec.handoff?.aborted) onHandoff();
-    return {
-      promise,
-      get collecting() {
-        return observer.collecting;
-      },
-      projectorPush: (text: string) => observer.projector.push(text),
-      settle: (status: SendResult['status'], evidence: Evidence) => observer.finish(status, evidence),
-      reject: (error: unknown) => {
-        if (settled) return;
-        cleanup();
-        rejectPromise(error);
-      },
-    };
+  private observe(spec: ObserveSpec) {
+    return observe(this.observerHost, spec);
   }
 
   private buildResult(
@@ -787,80 +620,25 @@ export class TerminalSession {
     startedAt: number,
     offset: number,
   ): SendResult {
-    const projected = projector.snapshot();
-    let output = projected.altScreen ? this.emulator.screenText() : projected.output;
-    if (echo) {
-      // With echo off (a password), only the Enter shows: the line the input ended.
-      const echoed = output.startsWith(echo.split(/\r?\n/)[0] ?? '');
-      output = stripEcho(output, echo);
-      if (!echoed && output.startsWith('\n')) output = output.slice(1);
-    }
-    return {
-      status,
-      evidence,
-      command,
-      exitCode,
-      cwd: this.cwd,
-      output,
-      truncated: projected.truncated,
-      cursor: this.encodeCursor(offset),
-      control: this.origin === 'agent' ? 'agent' : 'user',
-      handoff: null,
-      approval: null,
-      closedBy: status === 'exited' ? this.closer : null,
-      durationMs: Math.round(this.clock.now() - startedAt),
-    };
+    const ctx = { screenText: () => this.emulator.screenText(), cwd: this.cwd, origin: this.origin, closedBy: this.closer, cursor: (at: number) => this.encodeCursor(at), now: () => this.clock.now() };
+    return sendResult(ctx, projector, echo, status, evidence, command, exitCode, startedAt, offset);
   }
 
   private encodeCursor(offset: number): string {
-    return `${this.id.slice(0, 6)}.${offset}`;
+    return encodeCursor(this.id, offset);
   }
 
   private decodeCursor(cursor: string): number {
-    const match = /^([\w-]{1,6})\.(\d+)$/.exec(cursor);
-    if (!match || match[1] !== this.id.slice(0, 6) || Number(match[2]) > this.history.offset) {
-      throw new TandemError('invalid_argument', `since "${cursor}" is not a cursor of this terminal; pass the cursor of an earlier result.`);
-    }
-    return Number(match[2]);
+    return decodeCursor(this.id, cursor, this.history.offset);
   }
 
-  // ---- waiting detection --------------------------------------------------------------------
-
-  private kickProbe(): void {
-    this.probeIntervalMs = probeFirstIntervalMs;
-    if (this.probeTimer) {
-      this.clock.clearTimeout(this.probeTimer);
-      this.probeTimer = null;
-    }
-    this.scheduleProbe();
+  /** One probe of one observer, fed to the readiness engine with the output offsets around it. */
+  private async look(observer: Observer): Promise<void> {
+    const sampledAt = this.history.offset;
+    const evidence = await probeWaiting(this.probeTarget, observer.baseline, this.clock.now() - this.lastActivityAt);
+    if (!this.observers.has(observer)) return;
+    this.feed({ type: 'evidence', evidence, sampledAt, offset: this.history.offset, candidate: observer.candidate }, { observer });
   }
-
-  private scheduleProbe(): void {
-    if (this.probeTimer || this.observers.size === 0 || !commandBegun(this.ready)) return;
-    this.probeTimer = this.clock.setTimeout(() => {
-      this.probeTimer = null;
-      void this.runProbe();
-    }, this.probeIntervalMs);
-  }
-
-  private async runProbe(): Promise<void> {
-    if (this.probing || !commandBegun(this.ready)) return;
-    this.probing = true;
-    try {
-      for (const observer of [...this.observers]) {
-        const sampledAt = this.history.offset;
-        const evidence = await probeWaiting(this.probeTarget, observer.baseline, this.clock.now() - this.lastActivityAt);
-        if (!this.observers.has(observer)) continue;
-        this.feed({ type: 'evidence', evidence, sampledAt, offset: this.history.offset, candidate: observer.candidate }, { observer });
-      }
-    } finally {
-      this.probing = false;
-    }
-    this.probeIntervalMs = Math.min(probeMaxIntervalMs, Math.ceil(this.probeIntervalMs * 1.5));
-    this.scheduleProbe();
-  }
-
-  // ---- signals and teardown -------------------------------------------------------------------
 
   /**
    * Interrupts the foreground program: a real SIGINT to its process group, or `\x03` as a byte
@@ -868,69 +646,28 @@ export class TerminalSession {
    */
   async interrupt(): Promise<void> {
     this.assertUsable();
-    // A Ctrl+C written before the shell took the line reaches its line editor (which drops it
-    // or cancels the line) or waits in the input queue behind the command: wait for the start.
-    if (this.ready.phase.kind === 'running' && !this.ready.phase.started) await this.untilStarted(interruptStartWaitMs);
-    const fg = this.platform.foregroundGroup(this.pid);
-    const shellPgrp = this.platform.shellGroup(this.pid);
-    const modes = this.probeTarget.ttyPath ? await this.platform.ttyModes(this.probeTarget.ttyPath) : null;
-    // The command to escalate against: the running one, or the one whose start is still due.
-    const phase = this.ready.phase;
-    const running = phase.kind === 'running';
-    const seq = phase.kind !== 'running' ? null : phase.started ? phase.seq : this.ready.lastStartSeq + 1;
-    if (!fg || fg === shellPgrp || (modes && !modes.isig)) {
-      // Raw-mode programs (editors, ssh) take Ctrl+C as a key and decide themselves.
-      await this.write('\x03');
-      // A command the shell runs itself (a pwsh cmdlet, a bash loop) gets the key once more if
-      // nothing happened: pwsh drops a Ctrl+C that lands between its start marker and the start
-      // of the pipeline, and there is no other process to signal.
-      // Windows has no foreground group to check: the same command still running is the test.
-      if (running && ((fg && fg === shellPgrp) || !this.platform.processGroups)) this.escalate(fg, seq, () => void this.write('\x03').catch(() => {}));
-      return;
-    }
-    this.platform.signalGroup(fg, 'SIGINT');
-    this.escalate(fg, seq, () => this.platform.signalGroup(fg, 'SIGTERM'));
-  }
-
-  private untilStarted(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        off();
-        this.clock.clearTimeout(timer);
-        resolve();
-      };
-      const off = this.onStateChange(() => {
-        if (this.ready.phase.kind !== 'running' || this.ready.phase.started) done();
-      });
-      const timer = this.clock.setTimeout(done, ms);
-    });
-  }
-
-  /**
-   * Escalates only if nothing happened: the same job still runs and has not gone back to
-   * waiting for input (a REPL that caught SIGINT and prompts again is left alone).
-   */
-  private escalate(pgid: number | null, seq: number | null, then: () => void): void {
-    const stuck = async () =>
-      this.ready.phase.kind === 'running' && this.ready.phase.seq === seq && (pgid === null || this.platform.foregroundGroup(this.pid) === pgid) && !(await this.probeNow());
-    this.clock.setTimeout(async () => {
-      if (!this.closing && !this.ready.ptyExit && (await stuck())) then();
-    }, interruptEscalateMs);
+    return interrupt(this.interruptTarget());
   }
 
   /** terminal_signal: SIGINT interrupts; others go to the foreground group, never SIGKILL to the shell. */
   async signal(name: SignalName): Promise<void> {
     this.assertUsable();
     if (name === 'SIGINT') return this.interrupt();
-    if (!this.platform.processGroups) throw new TandemError('invalid_argument', `${name} cannot be delivered on Windows; only SIGINT (as Ctrl+C) is supported.`);
-    const fg = this.platform.foregroundGroup(this.pid);
-    const shellPgrp = this.platform.shellGroup(this.pid);
-    if (!fg || fg === shellPgrp) {
-      if (name === 'SIGKILL') throw new TandemError('forbidden', 'SIGKILL of the shell itself is refused; close the terminal instead.');
-      process.kill(this.pid, name);
-      return;
-    }
-    this.platform.signalGroup(fg, name);
+    deliverSignal(this.interruptTarget(), name);
+  }
+
+  private interruptTarget(): InterruptTarget {
+    return {
+      pid: this.pid,
+      platform: this.platform,
+      clock: this.clock,
+      ttyPath: this.probeTarget.ttyPath,
+      readiness: () => this.ready,
+      write: (data) => this.write(data),
+      probeNow: () => this.probeNow(),
+      gone: () => this.closing !== null || this.ready.ptyExit !== null,
+      onStateChange: (listener) => this.onStateChange(listener),
+    };
   }
 
   private assertUsable(): void {
@@ -951,7 +688,7 @@ export class TerminalSession {
   }
 
   private async teardown(): Promise<CloseResult> {
-    const { orphans } = await this.platform.teardown({ rootPid: this.pty.pid, terminalId: this.id });
+    const { orphans } = await this.platform.teardown({ rootPid: this.pty.pid, terminalId: this.id, clock: this.clock });
     if (!this.ready.ptyExit) {
       try {
         this.pty.kill();
@@ -960,13 +697,7 @@ export class TerminalSession {
       }
     }
     if (!this.ready.ptyExit) {
-      await new Promise<void>((resolve) => {
-        const timer = this.clock.setTimeout(resolve, 1000);
-        this.pty.onExit(() => {
-          this.clock.clearTimeout(timer);
-          resolve();
-        });
-      });
+      await waitFor(this.clock, { ms: 1000, until: (met) => this.pty.onExit(() => met()) });
     }
     if (this.ready.phase.kind !== 'exited') this.finalizeExit();
     if (orphans.length === 0) {
