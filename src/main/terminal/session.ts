@@ -19,12 +19,13 @@ import { probeWaiting, takeBaseline, type ProbeTarget, type WaitEvidence } from 
 import { OutputProjector } from './projection.js';
 import { launchShell } from './launch.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
-import { inScope, type Observer, type ObserverHost, type ObserverMode, type ObserveSpec, observe } from './observer.js';
+import { type Observer, type ObserverHost, type ObserverMode, type ObserveSpec, observe } from './observer.js';
 import { sendResult } from './result.js';
 import { deliverSignal, interrupt, type InterruptTarget } from './interrupt.js';
 import { ProbeLoop } from './probe-loop.js';
 import { RedirectTracker } from './redirect-tracker.js';
 import { ExitDrain } from './exit-drain.js';
+import { type EffectTarget, runEffects } from './readiness-effects.js';
 import { type LineWindow, readLines } from './screen-read.js';
 import { sendPayload } from './send-payload.js';
 import { awaitStartup } from './startup.js';
@@ -91,6 +92,7 @@ export class TerminalSession {
   private closer: ClosedBy = null;
   private startupBanner: OutputProjector | null;
   private readonly observerHost: ObserverHost;
+  private readonly effectTarget: EffectTarget;
 
   private constructor(opts: SessionOptions, id: string, secret: string, rcDir: string, historyFile: string | null, spawned: PtyProcess, confinement: Confinement | null) {
     this.id = id;
@@ -156,6 +158,24 @@ export class TerminalSession {
       offset: () => this.history.offset,
       onChange: () => this.emitState(),
     });
+    this.effectTarget = {
+      observers: this.observers,
+      history: this.history,
+      lastDone: this.lastDone,
+      probes: this.probes,
+      watcher: this.watcher,
+      drain: this.drain,
+      startupDone: () => {
+        this.banner = this.startupBanner?.snapshot().output ?? '';
+        this.startupBanner = null;
+        for (const resolve of this.readyWaiters.splice(0)) resolve(true);
+      },
+      startupFailed: () => {
+        for (const resolve of this.readyWaiters.splice(0)) resolve(false);
+      },
+      integrationOff: () => (this.integration = false),
+      emit: () => this.emitState(),
+    };
     spawned.onData((data) => this.onData(data));
     spawned.onExit(({ exitCode, signal }) => this.onExit(exitCode, signal));
   }
@@ -383,75 +403,7 @@ export class TerminalSession {
   private feed(event: ReadinessEvent, context: { marker?: MarkerEvent; observer?: Observer } = {}): void {
     const { state, effects } = step(this.ready, event);
     this.ready = state;
-    const marker = context.marker;
-    const now = this.clock.now();
-    for (const effect of effects) {
-      switch (effect.kind) {
-        case 'settle': {
-          const end = effect.exitCode !== undefined ? { exitCode: effect.exitCode, command: effect.fromMarker && marker?.kind === 'end' ? marker.command : null } : undefined;
-          for (const observer of inScope(this.observers, effect.scope, context.observer)) observer.finish(effect.status, effect.evidence, end);
-          break;
-        }
-        case 'collect':
-          for (const observer of this.observers) {
-            if (!observer.collecting && effect.seq >= observer.minEndSeq) {
-              observer.collecting = true;
-              observer.command ??= marker?.kind === 'start' ? marker.command : null;
-            }
-          }
-          break;
-        case 'record-start':
-          if (marker?.kind !== 'start') break;
-          this.history.record(marker, now);
-          this.lastDone.start(effect.seq, marker.command);
-          break;
-        case 'record-end':
-          if (marker?.kind !== 'end') break;
-          this.lastDone.end(effect.seq, marker.exitCode, marker.command);
-          this.history.record({ ...marker, seq: effect.seq }, now);
-          break;
-        case 'record-line':
-          if (marker?.kind !== 'line') break;
-          this.history.attachCommand(effect.seq, marker.command);
-          this.lastDone.line(effect.seq, marker.command);
-          break;
-        case 'record-continuation':
-          if (marker) this.history.record(marker, now);
-          break;
-        case 'startup-done':
-          this.banner = this.startupBanner?.snapshot().output ?? '';
-          this.startupBanner = null;
-          for (const resolve of this.readyWaiters.splice(0)) resolve(true);
-          break;
-        case 'startup-failed':
-          for (const resolve of this.readyWaiters.splice(0)) resolve(false);
-          break;
-        case 'integration-off':
-          this.integration = false;
-          break;
-        case 'kick-probe':
-          this.probes.kick();
-          break;
-        case 'probe-sooner':
-          this.probes.sooner();
-          break;
-        case 'stop-probe':
-          this.probes.stop();
-          break;
-        case 'candidate':
-          if (context.observer) context.observer.candidate = effect.value;
-          break;
-        case 'adopt':
-          this.watcher.adopt(effect.evidence);
-          break;
-        case 'drain':
-          this.drain.start();
-          break;
-        case 'emit':
-          this.emitState();
-          break;
-      }
-    }
+    runEffects(effects, this.effectTarget, this.clock.now(), context.marker, context.observer);
   }
 
   private onExit(exitCode: number, signal: number): void {
