@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { OutputProjector, stripEcho, type Projected } from '../../src/main/terminal/projection';
+import { stripEcho } from '../../src/main/terminal/echo';
+import { OutputProjector, type Projected } from '../../src/main/terminal/projection';
 
 const MARKER = /^… \d+ lines? \(\d+ bytes\) omitted …$/;
 

@@ -1,4 +1,5 @@
 import { type WindowsPtyInfo, windowsPtyInfo } from '../pty/win-pty.js';
+import { hostPlatform } from '../pty/platform.js';
 import { homedir } from 'node:os';
 import { TandemError } from '../../shared/errors.js';
 import { DEFAULT_LIMITS, type Limits } from '../../shared/limits.js';
@@ -83,7 +84,7 @@ export class TerminalHost {
     const found = discoverShells(this.env);
     const candidate = (shell: ResolvedShell): ShellCandidate => ({ name: shell.name, path: shell.path, integration: shell.dialect !== null });
     return {
-      platform: process.platform,
+      platform: hostPlatform.os,
       home: this.home,
       defaultShell: found.defaultShell ? candidate(found.defaultShell) : null,
       shells: found.shells.map(candidate),

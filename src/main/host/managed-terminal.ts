@@ -5,7 +5,7 @@ import type { TerminalView } from '../../shared/contract.js';
 import type { Clock } from '../terminal/clock.js';
 import type { TerminalSession } from '../terminal/session.js';
 import { ProgramTitle } from '../terminal/program-title.js';
-import { foregroundProgram } from '../pty/proc.js';
+import { hostPlatform } from '../pty/platform.js';
 import { TerminalControl } from './terminal-control.js';
 import { TerminalOps } from './terminal-ops.js';
 import { Attachment, type FrameSink } from './attachment.js';
@@ -81,7 +81,7 @@ export class ManagedTerminal {
     this.offset = session.streamOffset;
     this.pendingStart = this.offset;
     const offOutput = session.onOutput((text) => this.onOutput(text));
-    const program = new ProgramTitle(session.headless.terminal, () => (process.platform === 'linux' ? foregroundProgram(session.pid) : null), this.clock, this.onChange);
+    const program = new ProgramTitle(session.headless.terminal, () => hostPlatform.foregroundProgram(session.pid), this.clock, this.onChange);
     this.program = program;
     const offState = session.onStateChange(() => {
       if (session.status === 'exited') this.flush();

@@ -4,8 +4,8 @@
  */
 import fs from 'node:fs';
 import { execFileSync } from 'node:child_process';
+import { type Clock, sleep, systemClock } from '../terminal/clock.js';
 import { readStat, scanProcesses, type ProcStat } from './proc';
-import { teardownWindowsTree } from './win-tree';
 
 export const TERMINAL_ID_ENV = 'TANDEM_TERMINAL_ID';
 
@@ -93,6 +93,8 @@ export interface TeardownOptions {
   terminalId: string;
   graceMs?: number;
   pollMs?: number;
+  /** Time for the grace and kill waits; real time unless a test walks it. */
+  clock?: Clock;
 }
 
 export interface TeardownResult {
@@ -102,22 +104,20 @@ export interface TeardownResult {
 const KILL_ROUNDS = 5;
 const KILL_WAIT_MS = 1000;
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 /** Resolves when none of pids is alive (zombies count as gone) or after timeoutMs. */
-async function waitGone(pids: number[], timeoutMs: number, pollMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (pids.some(isAlive) && Date.now() < deadline) await sleep(pollMs);
+async function waitGone(pids: number[], timeoutMs: number, pollMs: number, clock: Clock): Promise<void> {
+  const deadline = clock.now() + timeoutMs;
+  while (pids.some(isAlive) && clock.now() < deadline) await sleep(clock, pollMs);
 }
 
-/** Idempotent: a later call retries whatever survived (or was started) since. Windows: win-tree.ts. */
+/** Idempotent: a later call retries whatever survived (or was started) since. POSIX; Windows: win-tree.ts (chosen in platform.ts). */
 export async function teardownTree({
   rootPid,
   terminalId,
   graceMs = 1000,
   pollMs = 20,
+  clock = systemClock,
 }: TeardownOptions): Promise<TeardownResult> {
-  if (process.platform === 'win32') return teardownWindowsTree(rootPid);
   const denied = new Set<number>();
   const send = (pid: number, signal: NodeJS.Signals) => {
     try {
@@ -136,7 +136,7 @@ export async function teardownTree({
     if (pid === rootPid || state === 'T' || state === 't') send(pid, 'SIGHUP');
     if (state === 'T' || state === 't') send(pid, 'SIGCONT');
   }
-  await waitGone(members, graceMs, pollMs);
+  await waitGone(members, graceMs, pollMs, clock);
 
   // Kill survivors plus anything forked meanwhile; repeat while new processes keep appearing.
   let survivors = members.filter(isAlive);
@@ -148,6 +148,7 @@ export async function teardownTree({
       targets.filter((pid) => !denied.has(pid)),
       KILL_WAIT_MS,
       pollMs,
+      clock,
     );
     survivors = targets.filter(isAlive);
   }

@@ -5,6 +5,7 @@
  * reported, as on Linux.
  */
 import { execFile } from 'node:child_process';
+import { type Clock, sleep, systemClock } from '../terminal/clock.js';
 
 export interface WinProcess {
   pid: number;
@@ -62,19 +63,18 @@ export async function listProcesses(): Promise<WinProcess[]> {
   return parseProcessRows(await run('powershell.exe', ['-NoProfile', '-NonInteractive', '-Command', listScript], 15_000));
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** How long the tree may take to go after taskkill, checked this often. */
 const goneWithinMs = 3000;
 const pollMs = 250;
 
-export async function teardownWindowsTree(rootPid: number): Promise<{ orphans: Array<{ pid: number; comm: string }> }> {
+export async function teardownWindowsTree(rootPid: number, clock: Clock = systemClock): Promise<{ orphans: Array<{ pid: number; comm: string }> }> {
   const members = treeOf(await listProcesses(), rootPid);
   if (members.length === 0) return { orphans: [] };
   await run('taskkill.exe', ['/T', '/F', '/PID', String(rootPid)], 10_000);
   let left = survivors(members, await listProcesses());
   for (const proc of left) await run('taskkill.exe', ['/F', '/PID', String(proc.pid)], 10_000);
-  for (const deadline = Date.now() + goneWithinMs; left.length > 0 && Date.now() < deadline; ) {
-    await sleep(pollMs);
+  for (const deadline = clock.now() + goneWithinMs; left.length > 0 && clock.now() < deadline; ) {
+    await sleep(clock, pollMs);
     left = survivors(left, await listProcesses());
   }
   return { orphans: left.map((proc) => ({ pid: proc.pid, comm: proc.name })) };

@@ -5,6 +5,7 @@ import type { Unicode11Addon as Unicode11AddonType } from '@xterm/addon-unicode1
 import xtermHeadless from '@xterm/headless';
 import type { Terminal as HeadlessTerminal } from '@xterm/headless';
 import type { Palette } from '../../shared/palette.js';
+import { type Clock, systemClock } from './clock.js';
 import { ColdHistory } from './cold-history.js';
 import { windowsPtyInfo } from '../pty/win-pty.js';
 import { answerDynamicColor, answerIndexedColor } from './color-queries.js';
@@ -61,6 +62,8 @@ export interface EmulatorOptions {
   onReply: (data: string) => void;
   /** The palette the person sees, read at each colour query (the theme can change at any time). */
   palette?: () => Palette;
+  /** Time for the flood window; real time unless a test walks it. */
+  clock?: Clock;
 }
 
 /**
@@ -92,6 +95,7 @@ export class Emulator {
   private rateWindowStart = 0;
   private rateChars = 0;
   private floodTimer: ReturnType<typeof setTimeout> | null = null;
+  private readonly clock: Clock;
   /** Note characters at the start of `pending` (not part of the output stream), and the lines it counts. */
   private noteChars = 0;
   private noteSkippedLines = 0;
@@ -103,6 +107,7 @@ export class Emulator {
   private floodDroppedLines = 0;
 
   constructor(opts: EmulatorOptions) {
+    this.clock = opts.clock ?? systemClock;
     this.hotLines = Math.min(opts.hotLines ?? 1000, opts.scrollback);
     this.cold = new ColdHistory(opts.scrollback - this.hotLines);
     this.terminal = new Terminal({
@@ -175,7 +180,7 @@ export class Emulator {
     if (this.disposed) return;
     this.fedChars += data.length;
     if (!this.requestsPending && requestPattern.test(data)) this.requestsPending = true;
-    const now = performance.now();
+    const now = this.clock.now();
     if (now - this.rateWindowStart > floodWindowMs) {
       this.rateWindowStart = now;
       this.rateChars = 0;
@@ -187,7 +192,7 @@ export class Emulator {
       this.floodChunks.push(data);
       this.floodChars += data.length;
       if (this.floodChars - this.floodChunks[0]!.length >= floodKeepChars) this.dropFloodChunks();
-      this.floodTimer ??= setTimeout(() => this.endFloodWindow(), floodWindowMs);
+      this.floodTimer ??= this.clock.setTimeout(() => this.endFloodWindow(), floodWindowMs);
       return;
     }
     if (this.writing) {
@@ -416,7 +421,7 @@ export class Emulator {
 
   dispose(): void {
     if (this.disposed) return;
-    if (this.floodTimer) clearTimeout(this.floodTimer);
+    if (this.floodTimer) this.clock.clearTimeout(this.floodTimer);
     this.floodChunks = [];
     for (const waiter of this.parsedWaiters.splice(0)) waiter.resolve();
     for (const resolve of this.snapshotWaiters.splice(0)) resolve({ data: '', offset: this.fedChars });

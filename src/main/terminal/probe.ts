@@ -11,7 +11,7 @@ export type WaitEvidence = 'read' | 'poll' | 'echo_off';
 export interface ProbeTarget {
   shellPid: number;
   ttyPath: string | null;
-  /** The /proc syscall tier; off where ptrace-level access is denied (and in tests of the fallback). */
+  /** The /proc syscall tier; off without /proc, where ptrace-level access is denied, and in tests of the fallback. */
   procTier: boolean;
 }
 
@@ -29,7 +29,7 @@ export function takeBaseline(target: ProbeTarget): ProbeBaseline {
 }
 
 function sampleFor(target: ProbeTarget): ForegroundSample | null {
-  if (!target.procTier || !target.ttyPath || process.platform !== 'linux') return null;
+  if (!target.procTier || !target.ttyPath) return null;
   return sampleForeground(target.shellPid, target.ttyPath);
 }
 
@@ -79,7 +79,7 @@ export async function probeLook(
     }
     if (sample.inspectable && sample.threads.some((thread) => thread.kind === 'read' || thread.kind === 'poll')) return { evidence: null, quietDueMs };
   }
-  if (quietMs < echoOffQuietMs || !target.ttyPath || process.platform === 'win32') return { evidence: null, quietDueMs };
+  if (quietMs < echoOffQuietMs || !target.ttyPath) return { evidence: null, quietDueMs };
   // setuid prompts (sudo, ssh, gpg) deny /proc inspection; the terminal's own modes still show.
   const modes = await readModes(target.ttyPath);
   if (!modes || modes.echo || !modes.icanon) return { evidence: null, quietDueMs };

@@ -1,138 +1,43 @@
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { TandemError } from '../../shared/errors.js';
 import { DEFAULT_LIMITS } from '../../shared/limits.js';
-import type { Palette } from '../../shared/palette.js';
 import type { ClosedBy, Evidence, LastCommand, Origin, SendResult, SignalName, TerminalStatus } from '../../shared/types.js';
-import { foregroundPgid, readStat, ttyOf } from '../pty/proc.js';
-import { type PtyProcess, spawnPty } from '../pty/pump.js';
-import { writeSpaced } from '../pty/win-input.js';
+import type { PtyProcess } from '../pty/pump.js';
+import { hostPlatform, type PtyPlatform } from '../pty/platform.js';
 import { Confinement, type SandboxRequest } from '../sandbox/launch.js';
 import type { SandboxInfo } from '../sandbox/types.js';
-import { readTtyModes } from '../pty/termios.js';
-import { teardownTree } from '../pty/tree.js';
-import type { StartupFiles } from '../shells/dialect.js';
-import { agentReapplyEnv, buildShellEnv } from '../shells/env.js';
 import type { ResolvedShell } from '../shells/resolve.js';
-import { type Clock, sleep, systemClock } from './clock.js';
+import { type Clock, systemClock, waitFor } from './clock.js';
 import { Emulator } from './emulator.js';
 import { type CommandRecord, StreamHistory } from './history.js';
-import { bracketedPaste, encodeKeys } from './keys.js';
+import { encodeKeys } from './keys.js';
 import { LastCommandTracker } from './last-command.js';
 import { type MarkerEvent, MarkerScanner } from './markers.js';
+import { commandBegun, hasExited, initialReadiness, type ReadinessEvent, type ReadinessState, step } from './readiness.js';
 import type { RedirectReport } from './redirect-report.js';
-import { ProbeCadence } from './probe-cadence.js';
-import { trimRow } from './screen-text.js';
-import { probeLook, probeWaiting, takeBaseline, type ProbeBaseline, type ProbeTarget, type WaitEvidence } from './probe.js';
-import { OutputProjector, stripEcho } from './projection.js';
+import { probeLook, probeWaiting, takeBaseline, type ProbeTarget, type WaitEvidence } from './probe.js';
+import { OutputProjector } from './projection.js';
+import { launchShell } from './launch.js';
+import { decodeCursor, encodeCursor } from './cursor.js';
+import { type Observer, type ObserverHost, type ObserverMode, type ObserveSpec, observe } from './observer.js';
+import { sendResult } from './result.js';
+import { deliverSignal, interrupt, type InterruptTarget } from './interrupt.js';
+import { ProbeLoop } from './probe-loop.js';
+import { RedirectTracker } from './redirect-tracker.js';
+import { ExitDrain } from './exit-drain.js';
+import { type EffectTarget, runEffects } from './readiness-effects.js';
+import { type LineWindow, readLines } from './screen-read.js';
+import { sendPayload } from './send-payload.js';
+import { awaitStartup } from './startup.js';
+import { clampInt, type CloseResult, type SendRequest, type SessionOptions, type TerminalRead, type WaitRequest } from './session-types.js';
 import { cachedModes, StatusWatcher } from './status-watcher.js';
 
 export const defaultStartupTimeoutMs = 10_000;
 /** Retained marker-free output for cursors and waits (characters). */
 export const defaultHistoryChars = 4 * 1024 * 1024;
 const bannerBytes = 4096;
-const exitDrainQuietMs = 25;
-const exitDrainMaxMs = 500;
-const interruptEscalateMs = 1000;
-/** How long an interrupt waits for a just-submitted command's start marker. */
-const interruptStartWaitMs = 5000;
 
-export interface SessionOptions {
-  shell: ResolvedShell;
-  cwd: string;
-  origin: Origin;
-  id?: string;
-  cols?: number;
-  rows?: number;
-  /** Variables the caller asks for, applied last. */
-  env?: Record<string, string>;
-  baseEnv?: NodeJS.ProcessEnv;
-  startupFiles?: StartupFiles;
-  startupTimeoutMs?: number;
-  instancePath?: string | null;
-  scrollback?: number;
-  /** The person's palette, for colour queries (OSC 4, 10, 11, 12); unanswered without it. */
-  palette?: () => Palette;
-  historyChars?: number;
-  maxInputBytes?: number;
-  /** The /proc syscall tier of waiting detection (Linux); on by default. */
-  procTier?: boolean;
-  clock?: Clock;
-  signal?: AbortSignal;
-  /** Confines the shell (agent terminals); the open fails `sandbox_unavailable` rather than run unconfined. */
-  sandbox?: SandboxRequest;
-}
-
-export interface SendRequest {
-  text?: string;
-  keys?: string[];
-  submit?: boolean;
-  input?: boolean;
-  waitMs?: number;
-  maxOutputBytes?: number;
-  /** Cancels: the observation is dropped and the call rejects with the signal's reason. */
-  signal?: AbortSignal;
-  /** Settles the observation now with `human_handoff` (the person took control). */
-  handoff?: AbortSignal;
-}
-
-export interface WaitRequest {
-  since?: string;
-  waitMs?: number;
-  maxOutputBytes?: number;
-  signal?: AbortSignal;
-  handoff?: AbortSignal;
-}
-
-type Phase =
-  | { kind: 'starting' }
-  | { kind: 'idle' }
-  /** `started` is false between writing a command line and its start marker (submitted, not begun). */
-  | { kind: 'running'; seq: number | null; started: boolean }
-  | { kind: 'continuation' }
-  | { kind: 'exited'; exitCode: number | null; signal: number | null };
-
-type ObserverMode = 'command' | 'input' | 'follow';
-
-interface Observer {
-  mode: ObserverMode;
-  command: string | null;
-  /** Settles on a real end marker with at least this sequence number. */
-  minEndSeq: number;
-  /** Output is collected from the command's start marker (or from the write, without one). */
-  collecting: boolean;
-  projector: OutputProjector;
-  echo: string | null;
-  baseline: ProbeBaseline | null;
-  candidate: { evidence: WaitEvidence; offset: number } | null;
-  finish: (status: SendResult['status'], evidence: Evidence, end?: { exitCode: number | null; command: string | null }) => void;
-}
-
-export interface TerminalRead {
-  text: string;
-  lineBegin: number;
-  lineEnd: number;
-  totalLines: number;
-  cursor: string;
-  screen: { row: number; col: number; altScreen: boolean };
-  status: TerminalStatus;
-}
-
-export interface CloseResult {
-  closed: boolean;
-  orphans: Array<{ pid: number; comm: string }>;
-}
-
-function randomId(): string {
-  return randomBytes(16).toString('base64url');
-}
-
-function clampInt(value: number | undefined, fallback: number, min: number, max: number): number {
-  if (value === undefined) return fallback;
-  return Math.min(max, Math.max(min, Math.floor(value)));
-}
+export type { CloseResult, SendRequest, SessionOptions, TerminalRead, WaitRequest } from './session-types.js';
 
 /**
  * One terminal: a shell in a PTY, the headless emulator that answers its protocol requests,
@@ -161,37 +66,33 @@ export class TerminalSession {
   private readonly confinement: Confinement | null;
   private readonly emulator: Emulator;
   private readonly scanner: MarkerScanner;
-  private redirectReport: RedirectReport | null = null;
-  private redirectSeq = -1;
-  private readonly redirectWaiters = new Set<() => void>();
+  private readonly redirectTracker: RedirectTracker;
   private readonly history: StreamHistory;
   private readonly clock: Clock;
+  private readonly platform: PtyPlatform;
   private readonly probeTarget: ProbeTarget;
   private readonly watcher: StatusWatcher;
   private readonly maxInputBytes: number;
   private readonly historyFile: string | null;
   private readonly rcDir: string;
-  private phase: Phase = { kind: 'starting' };
-  private lastStartSeq = 0;
-  private lastEndSeq = -1;
+  /** The readiness engine's state: changed only by `feed`. */
+  private ready: ReadinessState;
   private readonly lastDone = new LastCommandTracker();
   private lastActivityAt: number;
   private readonly observers = new Set<Observer>();
-  private probeTimer: ReturnType<typeof setTimeout> | null = null;
-  private readonly probeCadence = new ProbeCadence();
-  private probing = false;
+  private readonly probes: ProbeLoop;
   private writeChain: Promise<void> = Promise.resolve();
   private readonly outputListeners = new Set<(text: string) => void>();
   private readonly stateListeners = new Set<() => void>();
   private readonly readyWaiters: Array<(ok: boolean) => void> = [];
-  private exitTimer: ReturnType<typeof setTimeout> | null = null;
-  private exitInfo: { exitCode: number; signal: number } | null = null;
-  private exitStartedAt = 0;
+  private readonly drain: ExitDrain;
   private lastCursorOffset = 0;
   private closing: Promise<CloseResult> | null = null;
   /** Who closed the terminal, when it did not exit by itself. */
   private closer: ClosedBy = null;
   private startupBanner: OutputProjector | null;
+  private readonly observerHost: ObserverHost;
+  private readonly effectTarget: EffectTarget;
 
   private constructor(opts: SessionOptions, id: string, secret: string, rcDir: string, historyFile: string | null, spawned: PtyProcess, confinement: Confinement | null) {
     this.id = id;
@@ -199,11 +100,27 @@ export class TerminalSession {
     this.shell = opts.shell;
     this.integrationLevel = opts.shell.dialect?.integration ?? 'none';
     this.integration = this.integrationLevel !== 'none';
+    this.ready = initialReadiness(this.integrationLevel);
     this.cwd = opts.cwd;
     this.workspace = opts.cwd;
     this.cols = opts.cols ?? 120;
     this.rows = opts.rows ?? 32;
     this.clock = opts.clock ?? systemClock;
+    this.platform = opts.platform ?? hostPlatform;
+    this.observerHost = {
+      clock: this.clock,
+      observers: this.observers,
+      offset: () => this.history.offset,
+      settledAt: (offset) => (this.lastCursorOffset = offset),
+      result: (observer, status, evidence, command, exitCode, startedAt, offset) =>
+        this.buildResult(observer.projector, observer.echo, status, evidence, command, exitCode, startedAt, offset),
+      parsed: () => this.emulator.parsed(),
+      handoff: (observer) => this.feed({ type: 'handoff' }, { observer }),
+      bound: (observer) => this.feed({ type: 'bound' }, { observer }),
+    };
+    this.probes = new ProbeLoop({ clock: this.clock, observers: this.observers, begun: () => commandBegun(this.ready), look: (observer) => this.look(observer), sync: () => this.pty.sync() });
+    this.redirectTracker = new RedirectTracker(this.clock, () => this.ready.lastEndSeq);
+    this.drain = new ExitDrain(this.clock, () => this.finalizeExit());
     this.maxInputBytes = opts.maxInputBytes ?? DEFAULT_LIMITS.maxInputBytes;
     this.historyFile = historyFile;
     this.rcDir = rcDir;
@@ -222,17 +139,18 @@ export class TerminalSession {
       rows: this.rows,
       scrollback: opts.scrollback ?? DEFAULT_LIMITS.scrollbackLines,
       palette: opts.palette,
+      clock: this.clock,
       // Replies go straight to the PTY: caller input waits for the parser, so replies come first.
       onReply: (data) => {
-        if (!this.exitInfo) this.pty.write(data);
+        if (!this.ready.ptyExit) this.pty.write(data);
       },
     });
     this.probeTarget = {
       shellPid: spawned.pid,
-      ttyPath: spawned.ptsName ?? (process.platform === 'linux' ? ttyOf(spawned.pid) : null),
-      procTier: opts.procTier ?? true,
+      ttyPath: this.platform.ttyPath(spawned.pid, spawned.ptsName),
+      procTier: (opts.procTier ?? true) && this.platform.procfs,
     };
-    const modes = cachedModes(this.clock, () => foregroundPgid(spawned.pid), readTtyModes);
+    const modes = cachedModes(this.clock, () => this.platform.foregroundGroup(spawned.pid), (tty) => this.platform.ttyModes(tty));
     this.watcher = new StatusWatcher({
       clock: this.clock,
       baseline: () => (this.shell.dialect?.backgroundReader ? takeBaseline(this.probeTarget) : null),
@@ -245,72 +163,31 @@ export class TerminalSession {
       offset: () => this.history.offset,
       onChange: () => this.emitState(),
     });
-    if (this.integrationLevel === 'none') this.phase = { kind: 'idle' };
+    this.effectTarget = {
+      observers: this.observers,
+      history: this.history,
+      lastDone: this.lastDone,
+      probes: this.probes,
+      watcher: this.watcher,
+      drain: this.drain,
+      startupDone: () => {
+        this.banner = this.startupBanner?.snapshot().output ?? '';
+        this.startupBanner = null;
+        for (const resolve of this.readyWaiters.splice(0)) resolve(true);
+      },
+      startupFailed: () => {
+        for (const resolve of this.readyWaiters.splice(0)) resolve(false);
+      },
+      integrationOff: () => (this.integration = false),
+      emit: () => this.emitState(),
+    };
     spawned.onData((data) => this.onData(data));
     spawned.onExit(({ exitCode, signal }) => this.onExit(exitCode, signal));
   }
 
   /** Spawns the shell and resolves once it is ready: a verified prompt for agent terminals. */
   static async start(opts: SessionOptions): Promise<TerminalSession> {
-    opts.signal?.throwIfAborted();
-    const dialect = opts.shell.dialect;
-    if (opts.origin === 'agent' && (!dialect || dialect.integration === 'none')) {
-      throw new TandemError('shell_unsupported', `Agents can open terminals only in bash, zsh, sh or pwsh; "${opts.shell.name}" has no shell integration.`);
-    }
-    try {
-      if (!statSync(opts.cwd).isDirectory()) throw new Error('not a directory');
-    } catch {
-      throw new TandemError('invalid_argument', `cwd "${opts.cwd}" is not an existing directory.`);
-    }
-    const id = opts.id ?? randomId();
-    const secret = randomBytes(16).toString('hex');
-    const rcDir = mkdtempSync(join(tmpdir(), 'tandem-rc-'));
-    let confinement: Confinement | null = null;
-    try {
-      confinement = opts.sandbox
-        ? new Confinement({ ...opts.sandbox, terminalId: id, workspace: opts.cwd, shellName: opts.shell.name, rcDir, home: (opts.baseEnv ?? process.env).HOME ?? '', env: opts.baseEnv ?? process.env })
-        : null;
-    } catch (error) {
-      rmSync(rcDir, { recursive: true, force: true });
-      throw error;
-    }
-    const historyFile = confinement?.historyFile ?? (opts.origin === 'agent' ? join(tmpdir(), `tandem-history-${id}`) : null);
-    const agent = opts.origin === 'agent';
-    const env = buildShellEnv({
-      base: opts.baseEnv ?? process.env,
-      agent,
-      terminalId: id,
-      instancePath: opts.instancePath ?? null,
-      extra: opts.env,
-    });
-    let args: string[] = [];
-    let spawnEnv = env;
-    if (dialect) {
-      const plan = dialect.plan(opts.shell.path, {
-        secret,
-        rcDir,
-        startupFiles: opts.startupFiles ?? 'user',
-        agent,
-        historyFile,
-        reapplyEnv: agent ? agentReapplyEnv(opts.env, env) : {},
-        env,
-        platform: process.platform,
-      });
-      for (const file of plan.files) writeFileSync(file.path, file.content, { mode: 0o600 });
-      args = plan.args;
-      spawnEnv = plan.env;
-    }
-    const cols = clampInt(opts.cols, 120, 2, DEFAULT_LIMITS.maxCols);
-    const rows = clampInt(opts.rows, 32, 2, DEFAULT_LIMITS.maxRows);
-    const launch = confinement ? confinement.wrap(opts.shell.path, args, spawnEnv) : { file: opts.shell.path, args, env: spawnEnv };
-    let spawned: PtyProcess;
-    try {
-      spawned = await spawnPty(launch.file, launch.args, { name: 'xterm-256color', cols, rows, cwd: opts.cwd, env: launch.env });
-    } catch (error) {
-      rmSync(rcDir, { recursive: true, force: true });
-      confinement?.dispose();
-      throw new TandemError('shell_not_found', `The shell ${opts.shell.path} could not be started: ${(error as Error).message}.`);
-    }
+    const { id, secret, rcDir, historyFile, spawned, confinement, cols, rows } = await launchShell(opts);
     const session = new TerminalSession({ ...opts, cols, rows }, id, secret, rcDir, historyFile, spawned, confinement);
     // The shell deletes its rc directory once read; this is the backstop. A person's terminal
     // opens on first output, which can come before the shell reads it (pwsh): keep it until then.
@@ -325,65 +202,30 @@ export class TerminalSession {
       removeRc();
       throw error;
     }
-    if (session.phase.kind === 'starting') session.readyWaiters.push(removeRc);
+    if (session.ready.phase.kind === 'starting') session.readyWaiters.push(removeRc);
     else removeRc();
     return session;
   }
 
-  private async awaitStartup(opts: SessionOptions): Promise<void> {
-    const timeoutMs = opts.startupTimeoutMs ?? defaultStartupTimeoutMs;
-    const agent = opts.origin === 'agent';
-    // Aborted while the PTY was being spawned.
-    if (opts.signal?.aborted) {
-      await this.close();
-      throw opts.signal.reason;
-    }
-    const outcome = await new Promise<'ready' | 'timeout' | 'aborted' | 'exited' | 'output'>((resolve) => {
-      const timer = this.clock.setTimeout(() => resolve('timeout'), timeoutMs);
-      const onAbort = () => resolve('aborted');
-      opts.signal?.addEventListener('abort', onAbort, { once: true });
-      const done = (value: 'ready' | 'exited' | 'output') => {
-        this.clock.clearTimeout(timer);
-        opts.signal?.removeEventListener('abort', onAbort);
-        resolve(value);
-      };
-      this.readyWaiters.push((ok) => done(ok ? 'ready' : 'exited'));
-      // A person's terminal opens on first output, whatever the startup files do.
-      if (!agent) {
-        const first = () => {
-          this.outputListeners.delete(first);
-          done('output');
-        };
-        this.outputListeners.add(first);
-      }
-    });
-    if (outcome === 'ready' || outcome === 'output') {
-      if (outcome === 'output' && this.phase.kind === 'starting') this.watchIntegrationDeadline(timeoutMs);
-      return;
-    }
-    if (outcome === 'exited') {
-      const code = this.exitInfo?.exitCode ?? null;
-      throw new TandemError('exited', `The shell exited during startup (exit code ${code}): ${this.banner.slice(0, 200) || 'no output'}.`);
-    }
-    await this.close();
-    if (outcome === 'aborted') throw opts.signal?.reason ?? new Error('aborted');
-    const lastLine = (this.startupBanner?.snapshot().output ?? '').split('\n').filter(Boolean).at(-1)?.slice(0, 300);
-    throw new TandemError(
-      'startup_timeout',
-      `The ${this.shell.name} shell did not show a verified prompt within ${timeoutMs} ms; its startup files may block or replace the integration${lastLine ? ` (it last printed: ${lastLine})` : ''}.`,
+  private awaitStartup(opts: SessionOptions): Promise<void> {
+    return awaitStartup(
+      {
+        clock: this.clock,
+        shellName: this.shell.name,
+        onReady: (waiter) => void this.readyWaiters.push(waiter),
+        onOutput: (listener) => this.onOutput(listener),
+        starting: () => this.ready.phase.kind === 'starting',
+        exitCode: () => this.ready.ptyExit?.exitCode ?? null,
+        banner: () => this.banner,
+        printed: () => this.startupBanner?.snapshot().output ?? '',
+        close: () => this.close(),
+        integrationTimedOut: () => {
+          rmSync(this.rcDir, { recursive: true, force: true });
+          this.feed({ type: 'integration-timeout' });
+        },
+      },
+      { timeoutMs: opts.startupTimeoutMs ?? defaultStartupTimeoutMs, agent: opts.origin === 'agent', signal: opts.signal },
     );
-  }
-
-  private watchIntegrationDeadline(timeoutMs: number): void {
-    const timer = this.clock.setTimeout(() => {
-      rmSync(this.rcDir, { recursive: true, force: true });
-      if (this.phase.kind === 'starting') {
-        this.integration = false;
-        this.phase = { kind: 'idle' };
-        this.emitState();
-      }
-    }, timeoutMs);
-    this.readyWaiters.push(() => this.clock.clearTimeout(timer));
   }
 
   /** node-pty's child is bubblewrap: every shell-pid check must use the shell inside. */
@@ -403,7 +245,7 @@ export class TerminalSession {
   }
 
   get status(): TerminalStatus {
-    switch (this.phase.kind) {
+    switch (this.ready.phase.kind) {
       case 'starting':
         return 'starting';
       case 'idle':
@@ -418,39 +260,25 @@ export class TerminalSession {
   }
 
   get exitCode(): number | null {
-    return this.phase.kind === 'exited' ? this.phase.exitCode : null;
+    const phase = this.ready.phase;
+    return phase.kind === 'exited' ? phase.exitCode : null;
   }
 
   get closedBy(): ClosedBy {
     return this.closer;
   }
 
-  /** The exit code of the last command that ended at a prompt. */
-  /** Aliases, functions and PATH change the shell reported at its last prompt; null if it reports none. */
   /** The report for the last command, waiting up to `waitMs` for it (bash sends it just after the end marker). */
-  async freshRedirects(waitMs: number): Promise<RedirectReport | null> {
-    if (!this.redirectReport || this.redirectSeq >= this.lastEndSeq) return this.redirects;
-    await new Promise<void>((resolve) => {
-      const done = () => {
-        this.clock.clearTimeout(timer);
-        this.redirectWaiters.delete(wake);
-        resolve();
-      };
-      const wake = () => {
-        if (this.redirectSeq >= this.lastEndSeq) done();
-      };
-      const timer = this.clock.setTimeout(done, waitMs);
-      this.redirectWaiters.add(wake);
-    });
-    return this.redirects;
+  freshRedirects(waitMs: number): Promise<RedirectReport | null> {
+    return this.redirectTracker.fresh(waitMs);
   }
 
+  /** Aliases, functions and PATH change the shell reported at its last prompt; null if it reports none. */
   get redirects(): RedirectReport | null {
-    const report = this.redirectReport;
-    // Not yet reported for the last command that ended (bash reports just after its end marker).
-    return report && this.redirectSeq < this.lastEndSeq ? { ...report, incomplete: true } : report;
+    return this.redirectTracker.current;
   }
 
+  /** The exit code of the last command that ended at a prompt. */
   get lastCommandExitCode(): number | null {
     return this.lastDone.exitCode;
   }
@@ -490,34 +318,22 @@ export class TerminalSession {
    */
   async read(req: { since?: string; offset?: number; count?: number; maxBytes?: number }): Promise<TerminalRead> {
     // Let the screen catch up with what arrived, but never wait out a flood.
-    await Promise.race([this.emulator.drained(), sleep(this.clock, 200)]);
+    await waitFor(this.clock, { ms: 200, until: this.emulator.drained() });
     const maxBytes = clampInt(req.maxBytes, DEFAULT_LIMITS.defaultOutputBytes, 1, DEFAULT_LIMITS.maxOutputBytes);
-    const buffer = this.emulator.terminal.buffer.active;
-    const totalLines = buffer.length;
-    let lineEnd = totalLines;
-    let lineBegin: number;
-    let lines: string[] = [];
+    let window: LineWindow;
     if (req.since !== undefined) {
       const projector = new OutputProjector({ maxBytes });
       projector.push(this.history.slice(this.decodeCursor(req.since)));
-      lines = projector.snapshot().output.split('\n');
-      lineBegin = lineEnd = totalLines;
+      const totalLines = this.emulator.terminal.buffer.active.length;
+      window = { lines: projector.snapshot().output.split('\n'), lineBegin: totalLines, lineEnd: totalLines, totalLines };
     } else {
-      lineEnd = Math.max(0, totalLines - (req.offset ?? 0));
-      lineBegin = Math.max(0, lineEnd - (req.count ?? this.rows));
-      for (let y = lineBegin; y < lineEnd; y++) lines.push(trimRow(buffer.getLine(y)?.translateToString(true) ?? ''));
-      // Keep the newest lines within the byte bound.
-      let bytes = 0;
-      let keep = lines.length;
-      while (keep > 0 && bytes + Buffer.byteLength(lines[keep - 1]!) + 1 <= maxBytes) bytes += Buffer.byteLength(lines[--keep]!) + 1;
-      lineBegin += keep;
-      lines = lines.slice(keep);
+      window = readLines(this.emulator.terminal, { offset: req.offset, count: req.count ?? this.rows, maxBytes });
     }
     return {
-      text: lines.join('\n'),
-      lineBegin,
-      lineEnd,
-      totalLines,
+      text: window.lines.join('\n'),
+      lineBegin: window.lineBegin,
+      lineEnd: window.lineEnd,
+      totalLines: window.totalLines,
       cursor: this.cursor,
       screen: { ...this.emulator.cursor(), altScreen: this.emulator.altScreen },
       status: this.status,
@@ -553,7 +369,7 @@ export class TerminalSession {
   private onData(data: string): void {
     this.lastActivityAt = this.clock.now();
     this.watcher.activity();
-    if (this.exitTimer) this.rearmExitDrain();
+    this.drain.activity();
     for (const part of this.scanner.scan(data)) {
       if ('text' in part) this.onText(part.text);
       else this.onMarker(part.marker);
@@ -563,7 +379,7 @@ export class TerminalSession {
   private onText(text: string): void {
     this.history.append(text);
     this.emulator.feed(text);
-    if (this.phase.kind === 'starting') this.startupBanner?.push(text);
+    if (this.ready.phase.kind === 'starting') this.startupBanner?.push(text);
     for (const observer of this.observers) {
       if (observer.collecting) observer.projector.push(text);
       // New output races any waiting evidence sampled before it.
@@ -573,124 +389,41 @@ export class TerminalSession {
   }
 
   private onMarker(marker: MarkerEvent): void {
-    const now = this.clock.now();
     switch (marker.kind) {
-      case 'start': {
-        if (marker.seq <= this.lastStartSeq) return;
-        this.lastStartSeq = marker.seq;
-        this.phase = { kind: 'running', seq: marker.seq, started: true };
-        this.history.record(marker, now);
-        this.lastDone.start(marker.seq, marker.command);
-        for (const observer of this.observers) {
-          if (!observer.collecting && marker.seq >= observer.minEndSeq) {
-            observer.collecting = true;
-            observer.command ??= marker.command;
-          }
-        }
-        this.kickProbe();
-        break;
-      }
+      case 'start':
+        return this.feed({ type: 'start', seq: marker.seq }, { marker });
       case 'end':
-        this.onEndMarker(marker, now);
-        break;
+        if (marker.cwd) this.cwd = marker.cwd;
+        return this.feed({ type: 'end', seq: marker.seq, exitCode: marker.exitCode, closing: this.closing !== null }, { marker });
       case 'line':
-        this.history.attachCommand(marker.seq, marker.command);
-        this.lastDone.line(marker.seq, marker.command);
-        break;
+        return this.feed({ type: 'line', seq: marker.seq }, { marker });
       case 'redirects':
-        this.redirectSeq = Math.max(this.redirectSeq, marker.seq);
-        if (marker.report) this.redirectReport = marker.report;
-        for (const wake of [...this.redirectWaiters]) wake();
-        return;
+        return this.redirectTracker.seen(marker.seq, marker.report);
       case 'continuation':
-        if (this.phase.kind === 'idle' || this.phase.kind === 'continuation' || this.phase.kind === 'running') {
-          this.phase = { kind: 'continuation' };
-          this.history.record(marker, now);
-          for (const observer of [...this.observers]) observer.finish('waiting_input', 'continuation');
-        }
-        break;
-    }
-    this.emitState();
-  }
-
-  private onEndMarker(marker: Extract<MarkerEvent, { kind: 'end' }>, now: number): void {
-    if (marker.cwd) this.cwd = marker.cwd;
-    if (this.phase.kind === 'starting') {
-      this.finishStartup(this.integrationLevel === 'end-only' ? 0 : marker.seq);
-      return;
-    }
-    const endOnly = this.integrationLevel === 'end-only';
-    // Shells without start markers cannot all number their prompts (cmd): every prompt is new.
-    if (endOnly) marker = { ...marker, seq: this.lastEndSeq + 1 };
-    // An empty Enter reprints the prompt with the previous status: it ends nothing.
-    const real = endOnly || (marker.seq === this.lastStartSeq && marker.seq > this.lastEndSeq);
-    if (!real) {
-      const nothingRuns = this.phase.kind !== 'running' || !this.phase.started;
-      // A submitted line that never started (cancelled by Ctrl+C in the line editor) ends here too.
-      const submitted = this.phase.kind === 'running' && !this.phase.started;
-      if (this.phase.kind === 'continuation' || nothingRuns) this.phase = { kind: 'idle' };
-      // A fresh prompt with nothing running settles writes: a line that ran nothing (blank, a
-      // comment), Ctrl+C at a continuation prompt, keys typed at the prompt; and waits for it.
-      if (nothingRuns) {
-        for (const observer of [...this.observers]) {
-          if (observer.mode !== 'follow' || submitted) observer.finish('done', 'marker', { exitCode: marker.exitCode, command: null });
-        }
-      }
-      return;
-    }
-    const ranCommand = endOnly ? this.phase.kind === 'running' : true;
-    this.lastEndSeq = marker.seq;
-    if (endOnly) this.lastStartSeq = marker.seq;
-    this.phase = { kind: 'idle' };
-    if (!ranCommand) return;
-    this.lastDone.end(marker.seq, marker.exitCode, marker.command);
-    this.history.record(marker, now);
-    // A command the closing teardown killed (SIGHUP: 129) did not finish: waits settle on the exit, with who closed it.
-    if (this.closing) return;
-    for (const observer of [...this.observers]) {
-      if (marker.seq >= observer.minEndSeq) observer.finish('done', 'marker', { exitCode: marker.exitCode, command: marker.command });
+        return this.feed({ type: 'continuation' }, { marker });
     }
   }
 
-  private finishStartup(seq: number): void {
-    this.lastStartSeq = seq;
-    this.lastEndSeq = seq;
-    this.phase = { kind: 'idle' };
-    this.banner = this.startupBanner?.snapshot().output ?? '';
-    this.startupBanner = null;
-    for (const resolve of this.readyWaiters.splice(0)) resolve(true);
+  /** The one place readiness changes: step the machine, then carry out what it decided. */
+  private feed(event: ReadinessEvent, context: { marker?: MarkerEvent; observer?: Observer } = {}): void {
+    const { state, effects } = step(this.ready, event);
+    this.ready = state;
+    runEffects(effects, this.effectTarget, this.clock.now(), context.marker, context.observer);
   }
 
   private onExit(exitCode: number, signal: number): void {
-    this.exitInfo = { exitCode, signal };
-    this.exitStartedAt = this.clock.now();
-    // Output can lag the exit event: drain before reporting `exited`.
-    this.rearmExitDrain();
-  }
-
-  private rearmExitDrain(): void {
-    if (this.exitTimer) this.clock.clearTimeout(this.exitTimer);
-    const left = exitDrainMaxMs - (this.clock.now() - this.exitStartedAt);
-    this.exitTimer = this.clock.setTimeout(() => this.finalizeExit(), Math.max(0, Math.min(exitDrainQuietMs, left)));
+    this.feed({ type: 'pty-exit', exitCode, signal });
   }
 
   private finalizeExit(): void {
-    this.exitTimer = null;
+    this.drain.done();
     const rest = this.scanner.flush();
     if (rest) this.onText(rest);
-    const info = this.exitInfo ?? { exitCode: null, signal: null };
-    // A closed shell did not finish by itself: its status says nothing about what it ran.
-    const exitCode = this.closer ? null : info.signal ? 128 + info.signal : info.exitCode;
-    this.phase = { kind: 'exited', exitCode, signal: info.signal };
-    if (this.probeTimer) this.clock.clearTimeout(this.probeTimer);
-    this.probeTimer = null;
-    for (const observer of [...this.observers]) observer.finish('exited', 'exit', { exitCode, command: null });
-    for (const resolve of this.readyWaiters.splice(0)) resolve(false);
-    this.emitState();
+    this.feed({ type: 'drained', closed: this.closer !== null });
   }
 
   private emitState(): void {
-    if (this.phase.kind === 'running' && this.phase.started) this.watcher.start();
+    if (commandBegun(this.ready)) this.watcher.start();
     else this.watcher.stop();
     for (const listener of this.stateListeners) listener();
   }
@@ -699,7 +432,7 @@ export class TerminalSession {
 
   /** Raw input (the person's typing, answers): ordered after pending protocol replies. */
   write(data: string): Promise<void> {
-    if (this.phase.kind === 'exited' || this.exitInfo) {
+    if (hasExited(this.ready)) {
       return Promise.reject(new TandemError('exited', 'The shell of this terminal has exited; open a new terminal.'));
     }
     if (Buffer.byteLength(data) > this.maxInputBytes) {
@@ -709,9 +442,8 @@ export class TerminalSession {
     this.watcher.activity();
     const run = this.writeChain.then(async () => {
       if (this.emulator.mustDrainBeforeInput) await this.emulator.parsed();
-      if (this.exitInfo) throw new TandemError('exited', 'The shell of this terminal has exited; open a new terminal.');
-      if (process.platform === 'win32') await writeSpaced(data, (chunk) => !this.exitInfo && this.pty.write(chunk), this.clock);
-      else this.pty.write(data);
+      if (this.ready.ptyExit) throw new TandemError('exited', 'The shell of this terminal has exited; open a new terminal.');
+      await this.platform.writeInput(data, (chunk) => this.pty.write(chunk), () => !this.ready.ptyExit, this.clock);
     });
     this.writeChain = run.catch(() => undefined);
     return run;
@@ -719,17 +451,17 @@ export class TerminalSession {
 
   /** Flow control: stop reading the PTY (the program blocks on a full buffer) and go on. */
   pause(): void {
-    if (!this.exitInfo) this.pty.pause();
+    if (!this.ready.ptyExit) this.pty.pause();
   }
 
   resume(): void {
-    if (!this.exitInfo) this.pty.resume();
+    if (!this.ready.ptyExit) this.pty.resume();
   }
 
   resize(cols: number, rows: number): void {
     const c = clampInt(cols, this.cols, 2, DEFAULT_LIMITS.maxCols);
     const r = clampInt(rows, this.rows, 2, DEFAULT_LIMITS.maxRows);
-    if (this.exitInfo) return;
+    if (this.ready.ptyExit) return;
     this.cols = c;
     this.rows = r;
     this.pty.resize(c, r);
@@ -741,8 +473,8 @@ export class TerminalSession {
 
   /** Whether the foreground program waits for the terminal now (no proof of consumption needed). */
   async probeNow(): Promise<WaitEvidence | 'continuation' | null> {
-    if (this.phase.kind === 'continuation') return 'continuation';
-    if (this.phase.kind !== 'running' || !this.phase.started) return null;
+    if (this.ready.phase.kind === 'continuation') return 'continuation';
+    if (!commandBegun(this.ready)) return null;
     return probeWaiting(this.probeTarget, null, this.clock.now() - this.lastActivityAt);
   }
 
@@ -753,30 +485,23 @@ export class TerminalSession {
     if (!text && !keys) throw new TandemError('invalid_argument', 'text or keys is required.');
     const submit = req.submit ?? (req.text !== undefined && !req.keys);
     let mode: ObserverMode;
-    if (this.phase.kind === 'starting') throw new TandemError('busy', 'The terminal is still starting; wait for it and send again.');
-    if (this.phase.kind === 'idle' && text) mode = 'command';
-    else if (this.phase.kind === 'running' && !req.input && !(await this.probeNow())) {
+    if (this.ready.phase.kind === 'starting') throw new TandemError('busy', 'The terminal is still starting; wait for it and send again.');
+    if (this.ready.phase.kind === 'idle' && text) mode = 'command';
+    else if (this.ready.phase.kind === 'running' && !req.input && !(await this.probeNow())) {
       throw new TandemError('busy', 'A command is running and not waiting for input; wait for it, interrupt it, or pass input: true to type into it.');
     } else mode = 'input';
 
-    let payload: string;
-    const multiline = /[\r\n]/.test(text.replace(/[\r\n]+$/, ''));
-    const body = text.replace(/[\r\n]+$/, '');
-    if (mode === 'command' && (multiline || /[\t\x00-\x08\x0b-\x1f]/.test(body)) && this.shell.dialect?.bracketedPaste) {
-      payload = bracketedPaste(body) + (submit ? '\r' : '');
-    } else {
-      payload = body.replace(/\r?\n/g, '\r') + (submit ? '\r' : '');
-    }
-    payload += keys;
+    const { payload, body } = sendPayload(text, keys, { command: mode === 'command', submit, bracketedPaste: Boolean(this.shell.dialect?.bracketedPaste) });
     if (Buffer.byteLength(payload) > this.maxInputBytes) {
       throw new TandemError('input_too_large', `Input of ${Buffer.byteLength(payload)} bytes exceeds the ${this.maxInputBytes}-byte limit; send it in smaller parts or write it to a file.`);
     }
     const endOnly = this.integrationLevel === 'end-only';
-    const running = this.phase.kind === 'running' ? this.phase.seq : null;
-    const minEndSeq = mode === 'input' && running !== null ? running : this.lastStartSeq + 1;
+    const phase = this.ready.phase;
+    const running = phase.kind === 'running' ? phase.seq : null;
+    const minEndSeq = mode === 'input' && running !== null ? running : this.ready.lastStartSeq + 1;
     // Finishing a continued line is a command: its output starts at its start marker, after
     // the shell's redraw of the line.
-    const completesLine = this.phase.kind === 'continuation' && !endOnly;
+    const completesLine = phase.kind === 'continuation' && !endOnly;
     const collectFromWrite = (mode === 'input' && !completesLine) || endOnly;
     const observer = this.observe({
       mode,
@@ -793,9 +518,9 @@ export class TerminalSession {
       handoff: req.handoff,
     });
     // Submitted: a second command now gets `busy`, not typed into the same line.
-    if ((mode === 'command' && submit) || completesLine) this.phase = { kind: 'running', seq: null, started: endOnly };
+    this.feed({ type: 'write', command: mode === 'command' && submit });
     this.write(payload).catch((error: unknown) => observer.reject(error));
-    this.kickProbe();
+    this.probes.kick();
     return observer.promise;
   }
 
@@ -812,16 +537,17 @@ export class TerminalSession {
       this.lastCursorOffset = end.offset;
       return this.buildResult(projector, null, 'done', 'marker', end.marker.command, end.marker.exitCode, this.clock.now(), end.offset);
     }
-    if (this.phase.kind === 'exited') {
+    const phase = this.ready.phase;
+    if (phase.kind === 'exited') {
       const projector = new OutputProjector({ maxBytes: maxOutputBytes });
       projector.push(this.history.slice(from));
-      return this.buildResult(projector, null, 'exited', 'exit', null, this.phase.exitCode, this.clock.now(), this.history.offset);
+      return this.buildResult(projector, null, 'exited', 'exit', null, phase.exitCode, this.clock.now(), this.history.offset);
     }
-    const running = this.phase.kind === 'running' && this.phase.started;
+    const running = commandBegun(this.ready);
     const observer = this.observe({
       mode: 'follow',
       command: null,
-      minEndSeq: running && this.phase.kind === 'running' && this.phase.seq !== null ? this.phase.seq : this.lastStartSeq + 1,
+      minEndSeq: running && phase.kind === 'running' && phase.seq !== null ? phase.seq : this.ready.lastStartSeq + 1,
       collecting: running || this.integrationLevel !== 'full',
       echo: null,
       // Unseen output since the cursor: a program that waits now settles the wait at once.
@@ -832,87 +558,13 @@ export class TerminalSession {
       handoff: req.handoff,
     });
     if (observer.collecting) observer.projectorPush(this.history.slice(from));
-    if (this.phase.kind === 'continuation' && from < this.history.offset) observer.settle('waiting_input', 'continuation');
-    this.kickProbe();
+    if (phase.kind === 'continuation' && from < this.history.offset) observer.settle('waiting_input', 'continuation');
+    this.probes.kick();
     return observer.promise;
   }
 
-  private observe(spec: {
-    mode: ObserverMode;
-    command: string | null;
-    minEndSeq: number;
-    collecting: boolean;
-    echo: string | null;
-    baseline: ProbeBaseline | null;
-    waitMs: number | undefined;
-    maxOutputBytes: number | undefined;
-    signal: AbortSignal | undefined;
-    handoff: AbortSignal | undefined;
-  }) {
-    const startedAt = this.clock.now();
-    const waitMs = clampInt(spec.waitMs, DEFAULT_LIMITS.defaultWaitMs, 0, DEFAULT_LIMITS.maxWaitMs);
-    const maxOutputBytes = clampInt(spec.maxOutputBytes, DEFAULT_LIMITS.defaultOutputBytes, 1, DEFAULT_LIMITS.maxOutputBytes);
-    let resolvePromise!: (result: SendResult) => void;
-    let rejectPromise!: (error: unknown) => void;
-    const promise = new Promise<SendResult>((resolve, reject) => {
-      resolvePromise = resolve;
-      rejectPromise = reject;
-    });
-    let settled = false;
-    const cleanup = () => {
-      settled = true;
-      this.observers.delete(observer);
-      this.clock.clearTimeout(timer);
-      spec.signal?.removeEventListener('abort', onAbort);
-      spec.handoff?.removeEventListener('abort', onHandoff);
-    };
-    const observer: Observer = {
-      mode: spec.mode,
-      command: spec.command,
-      minEndSeq: spec.minEndSeq,
-      collecting: spec.collecting,
-      projector: new OutputProjector({ maxBytes: maxOutputBytes }),
-      echo: spec.echo,
-      baseline: spec.baseline,
-      candidate: null,
-      finish: (status, evidence, end) => {
-        if (settled) return;
-        cleanup();
-        const offset = this.history.offset;
-        this.lastCursorOffset = offset;
-        const command = observer.command ?? end?.command ?? null;
-        const exitCode = status === 'done' || status === 'exited' ? (end?.exitCode ?? null) : null;
-        const finishNow = () => resolvePromise(this.buildResult(observer.projector, observer.echo, status, evidence, command, exitCode, startedAt, offset));
-        // Full-screen programs are read from the screen: let the emulator catch up first.
-        if (observer.projector.altScreen) void this.emulator.parsed().then(finishNow);
-        else finishNow();
-      },
-    };
-    const onAbort = () => {
-      if (settled) return;
-      cleanup();
-      rejectPromise(spec.signal?.reason ?? new Error('aborted'));
-    };
-    const onHandoff = () => observer.finish('human_handoff', 'handoff');
-    const timer = this.clock.setTimeout(() => observer.finish('running', 'bound'), waitMs);
-    spec.signal?.addEventListener('abort', onAbort, { once: true });
-    spec.handoff?.addEventListener('abort', onHandoff, { once: true });
-    this.observers.add(observer);
-    if (spec.signal?.aborted) onAbort();
-    else if (spec.handoff?.aborted) onHandoff();
-    return {
-      promise,
-      get collecting() {
-        return observer.collecting;
-      },
-      projectorPush: (text: string) => observer.projector.push(text),
-      settle: (status: SendResult['status'], evidence: Evidence) => observer.finish(status, evidence),
-      reject: (error: unknown) => {
-        if (settled) return;
-        cleanup();
-        rejectPromise(error);
-      },
-    };
+  private observe(spec: ObserveSpec) {
+    return observe(this.observerHost, spec);
   }
 
   private buildResult(
@@ -925,102 +577,29 @@ export class TerminalSession {
     startedAt: number,
     offset: number,
   ): SendResult {
-    const projected = projector.snapshot();
-    let output = projected.altScreen ? this.emulator.screenText() : projected.output;
-    if (echo) {
-      // With echo off (a password), only the Enter shows: the line the input ended.
-      const echoed = output.startsWith(echo.split(/\r?\n/)[0] ?? '');
-      output = stripEcho(output, echo);
-      if (!echoed && output.startsWith('\n')) output = output.slice(1);
-    }
-    return {
-      status,
-      evidence,
-      command,
-      exitCode,
-      cwd: this.cwd,
-      output,
-      truncated: projected.truncated,
-      cursor: this.encodeCursor(offset),
-      control: this.origin === 'agent' ? 'agent' : 'user',
-      handoff: null,
-      approval: null,
-      closedBy: status === 'exited' ? this.closer : null,
-      durationMs: Math.round(this.clock.now() - startedAt),
-    };
+    const ctx = { screenText: () => this.emulator.screenText(), cwd: this.cwd, origin: this.origin, closedBy: this.closer, cursor: (at: number) => this.encodeCursor(at), now: () => this.clock.now() };
+    return sendResult(ctx, projector, echo, status, evidence, command, exitCode, startedAt, offset);
   }
 
   private encodeCursor(offset: number): string {
-    return `${this.id.slice(0, 6)}.${offset}`;
+    return encodeCursor(this.id, offset);
   }
 
   private decodeCursor(cursor: string): number {
-    const match = /^([\w-]{1,6})\.(\d+)$/.exec(cursor);
-    if (!match || match[1] !== this.id.slice(0, 6) || Number(match[2]) > this.history.offset) {
-      throw new TandemError('invalid_argument', `since "${cursor}" is not a cursor of this terminal; pass the cursor of an earlier result.`);
-    }
-    return Number(match[2]);
+    return decodeCursor(this.id, cursor, this.history.offset);
   }
 
-  // ---- waiting detection --------------------------------------------------------------------
-
-  private kickProbe(): void {
-    this.probeCadence.reset();
-    if (this.probeTimer) {
-      this.clock.clearTimeout(this.probeTimer);
-      this.probeTimer = null;
-    }
-    this.scheduleProbe(this.probeCadence.nextMs);
+  /** One probe of one observer, fed to the readiness engine with the output offsets around it. */
+  private async look(observer: Observer): Promise<number | null> {
+    const sampledAt = this.history.offset;
+    const { evidence, quietDueMs } = await probeLook(this.probeTarget, observer.baseline, this.clock.now() - this.lastActivityAt);
+    // A confirming look: what the program printed before it waited (bash's end marker and
+    // prompt, say) may still be on its way from the PTY thread; it counts before the silence does.
+    if (evidence && observer.candidate) await this.pty.sync();
+    if (!this.observers.has(observer)) return quietDueMs;
+    this.feed({ type: 'evidence', evidence, sampledAt, offset: this.history.offset, candidate: observer.candidate }, { observer });
+    return quietDueMs;
   }
-
-  private scheduleProbe(delayMs: number): void {
-    if (this.probeTimer || this.observers.size === 0 || this.phase.kind !== 'running' || !this.phase.started) return;
-    this.probeTimer = this.clock.setTimeout(() => {
-      this.probeTimer = null;
-      void this.runProbe();
-    }, delayMs);
-  }
-
-  private async runProbe(): Promise<void> {
-    if (this.probing || this.phase.kind !== 'running' || !this.phase.started) return;
-    this.probing = true;
-    const round = { confirming: false, quietDueMs: null as number | null };
-    try {
-      for (const observer of [...this.observers]) {
-        const offset = this.history.offset;
-        const { evidence, quietDueMs } = await probeLook(this.probeTarget, observer.baseline, this.clock.now() - this.lastActivityAt);
-        if (quietDueMs !== null) round.quietDueMs = Math.min(round.quietDueMs ?? quietDueMs, quietDueMs);
-        if (this.phase.kind !== 'running' || !this.phase.started || !this.observers.has(observer)) continue;
-        if (!evidence || offset !== this.history.offset) {
-          observer.candidate = null;
-          continue;
-        }
-        // Confirm on a second look with no output in between: activity may race the sample.
-        if (observer.candidate && observer.candidate.evidence === evidence && observer.candidate.offset === offset) {
-          // What the program printed before it waited (bash's end marker and prompt, say) may
-          // still be on its way from the PTY thread: it counts before the silence does.
-          await this.pty.sync();
-          if (this.phase.kind !== 'running' || !this.phase.started || !this.observers.has(observer) || offset !== this.history.offset) {
-            observer.candidate = null;
-            continue;
-          }
-          observer.finish('waiting_input', evidence);
-          this.watcher.adopt(evidence);
-        } else {
-          observer.candidate = { evidence, offset };
-          round.confirming = true;
-        }
-      }
-    } finally {
-      this.probing = false;
-    }
-    const delayMs = this.probeCadence.after(round);
-    // A confirming look only after the PTY's pending output arrived: it would void the candidate.
-    if (round.confirming) void this.pty.sync().then(() => this.scheduleProbe(delayMs));
-    else this.scheduleProbe(delayMs);
-  }
-
-  // ---- signals and teardown -------------------------------------------------------------------
 
   /**
    * Interrupts the foreground program: a real SIGINT to its process group, or `\x03` as a byte
@@ -1028,80 +607,32 @@ export class TerminalSession {
    */
   async interrupt(): Promise<void> {
     this.assertUsable();
-    // A Ctrl+C written before the shell took the line reaches its line editor (which drops it
-    // or cancels the line) or waits in the input queue behind the command: wait for the start.
-    if (this.phase.kind === 'running' && !this.phase.started) await this.untilStarted(interruptStartWaitMs);
-    const fg = process.platform === 'win32' ? null : foregroundPgid(this.pid);
-    const shellPgrp = readStat(this.pid)?.pgrp ?? this.pid;
-    const modes = this.probeTarget.ttyPath && process.platform !== 'win32' ? await readTtyModes(this.probeTarget.ttyPath) : null;
-    // The command to escalate against: the running one, or the one whose start is still due.
-    const running = this.phase.kind === 'running';
-    const seq = this.phase.kind !== 'running' ? null : this.phase.started ? this.phase.seq : this.lastStartSeq + 1;
-    if (!fg || fg === shellPgrp || (modes && !modes.isig)) {
-      // Raw-mode programs (editors, ssh) take Ctrl+C as a key and decide themselves.
-      await this.write('\x03');
-      // A command the shell runs itself (a pwsh cmdlet, a bash loop) gets the key once more if
-      // nothing happened: pwsh drops a Ctrl+C that lands between its start marker and the start
-      // of the pipeline, and there is no other process to signal.
-      // Windows has no foreground group to check: the same command still running is the test.
-      if (running && ((fg && fg === shellPgrp) || process.platform === 'win32')) this.escalate(fg, seq, () => void this.write('\x03').catch(() => {}));
-      return;
-    }
-    this.killGroup(fg, 'SIGINT');
-    this.escalate(fg, seq, () => this.killGroup(fg, 'SIGTERM'));
-  }
-
-  private untilStarted(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const done = () => {
-        off();
-        this.clock.clearTimeout(timer);
-        resolve();
-      };
-      const off = this.onStateChange(() => {
-        if (this.phase.kind !== 'running' || this.phase.started) done();
-      });
-      const timer = this.clock.setTimeout(done, ms);
-    });
-  }
-
-  /**
-   * Escalates only if nothing happened: the same job still runs and has not gone back to
-   * waiting for input (a REPL that caught SIGINT and prompts again is left alone).
-   */
-  private escalate(pgid: number | null, seq: number | null, then: () => void): void {
-    const stuck = async () =>
-      this.phase.kind === 'running' && this.phase.seq === seq && (pgid === null || foregroundPgid(this.pid) === pgid) && !(await this.probeNow());
-    this.clock.setTimeout(async () => {
-      if (!this.closing && !this.exitInfo && (await stuck())) then();
-    }, interruptEscalateMs);
-  }
-
-  private killGroup(pgid: number, signal: NodeJS.Signals): void {
-    try {
-      process.kill(-pgid, signal);
-    } catch {
-      // The group is already gone.
-    }
+    return interrupt(this.interruptTarget());
   }
 
   /** terminal_signal: SIGINT interrupts; others go to the foreground group, never SIGKILL to the shell. */
   async signal(name: SignalName): Promise<void> {
     this.assertUsable();
     if (name === 'SIGINT') return this.interrupt();
-    if (process.platform === 'win32') throw new TandemError('invalid_argument', `${name} cannot be delivered on Windows; only SIGINT (as Ctrl+C) is supported.`);
-    const fg = foregroundPgid(this.pid);
-    const shellPgrp = readStat(this.pid)?.pgrp ?? this.pid;
-    if (!fg || fg === shellPgrp) {
-      if (name === 'SIGKILL') throw new TandemError('forbidden', 'SIGKILL of the shell itself is refused; close the terminal instead.');
-      process.kill(this.pid, name);
-      return;
-    }
-    this.killGroup(fg, name);
+    deliverSignal(this.interruptTarget(), name);
+  }
+
+  private interruptTarget(): InterruptTarget {
+    return {
+      pid: this.pid,
+      platform: this.platform,
+      clock: this.clock,
+      ttyPath: this.probeTarget.ttyPath,
+      readiness: () => this.ready,
+      write: (data) => this.write(data),
+      probeNow: () => this.probeNow(),
+      gone: () => this.closing !== null || this.ready.ptyExit !== null,
+      onStateChange: (listener) => this.onStateChange(listener),
+    };
   }
 
   private assertUsable(): void {
-    if (this.phase.kind === 'exited' || this.exitInfo) {
+    if (hasExited(this.ready)) {
       throw new TandemError('exited', 'The shell of this terminal has exited; open a new terminal.');
     }
     if (this.closing) throw new TandemError('not_found', 'This terminal is closing.');
@@ -1109,7 +640,7 @@ export class TerminalSession {
 
   /** Tears the whole process tree down; a failed close can be retried. `by` is told to waiters. */
   close(by: ClosedBy = null): Promise<CloseResult> {
-    if (!this.exitInfo) this.closer ??= by;
+    if (!this.ready.ptyExit) this.closer ??= by;
     this.closing ??= this.teardown().then((result) => {
       if (result.orphans.length > 0) this.closing = null;
       return result;
@@ -1118,24 +649,18 @@ export class TerminalSession {
   }
 
   private async teardown(): Promise<CloseResult> {
-    const { orphans } = await teardownTree({ rootPid: this.pty.pid, terminalId: this.id });
-    if (!this.exitInfo) {
+    const { orphans } = await this.platform.teardown({ rootPid: this.pty.pid, terminalId: this.id, clock: this.clock });
+    if (!this.ready.ptyExit) {
       try {
         this.pty.kill();
       } catch {
         // Already gone.
       }
     }
-    if (!this.exitInfo) {
-      await new Promise<void>((resolve) => {
-        const timer = this.clock.setTimeout(resolve, 1000);
-        this.pty.onExit(() => {
-          this.clock.clearTimeout(timer);
-          resolve();
-        });
-      });
+    if (!this.ready.ptyExit) {
+      await waitFor(this.clock, { ms: 1000, until: (met) => this.pty.onExit(() => met()) });
     }
-    if (this.phase.kind !== 'exited') this.finalizeExit();
+    if (this.ready.phase.kind !== 'exited') this.finalizeExit();
     if (orphans.length === 0) {
       this.emulator.dispose();
       if (this.historyFile && !this.confinement) rmSync(this.historyFile, { force: true });

@@ -1,0 +1,89 @@
+/**
+ * Interrupting and signalling the foreground program: a real SIGINT to its process group, or
+ * Ctrl+C as a key where the program has the terminal raw (or there are no groups: Windows),
+ * escalating only if nothing happened.
+ */
+import { TandemError } from '../../shared/errors.js';
+import type { SignalName } from '../../shared/types.js';
+import type { PtyPlatform } from '../pty/platform.js';
+import { type Clock, waitFor } from './clock.js';
+import type { ReadinessState } from './readiness.js';
+
+const interruptEscalateMs = 1000;
+/** How long an interrupt waits for a just-submitted command's start marker. */
+const interruptStartWaitMs = 5000;
+
+export interface InterruptTarget {
+  readonly pid: number;
+  readonly platform: PtyPlatform;
+  readonly clock: Clock;
+  readonly ttyPath: string | null;
+  readiness(): ReadinessState;
+  write(data: string): Promise<void>;
+  /** Whether the foreground program waits for input now. */
+  probeNow(): Promise<unknown>;
+  /** Closing or exited: nothing more is escalated. */
+  gone(): boolean;
+  onStateChange(listener: () => void): () => void;
+}
+
+export async function interrupt(target: InterruptTarget): Promise<void> {
+  const { platform, pid } = target;
+  // A Ctrl+C written before the shell took the line reaches its line editor (which drops it
+  // or cancels the line) or waits in the input queue behind the command: wait for the start.
+  if (submittedNotStarted(target.readiness())) {
+    await waitFor(target.clock, { ms: interruptStartWaitMs, until: (met) => target.onStateChange(() => !submittedNotStarted(target.readiness()) && met()) });
+  }
+  const fg = platform.foregroundGroup(pid);
+  const shellPgrp = platform.shellGroup(pid);
+  const modes = target.ttyPath ? await platform.ttyModes(target.ttyPath) : null;
+  // The command to escalate against: the running one, or the one whose start is still due.
+  const state = target.readiness();
+  const phase = state.phase;
+  const running = phase.kind === 'running';
+  const seq = phase.kind !== 'running' ? null : phase.started ? phase.seq : state.lastStartSeq + 1;
+  if (!fg || fg === shellPgrp || (modes && !modes.isig)) {
+    // Raw-mode programs (editors, ssh) take Ctrl+C as a key and decide themselves.
+    await target.write('\x03');
+    // A command the shell runs itself (a pwsh cmdlet, a bash loop) gets the key once more if
+    // nothing happened: pwsh drops a Ctrl+C that lands between its start marker and the start
+    // of the pipeline, and there is no other process to signal.
+    // Windows has no foreground group to check: the same command still running is the test.
+    if (running && ((fg && fg === shellPgrp) || !platform.processGroups)) escalate(target, fg, seq, () => void target.write('\x03').catch(() => {}));
+    return;
+  }
+  platform.signalGroup(fg, 'SIGINT');
+  escalate(target, fg, seq, () => platform.signalGroup(fg, 'SIGTERM'));
+}
+
+function submittedNotStarted(state: ReadinessState): boolean {
+  return state.phase.kind === 'running' && !state.phase.started;
+}
+
+/**
+ * Escalates only if nothing happened: the same job still runs and has not gone back to
+ * waiting for input (a REPL that caught SIGINT and prompts again is left alone).
+ */
+function escalate(target: InterruptTarget, pgid: number | null, seq: number | null, then: () => void): void {
+  const stuck = async () => {
+    const phase = target.readiness().phase;
+    return phase.kind === 'running' && phase.seq === seq && (pgid === null || target.platform.foregroundGroup(target.pid) === pgid) && !(await target.probeNow());
+  };
+  target.clock.setTimeout(async () => {
+    if (!target.gone() && (await stuck())) then();
+  }, interruptEscalateMs);
+}
+
+/** terminal_signal beyond SIGINT: to the foreground group, never SIGKILL to the shell. */
+export function deliverSignal(target: Pick<InterruptTarget, 'pid' | 'platform'>, name: Exclude<SignalName, 'SIGINT'>): void {
+  const { platform, pid } = target;
+  if (!platform.processGroups) throw new TandemError('invalid_argument', `${name} cannot be delivered on Windows; only SIGINT (as Ctrl+C) is supported.`);
+  const fg = platform.foregroundGroup(pid);
+  const shellPgrp = platform.shellGroup(pid);
+  if (!fg || fg === shellPgrp) {
+    if (name === 'SIGKILL') throw new TandemError('forbidden', 'SIGKILL of the shell itself is refused; close the terminal instead.');
+    process.kill(pid, name);
+    return;
+  }
+  platform.signalGroup(fg, name);
+}
