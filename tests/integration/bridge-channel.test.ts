@@ -83,7 +83,8 @@ function raw(path: string): { socket: Socket; send: (line: string) => void; next
   };
 }
 
-const hello = (token: string | undefined, id = 0) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tandem/hello', params: { token } });
+/** The bridge's first line; a real bridge names its cwd, the agent's project. */
+const hello = (token: string | undefined, id = 0, cwd?: string) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tandem/hello', params: { token, cwd } });
 const toolCall = (id: number, name: string, args: Record<string, unknown>) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
 
 async function until(condition: () => boolean, ms = 10_000): Promise<void> {
@@ -179,7 +180,8 @@ describe('bridge channel', () => {
     const f = await fixture(home);
     const token = paired(f);
     const channel = raw(f.bridgeChannel!.path);
-    channel.send(hello(token));
+    // In its project: a confined open at home would wait for the person first.
+    channel.send(hello(token, 0, f.project));
     expect(await channel.next()).toMatchObject({ id: 0, result: {} });
     channel.send(toolCall(1, 'terminal_open', { title: 'bounded' }));
     const opened = (await channel.next()) as { result: { structuredContent: { id: string } } };

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sampleForeground } from '../../src/main/pty/proc.js';
 import { maxAheadChars, type PtyProcess, ptyReader, spawnPty } from '../../src/main/pty/pump.js';
@@ -55,12 +56,14 @@ describe.skipIf(process.platform === 'win32')('PTY pump thread', () => {
     p.onData((data) => (text += data));
     const reader = () => sampleForeground(p.pid, p.ptsName!)?.threads.find((t) => t.pid === p.pid && t.kind === 'read');
     await expect.poll(() => reader()?.syscr ?? null).not.toBeNull();
-    const before = reader()!.syscr!;
+    const wrote = () => Number(/^wchar:\s*(\d+)/m.exec(readFileSync(`/proc/${p.pid}/io`, 'utf8'))?.[1] ?? 0);
+    const before = wrote();
     p.write('hi\n');
-    // Without yielding (so nothing is delivered meanwhile): until sh printed and blocks again.
+    // Without yielding (so nothing is delivered meanwhile): until sh has printed and blocks in
+    // its next read (a read seen before the print could be the first one, still taking bytes).
     const deadline = Date.now() + 5000;
-    while (!((reader()?.syscr ?? 0) > before) && Date.now() < deadline) blockThread(1);
-    expect(reader()?.syscr ?? 0).toBeGreaterThan(before);
+    while (!(wrote() > before && reader()) && Date.now() < deadline) blockThread(1);
+    expect(wrote()).toBeGreaterThan(before);
     expect(text).not.toContain('got-hi');
     await p.sync();
     expect(text).toContain('got-hi');
