@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { linkSignals } from '../../src/main/agent/linked-signal.js';
+import { linkSignals, sourceController } from '../../src/main/agent/linked-signal.js';
 
 const abortListeners = (signal: AbortSignal) => getEventListeners(signal, 'abort').length;
 
@@ -35,5 +35,22 @@ describe('linkSignals', () => {
     const linked = linkSignals([live.signal, gone.signal]);
     expect(linked.signal.aborted).toBe(true);
     expect(abortListeners(live.signal)).toBe(0);
+  });
+
+  it('holds a session source with one link per call in flight, up to its bound, without a leak warning', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on('warning', onWarning);
+    try {
+      const gone = sourceController(64);
+      const links = Array.from({ length: 64 }, () => linkSignals([new AbortController().signal, gone.signal]));
+      expect(abortListeners(gone.signal)).toBe(64);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings).not.toContain('MaxListenersExceededWarning');
+      for (const link of links) link.dispose();
+      expect(abortListeners(gone.signal)).toBe(0);
+    } finally {
+      process.off('warning', onWarning);
+    }
   });
 });

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 /**
  * One call's signal, aborted when any of its sources is, and unlinked from them when the call
  * ends. `AbortSignal.any` would do the first half, but on Node 20 every composite leaves a
@@ -24,4 +25,15 @@ export function linkSignals(sources: readonly AbortSignal[]): { signal: AbortSig
   }
   if (controller.signal.aborted) dispose();
   return { signal: controller.signal, dispose };
+}
+
+/**
+ * The controller of a long-lived source (a session's "agent gone"): it holds one link per call
+ * in flight, which its caller bounds by `inFlight`; Node's warning at 11 listeners would
+ * otherwise fire at the eleventh concurrent call.
+ */
+export function sourceController(inFlight: number): AbortController {
+  const controller = new AbortController();
+  setMaxListeners(inFlight + 1, controller.signal);
+  return controller;
 }

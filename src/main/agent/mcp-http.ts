@@ -4,7 +4,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { ErrorCode } from '../../shared/errors.js';
 import { checkRequest } from '../web/origin.js';
-import { linkSignals } from './linked-signal.js';
+import { linkSignals, sourceController } from './linked-signal.js';
 import { createMcpServer, runTool } from './mcp-server.js';
 import { releaseAnsweredStreams } from './mcp-stream-release.js';
 import type { AgentConnection, AgentService } from './service.js';
@@ -175,7 +175,7 @@ export class McpHttpEndpoint {
   private track(session: Session, req: IncomingMessage, res: ServerResponse, body: unknown): void {
     session.lastActivityAt = Date.now();
     if (!this.service.isLive(session.connection.id)) {
-      session.gone = new AbortController();
+      session.gone = sourceController(maxInflightPerSession);
       this.service.reconnect(session.connection);
     }
     if (req.method === 'GET') {
@@ -222,7 +222,7 @@ export class McpHttpEndpoint {
       // than SSE replies here; the SDK's JSON-mode leak is released after each POST instead).
       enableJsonResponse: true,
       onsessioninitialized: (id) => {
-        session = { transport, server, connection, streams: 0, gone: new AbortController(), inflight: new Map(), lastActivityAt: Date.now() };
+        session = { transport, server, connection, streams: 0, gone: sourceController(maxInflightPerSession), inflight: new Map(), lastActivityAt: Date.now() };
         this.sessions.set(id, session);
       },
     });

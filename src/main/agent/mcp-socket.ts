@@ -6,7 +6,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { ErrorCode } from '../../shared/errors.js';
 import { type Clock, systemClock } from '../terminal/clock.js';
 import { LineSplitter, trailingId } from './line-splitter.js';
-import { linkSignals } from './linked-signal.js';
+import { linkSignals, sourceController } from './linked-signal.js';
 import { maxInflightPerSession } from './mcp-http.js';
 import { createMcpServer, runTool } from './mcp-server.js';
 import type { AgentConnection, AgentService } from './service.js';
@@ -192,7 +192,7 @@ export class McpSocketEndpoint {
 
   private open(socket: Socket, identity: AgentIdentity, params: Record<string, unknown>): Session {
     const connection = this.service.connect(identity, { cwd: text(params.cwd), ownTerminalId: text(params.terminalId) });
-    const gone = new AbortController();
+    const gone = sourceController(maxInflightPerSession);
     const server = createMcpServer(async (name, args, signal) => {
       const linked = linkSignals([signal, gone.signal]);
       try {
