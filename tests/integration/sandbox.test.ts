@@ -191,6 +191,36 @@ describeSandbox('confined agent terminals', () => {
     expect(existsSync('/usr/local/pwsh-escape') || existsSync('/usr/local/sh-escape')).toBe(false);
   });
 
+  it('passes the engine suite\'s core cases confined: bash, zsh and pwsh', async () => {
+    const shells = ['bash', ...(hasCommand('zsh') ? ['zsh'] : []), ...(findPwsh() ? [findPwsh()!] : [])];
+    for (const shell of shells) {
+      const pwsh = shell.endsWith('pwsh');
+      const t = await open({ shell });
+      const says = (what: string) => `${shell}: ${what}`;
+      expect(await send(t.id, 'echo hello-box'), says('echo')).toMatchObject({ status: 'done', evidence: 'marker', exitCode: 0, output: 'hello-box', cwd: project });
+      expect(await send(t.id, '/bin/false'), says('exit code')).toMatchObject({ status: 'done', exitCode: 1 });
+      expect(await send(t.id, 'cd /tmp'), says('cwd')).toMatchObject({ status: 'done', cwd: '/tmp' });
+      // A program waiting for a line, then its answer.
+      const asked = await send(t.id, pwsh ? "Read-Host 'your name'" : 'read -r answer; echo "got $answer"');
+      expect(asked, says('waiting')).toMatchObject({ status: 'waiting_input' });
+      const answered = await send(t.id, 'box', { input: true });
+      expect(answered, says('answered')).toMatchObject({ status: 'done', exitCode: 0 });
+      expect(answered.output, says('answer')).toContain(pwsh ? 'box' : 'got box');
+      // A multi-line send settles once, on its last command.
+      const lines = await send(t.id, pwsh ? "Write-Output one\nStart-Sleep -Milliseconds 200\nWrite-Output two" : 'echo one\nsleep 0.2\necho two');
+      expect(lines, says('multi-line')).toMatchObject({ status: 'done', exitCode: 0 });
+      expect(lines.output, says('multi-line output')).toMatch(/one[\s\S]*two/);
+      // An interrupt ends a long sleep, and the shell takes commands again.
+      const long = await send(t.id, pwsh ? 'Start-Sleep -Seconds 100' : 'sleep 100', { waitMs: 300 });
+      expect(long, says('running')).toMatchObject({ status: 'running' });
+      const signalled = await f.call(client, 'terminal_signal', { id: t.id, signal: 'SIGINT' });
+      const ended = signalled.status === 'done' ? signalled : await f.call(client, 'terminal_wait', { id: t.id, since: long.cursor, waitMs: 15_000 });
+      expect(ended, says('interrupt')).toMatchObject({ status: 'done' });
+      expect(await send(t.id, 'echo after'), says('after')).toMatchObject({ status: 'done', output: 'after' });
+      await f.call(client, 'terminal_close', { id: t.id });
+    }
+  });
+
   it('read-only refuses every write', async () => {
     policy('read-only', false);
     const t = await open();

@@ -3,7 +3,7 @@
  * once per process. Windows has no process groups, no tty device and no termios: Ctrl+C is a
  * key, input goes to ConPTY in spaced chunks, and the tree is torn down by parentage.
  */
-import { foregroundPgid, foregroundProgram, readStat, ttyOf } from './proc.js';
+import { descendants, foregroundPgid, foregroundProgram, readStat, ttyOf } from './proc.js';
 import { readTtyModes, type TtyModes } from './termios.js';
 import { type TeardownOptions, type TeardownResult, teardownTree } from './tree.js';
 import { type SpacingClock, writeSpaced } from './win-input.js';
@@ -26,9 +26,22 @@ export interface PtyPlatform {
   ttyModes(ttyPath: string): Promise<TtyModes | null>;
   /** Signals a process group; a group already gone is no error. */
   signalGroup(pgid: number, signal: NodeJS.Signals): void;
+  /** Signals a process and those of its descendants still in its group (not its ancestors); gone ones are no error. */
+  signalJob(pid: number, signal: NodeJS.Signals): void;
   /** Writes input; a chunked write stops once `open()` turns false (the shell exited). */
   writeInput(data: string, write: (chunk: string) => void, open: () => boolean, clock: SpacingClock): Promise<void>;
   teardown(opts: TeardownOptions): Promise<TeardownResult>;
+}
+
+function signalJob(pid: number, signal: NodeJS.Signals): void {
+  const pgrp = readStat(pid)?.pgrp;
+  for (const member of [pid, ...descendants(pid).filter((child) => readStat(child)?.pgrp === pgrp)]) {
+    try {
+      process.kill(member, signal);
+    } catch {
+      // Already gone.
+    }
+  }
 }
 
 function signalGroup(pgid: number, signal: NodeJS.Signals): void {
@@ -51,6 +64,7 @@ export function posixPlatform(os: NodeJS.Platform): PtyPlatform {
     foregroundProgram: (shellPid) => (procfs ? foregroundProgram(shellPid) : null),
     ttyModes: (ttyPath) => readTtyModes(ttyPath),
     signalGroup,
+    signalJob,
     writeInput: async (data, write) => write(data),
     teardown: (opts) => teardownTree(opts),
   };
@@ -66,6 +80,7 @@ export const windowsPlatform: PtyPlatform = {
   foregroundProgram: () => null,
   ttyModes: async () => null,
   signalGroup: () => {},
+  signalJob: () => {},
   writeInput: (data, write, open, clock) => writeSpaced(data, (chunk) => open() && write(chunk), clock),
   teardown: (opts) => teardownWindowsTree(opts.rootPid, opts.clock),
 };

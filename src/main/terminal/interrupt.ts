@@ -42,6 +42,14 @@ export async function interrupt(target: InterruptTarget): Promise<void> {
   const phase = state.phase;
   const running = phase.kind === 'running';
   const seq = phase.kind !== 'running' ? null : phase.started ? phase.seq : state.lastStartSeq + 1;
+  // A shell that runs its command itself while sharing its parent's group (pwsh inside
+  // bubblewrap): the key would signal the whole group, bubblewrap too, and end the terminal.
+  // The shell and its own processes in that group (the dotnet tool's pwsh is a child) get it.
+  if (fg && fg === shellPgrp && shellPgrp !== pid && modes?.isig) {
+    platform.signalJob(pid, 'SIGINT');
+    if (running) escalate(target, fg, seq, () => platform.signalJob(pid, 'SIGINT'));
+    return;
+  }
   if (!fg || fg === shellPgrp || (modes && !modes.isig)) {
     // Raw-mode programs (editors, ssh) take Ctrl+C as a key and decide themselves.
     await target.write('\x03');
