@@ -10,7 +10,6 @@ import type { ResolvedShell } from '../shells/resolve.js';
 import { type Clock, systemClock, waitFor } from './clock.js';
 import { Emulator } from './emulator.js';
 import { type CommandRecord, StreamHistory } from './history.js';
-import { encodeKeys } from './keys.js';
 import { LastCommandTracker } from './last-command.js';
 import { type MarkerEvent, MarkerScanner } from './markers.js';
 import { commandBegun, hasExited, initialReadiness, type ReadinessEvent, type ReadinessState, step } from './readiness.js';
@@ -19,7 +18,7 @@ import { probeLook, probeWaiting, takeBaseline, type ProbeTarget, type WaitEvide
 import { OutputProjector } from './projection.js';
 import { launchShell } from './launch.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
-import { type Observer, type ObserverHost, type ObserverMode, type ObserveSpec, observe } from './observer.js';
+import { type Observer, type ObserverHost, observe } from './observer.js';
 import { sendResult } from './result.js';
 import { deliverSignal, interrupt, type InterruptTarget } from './interrupt.js';
 import { ProbeLoop } from './probe-loop.js';
@@ -27,7 +26,7 @@ import { RedirectTracker } from './redirect-tracker.js';
 import { ExitDrain } from './exit-drain.js';
 import { type EffectTarget, runEffects } from './readiness-effects.js';
 import { type LineWindow, readLines } from './screen-read.js';
-import { sendPayload } from './send-payload.js';
+import { send, type SendWaitTarget, wait } from './send-wait.js';
 import { awaitStartup } from './startup.js';
 import { clampInt, type CloseResult, type SendRequest, type SessionOptions, type TerminalRead, type WaitRequest } from './session-types.js';
 import { cachedModes, StatusWatcher } from './status-watcher.js';
@@ -478,93 +477,34 @@ export class TerminalSession {
     return probeWaiting(this.probeTarget, null, this.clock.now() - this.lastActivityAt);
   }
 
-  async send(req: SendRequest): Promise<SendResult> {
-    this.assertUsable();
-    const text = req.text ?? '';
-    const keys = req.keys ? encodeKeys(req.keys) : '';
-    if (!text && !keys) throw new TandemError('invalid_argument', 'text or keys is required.');
-    const submit = req.submit ?? (req.text !== undefined && !req.keys);
-    let mode: ObserverMode;
-    if (this.ready.phase.kind === 'starting') throw new TandemError('busy', 'The terminal is still starting; wait for it and send again.');
-    if (this.ready.phase.kind === 'idle' && text) mode = 'command';
-    else if (this.ready.phase.kind === 'running' && !req.input && !(await this.probeNow())) {
-      throw new TandemError('busy', 'A command is running and not waiting for input; wait for it, interrupt it, or pass input: true to type into it.');
-    } else mode = 'input';
-
-    const { payload, body } = sendPayload(text, keys, { command: mode === 'command', submit, bracketedPaste: Boolean(this.shell.dialect?.bracketedPaste) });
-    if (Buffer.byteLength(payload) > this.maxInputBytes) {
-      throw new TandemError('input_too_large', `Input of ${Buffer.byteLength(payload)} bytes exceeds the ${this.maxInputBytes}-byte limit; send it in smaller parts or write it to a file.`);
-    }
-    const endOnly = this.integrationLevel === 'end-only';
-    const phase = this.ready.phase;
-    const running = phase.kind === 'running' ? phase.seq : null;
-    const minEndSeq = mode === 'input' && running !== null ? running : this.ready.lastStartSeq + 1;
-    // Finishing a continued line is a command: its output starts at its start marker, after
-    // the shell's redraw of the line.
-    const completesLine = phase.kind === 'continuation' && !endOnly;
-    const collectFromWrite = (mode === 'input' && !completesLine) || endOnly;
-    const observer = this.observe({
-      mode,
-      command: mode === 'command' ? body : null,
-      minEndSeq,
-      collecting: collectFromWrite,
-      echo: collectFromWrite ? body : null,
-      // After its own start marker a new command's reads are post-write by construction;
-      // input to a running program, and shells without start markers, need proof of consumption.
-      baseline: mode === 'command' && !endOnly && !this.shell.dialect?.backgroundReader ? null : takeBaseline(this.probeTarget),
-      waitMs: req.waitMs,
-      maxOutputBytes: req.maxOutputBytes,
-      signal: req.signal,
-      handoff: req.handoff,
-    });
-    // Submitted: a second command now gets `busy`, not typed into the same line.
-    this.feed({ type: 'write', command: mode === 'command' && submit });
-    this.write(payload).catch((error: unknown) => observer.reject(error));
-    this.probes.kick();
-    return observer.promise;
+  send(req: SendRequest): Promise<SendResult> {
+    return send(this.sendWaitTarget(), req);
   }
 
-  async wait(req: WaitRequest): Promise<SendResult> {
-    const from = req.since !== undefined ? this.decodeCursor(req.since) : this.lastCursorOffset;
-    const maxOutputBytes = clampInt(req.maxOutputBytes, DEFAULT_LIMITS.defaultOutputBytes, 1, DEFAULT_LIMITS.maxOutputBytes);
-    // A command that ended after the cursor settles the wait at once.
-    const events = this.history.eventsSince(from);
-    const end = events.find((event) => event.marker.kind === 'end');
-    if (end && end.marker.kind === 'end') {
-      const start = events.find((event) => event.marker.kind === 'start' && event.offset <= end.offset);
-      const projector = new OutputProjector({ maxBytes: maxOutputBytes });
-      projector.push(this.history.slice(start ? start.offset : from, end.offset));
-      this.lastCursorOffset = end.offset;
-      return this.buildResult(projector, null, 'done', 'marker', end.marker.command, end.marker.exitCode, this.clock.now(), end.offset);
-    }
-    const phase = this.ready.phase;
-    if (phase.kind === 'exited') {
-      const projector = new OutputProjector({ maxBytes: maxOutputBytes });
-      projector.push(this.history.slice(from));
-      return this.buildResult(projector, null, 'exited', 'exit', null, phase.exitCode, this.clock.now(), this.history.offset);
-    }
-    const running = commandBegun(this.ready);
-    const observer = this.observe({
-      mode: 'follow',
-      command: null,
-      minEndSeq: running && phase.kind === 'running' && phase.seq !== null ? phase.seq : this.ready.lastStartSeq + 1,
-      collecting: running || this.integrationLevel !== 'full',
-      echo: null,
-      // Unseen output since the cursor: a program that waits now settles the wait at once.
-      baseline: from < this.history.offset ? null : takeBaseline(this.probeTarget),
-      waitMs: req.waitMs,
-      maxOutputBytes,
-      signal: req.signal,
-      handoff: req.handoff,
-    });
-    if (observer.collecting) observer.projectorPush(this.history.slice(from));
-    if (phase.kind === 'continuation' && from < this.history.offset) observer.settle('waiting_input', 'continuation');
-    this.probes.kick();
-    return observer.promise;
+  wait(req: WaitRequest): Promise<SendResult> {
+    return wait(this.sendWaitTarget(), req);
   }
 
-  private observe(spec: ObserveSpec) {
-    return observe(this.observerHost, spec);
+  private sendWaitTarget(): SendWaitTarget {
+    return {
+      clock: this.clock,
+      history: this.history,
+      probeTarget: this.probeTarget,
+      integrationLevel: this.integrationLevel,
+      dialect: this.shell.dialect,
+      maxInputBytes: this.maxInputBytes,
+      readiness: () => this.ready,
+      assertUsable: () => this.assertUsable(),
+      probeNow: () => this.probeNow(),
+      observe: (spec) => observe(this.observerHost, spec),
+      feed: (event) => this.feed(event),
+      write: (data) => this.write(data),
+      kick: () => this.probes.kick(),
+      decodeCursor: (cursor) => this.decodeCursor(cursor),
+      lastSettled: () => this.lastCursorOffset,
+      settledAt: (offset) => (this.lastCursorOffset = offset),
+      result: (projector, status, evidence, command, exitCode, startedAt, offset) => this.buildResult(projector, null, status, evidence, command, exitCode, startedAt, offset),
+    };
   }
 
   private buildResult(
