@@ -12,7 +12,7 @@ import { Emulator } from './emulator.js';
 import { type CommandRecord, StreamHistory } from './history.js';
 import { LastCommandTracker } from './last-command.js';
 import { type MarkerEvent, MarkerScanner } from './markers.js';
-import { commandBegun, hasExited, initialReadiness, type ReadinessEvent, type ReadinessState, step } from './readiness.js';
+import { commandBegun, hasExited, initialReadiness, type ReadinessEvent, type ReadinessState, step, terminalStatus } from './readiness.js';
 import type { RedirectReport } from './redirect-report.js';
 import { probeLook, probeWaiting, takeBaseline, type ProbeTarget, type WaitEvidence } from './probe.js';
 import { OutputProjector } from './projection.js';
@@ -25,10 +25,10 @@ import { ProbeLoop } from './probe-loop.js';
 import { RedirectTracker } from './redirect-tracker.js';
 import { ExitDrain } from './exit-drain.js';
 import { type EffectTarget, runEffects } from './readiness-effects.js';
-import { type LineWindow, readLines } from './screen-read.js';
+import { readTerminal } from './screen-read.js';
 import { send, type SendWaitTarget, wait } from './send-wait.js';
 import { awaitStartup } from './startup.js';
-import { clampInt, type CloseResult, type SendRequest, type SessionOptions, type TerminalRead, type WaitRequest } from './session-types.js';
+import { clampInt, type CloseResult, type ReadRequest, type SendRequest, type SessionOptions, type TerminalRead, type WaitRequest } from './session-types.js';
 import { cachedModes, StatusWatcher } from './status-watcher.js';
 
 export const defaultStartupTimeoutMs = 10_000;
@@ -36,7 +36,7 @@ export const defaultStartupTimeoutMs = 10_000;
 export const defaultHistoryChars = 4 * 1024 * 1024;
 const bannerBytes = 4096;
 
-export type { CloseResult, SendRequest, SessionOptions, TerminalRead, WaitRequest } from './session-types.js';
+export type { CloseResult, ReadRequest, SendRequest, SessionOptions, TerminalRead, WaitRequest } from './session-types.js';
 
 /**
  * One terminal: a shell in a PTY, the headless emulator that answers its protocol requests,
@@ -244,18 +244,7 @@ export class TerminalSession {
   }
 
   get status(): TerminalStatus {
-    switch (this.ready.phase.kind) {
-      case 'starting':
-        return 'starting';
-      case 'idle':
-        return 'idle';
-      case 'exited':
-        return 'exited';
-      case 'continuation':
-        return 'waiting_input';
-      case 'running':
-        return this.watcher.waiting ? 'waiting_input' : 'running';
-    }
+    return terminalStatus(this.ready, Boolean(this.watcher.waiting));
   }
 
   get exitCode(): number | null {
@@ -315,28 +304,11 @@ export class TerminalSession {
    * terminal_read: lines of the screen and live scrollback (`offset`/`count` lines back from
    * the newest), or the output since a cursor; the newest text within `maxBytes`.
    */
-  async read(req: { since?: string; offset?: number; count?: number; maxBytes?: number }): Promise<TerminalRead> {
-    // Let the screen catch up with what arrived, but never wait out a flood.
-    await waitFor(this.clock, { ms: 200, until: this.emulator.drained() });
-    const maxBytes = clampInt(req.maxBytes, DEFAULT_LIMITS.defaultOutputBytes, 1, DEFAULT_LIMITS.maxOutputBytes);
-    let window: LineWindow;
-    if (req.since !== undefined) {
-      const projector = new OutputProjector({ maxBytes });
-      projector.push(this.history.slice(this.decodeCursor(req.since)));
-      const totalLines = this.emulator.terminal.buffer.active.length;
-      window = { lines: projector.snapshot().output.split('\n'), lineBegin: totalLines, lineEnd: totalLines, totalLines };
-    } else {
-      window = readLines(this.emulator.terminal, { offset: req.offset, count: req.count ?? this.rows, maxBytes });
-    }
-    return {
-      text: window.lines.join('\n'),
-      lineBegin: window.lineBegin,
-      lineEnd: window.lineEnd,
-      totalLines: window.totalLines,
-      cursor: this.cursor,
-      screen: { ...this.emulator.cursor(), altScreen: this.emulator.altScreen },
-      status: this.status,
-    };
+  read(req: ReadRequest): Promise<TerminalRead> {
+    return readTerminal(
+      { clock: this.clock, emulator: this.emulator, history: this.history, rows: () => this.rows, decodeCursor: (cursor) => this.decodeCursor(cursor), cursor: () => this.cursor, status: () => this.status },
+      req,
+    );
   }
 
   /** Commands that ended since an output offset, with their exit codes (oldest first). */
