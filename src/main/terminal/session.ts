@@ -7,7 +7,7 @@ import { hostPlatform, type PtyPlatform } from '../pty/platform.js';
 import { Confinement, type SandboxRequest } from '../sandbox/launch.js';
 import type { SandboxInfo } from '../sandbox/types.js';
 import type { ResolvedShell } from '../shells/resolve.js';
-import { type Clock, systemClock, waitFor } from './clock.js';
+import { type Clock, systemClock } from './clock.js';
 import { Emulator } from './emulator.js';
 import { type CommandRecord, StreamHistory } from './history.js';
 import { LastCommandTracker } from './last-command.js';
@@ -24,6 +24,7 @@ import { deliverSignal, interrupt, type InterruptTarget } from './interrupt.js';
 import { ProbeLoop } from './probe-loop.js';
 import { RedirectTracker } from './redirect-tracker.js';
 import { ExitDrain } from './exit-drain.js';
+import { Closing } from './close.js';
 import { type EffectTarget, runEffects } from './readiness-effects.js';
 import { readTerminal } from './screen-read.js';
 import { send, type SendWaitTarget, wait } from './send-wait.js';
@@ -86,9 +87,7 @@ export class TerminalSession {
   private readonly readyWaiters: Array<(ok: boolean) => void> = [];
   private readonly drain: ExitDrain;
   private lastCursorOffset = 0;
-  private closing: Promise<CloseResult> | null = null;
-  /** Who closed the terminal, when it did not exit by itself. */
-  private closer: ClosedBy = null;
+  private readonly closing: Closing;
   private startupBanner: OutputProjector | null;
   private readonly observerHost: ObserverHost;
   private readonly effectTarget: EffectTarget;
@@ -120,6 +119,22 @@ export class TerminalSession {
     this.probes = new ProbeLoop({ clock: this.clock, observers: this.observers, begun: () => commandBegun(this.ready), look: (observer) => this.look(observer), sync: () => this.pty.sync() });
     this.redirectTracker = new RedirectTracker(this.clock, () => this.ready.lastEndSeq);
     this.drain = new ExitDrain(this.clock, () => this.finalizeExit());
+    this.closing = new Closing({
+      id,
+      platform: this.platform,
+      clock: this.clock,
+      pty: spawned,
+      ptyExited: () => this.ready.ptyExit !== null,
+      finishExit: () => {
+        if (this.ready.phase.kind !== 'exited') this.finalizeExit();
+      },
+      release: () => {
+        this.emulator.dispose();
+        if (this.historyFile && !this.confinement) rmSync(this.historyFile, { force: true });
+        rmSync(this.rcDir, { recursive: true, force: true });
+        this.confinement?.dispose();
+      },
+    });
     this.maxInputBytes = opts.maxInputBytes ?? DEFAULT_LIMITS.maxInputBytes;
     this.historyFile = historyFile;
     this.rcDir = rcDir;
@@ -253,7 +268,7 @@ export class TerminalSession {
   }
 
   get closedBy(): ClosedBy {
-    return this.closer;
+    return this.closing.closedBy;
   }
 
   /** The report for the last command, waiting up to `waitMs` for it (bash sends it just after the end marker). */
@@ -365,7 +380,7 @@ export class TerminalSession {
         return this.feed({ type: 'start', seq: marker.seq }, { marker });
       case 'end':
         if (marker.cwd) this.cwd = marker.cwd;
-        return this.feed({ type: 'end', seq: marker.seq, exitCode: marker.exitCode, closing: this.closing !== null }, { marker });
+        return this.feed({ type: 'end', seq: marker.seq, exitCode: marker.exitCode, closing: this.closing.pending }, { marker });
       case 'line':
         return this.feed({ type: 'line', seq: marker.seq }, { marker });
       case 'redirects':
@@ -390,7 +405,7 @@ export class TerminalSession {
     this.drain.done();
     const rest = this.scanner.flush();
     if (rest) this.onText(rest);
-    this.feed({ type: 'drained', closed: this.closer !== null });
+    this.feed({ type: 'drained', closed: this.closing.closedBy !== null });
   }
 
   private emitState(): void {
@@ -489,7 +504,7 @@ export class TerminalSession {
     startedAt: number,
     offset: number,
   ): SendResult {
-    const ctx = { screenText: () => this.emulator.screenText(), cwd: this.cwd, origin: this.origin, closedBy: this.closer, cursor: (at: number) => this.encodeCursor(at), now: () => this.clock.now() };
+    const ctx = { screenText: () => this.emulator.screenText(), cwd: this.cwd, origin: this.origin, closedBy: this.closing.closedBy, cursor: (at: number) => this.encodeCursor(at), now: () => this.clock.now() };
     return sendResult(ctx, projector, echo, status, evidence, command, exitCode, startedAt, offset);
   }
 
@@ -538,7 +553,7 @@ export class TerminalSession {
       readiness: () => this.ready,
       write: (data) => this.write(data),
       probeNow: () => this.probeNow(),
-      gone: () => this.closing !== null || this.ready.ptyExit !== null,
+      gone: () => this.closing.pending || this.ready.ptyExit !== null,
       onStateChange: (listener) => this.onStateChange(listener),
     };
   }
@@ -547,38 +562,11 @@ export class TerminalSession {
     if (hasExited(this.ready)) {
       throw new TandemError('exited', 'The shell of this terminal has exited; open a new terminal.');
     }
-    if (this.closing) throw new TandemError('not_found', 'This terminal is closing.');
+    if (this.closing.pending) throw new TandemError('not_found', 'This terminal is closing.');
   }
 
   /** Tears the whole process tree down; a failed close can be retried. `by` is told to waiters. */
   close(by: ClosedBy = null): Promise<CloseResult> {
-    if (!this.ready.ptyExit) this.closer ??= by;
-    this.closing ??= this.teardown().then((result) => {
-      if (result.orphans.length > 0) this.closing = null;
-      return result;
-    });
-    return this.closing;
-  }
-
-  private async teardown(): Promise<CloseResult> {
-    const { orphans } = await this.platform.teardown({ rootPid: this.pty.pid, terminalId: this.id, clock: this.clock });
-    if (!this.ready.ptyExit) {
-      try {
-        this.pty.kill();
-      } catch {
-        // Already gone.
-      }
-    }
-    if (!this.ready.ptyExit) {
-      await waitFor(this.clock, { ms: 1000, until: (met) => this.pty.onExit(() => met()) });
-    }
-    if (this.ready.phase.kind !== 'exited') this.finalizeExit();
-    if (orphans.length === 0) {
-      this.emulator.dispose();
-      if (this.historyFile && !this.confinement) rmSync(this.historyFile, { force: true });
-      rmSync(this.rcDir, { recursive: true, force: true });
-      this.confinement?.dispose();
-    }
-    return { closed: orphans.length === 0, orphans };
+    return this.closing.close(by);
   }
 }
