@@ -3,7 +3,7 @@
  * person would read in its scrollback, bounded to a byte budget.
  *
  * Lines flow through three stages:
- *  - the current line (`left` | cursor | `right`), where \r, \b, CSI K/G/C/D… edit;
+ *  - the current line (CurrentLine, current-line.ts), where \r, \b, CSI K/G/C/D… edit;
  *  - a window of recent finished lines (`done`, raw text, each line ending in \n),
  *    still reachable by cursor-up for in-place multi-line redraws;
  *  - committed storage: a HEAD kept as it streamed, then a TAIL of blocks that
@@ -16,8 +16,9 @@
  * cut while it streams; an edit reaching back past that cut can make omittedBytes inexact.
  */
 import type { Truncation } from '../../shared/types';
-import { AnsiScanner, type AnsiSink, cellWidth, codePointLen, stringWidth, utf8Length, utf8Prefix } from './ansi';
-import { crStart, dropCells, firstParam, isHighSurrogate, own, RAW_LINE_END, rawLineEnd, ringCum, ringEnds, scanBlock, splitLines, trimSpaces, zeroWidthAt } from './projection-lines';
+import { AnsiScanner, type AnsiSink, utf8Length, utf8Prefix } from './ansi';
+import { CurrentLine } from './current-line';
+import { crStart, firstParam, own, RAW_LINE_END, rawLineEnd, ringCum, ringEnds, scanBlock, splitLines, trimSpaces } from './projection-lines';
 
 export interface ProjectionOptions {
   /** UTF-8 bytes of output at most (a marker line alone may exceed a budget under 64 bytes). */
@@ -39,8 +40,6 @@ const WINDOW_LINES = 256;
 const MIN_WINDOW_CHARS = 32 * 1024;
 /** A complete SGR (colour/attribute) sequence not preceded by another ESC. */
 const SGR = /(?<!\x1b)\x1b\[[0-9;:]*m/g;
-/** Bound for blank padding from cursor motion (terminals clamp to the screen width). */
-const MAX_PAD = 1024;
 
 interface Block {
   /** Lines, each ending in \n; may still carry CRs and trailing spaces before the \n. */
@@ -55,11 +54,6 @@ export class OutputProjector implements AnsiSink {
   private readonly headLimit: number;
   /** Longest line shown once output is truncated, in bytes; always fits the tail budget. */
   private readonly lineCap: number;
-  /**
-   * Characters the current line may hold while it is written. Nothing past maxBytes can be
-   * shown, so more is dropped and counted; the slack keeps small edits near the cut exact.
-   */
-  private readonly lineChars: number;
   private readonly windowChars: number;
   private readonly scanner: AnsiScanner;
 
@@ -68,17 +62,7 @@ export class OutputProjector implements AnsiSink {
   private chunkLen = 0;
   private alt = false;
 
-  // Current line.
-  private left = '';
-  private right = '';
-  /** The cursor sits on the second cell of the wide character starting `right`. */
-  private pad = false;
-  /**
-   * Bytes written past lineChars characters on the current line: dropped, but an erase can
-   * still undo them. Trailing spaces among them are kept apart, as they are not output.
-   */
-  private lineCut = 0;
-  private lineCutSpaces = 0;
+  private readonly line: CurrentLine;
   /** Lines below the cursor after a cursor-up; the next row down is last. */
   private readonly below: string[] = [];
 
@@ -96,7 +80,7 @@ export class OutputProjector implements AnsiSink {
   private tailBytes = 0;
   private evictedLines = 0;
   private evictedBytes = 0;
-  /** Bytes cut from lines too long to ever be shown whole. */
+  /** Bytes cut at commit from lines too long to ever be shown whole (the current line counts its own cuts). */
   private cutBytes = 0;
 
   constructor(opts: ProjectionOptions) {
@@ -108,7 +92,7 @@ export class OutputProjector implements AnsiSink {
     this.headLimit = Math.floor(max * frac);
     // -1: every tail line costs its bytes plus a separator.
     this.lineCap = Math.max(0, max - this.headLimit - MARKER_RESERVE - 1);
-    this.lineChars = max + 1024;
+    this.line = new CurrentLine(max + 1024);
     this.windowChars = Math.max(max, MIN_WINDOW_CHARS);
     this.scanner = new AnsiScanner(this);
   }
@@ -141,9 +125,7 @@ export class OutputProjector implements AnsiSink {
     this.fresh = 0;
     this.scanner.feed(text);
     this.compactFresh();
-    // The unfinished line may be a small slice of a big chunk; copying it costs less than the chunk.
-    if (this.left.length * 2 < this.chunkLen) this.left = own(this.left);
-    if (this.right.length * 2 < this.chunkLen) this.right = own(this.right);
+    this.line.compact(this.chunkLen);
   }
 
   snapshot(): Projected {
@@ -154,7 +136,7 @@ export class OutputProjector implements AnsiSink {
       this.done = [d]; // keep the join for the next snapshot
       splitLines(d, pend);
     }
-    const raw = this.right === '' ? this.left : this.left + this.right;
+    const raw = this.line.raw();
     const current = trimSpaces(raw);
     pend.push(current);
     for (let i = this.below.length - 1; i >= 0; i--) pend.push(this.below[i]!);
@@ -194,7 +176,7 @@ export class OutputProjector implements AnsiSink {
       sizes[k] = b;
       restBytes += b + 1;
     }
-    const cut = this.cutBytes + this.lineCutBytes(raw, current);
+    const cut = this.cutBytes + this.line.cutBytes + this.line.lineCutBytes(raw, current);
     const nothingDropped = this.evictedLines === 0 && this.evictedBytes === 0 && cut === 0;
     if (nothingDropped && hBytes + restBytes - 1 <= this.maxBytes) {
       for (const line of rest) out.push(line);
@@ -239,12 +221,12 @@ export class OutputProjector implements AnsiSink {
     const n = s.length;
     let nl = s.indexOf('\n');
     if (nl === -1) {
-      this.write(s, 0, n);
+      this.line.write(s, 0, n, this.chunkLen);
       return;
     }
     // With no rows below, the line after this newline starts empty, so whole lines can be appended.
     const fast = this.below.length === 0;
-    this.write(s, 0, crStart(s, 0, nl));
+    this.line.write(s, 0, crStart(s, 0, nl), this.chunkLen);
     this.newline();
     let p = nl + 1;
     if (fast) {
@@ -257,19 +239,19 @@ export class OutputProjector implements AnsiSink {
       }
     } else {
       while ((nl = s.indexOf('\n', p)) !== -1) {
-        this.write(s, p, crStart(s, p, nl));
+        this.line.write(s, p, crStart(s, p, nl), this.chunkLen);
         this.newline();
         p = nl + 1;
       }
     }
-    if (p < n) this.write(s, p, n);
+    if (p < n) this.line.write(s, p, n, this.chunkLen);
   }
 
   /** @internal */
   control(code: number): void {
     if (this.alt) return;
-    if (code === 0x0d) this.carriageReturn();
-    else if (code === 0x08) this.cursorLeft(1);
+    if (code === 0x0d) this.line.carriageReturn();
+    else if (code === 0x08) this.line.cursorLeft(1);
     else if (code === 0x0a) this.newline(); // only reaches here from inside a sequence
   }
 
@@ -289,18 +271,18 @@ export class OutputProjector implements AnsiSink {
     const count = Math.max(1, n);
     switch (final) {
       case 0x4b /* K */:
-        this.eraseLine(n);
+        this.line.eraseLine(n);
         break;
       case 0x47 /* G */:
       case 0x60 /* ` */:
-        this.cursorToColumn(count - 1);
+        this.line.cursorToColumn(count - 1);
         break;
       case 0x43 /* C */:
       case 0x61 /* a */:
-        this.cursorRight(count);
+        this.line.cursorRight(count);
         break;
       case 0x44 /* D */:
-        this.cursorLeft(count);
+        this.line.cursorLeft(count);
         break;
       case 0x41 /* A */:
         this.cursorUp(count, false);
@@ -316,19 +298,14 @@ export class OutputProjector implements AnsiSink {
         this.cursorDown(count, true);
         break;
       case 0x50 /* P */:
-        this.pad = false;
-        this.right = dropCells(this.right, count);
+        this.line.deleteCells(count);
         break;
       case 0x40 /* @ */:
-        this.pad = false;
-        this.right = ' '.repeat(Math.min(count, MAX_PAD)) + this.right;
+        this.line.insertBlanks(count);
         break;
-      case 0x58 /* X */: {
-        this.pad = false;
-        const k = Math.min(count, MAX_PAD);
-        this.right = ' '.repeat(k) + dropCells(this.right, k);
+      case 0x58 /* X */:
+        this.line.eraseCells(count);
         break;
-      }
       // Absolute positioning (CUP, VPA) and screen erases have no meaning for a line log: ignored.
     }
   }
@@ -345,186 +322,6 @@ export class OutputProjector implements AnsiSink {
     else if (final === 0x4d /* M: RI */) this.cursorUp(1, false);
   }
 
-  // ---- current line ---------------------------------------------------------
-
-  /**
-   * `s[a, b)` for the current line. Finished lines are compacted per chunk (compactFresh);
-   * a long line still being built could collect slices of many chunks, so its small pieces are copied.
-   */
-  private piece(s: string, a: number, b: number): string {
-    const t = s.slice(a, b);
-    return this.left.length > 1024 && (b - a) * 2 < this.chunkLen ? own(t) : t;
-  }
-
-  /** Writes `s[a, b)` (no controls but \t) at the cursor, overwriting. */
-  private write(s: string, a: number, b: number): void {
-    if (a >= b) return;
-    if (this.right === '' && !this.pad) {
-      if (this.left.length >= this.lineChars) {
-        this.dropText(s.slice(a, b));
-        return;
-      }
-      this.left += this.piece(s, a, b);
-    } else {
-      const str = this.piece(s, a, b);
-      if (this.pad) {
-        // Writing on the second half of a wide character blanks its first half.
-        this.pad = false;
-        this.left += ' ';
-        this.right = ' ' + this.right.slice(codePointLen(this.right, 0));
-      }
-      this.left += str;
-      this.right = dropCells(this.right, stringWidth(str));
-    }
-    // Characters are at least one byte, so lineChars characters hold every byte that could be shown.
-    if (this.left.length > this.lineChars) {
-      let k = this.lineChars;
-      if (k > 0 && isHighSurrogate(this.left.charCodeAt(k - 1))) k--;
-      this.dropText(this.left.slice(k));
-      this.left = this.left.slice(0, k);
-    }
-  }
-
-  private dropText(t: string): void {
-    const kept = trimSpaces(t);
-    if (kept === '') {
-      this.lineCutSpaces += t.length;
-      return;
-    }
-    this.lineCut += this.lineCutSpaces + utf8Length(kept);
-    this.lineCutSpaces = t.length - kept.length;
-  }
-
-  /** Bytes the current line lost to the maxBytes cut, as its trimmed text `raw` would show them. */
-  private lineCutBytes(raw: string, trimmed: string): number {
-    // With text dropped after it, trailing blanks of the kept part were not trailing.
-    return this.lineCut === 0 ? 0 : this.lineCut + raw.length - trimmed.length;
-  }
-
-  private carriageReturn(): void {
-    if (this.left !== '') {
-      this.right = this.right === '' ? this.left : this.left + this.right;
-      this.left = '';
-    }
-    this.pad = false;
-  }
-
-  /**
-   * The current line as finished text, trailing spaces trimmed. A line longer than maxBytes
-   * is cut only when committed: until then a redraw may still shorten it.
-   */
-  private finishLine(): string {
-    const raw = this.right === '' ? this.left : this.left + this.right;
-    const s = trimSpaces(raw);
-    this.cutBytes += this.lineCutBytes(raw, s);
-    this.lineCut = this.lineCutSpaces = 0;
-    return s;
-  }
-
-  private newline(): void {
-    const line = this.finishLine();
-    this.left = '';
-    this.pad = false;
-    this.right = this.below.length > 0 ? this.below.pop()! : '';
-    this.appendDone(line + '\n');
-  }
-
-  private column(): number {
-    return stringWidth(this.left) + (this.pad ? 1 : 0);
-  }
-
-  private cursorToColumn(col: number): void {
-    if (col === 0) {
-      this.carriageReturn();
-      return;
-    }
-    const cur = this.column();
-    if (col > cur) this.cursorRight(col - cur);
-    else if (col < cur) this.cursorLeft(cur - col);
-  }
-
-  private cursorLeft(n: number): void {
-    if (this.pad) {
-      this.pad = false;
-      n--;
-    }
-    const left = this.left;
-    let i = left.length;
-    let cells = 0;
-    while (i > 0 && cells < n) {
-      const c = left.charCodeAt(i - 1);
-      let k = 1;
-      let cp = c;
-      if (c >= 0xdc00 && c <= 0xdfff && i >= 2 && isHighSurrogate(left.charCodeAt(i - 2))) {
-        k = 2;
-        cp = left.codePointAt(i - 2)!;
-      }
-      const w = cp < 0x300 ? 1 : cellWidth(cp);
-      i -= k;
-      if (w === 0) continue; // combining marks travel with their base character
-      if (cells + w > n) {
-        // Landing inside a wide character.
-        this.pad = true;
-        break;
-      }
-      cells += w;
-    }
-    if (i === left.length) return;
-    this.right = left.slice(i) + this.right;
-    this.left = left.slice(0, i);
-  }
-
-  private cursorRight(n: number): void {
-    if (this.pad) {
-      this.pad = false;
-      const k = codePointLen(this.right, 0);
-      this.left += this.right.slice(0, k);
-      this.right = this.right.slice(k);
-      n--;
-    }
-    const right = this.right;
-    let i = 0;
-    let cells = 0;
-    while (i < right.length && cells < n) {
-      const k = codePointLen(right, i);
-      const c = right.charCodeAt(i);
-      const w = c < 0x300 ? 1 : cellWidth(k === 2 ? right.codePointAt(i)! : c);
-      if (w === 0) {
-        i += k;
-        continue;
-      }
-      if (cells + w > n) {
-        this.pad = true;
-        cells = n;
-        break;
-      }
-      cells += w;
-      i += k;
-    }
-    if (!this.pad) {
-      while (i < right.length && zeroWidthAt(right, i)) i += codePointLen(right, i);
-    }
-    if (i > 0) {
-      this.left += right.slice(0, i);
-      this.right = right.slice(i);
-    }
-    if (cells < n) this.left += ' '.repeat(Math.min(n - cells, MAX_PAD));
-  }
-
-  private eraseLine(mode: number): void {
-    if (mode !== 1) this.lineCut = this.lineCutSpaces = 0;
-    if (mode === 0) {
-      if (this.pad) this.left += ' ';
-      this.right = '';
-    } else if (mode === 1 || mode === 2) {
-      const w = this.column();
-      const after = mode === 2 ? '' : this.pad ? this.right.slice(codePointLen(this.right, 0)) : dropCells(this.right, 1);
-      this.left = ' '.repeat(w);
-      this.right = mode === 2 ? '' : ' ' + after;
-    }
-    this.pad = false;
-  }
-
   private setPrivateModes(params: string, on: boolean): void {
     for (const p of params.slice(1).split(';')) {
       if (p === '1049' || p === '1047' || p === '47') this.alt = on;
@@ -532,6 +329,12 @@ export class OutputProjector implements AnsiSink {
   }
 
   // ---- window -----------------------------------------------------------------
+
+  private newline(): void {
+    const line = this.line.finish();
+    this.line.moveTo(this.below.length > 0 ? this.below.pop()! : '');
+    this.appendDone(line + '\n');
+  }
 
   private appendDone(part: string): void {
     this.done.push(part);
@@ -589,15 +392,15 @@ export class OutputProjector implements AnsiSink {
       }
     }
     if (avail < n) return;
-    const col = toStart ? 0 : this.column();
-    this.below.push(this.finishLine());
+    const col = toStart ? 0 : this.line.column();
+    this.below.push(this.line.finish());
     let target = '';
     for (let k = 0; k < n; k++) {
       const last = this.done.length - 1;
       const part = this.done[last]!;
       const end = part.length - 1;
       const start = end > 0 ? part.lastIndexOf('\n', end - 1) + 1 : 0;
-      const line = this.editable(part.slice(start, rawLineEnd(part, start, end)));
+      const line = this.line.editable(part.slice(start, rawLineEnd(part, start, end)));
       if (start === 0) {
         this.done.pop();
         if (this.fresh > 0) this.fresh--;
@@ -606,37 +409,19 @@ export class OutputProjector implements AnsiSink {
       if (k === n - 1) target = line;
       else this.below.push(line);
     }
-    this.left = '';
-    this.right = target;
-    this.pad = false;
-    if (col > 0) this.cursorRight(col);
-  }
-
-  /**
-   * A window line made editable again, cut to lineChars like a line written in place
-   * (lines arriving in bulk are not cut until committed), so results do not depend on
-   * how the input was split into chunks.
-   */
-  private editable(line: string): string {
-    if (line.length <= this.lineChars) return line;
-    let k = this.lineChars;
-    if (isHighSurrogate(line.charCodeAt(k - 1))) k--;
-    const kept = trimSpaces(line.slice(0, k));
-    this.cutBytes += utf8Length(line) - utf8Length(kept);
-    return kept;
+    this.line.moveTo(target);
+    if (col > 0) this.line.cursorRight(col);
   }
 
   private cursorDown(n: number, toStart: boolean): void {
     if (this.below.length === 0) return; // already on the newest line: nothing to scroll to
-    const col = toStart ? 0 : this.column();
+    const col = toStart ? 0 : this.line.column();
     for (let k = 0; k < n && this.below.length > 0; k++) {
-      const line = this.finishLine();
-      this.right = this.below.pop()!;
-      this.left = '';
-      this.pad = false;
+      const line = this.line.finish();
+      this.line.moveTo(this.below.pop()!);
       this.appendDone(line + '\n');
     }
-    if (col > 0) this.cursorRight(col);
+    if (col > 0) this.line.cursorRight(col);
   }
 
   // ---- storage ----------------------------------------------------------------

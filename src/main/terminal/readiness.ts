@@ -4,7 +4,7 @@
  * session feeds it what it sees (markers, writes, probe evidence, the PTY's exit) and carries
  * out the effects; nothing here touches a PTY, a timer or an observer.
  */
-import type { Evidence, SendResult } from '../../shared/types.js';
+import type { Evidence, SendResult, TerminalStatus } from '../../shared/types.js';
 import type { WaitEvidence } from './probe.js';
 
 export type Phase =
@@ -97,6 +97,22 @@ export function commandBegun(state: ReadinessState): boolean {
 /** The shell is gone or going: nothing more may be written. */
 export function hasExited(state: ReadinessState): boolean {
   return state.phase.kind === 'exited' || state.ptyExit !== null;
+}
+
+/** The status a terminal reports in this state; `waiting` is the status watcher's verdict on a running command. */
+export function terminalStatus(state: ReadinessState, waiting: boolean): TerminalStatus {
+  switch (state.phase.kind) {
+    case 'starting':
+      return 'starting';
+    case 'idle':
+      return 'idle';
+    case 'exited':
+      return 'exited';
+    case 'continuation':
+      return 'waiting_input';
+    case 'running':
+      return waiting ? 'waiting_input' : 'running';
+  }
 }
 
 export function step(state: ReadinessState, event: ReadinessEvent): Step {

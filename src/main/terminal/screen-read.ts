@@ -1,6 +1,13 @@
-/** terminal_read's line window: lines of the screen and live scrollback, the newest within a byte bound. */
+/** terminal_read: lines of the screen and live scrollback, or the output since a cursor, the newest within a byte bound. */
 import type { Terminal as HeadlessTerminal } from '@xterm/headless';
+import { DEFAULT_LIMITS } from '../../shared/limits.js';
+import type { TerminalStatus } from '../../shared/types.js';
+import { type Clock, waitFor } from './clock.js';
+import type { Emulator } from './emulator.js';
+import type { StreamHistory } from './history.js';
+import { OutputProjector } from './projection.js';
 import { trimRow } from './screen-text.js';
+import { clampInt, type ReadRequest, type TerminalRead } from './session-types.js';
 
 export interface LineWindow {
   lines: string[];
@@ -23,4 +30,43 @@ export function readLines(terminal: HeadlessTerminal, req: { offset?: number; co
   while (keep > 0 && bytes + Buffer.byteLength(lines[keep - 1]!) + 1 <= req.maxBytes) bytes += Buffer.byteLength(lines[--keep]!) + 1;
   lineBegin += keep;
   return { lines: lines.slice(keep), lineBegin, lineEnd, totalLines };
+}
+
+/** The parts of a session terminal_read looks at. */
+export interface ReadSource {
+  readonly clock: Clock;
+  readonly emulator: Emulator;
+  readonly history: StreamHistory;
+  rows(): number;
+  decodeCursor(cursor: string): number;
+  cursor(): string;
+  status(): TerminalStatus;
+}
+
+/**
+ * terminal_read: lines of the screen and live scrollback (`offset`/`count` lines back from
+ * the newest), or the output since a cursor; the newest text within `maxBytes`.
+ */
+export async function readTerminal(src: ReadSource, req: ReadRequest): Promise<TerminalRead> {
+  // Let the screen catch up with what arrived, but never wait out a flood.
+  await waitFor(src.clock, { ms: 200, until: src.emulator.drained() });
+  const maxBytes = clampInt(req.maxBytes, DEFAULT_LIMITS.defaultOutputBytes, 1, DEFAULT_LIMITS.maxOutputBytes);
+  let window: LineWindow;
+  if (req.since !== undefined) {
+    const projector = new OutputProjector({ maxBytes });
+    projector.push(src.history.slice(src.decodeCursor(req.since)));
+    const totalLines = src.emulator.terminal.buffer.active.length;
+    window = { lines: projector.snapshot().output.split('\n'), lineBegin: totalLines, lineEnd: totalLines, totalLines };
+  } else {
+    window = readLines(src.emulator.terminal, { offset: req.offset, count: req.count ?? src.rows(), maxBytes });
+  }
+  return {
+    text: window.lines.join('\n'),
+    lineBegin: window.lineBegin,
+    lineEnd: window.lineEnd,
+    totalLines: window.totalLines,
+    cursor: src.cursor(),
+    screen: { ...src.emulator.cursor(), altScreen: src.emulator.altScreen },
+    status: src.status(),
+  };
 }

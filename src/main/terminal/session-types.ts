@@ -59,6 +59,14 @@ export interface WaitRequest {
   handoff?: AbortSignal;
 }
 
+/** terminal_read's request: a line window (`offset`/`count` back from the newest) or the output since a cursor. */
+export interface ReadRequest {
+  since?: string;
+  offset?: number;
+  count?: number;
+  maxBytes?: number;
+}
+
 export interface TerminalRead {
   text: string;
   lineBegin: number;

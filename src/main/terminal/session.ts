@@ -7,29 +7,29 @@ import { hostPlatform, type PtyPlatform } from '../pty/platform.js';
 import { Confinement, type SandboxRequest } from '../sandbox/launch.js';
 import type { SandboxInfo } from '../sandbox/types.js';
 import type { ResolvedShell } from '../shells/resolve.js';
-import { type Clock, systemClock, waitFor } from './clock.js';
+import { type Clock, systemClock } from './clock.js';
 import { Emulator } from './emulator.js';
 import { type CommandRecord, StreamHistory } from './history.js';
-import { encodeKeys } from './keys.js';
 import { LastCommandTracker } from './last-command.js';
 import { type MarkerEvent, MarkerScanner } from './markers.js';
-import { commandBegun, hasExited, initialReadiness, type ReadinessEvent, type ReadinessState, step } from './readiness.js';
+import { commandBegun, hasExited, initialReadiness, type ReadinessEvent, type ReadinessState, step, terminalStatus } from './readiness.js';
 import type { RedirectReport } from './redirect-report.js';
 import { probeLook, probeWaiting, takeBaseline, type ProbeTarget, type WaitEvidence } from './probe.js';
 import { OutputProjector } from './projection.js';
 import { launchShell } from './launch.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
-import { type Observer, type ObserverHost, type ObserverMode, type ObserveSpec, observe } from './observer.js';
+import { type Observer, type ObserverHost, observe } from './observer.js';
 import { sendResult } from './result.js';
 import { deliverSignal, interrupt, type InterruptTarget } from './interrupt.js';
 import { ProbeLoop } from './probe-loop.js';
 import { RedirectTracker } from './redirect-tracker.js';
 import { ExitDrain } from './exit-drain.js';
+import { Closing } from './close.js';
 import { type EffectTarget, runEffects } from './readiness-effects.js';
-import { type LineWindow, readLines } from './screen-read.js';
-import { sendPayload } from './send-payload.js';
+import { readTerminal } from './screen-read.js';
+import { send, type SendWaitTarget, wait } from './send-wait.js';
 import { awaitStartup } from './startup.js';
-import { clampInt, type CloseResult, type SendRequest, type SessionOptions, type TerminalRead, type WaitRequest } from './session-types.js';
+import { clampInt, type CloseResult, type ReadRequest, type SendRequest, type SessionOptions, type TerminalRead, type WaitRequest } from './session-types.js';
 import { cachedModes, StatusWatcher } from './status-watcher.js';
 
 export const defaultStartupTimeoutMs = 10_000;
@@ -37,7 +37,7 @@ export const defaultStartupTimeoutMs = 10_000;
 export const defaultHistoryChars = 4 * 1024 * 1024;
 const bannerBytes = 4096;
 
-export type { CloseResult, SendRequest, SessionOptions, TerminalRead, WaitRequest } from './session-types.js';
+export type { CloseResult, ReadRequest, SendRequest, SessionOptions, TerminalRead, WaitRequest } from './session-types.js';
 
 /**
  * One terminal: a shell in a PTY, the headless emulator that answers its protocol requests,
@@ -87,9 +87,7 @@ export class TerminalSession {
   private readonly readyWaiters: Array<(ok: boolean) => void> = [];
   private readonly drain: ExitDrain;
   private lastCursorOffset = 0;
-  private closing: Promise<CloseResult> | null = null;
-  /** Who closed the terminal, when it did not exit by itself. */
-  private closer: ClosedBy = null;
+  private readonly closing: Closing;
   private startupBanner: OutputProjector | null;
   private readonly observerHost: ObserverHost;
   private readonly effectTarget: EffectTarget;
@@ -121,6 +119,22 @@ export class TerminalSession {
     this.probes = new ProbeLoop({ clock: this.clock, observers: this.observers, begun: () => commandBegun(this.ready), look: (observer) => this.look(observer), sync: () => this.pty.sync() });
     this.redirectTracker = new RedirectTracker(this.clock, () => this.ready.lastEndSeq);
     this.drain = new ExitDrain(this.clock, () => this.finalizeExit());
+    this.closing = new Closing({
+      id,
+      platform: this.platform,
+      clock: this.clock,
+      pty: spawned,
+      ptyExited: () => this.ready.ptyExit !== null,
+      finishExit: () => {
+        if (this.ready.phase.kind !== 'exited') this.finalizeExit();
+      },
+      release: () => {
+        this.emulator.dispose();
+        if (this.historyFile && !this.confinement) rmSync(this.historyFile, { force: true });
+        rmSync(this.rcDir, { recursive: true, force: true });
+        this.confinement?.dispose();
+      },
+    });
     this.maxInputBytes = opts.maxInputBytes ?? DEFAULT_LIMITS.maxInputBytes;
     this.historyFile = historyFile;
     this.rcDir = rcDir;
@@ -245,18 +259,7 @@ export class TerminalSession {
   }
 
   get status(): TerminalStatus {
-    switch (this.ready.phase.kind) {
-      case 'starting':
-        return 'starting';
-      case 'idle':
-        return 'idle';
-      case 'exited':
-        return 'exited';
-      case 'continuation':
-        return 'waiting_input';
-      case 'running':
-        return this.watcher.waiting ? 'waiting_input' : 'running';
-    }
+    return terminalStatus(this.ready, Boolean(this.watcher.waiting));
   }
 
   get exitCode(): number | null {
@@ -265,7 +268,7 @@ export class TerminalSession {
   }
 
   get closedBy(): ClosedBy {
-    return this.closer;
+    return this.closing.closedBy;
   }
 
   /** The report for the last command, waiting up to `waitMs` for it (bash sends it just after the end marker). */
@@ -316,28 +319,11 @@ export class TerminalSession {
    * terminal_read: lines of the screen and live scrollback (`offset`/`count` lines back from
    * the newest), or the output since a cursor; the newest text within `maxBytes`.
    */
-  async read(req: { since?: string; offset?: number; count?: number; maxBytes?: number }): Promise<TerminalRead> {
-    // Let the screen catch up with what arrived, but never wait out a flood.
-    await waitFor(this.clock, { ms: 200, until: this.emulator.drained() });
-    const maxBytes = clampInt(req.maxBytes, DEFAULT_LIMITS.defaultOutputBytes, 1, DEFAULT_LIMITS.maxOutputBytes);
-    let window: LineWindow;
-    if (req.since !== undefined) {
-      const projector = new OutputProjector({ maxBytes });
-      projector.push(this.history.slice(this.decodeCursor(req.since)));
-      const totalLines = this.emulator.terminal.buffer.active.length;
-      window = { lines: projector.snapshot().output.split('\n'), lineBegin: totalLines, lineEnd: totalLines, totalLines };
-    } else {
-      window = readLines(this.emulator.terminal, { offset: req.offset, count: req.count ?? this.rows, maxBytes });
-    }
-    return {
-      text: window.lines.join('\n'),
-      lineBegin: window.lineBegin,
-      lineEnd: window.lineEnd,
-      totalLines: window.totalLines,
-      cursor: this.cursor,
-      screen: { ...this.emulator.cursor(), altScreen: this.emulator.altScreen },
-      status: this.status,
-    };
+  read(req: ReadRequest): Promise<TerminalRead> {
+    return readTerminal(
+      { clock: this.clock, emulator: this.emulator, history: this.history, rows: () => this.rows, decodeCursor: (cursor) => this.decodeCursor(cursor), cursor: () => this.cursor, status: () => this.status },
+      req,
+    );
   }
 
   /** Commands that ended since an output offset, with their exit codes (oldest first). */
@@ -394,7 +380,7 @@ export class TerminalSession {
         return this.feed({ type: 'start', seq: marker.seq }, { marker });
       case 'end':
         if (marker.cwd) this.cwd = marker.cwd;
-        return this.feed({ type: 'end', seq: marker.seq, exitCode: marker.exitCode, closing: this.closing !== null }, { marker });
+        return this.feed({ type: 'end', seq: marker.seq, exitCode: marker.exitCode, closing: this.closing.pending }, { marker });
       case 'line':
         return this.feed({ type: 'line', seq: marker.seq }, { marker });
       case 'redirects':
@@ -419,7 +405,7 @@ export class TerminalSession {
     this.drain.done();
     const rest = this.scanner.flush();
     if (rest) this.onText(rest);
-    this.feed({ type: 'drained', closed: this.closer !== null });
+    this.feed({ type: 'drained', closed: this.closing.closedBy !== null });
   }
 
   private emitState(): void {
@@ -478,93 +464,34 @@ export class TerminalSession {
     return probeWaiting(this.probeTarget, null, this.clock.now() - this.lastActivityAt);
   }
 
-  async send(req: SendRequest): Promise<SendResult> {
-    this.assertUsable();
-    const text = req.text ?? '';
-    const keys = req.keys ? encodeKeys(req.keys) : '';
-    if (!text && !keys) throw new TandemError('invalid_argument', 'text or keys is required.');
-    const submit = req.submit ?? (req.text !== undefined && !req.keys);
-    let mode: ObserverMode;
-    if (this.ready.phase.kind === 'starting') throw new TandemError('busy', 'The terminal is still starting; wait for it and send again.');
-    if (this.ready.phase.kind === 'idle' && text) mode = 'command';
-    else if (this.ready.phase.kind === 'running' && !req.input && !(await this.probeNow())) {
-      throw new TandemError('busy', 'A command is running and not waiting for input; wait for it, interrupt it, or pass input: true to type into it.');
-    } else mode = 'input';
-
-    const { payload, body } = sendPayload(text, keys, { command: mode === 'command', submit, bracketedPaste: Boolean(this.shell.dialect?.bracketedPaste) });
-    if (Buffer.byteLength(payload) > this.maxInputBytes) {
-      throw new TandemError('input_too_large', `Input of ${Buffer.byteLength(payload)} bytes exceeds the ${this.maxInputBytes}-byte limit; send it in smaller parts or write it to a file.`);
-    }
-    const endOnly = this.integrationLevel === 'end-only';
-    const phase = this.ready.phase;
-    const running = phase.kind === 'running' ? phase.seq : null;
-    const minEndSeq = mode === 'input' && running !== null ? running : this.ready.lastStartSeq + 1;
-    // Finishing a continued line is a command: its output starts at its start marker, after
-    // the shell's redraw of the line.
-    const completesLine = phase.kind === 'continuation' && !endOnly;
-    const collectFromWrite = (mode === 'input' && !completesLine) || endOnly;
-    const observer = this.observe({
-      mode,
-      command: mode === 'command' ? body : null,
-      minEndSeq,
-      collecting: collectFromWrite,
-      echo: collectFromWrite ? body : null,
-      // After its own start marker a new command's reads are post-write by construction;
-      // input to a running program, and shells without start markers, need proof of consumption.
-      baseline: mode === 'command' && !endOnly && !this.shell.dialect?.backgroundReader ? null : takeBaseline(this.probeTarget),
-      waitMs: req.waitMs,
-      maxOutputBytes: req.maxOutputBytes,
-      signal: req.signal,
-      handoff: req.handoff,
-    });
-    // Submitted: a second command now gets `busy`, not typed into the same line.
-    this.feed({ type: 'write', command: mode === 'command' && submit });
-    this.write(payload).catch((error: unknown) => observer.reject(error));
-    this.probes.kick();
-    return observer.promise;
+  send(req: SendRequest): Promise<SendResult> {
+    return send(this.sendWaitTarget(), req);
   }
 
-  async wait(req: WaitRequest): Promise<SendResult> {
-    const from = req.since !== undefined ? this.decodeCursor(req.since) : this.lastCursorOffset;
-    const maxOutputBytes = clampInt(req.maxOutputBytes, DEFAULT_LIMITS.defaultOutputBytes, 1, DEFAULT_LIMITS.maxOutputBytes);
-    // A command that ended after the cursor settles the wait at once.
-    const events = this.history.eventsSince(from);
-    const end = events.find((event) => event.marker.kind === 'end');
-    if (end && end.marker.kind === 'end') {
-      const start = events.find((event) => event.marker.kind === 'start' && event.offset <= end.offset);
-      const projector = new OutputProjector({ maxBytes: maxOutputBytes });
-      projector.push(this.history.slice(start ? start.offset : from, end.offset));
-      this.lastCursorOffset = end.offset;
-      return this.buildResult(projector, null, 'done', 'marker', end.marker.command, end.marker.exitCode, this.clock.now(), end.offset);
-    }
-    const phase = this.ready.phase;
-    if (phase.kind === 'exited') {
-      const projector = new OutputProjector({ maxBytes: maxOutputBytes });
-      projector.push(this.history.slice(from));
-      return this.buildResult(projector, null, 'exited', 'exit', null, phase.exitCode, this.clock.now(), this.history.offset);
-    }
-    const running = commandBegun(this.ready);
-    const observer = this.observe({
-      mode: 'follow',
-      command: null,
-      minEndSeq: running && phase.kind === 'running' && phase.seq !== null ? phase.seq : this.ready.lastStartSeq + 1,
-      collecting: running || this.integrationLevel !== 'full',
-      echo: null,
-      // Unseen output since the cursor: a program that waits now settles the wait at once.
-      baseline: from < this.history.offset ? null : takeBaseline(this.probeTarget),
-      waitMs: req.waitMs,
-      maxOutputBytes,
-      signal: req.signal,
-      handoff: req.handoff,
-    });
-    if (observer.collecting) observer.projectorPush(this.history.slice(from));
-    if (phase.kind === 'continuation' && from < this.history.offset) observer.settle('waiting_input', 'continuation');
-    this.probes.kick();
-    return observer.promise;
+  wait(req: WaitRequest): Promise<SendResult> {
+    return wait(this.sendWaitTarget(), req);
   }
 
-  private observe(spec: ObserveSpec) {
-    return observe(this.observerHost, spec);
+  private sendWaitTarget(): SendWaitTarget {
+    return {
+      clock: this.clock,
+      history: this.history,
+      probeTarget: this.probeTarget,
+      integrationLevel: this.integrationLevel,
+      dialect: this.shell.dialect,
+      maxInputBytes: this.maxInputBytes,
+      readiness: () => this.ready,
+      assertUsable: () => this.assertUsable(),
+      probeNow: () => this.probeNow(),
+      observe: (spec) => observe(this.observerHost, spec),
+      feed: (event) => this.feed(event),
+      write: (data) => this.write(data),
+      kick: () => this.probes.kick(),
+      decodeCursor: (cursor) => this.decodeCursor(cursor),
+      lastSettled: () => this.lastCursorOffset,
+      settledAt: (offset) => (this.lastCursorOffset = offset),
+      result: (projector, status, evidence, command, exitCode, startedAt, offset) => this.buildResult(projector, null, status, evidence, command, exitCode, startedAt, offset),
+    };
   }
 
   private buildResult(
@@ -577,7 +504,7 @@ export class TerminalSession {
     startedAt: number,
     offset: number,
   ): SendResult {
-    const ctx = { screenText: () => this.emulator.screenText(), cwd: this.cwd, origin: this.origin, closedBy: this.closer, cursor: (at: number) => this.encodeCursor(at), now: () => this.clock.now() };
+    const ctx = { screenText: () => this.emulator.screenText(), cwd: this.cwd, origin: this.origin, closedBy: this.closing.closedBy, cursor: (at: number) => this.encodeCursor(at), now: () => this.clock.now() };
     return sendResult(ctx, projector, echo, status, evidence, command, exitCode, startedAt, offset);
   }
 
@@ -626,7 +553,7 @@ export class TerminalSession {
       readiness: () => this.ready,
       write: (data) => this.write(data),
       probeNow: () => this.probeNow(),
-      gone: () => this.closing !== null || this.ready.ptyExit !== null,
+      gone: () => this.closing.pending || this.ready.ptyExit !== null,
       onStateChange: (listener) => this.onStateChange(listener),
     };
   }
@@ -635,38 +562,11 @@ export class TerminalSession {
     if (hasExited(this.ready)) {
       throw new TandemError('exited', 'The shell of this terminal has exited; open a new terminal.');
     }
-    if (this.closing) throw new TandemError('not_found', 'This terminal is closing.');
+    if (this.closing.pending) throw new TandemError('not_found', 'This terminal is closing.');
   }
 
   /** Tears the whole process tree down; a failed close can be retried. `by` is told to waiters. */
   close(by: ClosedBy = null): Promise<CloseResult> {
-    if (!this.ready.ptyExit) this.closer ??= by;
-    this.closing ??= this.teardown().then((result) => {
-      if (result.orphans.length > 0) this.closing = null;
-      return result;
-    });
-    return this.closing;
-  }
-
-  private async teardown(): Promise<CloseResult> {
-    const { orphans } = await this.platform.teardown({ rootPid: this.pty.pid, terminalId: this.id, clock: this.clock });
-    if (!this.ready.ptyExit) {
-      try {
-        this.pty.kill();
-      } catch {
-        // Already gone.
-      }
-    }
-    if (!this.ready.ptyExit) {
-      await waitFor(this.clock, { ms: 1000, until: (met) => this.pty.onExit(() => met()) });
-    }
-    if (this.ready.phase.kind !== 'exited') this.finalizeExit();
-    if (orphans.length === 0) {
-      this.emulator.dispose();
-      if (this.historyFile && !this.confinement) rmSync(this.historyFile, { force: true });
-      rmSync(this.rcDir, { recursive: true, force: true });
-      this.confinement?.dispose();
-    }
-    return { closed: orphans.length === 0, orphans };
+    return this.closing.close(by);
   }
 }
