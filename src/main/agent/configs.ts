@@ -3,6 +3,8 @@
  * decides it per kind of install): a command, its arguments, and variables it needs besides the
  * agent's token (ELECTRON_RUN_AS_NODE for the app binary).
  */
+import { hostPlatform } from '../pty/platform.js';
+
 export interface BridgeCommand {
   command: string;
   args: string[];
@@ -29,7 +31,7 @@ export function quoteArg(value: string, platform: NodeJS.Platform): string {
  * into `mcpServers` (never a whole file, which would drop the person's other servers). Every
  * one names the agent as the person did. tests/e2e/agent-clis.test.ts runs them with the real CLIs.
  */
-export function clientConfigs(bridge: BridgeCommand, agentName: string, token: string, platform: NodeJS.Platform = process.platform): ClientConfig[] {
+export function clientConfigs(bridge: BridgeCommand, agentName: string, token: string, platform: NodeJS.Platform = hostPlatform.os): ClientConfig[] {
   const q = (value: string) => quoteArg(value, platform);
   const args = [...bridge.args, '--name', agentName];
   const env = { TANDEM_TOKEN: token, ...bridge.env };

@@ -11,6 +11,7 @@ import { maxInflightPerSession } from './mcp-http.js';
 import { createMcpServer, runTool } from './mcp-server.js';
 import type { AgentConnection, AgentService } from './service.js';
 import type { AgentIdentity } from './tokens.js';
+import { hostPlatform } from '../pty/platform.js';
 
 /** The first line on the channel: `{ token, cwd?, terminalId? }` as a JSON-RPC request. */
 export const bridgeHelloMethod = 'tandem/hello';
@@ -107,7 +108,7 @@ export class McpSocketEndpoint {
   }
 
   static async listen(service: AgentService, opts: McpSocketOptions): Promise<McpSocketEndpoint> {
-    if (process.platform !== 'win32') {
+    if (hostPlatform.os !== 'win32') {
       if (opts.ownDir) ensurePrivateDir(opts.ownDir);
       // The instance lock is held: a socket file left here is a crashed instance's.
       rmSync(opts.path, { force: true });
@@ -120,7 +121,7 @@ export class McpSocketEndpoint {
         resolve();
       });
     });
-    if (process.platform !== 'win32') chmodSync(opts.path, 0o600);
+    if (hostPlatform.os !== 'win32') chmodSync(opts.path, 0o600);
     return new McpSocketEndpoint(net, service, opts);
   }
 
@@ -253,7 +254,7 @@ export class McpSocketEndpoint {
   async close(): Promise<void> {
     for (const session of this.sessions) session.socket.destroy();
     await new Promise<void>((resolve) => this.net.close(() => resolve()));
-    if (process.platform !== 'win32') {
+    if (hostPlatform.os !== 'win32') {
       rmSync(this.opts.path, { force: true });
       if (this.opts.ownDir) rmSync(this.opts.ownDir, { recursive: true, force: true });
     }

@@ -2,6 +2,7 @@ import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, re
 import { join } from 'node:path';
 import { localStateDir } from '../state-dir.js';
 import { ownerIsLive, parseLockOwner, processStartTime } from './process-start.js';
+import { hostPlatform } from '../pty/platform.js';
 
 /** The discovery file's content: no secret in it, ever. */
 export interface InstanceInfo {
@@ -19,7 +20,7 @@ export interface InstanceInfo {
  * state directory (%LOCALAPPDATA%\Tandem on Windows, never the roaming profile).
  */
 export function discoveryDir(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.TANDEM_HOME) return localStateDir({ platform: process.platform, env, home: '' });
+  if (env.TANDEM_HOME) return localStateDir({ platform: hostPlatform.os, env, home: '' });
   if (env.XDG_RUNTIME_DIR && existsSync(env.XDG_RUNTIME_DIR)) return join(env.XDG_RUNTIME_DIR, 'tandem');
   return localStateDir();
 }

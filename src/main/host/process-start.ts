@@ -1,12 +1,13 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { hostPlatform } from '../pty/platform.js';
 
 /**
  * When a process started, as an opaque string that differs between two processes that had the
  * same pid; null when it cannot be read. A lock records it beside its pid, so a pid reused
  * after a crash is not taken for the instance that held the lock.
  */
-export function processStartTime(pid: number, platform: NodeJS.Platform = process.platform): string | null {
+export function processStartTime(pid: number, platform: NodeJS.Platform = hostPlatform.os): string | null {
   try {
     if (platform === 'linux') return linuxStartTicks(readFileSync(`/proc/${pid}/stat`, 'latin1'));
     const [command, args] =
