@@ -187,6 +187,20 @@ describe.each(availableShells)('%s engine', (shell) => {
     expect(await w).toMatchObject({ status: 'done', exitCode: 130 });
   });
 
+  it.runIf(full)('follows the job into its own group when the Ctrl+C reached only the shell', async () => {
+    const t = await pool.open(shell);
+    // The shell's group has the terminal while it waits on a background job; it catches the
+    // key and goes on to a program in a group of its own, which the key never reached (the
+    // same as a job forked just before it took the terminal). The interrupt follows it there.
+    const r = await t.send({ text: "trap 'echo caught' INT; sleep 0.3 & wait; sleep 100", waitMs: 0 });
+    expect(r.status).toBe('running');
+    const w = t.wait({ since: r.cursor, waitMs: 10_000 });
+    await t.interrupt();
+    const done = await w;
+    expect(done).toMatchObject({ status: 'done', exitCode: 130 });
+    expect(done.output).toContain('caught');
+  });
+
   it.runIf(full)('settles a wait on a submitted line that runs nothing at the next prompt', async () => {
     const t = await pool.open(shell);
     // The same path as a line the line editor drops (Ctrl+C before the shell read it): a

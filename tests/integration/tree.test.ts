@@ -162,7 +162,9 @@ describe.skipIf(!linux)('process-tree teardown (Linux only: needs /proc)', () =>
     const orphanedJob = await startSleeper(shell, (s) => `( (${s} &) & )`);
     killQuietly(shell.pty.pid); // what node-pty's kill does: the shell only
     await waitFor(() => alive(shell.pty.pid), (a) => !a);
-    expect(alive(daemon) && alive(orphanedJob)).toBe(true);
+    // Both survive their shell (states printed if not, to tell a killer from a misread).
+    const state = (pid: number) => ({ alive: alive(pid), stat: readStat(pid) });
+    expect({ daemon: state(daemon), orphanedJob: state(orphanedJob) }).toMatchObject({ daemon: { alive: true }, orphanedJob: { alive: true } });
 
     expect((await teardownTree({ rootPid: shell.pty.pid, terminalId: shell.id })).orphans).toEqual([]);
     expect(alive(daemon) || alive(orphanedJob)).toBe(false);

@@ -71,14 +71,27 @@ function submittedNotStarted(state: ReadinessState): boolean {
 /**
  * Escalates only if nothing happened: the same job still runs and has not gone back to
  * waiting for input (a REPL that caught SIGINT and prompts again is left alone).
+ *
+ * A key that went to the shell's own group can miss the job it meant: the shell had forked
+ * it but it had not yet taken the terminal in its own group (zsh's child does that itself,
+ * after the fork), or the shell caught the signal and went on to the next program. If the
+ * same command now runs in a new foreground group, that group gets the SIGINT it never had,
+ * escalated in turn like any job.
  */
 function escalate(target: InterruptTarget, pgid: number | null, seq: number | null, then: () => void): void {
-  const stuck = async () => {
-    const phase = target.readiness().phase;
-    return phase.kind === 'running' && phase.seq === seq && (pgid === null || target.platform.foregroundGroup(target.pid) === pgid) && !(await target.probeNow());
-  };
+  const { platform, pid } = target;
+  const shellPgrp = platform.shellGroup(pid);
   target.clock.setTimeout(async () => {
-    if (!target.gone() && (await stuck())) then();
+    if (target.gone()) return;
+    const phase = target.readiness().phase;
+    if (phase.kind !== 'running' || phase.seq !== seq) return;
+    const fg = platform.foregroundGroup(pid);
+    const movedOn = pgid !== null && pgid === shellPgrp && fg !== null && fg !== shellPgrp;
+    if (pgid !== null && fg !== pgid && !movedOn) return;
+    if (await target.probeNow()) return;
+    if (!movedOn) return then();
+    platform.signalGroup(fg, 'SIGINT');
+    escalate(target, fg, seq, () => platform.signalGroup(fg, 'SIGTERM'));
   }, interruptEscalateMs);
 }
 
