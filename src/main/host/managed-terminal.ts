@@ -85,7 +85,7 @@ export class ManagedTerminal {
     this.program = program;
     const offState = session.onStateChange(() => {
       if (session.status === 'exited') this.flush();
-      program.stateChanged();
+      program.stateChanged(session.status === 'idle');
       this.onChange();
     });
     return () => {
