@@ -1,14 +1,30 @@
 /** Runs a probe script in its own Node process (tsx, --expose-gc) and parses its result line. */
 import { spawn } from 'node:child_process';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 
 export function probePath(name: string): string {
   return fileURLToPath(new URL(`../probes/${name}`, import.meta.url));
 }
 
+/**
+ * The probe bundled into plain JavaScript under out/bench (dependencies stay packages), for
+ * figures where the TypeScript loader's own cost would count: tsx keeps an idle Node process at
+ * about 1.3% of a core, more than the figure it would hide. Under out/ the code finds the built
+ * resources as the app does.
+ */
+export async function builtProbe(name: string, root: string): Promise<string> {
+  const outfile = join(root, 'out', 'bench', basename(name).replace(/\.ts$/, '.mjs'));
+  await build({ entryPoints: [probePath(name)], outfile, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'error' });
+  return outfile;
+}
+
+/** `script` runs through tsx unless it is JavaScript already (builtProbe). */
 export function runProbe<T>(script: string, args: string[], cwd: string, timeoutMs = 120_000): Promise<T> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--expose-gc', '--import', 'tsx', script, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const loader = script.endsWith('.ts') ? ['--import', 'tsx'] : [];
+    const child = spawn(process.execPath, ['--expose-gc', ...loader, script, ...args], { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
