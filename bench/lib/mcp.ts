@@ -1,4 +1,5 @@
 /** MCP clients for figures (the official SDK): over HTTP with a bearer token, and through the stdio bridge. */
+import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -68,4 +69,77 @@ export async function callTool(client: Client, name: string, args: Record<string
   const structured = (result.structuredContent ?? {}) as Record<string, unknown>;
   if (result.isError) throw new Error(`${name}: ${JSON.stringify(structured).slice(0, 200)}`);
   return structured;
+}
+
+/**
+ * The floor under the bridge: a bare Node relay process between a client and the host's bridge
+ * channel (it says hello with the token, then copies bytes both ways and parses nothing). What
+ * the bridge costs beyond this relay is its own; what an SDK client costs beyond raw JSON-RPC
+ * lines over the same relay is the client's.
+ */
+function relayScript(socketPath: string, hello: Record<string, unknown>): string {
+  return [
+    `const s = require('node:net').connect(${JSON.stringify(socketPath)});`,
+    `s.write(JSON.stringify({ jsonrpc: '2.0', id: 'relay-hello', method: 'tandem/hello', params: ${JSON.stringify(hello)} }) + '\\n');`,
+    `let greeting = '';`,
+    `const first = (d) => { greeting += d; const i = greeting.indexOf('\\n'); if (i < 0) return; s.off('data', first);`,
+    `  if (!greeting.slice(0, i).includes('"result"')) { process.stderr.write(greeting.slice(0, i)); process.exit(1); }`,
+    `  const rest = greeting.slice(i + 1); if (rest) process.stdout.write(rest); s.pipe(process.stdout); process.stdin.pipe(s); };`,
+    `s.setEncoding('utf8'); s.on('data', first); s.on('close', () => process.exit(0));`,
+  ].join('\n');
+}
+
+/** One relay process with raw JSON-RPC lines over its stdio: `call` is a tools/call, answered in order. */
+export class RawRelayClient {
+  private nextId = 1;
+  private buffer = '';
+  private readonly waiting = new Map<number, (message: Record<string, unknown>) => void>();
+
+  private constructor(private readonly child: ChildProcess) {
+    child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+      this.buffer += chunk;
+      for (let i = this.buffer.indexOf('\n'); i >= 0; i = this.buffer.indexOf('\n')) {
+        const message = JSON.parse(this.buffer.slice(0, i)) as Record<string, unknown>;
+        this.buffer = this.buffer.slice(i + 1);
+        this.waiting.get(message.id as number)?.(message);
+        this.waiting.delete(message.id as number);
+      }
+    });
+  }
+
+  static async start(socketPath: string, token: string, project: string): Promise<RawRelayClient> {
+    const child = spawn(process.execPath, ['-e', relayScript(socketPath, { token, cwd: project })], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const client = new RawRelayClient(child);
+    await client.request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'tandem-bench-relay', version: '1.0.0' } });
+    child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+    return client;
+  }
+
+  request(method: string, params: unknown): Promise<Record<string, unknown>> {
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.waiting.set(id, resolve);
+      this.child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', id, method, params })}\n`);
+    });
+  }
+
+  /** A tools/call; its structured result, or a throw for an error. */
+  async call(name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const reply = await this.request('tools/call', { name, arguments: args });
+    const result = reply.result as { structuredContent?: Record<string, unknown>; isError?: boolean } | undefined;
+    if (!result || result.isError) throw new Error(`${name} over the relay: ${JSON.stringify(reply).slice(0, 200)}`);
+    return result.structuredContent ?? {};
+  }
+
+  close(): void {
+    this.child.kill();
+  }
+}
+
+/** The official SDK client over the same bare relay (StdioClientTransport spawns it). */
+export async function sdkRelayClient(socketPath: string, token: string, project: string): Promise<Client> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: ['-e', relayScript(socketPath, { token, cwd: project })], stderr: 'inherit' });
+  const client = new Client({ name: 'tandem-bench-sdk-relay', version: '1.0.0' });
+  await client.connect(transport);
+  return client;
 }
