@@ -10,6 +10,7 @@ import { ColdHistory } from './cold-history.js';
 import { windowsPtyInfo } from '../pty/win-pty.js';
 import { answerDynamicColor, answerIndexedColor } from './color-queries.js';
 import { compactScreen } from './screen-text.js';
+import { serializeLines } from './line-serializer.js';
 
 const { Terminal } = xtermHeadless as unknown as { Terminal: typeof HeadlessTerminal };
 const { SerializeAddon } = serializeAddon as unknown as { SerializeAddon: typeof SerializeAddonType };
@@ -383,7 +384,7 @@ export class Emulator {
     while (stop > start && buffer.getLine(stop)?.isWrapped) stop--;
     if (stop === start) stop = eligible - start >= coldBatchLines / 2 ? eligible : start;
     if (stop <= start) return;
-    const text = this.serializer.serialize({ range: { start, end: stop - 1 }, excludeModes: true, excludeAltBuffer: true });
+    const text = serializeLines(buffer, start, stop - 1, this.terminal.cols);
     this.cold.push(text, stop - start);
     this.savedLines = this.trimmedLines + stop;
   }

@@ -1,0 +1,113 @@
+/**
+ * Lines of a headless buffer as terminal output, for cold history (emulator.ts): what the
+ * serialize addon's range mode gives, at a fraction of its cost. The addon weighs every cell of
+ * every line against the one before, blank tails included; a flood's lines are a short coloured
+ * run and a blank tail, and cold history serializes each line the emulator parsed once, which
+ * made the addon most of the host's work in a flood.
+ *
+ * Each line: its cells from the first column to the last that shows anything (a character, a
+ * background, inverse, underline or overline), each run of one style after one full SGR (reset,
+ * then its attributes). Lines are joined by CR LF, except a line the next one continues
+ * (wrapped): that one goes out to the last column so the replaying terminal wraps there too.
+ * The text ends with the style reset, so what follows starts from the default.
+ */
+import type { IBuffer, IBufferCell } from '@xterm/headless';
+
+/** SGR parameters of a cell's style; '' for the default. */
+function styleOf(cell: IBufferCell): string {
+  if (cell.isAttributeDefault()) return '';
+  const params: Array<number | string> = [];
+  if (cell.isBold()) params.push(1);
+  if (cell.isDim()) params.push(2);
+  if (cell.isItalic()) params.push(3);
+  if (cell.isUnderline()) params.push(4);
+  if (cell.isBlink()) params.push(5);
+  if (cell.isInverse()) params.push(7);
+  if (cell.isInvisible()) params.push(8);
+  if (cell.isStrikethrough()) params.push(9);
+  if (cell.isOverline()) params.push(53);
+  if (cell.isFgRGB()) {
+    const c = cell.getFgColor();
+    params.push(`38;2;${(c >>> 16) & 255};${(c >>> 8) & 255};${c & 255}`);
+  } else if (cell.isFgPalette()) {
+    const c = cell.getFgColor();
+    params.push(c < 8 ? 30 + c : c < 16 ? 90 + c - 8 : `38;5;${c}`);
+  }
+  if (cell.isBgRGB()) {
+    const c = cell.getBgColor();
+    params.push(`48;2;${(c >>> 16) & 255};${(c >>> 8) & 255};${c & 255}`);
+  } else if (cell.isBgPalette()) {
+    const c = cell.getBgColor();
+    params.push(c < 8 ? 40 + c : c < 16 ? 100 + c - 8 : `48;5;${c}`);
+  }
+  return params.join(';');
+}
+
+/** Whether a cell shows nothing: no character and nothing a blank would show (a background, inverse, a line). */
+function invisible(cell: IBufferCell): boolean {
+  const chars = cell.getChars();
+  if (chars !== '' && chars !== ' ') return false;
+  return cell.isAttributeDefault() || (cell.isBgDefault() && !cell.isInverse() && !cell.isUnderline() && !cell.isOverline() && !cell.isStrikethrough());
+}
+
+/**
+ * The emulator's own cell keeps its colours and attributes in two numbers (xterm's CellData
+ * `fg` and `bg`): equal numbers are an equal style, so most cells need no getters. Without them
+ * (another xterm) every cell is described through the public getters instead.
+ */
+interface PackedCell {
+  fg?: unknown;
+  bg?: unknown;
+}
+
+/** Lines `start` to `end` (inclusive) of `buffer`, as output that replays them; `packed: false` forces the getters (tests). */
+export function serializeLines(buffer: IBuffer, start: number, end: number, cols: number, opts: { packed?: boolean } = {}): string {
+  const cell = buffer.getNullCell();
+  const packed = cell as unknown as PackedCell;
+  const fast = opts.packed !== false && typeof packed.fg === 'number' && typeof packed.bg === 'number';
+  let out = '';
+  let style = '';
+  /** Whether the current style shows on a blank: a line scrolled in takes the background. */
+  let paints = false;
+  let fg: unknown = null;
+  let bg: unknown = null;
+  for (let y = start; y <= end; y++) {
+    const line = buffer.getLine(y);
+    if (!line) break;
+    const continued = y < end && buffer.getLine(y + 1)?.isWrapped === true;
+    let last = Math.min(cols, line.length);
+    if (!continued) while (last > 0 && invisible(line.getCell(last - 1, cell)!)) last--;
+    // Runs of one style go out whole (translateToString writes a wide character once and an
+    // empty cell as a blank).
+    let runStart = 0;
+    for (let x = 0; x < last; x++) {
+      line.getCell(x, cell);
+      if (fast && packed.fg === fg && packed.bg === bg) continue;
+      if (cell.getWidth() === 0) continue; // the second half of a wide character: its first half's style
+      if (fast) {
+        fg = packed.fg;
+        bg = packed.bg;
+      }
+      const next = styleOf(cell);
+      if (next === style) continue;
+      if (x > runStart) out += line.translateToString(false, runStart, x);
+      out += next === '' ? '\x1b[0m' : `\x1b[0;${next}m`;
+      style = next;
+      paints = next !== '' && (!cell.isBgDefault() || cell.isInverse() === 1);
+      runStart = x;
+    }
+    if (last > runStart) out += line.translateToString(false, runStart, last);
+    if (!continued && y < end) {
+      // A terminal paints a line it scrolls in with the current background: none may be set.
+      if (paints) {
+        out += '\x1b[0m';
+        style = '';
+        paints = false;
+        fg = bg = null;
+      }
+      out += '\r\n';
+    }
+  }
+  if (style !== '') out += '\x1b[0m';
+  return out;
+}
