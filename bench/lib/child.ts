@@ -12,13 +12,22 @@ export function probePath(name: string): string {
  * The probe bundled into plain JavaScript under out/bench (dependencies stay packages), for
  * figures where the TypeScript loader's own cost would count: tsx keeps an idle Node process at
  * about 1.3% of a core, more than the figure it would hide. Under out/ the code finds the built
- * resources as the app does.
+ * resources as the app does. The host of the MCP figures runs this way too: the app runs its
+ * built code, and tsx's source maps make each first error stack and first call of a module
+ * slower than the app's (the first command of a fresh host paid them).
  */
-export async function builtProbe(name: string, root: string): Promise<string> {
+export function builtProbe(name: string, root: string): Promise<string> {
   const outfile = join(root, 'out', 'bench', basename(name).replace(/\.ts$/, '.mjs'));
-  await build({ entryPoints: [probePath(name)], outfile, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'error' });
-  return outfile;
+  let built = builds.get(outfile);
+  if (!built) {
+    built = build({ entryPoints: [probePath(name)], outfile, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'error' }).then(() => outfile);
+    builds.set(outfile, built);
+  }
+  return built;
 }
+
+/** Each probe is bundled once per bench run. */
+const builds = new Map<string, Promise<string>>();
 
 /** `script` runs through tsx unless it is JavaScript already (builtProbe). */
 export function runProbe<T>(script: string, args: string[], cwd: string, timeoutMs = 120_000): Promise<T> {

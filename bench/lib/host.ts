@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { which } from '../../src/main/shells/resolve.js';
-import { probePath } from './child.js';
+import { builtProbe } from './child.js';
 import { benchEnv } from './engine.js';
 import { sleep } from './procs.js';
 
@@ -79,10 +79,11 @@ export class HostProcess {
     mkdirSync(rendererDir);
     // /ws is served only with a UI directory; the bench needs the transport, not the UI.
     writeFileSync(join(rendererDir, 'index.html'), '<!doctype html><title>bench</title>\n');
-    const args = [...(opts.exposeGc ? ['--expose-gc'] : []), '--import', 'tsx'];
+    // Plain JavaScript, as the app runs (builtProbe): no TypeScript loader in the host.
+    const args = [...(opts.exposeGc ? ['--expose-gc'] : [])];
     const profDir = process.env.BENCH_CPU_PROF_DIR;
     if (profDir) args.push('--cpu-prof', '--cpu-prof-dir', profDir);
-    args.push(probePath('host-child.ts'), '--renderer', rendererDir);
+    args.push(await builtProbe('host-child.ts', root), '--renderer', rendererDir);
     for (const name of [...(opts.agent ? [opts.agent] : []), ...(opts.agents ?? [])]) args.push('--agent', name);
     const env = { ...benchEnv(home), TANDEM_HOME: tandemHome, SHELL: which('bash') ?? '/bin/bash', TANDEM_INSTANCE: undefined, TANDEM_TOKEN: undefined };
     const child = spawn(process.execPath, args, { cwd: root, env, stdio: ['pipe', 'pipe', 'pipe'] });
