@@ -230,6 +230,31 @@ describe('bridge channel', () => {
     expect(await call(second.client, 'terminal_send', { id: opened.id, text: 'echo after', input: true, waitMs: 300 })).toMatchObject({ status: 'running' });
   });
 
+  it('forgets calls the agent cancelled: more of them than either bound leaves the next call answered', async () => {
+    const home = tempHome();
+    const f = await fixture(home);
+    const { client } = await bridge(home, paired(f));
+    const opened = await call(client, 'terminal_open', { title: 'cancelled waits' });
+    expect(await call(client, 'terminal_send', { id: opened.id, text: 'sleep 60', waitMs: 200 })).toMatchObject({ status: 'running' });
+    // MCP: a cancelled request gets no answer. Each one must still leave the bridge's and the
+    // host's books (256 and 64 calls in flight): 300 of them, 30 at a time.
+    for (let batch = 0; batch < 10; batch++) {
+      const aborts = Array.from({ length: 30 }, () => new AbortController());
+      const calls = aborts.map((abort) =>
+        client.callTool({ name: 'terminal_wait', arguments: { id: opened.id, waitMs: 50_000 } }, undefined, { timeout: 70_000, signal: abort.signal }).then(
+          () => 'answered',
+          () => 'cancelled',
+        ),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      for (const abort of aborts) abort.abort();
+      expect(new Set(await Promise.all(calls))).toEqual(new Set(['cancelled']));
+    }
+    expect(await call(client, 'terminal_list')).toMatchObject({ terminals: [expect.objectContaining({ id: opened.id })] });
+    await until(() => f.bridgeChannel!.sessionCount === 1);
+    expect(await call(client, 'terminal_wait', { id: opened.id, waitMs: 100 })).toMatchObject({ status: 'running' });
+  });
+
   it('ends the channel of a revoked agent; its next call is refused', async () => {
     const home = tempHome();
     const f = await fixture(home);

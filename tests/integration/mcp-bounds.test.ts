@@ -1,4 +1,6 @@
 import { type ClientRequest, type IncomingMessage, request } from 'node:http';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { maxInflightPerSession, maxSessions } from '../../src/main/agent/mcp-http.js';
 import { startAgentFixture, type AgentFixture } from './agent-helpers.js';
@@ -106,5 +108,36 @@ describe('/mcp bounds', () => {
     expect(settled.every((reply) => reply.status === 200)).toBe(true);
     const after = await call(4, 'terminal_list', {}).reply;
     expect(JSON.parse(after.body).result.structuredContent.terminals).toHaveLength(1);
+  });
+
+  it(`forgets calls the agent cancelled: more than ${maxInflightPerSession} of them leave the next call answered`, { timeout: 120_000 }, async () => {
+    const { f, token } = await fixture();
+    const headers = { authorization: `Bearer ${token}`, 'x-tandem-cwd': encodeURIComponent(f.project) };
+    const client = new Client({ name: 'bounded', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${f.url}/mcp`), { requestInit: { headers } }));
+    cleanups.push(() => client.close());
+    const structured = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args }, undefined, { timeout: 70_000 })).structuredContent as Record<string, unknown>;
+    const opened = await structured('terminal_open', { title: 'cancelled waits' });
+    expect(await structured('terminal_send', { id: opened.id, text: 'sleep 60', waitMs: 200 })).toMatchObject({ status: 'running' });
+    // MCP: a cancelled request gets no answer; it must still leave the session's books. (The
+    // SDK's fetch sends a few of the cancellations only after other requests end; those waits
+    // run their 3 s.)
+    for (let batch = 0; batch < 4; batch++) {
+      const aborts = Array.from({ length: 30 }, () => new AbortController());
+      const calls = aborts.map((abort) =>
+        client.callTool({ name: 'terminal_wait', arguments: { id: opened.id, waitMs: 3_000 } }, undefined, { timeout: 70_000, signal: abort.signal }).then(
+          () => 'answered',
+          () => 'cancelled',
+        ),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      for (const abort of aborts) abort.abort();
+      expect(new Set(await Promise.all(calls))).toEqual(new Set(['cancelled']));
+    }
+    expect(await structured('terminal_wait', { id: opened.id, waitMs: 100 })).toMatchObject({ status: 'running' });
+    // Nor does the SDK keep their POSTs once their waits are over: the GET stream is all it holds.
+    const deadline = Date.now() + 10_000;
+    while (f.layer.mcp.heldStreams > 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(f.layer.mcp.heldStreams).toBe(1);
   });
 });

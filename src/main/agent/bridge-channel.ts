@@ -99,6 +99,12 @@ export class BridgeChannel {
     this.socket.write(`${line}\n`);
   }
 
+  /** Sends the client's cancellation of a call that went up here: MCP answers no cancelled call, so it is forgotten now. */
+  cancel(line: string, id: RequestId): void {
+    this.forwarded.delete(id);
+    if (!this.closed) this.socket.write(`${line}\n`);
+  }
+
   private answer(line: string): void {
     // The SDK writes a response's id last: read it there rather than parse a result of up to 256 KiB.
     let id: unknown = trailingId(line.slice(-128));

@@ -182,8 +182,9 @@ export class Upstream {
    */
   divert(message: Record<string, unknown>, line: string): boolean {
     if (message.method === 'notifications/cancelled') {
-      if (!this.channel?.owns((message.params as { requestId?: unknown } | undefined)?.requestId)) return false;
-      this.channel.forward(line, null);
+      const requestId = (message.params as { requestId?: unknown } | undefined)?.requestId;
+      if (!this.channel?.owns(requestId)) return false;
+      this.channel.cancel(line, requestId as RequestId);
       return true;
     }
     if (message.method !== 'tools/call' || !isRequestId(message.id)) return false;

@@ -6,7 +6,7 @@ import type { ErrorCode } from '../../shared/errors.js';
 import { checkRequest } from '../web/origin.js';
 import { linkSignals, sourceController } from './linked-signal.js';
 import { createMcpServer, runTool } from './mcp-server.js';
-import { releaseAnsweredStreams } from './mcp-stream-release.js';
+import { forgetRequest, heldStreams, releaseAnsweredStreams } from './mcp-stream-release.js';
 import type { AgentConnection, AgentService } from './service.js';
 import type { AgentIdentity } from './tokens.js';
 
@@ -29,9 +29,20 @@ interface Session {
   streams: number;
   /** Aborted when the agent goes away: its calls release their queue slots. */
   gone: AbortController;
-  /** In-flight tool calls by JSON-RPC id, aborted when their HTTP request is dropped. */
-  inflight: Map<string | number, AbortController>;
+  /** In-flight requests by JSON-RPC id, aborted when their HTTP request is dropped or the agent cancels them. */
+  inflight: Map<string | number, { controller: AbortController; res: ServerResponse }>;
+  /**
+   * Requests cancelled before they arrived: a request and its cancellation are separate POSTs
+   * and may overtake each other. Such a request, when it comes, is not run. At most
+   * maxInflightPerSession of them are remembered, the oldest forgotten first.
+   */
+  cancelledEarly: Set<string | number>;
   lastActivityAt: number;
+}
+
+function isRequest(body: unknown): boolean {
+  const id = (body as { id?: unknown } | null)?.id;
+  return Array.isArray(body) || typeof id === 'string' || typeof id === 'number';
 }
 
 /** A session with no open stream and no request for this long is over (its agent is gone). */
@@ -101,6 +112,13 @@ export class McpHttpEndpoint {
     });
   }
 
+  /** Streams the SDK's transports hold across sessions (the leaks' window; see mcp-stream-release.ts). */
+  get heldStreams(): number {
+    let held = 0;
+    for (const session of this.sessions.values()) held += heldStreams(session.transport);
+    return held;
+  }
+
   get sessionCount(): number {
     return this.sessions.size;
   }
@@ -127,10 +145,11 @@ export class McpHttpEndpoint {
       const session = this.sessions.get(sessionId);
       if (!session) return sendJson(res, 404, 'not_found', 'Unknown MCP session; initialize a new one.');
       if (session.connection.identity.tokenHash !== identity.tokenHash) return sendJson(res, 403, 'forbidden', 'This MCP session belongs to another token.');
-      if (req.method === 'POST' && session.inflight.size >= maxInflightPerSession) {
+      // Requests only: a notification (a cancellation above all) frees slots rather than taking one.
+      if (req.method === 'POST' && isRequest(body) && session.inflight.size >= maxInflightPerSession) {
         return sendJson(res, 429, 'busy', `This session already has ${maxInflightPerSession} calls in flight; wait for some to finish.`);
       }
-      this.track(session, req, res, body);
+      if (!this.track(session, req, res, body)) return;
       await session.transport.handleRequest(req, res, body);
       // The SDK leaves each answered request's Response in the transport (see mcp-stream-release.ts).
       if (req.method === 'POST') releaseAnsweredStreams(session.transport);
@@ -172,7 +191,8 @@ export class McpHttpEndpoint {
     }
   }
 
-  private track(session: Session, req: IncomingMessage, res: ServerResponse, body: unknown): void {
+  /** Books the request; false when it was answered here (cancelled before it came) and must not run. */
+  private track(session: Session, req: IncomingMessage, res: ServerResponse, body: unknown): boolean {
     session.lastActivityAt = Date.now();
     if (!this.service.isLive(session.connection.id)) {
       session.gone = sourceController(maxInflightPerSession);
@@ -187,16 +207,51 @@ export class McpHttpEndpoint {
           this.service.disconnect(session.connection.id);
         }
       });
-      return;
+      return true;
     }
+    if (req.method !== 'POST') return true;
+    this.forgetCancelled(session, body);
     const id = (body as { id?: unknown } | undefined)?.id;
-    if (req.method !== 'POST' || (typeof id !== 'string' && typeof id !== 'number')) return;
+    if (typeof id !== 'string' && typeof id !== 'number') return true;
+    if (session.cancelledEarly.delete(id)) {
+      res.writeHead(202).end();
+      return false;
+    }
     const controller = new AbortController();
-    session.inflight.set(id, controller);
+    session.inflight.set(id, { controller, res });
     res.on('close', () => {
       session.inflight.delete(id);
       if (!res.writableFinished) controller.abort(new Error('The agent dropped the request.'));
     });
+    return true;
+  }
+
+  /**
+   * MCP answers no cancelled request, and the SDK then leaves that request's POST open and its
+   * entries in the transport for the life of the session (the gap python-sdk closed in pull
+   * request 3188; fastmcp's pull request 325 describes it in this SDK). Each one also held a
+   * slot of the session's in-flight bound, so enough cancellations made every later call busy.
+   * A cancellation of a call in flight here stops the call; if the SDK has taken it (and so will
+   * not answer), it also frees the slot, ends its POST with an empty 202 (as python-sdk does)
+   * and drops the SDK's entries. The notification then goes on to the SDK as usual.
+   */
+  private forgetCancelled(session: Session, body: unknown): void {
+    const message = body as { method?: unknown; params?: { requestId?: unknown } } | null;
+    if (message?.method !== 'notifications/cancelled') return;
+    const requestId = message.params?.requestId;
+    if (typeof requestId !== 'string' && typeof requestId !== 'number') return;
+    const call = session.inflight.get(requestId);
+    if (!call) {
+      session.cancelledEarly.add(requestId);
+      if (session.cancelledEarly.size > maxInflightPerSession) session.cancelledEarly.delete(session.cancelledEarly.values().next().value!);
+      return;
+    }
+    call.controller.abort(new Error('The agent cancelled the call.'));
+    // Not taken by the SDK yet (the two POSTs raced): the call runs aborted and is answered at once.
+    if (!forgetRequest(session.transport, requestId)) return;
+    session.inflight.delete(requestId);
+    if (!call.res.headersSent) call.res.writeHead(202);
+    call.res.end();
   }
 
   private async open(identity: AgentIdentity, req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
@@ -207,7 +262,7 @@ export class McpHttpEndpoint {
       if (session) {
         signals.push(session.gone.signal);
         const dropped = session.inflight.get(requestId);
-        if (dropped) signals.push(dropped.signal);
+        if (dropped) signals.push(dropped.controller.signal);
       }
       const linked = linkSignals(signals);
       try {
@@ -222,7 +277,7 @@ export class McpHttpEndpoint {
       // than SSE replies here; the SDK's JSON-mode leak is released after each POST instead).
       enableJsonResponse: true,
       onsessioninitialized: (id) => {
-        session = { transport, server, connection, streams: 0, gone: sourceController(maxInflightPerSession), inflight: new Map(), lastActivityAt: Date.now() };
+        session = { transport, server, connection, streams: 0, gone: sourceController(maxInflightPerSession), inflight: new Map(), cancelledEarly: new Set(), lastActivityAt: Date.now() };
         this.sessions.set(id, session);
       },
     });

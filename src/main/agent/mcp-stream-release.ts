@@ -39,6 +39,14 @@ export function releaseAnsweredStreams(transport: StreamableHTTPServerTransport)
   return released;
 }
 
+/**
+ * A request that will never be answered (the agent cancelled it): its entry goes, so the
+ * next release drops its stream (mcp-http.ts ends the POST itself). True when it was held.
+ */
+export function forgetRequest(transport: StreamableHTTPServerTransport, requestId: string | number): boolean {
+  return internals(transport)?._requestToStreamMapping.delete(requestId) ?? false;
+}
+
 /** Entries the transport holds (a test's window on the leak). */
 export function heldStreams(transport: StreamableHTTPServerTransport): number {
   return internals(transport)?._streamMapping.size ?? 0;
