@@ -137,11 +137,14 @@ export const soakFigure: Figure = {
       const warnings = agents.flatMap((agent) => agent.stderr.join('').split('\n').filter((line) => /warning/i.test(line)).map((line) => `${agent.name}: ${line.trim()}`));
       const seconds = (firstPhaseMs + lastPhaseMs) / 1000;
       const heapText = (m: HostMemory) => mib(m.heapUsed).toFixed(1);
+      // Where RSS that is not live heap sits: V8's committed heap, and memory outside it.
+      const splitText = (m: HostMemory) => `${mib(m.heapTotal).toFixed(0)}/${mib(m.external).toFixed(0)}/${mib(m.arrayBuffers).toFixed(0)}`;
       const fdText = (m: HostMemory) => `${m.fds ?? '?'} (${m.sockets ?? '?'} sockets)`;
       const series = samples.map((p) => `${p.s.toFixed(0)}s ${mib(p.m.rss).toFixed(0)}/${p.m.fds ?? '?'}/${p.m.sockets ?? '?'}`).join(', ');
       const note = [
         `${calls} calls in ${seconds} s (${(calls / seconds).toFixed(0)}/s), ${opened} terminals opened and closed`,
         `heap after GC: start ${heapText(start)}, after ${firstPhaseMs / 1000} s ${heapText(middle)}, end ${heapText(end)} MiB`,
+        `V8 heap committed/external/array buffers ${splitText(start)} → ${splitText(middle)} → ${splitText(end)} MiB`,
         `RSS ${mib(start.rss).toFixed(0)} → ${mib(middle.rss).toFixed(0)} → ${mib(end.rss).toFixed(0)} MiB; descriptors ${fdText(start)} → ${fdText(middle)} → ${fdText(end)}`,
         `RSS MiB/descriptors/sockets while running: ${series}`,
       ].join('; ');

@@ -40,6 +40,8 @@ export interface LoopDelay {
 
 export interface HostMemory {
   heapUsed: number;
+  /** What V8 has committed for its heap (used or not). */
+  heapTotal: number;
   rss: number;
   external: number;
   arrayBuffers: number;

@@ -142,7 +142,7 @@ async function handle(command: Command): Promise<unknown> {
       }
       const usage = process.memoryUsage();
       const fds = process.platform === 'linux' ? openDescriptors() : null;
-      return { heapUsed: usage.heapUsed, rss: usage.rss, external: usage.external, arrayBuffers: usage.arrayBuffers, fds: fds?.all ?? null, sockets: fds?.sockets ?? null };
+      return { heapUsed: usage.heapUsed, heapTotal: usage.heapTotal, rss: usage.rss, external: usage.external, arrayBuffers: usage.arrayBuffers, fds: fds?.all ?? null, sockets: fds?.sockets ?? null };
     }
     case 'stop':
       setImmediate(() => void stop(0));
