@@ -108,3 +108,25 @@ export async function startAgentFixture(
     },
   };
 }
+
+/**
+ * `batches` rounds of `perBatch` terminal_wait calls on `id`, each cancelled by the SDK client
+ * (notifications/cancelled) a moment after it went out; the outcome of every call ('cancelled'
+ * unless one was answered first).
+ */
+export async function cancelledWaits(client: Client, id: unknown, opts: { batches: number; perBatch: number; waitMs: number; afterMs: number }): Promise<Set<string>> {
+  const outcomes = new Set<string>();
+  for (let batch = 0; batch < opts.batches; batch++) {
+    const aborts = Array.from({ length: opts.perBatch }, () => new AbortController());
+    const calls = aborts.map((abort) =>
+      client.callTool({ name: 'terminal_wait', arguments: { id, waitMs: opts.waitMs } }, undefined, { timeout: 70_000, signal: abort.signal }).then(
+        () => 'answered',
+        () => 'cancelled',
+      ),
+    );
+    await new Promise((resolve) => setTimeout(resolve, opts.afterMs));
+    for (const abort of aborts) abort.abort();
+    for (const outcome of await Promise.all(calls)) outcomes.add(outcome);
+  }
+  return outcomes;
+}

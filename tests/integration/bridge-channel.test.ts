@@ -9,7 +9,7 @@ import { helloTimeoutMs, maxBridgeLineBytes, maxPendingHellos, McpSocketEndpoint
 import { shortSocketDir } from '../../src/main/agent/socket-path.js';
 import { discoveryDir } from '../../src/main/host/instance.js';
 import { ManualClock } from '../support/manual-clock.js';
-import { startAgentFixture, type AgentFixture } from './agent-helpers.js';
+import { cancelledWaits, startAgentFixture, type AgentFixture } from './agent-helpers.js';
 
 // The stdio bridge's channel to the host (src/main/agent/mcp-socket.ts), attacked through its
 // public doors: the socket itself, as any local process could reach it, and the real
@@ -238,18 +238,7 @@ describe('bridge channel', () => {
     expect(await call(client, 'terminal_send', { id: opened.id, text: 'sleep 60', waitMs: 200 })).toMatchObject({ status: 'running' });
     // MCP: a cancelled request gets no answer. Each one must still leave the bridge's and the
     // host's books (256 and 64 calls in flight): 300 of them, 30 at a time.
-    for (let batch = 0; batch < 10; batch++) {
-      const aborts = Array.from({ length: 30 }, () => new AbortController());
-      const calls = aborts.map((abort) =>
-        client.callTool({ name: 'terminal_wait', arguments: { id: opened.id, waitMs: 50_000 } }, undefined, { timeout: 70_000, signal: abort.signal }).then(
-          () => 'answered',
-          () => 'cancelled',
-        ),
-      );
-      await new Promise((resolve) => setTimeout(resolve, 30));
-      for (const abort of aborts) abort.abort();
-      expect(new Set(await Promise.all(calls))).toEqual(new Set(['cancelled']));
-    }
+    expect(await cancelledWaits(client, opened.id, { batches: 10, perBatch: 30, waitMs: 50_000, afterMs: 30 })).toEqual(new Set(['cancelled']));
     expect(await call(client, 'terminal_list')).toMatchObject({ terminals: [expect.objectContaining({ id: opened.id })] });
     await until(() => f.bridgeChannel!.sessionCount === 1);
     expect(await call(client, 'terminal_wait', { id: opened.id, waitMs: 100 })).toMatchObject({ status: 'running' });

@@ -3,7 +3,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { maxInflightPerSession, maxSessions } from '../../src/main/agent/mcp-http.js';
-import { startAgentFixture, type AgentFixture } from './agent-helpers.js';
+import { cancelledWaits, startAgentFixture, type AgentFixture } from './agent-helpers.js';
 
 // The bounds of /mcp, attacked over raw HTTP so the test controls exactly which streams and
 // calls are open: sessions held at once, and calls in flight on one session.
@@ -122,18 +122,7 @@ describe('/mcp bounds', () => {
     // MCP: a cancelled request gets no answer; it must still leave the session's books. (The
     // SDK's fetch sends a few of the cancellations only after other requests end; those waits
     // run their 3 s.)
-    for (let batch = 0; batch < 4; batch++) {
-      const aborts = Array.from({ length: 30 }, () => new AbortController());
-      const calls = aborts.map((abort) =>
-        client.callTool({ name: 'terminal_wait', arguments: { id: opened.id, waitMs: 3_000 } }, undefined, { timeout: 70_000, signal: abort.signal }).then(
-          () => 'answered',
-          () => 'cancelled',
-        ),
-      );
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      for (const abort of aborts) abort.abort();
-      expect(new Set(await Promise.all(calls))).toEqual(new Set(['cancelled']));
-    }
+    expect(await cancelledWaits(client, opened.id, { batches: 4, perBatch: 30, waitMs: 3_000, afterMs: 50 })).toEqual(new Set(['cancelled']));
     expect(await structured('terminal_wait', { id: opened.id, waitMs: 100 })).toMatchObject({ status: 'running' });
     // Nor does the SDK keep their POSTs once their waits are over: the GET stream is all it holds.
     const deadline = Date.now() + 10_000;

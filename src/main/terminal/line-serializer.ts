@@ -13,6 +13,13 @@
  */
 import type { IBuffer, IBufferCell } from '@xterm/headless';
 
+/** A colour's SGR parameters: the 8 and 8 bright ones by their short codes, 256 and RGB colours in full; null for the default. */
+function colour(rgb: boolean, palette: boolean, c: number, base: number, bright: number, extended: number): string | number | null {
+  if (rgb) return `${extended};2;${(c >>> 16) & 255};${(c >>> 8) & 255};${c & 255}`;
+  if (!palette) return null;
+  return c < 8 ? base + c : c < 16 ? bright + c - 8 : `${extended};5;${c}`;
+}
+
 /** SGR parameters of a cell's style; '' for the default. */
 function styleOf(cell: IBufferCell): string {
   if (cell.isAttributeDefault()) return '';
@@ -26,20 +33,10 @@ function styleOf(cell: IBufferCell): string {
   if (cell.isInvisible()) params.push(8);
   if (cell.isStrikethrough()) params.push(9);
   if (cell.isOverline()) params.push(53);
-  if (cell.isFgRGB()) {
-    const c = cell.getFgColor();
-    params.push(`38;2;${(c >>> 16) & 255};${(c >>> 8) & 255};${c & 255}`);
-  } else if (cell.isFgPalette()) {
-    const c = cell.getFgColor();
-    params.push(c < 8 ? 30 + c : c < 16 ? 90 + c - 8 : `38;5;${c}`);
-  }
-  if (cell.isBgRGB()) {
-    const c = cell.getBgColor();
-    params.push(`48;2;${(c >>> 16) & 255};${(c >>> 8) & 255};${c & 255}`);
-  } else if (cell.isBgPalette()) {
-    const c = cell.getBgColor();
-    params.push(c < 8 ? 40 + c : c < 16 ? 100 + c - 8 : `48;5;${c}`);
-  }
+  const fg = colour(cell.isFgRGB(), cell.isFgPalette(), cell.getFgColor(), 30, 90, 38);
+  if (fg) params.push(fg);
+  const bg = colour(cell.isBgRGB(), cell.isBgPalette(), cell.getBgColor(), 40, 100, 48);
+  if (bg) params.push(bg);
   return params.join(';');
 }
 
