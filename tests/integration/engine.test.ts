@@ -201,6 +201,19 @@ describe.each(availableShells)('%s engine', (shell) => {
     expect(done.output).toContain('caught');
   });
 
+  it.runIf(full)('interrupts again a job whose program began after the first SIGINT, before any SIGTERM', async () => {
+    const t = await pool.open(shell);
+    // The job catches the first SIGINT and then becomes another program, as a child does that
+    // gets the signal between its fork and its exec: that program never had a SIGINT.
+    const r = await t.send({ text: `sh -c 'trap "echo caught" INT; sleep 0.5 & wait; exec sleep 100'`, waitMs: 300 });
+    expect(r.status).toBe('running');
+    const w = t.wait({ since: r.cursor, waitMs: 10_000 });
+    await t.interrupt();
+    const done = await w;
+    expect(done).toMatchObject({ status: 'done', exitCode: 130 });
+    expect(done.output).toContain('caught');
+  });
+
   it.runIf(full)('settles a wait on a submitted line that runs nothing at the next prompt', async () => {
     const t = await pool.open(shell);
     // The same path as a line the line editor drops (Ctrl+C before the shell read it): a

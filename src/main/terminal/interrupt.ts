@@ -60,8 +60,24 @@ export async function interrupt(target: InterruptTarget): Promise<void> {
     if (running && ((fg && fg === shellPgrp) || !platform.processGroups)) escalate(target, fg, seq, () => void target.write('\x03').catch(() => {}));
     return;
   }
+  interruptJob(target, fg, seq);
+}
+
+/**
+ * SIGINT to a job in a group of its own, SIGTERM a second later if nothing happened. A signal
+ * that landed between the job's fork and its exec went to a child still running the shell's
+ * code (bash's child has not restored the default handlers yet), and the program it became never
+ * had it: if the group's program changed since, it gets SIGINT once more before any SIGTERM.
+ */
+function interruptJob(target: InterruptTarget, fg: number, seq: number | null, again = true): void {
+  const { platform, pid } = target;
+  // Read before the signal: the program it makes the job exec must count as a change.
+  const program = platform.foregroundProgram(pid);
   platform.signalGroup(fg, 'SIGINT');
-  escalate(target, fg, seq, () => platform.signalGroup(fg, 'SIGTERM'));
+  escalate(target, fg, seq, () => {
+    if (again && platform.foregroundProgram(pid) !== program) return interruptJob(target, fg, seq, false);
+    platform.signalGroup(fg, 'SIGTERM');
+  });
 }
 
 function submittedNotStarted(state: ReadinessState): boolean {
@@ -90,8 +106,7 @@ function escalate(target: InterruptTarget, pgid: number | null, seq: number | nu
     if (pgid !== null && fg !== pgid && !movedOn) return;
     if (await target.probeNow()) return;
     if (!movedOn) return then();
-    platform.signalGroup(fg, 'SIGINT');
-    escalate(target, fg, seq, () => platform.signalGroup(fg, 'SIGTERM'));
+    interruptJob(target, fg, seq);
   }, interruptEscalateMs);
 }
 
