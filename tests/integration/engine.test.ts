@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TandemError } from '../../src/shared/errors.js';
+import type { TerminalSession } from '../../src/main/terminal/session.js';
 import { readStat } from '../../src/main/pty/proc.js';
 import { findTerminalProcesses } from '../../src/main/pty/tree.js';
 import { availableShells, hasCommand, makeHome, missingShells, SessionPool } from './helpers.js';
@@ -16,6 +17,17 @@ afterAll(async () => {
 });
 
 const python = hasCommand('python3');
+
+/** Sends a command that catches the first SIGINT (printing `caught`), interrupts it, and expects it ended by SIGINT. */
+async function interruptCatching(t: TerminalSession, text: string, waitMs: number): Promise<void> {
+  const r = await t.send({ text, waitMs });
+  expect(r.status).toBe('running');
+  const w = t.wait({ since: r.cursor, waitMs: 10_000 });
+  await t.interrupt();
+  const done = await w;
+  expect(done).toMatchObject({ status: 'done', exitCode: 130 });
+  expect(done.output).toContain('caught');
+}
 
 describe.each(availableShells)('%s engine', (shell) => {
   const full = shell !== 'sh';
@@ -192,26 +204,14 @@ describe.each(availableShells)('%s engine', (shell) => {
     // The shell's group has the terminal while it waits on a background job; it catches the
     // key and goes on to a program in a group of its own, which the key never reached (the
     // same as a job forked just before it took the terminal). The interrupt follows it there.
-    const r = await t.send({ text: "trap 'echo caught' INT; sleep 0.3 & wait; sleep 100", waitMs: 0 });
-    expect(r.status).toBe('running');
-    const w = t.wait({ since: r.cursor, waitMs: 10_000 });
-    await t.interrupt();
-    const done = await w;
-    expect(done).toMatchObject({ status: 'done', exitCode: 130 });
-    expect(done.output).toContain('caught');
+    await interruptCatching(t, "trap 'echo caught' INT; sleep 0.3 & wait; sleep 100", 0);
   });
 
   it.runIf(full)('interrupts again a job whose program began after the first SIGINT, before any SIGTERM', async () => {
     const t = await pool.open(shell);
     // The job catches the first SIGINT and then becomes another program, as a child does that
     // gets the signal between its fork and its exec: that program never had a SIGINT.
-    const r = await t.send({ text: `sh -c 'trap "echo caught" INT; sleep 0.5 & wait; exec sleep 100'`, waitMs: 300 });
-    expect(r.status).toBe('running');
-    const w = t.wait({ since: r.cursor, waitMs: 10_000 });
-    await t.interrupt();
-    const done = await w;
-    expect(done).toMatchObject({ status: 'done', exitCode: 130 });
-    expect(done.output).toContain('caught');
+    await interruptCatching(t, `sh -c 'trap "echo caught" INT; sleep 0.5 & wait; exec sleep 100'`, 300);
   });
 
   it.runIf(full)('settles a wait on a submitted line that runs nothing at the next prompt', async () => {
