@@ -16,7 +16,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { EchoBaselines } from '../lib/echo-baselines.js';
 import { expectStatus, SessionScope } from '../lib/engine.js';
 import { HostProcess } from '../lib/host.js';
-import { benchProject, bridgeClient, callTool, httpClient, RawRelayClient, sdkRelayClient } from '../lib/mcp.js';
+import { benchProject, bridgeClient, callTool, expectHi, httpClient, RawRelayClient, sdkRelayClient, timedEcho as echo } from '../lib/mcp.js';
 import { summarize } from '../lib/stats.js';
 import type { Figure, Measurement } from '../lib/types.js';
 
@@ -28,14 +28,6 @@ async function list(client: Client): Promise<number> {
   const t0 = performance.now();
   await callTool(client, 'terminal_list', {});
   return performance.now() - t0;
-}
-
-async function echo(client: Client, id: string): Promise<number> {
-  const t0 = performance.now();
-  const result = await callTool(client, 'terminal_send', { id, text: 'echo hi' });
-  const elapsed = performance.now() - t0;
-  if (result.status !== 'done' || result.output !== 'hi') throw new Error(`terminal_send echo hi: ${JSON.stringify(result).slice(0, 200)}`);
-  return elapsed;
 }
 
 export const agentRoundtripFigure: Figure = {
@@ -118,8 +110,7 @@ export const agentRoundtripFigure: Figure = {
         return performance.now() - t0;
       };
       const rawEcho = async (client: RawRelayClient, id: string) => {
-        const result = await client.call('terminal_send', { id, text: 'echo hi' });
-        if (result.status !== 'done' || result.output !== 'hi') throw new Error(`relay echo hi: ${JSON.stringify(result).slice(0, 200)}`);
+        expectHi(await client.call('terminal_send', { id, text: 'echo hi' }), 'bare relay');
       };
       // Each entry measures one call and keeps it (after warm-up) in its series.
       const calls: Array<[number[], () => Promise<number>]> = [

@@ -10,20 +10,12 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { expectStatus, SessionScope } from '../lib/engine.js';
 import { HostProcess } from '../lib/host.js';
-import { bridgeClient, callTool } from '../lib/mcp.js';
+import { bridgeClient, callTool, timedEcho as echo } from '../lib/mcp.js';
 import type { Figure, Measurement } from '../lib/types.js';
 
 const agent = 'bench';
 /** Sends after the first one in each terminal, kept as the steady-state baseline. */
 const steadySends = 5;
-
-async function echo(client: Client, id: string): Promise<number> {
-  const t0 = performance.now();
-  const result = await callTool(client, 'terminal_send', { id, text: 'echo hi' });
-  const elapsed = performance.now() - t0;
-  if (result.status !== 'done' || result.output !== 'hi') throw new Error(`terminal_send echo hi: ${JSON.stringify(result).slice(0, 200)}`);
-  return elapsed;
-}
 
 export const firstCommandFigure: Figure = {
   id: 'first-command',

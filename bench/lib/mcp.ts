@@ -63,6 +63,20 @@ export async function bridgeClient(
   return client;
 }
 
+/** Throws unless a terminal_send of `echo hi` came back done with its output. */
+export function expectHi(result: Record<string, unknown>, path: string): void {
+  if (result.status !== 'done' || result.output !== 'hi') throw new Error(`terminal_send echo hi (${path}): ${JSON.stringify(result).slice(0, 200)}`);
+}
+
+/** terminal_send `echo hi` through an SDK client; the milliseconds until its result. */
+export async function timedEcho(client: Client, id: string): Promise<number> {
+  const t0 = performance.now();
+  const result = await callTool(client, 'terminal_send', { id, text: 'echo hi' });
+  const elapsed = performance.now() - t0;
+  expectHi(result, 'MCP');
+  return elapsed;
+}
+
 /** Calls a tool and returns its structured result; a tool error throws. */
 export async function callTool(client: Client, name: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
   const result = await client.callTool({ name, arguments: args }, undefined, { timeout: 70_000 });
