@@ -41,6 +41,15 @@ describe('MarkerScanner', () => {
     }
   });
 
+  it('finds markers among colour codes and at a chunk start; the prefix without its ESC is text', () => {
+    const colour = '\x1b[32mgreen\x1b[0m';
+    const bare = `]7771;${secret};E;1;0;;/\x07`;
+    const parts = scanAll([`${m('C')}${colour}${bare}\x1b${m('S;2;ls')}`, `${m('E;2;0;;/')}${colour}`]);
+    expect(parts.filter((part) => 'marker' in part).map((part) => ('marker' in part ? part.marker.kind : ''))).toEqual(['continuation', 'start', 'end']);
+    // The lone ESC before the start marker aborts nothing of it and stays output, as a terminal shows it.
+    expect(textOf(parts)).toBe(`${colour}${bare}\x1b${colour}`);
+  });
+
   it('leaves markers with a wrong secret in the output and settles nothing', () => {
     const fake = m('E;1;0;;/', 'guess');
     const parts = scanAll([`x${fake}y`]);
