@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decodeServerMessage, encodeOutputFrame } from '../../src/shared/frames.js';
+import { decodeServerMessage } from '../../src/shared/frames.js';
+import { encodeOutputFrame } from '../../src/main/web/output-frame.js';
 
 describe('binary output frames', () => {
   it('round-trip terminal output byte for byte, escape codes and emoji included', () => {

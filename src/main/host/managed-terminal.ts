@@ -11,7 +11,7 @@ import { TerminalOps } from './terminal-ops.js';
 import { Attachment, type FrameSink } from './attachment.js';
 import { frameMaxChars, highWatermarkChars, lowWatermarkChars, maxBufferedChars, stalledAfterMs } from '../../shared/wire.js';
 
-/** Reads arriving this close together are batched into one frame (of at most `frameMaxChars`). */
+/** Reads arriving this close together are batched into one frame (of about `frameMaxChars`). */
 export const frameBatchMs = 8;
 /** A frame this large means output is streaming: the next reads are worth batching. */
 export const streamingChars = 8 * 1024;

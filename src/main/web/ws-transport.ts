@@ -2,7 +2,7 @@ import type { WebSocket } from 'ws';
 import { clientMessageSchema, describeIssue, type EventName, type EventPayload, type ServerMessage } from '../../shared/contract.js';
 import { type DispatchOptions, Dispatcher, newClientId, toWireError, type UiClient } from '../host/dispatch.js';
 import type { TerminalHost } from '../host/host.js';
-import { encodeOutputFrame } from '../../shared/frames.js';
+import { encodeOutputFrame } from './output-frame.js';
 import { EventGate } from './event-gate.js';
 
 export interface WsTransportOptions {
