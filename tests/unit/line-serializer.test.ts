@@ -29,17 +29,26 @@ function look(cell: IBufferCell): string {
   return `${chars}/${cell.getWidth()}/${cell.getFgColorMode()}:${cell.getFgColor()}/${cell.getBgColorMode()}:${cell.getBgColor()}/${flags}`;
 }
 
+/** A blank a person cannot tell from an empty cell: bold, dim, italic, blink or hidden show nothing on it. */
+function showsNothing(cell: IBufferCell): boolean {
+  return (cell.getChars() === '' || cell.getChars() === ' ') && cell.isBgDefault() && !cell.isInverse() && !cell.isUnderline() && !cell.isOverline() && !cell.isStrikethrough();
+}
+
 /** Every line as its cells, cut after the last cell that shows anything, and whether it wraps. */
 function rows(t: HeadlessTerminal): string[] {
   const buffer = t.buffer.normal;
   const out: string[] = [];
   const cell = buffer.getNullCell();
-  const blank = look(cell);
   for (let y = 0; y < buffer.length; y++) {
     const line = buffer.getLine(y)!;
     const cells: string[] = [];
-    for (let x = 0; x < t.cols; x++) cells.push(look(line.getCell(x, cell)!));
-    while (cells.length > 0 && cells.at(-1) === blank) cells.pop();
+    let shown = 0;
+    for (let x = 0; x < t.cols; x++) {
+      cells.push(look(line.getCell(x, cell)!));
+      if (!showsNothing(cell)) shown = x + 1;
+    }
+    // A wrapped line's blanks are kept whole: the next row continues after them.
+    if (!buffer.getLine(y + 1)?.isWrapped) cells.length = shown;
     out.push(`${line.isWrapped ? '+' : '|'}${cells.join(' ')}`);
   }
   while (out.length > 0 && out.at(-1) === '|') out.pop();
@@ -50,7 +59,7 @@ function rows(t: HeadlessTerminal): string[] {
 function sample(seed: number, lines: number): string {
   let state = seed;
   const rand = (n: number) => {
-    state = (state * 1103515245 + 12345) & 0x7fffffff;
+    state = (Math.imul(state, 1103515245) + 12345) & 0x7fffffff; // 32-bit: a plain product loses its low bits in a double
     return state % n;
   };
   const styles = ['0', '1', '2', '3', '4', '5', '7', '8', '9', '53', '31', '92', '38;5;208', '38;2;10;200;30', '44', '103', '48;5;17', '48;2;250;0;99', '1;4;35;47', '7;33'];
@@ -63,6 +72,7 @@ function sample(seed: number, lines: number): string {
     else if (kind === 2) text += `\x1b[${styles[rand(styles.length)]}m${'z'.repeat(30 + rand(60))}\x1b[0m\r\n`; // wraps
     else {
       for (let n = 1 + rand(6); n > 0; n--) text += `\x1b[${styles[rand(styles.length)]}m${words[rand(words.length)]}`;
+      if (rand(3) === 0) text += `\x1b[0m${words[rand(words.length)]}`; // ends in the default style: only blanks may be trimmed
       text += rand(2) ? '\x1b[0m\r\n' : '\r\n\x1b[0m'; // a style left on across the line break, sometimes
     }
   }

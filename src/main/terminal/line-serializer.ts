@@ -55,13 +55,30 @@ function invisible(cell: IBufferCell): boolean {
 interface PackedCell {
   fg?: unknown;
   bg?: unknown;
+  content?: unknown;
+}
+
+/** xterm's cell content: the code point's bits, and the bit of a combined character (kept as a string). */
+const codePointMask = 0x1fffff;
+const combinedBit = 0x200000;
+
+/**
+ * Whether a packed cell is empty or a space in the default style: the trailing blanks of
+ * nearly every line, told apart without making a string of each (getChars). Anything else is
+ * left to `invisible`.
+ */
+function blankDefault(cell: PackedCell): boolean {
+  if (cell.fg !== 0 || cell.bg !== 0) return false;
+  const content = cell.content as number;
+  const code = content & codePointMask;
+  return (content & combinedBit) === 0 && (code === 0 || code === 32);
 }
 
 /** Lines `start` to `end` (inclusive) of `buffer`, as output that replays them; `packed: false` forces the getters (tests). */
 export function serializeLines(buffer: IBuffer, start: number, end: number, cols: number, opts: { packed?: boolean } = {}): string {
   const cell = buffer.getNullCell();
   const packed = cell as unknown as PackedCell;
-  const fast = opts.packed !== false && typeof packed.fg === 'number' && typeof packed.bg === 'number';
+  const fast = opts.packed !== false && typeof packed.fg === 'number' && typeof packed.bg === 'number' && typeof packed.content === 'number';
   let out = '';
   let style = '';
   /** Whether the current style shows on a blank: a line scrolled in takes the background. */
@@ -73,7 +90,16 @@ export function serializeLines(buffer: IBuffer, start: number, end: number, cols
     if (!line) break;
     const continued = y < end && buffer.getLine(y + 1)?.isWrapped === true;
     let last = Math.min(cols, line.length);
-    if (!continued) while (last > 0 && invisible(line.getCell(last - 1, cell)!)) last--;
+    if (!continued) {
+      while (last > 0) {
+        line.getCell(last - 1, cell);
+        if (!(fast && blankDefault(packed)) && !invisible(cell)) break;
+        last--;
+      }
+      // A wrapped row of blanks still needs one cell printed, or the replay never wraps into it
+      // (the line break that follows would start the next line there instead).
+      if (last === 0 && line.isWrapped && cols > 0) last = 1;
+    }
     // Runs of one style go out whole (translateToString writes a wide character once and an
     // empty cell as a blank).
     let runStart = 0;
