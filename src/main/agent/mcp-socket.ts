@@ -214,7 +214,9 @@ export class McpSocketEndpoint {
     this.sessions.add(session);
     socket.once('close', () => {
       this.sessions.delete(session);
-      gone.abort(new Error('The agent disconnected.'));
+      const reason = new Error('The agent disconnected.');
+      gone.abort(reason);
+      for (const call of session.calls.values()) call.abort(reason);
       this.service.disconnect(connection.id);
       transport.onclose?.();
     });
@@ -260,21 +262,23 @@ export class McpSocketEndpoint {
    * call cancelled or whose bridge went away is not answered.
    */
   private async call(session: Session, id: string | number, params: unknown): Promise<void> {
+    // One controller per call, aborted by a cancellation or when the bridge goes (the session's
+    // close aborts every call in `calls`): no listener on a long-lived signal per call, which
+    // cost a cold call 0.15 ms in Node's EventTarget.
     const cancel = new AbortController();
     session.calls.set(id, cancel);
-    const linked = linkSignals([cancel.signal, session.gone.signal]);
+    if (session.gone.signal.aborted) cancel.abort(session.gone.signal.reason);
     let result: CallToolResult;
     try {
       const call = params as { name?: unknown; arguments?: unknown } | null;
       result =
         typeof call === 'object' && call !== null && typeof call.name === 'string'
-          ? await runTool(this.service, session.connection, call.name, call.arguments, linked.signal)
+          ? await runTool(this.service, session.connection, call.name, call.arguments, cancel.signal)
           : toolError(new TandemError('invalid_argument', 'tools/call needs params.name (a Tandem tool, see tools/list) and params.arguments.'));
     } finally {
-      linked.dispose();
       session.calls.delete(id);
     }
-    if (cancel.signal.aborted || session.gone.signal.aborted) return;
+    if (cancel.signal.aborted) return;
     session.inflight.delete(id);
     // The id goes last, as the SDK writes it: the bridge reads it from the line's end.
     this.write(session.socket, `{"jsonrpc":"2.0","result":${JSON.stringify(result)},"id":${JSON.stringify(id)}}\n`);
