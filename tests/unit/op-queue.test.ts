@@ -83,4 +83,32 @@ describe('OpQueue: the person never waits', () => {
     expect(order).toEqual(['reset started', 'reset done', 'b']);
     expect(running.preempted.aborted).toBe(false);
   });
+
+  it('grants a turn at once only when nothing runs, waits, resets or holds the lease', async () => {
+    const queue = new OpQueue(8);
+    const now = queue.takeNow('a');
+    expect(now).not.toBeNull();
+    expect(queue.takeNow('b')).toBeNull(); // one runs
+    const queued = queue.enqueue('b');
+    now!.release();
+    const second = await queued;
+    expect(queue.holds('b')).toBe(true);
+    const third = queue.enqueue('c');
+    second.release();
+    expect(queue.takeNow('d')).toBeNull(); // c was waiting first and runs now
+    (await third).release();
+    queue.grantLease();
+    expect(queue.takeNow('e')).toBeNull(); // the person's lease: agent writes go through the queue and fail there
+    await expect(queue.enqueue('e')).rejects.toMatchObject({ code: 'user_control' });
+    queue.releaseLease();
+    let resetting: () => void = () => undefined;
+    const reset = queue.person(() => new Promise<void>((resolve) => (resetting = resolve)));
+    expect(queue.takeNow('f')).toBeNull(); // a reset in progress
+    resetting();
+    await reset;
+    const free = queue.takeNow('g');
+    expect(free).not.toBeNull();
+    free!.release();
+    expect(queue.size).toBe(0);
+  });
 });

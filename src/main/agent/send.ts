@@ -4,7 +4,7 @@ import { findRefusedControl, describeControl } from '../../shared/control-chars.
 import type { ManagedTerminal } from '../host/managed-terminal.js';
 import { waitFor } from '../terminal/clock.js';
 import { type AgentContext, decorate, emptyResult } from './context.js';
-import { loadGrammars } from './judge/tree-sitter.js';
+import { grammarsNow, loadGrammars } from './judge/tree-sitter.js';
 import { judge } from './policy.js';
 import { redirectedBy } from './redirect-check.js';
 import type { AgentConnection, ApprovalDecision } from './service.js';
@@ -43,7 +43,8 @@ export async function send(ctx: AgentContext, connection: AgentConnection, args:
   const line = [text ?? '', ...(keys ?? []).map((key) => (key.length === 1 ? key : `<${key}>`))].join(' ').trim();
   const settings = ctx.settingsOf(connection);
   // A grammar that fails to load classifies nothing: lines ask, they are never let through.
-  const grammars = await loadGrammars().catch(() => null);
+  const loaded = grammarsNow();
+  const grammars = loaded !== undefined ? loaded : await loadGrammars().catch(() => null);
   const where = ops.judgeContext;
   const judgeLine = (line: string, hasKeys: boolean) =>
     judge(line, settings, {
@@ -102,7 +103,7 @@ export async function send(ctx: AgentContext, connection: AgentConnection, args:
     }
   }
   if (verdict === 'run') ctx.ran.record(connection.identity.name, { command: line, terminalId: terminal.id, title: terminal.meta.title, at: new Date().toISOString() });
-  const turn = await ops.turn(owner, deadline - ctx.clock.now(), signal);
+  const turn = ops.turnNow(owner, signal) ?? (await ops.turn(owner, deadline - ctx.clock.now(), signal));
   try {
     state.approved = null;
     const result = await ops.send(turn, { text, keys, submit: args.submit, input: args.input, waitMs: Math.max(0, deadline - ctx.clock.now()), maxOutputBytes: args.maxOutputBytes, signal });

@@ -110,10 +110,23 @@ export class OpQueue {
     }
     const entry = this.waiting.shift();
     if (!entry) return;
-    const running = { owner: entry.owner, preempt: new AbortController() };
+    entry.grant(this.start(entry.owner));
+  }
+
+  /**
+   * The turn at once when nothing runs, waits, holds or resets the terminal (an agent's usual
+   * send); null otherwise, and the caller queues. No signal is listened to, no promise made.
+   */
+  takeNow(owner: string): Turn | null {
+    if (this.running !== null || this.resets > 0 || this.leased || this.waiting.length > 0 || this.size >= this.max) return null;
+    return this.start(owner);
+  }
+
+  private start(owner: string): Turn {
+    const running = { owner, preempt: new AbortController() };
     this.running = running;
     let released = false;
-    entry.grant({
+    return {
       preempted: running.preempt.signal,
       release: () => {
         if (released) return;
@@ -121,6 +134,6 @@ export class OpQueue {
         this.running = null;
         this.next();
       },
-    });
+    };
   }
 }

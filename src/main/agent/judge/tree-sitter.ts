@@ -32,5 +32,16 @@ export function loadGrammars(): Promise<Grammars> {
     ]);
     return { bash: parserFor(bash), pwsh: parserFor(pwsh) };
   })();
+  loading.then(
+    (grammars) => (settled = { grammars }),
+    () => (settled = { grammars: null }),
+  );
   return loading;
+}
+
+let settled: { grammars: Grammars | null } | null = null;
+
+/** The grammars once loading has settled (null: they failed, and lines ask); undefined before. No await on the hot path. */
+export function grammarsNow(): Grammars | null | undefined {
+  return settled ? settled.grammars : undefined;
 }
