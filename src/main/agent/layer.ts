@@ -88,7 +88,8 @@ export class AgentLayer implements AgentPanel {
   }
 
   private changed(): void {
-    if (this.scheduled) return;
+    // Nobody watches (no UI attached): the state, ran log and all, is not built for nothing.
+    if (this.scheduled || this.listeners.size === 0) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;

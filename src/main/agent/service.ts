@@ -137,10 +137,8 @@ export class AgentService {
     host.agentPresence = (name) => [...this.connections.values()].some((connection) => connection.identity.name === name);
     host.setAgentDirectory((name) => this.agentKey(name));
     // Terminals the person closed (or reset away) leave no agent state behind.
-    host.onRoster((terminals) => {
-      const present = new Set(terminals.map((terminal) => terminal.id));
-      for (const id of [...this.states.keys(), ...this.owners.keys()]) if (!present.has(id)) this.forget(id);
-    });
+    // (Not from the roster: building every terminal's view on each change cost each call time.)
+    host.onRemoved((id) => this.forget(id));
   }
 
   /** The named agent's terminals still in the host plus its opens in progress. */

@@ -56,6 +56,7 @@ export class TerminalHost {
   private readonly terminals = new Map<string, ManagedTerminal>();
   private pendingCreates = 0;
   private readonly rosterListeners = new Set<(terminals: TerminalView[]) => void>();
+  private readonly removedListeners = new Set<(id: string) => void>();
   private rosterScheduled = false;
   private readonly clock: Clock;
   private readonly env: NodeJS.ProcessEnv;
@@ -107,7 +108,13 @@ export class TerminalHost {
     return this.terminals.has(id);
   }
 
-  /** Whole-set roster updates, coalesced once per event-loop turn. */
+  /** Calls `listener` with the id of each terminal closed and gone from the roster. */
+  onRemoved(listener: (id: string) => void): () => void {
+    this.removedListeners.add(listener);
+    return () => this.removedListeners.delete(listener);
+  }
+
+  /** Whole-set roster updates, coalesced once per event-loop turn; built only while someone listens. */
   onRoster(listener: (terminals: TerminalView[]) => void): () => void {
     this.rosterListeners.add(listener);
     return () => this.rosterListeners.delete(listener);
@@ -125,7 +132,7 @@ export class TerminalHost {
   }
 
   private changed = (): void => {
-    if (this.rosterScheduled) return;
+    if (this.rosterScheduled || this.rosterListeners.size === 0) return;
     this.rosterScheduled = true;
     setImmediate(() => {
       this.rosterScheduled = false;
@@ -212,6 +219,7 @@ export class TerminalHost {
     if (result.closed) {
       terminal.dispose();
       this.terminals.delete(id);
+      for (const listener of this.removedListeners) listener(id);
       this.changed();
     }
     return result;
