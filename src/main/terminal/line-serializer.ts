@@ -11,7 +11,7 @@
  * (wrapped): that one goes out to the last column so the replaying terminal wraps there too.
  * The text ends with the style reset, so what follows starts from the default.
  */
-import type { IBuffer, IBufferCell } from '@xterm/headless';
+import type { IBuffer, IBufferCell, IBufferLine } from '@xterm/headless';
 
 /** A colour's SGR parameters: the 8 and 8 bright ones by their short codes, 256 and RGB colours in full; null for the default. */
 function colour(rgb: boolean, palette: boolean, c: number, base: number, bright: number, extended: number): string | number | null {
@@ -63,15 +63,43 @@ const codePointMask = 0x1fffff;
 const combinedBit = 0x200000;
 
 /**
- * Whether a packed cell is empty or a space in the default style: the trailing blanks of
- * nearly every line, told apart without making a string of each (getChars). Anything else is
- * left to `invisible`.
+ * Whether a cell is empty or a space in the default style: the trailing blanks of nearly every
+ * line, told apart from its three numbers without making a string of each (getChars). Anything
+ * else is left to `invisible`.
  */
-function blankDefault(cell: PackedCell): boolean {
-  if (cell.fg !== 0 || cell.bg !== 0) return false;
-  const content = cell.content as number;
+function blankDefault(content: number, fg: number, bg: number): boolean {
+  if (fg !== 0 || bg !== 0) return false;
   const code = content & codePointMask;
   return (content & combinedBit) === 0 && (code === 0 || code === 32);
+}
+
+/** bg's bit for attributes kept aside (underline style and colour): such cells are not told by fg and bg alone. */
+const extendedBit = 0x10000000;
+
+/** SGR parameters by fg, then bg: a flood repeats a few styles on every line. Bounded: cleared when it grows. */
+const stylesByNumbers = new Map<number, Map<number, string>>();
+let stylesCached = 0;
+
+function cachedStyle(fg: number, bg: number, cell: IBufferCell): string {
+  let byBg = stylesByNumbers.get(fg);
+  const hit = byBg?.get(bg);
+  if (hit !== undefined) return hit;
+  if (stylesCached >= 1024) {
+    stylesByNumbers.clear();
+    stylesCached = 0;
+    byBg = undefined;
+  }
+  if (!byBg) stylesByNumbers.set(fg, (byBg = new Map()));
+  const style = styleOf(cell);
+  byBg.set(bg, style);
+  stylesCached += 1;
+  return style;
+}
+
+/** xterm's own line behind the API view keeps three numbers a cell (content, fg, bg); null for another xterm. */
+function cellNumbers(line: IBufferLine): Uint32Array | null {
+  const data = (line as unknown as { _line?: { _data?: unknown } })._line?._data;
+  return data instanceof Uint32Array ? data : null;
 }
 
 /** Lines `start` to `end` (inclusive) of `buffer`, as output that replays them; `packed: false` forces the getters (tests). */
@@ -90,10 +118,17 @@ export function serializeLines(buffer: IBuffer, start: number, end: number, cols
     if (!line) break;
     const continued = y < end && buffer.getLine(y + 1)?.isWrapped === true;
     let last = Math.min(cols, line.length);
+    // A flood's lines are mostly one run and a blank tail: read cells' numbers where xterm keeps them.
+    const numbers = fast ? cellNumbers(line) : null;
     if (!continued) {
       while (last > 0) {
+        const at = 3 * (last - 1);
+        if (numbers && numbers.length > at + 2 && blankDefault(numbers[at]!, numbers[at + 1]!, numbers[at + 2]!)) {
+          last--;
+          continue;
+        }
         line.getCell(last - 1, cell);
-        if (!(fast && blankDefault(packed)) && !invisible(cell)) break;
+        if (!(fast && blankDefault(packed.content as number, packed.fg as number, packed.bg as number)) && !invisible(cell)) break;
         last--;
       }
       // A wrapped row of blanks still needs one cell printed, or the replay never wraps into it
@@ -104,6 +139,7 @@ export function serializeLines(buffer: IBuffer, start: number, end: number, cols
     // empty cell as a blank).
     let runStart = 0;
     for (let x = 0; x < last; x++) {
+      if (numbers && numbers[3 * x + 1] === fg && numbers[3 * x + 2] === bg) continue;
       line.getCell(x, cell);
       if (fast && packed.fg === fg && packed.bg === bg) continue;
       if (cell.getWidth() === 0) continue; // the second half of a wide character: its first half's style
@@ -111,7 +147,7 @@ export function serializeLines(buffer: IBuffer, start: number, end: number, cols
         fg = packed.fg;
         bg = packed.bg;
       }
-      const next = styleOf(cell);
+      const next = fast && ((bg as number) & extendedBit) === 0 ? cachedStyle(fg as number, bg as number, cell) : styleOf(cell);
       if (next === style) continue;
       if (x > runStart) out += line.translateToString(false, runStart, x);
       out += next === '' ? '\x1b[0m' : `\x1b[0;${next}m`;
