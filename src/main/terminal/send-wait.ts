@@ -64,15 +64,20 @@ export async function send(target: SendWaitTarget, req: SendRequest): Promise<Se
   // the shell's redraw of the line.
   const completesLine = phase.kind === 'continuation' && !endOnly;
   const collectFromWrite = (mode === 'input' && !completesLine) || endOnly;
+  // After its own start marker a new command's reads are post-write by construction;
+  // input to a running program, and shells without start markers, need proof of consumption,
+  // whose baseline is taken before the write.
+  const baseline = mode === 'command' && !endOnly && !target.dialect?.backgroundReader ? null : takeBaseline(target.probeTarget);
+  // Written first: the observer and the bookkeeping below happen while the shell reads it. No
+  // output can be seen before this turn ends, so none is missed.
+  const written = target.write(payload);
   const observer = target.observe({
     mode,
     command: mode === 'command' ? body : null,
     minEndSeq,
     collecting: collectFromWrite,
     echo: collectFromWrite ? body : null,
-    // After its own start marker a new command's reads are post-write by construction;
-    // input to a running program, and shells without start markers, need proof of consumption.
-    baseline: mode === 'command' && !endOnly && !target.dialect?.backgroundReader ? null : takeBaseline(target.probeTarget),
+    baseline,
     waitMs: req.waitMs,
     maxOutputBytes: req.maxOutputBytes,
     signal: req.signal,
@@ -80,7 +85,7 @@ export async function send(target: SendWaitTarget, req: SendRequest): Promise<Se
   });
   // Submitted: a second command now gets `busy`, not typed into the same line.
   target.feed({ type: 'write', command: mode === 'command' && submit });
-  target.write(payload).catch((error: unknown) => observer.reject(error));
+  written.catch((error: unknown) => observer.reject(error));
   target.kick();
   return observer.promise;
 }

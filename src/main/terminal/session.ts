@@ -82,6 +82,8 @@ export class TerminalSession {
   private readonly observers = new Set<Observer>();
   private readonly probes: ProbeLoop;
   private writeChain: Promise<void> = Promise.resolve();
+  /** Writes started or queued and not settled: the next one waits for them (writeChain). */
+  private writesPending = 0;
   private readonly outputListeners = new Set<(text: string) => void>();
   private readonly stateListeners = new Set<() => void>();
   private readonly readyWaiters: Array<(ok: boolean) => void> = [];
@@ -426,12 +428,19 @@ export class TerminalSession {
     }
     this.lastActivityAt = this.clock.now();
     this.watcher.activity();
-    const run = this.writeChain.then(async () => {
+    const body = async () => {
       if (this.emulator.mustDrainBeforeInput) await this.emulator.parsed();
       if (this.ready.ptyExit) throw new TandemError('exited', 'The shell of this terminal has exited; open a new terminal.');
       await this.platform.writeInput(data, (chunk) => this.pty.write(chunk), () => !this.ready.ptyExit, this.clock);
-    });
-    this.writeChain = run.catch(() => undefined);
+    };
+    // With nothing ahead of it, the write starts in this turn (the body runs up to its first
+    // wait), so what the caller does after it overlaps the PTY's round trip; otherwise in order.
+    const run = this.writesPending === 0 ? body() : this.writeChain.then(body);
+    this.writesPending += 1;
+    this.writeChain = run.then(
+      () => void (this.writesPending -= 1),
+      () => void (this.writesPending -= 1),
+    );
     return run;
   }
 
