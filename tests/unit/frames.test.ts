@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { decodeServerMessage } from '../../src/shared/frames.js';
 import { encodeOutputFrame } from '../../src/main/web/output-frame.js';
+import { outputChars, outputFrom, outputString } from '../../src/main/host/attachment.js';
 
 describe('binary output frames', () => {
   it('round-trip terminal output byte for byte, escape codes and emoji included', () => {
@@ -9,6 +10,24 @@ describe('binary output frames', () => {
     expect(decodeServerMessage(frame)).toEqual({ type: 'event', event: 'output', payload: { attachmentId: 'att-1', seq: 4_000_000_001, data } });
     // Smaller than JSON, which escapes every control character.
     expect(frame.length).toBeLessThan(JSON.stringify({ type: 'event', event: 'output', payload: { attachmentId: 'att-1', seq: 1, data } }).length);
+  });
+
+  it('encodes the reads a frame was batched from as one output, without joining them first', () => {
+    const parts = ['\x1b[32mgreen', ' héllo ', '日本語 🎉', '\r\n'];
+    const frame = encodeOutputFrame('att-2', 7, parts);
+    expect(decodeServerMessage(frame)).toEqual({ type: 'event', event: 'output', payload: { attachmentId: 'att-2', seq: 7, data: parts.join('') } });
+    expect(frame).toEqual(encodeOutputFrame('att-2', 7, parts.join('')));
+  });
+
+  it('cuts batched reads at any character a snapshot covered, across read boundaries', () => {
+    const parts = ['abc', 'de', 'fghij'];
+    const whole = parts.join('');
+    expect(outputChars(parts)).toBe(whole.length);
+    for (let skip = 1; skip < whole.length; skip++) {
+      const rest = outputFrom(parts, skip);
+      expect(outputString(rest)).toBe(whole.slice(skip));
+      expect(outputChars(rest)).toBe(whole.length - skip);
+    }
   });
 
   it('decodes JSON messages as before and refuses anything else', () => {

@@ -1,8 +1,34 @@
 import { randomBytes } from 'node:crypto';
 
+/**
+ * A frame's output: one string, or the reads it was batched from in order (a transport that
+ * encodes frames itself writes them one after another instead of joining them first).
+ */
+export type OutputText = string | readonly string[];
+
+/** The characters of a frame's output. */
+export function outputChars(data: OutputText): number {
+  if (typeof data === 'string') return data.length;
+  let chars = 0;
+  for (const part of data) chars += part.length;
+  return chars;
+}
+
+/** The output as one string, for transports that carry strings. */
+export function outputString(data: OutputText): string {
+  return typeof data === 'string' ? data : data.length === 1 ? data[0]! : data.join('');
+}
+
+/** `parts` without their first `skip` characters (fewer than they hold): for a viewer whose snapshot covered them. */
+export function outputFrom(parts: readonly string[], skip: number): string[] {
+  let at = 0;
+  while (skip >= parts[at]!.length) skip -= parts[at++]!.length;
+  return [parts[at]!.slice(skip), ...parts.slice(at + 1)];
+}
+
 /** Where output frames go: one viewer (a renderer tab, a browser tab). */
 export interface FrameSink {
-  frame(attachmentId: string, seq: number, data: string): void;
+  frame(attachmentId: string, seq: number, data: OutputText): void;
   closed(attachmentId: string, code: 'capacity' | 'exited' | 'not_found', message: string): void;
   writable(attachmentId: string, writable: boolean): void;
 }
@@ -37,11 +63,11 @@ export class Attachment {
     return this.seq;
   }
 
-  send(data: string): void {
-    if (data.length === 0) return;
+  send(data: OutputText, chars = outputChars(data)): void {
+    if (chars === 0) return;
     this.seq += 1;
-    this.unacked.push({ seq: this.seq, chars: data.length });
-    this.unackedTotal += data.length;
+    this.unacked.push({ seq: this.seq, chars });
+    this.unackedTotal += chars;
     this.sink.frame(this.id, this.seq, data);
   }
 

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { type OutputText, outputString } from './attachment.js';
 import { type AgentsState, describeIssue, type EventName, type EventPayload, isOpName, type OpArgs, type OpName, operations, type OpResult } from '../../shared/contract.js';
 import { TandemError } from '../../shared/errors.js';
 import type { TerminalHost } from './host.js';
@@ -7,6 +8,8 @@ import type { TerminalHost } from './host.js';
 export interface UiClient {
   readonly id: string;
   send<K extends EventName>(event: K, payload: EventPayload<K>): void;
+  /** An output frame as the reads it was batched from; without this, `send('output')` gets them joined. */
+  sendOutput?(attachmentId: string, seq: number, data: OutputText): void;
 }
 
 type Handlers = { [K in OpName]: (args: ReturnType<(typeof operations)[K]['args']['parse']>) => Promise<OpResult<K>> | OpResult<K> };
@@ -80,7 +83,7 @@ export class Dispatcher {
           id,
           client.id,
           {
-            frame: (attachmentId, seq, data) => client.send('output', { attachmentId, seq, data }),
+            frame: (attachmentId, seq, data) => (client.sendOutput ? client.sendOutput(attachmentId, seq, data) : client.send('output', { attachmentId, seq, data: outputString(data) })),
             closed: (attachmentId, code, message) => client.send('attachmentClosed', { attachmentId, error: { code, message } }),
             writable: (attachmentId, writable) => client.send('writable', { attachmentId, writable }),
           },

@@ -8,7 +8,7 @@ import { ProgramTitle } from '../terminal/program-title.js';
 import { hostPlatform } from '../pty/platform.js';
 import { TerminalControl } from './terminal-control.js';
 import { TerminalOps } from './terminal-ops.js';
-import { Attachment, type FrameSink } from './attachment.js';
+import { Attachment, type FrameSink, outputFrom } from './attachment.js';
 import { frameMaxChars, highWatermarkChars, lowWatermarkChars, maxBufferedChars, stalledAfterMs } from '../../shared/wire.js';
 
 /** Reads arriving this close together are batched into one frame (of about `frameMaxChars`). */
@@ -173,14 +173,16 @@ export class ManagedTerminal {
     this.lastFlushChars = this.pendingChars;
     this.pendingChars = 0;
     if (this.pending.length === 0) return;
-    const data = this.pending.length === 1 ? this.pending[0]! : this.pending.join('');
+    // The reads go as they are: the transport writes them into the frame one after another.
+    const parts = this.pending;
     const start = this.pendingStart;
+    const chars = this.offset - start;
     this.pending = [];
     this.pendingStart = this.offset;
     for (const attachment of [...this.attachments.values()]) {
       const skip = attachment.fromOffset - start;
-      if (skip >= data.length) continue;
-      attachment.send(skip > 0 ? data.slice(skip) : data);
+      if (skip >= chars) continue;
+      attachment.send(skip > 0 ? outputFrom(parts, skip) : parts, chars - Math.max(0, skip));
       attachment.fromOffset = this.offset;
       if (attachment.behindChars > maxBufferedChars && this.someoneKeepsUp()) {
         this.drop(attachment, 'This view fell too far behind the terminal output and was detached; attach again to see the current screen.');

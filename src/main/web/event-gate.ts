@@ -16,16 +16,21 @@ const attachmentEvents: ReadonlySet<EventName> = new Set<EventName>(['output', '
 
 export class EventGate {
   private holds = 0;
-  private queue: Array<[EventName, unknown]> = [];
+  private queue: Array<() => void> = [];
 
   constructor(private readonly deliver: Deliver) {}
 
   send<K extends EventName>(event: K, payload: EventPayload<K>): void {
+    this.run(event, () => this.deliver(event, payload));
+  }
+
+  /** Runs a transport's own delivery of `event` now, or in order behind the held attachment events. */
+  run(event: EventName, deliver: () => void): void {
     if (this.holds > 0 && attachmentEvents.has(event)) {
-      this.queue.push([event, payload]);
+      this.queue.push(deliver);
       return;
     }
-    this.deliver(event, payload);
+    deliver();
   }
 
   /** Holds attachment events until the returned release runs (call it after sending the reply). */
@@ -39,7 +44,7 @@ export class EventGate {
       if (this.holds > 0) return;
       const queued = this.queue;
       this.queue = [];
-      for (const [event, payload] of queued) this.deliver(event, payload as EventPayload<typeof event>);
+      for (const deliver of queued) deliver();
     };
   }
 
