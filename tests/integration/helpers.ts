@@ -1,6 +1,8 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
+import { TerminalHost } from '../../src/main/host/host.js';
 import { resolveShell, which } from '../../src/main/shells/resolve.js';
 import { type SessionOptions, TerminalSession } from '../../src/main/terminal/session.js';
 
@@ -44,4 +46,25 @@ export class SessionPool {
 
 export function hasCommand(name: string): boolean {
   return which(name) !== null;
+}
+
+/** A TerminalHost for the suite: bash on a fresh home of its own, shut down and removed after it. */
+export function suiteHost(prefix: string): { readonly host: TerminalHost; readonly home: string } {
+  const state = { host: null as TerminalHost | null, home: '' };
+  beforeAll(() => {
+    state.home = mkdtempSync(join(tmpdir(), prefix));
+    state.host = new TerminalHost({ env: { ...process.env, HOME: state.home, SHELL: '/bin/bash', ZDOTDIR: undefined, HISTFILE: undefined }, home: state.home });
+  });
+  afterAll(async () => {
+    await state.host?.shutdown();
+    rmSync(state.home, { recursive: true, force: true });
+  });
+  return {
+    get host() {
+      return state.host!;
+    },
+    get home() {
+      return state.home;
+    },
+  };
 }

@@ -3,13 +3,10 @@
  * attention operations reach the person and back, against a real TerminalHost and real bash.
  * The desktop side is a SMALL FAKE of `DesktopAttention` (no Electron runtime here).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { EventName } from '../../src/shared/contract.js';
 import { type DesktopAttention, Dispatcher, type UiClient } from '../../src/main/host/dispatch.js';
-import { TerminalHost } from '../../src/main/host/host.js';
+import { suiteHost } from './helpers.js';
 
 async function until(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -20,32 +17,21 @@ async function until(check: () => boolean, what: string, timeoutMs = 10_000): Pr
 }
 
 describe('terminal program titles and desktop attention', () => {
-  let home: string;
-  let host: TerminalHost;
-
-  beforeAll(() => {
-    home = mkdtempSync(join(tmpdir(), 'tandem-program-'));
-    host = new TerminalHost({ env: { ...process.env, HOME: home, SHELL: '/bin/bash', ZDOTDIR: undefined, HISTFILE: undefined }, home });
-  });
-
-  afterAll(async () => {
-    await host?.shutdown();
-    rmSync(home, { recursive: true, force: true });
-  });
+  const suite = suiteHost('tandem-program-');
 
   it.skipIf(process.platform !== 'linux')('names the foreground program, prefers a title the program set, and is null at the prompt', async () => {
-    const { id } = await host.create({ shell: '/bin/bash' });
-    const program = (): string | null => host.list().find((terminal) => terminal.id === id)!.program;
-    await until(() => host.get(id).session.status === 'idle', 'the prompt');
+    const { id } = await suite.host.create({ shell: '/bin/bash' });
+    const program = (): string | null => suite.host.list().find((terminal) => terminal.id === id)!.program;
+    await until(() => suite.host.get(id).session.status === 'idle', 'the prompt');
     expect(program()).toBeNull();
-    await host.get(id).session.write('sleep 30\r');
+    await suite.host.get(id).session.write('sleep 30\r');
     await until(() => program() === 'sleep', 'sleep as the program');
-    await host.get(id).session.signal('SIGINT');
+    await suite.host.get(id).session.signal('SIGINT');
     await until(() => program() === null, 'the prompt again');
     // An OSC 2 title wins over the foreground program, trimmed; the roster tells of the change.
     const rosters: Array<string | null> = [];
-    const off = host.onRoster((terminals) => rosters.push(terminals.find((terminal) => terminal.id === id)?.program ?? null));
-    await host.get(id).session.write("printf '\\033]2;  deploy: staging  \\007'\r");
+    const off = suite.host.onRoster((terminals) => rosters.push(terminals.find((terminal) => terminal.id === id)?.program ?? null));
+    await suite.host.get(id).session.write("printf '\\033]2;  deploy: staging  \\007'\r");
     await until(() => rosters.includes('deploy: staging'), 'the OSC title in a roster');
     off();
     expect(program()).toBe('deploy: staging');
@@ -60,8 +46,8 @@ describe('terminal program titles and desktop attention', () => {
     };
     const events: Array<{ client: string; event: EventName; payload: unknown }> = [];
     const client = (name: string): UiClient => ({ id: name, send: (event, payload) => events.push({ client: name, event, payload }) });
-    const first = new Dispatcher(host, client('first'), { desktop });
-    const second = new Dispatcher(host, client('second'), { desktop });
+    const first = new Dispatcher(suite.host, client('first'), { desktop });
+    const second = new Dispatcher(suite.host, client('second'), { desktop });
     await first.call('notify', { title: 'codex asks to run a command', body: 'make', terminalId: 'T1' });
     await first.call('attention', { count: 2, flash: true });
     expect(shown.map(({ title, body }) => ({ title, body }))).toEqual([{ title: 'codex asks to run a command', body: 'make' }]);
@@ -71,7 +57,7 @@ describe('terminal program titles and desktop attention', () => {
     await expect(first.call('attention', { count: -1, flash: false })).rejects.toMatchObject({ code: 'invalid_argument' });
 
     // Without a desktop (tandem serve) the operations are refused with a reason.
-    const browser = new Dispatcher(host, client('browser'));
+    const browser = new Dispatcher(suite.host, client('browser'));
     await expect(browser.call('notify', { title: 'x', body: '', terminalId: 'T1' })).rejects.toMatchObject({ code: 'invalid_argument', message: expect.stringContaining('desktop app') });
     for (const dispatcher of [first, second, browser]) dispatcher.dispose();
   });

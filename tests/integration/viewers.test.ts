@@ -4,14 +4,11 @@
  * next number, and the frames count on without a gap or a repeat (frames are batched reads,
  * encoded without being joined).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import xtermHeadless from '@xterm/headless';
 import type { Terminal as HeadlessTerminal } from '@xterm/headless';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { outputString } from '../../src/main/host/attachment.js';
-import { TerminalHost } from '../../src/main/host/host.js';
+import { suiteHost } from './helpers.js';
 
 const { Terminal } = xtermHeadless as unknown as { Terminal: typeof HeadlessTerminal };
 
@@ -46,20 +43,10 @@ function numbers(text: string): number[] {
 }
 
 describe('viewers attaching while output streams', () => {
-  let home: string;
-  let host: TerminalHost;
-
-  beforeAll(() => {
-    home = mkdtempSync(join(tmpdir(), 'tandem-viewers-'));
-    host = new TerminalHost({ env: { ...process.env, HOME: home, SHELL: '/bin/bash', ZDOTDIR: undefined, HISTFILE: undefined }, home });
-  });
-
-  afterAll(async () => {
-    await host?.shutdown();
-    rmSync(home, { recursive: true, force: true });
-  });
+  const suite = suiteHost('tandem-viewers-');
 
   it('each gets the stream after its snapshot once: no gap, no repeat', async () => {
+    const host = suite.host;
     const { id } = await host.create({ shell: '/bin/bash', cols: 80, rows: 24 });
     await until(() => host.get(id).session.status === 'idle', 'the prompt');
     const viewers: string[][] = [];
