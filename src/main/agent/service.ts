@@ -136,8 +136,7 @@ export class AgentService {
     });
     host.agentPresence = (name) => [...this.connections.values()].some((connection) => connection.identity.name === name);
     host.setAgentDirectory((name) => this.agentKey(name));
-    // Terminals the person closed (or reset away) leave no agent state behind.
-    // (Not from the roster: building every terminal's view on each change cost each call time.)
+    // Closed terminals leave no agent state behind.
     host.onRemoved((id) => this.forget(id));
   }
 

@@ -57,16 +57,16 @@ export class TerminalOps {
     return { shell: session.shell.dialect?.name ?? null, cwd: session.cwd ?? session.workspace, workspace: session.workspace };
   }
 
-  /**
-   * An agent operation's turn in the FIFO, within `ms` and until `signal`. Fails `busy` when
-   * the bound passes first, `user_control` when it reaches the head under the person's lease.
-   */
   /** The turn without waiting when the queue is free (null: call `turn`); throws if `signal` has aborted. */
   turnNow(owner: string, signal?: AbortSignal): Turn | null {
     if (signal?.aborted) throw signal.reason ?? new Error('aborted');
     return this.terminal.control.queue.takeNow(owner);
   }
 
+  /**
+   * An agent operation's turn in the FIFO, within `ms` and until `signal`. Fails `busy` when
+   * the bound passes first, `user_control` when it reaches the head under the person's lease.
+   */
   async turn(owner: string, ms: number, signal?: AbortSignal): Promise<Turn> {
     const now = this.turnNow(owner, signal);
     if (now) return now;

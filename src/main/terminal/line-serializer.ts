@@ -128,7 +128,9 @@ export function serializeLines(buffer: IBuffer, start: number, end: number, cols
           continue;
         }
         line.getCell(last - 1, cell);
-        if (!(fast && blankDefault(packed.content as number, packed.fg as number, packed.bg as number)) && !invisible(cell)) break;
+        // Without the line's numbers, the packed cell tells the same (the numbers said no already).
+        const blank = !numbers && fast && blankDefault(packed.content as number, packed.fg as number, packed.bg as number);
+        if (!blank && !invisible(cell)) break;
         last--;
       }
       // A wrapped row of blanks still needs one cell printed, or the replay never wraps into it

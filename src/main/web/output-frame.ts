@@ -1,9 +1,7 @@
 /**
- * The host's side of the binary output frames (layout in src/shared/frames.ts). One copy of
- * the output into a buffer of its exact size: no joined string, no intermediate encoding, no
- * zero-filling. A
- * flood sends a frame of up to `frameMaxChars` every few milliseconds, and TextEncoder's
- * array plus a second, zeroed one cost a fifth of the host's time on it.
+ * The host's side of the binary output frames (layout in src/shared/frames.ts): one copy of
+ * the output into a buffer of its exact size, with no joined string, no intermediate encoding
+ * and no zero-filling. A flood sends a frame of about `frameMaxChars` every few milliseconds.
  */
 import { outputFrameHeaderBytes, outputFrameTag } from '../../shared/frames.js';
 import type { OutputText } from '../host/attachment.js';

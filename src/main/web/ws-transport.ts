@@ -60,14 +60,8 @@ export function serveWsConnection(ws: WebSocket, opts: WsTransportOptions): { cl
     }
   };
 
-  const gate = new EventGate((event, payload) => {
-    if (event === 'output') {
-      const { attachmentId, seq, data } = payload as EventPayload<'output'>;
-      write(encodeOutputFrame(attachmentId, seq, data));
-    } else {
-      write({ type: 'event', event, payload });
-    }
-  });
+  // Output goes through sendOutput as binary frames; every other event is JSON.
+  const gate = new EventGate((event, payload) => write({ type: 'event', event, payload }));
   const client: UiClient = {
     id: newClientId(),
     send<K extends EventName>(event: K, payload: EventPayload<K>): void {

@@ -32,13 +32,17 @@ export function loadGrammars(): Promise<Grammars> {
     ]);
     return { bash: parserFor(bash), pwsh: parserFor(pwsh) };
   })();
-  loading.then(
-    (grammars) => (settled = { grammars }),
-    () => (settled = { grammars: null }),
-  );
+  if (!watching) {
+    watching = true;
+    loading.then(
+      (grammars) => (settled = { grammars }),
+      () => (settled = { grammars: null }),
+    );
+  }
   return loading;
 }
 
+let watching = false;
 let settled: { grammars: Grammars | null } | null = null;
 
 /** The grammars once loading has settled (null: they failed, and lines ask); undefined before. No await on the hot path. */
