@@ -4,7 +4,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { chromiumAvailable, chromiumRequired, skipReason } from './helpers/browser';
 import { useUiFixture } from './helpers/ui-fixture';
-import { activeTerminalId, screenText, typeLine, waitForPrompt, waitForScreen } from './helpers/page';
+import { openTerminal, screenText, typeLine, waitForPrompt, waitForScreen } from './helpers/page';
 import { testUrl } from './helpers/serve';
 
 const runUi = chromiumAvailable || chromiumRequired;
@@ -47,8 +47,7 @@ describe.skipIf(!runUi)('Tandem UI: scrollback survives reloads', () => {
   });
 
   it('restores all 5,000 lines of a burst after a reload', async () => {
-    await ui.page.getByRole('button', { name: /^New terminal/ }).first().click();
-    const id = await activeTerminalId(ui.page);
+    const id = await openTerminal(ui.page);
     await waitForPrompt(ui.page, id);
     await typeLine(ui.page, 'seq 1 5000; echo burst-done');
     await waitForScreen(ui.page, id, /^burst-done$/m);
@@ -59,8 +58,7 @@ describe.skipIf(!runUi)('Tandem UI: scrollback survives reloads', () => {
   }, 90_000);
 
   it('keeps what `clear` erased out of the restored view', async () => {
-    await ui.page.getByRole('button', { name: /^New terminal/ }).first().click();
-    const id = await activeTerminalId(ui.page);
+    const id = await openTerminal(ui.page);
     await waitForPrompt(ui.page, id);
     await typeLine(ui.page, "seq -f 'gone%g' 1 3000; clear; echo after-clear");
     await waitForScreen(ui.page, id, /^after-clear$/m);

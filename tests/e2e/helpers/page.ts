@@ -34,6 +34,21 @@ export async function activeTerminalId(page: Page): Promise<string> {
   return id;
 }
 
+/**
+ * Opens a terminal with the New terminal button and returns its id once its tab is the
+ * selected one: right after the click the tab selected before still is, until the host answers.
+ */
+export async function openTerminal(page: Page): Promise<string> {
+  const before = new Set(await page.locator('[role="tab"][data-terminal-id]').evaluateAll((tabs) => tabs.map((tab) => tab.getAttribute('data-terminal-id'))));
+  await page.getByRole('button', { name: /^New terminal/ }).first().click();
+  const selected = page.locator('[role="tab"][aria-selected="true"][data-terminal-id]').first();
+  for (const deadline = Date.now() + 15_000; Date.now() < deadline; await page.waitForTimeout(pollMs)) {
+    const id = await selected.getAttribute('data-terminal-id', { timeout: 1000 }).catch(() => null);
+    if (id && !before.has(id)) return id;
+  }
+  throw new Error('No new terminal tab was selected within 15 s of New terminal.');
+}
+
 /** Types a line into the active terminal as the person would (keyboard events). */
 export async function typeLine(page: Page, line: string): Promise<void> {
   await page.locator('[role="tabpanel"]:visible .xterm').click();
