@@ -1,7 +1,8 @@
 import xtermHeadless from '@xterm/headless';
 import type { Terminal as HeadlessTerminal } from '@xterm/headless';
 import { describe, expect, it } from 'vitest';
-import { Emulator } from '../../src/main/terminal/emulator.js';
+import { Emulator, floodCharsPerWindow, floodKeepScreens, floodWindowMs } from '../../src/main/terminal/emulator.js';
+import { ManualClock } from '../support/manual-clock.js';
 
 const { Terminal } = xtermHeadless as unknown as { Terminal: typeof HeadlessTerminal };
 
@@ -111,6 +112,44 @@ describe('Emulator', () => {
     expect(lines.filter((text) => text.startsWith('flood line')).at(-1)).toBe('flood line 200000');
     // The stream offsets still add up: a snapshot covers everything fed.
     expect((await e.snapshot()).offset).toBe(fed);
+    e.dispose();
+  });
+
+  it('keeps a flood a flood while it lasts: later windows parse only their newest screens, and output after it is parsed as it comes', async () => {
+    const clock = new ManualClock();
+    const cols = 40;
+    const rows = 10;
+    const e = new Emulator({ cols, rows, scrollback: 10_000, onReply: () => {}, clock });
+    const line = (i: number) => `flood line ${i}\r\n`;
+    let i = 0;
+    let fed = 0;
+    /** One window: 2 MiB in 64 KiB chunks, the parser given real time between them as a PTY's reads would. */
+    const floodWindow = async () => {
+      for (let c = 0; c < 32; c++) {
+        let chunk = '';
+        while (chunk.length < 64 * 1024) chunk += line(++i);
+        fed += chunk.length;
+        e.feed(chunk);
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+      await clock.advance(floodWindowMs);
+    };
+    await floodWindow();
+    const parsedAfterFirst = fed - e.skippedChars;
+    const windows = 8;
+    for (let w = 0; w < windows; w++) await floodWindow();
+    // Each later window parses its newest screens of lines and a note, nothing of its start.
+    const perWindow = floodKeepScreens * rows * line(i).length + 100;
+    expect(fed - e.skippedChars - parsedAfterFirst).toBeLessThan(windows * perWindow);
+    expect(2 * 1024 * 1024).toBeGreaterThan(floodCharsPerWindow);
+    await e.drained();
+    expect(e.screenText()).toContain(`flood line ${i}`);
+    // A window without output ends the flood: what comes next is parsed without waiting for one.
+    await clock.advance(floodWindowMs + 1);
+    e.feed('after the flood\r\n');
+    await e.drained();
+    expect(e.screenText()).toContain('after the flood');
+    expect(clock.pending).toBe(0);
     e.dispose();
   });
 

@@ -21,10 +21,21 @@ const { Unicode11Addon } = unicode11Addon as unknown as { Unicode11Addon: typeof
  * emulator parses ~30 MB/s on the same thread that reads the PTY and feeds viewers; during a
  * flood it parses only the newest `floodKeepChars` of each window, so the screen ends right and
  * the flood does not slow down everything else. Scrollback gets a note where output was skipped.
+ * A flood lasts while its windows keep that rate: the next window starts with the next chunk,
+ * instead of parsing the first `floodCharsPerWindow` of it again as if nothing had happened.
  */
 export const floodWindowMs = 100;
 export const floodCharsPerWindow = 1024 * 1024;
-export const floodKeepChars = 64 * 1024;
+/**
+ * The most a flood window keeps: a full screen even when every cell changes colour, and at least
+ * 16K. A window that flooded keeps only its newest `floodKeepScreens` screens of lines within that:
+ * what is kept is parsed and serialized into history as it scrolls away, all on the thread that
+ * feeds the viewers, and more would only be fragments between notes.
+ */
+export function floodKeepChars(cols: number, rows: number): number {
+  return Math.max(16 * 1024, 8 * cols * rows);
+}
+export const floodKeepScreens = 2;
 
 /**
  * Live lines beyond the hot window before the oldest are recycled by the emulator. Lines are
@@ -32,6 +43,17 @@ export const floodKeepChars = 64 * 1024;
  * each parser write covers at most half a batch, and its lines are saved when it completes.
  */
 export const coldBatchLines = 500;
+
+/** The line break before the newest `lines` lines of `text`, or -1 when none lies at or after `floor`. */
+function breakBefore(text: string, lines: number, floor: number): number {
+  // A final line break ends the last line; it starts none.
+  let at = text.endsWith('\n') ? text.length - 1 : text.length;
+  for (let n = 0; n < lines; n++) {
+    at = text.lastIndexOf('\n', at - 1);
+    if (at < floor) return -1;
+  }
+  return at;
+}
 
 /** Line feeds in text[from, to). */
 function countLines(text: string, from: number, to = text.length): number {
@@ -106,6 +128,14 @@ export class Emulator {
   private floodChars = 0;
   private floodDropped = 0;
   private floodDroppedLines = 0;
+  /** Characters fed in the current flood window, and whether the last window kept the flood's rate. */
+  private floodWindowChars = 0;
+  private flooding = false;
+  private floodWindowEnd = 0;
+
+  private get floodKeep(): number {
+    return floodKeepChars(this.terminal.cols, this.terminal.rows);
+  }
 
   constructor(opts: EmulatorOptions) {
     this.clock = opts.clock ?? systemClock;
@@ -187,12 +217,15 @@ export class Emulator {
       this.rateChars = 0;
     }
     this.rateChars += data.length;
-    if (this.rateChars > floodCharsPerWindow || this.floodTimer) {
+    // A window without output ends a flood.
+    if (this.flooding && !this.floodTimer && now - this.floodWindowEnd > floodWindowMs) this.flooding = false;
+    if (this.rateChars > floodCharsPerWindow || this.floodTimer || this.flooding) {
       // Flooding: hold the output until the window ends and parse only its newest part. Whole
       // chunks go as soon as newer ones cover the part kept: no copying of what is dropped.
       this.floodChunks.push(data);
       this.floodChars += data.length;
-      if (this.floodChars - this.floodChunks[0]!.length >= floodKeepChars) this.dropFloodChunks();
+      this.floodWindowChars += data.length;
+      if (this.floodChars - this.floodChunks[0]!.length >= this.floodKeep) this.dropFloodChunks();
       this.floodTimer ??= this.clock.setTimeout(() => this.endFloodWindow(), floodWindowMs);
       return;
     }
@@ -206,7 +239,16 @@ export class Emulator {
   private endFloodWindow(): void {
     this.floodTimer = null;
     if (this.disposed) return;
-    this.skipFlood();
+    // Still at flood rate: the next chunk opens the next window. Below it, output is parsed
+    // again as it comes, and the rate is measured afresh.
+    this.flooding = this.floodWindowChars > floodCharsPerWindow;
+    this.floodWindowChars = 0;
+    this.floodWindowEnd = this.clock.now();
+    if (!this.flooding) {
+      this.rateWindowStart = this.clock.now();
+      this.rateChars = 0;
+    }
+    this.skipFlood(this.flooding);
     if (!this.writing && this.pending.length > 0) {
       const next = this.pending;
       this.pending = '';
@@ -216,7 +258,7 @@ export class Emulator {
 
   private dropFloodChunks(): void {
     let n = 0;
-    while (n < this.floodChunks.length - 1 && this.floodChars - this.floodChunks[n]!.length >= floodKeepChars) {
+    while (n < this.floodChunks.length - 1 && this.floodChars - this.floodChunks[n]!.length >= this.floodKeep) {
       this.floodChars -= this.floodChunks[n]!.length;
       this.floodDropped += this.floodChunks[n]!.length;
       this.floodDroppedLines += countLines(this.floodChunks[n]!, 0);
@@ -227,9 +269,10 @@ export class Emulator {
 
   /**
    * Moves the flood window's chunks behind `pending`, dropping unparsed output older than the
-   * newest `floodKeepChars` at a line start, and leaves a note where output was skipped.
+   * newest `floodKeepChars` at a line start (of a window at flood rate, the newest screens of
+   * lines within that), and leaves a note where output was skipped.
    */
-  private skipFlood(): void {
+  private skipFlood(atFloodRate: boolean): void {
     let dropped = this.floodDropped;
     let droppedLines = this.floodDroppedLines;
     // Output before dropped chunks is older still: it goes too, with the note (which it counts).
@@ -243,8 +286,9 @@ export class Emulator {
     this.floodChars = 0;
     this.floodDropped = 0;
     this.floodDroppedLines = 0;
-    if (text.length > floodKeepChars) {
-      const from = Math.max(text.length - floodKeepChars, noteChars);
+    let from = text.length > this.floodKeep ? Math.max(text.length - this.floodKeep, noteChars) : -1;
+    if (atFloodRate) from = Math.max(from, breakBefore(text, floodKeepScreens * this.terminal.rows, noteChars));
+    if (from >= 0) {
       let cut = text.indexOf('\n', from);
       // One endless line (minified code, `tr -d '\n'`) is cut where it stands.
       if (cut < 0) cut = from - 1;
@@ -324,7 +368,9 @@ export class Emulator {
         const snapshot = { data: this.serialize(), offset: this.parsedChars };
         for (const resolve of this.snapshotWaiters.splice(0)) resolve(snapshot);
       }
-      if (this.pending.length > 0 && !this.floodTimer) {
+      // During a flood window only the last window's kept part is pending: it is parsed, so the
+      // screen ends right; anything else would be dropped when the window ends.
+      if (this.pending.length > 0 && (!this.floodTimer || this.flooding)) {
         const next = this.pending;
         this.pending = '';
         this.write(next);
