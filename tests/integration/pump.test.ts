@@ -34,6 +34,27 @@ describe.skipIf(process.platform === 'win32')('PTY pump thread', () => {
     expect(chars).toBe(3_000_000);
   });
 
+  it('posts a stream in batches of many reads, and a lone line after a quiet spell at once', async () => {
+    // A PTY read holds at most a few KiB (the line discipline's buffer): a flood posted read by
+    // read costs both threads a message each. While output streams the pump batches it.
+    const p = await spawnPty('/bin/sh', ['-c', 'head -c 20000000 /dev/zero | tr "\\0" x; sleep 0.3; printf lone-line; sleep 5'], opts);
+    live.push(p);
+    const sizes: number[] = [];
+    let text = '';
+    p.onData((data) => {
+      sizes.push(data.length);
+      if (data.includes('lone-line')) text = data;
+    });
+    const deadline = Date.now() + 20_000;
+    while (!text && Date.now() < deadline) await sleep(20);
+    expect(text).toContain('lone-line');
+    const streamed = sizes.slice(0, -1).reduce((sum, n) => sum + n, 0);
+    expect(streamed).toBe(20_000_000);
+    // Posted read by read, the mean would stay below 4 KiB.
+    expect(streamed / (sizes.length - 1)).toBeGreaterThan(8 * 1024);
+    expect(text).toBe('lone-line');
+  });
+
   it('syncs: what a program printed before it blocked has arrived once sync resolves', async () => {
     const p = await spawnPty('/bin/sh', ['-c', 'printf before-the-wait; read x'], opts);
     live.push(p);

@@ -50,6 +50,16 @@ export const maxAheadChars = 1024 * 1024;
  * that is 12 MiB, and a flood runs as fast. At 4 MiB the flood slowed by about a tenth.
  */
 export const pumpYoungGenerationMiB = 12;
+/**
+ * While output streams (at least `streamingChars` posted in `streamingWindowMs`), what the PTYs
+ * deliver is posted once per `streamingPostMs` instead of once per read: a read holds at most
+ * a few KiB, and every message costs both threads a fixed price (a flood made 10,000 of them a
+ * second). Output after a quiet spell, an echo or a prompt, is posted in the loop turn it was
+ * read in.
+ */
+export const streamingChars = 32 * 1024;
+export const streamingWindowMs = 10;
+export const streamingPostMs = 1;
 /** The main thread reports consumption in steps of this many characters. */
 const consumedStepChars = 64 * 1024;
 
@@ -123,7 +133,11 @@ function pumpMain(): void {
   const { ptyPath } = workerData as { ptyPath: string };
   const nodePty = process.getBuiltinModule('node:module').createRequire(ptyPath)(ptyPath) as typeof import('node-pty');
   const port = parentPort!;
-  const { maxAheadChars: limit, maxExitDrainBytes: drainBytes } = workerData as { maxAheadChars: number; maxExitDrainBytes: number };
+  const {
+    maxAheadChars: limit,
+    maxExitDrainBytes: drainBytes,
+    streaming: stream,
+  } = workerData as { maxAheadChars: number; maxExitDrainBytes: number; streaming: { chars: number; windowMs: number; postMs: number } };
   interface Entry {
     p: import('node-pty').IPty;
     pending: string[];
@@ -134,12 +148,27 @@ function pumpMain(): void {
   const entries = new Map<number, Entry>();
   const dirty = new Set<number>();
   let scheduled = false;
+  // The output rate over all PTYs, in windows of stream.windowMs.
+  let windowStart = 0;
+  let windowChars = 0;
+  let streaming = false;
+  const posted = (chars: number) => {
+    const now = performance.now();
+    if (now - windowStart > stream.windowMs) {
+      streaming = windowChars >= stream.chars;
+      windowStart = now;
+      windowChars = 0;
+    }
+    windowChars += chars;
+    if (windowChars >= stream.chars) streaming = true;
+  };
   const post = (message: FromPump) => port.postMessage(message);
   const flushOne = (id: number, entry: Entry) => {
     if (entry.pending.length === 0) return;
     const data = entry.pending.length === 1 ? entry.pending[0]! : entry.pending.join('');
     entry.pending = [];
     entry.ahead += data.length;
+    posted(data.length);
     post({ t: 'data', id, data });
     if (entry.ahead > limit && !entry.held) {
       entry.held = true;
@@ -173,7 +202,8 @@ function pumpMain(): void {
           dirty.add(message.id);
           if (!scheduled) {
             scheduled = true;
-            setImmediate(flushAll);
+            if (streaming && performance.now() - windowStart <= 2 * stream.windowMs) setTimeout(flushAll, stream.postMs);
+            else setImmediate(flushAll);
           }
         });
         p.onExit(({ exitCode, signal }) => {
@@ -249,7 +279,12 @@ class Pump {
     const source = `var __name = (f) => f;\n${keepOutputAtExit.toString()}\n(${pumpMain.toString()})();`;
     this.worker = new Worker(source, {
       eval: true,
-      workerData: { ptyPath, maxAheadChars, maxExitDrainBytes },
+      workerData: {
+        ptyPath,
+        maxAheadChars,
+        maxExitDrainBytes,
+        streaming: { chars: streamingChars, windowMs: streamingWindowMs, postMs: streamingPostMs },
+      },
       resourceLimits: { maxYoungGenerationSizeMb: pumpYoungGenerationMiB },
     });
     this.worker.unref();
