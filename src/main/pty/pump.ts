@@ -155,7 +155,8 @@ function pumpMain(): void {
   const posted = (chars: number) => {
     const now = performance.now();
     if (now - windowStart > stream.windowMs) {
-      streaming = windowChars >= stream.chars;
+      // The window just ended decides, if it was the one before this.
+      streaming = windowChars >= stream.chars && now - windowStart <= 2 * stream.windowMs;
       windowStart = now;
       windowChars = 0;
     }
