@@ -35,7 +35,11 @@ export interface FlowControl {
    * larger one pays for in fresh pages: 128K frames cost the host a tenth more time on a flood.
    */
   frameMaxChars: number;
-  /** Viewer: acknowledge once this much output was applied since the last acknowledgement... */
+  /**
+   * Viewer: acknowledge once this much output was applied since the last acknowledgement... An
+   * acknowledgement is a call with a reply, read and answered by the host's main thread: at 128K
+   * a flood's acknowledgements took a twelfth of the host's CPU time.
+   */
   ackEveryChars: number;
   /** ...or this long after the first unacknowledged frame was applied. */
   ackDelayMs: number;
@@ -51,10 +55,10 @@ export interface FlowControl {
 
 export const flowControl: Readonly<FlowControl> = {
   frameMaxChars: 64 * 1024,
-  ackEveryChars: 128 * 1024,
+  ackEveryChars: 256 * 1024,
   ackDelayMs: 50,
   highWatermarkChars: 1024 * 1024,
-  lowWatermarkChars: 256 * 1024,
+  lowWatermarkChars: 512 * 1024,
   maxBufferedChars: 8 * 1024 * 1024,
   stalledAfterMs: 10_000,
 };
