@@ -18,22 +18,23 @@ const { Unicode11Addon } = unicode11Addon as unknown as { Unicode11Addon: typeof
 
 /**
  * Floods: output arriving faster than this (characters per window) is not all parsed. The
- * emulator parses ~30 MB/s on the same thread that reads the PTY and feeds viewers; during a
- * flood it parses only the newest `floodKeepChars` of each window, so the screen ends right and
- * the flood does not slow down everything else. Scrollback gets a note where output was skipped.
+ * emulator parses ~16 MB/s on the thread that also feeds viewers and answers agents; during a
+ * flood it parses only the newest part of each window (`floodKeepChars`, `floodKeepScreens`), so
+ * the screen ends right and the flood does not slow down everything else. Scrollback gets a note where output was skipped.
  * A flood lasts while its windows keep that rate: the next window starts with the next chunk,
  * instead of parsing the first `floodCharsPerWindow` of it again as if nothing had happened.
  */
 export const floodWindowMs = 100;
 export const floodCharsPerWindow = 1024 * 1024;
 /**
- * The most a flood window keeps: a full screen even when every cell changes colour, and at least
- * 16K. A window that flooded keeps only its newest `floodKeepScreens` screens of lines within that:
- * what is kept is parsed and serialized into history as it scrolls away, all on the thread that
- * feeds the viewers, and more would only be fragments between notes.
+ * The most a flood window keeps: 64K, or a full screen at eight characters a cell on a larger
+ * terminal (a full-screen program redrawing in colour). A window at flood rate keeps only its
+ * newest `floodKeepScreens` screens of lines within that: what is kept is parsed, and serialized
+ * into history as it scrolls away, on the thread that feeds the viewers, and more lines would
+ * only be fragments between notes.
  */
 export function floodKeepChars(cols: number, rows: number): number {
-  return Math.max(16 * 1024, 8 * cols * rows);
+  return Math.max(64 * 1024, 8 * cols * rows);
 }
 export const floodKeepScreens = 2;
 
