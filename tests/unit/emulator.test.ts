@@ -153,6 +153,31 @@ describe('Emulator', () => {
     e.dispose();
   });
 
+  it('takes output that keeps it busy for a flood, though it arrives below the flood rate (a PTY read on its own thread)', async () => {
+    const e = new Emulator({ cols: 80, rows: 24, scrollback: 10_000, onReply: () => {} });
+    // A colour change on every cell costs the parser far more than the characters' rate says.
+    let n = 0;
+    const line = () => `\x1b[3${n % 8}m${++n}\r\n`;
+    let fed = 0;
+    const perTick = (floodCharsPerWindow * 0.9) / 10;
+    const until = performance.now() + 2000;
+    while (performance.now() < until) {
+      // Fed from a timer, as reads are: a busy parser delays the next one, as it delays a read.
+      let chunk = '';
+      while (chunk.length < perTick) chunk += line();
+      fed += chunk.length;
+      e.feed(chunk);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    const stopped = performance.now();
+    await e.drained();
+    // Parsed as it came, the backlog took seconds and nothing was skipped.
+    expect(e.skippedChars).toBeGreaterThan(fed / 4);
+    expect(performance.now() - stopped).toBeLessThan(500);
+    expect(e.screenText()).toContain(`${n}`);
+    e.dispose();
+  });
+
   it('bounds cold history to the scrollback setting', async () => {
     const e = new Emulator({ cols: 40, rows: 10, scrollback: 2000, hotLines: 500, onReply: () => {} });
     let text = '';

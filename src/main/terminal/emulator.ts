@@ -2,6 +2,7 @@ import serializeAddon from '@xterm/addon-serialize';
 import type { SerializeAddon as SerializeAddonType } from '@xterm/addon-serialize';
 import unicode11Addon from '@xterm/addon-unicode11';
 import type { Unicode11Addon as Unicode11AddonType } from '@xterm/addon-unicode11';
+import { type EventLoopUtilization, performance } from 'node:perf_hooks';
 import xtermHeadless from '@xterm/headless';
 import type { Terminal as HeadlessTerminal } from '@xterm/headless';
 import type { Palette } from '../../shared/palette.js';
@@ -26,6 +27,14 @@ const { Unicode11Addon } = unicode11Addon as unknown as { Unicode11Addon: typeof
  */
 export const floodWindowMs = 100;
 export const floodCharsPerWindow = 1024 * 1024;
+/**
+ * A flood by what it costs: output arriving while the emulator has a backlog and its thread was
+ * busy for at least `floodBusyShare` of the last flood window. Where the PTY is read on the
+ * emulator's own thread (Windows, no pump thread) the arrival rate never shows a flood: parsing
+ * takes the thread, so the PTY is read slower, and the output came below the rate while the
+ * emulator parsed all of it at a fifth of the speed a flood reaches otherwise.
+ */
+export const floodBusyShare = 0.9;
 /**
  * The most a flood window keeps: 64K, or a full screen at eight characters a cell on a larger
  * terminal (a full-screen program redrawing in colour). A window at flood rate keeps only its
@@ -133,6 +142,10 @@ export class Emulator {
   private floodWindowChars = 0;
   private flooding = false;
   private floodWindowEnd = 0;
+  /** Whether this thread was busy for floodBusyShare of the window sampled last, when. */
+  private threadBusy = false;
+  private busySampledAt = 0;
+  private busySample: EventLoopUtilization | undefined;
 
   private get floodKeep(): number {
     return floodKeepChars(this.terminal.cols, this.terminal.rows);
@@ -220,7 +233,7 @@ export class Emulator {
     this.rateChars += data.length;
     // A window without output ends a flood.
     if (this.flooding && !this.floodTimer && now - this.floodWindowEnd > floodWindowMs) this.flooding = false;
-    if (this.rateChars > floodCharsPerWindow || this.floodTimer || this.flooding) {
+    if (this.rateChars > floodCharsPerWindow || this.floodTimer || this.flooding || this.saturated(now)) {
       // Flooding: hold the output until the window ends and parse only its newest part. Whole
       // chunks go as soon as newer ones cover the part kept: no copying of what is dropped.
       this.floodChunks.push(data);
@@ -242,7 +255,7 @@ export class Emulator {
     if (this.disposed) return;
     // Still at flood rate: the next chunk opens the next window. Below it, output is parsed
     // again as it comes, and the rate is measured afresh.
-    this.flooding = this.floodWindowChars > floodCharsPerWindow;
+    this.flooding = this.floodWindowChars > floodCharsPerWindow || this.saturated(this.clock.now());
     this.floodWindowChars = 0;
     this.floodWindowEnd = this.clock.now();
     if (!this.flooding) {
@@ -348,6 +361,17 @@ export class Emulator {
       end = next + 1;
     }
     return end;
+  }
+
+  /** The emulator has a backlog on a thread that has been busy (sampled once a flood window). */
+  private saturated(now: number): boolean {
+    if (now - this.busySampledAt >= floodWindowMs) {
+      const sample = performance.eventLoopUtilization();
+      this.threadBusy = this.busySample !== undefined && performance.eventLoopUtilization(sample, this.busySample).utilization >= floodBusyShare;
+      this.busySample = sample;
+      this.busySampledAt = now;
+    }
+    return this.threadBusy && this.writing;
   }
 
   private write(data: string): void {
