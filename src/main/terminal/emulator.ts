@@ -29,12 +29,14 @@ export const floodWindowMs = 100;
 export const floodCharsPerWindow = 1024 * 1024;
 /**
  * A flood by what it costs: output arriving while the emulator has a backlog and its thread was
- * busy for at least `floodBusyShare` of the last flood window. Where the PTY is read on the
+ * busy for at least `floodBusyShare` of each of the last `floodBusyWindows` flood windows (a
+ * burst while the thread is busy is no flood). Where the PTY is read on the
  * emulator's own thread (Windows, no pump thread) the arrival rate never shows a flood: parsing
  * takes the thread, so the PTY is read slower, and the output came below the rate while the
  * emulator parsed all of it at a fifth of the speed a flood reaches otherwise.
  */
 export const floodBusyShare = 0.9;
+export const floodBusyWindows = 3;
 /**
  * The most a flood window keeps: 64K, or a full screen at eight characters a cell on a larger
  * terminal (a full-screen program redrawing in colour). A window at flood rate keeps only its
@@ -142,8 +144,8 @@ export class Emulator {
   private floodWindowChars = 0;
   private flooding = false;
   private floodWindowEnd = 0;
-  /** Whether this thread was busy for floodBusyShare of the window sampled last, when. */
-  private threadBusy = false;
+  /** Windows in a row, sampled last at busySampledAt, in which this thread was busy for floodBusyShare. */
+  private busyWindows = 0;
   private busySampledAt = 0;
   private busySample: EventLoopUtilization | undefined;
 
@@ -363,15 +365,18 @@ export class Emulator {
     return end;
   }
 
-  /** The emulator has a backlog on a thread that has been busy (sampled once a flood window). */
+  /** The emulator has a backlog on a thread that has been busy (sampled at most once a flood window). */
   private saturated(now: number): boolean {
     if (now - this.busySampledAt >= floodWindowMs) {
       const sample = performance.eventLoopUtilization();
-      this.threadBusy = this.busySample !== undefined && performance.eventLoopUtilization(sample, this.busySample).utilization >= floodBusyShare;
+      // Samples further apart than two windows say little about the last one.
+      const contiguous = this.busySample !== undefined && now - this.busySampledAt < 2 * floodWindowMs;
+      const busy = contiguous && performance.eventLoopUtilization(sample, this.busySample).utilization >= floodBusyShare;
+      this.busyWindows = busy ? this.busyWindows + 1 : 0;
       this.busySample = sample;
       this.busySampledAt = now;
     }
-    return this.threadBusy && this.writing;
+    return this.busyWindows >= floodBusyWindows && this.writing;
   }
 
   private write(data: string): void {
