@@ -21,19 +21,20 @@ const { Unicode11Addon } = unicode11Addon as unknown as { Unicode11Addon: typeof
  * Floods: output arriving faster than this (characters per window) is not all parsed. The
  * emulator parses ~16 MB/s on the thread that also feeds viewers and answers agents; during a
  * flood it parses only the newest part of each window (`floodKeepChars`, `floodKeepScreens`), so
- * the screen ends right and the flood does not slow down everything else. Scrollback gets a note where output was skipped.
- * A flood lasts while its windows keep that rate: the next window starts with the next chunk,
- * instead of parsing the first `floodCharsPerWindow` of it again as if nothing had happened.
+ * the screen ends right and the flood does not slow down everything else. Scrollback gets a
+ * note where output was skipped. A flood lasts while its windows keep that rate: the next window
+ * starts with the next chunk, instead of parsing the first `floodCharsPerWindow` of it again as
+ * if nothing had happened.
  */
 export const floodWindowMs = 100;
 export const floodCharsPerWindow = 1024 * 1024;
 /**
  * A flood by what it costs: output arriving while the emulator has a backlog and its thread was
  * busy for at least `floodBusyShare` of each of the last `floodBusyWindows` flood windows (a
- * burst while the thread is busy is no flood). Where the PTY is read on the
- * emulator's own thread (Windows, no pump thread) the arrival rate never shows a flood: parsing
- * takes the thread, so the PTY is read slower, and the output came below the rate while the
- * emulator parsed all of it at a fifth of the speed a flood reaches otherwise.
+ * burst while the thread is busy is no flood). Where the PTY is read on the emulator's own
+ * thread (Windows, no pump thread) the arrival rate never shows a flood: parsing takes the
+ * thread, so the PTY is read slower, and the output came below the rate while the emulator
+ * parsed all of it at a fifth of the speed a flood reaches otherwise.
  */
 export const floodBusyShare = 0.9;
 export const floodBusyWindows = 3;
