@@ -21,8 +21,8 @@ export class BenchWsClient {
   /** Every output frame, in order (set by the figure). */
   onOutput: OutputListener | null = null;
   /**
-   * How output is acknowledged: `renderer` as the UI does it (ack-batcher.ts: once 64 KiB
-   * arrived since the last ack, or 50 ms after the first unacknowledged frame), `frame` each
+   * How output is acknowledged: `renderer` as the UI does it (ack-batcher.ts: once
+   * `ackEveryChars` arrived since the last ack, or 50 ms after the first unacknowledged frame), `frame` each
    * frame on arrival, `none` not at all.
    */
   ackPolicy: 'renderer' | 'frame' | 'none' = 'renderer';
