@@ -141,8 +141,7 @@ export class Emulator {
   private floodChars = 0;
   private floodDropped = 0;
   private floodDroppedLines = 0;
-  /** Characters fed in the current flood window, and whether the last window kept the flood's rate. */
-  private floodWindowChars = 0;
+  /** Whether the last flood window kept the flood's rate (its chunks, kept and dropped, are floodChars + floodDropped). */
   private flooding = false;
   private floodWindowEnd = 0;
   /** Windows in a row, sampled last at busySampledAt, in which this thread was busy for floodBusyShare. */
@@ -241,7 +240,6 @@ export class Emulator {
       // chunks go as soon as newer ones cover the part kept: no copying of what is dropped.
       this.floodChunks.push(data);
       this.floodChars += data.length;
-      this.floodWindowChars += data.length;
       if (this.floodChars - this.floodChunks[0]!.length >= this.floodKeep) this.dropFloodChunks();
       this.floodTimer ??= this.clock.setTimeout(() => this.endFloodWindow(), floodWindowMs);
       return;
@@ -258,8 +256,7 @@ export class Emulator {
     if (this.disposed) return;
     // Still at flood rate: the next chunk opens the next window. Below it, output is parsed
     // again as it comes, and the rate is measured afresh.
-    this.flooding = this.floodWindowChars > floodCharsPerWindow || this.saturated(this.clock.now());
-    this.floodWindowChars = 0;
+    this.flooding = this.floodChars + this.floodDropped > floodCharsPerWindow || this.saturated(this.clock.now());
     this.floodWindowEnd = this.clock.now();
     if (!this.flooding) {
       this.rateWindowStart = this.clock.now();
