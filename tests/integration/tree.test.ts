@@ -160,6 +160,9 @@ describe.skipIf(!linux)('process-tree teardown (Linux only: needs /proc)', () =>
     const shell = spawnShell();
     const daemon = await startSleeper(shell, (s) => `setsid -f ${s}`);
     const orphanedJob = await startSleeper(shell, (s) => `( (${s} &) & )`);
+    // The outer subshell was a foreground job: until bash takes the terminal back, its group
+    // (the sleeper's) is the terminal's, and the kernel hangs it up when bash dies.
+    await waitFor(() => readStat(shell.pty.pid)?.tpgid, (g) => g === shell.pty.pid);
     killQuietly(shell.pty.pid); // what node-pty's kill does: the shell only
     await waitFor(() => alive(shell.pty.pid), (a) => !a);
     // Both survive their shell (states printed if not, to tell a killer from a misread).
