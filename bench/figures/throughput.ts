@@ -2,7 +2,8 @@
  * Throughput of a colored `yes | head -c` stream from the PTY to a connected WebSocket client
  * (a real instance in a child process; the client in the bench process acknowledges every
  * frame as it arrives), and the host's event-loop delay during that flood. Baselines in the same
- * run, interleaved: node-pty reading the same stream in the bench process, and a bare
+ * run, interleaved: node-pty reading the same stream in the bench process, a bare relay
+ * process sending node-pty's reads to a WebSocket client (ws-relay.ts), and a bare
  * @xterm/headless parse of the same characters. Rates are output characters received per
  * second (the PTY turns each `\n` into `\r\n`, so a bit more than the stream's size).
  */
@@ -13,6 +14,7 @@ import { HostProcess, type LoopDelay } from '../lib/host.js';
 import { summarize } from '../lib/stats.js';
 import type { Figure } from '../lib/types.js';
 import { BenchWsClient, waitForText } from '../lib/ws-client.js';
+import { BareWsRelay } from '../lib/ws-relay.js';
 
 const { Terminal } = xtermHeadless as unknown as { Terminal: typeof HeadlessTerminal };
 
@@ -66,7 +68,7 @@ export const throughputFigure: Figure = {
       unit: 'MiB/s',
       target: { metric: 'ratio', op: '>=', value: 0.8 },
       description:
-        '64 MiB colored `yes | head -c` (4 MiB in quick mode) from the PTY through the host process to a WebSocket client that acks as the UI does (ack-batcher.ts); baselines: node-pty reading the same stream, a bare @xterm/headless parse of it',
+        '64 MiB colored `yes | head -c` (4 MiB in quick mode) from the PTY through the host process to a WebSocket client that acks as the UI does (ack-batcher.ts); baselines: node-pty reading the same stream, a bare relay process sending those reads to a WebSocket client, a bare @xterm/headless parse of it',
     },
     {
       name: 'throughput.event-loop-delay.p99',
@@ -81,6 +83,7 @@ export const throughputFigure: Figure = {
     let host: HostProcess | null = null;
     let client: BenchWsClient | null = null;
     let bare: BareMarkerShell | null = null;
+    let relay: BareWsRelay | null = null;
     try {
       host = await HostProcess.start(opts.home, opts.root);
       client = await BenchWsClient.connect(host.info.origin, host.info.login);
@@ -88,6 +91,7 @@ export const throughputFigure: Figure = {
       const terminal = await ws.call<{ id: string }>('create', { shell: 'bash', cwd: opts.home, cols, rows, title: 'bench flood' });
       const { attachmentId } = await ws.call<{ attachmentId: string }>('attach', { id: terminal.id, cols, rows });
       bare = await BareMarkerShell.start(opts.home, cols, rows);
+      relay = await BareWsRelay.start(opts.home, opts.root, cols, rows);
       const text = streamText(bytes);
 
       let marker = 0;
@@ -105,6 +109,15 @@ export const throughputFigure: Figure = {
         const after = await host!.command<{ skippedChars: number; drainMs: number }>('terminal', { id: terminal.id });
         return { chars: ws.received - before, ms, pieces: ws.frames - frames, ...after };
       };
+      const viaBareRelay = async (size: number) => {
+        const tag = `-B${++marker}-`;
+        const done = relay!.until(`BENCH${tag}END`, 300_000);
+        const before = relay!.received;
+        const t0 = performance.now();
+        relay!.type(`${floodCommand(size)}; printf 'BENCH%sEND\\n' ${tag}\r`);
+        await done;
+        return { chars: relay!.received - before, ms: performance.now() - t0 };
+      };
       const viaBarePty = async (size: number) => {
         const before = bare!.received;
         const reads = bare!.reads;
@@ -119,10 +132,12 @@ export const throughputFigure: Figure = {
       await warm;
       await viaWebSocket(MiB);
       await viaBarePty(MiB);
+      await viaBareRelay(MiB);
       await headlessParse(streamText(MiB));
 
       const wsRates: number[] = [];
       const ptyRates: number[] = [];
+      const relayRates: number[] = [];
       const xtermRates: number[] = [];
       const delays: LoopDelay[] = [];
       const clientCpu: number[] = [];
@@ -144,6 +159,8 @@ export const throughputFigure: Figure = {
         const raw = await viaBarePty(bytes);
         readKiB.push(raw.chars / raw.pieces / 1024);
         ptyRates.push(rate(raw.chars, raw.ms));
+        const relayed = await viaBareRelay(bytes);
+        relayRates.push(rate(relayed.chars, relayed.ms));
         xtermRates.push(rate(text.length, await headlessParse(text)));
       }
       if (ws.ackErrors.length > 0) throw new Error(`acknowledgements failed: ${ws.ackErrors[0]}`);
@@ -161,6 +178,7 @@ export const throughputFigure: Figure = {
           samples: wsRates,
           baselines: [
             { name: 'raw node-pty reading the stream', samples: ptyRates },
+            { name: 'bare relay process to a WebSocket client', samples: relayRates },
             { name: 'bare @xterm/headless parse', samples: xtermRates },
           ],
           note,
@@ -175,6 +193,7 @@ export const throughputFigure: Figure = {
       await client?.close();
       await host?.stop();
       await bare?.close();
+      await relay?.close();
     }
   },
 };
