@@ -136,14 +136,15 @@ export function waitForText(client: BenchWsClient, attachmentId: string, needle:
     client.onOutput = (id, seq, data) => {
       previous?.(id, seq, data);
       if (id !== attachmentId) return;
-      const scan = tail + data;
-      if (scan.includes(needle)) {
+      // Only the seam between frames is joined (a joined frame would be copied to be searched).
+      const keep = needle.length - 1;
+      if ((tail + data.slice(0, keep)).includes(needle) || data.includes(needle)) {
         clearTimeout(timer);
         client.onOutput = previous;
         resolve();
         return;
       }
-      tail = scan.slice(-needle.length);
+      tail = data.length >= keep ? data.slice(-keep) : (tail + data).slice(-keep);
     };
   });
 }
