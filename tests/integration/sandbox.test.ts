@@ -221,6 +221,32 @@ describeSandbox('confined agent terminals', () => {
     }
   });
 
+  it('a Ctrl+C the person types ends the confined command, not the terminal: bash, zsh and pwsh', async () => {
+    const shells = ['bash', ...(hasCommand('zsh') ? ['zsh'] : []), ...(findPwsh() ? [findPwsh()!] : [])];
+    for (const shell of shells) {
+      const pwsh = shell.endsWith('pwsh');
+      const says = (what: string) => `${shell}: ${what}`;
+      const t = await open({ shell });
+      // The programs a confined shell runs ignore none of the keys' signals (bubblewrap does).
+      const mask = await send(t.id, 'grep SigIgn /proc/self/status');
+      const ignored = BigInt(`0x${/SigIgn:\s*([0-9a-f]+)/.exec(mask.output ?? '')?.[1] ?? 'ffff'}`);
+      for (const signal of [2, 3, 20]) expect(ignored & (1n << BigInt(signal - 1)), says(`signal ${signal} ignored: ${mask.output}`)).toBe(0n);
+      // pwsh runs a cmdlet itself, in bubblewrap's group; bash and zsh run sleep in its own.
+      const long = await send(t.id, pwsh ? 'Start-Sleep -Seconds 100' : 'sleep 100', { waitMs: 300 });
+      expect(long, says('running')).toMatchObject({ status: 'running' });
+      const { attachment } = await f.host.attach(t.id, 'person-ui', { frame: () => undefined, closed: () => undefined, writable: () => undefined });
+      await f.host.input(attachment.id, '\x03', true);
+      await expect.poll(() => f.host.get(t.id).view().status, { timeout: 10_000 }).not.toBe('running');
+      expect(f.host.get(t.id).view(), says('the terminal lives')).toMatchObject({ status: 'idle', exitCode: null });
+      // And a second Ctrl+C at the prompt; then the agent gets it back and it still takes commands.
+      await f.host.input(attachment.id, '\x03', true);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      f.host.handBack(t.id);
+      expect(await send(t.id, 'echo after-ctrl-c'), says('after')).toMatchObject({ status: 'done', output: 'after-ctrl-c' });
+      await f.call(client, 'terminal_close', { id: t.id });
+    }
+  });
+
   it('read-only refuses every write', async () => {
     policy('read-only', false);
     const t = await open();

@@ -4,6 +4,7 @@
  * shell once bubblewrap has started it (node-pty's child is bubblewrap; the shell is the child
  * of the sandbox's init, whose pid bubblewrap reports on `--info-fd`).
  */
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
@@ -72,6 +73,24 @@ const launcher = [
   '[ $(( (nr >> 8) & 0xfff )) -eq 136 ] && [ "$t" -ef /proc/self/fd/0 ] || t=$(tty) || exit 125',
   'exec "${@:1:at}" "$t" "$t" "${@:at+3}" 3>"$info" 4<"$bpf"',
 ].join('\n');
+
+/**
+ * The keys' signals (Ctrl+C, Ctrl+\, Ctrl+Z) go to the terminal's whole foreground group. A shell
+ * that takes no group of its own (pwsh) shares bubblewrap's, so a Ctrl+C the person typed
+ * ended bubblewrap and with it the terminal. Bubblewrap therefore starts with them ignored (the
+ * launcher's trap survives its exec) and the shell with them at their defaults again: GNU env's
+ * `--default-signal` runs between bubblewrap and the shell and execs it (no process stays
+ * behind). Without that option (coreutils before 8.31) nothing is ignored: the shell and every
+ * program it ran would inherit the ignoring.
+ */
+const keySignals = 'INT,QUIT,TSTP';
+const envPath = '/usr/bin/env';
+let signalResetWorks: boolean | undefined;
+
+function signalReset(): string[] {
+  signalResetWorks ??= spawnSync(envPath, [`--default-signal=${keySignals}`, 'true'], { stdio: 'ignore', timeout: 5000 }).status === 0;
+  return signalResetWorks ? [envPath, `--default-signal=${keySignals}`] : [];
+}
 
 function resolved(path: string): string {
   try {
@@ -161,11 +180,14 @@ export class Confinement {
     writeFileSync(bpf, (seccompProgram ??= tiocstiFilter()), { mode: 0o600 });
     const info = join(this.runDir, 'info.json');
     closeSync(openSync(info, 'w', 0o600));
-    const argv = [bwrapPath, ...bwrapArgs({ spec: this.spec, pty: ptyPlaceholder, infoFd, seccompFd, unsetEnv: hiddenVariables, setEnv: this.cacheEnv, command: [file, ...args] })];
+    // env would take a path with '=' for an assignment; no shell's path has one.
+    const reset = file.includes('=') ? [] : signalReset();
+    const argv = [bwrapPath, ...bwrapArgs({ spec: this.spec, pty: ptyPlaceholder, infoFd, seccompFd, unsetEnv: hiddenVariables, setEnv: this.cacheEnv, command: [...reset, file, ...args] })];
     // The device goes in as one source and destination pair; a path that merely contains the placeholder is never touched.
     const at = argv.indexOf(ptyPlaceholder);
     if (at < 0 || argv[at + 1] !== ptyPlaceholder) throw new Error('bubblewrap arguments lack the terminal device pair');
-    return { file: launcherShell, args: ['--norc', '--noprofile', '-c', launcher, 'tandem-sandbox', info, bpf, String(at), ...argv], env: base };
+    const script = reset.length > 0 ? `trap '' ${keySignals.replaceAll(',', ' ')}\n${launcher}` : launcher;
+    return { file: launcherShell, args: ['--norc', '--noprofile', '-c', script, 'tandem-sandbox', info, bpf, String(at), ...argv], env: base };
   }
 
   /**

@@ -43,8 +43,9 @@ export async function interrupt(target: InterruptTarget): Promise<void> {
   const running = phase.kind === 'running';
   const seq = phase.kind !== 'running' ? null : phase.started ? phase.seq : state.lastStartSeq + 1;
   // A shell that runs its command itself while sharing its parent's group (pwsh inside
-  // bubblewrap): the key would signal the whole group, bubblewrap too, and end the terminal.
-  // The shell and its own processes in that group (the dotnet tool's pwsh is a child) get it.
+  // bubblewrap): the key would signal the whole group, bubblewrap too, which ends the terminal
+  // where bubblewrap could not be started ignoring it (sandbox/launch.ts). The shell and its
+  // own processes in that group (the dotnet tool's pwsh is a child) get it.
   if (fg && fg === shellPgrp && shellPgrp !== pid && modes?.isig) {
     platform.signalJob(pid, 'SIGINT');
     if (running) escalate(target, fg, seq, () => platform.signalJob(pid, 'SIGINT'));
