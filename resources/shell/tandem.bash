@@ -15,16 +15,25 @@ __tandem_esc() {
   REPLY=${REPLY//\%/%25}; REPLY=${REPLY//;/%3B}; REPLY=${REPLY//$'\a'/%07}
   REPLY=${REPLY//$'\e'/%1B}; REPLY=${REPLY//$'\n'/%0A}; REPLY=${REPLY//$'\r'/%0D}
 }
-# Baselines of the redirect report: what the startup files left.
+# Baselines of the redirect report: what the startup files left (one subshell for both lists).
 __tandem_path0=$PATH
-__tandem_fnlist=$(builtin compgen -A function)
-# The redirect report (src/main/terminal/redirect-report.ts) from __tandem_fnlist (one name a
-# line, refreshed in the subshell that reads the history line, so no extra fork) and
-# __tandem_path0; it follows the end marker. At most about 8,000 characters, then incomplete.
+__tandem_fnlist=$(builtin compgen -b; builtin printf '\x1f'; builtin compgen -A function)
+__tandem_bilist=${__tandem_fnlist%%$'\x1f'*}
+__tandem_builtins0=$'\n'$__tandem_bilist$'\n'
+__tandem_fnlist=${__tandem_fnlist#*$'\x1f'}
+# The redirect report (src/main/terminal/redirect-report.ts) from __tandem_fnlist and
+# __tandem_bilist (one name a line, refreshed in the subshell that reads the history line, so
+# no extra fork), the command hash table (BASH_CMDS: a name `hash -p` sent elsewhere than a
+# PATH search would) and __tandem_path0; it follows the end marker. At most about 8,000
+# characters, then incomplete.
 __tandem_redirects() {
-  local REPLY __tandem_k __tandem_flags='' __tandem_na=0 __tandem_list=''
+  local REPLY __tandem_k __tandem_v __tandem_d __tandem_e __tandem_flags='' __tandem_na=0 __tandem_nh=0 __tandem_nb=0 __tandem_list='' __tandem_dirs __tandem_names
+  # Lists split by IFS with globbing off, not read from here-strings: a here-string is a pipe
+  # (or a temporary file) on the shell's stdin while the loop runs.
+  local - IFS
+  set -f
   [[ $PATH == "$__tandem_path0" ]] || __tandem_flags=p
-  __tandem_k="$__tandem_flags|${!BASH_ALIASES[*]}|${BASH_ALIASES[*]}|$__tandem_fnlist"
+  __tandem_k="$__tandem_flags|${!BASH_ALIASES[*]}|${BASH_ALIASES[*]}|${!BASH_CMDS[*]}|${BASH_CMDS[*]}|$__tandem_bilist|$__tandem_fnlist"
   if [[ $__tandem_k == "$__tandem_lastsig" ]]; then builtin printf '%sD;%s;=\a' "$__tandem_osc" "$__tandem_seq"; return; fi
   __tandem_lastsig=$__tandem_k
   for __tandem_k in "${!BASH_ALIASES[@]}"; do
@@ -33,12 +42,38 @@ __tandem_redirects() {
     __tandem_esc "${BASH_ALIASES[$__tandem_k]}"; __tandem_list+=";$REPLY"
     (( __tandem_na++ ))
   done
-  while IFS= builtin read -r __tandem_k; do
+  IFS=:
+  # shellcheck disable=SC2206  # split on purpose (IFS set, globbing off)
+  __tandem_dirs=($PATH)
+  IFS=$'\n'
+  for __tandem_k in "${!BASH_CMDS[@]}"; do
+    __tandem_v=${BASH_CMDS[$__tandem_k]} __tandem_e=
+    for __tandem_d in "${__tandem_dirs[@]}"; do
+      if [[ -f ${__tandem_d:-.}/$__tandem_k && -x ${__tandem_d:-.}/$__tandem_k ]]; then __tandem_e=${__tandem_d:-.}/$__tandem_k; break; fi
+    done
+    [[ $__tandem_v == "$__tandem_e" ]] && continue
+    if (( ${#__tandem_list} > 8000 )); then __tandem_flags+=t; break; fi
+    __tandem_esc "$__tandem_k"; __tandem_list+=";$REPLY"
+    __tandem_esc "$__tandem_v"; __tandem_list+=";$REPLY"
+    (( __tandem_nh++ ))
+  done
+  # Builtins loaded since the startup files ran (enable -f).
+  # shellcheck disable=SC2206  # split on purpose (IFS set, globbing off)
+  __tandem_names=($__tandem_bilist)
+  for __tandem_k in "${__tandem_names[@]}"; do
+    [[ -z $__tandem_k || $__tandem_builtins0 == *$'\n'"$__tandem_k"$'\n'* ]] && continue
+    if (( ${#__tandem_list} > 8000 )); then __tandem_flags+=t; break; fi
+    __tandem_esc "$__tandem_k"; __tandem_list+=";$REPLY"
+    (( __tandem_nb++ ))
+  done
+  # shellcheck disable=SC2206  # split on purpose (IFS set, globbing off)
+  __tandem_names=($__tandem_fnlist)
+  for __tandem_k in "${__tandem_names[@]}"; do
     [[ -z $__tandem_k || $__tandem_k == _* ]] && continue
     if (( ${#__tandem_list} > 8000 )); then __tandem_flags+=t; break; fi
     __tandem_esc "$__tandem_k"; __tandem_list+=";$REPLY"
-  done <<< "$__tandem_fnlist"
-  builtin printf '%sD;%s;%s;%s;0%s\a' "$__tandem_osc" "$__tandem_seq" "$__tandem_flags" "$__tandem_na" "$__tandem_list"
+  done
+  builtin printf '%sD;%s;%s;%s;0;%s;%s%s\a' "$__tandem_osc" "$__tandem_seq" "$__tandem_flags" "$__tandem_na" "$__tandem_nh" "$__tandem_nb" "$__tandem_list"
 }
 __tandem_seq=0
 __tandem_lined=0
@@ -59,9 +94,11 @@ __tandem_precmd() {
   builtin printf '%sE;%s;%s;;%s\a' "$__tandem_osc" "$__tandem_seq" "$__tandem_ret" "$REPLY"
   if [[ $__tandem_seq != "$__tandem_lined" ]]; then
     __tandem_lined=$__tandem_seq
-    # One subshell for the history line and the function list of the redirect report.
-    __tandem_h=$(HISTTIMEFORMAT='' builtin history 1; builtin printf '\x1f'; builtin compgen -A function)
+    # One subshell for the history line and the builtin and function lists of the redirect report.
+    __tandem_h=$(HISTTIMEFORMAT='' builtin history 1; builtin printf '\x1f'; builtin compgen -b; builtin printf '\x1f'; builtin compgen -A function)
     __tandem_fnlist=${__tandem_h##*$'\x1f'}
+    __tandem_h=${__tandem_h%$'\x1f'*}
+    __tandem_bilist=${__tandem_h##*$'\x1f'}
     __tandem_h=${__tandem_h%$'\x1f'*}
     __tandem_h=${__tandem_h%$'\n'}
     if [[ $__tandem_h =~ ^\ *([0-9]+)\*?\ \ (.*)$ ]] && [[ ${BASH_REMATCH[1]} != "$__tandem_histnum" ]]; then

@@ -79,7 +79,8 @@ function global:__tandem_redirects {
     if ($functions.Length -gt 4000) { $flags += 't'; break }
     $functions += ';' + (__tandem_esc $f.Name)
   }
-  $body = $flags + ';' + $na + ';0' + $aliases + $functions
+  # No global aliases, hash table or loadable builtins in pwsh: those counts are 0.
+  $body = $flags + ';' + $na + ';0;0;0' + $aliases + $functions
   if ($body -ceq $t.LastD) {
     if ($t.Seq -ne $t.LastDSeq) { [Console]::Write($t.Osc + 'D;' + $t.Seq + ';=' + $t.Bel) }
   } else { [Console]::Write($t.Osc + 'D;' + $t.Seq + ';' + $body + $t.Bel) }

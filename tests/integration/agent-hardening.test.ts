@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startAgentFixture, type AgentFixture } from './agent-helpers.js';
+import { findPwsh } from './pwsh-helpers.js';
 
 let f: AgentFixture;
 let token: string;
@@ -137,6 +138,62 @@ describe('what could redirect a program (aliases, functions, PATH)', () => {
     expect(await f.call(client, 'terminal_send', { id, text: 'pwd', waitMs: 300 })).toMatchObject({ status: 'awaiting_approval' });
     f.layer.answerApproval({ requestId: f.layer.state().approvals.find((approval) => approval.terminalId === id)!.id, decision: 'reject' });
     expect(existsSync(canary)).toBe(false);
+  });
+
+  it.each([
+    ['bash', (script: string) => `hash -p ${script} ls`],
+    ['zsh', (script: string) => `hash ls=${script}`],
+  ])('%s: after an approved hash entry, an allow-listed ls asks, and nothing ran', async (shell, hash) => {
+    const dir = mkdtempSync(join(tmpdir(), 'tandem-hash-'));
+    const canary = join(dir, 'canary');
+    const script = join(dir, 'not-ls');
+    writeFileSync(script, `#!/bin/sh\ntouch ${canary}\n`, { mode: 0o755 });
+    const client = await f.client(guardedToken);
+    const { id } = (await f.call(client, 'terminal_open', { title: 'hash', shell, cwd: dir })) as { id: string };
+    // Hashed by running it: the entry a PATH search made does not ask.
+    expect(await f.call(client, 'terminal_send', { id, text: 'ls' })).toMatchObject({ status: 'done', approval: null });
+    expect(await f.call(client, 'terminal_send', { id, text: 'ls' })).toMatchObject({ status: 'done', approval: null });
+    expect(await sendApproving(f, client, id, hash(script))).toMatchObject({ status: 'done', asked: true });
+    const asked = await f.call(client, 'terminal_send', { id, text: 'ls', waitMs: 300 });
+    expect(asked).toMatchObject({ status: 'awaiting_approval' });
+    const [request] = f.layer.state().approvals.filter((approval) => approval.terminalId === id);
+    expect(request?.why).toContain(`hashed to ${script}`);
+    f.layer.answerApproval({ requestId: request!.id, decision: 'reject', reason: 'no' });
+    expect(existsSync(canary)).toBe(false);
+    // Cleared, it runs without asking again.
+    expect(await sendApproving(f, client, id, 'hash -r')).toMatchObject({ status: 'done' });
+    expect(await f.call(client, 'terminal_send', { id, text: 'ls' })).toMatchObject({ status: 'done', approval: null });
+    expect(existsSync(canary)).toBe(false);
+  });
+
+  // Debian's bash-builtins package (.ci/run installs it) has loadables of allow-listed names.
+  it.runIf(existsSync('/usr/lib/bash/head'))('bash: after an approved enable -f, the loaded head asks', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tandem-enable-'));
+    writeFileSync(join(dir, 'f.txt'), 'one\n');
+    const client = await f.client(guardedToken);
+    const { id } = (await f.call(client, 'terminal_open', { title: 'enable', shell: 'bash', cwd: dir })) as { id: string };
+    expect(await f.call(client, 'terminal_send', { id, text: 'head f.txt' })).toMatchObject({ status: 'done', output: 'one', approval: null });
+    expect(await sendApproving(f, client, id, 'enable -f /usr/lib/bash/head head')).toMatchObject({ status: 'done', exitCode: 0 });
+    expect(await f.call(client, 'terminal_send', { id, text: 'head f.txt', waitMs: 300 })).toMatchObject({ status: 'awaiting_approval' });
+    const [request] = f.layer.state().approvals.filter((approval) => approval.terminalId === id);
+    expect(request?.why).toContain('head is a builtin loaded into this shell');
+    f.layer.answerApproval({ requestId: request!.id, decision: 'reject', reason: 'no' });
+  });
+
+  it.runIf(findPwsh() !== null)('pwsh: an alias an approved line set is reported', async () => {
+    const client = await f.client(guardedToken);
+    const { id } = (await f.call(client, 'terminal_open', { title: 'pwsh alias', shell: findPwsh()! })) as { id: string };
+    expect(await sendApproving(f, client, id, 'Set-Alias cat Remove-Item')).toMatchObject({ status: 'done' });
+    await expect.poll(() => f.host.get(id).session.redirects?.aliases.get('cat')).toBe('Remove-Item');
+  });
+
+  it('zsh: the builtins a module loaded are reported, and no others', async () => {
+    const client = await f.client(guardedToken);
+    const { id } = (await f.call(client, 'terminal_open', { title: 'zmodload', shell: 'zsh' })) as { id: string };
+    expect(await sendApproving(f, client, id, 'zmodload zsh/files')).toMatchObject({ status: 'done', exitCode: 0 });
+    const builtins = f.host.get(id).session.redirects?.builtins;
+    for (const name of ['chmod', 'ln', 'mkdir', 'mv', 'rm']) expect(builtins?.has(name), `${name} in ${[...(builtins ?? [])].join(' ')}`).toBe(true);
+    expect(builtins?.has('echo')).toBe(false);
   });
 });
 

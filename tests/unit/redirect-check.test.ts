@@ -7,7 +7,7 @@ import { decodeField, MarkerScanner } from '../../src/main/terminal/markers.js';
 import { parseRedirectReport, type RedirectReport } from '../../src/main/terminal/redirect-report.js';
 
 function report(overrides: Partial<RedirectReport> = {}): RedirectReport {
-  return { pathChanged: false, incomplete: false, aliases: new Map(), globalAliases: new Set(), functions: new Set(), ...overrides };
+  return { pathChanged: false, incomplete: false, aliases: new Map(), globalAliases: new Set(), hashed: new Map(), builtins: new Set(), functions: new Set(), ...overrides };
 }
 let grammars: Grammars;
 beforeAll(async () => {
@@ -35,6 +35,9 @@ describe('redirectedBy', () => {
     ['an alias whose expansion ends in a blank', 'ls x', report({ aliases: new Map([['ls', 'ls '], ['x', 'rm -rf ~']]) }), /alias/],
     ['an alias adding an option that writes', 'git diff', report({ aliases: new Map([['git', 'git -c core.pager=evil']]) }), /alias/],
     ['a zsh global alias among the words', 'cat G', report({ globalAliases: new Set(['G']) }), /global alias/],
+    ['a name the hash table sends elsewhere', 'ls', report({ hashed: new Map([['ls', '/tmp/x']]) }), /hashed to \/tmp\/x/],
+    ['a same-program alias of a hashed name', 'ls -la', report({ aliases: new Map([['ls', 'ls --color=auto']]), hashed: new Map([['ls', '/tmp/x']]) }), /hashed/],
+    ['a loaded builtin', 'cat x', report({ builtins: new Set(['cat']) }), /builtin loaded/],
     ['a changed PATH', 'ls', report({ pathChanged: true }), /PATH/],
     ['an incomplete report', 'pwd', report({ incomplete: true }), /could not list/],
   ])('asks for %s', (_what, line, shellReport, reason) => {
@@ -52,8 +55,8 @@ describe('redirect report markers', () => {
   const secret = 's3';
   const scan = (body: string) => new MarkerScanner(secret).scan(`\x1b]7771;${secret};${body}\x07`);
 
-  it('parses aliases, global aliases and functions, percent-decoded', () => {
-    expect(scan('D;7;p;2;1;ls;touch%20canary;ll;ls%20-l%3Bx;G;mkcd;f')).toEqual([
+  it('parses aliases, global aliases, hashed names, builtins and functions, percent-decoded', () => {
+    expect(scan('D;7;p;2;1;1;1;ls;touch%20canary;ll;ls%20-l%3Bx;G;cat;%2Ftmp%2Fx%3By;rm;mkcd;f')).toEqual([
       {
         marker: {
           kind: 'redirects',
@@ -66,6 +69,8 @@ describe('redirect report markers', () => {
               ['ll', 'ls -l;x'],
             ]),
             globalAliases: new Set(['G']),
+            hashed: new Map([['cat', '/tmp/x;y']]),
+            builtins: new Set(['rm']),
             functions: new Set(['mkcd', 'f']),
           },
         },
@@ -79,16 +84,16 @@ describe('redirect report markers', () => {
   });
 
   it('reads an empty report and the incomplete flag', () => {
-    expect(parseRedirectReport(['', '0', '0'], decodeField)).toEqual(report());
-    expect(parseRedirectReport(['t', '0', '0', 'f'], decodeField)).toMatchObject({ incomplete: true, functions: new Set(['f']) });
+    expect(parseRedirectReport(['', '0', '0', '0', '0'], decodeField)).toEqual(report());
+    expect(parseRedirectReport(['t', '0', '0', '0', '0', 'f'], decodeField)).toMatchObject({ incomplete: true, functions: new Set(['f']) });
   });
 
-  it.each([['x', '0', '0'], ['', '2', '0', 'ls'], ['', '-1', '0'], ['', 'a', '0']])('drops a malformed report %j', (...fields) => {
+  it.each([['x', '0', '0', '0', '0'], ['', '2', '0', '0', '0', 'ls'], ['', '0', '0', '1', '0', 'ls'], ['', '-1', '0', '0', '0'], ['', 'a', '0', '0', '0'], ['', '0', '0']])('drops a malformed report %j', (...fields) => {
     expect(parseRedirectReport(fields, decodeField)).toBeNull();
   });
 
   it('treats a report beyond the bound of names as incomplete', () => {
     const names = Array.from({ length: 1100 }, (_, i) => `f${i}`);
-    expect(parseRedirectReport(['', '0', '0', ...names], decodeField)?.incomplete).toBe(true);
+    expect(parseRedirectReport(['', '0', '0', '0', '0', ...names], decodeField)?.incomplete).toBe(true);
   });
 });

@@ -7,7 +7,8 @@ function unquote(word: string): string {
 /**
  * Why a line the allow list lets through must ask after all, or null: the shell reported, at
  * its last prompt, something that makes the line's program run something else (a function, an
- * alias, a zsh global alias among its words, a changed PATH, or a report it could not finish).
+ * alias, a zsh global alias among its words, a loaded builtin, a hash table entry pointing
+ * elsewhere than PATH, a changed PATH, or a report it could not finish).
  * An alias that only adds words to the same program (`ls='ls --color=auto'`) passes when the
  * expanded line is itself allowed (`allowed`). A shell that reports nothing (sh, cmd) gives null.
  */
@@ -19,6 +20,9 @@ export function redirectedBy(line: string, report: RedirectReport | null, allowe
   if (report.incomplete) return 'the shell could not list everything that could redirect a program';
   if (report.pathChanged) return 'PATH changed since the shell started';
   if (report.functions.has(program)) return `${program} is a function in this shell`;
+  if (report.builtins.has(program)) return `${program} is a builtin loaded into this shell`;
+  const hashed = report.hashed.get(program);
+  if (hashed !== undefined) return `${program} is hashed to ${hashed} in this shell`;
   const global = words.map(unquote).find((word) => report.globalAliases.has(word));
   if (global !== undefined) return `${global} is a global alias in this shell`;
   const expansion = report.aliases.get(program);

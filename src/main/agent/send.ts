@@ -61,9 +61,10 @@ export async function send(ctx: AgentContext, connection: AgentConnection, args:
   if (verdict === 'run' && settings.policy !== 'always' && ops.status === 'idle') {
     const report = await ops.freshRedirects(redirectReportWaitMs);
     if (holds()) throw new TandemError('busy', busyWrite);
-    if (redirectedBy(text ?? '', report, (expanded) => judgeLine(expanded, false).verdict === 'run')) {
+    const redirected = redirectedBy(text ?? '', report, (expanded) => judgeLine(expanded, false).verdict === 'run');
+    if (redirected) {
       verdict = 'ask';
-      why = 'the shell reported an alias, a function or a PATH change that could make this program run something else';
+      why = `allowed, but ${redirected}: it could run something else`;
     }
   }
   if (verdict === 'deny') throw new TandemError('rejected', `"${line.slice(0, 80)}" matches the deny list and was not sent.`);
