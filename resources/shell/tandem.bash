@@ -27,7 +27,7 @@ __tandem_fnlist=${__tandem_fnlist#*$'\x1f'}
 # PATH search would) and __tandem_path0; it follows the end marker. At most about 8,000
 # characters, then incomplete.
 __tandem_redirects() {
-  local REPLY __tandem_k __tandem_v __tandem_d __tandem_e __tandem_flags='' __tandem_na=0 __tandem_nh=0 __tandem_nb=0 __tandem_list='' __tandem_dirs __tandem_names
+  local REPLY __tandem_k __tandem_v __tandem_d __tandem_p __tandem_e __tandem_flags='' __tandem_na=0 __tandem_nh=0 __tandem_nb=0 __tandem_list='' __tandem_dirs __tandem_names
   # Lists split by IFS with globbing off, not read from here-strings: a here-string is a pipe
   # (or a temporary file) on the shell's stdin while the loop runs.
   local - IFS
@@ -49,7 +49,10 @@ __tandem_redirects() {
   for __tandem_k in "${!BASH_CMDS[@]}"; do
     __tandem_v=${BASH_CMDS[$__tandem_k]} __tandem_e=
     for __tandem_d in "${__tandem_dirs[@]}"; do
-      if [[ -f ${__tandem_d:-.}/$__tandem_k && -x ${__tandem_d:-.}/$__tandem_k ]]; then __tandem_e=${__tandem_d:-.}/$__tandem_k; break; fi
+      # The path as bash joins it: an empty element is ".", and a trailing slash is not doubled.
+      __tandem_p=${__tandem_d:-.}
+      [[ $__tandem_p == */ ]] || __tandem_p+=/
+      if [[ -f $__tandem_p$__tandem_k && -x $__tandem_p$__tandem_k ]]; then __tandem_e=$__tandem_p$__tandem_k; break; fi
     done
     [[ $__tandem_v == "$__tandem_e" ]] && continue
     if (( ${#__tandem_list} > 8000 )); then __tandem_flags+=t; break; fi

@@ -1,7 +1,7 @@
 /**
  * What the shell reported at its last prompt that could make a program name run something
- * else: aliases (with their expansion), zsh's global aliases, names the command hash table
- * sends elsewhere than a PATH search would (`hash -p`), builtins loaded since the startup files
+ * else: aliases (with their expansion), zsh's global aliases, names bash's command hash table
+ * sends elsewhere than a PATH search would (`hash -p`; zsh sends none), builtins loaded since the startup files
  * ran (bash's `enable -f`, zsh's `zmodload`), functions, and whether `PATH` differs from what
  * it was once the startup files had run. Sent in a private marker (`D;<seq>;<flags>;<aliases>;
  * <global aliases>;<hashed>;<builtins>;<alias name;value pairs>;<global names>;<hashed name;path
