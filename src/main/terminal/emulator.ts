@@ -2,7 +2,7 @@ import serializeAddon from '@xterm/addon-serialize';
 import type { SerializeAddon as SerializeAddonType } from '@xterm/addon-serialize';
 import unicode11Addon from '@xterm/addon-unicode11';
 import type { Unicode11Addon as Unicode11AddonType } from '@xterm/addon-unicode11';
-import { type EventLoopUtilization, performance } from 'node:perf_hooks';
+import { performance } from 'node:perf_hooks';
 import xtermHeadless from '@xterm/headless';
 import type { Terminal as HeadlessTerminal } from '@xterm/headless';
 import type { Palette } from '../../shared/palette.js';
@@ -38,6 +38,14 @@ export const floodCharsPerWindow = 1024 * 1024;
  */
 export const floodBusyShare = 0.9;
 export const floodBusyWindows = 3;
+
+/**
+ * How busy this thread has been: cumulative active and idle time, in any unit, as
+ * `performance.eventLoopUtilization()` gives them. Injected so that the flood-by-cost decision
+ * depends on what a test sets, not on the speed or load of the machine it runs on.
+ */
+export type BusyMeter = () => { active: number; idle: number };
+const threadBusy: BusyMeter = () => performance.eventLoopUtilization();
 /**
  * The most a flood window keeps: 64K, or a full screen at eight characters a cell on a larger
  * terminal (a full-screen program redrawing in colour). A window at flood rate keeps only its
@@ -100,6 +108,8 @@ export interface EmulatorOptions {
   palette?: () => Palette;
   /** Time for the flood window; real time unless a test walks it. */
   clock?: Clock;
+  /** This thread's busy time for a flood by cost; the event loop's own unless a test sets it. */
+  busy?: BusyMeter;
 }
 
 /**
@@ -147,7 +157,8 @@ export class Emulator {
   /** Windows in a row, sampled last at busySampledAt, in which this thread was busy for floodBusyShare. */
   private busyWindows = 0;
   private busySampledAt = 0;
-  private busySample: EventLoopUtilization | undefined;
+  private busySample: { active: number; idle: number } | undefined;
+  private readonly busy: BusyMeter;
 
   private get floodKeep(): number {
     return floodKeepChars(this.terminal.cols, this.terminal.rows);
@@ -155,6 +166,7 @@ export class Emulator {
 
   constructor(opts: EmulatorOptions) {
     this.clock = opts.clock ?? systemClock;
+    this.busy = opts.busy ?? threadBusy;
     this.hotLines = Math.min(opts.hotLines ?? 1000, opts.scrollback);
     this.cold = new ColdHistory(opts.scrollback - this.hotLines);
     this.terminal = new Terminal({
@@ -366,10 +378,13 @@ export class Emulator {
   /** The emulator has a backlog on a thread that has been busy (sampled at most once a flood window). */
   private saturated(now: number): boolean {
     if (now - this.busySampledAt >= floodWindowMs) {
-      const sample = performance.eventLoopUtilization();
+      const sample = this.busy();
+      const last = this.busySample;
       // Samples further apart than two windows say little about the last one.
-      const contiguous = this.busySample !== undefined && now - this.busySampledAt < 2 * floodWindowMs;
-      const busy = contiguous && performance.eventLoopUtilization(sample, this.busySample).utilization >= floodBusyShare;
+      const contiguous = last !== undefined && now - this.busySampledAt < 2 * floodWindowMs;
+      const active = contiguous ? sample.active - last.active : 0;
+      const total = active + (contiguous ? sample.idle - last.idle : 0);
+      const busy = total > 0 && active / total >= floodBusyShare;
       this.busyWindows = busy ? this.busyWindows + 1 : 0;
       this.busySample = sample;
       this.busySampledAt = now;
