@@ -450,8 +450,8 @@ while True:
     const t = await pool.open('bash');
     expect(await t.send({ text: 'echo "open' })).toMatchObject({ status: 'waiting_input', evidence: 'continuation' });
     const r = await t.send({ keys: ['C-c'], waitMs: 5000 });
+    // Settled by the prompt's marker, not by the 5 s bound (that would say running).
     expect(r).toMatchObject({ status: 'done', evidence: 'marker' });
-    expect(r.durationMs).toBeLessThan(2000);
     expect(await t.send({ text: 'echo fine' })).toMatchObject({ status: 'done', output: 'fine' });
   });
 
@@ -459,10 +459,9 @@ while True:
     const t = await pool.open('bash');
     const r = await t.send({ text: `yes $'\\e[31mred flood line\\e[0m'`, waitMs: 300, maxOutputBytes: 512 });
     expect(r.status).toBe('running');
-    const started = performance.now();
     const w = t.wait({ since: r.cursor, waitMs: 10_000, maxOutputBytes: 512 });
     await t.write('\x03');
+    // How fast is the bench's figure (interrupt under a flood), measured against a baseline, not asserted here.
     expect(await w).toMatchObject({ status: 'done', exitCode: 130 });
-    expect(performance.now() - started).toBeLessThan(3000);
   });
 });
