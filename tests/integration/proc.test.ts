@@ -17,8 +17,9 @@ import {
 import { classifySyscall } from '../../src/main/pty/syscalls';
 import { readTtyModes, type TtyModes } from '../../src/main/pty/termios';
 import { teardownTree } from '../../src/main/pty/tree';
+import { procfs, runs } from '../support/capabilities';
 
-const linux = process.platform === 'linux';
+const withProc = runs('/proc foreground probe', procfs);
 
 interface Term {
   pty: pty.IPty;
@@ -81,7 +82,7 @@ describe('classifySyscall', () => {
   });
 });
 
-describe.skipIf(!linux)('/proc foreground probe (Linux only: needs /proc)', () => {
+describe.runIf(withProc)('/proc foreground probe (needs /proc)', () => {
   it('parses stat with spaces and parens in comm', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tandem-stat-'));
     const exe = path.join(dir, 'x) (y z');

@@ -4,8 +4,9 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import * as pty from 'node-pty';
 import { readStat } from '../../src/main/pty/proc';
 import { findTerminalProcesses, teardownTree } from '../../src/main/pty/tree';
+import { procfs, runs } from '../support/capabilities';
 
-const linux = process.platform === 'linux';
+const withProc = runs('process-tree teardown', procfs);
 // Every sleep gets a unique duration like 1003.<nonce>: found by cmdline, not by the env marker
 // under test, and swept in afterAll whatever happens.
 const nonce = String(Math.floor(Math.random() * 1e9));
@@ -105,7 +106,7 @@ afterEach(async () => {
 });
 
 afterAll(() => {
-  if (!linux) return;
+  if (!withProc) return;
   for (const name of fs.readdirSync('/proc')) {
     try {
       if (fs.readFileSync(`/proc/${name}/cmdline`, 'utf8').includes(`.${nonce}\0`)) killQuietly(Number(name));
@@ -115,7 +116,7 @@ afterAll(() => {
   }
 });
 
-describe.skipIf(!linux)('process-tree teardown (Linux only: needs /proc)', () => {
+describe.runIf(withProc)('process-tree teardown (needs /proc)', () => {
   const cases: Array<[string, (sleep: string) => string, 'child' | 'stopped' | 'escaped']> = [
     ['background job', (s) => `${s} &`, 'child'],
     ['nohup background job', (s) => `nohup ${s} >/dev/null 2>&1 &`, 'child'],
