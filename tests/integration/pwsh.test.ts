@@ -5,6 +5,7 @@ import { findTerminalProcesses } from '../../src/main/pty/tree.js';
 import type { TerminalSession } from '../../src/main/terminal/session.js';
 import { hasCommand, makeHome, SessionPool } from './helpers.js';
 import { findPwsh, homeWithProfile, pwshRequired } from './pwsh-helpers.js';
+import { command, file, procfs, runs } from '../support/capabilities.js';
 
 /**
  * Every PTY's raw output and the host's writes into it, by pid, from the spawn on (the session's
@@ -41,6 +42,10 @@ const pwsh = findPwsh();
 if (!pwsh && !pwshRequired) console.warn('pwsh tests: skipped, pwsh is not installed (set TANDEM_REQUIRE_PWSH=1 to fail instead).');
 
 const python = hasCommand('python3');
+// Read evidence, a process's argv and environment, and the tree walk come from /proc (macOS has none).
+const withProc = pwsh !== null && runs('pwsh: checks that read /proc (read evidence, argv, environ, the tree)', procfs);
+const binFalse = pwsh !== null && runs('pwsh: a native command that fails', file('/bin/false', 'macOS has only /usr/bin/false'));
+const treeTools = withProc && runs('pwsh: closing a tree of setsid and nohup children', command('setsid', 'util-linux'));
 
 describe.runIf(pwsh !== null)('pwsh', { timeout: 90_000 }, () => {
   const home = makeHome();
@@ -68,7 +73,7 @@ describe.runIf(pwsh !== null)('pwsh', { timeout: 90_000 }, () => {
       expect(t.status).toBe('idle');
     });
 
-    it('keeps the secret out of argv and the environment, and deletes the rc file', async () => {
+    it.runIf(withProc)('keeps the secret out of argv and the environment, and deletes the rc file (needs /proc)', async () => {
       const t = await open();
       const argv = readFileSync(`/proc/${t.pid}/cmdline`, 'utf8').split('\0');
       const rcPath = /ReadAllText\('([^']+)'\)/.exec(argv.join(' '))?.[1];
@@ -228,7 +233,7 @@ describe.runIf(pwsh !== null)('pwsh', { timeout: 90_000 }, () => {
       expect(w.output).not.toContain('first');
     });
 
-    it('detects Read-Host waiting (read evidence), and answering it works', async () => {
+    it.runIf(withProc)('detects Read-Host waiting (read evidence, needs /proc), and answering it works', async () => {
       const t = await open();
       const r = await t.send({ text: '$n = Read-Host "Name"; "hi $n"' });
       expect(r).toMatchObject({ status: 'waiting_input', evidence: 'read', output: 'Name:' });
@@ -237,14 +242,14 @@ describe.runIf(pwsh !== null)('pwsh', { timeout: 90_000 }, () => {
       expect(a.output).toMatch(/(^|\n)hi Ada$/);
     });
 
-    it('detects `cat` waiting for input, then answering works', async () => {
+    it.runIf(withProc)('detects `cat` waiting for input (needs /proc), then answering works', async () => {
       const t = await open();
       expect(await t.send({ text: 'cat' })).toMatchObject({ status: 'waiting_input', evidence: 'read' });
       expect(await t.send({ text: 'ping-pong' })).toMatchObject({ status: 'waiting_input', evidence: 'read', output: 'ping-pong' });
       expect(await t.send({ keys: ['C-d'] })).toMatchObject({ status: 'done', exitCode: 0 });
     });
 
-    it.runIf(python)('answers python input() asked twice in a loop', async () => {
+    it.runIf(python && withProc)('answers python input() asked twice in a loop (needs python3 and /proc)', async () => {
       const t = await open();
       const r = await t.send({ text: `python3 -c 'for i in range(2): print("got", input(f"q{i}? "))'` });
       expect(r).toMatchObject({ status: 'waiting_input', evidence: 'read', output: 'q0?' });
@@ -277,7 +282,7 @@ describe.runIf(pwsh !== null)('pwsh', { timeout: 90_000 }, () => {
       await t.interrupt();
     });
 
-    it('keeps readiness when a command replaces prompt', async () => {
+    it.runIf(binFalse)('keeps readiness when a command replaces prompt (needs /bin/false)', async () => {
       const t = await open();
       expect(await t.send({ text: 'function global:prompt { "other> " }' })).toMatchObject({ status: 'done', exitCode: 0 });
       expect(await t.send({ text: '/bin/false' })).toMatchObject({ status: 'done', exitCode: 1, output: '' });
@@ -291,7 +296,7 @@ describe.runIf(pwsh !== null)('pwsh', { timeout: 90_000 }, () => {
       expect(rb.output).toBe('BBB');
     });
 
-    it('closes the whole tree: background, nohup, setsid, double forks and Start-Process', async () => {
+    it.runIf(treeTools)('closes the whole tree: background, nohup, setsid, double forks and Start-Process (needs /proc and setsid)', async () => {
       const t = await open();
       await t.send({ text: `sh -c 'sleep 1001 & nohup sleep 1002 >/dev/null 2>&1 & setsid sleep 1003 & ( (sleep 1004 &) & )'; $null = Start-Process sleep 1005 -PassThru` });
       await new Promise((r) => setTimeout(r, 300));
