@@ -1,5 +1,6 @@
 import { request } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { gate } from '../support/gate.js';
 import { startAgentFixture, type AgentFixture } from './agent-helpers.js';
 
 let f: AgentFixture;
@@ -67,13 +68,16 @@ describe('send semantics', () => {
   it('reports busy for a second command while one runs, then input: true types into it', async () => {
     const client = await f.client(token);
     const { id } = (await f.call(client, 'terminal_open', { title: 'busy' })) as { id: string };
-    const r = await f.call(client, 'terminal_send', { id, text: 'sleep 1; read -t 5 x; echo "x=$x"', waitMs: 200 });
+    const g = gate(f.project);
+    const r = await f.call(client, 'terminal_send', { id, text: `until [ -e ${g.path} ]; do sleep 0.05; done; read -t 60 x; echo "x=$x"`, waitMs: 200 });
     expect(r.status).toBe('running');
     expect(await f.call(client, 'terminal_send', { id, text: 'echo no' })).toMatchObject({ isError: true, error: { code: 'busy' } });
+    g.open();
     const done = await f.call(client, 'terminal_wait', { id, since: r.cursor, waitMs: 5000 });
     // `read -t` waits in select with a timeout: poll evidence.
     expect(done).toMatchObject({ status: 'waiting_input', evidence: 'poll' });
     expect(await f.call(client, 'terminal_send', { id, text: 'typed' })).toMatchObject({ status: 'done', output: 'x=typed' });
+    g.dispose();
   });
 
   it('refuses oversize input and unknown ids with contract codes', async () => {

@@ -1,5 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { gate } from '../support/gate.js';
 import { startAgentFixture, type AgentFixture } from './agent-helpers.js';
 
 let f: AgentFixture;
@@ -61,13 +62,18 @@ describe('terminal_list tells what sends tell', () => {
   it('agrees with the last send: waiting_input while input() waits, running after the answer until it waits again', async () => {
     const a = await f.client(token);
     const { id } = (await f.call(a, 'terminal_open', { title: 'input' })) as { id: string };
-    const asked = await f.call(a, 'terminal_send', { id, text: `python3 -c "input('name? '); import time; time.sleep(1.5); input('again? ')"` });
+    // Between the two questions it sleeps until the test opens the gate: running, however loaded the machine.
+    const g = gate(f.project);
+    const between = `[time.sleep(0.05) for _ in iter(lambda: os.path.exists('${g.path}'), True)]`;
+    const asked = await f.call(a, 'terminal_send', { id, text: `python3 -c "import os, time; input('name? '); ${between}; input('again? ')"` });
     expect(asked).toMatchObject({ status: 'waiting_input' });
     expect((await listed(a, id))?.status).toBe('waiting_input');
     const answered = await f.call(a, 'terminal_send', { id, text: 'ada', waitMs: 300 });
     expect(answered).toMatchObject({ status: 'running' });
     expect((await listed(a, id))?.status).toBe('running');
+    g.open();
     await statusBecomes(a, id, 'waiting_input');
+    g.dispose();
     expect(await f.call(a, 'terminal_send', { id, text: 'again' })).toMatchObject({ status: 'done', exitCode: 0 });
     expect(await listed(a, id)).toMatchObject({ status: 'idle', lastCommand: { exitCode: 0 } });
     // bash names a finished command from its history a fork after the end marker (README).
