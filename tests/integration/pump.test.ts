@@ -2,6 +2,11 @@ import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sampleForeground } from '../../src/main/pty/proc.js';
 import { maxAheadChars, type PtyProcess, ptyReader, spawnPty } from '../../src/main/pty/pump.js';
+import { procfs, runs, unixPty } from '../support/capabilities.js';
+
+// The thread pumps Unix PTYs (Windows reads ConPTY on the main thread); two checks look into /proc.
+const pumped = runs('PTY pump thread', unixPty);
+const lookIntoProc = pumped && runs('PTY pump thread: sync checks that watch a blocked read in /proc', procfs);
 
 const opts = { name: 'xterm-256color', cols: 80, rows: 24, cwd: '/', env: { ...process.env, PATH: process.env.PATH ?? '/usr/bin:/bin' } };
 const flood = ['-c', 'yes 0123456789abcdefghijklmnopqrstuvwxyz | head -c 200000000'];
@@ -17,7 +22,7 @@ function exitOf(p: PtyProcess): Promise<{ exitCode: number; signal: number }> {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-describe.skipIf(process.platform === 'win32')('PTY pump thread', () => {
+describe.runIf(pumped)('PTY pump thread', () => {
   const live: PtyProcess[] = [];
   afterEach(() => {
     for (const p of live.splice(0)) p.kill('SIGKILL');
@@ -55,7 +60,7 @@ describe.skipIf(process.platform === 'win32')('PTY pump thread', () => {
     expect(text).toBe('lone-line');
   });
 
-  it('syncs: what a program printed before it blocked has arrived once sync resolves', async () => {
+  it.runIf(lookIntoProc)('syncs: what a program printed before it blocked has arrived once sync resolves (needs /proc)', async () => {
     const p = await spawnPty('/bin/sh', ['-c', 'printf before-the-wait; read x'], opts);
     live.push(p);
     let text = '';
@@ -70,7 +75,7 @@ describe.skipIf(process.platform === 'win32')('PTY pump thread', () => {
     expect(text).toBe('before-the-wait');
   });
 
-  it('sync delivers what the PTY held before it resolves (a waiting look is confirmed after it)', async () => {
+  it.runIf(lookIntoProc)('sync delivers what the PTY held before it resolves (a waiting look is confirmed after it; needs /proc)', async () => {
     const p = await spawnPty('/bin/sh', ['-c', 'read a; printf "got-%s" "$a"; read b'], opts);
     live.push(p);
     let text = '';

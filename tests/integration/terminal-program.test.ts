@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EventName } from '../../src/shared/contract.js';
 import { type DesktopAttention, Dispatcher, type UiClient } from '../../src/main/host/dispatch.js';
+import { procfs, runs } from '../support/capabilities.js';
 import { suiteHost } from './helpers.js';
 
 async function until(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
@@ -19,7 +20,8 @@ async function until(check: () => boolean, what: string, timeoutMs = 10_000): Pr
 describe('terminal program titles and desktop attention', () => {
   const suite = suiteHost('tandem-program-');
 
-  it.skipIf(process.platform !== 'linux')('names the foreground program, prefers a title the program set, and is null at the prompt', async () => {
+  // The foreground program's name comes from /proc (README: tab titles are Linux only).
+  it.runIf(runs('terminal program names', procfs))('names the foreground program, prefers a title the program set, and is null at the prompt (needs /proc)', async () => {
     const { id } = await suite.host.create({ shell: '/bin/bash' });
     const program = (): string | null => suite.host.list().find((terminal) => terminal.id === id)!.program;
     await until(() => suite.host.get(id).session.status === 'idle', 'the prompt');

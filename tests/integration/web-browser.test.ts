@@ -6,7 +6,7 @@
  * single-use minted links, reconnect, and "log in again" after a restart.
  * Skipped when no Chromium is installed (TANDEM_CHROMIUM or /usr/bin/chromium).
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -14,11 +14,12 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebServer } from '../../src/main/web/server.js';
+import { chromium as chromiumBrowser, chromiumPath, runs } from '../support/capabilities.js';
 import { startTestServer, type TestServer, tokenOf } from './web-helpers.js';
 
 const root = resolve(import.meta.dirname, '../..');
-const chromiumPath = [process.env.TANDEM_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser'].find((path) => path && existsSync(path));
-if (!chromiumPath) console.warn('Skipping the browser tests of tandem serve: no Chromium (set TANDEM_CHROMIUM).');
+// TANDEM_CHROMIUM makes the browser required: a missing one then fails instead of skipping.
+const inBrowser = runs('the browser tests of tandem serve', chromiumBrowser);
 
 /** Builds the page's API client (src/renderer/src/api) into one script, as the renderer build would. */
 async function buildClientBundle(outDir: string): Promise<void> {
@@ -51,7 +52,7 @@ declare global {
   }
 }
 
-describe.skipIf(!chromiumPath)('tandem serve in a browser', () => {
+describe.runIf(inBrowser)('tandem serve in a browser', () => {
   let t: TestServer;
   let browser: Browser;
   let bundleDir = '';

@@ -6,6 +6,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { clientConfigs, quoteArg } from '../../src/main/agent/configs.js';
 import { InstanceConflictError, InstanceLock } from '../../src/main/host/instance.js';
 import { linuxStartTicks, ownerIsLive, parseLockOwner, processStartTime } from '../../src/main/host/process-start.js';
+import { command, procfs, runs } from '../support/capabilities.js';
+
+// Linux's own format: clock ticks from /proc/<pid>/stat (elsewhere the OS reports a date).
+const procStartTimes = runs('start times read from /proc', procfs);
 
 const dirs: string[] = [];
 const scratch = () => {
@@ -29,12 +33,12 @@ describe('the instance lock records pid and start time', () => {
     expect(ownerIsLive({ pid: 55, started: '9001' }, () => false, () => '9001')).toBe(false);
   });
 
-  it.runIf(process.platform === 'linux')('reads start times from /proc, even past a name with spaces and parentheses', () => {
+  it.runIf(procStartTimes)('reads start times from /proc, even past a name with spaces and parentheses', () => {
     expect(linuxStartTicks('42 (a b) c) S 1 42 42 0 -1 4194560 1 2 3 4 5 6 7 8 20 0 1 0 777 0 0')).toBe('777');
     expect(processStartTime(process.pid)).toMatch(/^\d+$/);
   });
 
-  it.runIf(process.platform === 'linux')('a lock left by a crash whose pid now names another process is taken over; the live owner is refused', async () => {
+  it.runIf(runs('a lock whose pid was reused', command('sleep')))('a lock left by a crash whose pid now names another process is taken over; the live owner is refused', async () => {
     const home = scratch();
     const env = { ...process.env, TANDEM_HOME: home };
     // A live process standing in for one that reused the dead owner's pid.

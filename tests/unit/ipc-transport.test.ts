@@ -17,6 +17,7 @@ import { createBridge, type IpcRendererLike } from '../../src/preload/bridge.js'
 import type { IpcReply } from '../../src/shared/wire.js';
 import { IpcClient } from '../../src/renderer/src/api/ipc-client.js';
 import { TandemCallError } from '../../src/renderer/src/api/errors.js';
+import { command, runs, unixPty } from '../support/capabilities.js';
 
 const trustedUrl = 'file:///opt/Tandem/resources/app.asar/out/renderer/index.html';
 
@@ -83,6 +84,8 @@ function page(ipcMain: StandInIpcMain, frame: { url: string; parent: unknown } |
 
 // ---- tests -------------------------------------------------------------------------------------
 
+const realBash = runs('IPC transport round trips against a real bash', unixPty, command('bash'));
+
 describe('IPC transport (through an in-process stand-in for Electron)', () => {
   let home: string;
   let host: TerminalHost;
@@ -107,7 +110,7 @@ describe('IPC transport (through an in-process stand-in for Electron)', () => {
     expect([...ipcMain.handlers.keys()].sort()).toEqual(opNames.map((op) => `tandem:${op}`).sort());
   });
 
-  it('round-trips create, attach, input, output events, resize and close against a real bash', async () => {
+  it.runIf(realBash)('round-trips create, attach, input, output events, resize and close against a real bash (needs bash in a Unix PTY)', async () => {
     const { api, contents } = page(ipcMain);
     const outputs: Array<EventPayload<'output'>> = [];
     const rosters: Array<EventPayload<'roster'>> = [];
@@ -168,7 +171,7 @@ describe('IPC transport (through an in-process stand-in for Electron)', () => {
     expect(Object.keys(bridge).sort()).toEqual(['call', 'on', 'platform', 'versions']);
   });
 
-  it('detaches a page’s views when its webContents is destroyed or reloads, and keeps the shell', async () => {
+  it.runIf(realBash)('detaches a page’s views when its webContents is destroyed or reloads, and keeps the shell (needs bash in a Unix PTY)', async () => {
     const first = page(ipcMain);
     const info = await first.api.call('create', { shell: 'bash' });
     await first.api.call('attach', { id: info.id });

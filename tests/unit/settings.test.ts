@@ -7,6 +7,7 @@ import { defaultSettings, resolveAppearance, settingsPatchSchema, settingsSchema
 import { SettingsStore, parseStoredSettings } from '../../src/main/host/settings-store.js';
 import { legacySettingsPatch } from '../../src/renderer/src/lib/settings-migration.js';
 import { TandemError } from '../../src/shared/errors.js';
+import { posixModes, runs } from '../support/capabilities.js';
 
 const dirs: string[] = [];
 function tempFile(): string {
@@ -58,7 +59,7 @@ describe('settings schema', () => {
 });
 
 describe('SettingsStore', () => {
-  it('writes the file 0600 in a 0700 directory and reads it back', () => {
+  it.runIf(runs('SettingsStore file modes', posixModes))('writes the file 0600 in a 0700 directory and reads it back (needs POSIX file modes)', () => {
     const path = tempFile();
     const store = new SettingsStore(path);
     expect(store.get()).toEqual(defaultSettings);

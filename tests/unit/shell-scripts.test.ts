@@ -1,25 +1,24 @@
 /**
  * The shell integration scripts (resources/shell): linted where Debian has a linter (shellcheck
  * for bash and sh), parsed by the shell itself where it has none (zsh -n, PowerShell's own
- * parser). Each check is also shown a broken script, so it can fail. CI sets
- * TANDEM_REQUIRE_SHELL_LINT=1 (shellcheck, zsh) and TANDEM_REQUIRE_PWSH=1: a missing tool
- * fails the run there instead of skipping.
+ * parser). Each check is also shown a broken script, so it can fail. The CI jobs that install
+ * shellcheck and zsh set TANDEM_REQUIRE_SHELL_LINT=1, those with pwsh TANDEM_REQUIRE_PWSH=1: a
+ * missing tool fails the run there instead of skipping (tests/support/capabilities.ts).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { which } from '../../src/main/shells/resolve.js';
 import { findPwsh, pwshRequired } from '../integration/pwsh-helpers.js';
+import { runs, shellcheck as shellcheckTool, zshForLint } from '../support/capabilities.js';
 
 const scripts = resolve(import.meta.dirname, '../../resources/shell');
-const lintRequired = process.env.TANDEM_REQUIRE_SHELL_LINT === '1' || process.env.CI === 'true';
-const shellcheck = which('shellcheck');
-const zsh = which('zsh');
+const shellcheck = shellcheckTool.path;
+const zsh = zshForLint.path;
 const pwsh = findPwsh();
-if (!shellcheck && !lintRequired) console.warn('shellcheck lint skipped: shellcheck is not installed (apt-get install shellcheck).');
-if (!zsh && !lintRequired) console.warn('zsh parse check skipped: zsh is not installed.');
+const runShellcheck = runs('shellcheck lint (set TANDEM_REQUIRE_SHELL_LINT=1 to fail instead)', shellcheckTool);
+const runZsh = runs('zsh parse check (set TANDEM_REQUIRE_SHELL_LINT=1 to fail instead)', zshForLint);
 if (!pwsh && !pwshRequired) console.warn('PowerShell parse check skipped: pwsh is not installed (set TANDEM_REQUIRE_PWSH=1 to fail instead).');
 
 const scratch = mkdtempSync(join(tmpdir(), 'tandem-shell-lint-'));
@@ -40,14 +39,14 @@ function run(file: string, args: string[]): { status: number | null; out: string
 describe('shellcheck', () => {
   const lint = (path: string) => run(shellcheck!, ['--severity=style', '--external-sources', path]);
 
-  it.runIf(shellcheck || lintRequired).each(['tandem.bash', 'tandem.sh'])('finds nothing in %s', (name) => {
-    expect(shellcheck, 'shellcheck is required here (TANDEM_REQUIRE_SHELL_LINT=1 or CI)').not.toBeNull();
+  it.runIf(runShellcheck).each(['tandem.bash', 'tandem.sh'])('finds nothing in %s', (name) => {
+    expect(shellcheck, 'shellcheck is required here (TANDEM_REQUIRE_SHELL_LINT=1)').not.toBeNull();
     const result = lint(join(scripts, name));
     expect(result.out).toBe('');
     expect(result.status).toBe(0);
   });
 
-  it.runIf(shellcheck || lintRequired)('fails on a script with a problem', () => {
+  it.runIf(runShellcheck)('fails on a script with a problem', () => {
     expect(shellcheck).not.toBeNull();
     const result = lint(broken('bad.sh', '# shellcheck shell=sh\necho $((1 +\n'));
     expect(result.status).not.toBe(0);
@@ -55,8 +54,8 @@ describe('shellcheck', () => {
 });
 
 describe('zsh -n', () => {
-  it.runIf(zsh || lintRequired)('parses tandem.zsh, and refuses a broken script', () => {
-    expect(zsh, 'zsh is required here (TANDEM_REQUIRE_SHELL_LINT=1 or CI)').not.toBeNull();
+  it.runIf(runZsh)('parses tandem.zsh, and refuses a broken script', () => {
+    expect(zsh, 'zsh is required here (TANDEM_REQUIRE_SHELL_LINT=1)').not.toBeNull();
     const good = run(zsh!, ['-n', join(scripts, 'tandem.zsh')]);
     expect(good.out).toBe('');
     expect(good.status).toBe(0);

@@ -1,17 +1,17 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Browser, chromium } from 'playwright-core';
+import { chromium as chromiumBrowser, chromiumPath } from '../../support/capabilities';
 import { projectRoot } from './serve';
 
 /**
  * Debian's Chromium, never a downloaded one. `TANDEM_CHROMIUM` makes the browser mandatory
  * (a path in it replaces /usr/bin/chromium): then a missing browser fails the tests instead of
- * skipping them.
+ * skipping them (tests/support/capabilities.ts).
  */
-const override = process.env.TANDEM_CHROMIUM;
-export const chromiumPath = override && override !== '1' && override !== 'true' ? override : '/usr/bin/chromium';
-export const chromiumRequired = Boolean(override);
-export const chromiumAvailable = existsSync(chromiumPath);
+export { chromiumPath };
+export const chromiumRequired = chromiumBrowser.required;
+export const chromiumAvailable = chromiumBrowser.present;
 
 export const skipReason = chromiumAvailable
   ? null
