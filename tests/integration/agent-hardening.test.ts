@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startAgentFixture, type AgentFixture } from './agent-helpers.js';
+import { file, runs } from '../support/capabilities.js';
 import { findPwsh } from './pwsh-helpers.js';
 
 let f: AgentFixture;
@@ -165,7 +166,7 @@ describe('what could redirect a program (aliases, functions, PATH)', () => {
   });
 
   // Debian's bash-builtins package (.ci/run installs it) has loadables of allow-listed names.
-  it.runIf(existsSync('/usr/lib/bash/head'))('bash: after an approved enable -f, the loaded head asks (skipped without /usr/lib/bash/head, Debian package bash-builtins)', async () => {
+  it.runIf(runs('bash: a builtin loaded by enable -f', file('/usr/lib/bash/head', 'Debian package bash-builtins')))('bash: after an approved enable -f, the loaded head asks (skipped without /usr/lib/bash/head, Debian package bash-builtins)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tandem-enable-'));
     writeFileSync(join(dir, 'f.txt'), 'one\n');
     const client = await f.client(guardedToken);

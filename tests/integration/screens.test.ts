@@ -5,6 +5,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { command, runs } from '../support/capabilities.js';
 import { hasCommand, makeHome, SessionPool } from './helpers.js';
 
 const home = makeHome();
@@ -19,7 +20,7 @@ if (!vim) console.warn('screens tests: no vim or vi installed, skipping the vim 
 if (!hasCommand('less')) console.warn('screens tests: no less installed, skipping the less case');
 
 describe('screens for agents', () => {
-  it.skipIf(!vim)('vim on an empty file in 120x32 costs at most 300 bytes, filler counted', async () => {
+  it.runIf(vim !== null || runs('the vim screen cost', command('vi', 'vim or vi')))('vim on an empty file in 120x32 costs at most 300 bytes, filler counted', async () => {
     const t = await pool.open('bash', { cols: 120, rows: 32 });
     const r = await t.send({ text: `${vim} empty.txt`, waitMs: 15_000 });
     expect(r.status).toBe('waiting_input');
@@ -40,7 +41,7 @@ describe('screens for agents', () => {
     expect(quit.status).toBe('done');
   });
 
-  it.skipIf(!hasCommand('less'))('less shows repeated content rows one by one, never merged', async () => {
+  it.runIf(runs('the less screen check', command('less')))('less shows repeated content rows one by one, never merged', async () => {
     const lines = [...Array<string>(40).fill('GET /health 200'), 'last line'];
     writeFileSync(join(home.home, 'log.txt'), `${lines.join('\n')}\n`);
     const t = await pool.open('bash', { cols: 120, rows: 20 });
