@@ -13,6 +13,7 @@ import { scanProcesses } from '../../src/main/pty/proc.js';
 import { startAgentFixture, type AgentFixture } from './agent-helpers.js';
 import { hasCommand } from './helpers.js';
 import { findPwsh } from './pwsh-helpers.js';
+import { root as asRoot, runs } from '../support/capabilities.js';
 import { describeSandbox, needed, sandboxAvailable, sandboxRequired } from './sandbox-helpers.js';
 
 type Result = Record<string, unknown> & { status?: string; exitCode?: number | null; output?: string };
@@ -299,7 +300,7 @@ describeSandbox('sandbox defaults', () => {
   });
 });
 
-describe.runIf(needed(sandboxAvailable && hasCommand('setpriv') && hasCommand('python3')))('unprivileged', () => {
+describe.runIf(needed(sandboxAvailable && hasCommand('setpriv') && hasCommand('python3')) && runs('a host started as nobody', asRoot))('unprivileged (needs root)', () => {
   it('confines a terminal whose host runs as nobody', () => {
     const root = mkdtempSync(join(tmpdir(), 'tandem-nobody-'));
     try {

@@ -118,3 +118,12 @@ export function runs(what: string, ...needs: Capability[]): boolean {
   console.warn(`skipped: ${what}; needs ${missing.map((cap) => cap.needs).join(', and ')}.`);
   return false;
 }
+
+/** Running as root, which a test needs to hand its files to another user (chown) and become it. */
+export const root = capability('root', 'root (to chown files to nobody and start a host as nobody; an unprivileged run confines its own terminals instead)', () => process.getuid?.() === 0);
+
+/**
+ * Windows' pseudoconsole (CreatePseudoConsole, Windows 10 1809 and later; node-pty also bundles
+ * conpty.dll): part of the OS, so the OS is the check here.
+ */
+export const conpty = capability('conpty', 'Windows ConPTY (the CI workflow runs it on windows-latest)', () => process.platform === 'win32');
