@@ -9,6 +9,7 @@ import { AgentLayer } from './agent/layer.js';
 import { McpSocketEndpoint } from './agent/mcp-socket.js';
 import { bridgeSocketPath } from './agent/socket-path.js';
 import type { BridgeCommand } from './agent/configs.js';
+import { forThisHost } from './launch/bridge-command.js';
 import type { DispatchOptions } from './host/dispatch.js';
 import { TerminalHost } from './host/host.js';
 import { InstanceLock } from './host/instance.js';
@@ -65,7 +66,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
       trustedSandbox: opts.agentSandbox,
       allowOrigins: opts.allowOrigins,
       isUiCredential: (secret) => isUiCredential(secret),
-      bridge: opts.bridge,
+      bridge: forThisHost(opts.bridge, opts.env),
     });
     const layer = agents;
     const dispatch: DispatchOptions = { agents: layer };

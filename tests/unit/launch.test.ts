@@ -1,7 +1,8 @@
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { withoutAppImageEnv } from '../../src/main/launch/appimage-env.js';
-import { binScriptOf, bridgeCommand, type InstallFacts, installKind } from '../../src/main/launch/bridge-command.js';
+import { binScriptOf, bridgeCommand, forThisHost, type InstallFacts, installKind } from '../../src/main/launch/bridge-command.js';
+import { clientConfigs } from '../../src/main/agent/configs.js';
 import { mcpArgs, mcpRelaunch } from '../../src/main/launch/mcp-mode.js';
 import { localStateDir, stateDir } from '../../src/main/state-dir.js';
 import { discoveryDir } from '../../src/main/host/instance.js';
@@ -49,6 +50,17 @@ describe('the bridge command agents are given, per kind of install', () => {
     const serve = { ...base, electron: false, packaged: false, execPath: '/usr/bin/node', binScript: '/home/p/tandem/bin/tandem.js' };
     expect(bridgeCommand({ ...serve, tandemOnPath: true })).toEqual({ command: 'tandem', args: ['mcp'] });
     expect(bridgeCommand(serve)).toEqual({ command: '/usr/bin/node', args: ['/home/p/tandem/bin/tandem.js', 'mcp'] });
+  });
+});
+
+describe('a host with its own TANDEM_HOME', () => {
+  it('prints configurations that carry it (absolute), beside the install\'s own variables', () => {
+    const app = bridgeCommand(base);
+    expect(forThisHost(app, { HOME: '/home/p' })).toBe(app);
+    const own = forThisHost(app, { TANDEM_HOME: 'rel/tandem' });
+    expect(own.env).toEqual({ ELECTRON_RUN_AS_NODE: '1', TANDEM_HOME: resolve('rel/tandem') });
+    const claude = clientConfigs(forThisHost(app, { TANDEM_HOME: '/x/my tandem' }), 'a', 'tdm_x', 'linux').find((c) => c.client === 'Claude Code')!.text;
+    expect(claude).toBe("claude mcp add --scope user tandem -e TANDEM_TOKEN=tdm_x -e ELECTRON_RUN_AS_NODE=1 -e 'TANDEM_HOME=/x/my tandem' -- /opt/Tandem/tandem-terminal /opt/Tandem/resources/app.asar/bin/tandem.js mcp --name a");
   });
 });
 

@@ -5,7 +5,8 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontex
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { TandemError } from '../../shared/errors.js';
 import { DEFAULT_LIMITS } from '../../shared/limits.js';
-import { discoveryPath, isAlive, readInstance, type InstanceInfo } from '../host/instance.js';
+import { findInstance, notRunningMessage, processDiscoveryEnv } from '../host/discovery.js';
+import { isAlive, parseInstance, type InstanceInfo } from '../host/instance.js';
 import { stateDir } from '../state-dir.js';
 import { BridgeChannel, ChannelUnreachable, type RequestId, resultLine } from './bridge-channel.js';
 import { BridgeStdioTransport } from './bridge-stdio.js';
@@ -75,11 +76,16 @@ export class Upstream {
     this.write = write;
   }
 
+  /** The running instance wherever its host put instance.json (host/discovery.ts), or where the search looked. */
+  private locate(): InstanceInfo | { looked: string[]; refused: string[] } {
+    const found = findInstance(processDiscoveryEnv(this.env), parseInstance, isAlive);
+    return 'info' in found ? found.info : found;
+  }
+
   private instance(): InstanceInfo {
-    const path = this.env.TANDEM_INSTANCE || discoveryPath(this.env);
-    const info = readInstance(path);
-    if (!info || !isAlive(info.pid)) throw new TandemError('not_running', 'Tandem is not running; start the Tandem app (or `tandem serve`) and call the tool again.');
-    return info;
+    const found = this.locate();
+    if ('looked' in found) throw new TandemError('not_running', notRunningMessage(found));
+    return found;
   }
 
   private storedToken(): string | null {
@@ -192,9 +198,8 @@ export class Upstream {
       this.channel.forward(line, message.id);
       return true;
     }
-    const path = this.env.TANDEM_INSTANCE || discoveryPath(this.env);
-    const info = readInstance(path);
-    if (!info?.bridgeSocket || !isAlive(info.pid)) return false;
+    const info = this.locate();
+    if ('looked' in info || !info.bridgeSocket) return false;
     void this.relay(message, message.id, line);
     return true;
   }

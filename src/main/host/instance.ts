@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { localStateDir } from '../state-dir.js';
 import { ownerIsLive, parseLockOwner, processStartTime } from './process-start.js';
 import { hostPlatform } from '../pty/platform.js';
+import { pointerPathFor, removePointer, writePointer } from './discovery.js';
 
 /** The discovery file's content: no secret in it, ever. */
 export interface InstanceInfo {
@@ -41,8 +42,16 @@ export function isAlive(pid: number): boolean {
 
 export function readInstance(path: string): InstanceInfo | null {
   try {
-    const info = JSON.parse(readFileSync(path, 'utf8')) as InstanceInfo;
-    return typeof info.pid === 'number' && typeof info.mcpUrl === 'string' ? info : null;
+    return parseInstance(readFileSync(path, 'utf8'));
+  } catch {
+    return null;
+  }
+}
+
+export function parseInstance(text: string): InstanceInfo | null {
+  try {
+    const info = JSON.parse(text) as InstanceInfo;
+    return typeof info?.pid === 'number' && typeof info.mcpUrl === 'string' ? info : null;
   } catch {
     return null;
   }
@@ -63,12 +72,15 @@ export class InstanceLock {
   readonly dir: string;
   readonly path: string;
   private readonly lockPath: string;
+  /** Where instance.json is outside the state directory: a pointer there, for bridges without $XDG_RUNTIME_DIR (discovery.ts). */
+  private readonly pointer: string | null;
   private held = false;
 
   constructor(env: NodeJS.ProcessEnv = process.env) {
     this.dir = discoveryDir(env);
     this.path = join(this.dir, 'instance.json');
     this.lockPath = join(this.dir, 'instance.lock');
+    this.pointer = pointerPathFor(env, this.dir, hostPlatform.os);
   }
 
   acquire(): void {
@@ -100,6 +112,7 @@ export class InstanceLock {
     const tmp = `${this.path}.${process.pid}.tmp`;
     writeFileSync(tmp, `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 });
     renameSync(tmp, this.path);
+    if (this.pointer) writePointer(this.pointer, this.path);
   }
 
   release(): void {
@@ -107,5 +120,6 @@ export class InstanceLock {
     this.held = false;
     rmSync(this.path, { force: true });
     rmSync(this.lockPath, { force: true });
+    if (this.pointer) removePointer(this.pointer, this.path);
   }
 }

@@ -1,4 +1,4 @@
-import { posix, win32 } from 'node:path';
+import { posix, resolve, win32 } from 'node:path';
 import type { BridgeCommand } from '../agent/configs.js';
 
 /**
@@ -58,4 +58,14 @@ export function bridgeCommand(facts: InstallFacts): BridgeCommand {
 /** bin/tandem.js of an app whose code lives at `appPath` (Electron's app.getAppPath()). */
 export function binScriptOf(appPath: string, platform: NodeJS.Platform): string {
   return (platform === 'win32' ? win32 : posix).join(appPath, 'bin', 'tandem.js');
+}
+
+/**
+ * The bridge command as this host's configurations print it: a host started with its own
+ * TANDEM_HOME is found only through that variable (an agent's bridge starts with the agent's
+ * environment, not the host's), so the configuration carries it.
+ */
+export function forThisHost(bridge: BridgeCommand, hostEnv: NodeJS.ProcessEnv): BridgeCommand {
+  if (!hostEnv.TANDEM_HOME) return bridge;
+  return { ...bridge, env: { ...bridge.env, TANDEM_HOME: resolve(hostEnv.TANDEM_HOME) } };
 }
