@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { wrapNodePty } from '../../src/main/pty/pump.js';
 import { conptyOptions, windowsBuildNumber, windowsPtyInfo } from '../../src/main/pty/win-pty.js';
 import { conptyChunkSpacingMs, writeSpaced } from '../../src/main/pty/win-input.js';
-import { parseProcessRows, survivors, treeOf } from '../../src/main/pty/win-tree.js';
+import { createdWithin, creationSlackMs, fileTimeToMs, msToFileTime, parseProcessRows, survivors, teardownWindowsTree, treeOf, type WinProcess } from '../../src/main/pty/win-tree.js';
 import { findGitBash, gitBashCandidates, isWslLauncher } from '../../src/main/shells/git-bash.js';
 import { dialectFor } from '../../src/main/shells/resolve.js';
 
@@ -77,9 +78,54 @@ describe('Windows process trees', () => {
     expect(treeOf(rows.filter((row) => row.pid !== 100), 100, 1000).map((row) => row.pid)).toEqual([101, 102]);
   });
 
+  it('leaves out a process that took the pid of a root that is gone, and what it started', () => {
+    const now = parseProcessRows(['101,100,1001,ping.exe', '100,7,5000,chrome.exe', '105,100,5001,chrome.exe'].join('\n'));
+    expect(treeOf(now, 100, 1000).map((row) => row.pid)).toEqual([101]);
+    expect(treeOf(now, 100).map((row) => row.pid)).toEqual([100, 105]);
+  });
+
+  it('takes a creation time as the shell only inside the window recorded at its spawn', () => {
+    const spawned = Date.UTC(2026, 0, 1);
+    const window = { notBeforeMs: spawned, notAfterMs: spawned + 300 };
+    expect(fileTimeToMs(msToFileTime(spawned))).toBe(spawned);
+    expect(createdWithin(msToFileTime(spawned + 150), window)).toBe(true);
+    expect(createdWithin(msToFileTime(spawned - creationSlackMs - 1), window)).toBe(false);
+    expect(createdWithin(msToFileTime(spawned + 300 + creationSlackMs + 1), window)).toBe(false);
+  });
+
+  it('never tears down pid 0 or System (what node-pty reports before ConPTY connects)', async () => {
+    const listed: string[] = [];
+    const killed: number[] = [];
+    const rows: WinProcess[] = parseProcessRows(['0,0,1,System Idle Process', '4,0,1,System', '150,4,2,Registry', '480,4,3,smss.exe'].join('\n'));
+    const table = { list: async () => (listed.push('list'), rows), kill: (pid: number) => void killed.push(pid) };
+    const window = { notBeforeMs: 0, notAfterMs: Date.now() };
+    for (const rootPid of [0, 4]) expect(await teardownWindowsTree({ rootPid, rootCreated: window }, table)).toEqual({ orphans: [] });
+    // Nor a root whose creation was never recorded: it cannot be told from a reused pid.
+    expect(await teardownWindowsTree({ rootPid: 150, rootCreated: null }, table)).toEqual({ orphans: [] });
+    expect(listed).toEqual([]);
+    expect(killed).toEqual([]);
+  });
+
   it('counts as surviving only the same pid with the same creation time', () => {
     const before = treeOf(rows, 100);
     expect(survivors(before, [{ pid: 101, ppid: 100, created: 1001, name: 'ping.exe' }, { pid: 102, ppid: 1, created: 5000, name: 'other.exe' }]).map((row) => row.pid)).toEqual([101]);
+  });
+});
+
+describe("node-pty's Windows pid", () => {
+  it('is 0 until ConPTY connects, then read from node-pty; the window of its creation is kept', () => {
+    const fake = { pid: 0, onData: (listener: (data: string) => void) => ((emit = listener), { dispose() {} }), onExit: () => ({ dispose() {} }), write() {}, resize() {}, pause() {}, resume() {}, kill() {} };
+    let emit: (data: string) => void = () => {};
+    let wall = 1_000;
+    const wrapped = wrapNodePty(fake, 1_000, () => wall);
+    expect(wrapped.pid).toBe(0);
+    expect(wrapped.created).toBeNull();
+    wall = 1_250;
+    fake.pid = 6120;
+    emit('\x1b[c');
+    wall = 9_000;
+    expect(wrapped.pid).toBe(6120);
+    expect(wrapped.created).toEqual({ notBeforeMs: 1_000, notAfterMs: 1_250 });
   });
 });
 

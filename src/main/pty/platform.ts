@@ -82,7 +82,7 @@ export const windowsPlatform: PtyPlatform = {
   signalGroup: () => {},
   signalJob: () => {},
   writeInput: (data, write, open, clock) => writeSpaced(data, (chunk) => open() && write(chunk), clock),
-  teardown: (opts) => teardownWindowsTree(opts.rootPid, opts.clock),
+  teardown: (opts) => teardownWindowsTree(opts),
 };
 
 export function platformFor(os: NodeJS.Platform): PtyPlatform {

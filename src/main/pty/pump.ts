@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import * as pty from 'node-pty';
+import { ChildPid, type CreatedWindow } from './child-pid.js';
 import { conptyOptions } from './win-pty.js';
 
 /**
@@ -15,7 +16,13 @@ import { conptyOptions } from './win-pty.js';
  * does `TANDEM_PTY_THREAD=0`; so does everything when the pump thread cannot start.
  */
 export interface PtyProcess {
+  /**
+   * The child's pid, read each time: 0 until it is known (on Windows, until ConPTY connects;
+   * child-pid.ts). Never copy it at spawn.
+   */
   readonly pid: number;
+  /** When the child was created, for teardowns that must not kill a process that reused its pid; null while the pid is unknown. */
+  readonly created: CreatedWindow | null;
   /** The slave device (POSIX), when node-pty names it. */
   readonly ptsName: string | undefined;
   onData(listener: (data: string) => void): void;
@@ -269,7 +276,7 @@ class Pump {
   private readonly worker: Worker;
   private nextId = 1;
   private readonly handles = new Map<number, PumpedPty>();
-  private readonly spawning = new Map<number, { resolve: (p: PumpedPty) => void; reject: (error: Error) => void }>();
+  private readonly spawning = new Map<number, { resolve: (p: PumpedPty) => void; reject: (error: Error) => void; spawnedAtMs: number }>();
   private broken: Error | null = null;
   /** Outstanding syncs: at most one per running probe of each terminal, all settled if the thread fails. */
   private readonly syncs = new Map<number, () => void>();
@@ -301,8 +308,9 @@ class Pump {
   spawn(file: string, args: string[], opts: PtySpawnOptions): Promise<PtyProcess> {
     if (this.broken) return Promise.reject(this.broken);
     const id = this.nextId++;
+    const spawnedAtMs = Date.now();
     return new Promise<PtyProcess>((resolve, reject) => {
-      this.spawning.set(id, { resolve, reject });
+      this.spawning.set(id, { resolve, reject, spawnedAtMs });
       this.send({ t: 'spawn', id, file, args, opts });
     });
   }
@@ -323,10 +331,13 @@ class Pump {
   private onMessage(message: FromPump): void {
     switch (message.t) {
       case 'spawned': {
-        const handle = new PumpedPty(this, message.id, message.pid, message.ptsName);
+        const spawning = this.spawning.get(message.id);
+        if (!spawning) return;
+        // POSIX only (Windows reads inline): node-pty knows the pid once spawn returns.
+        const handle = new PumpedPty(this, message.id, new ChildPid(() => message.pid, spawning.spawnedAtMs), message.ptsName);
         this.handles.set(message.id, handle);
         this.worker.ref();
-        this.spawning.get(message.id)?.resolve(handle);
+        spawning.resolve(handle);
         this.spawning.delete(message.id);
         return;
       }
@@ -375,9 +386,17 @@ class PumpedPty implements PtyProcess {
   constructor(
     private readonly pump: Pump,
     private readonly id: number,
-    readonly pid: number,
+    private readonly child: ChildPid,
     readonly ptsName: string | undefined,
   ) {}
+
+  get pid(): number {
+    return this.child.pid;
+  }
+
+  get created(): CreatedWindow | null {
+    return this.child.created;
+  }
 
   onData(listener: (data: string) => void): void {
     this.dataListeners.push(listener);
@@ -428,10 +447,32 @@ class PumpedPty implements PtyProcess {
 
 /** node-pty on the calling thread, behind the same interface. */
 function inline(file: string, args: string[], opts: PtySpawnOptions): PtyProcess {
+  const spawnedAtMs = Date.now();
   const p = pty.spawn(file, args, process.platform === 'win32' ? { ...opts, ...conptyOptions() } : opts);
   keepOutputAtExit(p, maxExitDrainBytes);
+  return wrapNodePty(p, spawnedAtMs);
+}
+
+/** What {@link wrapNodePty} uses of node-pty's process (a fake one stands in for ConPTY in tests). */
+export type NodePtyProcess = Pick<pty.IPty, 'pid' | 'onData' | 'onExit' | 'write' | 'resize' | 'pause' | 'resume' | 'kill'>;
+
+/**
+ * A node-pty process behind {@link PtyProcess}. Its pid is read from node-pty when asked, and at
+ * every output and the exit until it is known: node-pty sets it (Windows) just before ConPTY's
+ * first output, so the time it was first seen bounds when the shell was created.
+ */
+export function wrapNodePty(p: NodePtyProcess, spawnedAtMs: number, wallClock: () => number = Date.now): PtyProcess {
+  const child = new ChildPid(() => p.pid, spawnedAtMs, wallClock);
+  // Registered first: the pid is read before any other listener sees the output.
+  p.onData(() => child.refresh());
+  p.onExit(() => child.refresh());
   return {
-    pid: p.pid,
+    get pid() {
+      return child.pid;
+    },
+    get created() {
+      return child.created;
+    },
     ptsName: (p as unknown as { ptsName?: string }).ptsName,
     onData: (listener) => void p.onData(listener),
     onExit: (listener) => void p.onExit(({ exitCode, signal }) => listener({ exitCode, signal: signal ?? 0 })),

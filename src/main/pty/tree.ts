@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { type Clock, sleep, systemClock } from '../terminal/clock.js';
+import type { CreatedWindow } from './child-pid.js';
 import { readStat, scanProcesses, type ProcStat } from './proc';
 
 export const TERMINAL_ID_ENV = 'TANDEM_TERMINAL_ID';
@@ -89,7 +90,10 @@ export function findTerminalProcesses(rootPid: number, terminalId: string): numb
 }
 
 export interface TeardownOptions {
+  /** 0 while the PTY's child is unknown (Windows, before ConPTY connects): nothing is torn down then. */
   rootPid: number;
+  /** When the root was created; Windows kills no root outside it (a reused pid). */
+  rootCreated?: CreatedWindow | null;
   terminalId: string;
   graceMs?: number;
   pollMs?: number;

@@ -46,7 +46,8 @@ export class Closing {
 
   private async teardown(): Promise<CloseResult> {
     const { id, platform, clock, pty } = this.target;
-    const { orphans } = await platform.teardown({ rootPid: pty.pid, terminalId: id, clock });
+    // The pid is read now, not at spawn: on Windows it is known only once ConPTY connected.
+    const { orphans } = await platform.teardown({ rootPid: pty.pid, rootCreated: pty.created, terminalId: id, clock });
     if (!this.target.ptyExited()) {
       try {
         pty.kill();

@@ -257,7 +257,8 @@ export class TerminalSession {
   }
 
   get pid(): number {
-    return this.shellPid;
+    // Unconfined, the shell is node-pty's child, whose pid Windows reports only once ConPTY connected.
+    return this.confinement ? this.shellPid : this.pty.pid;
   }
 
   get status(): TerminalStatus {
