@@ -239,7 +239,7 @@ export class AgentService {
       const terminal = this.host.get(terminalId);
       const status = terminal.ops.status;
       if (terminal.control.controller === 'user' || status === 'running' || status === 'waiting_input') continue;
-      await this.host.close(terminalId, null).catch(() => undefined);
+      await this.host.close(terminalId, null, { cause: 'unattended' }).catch(() => undefined);
       if (!this.host.has(terminalId)) this.forget(terminalId);
     }
     // An agent that owns no terminal has nothing to reclaim: forget when it left.
@@ -347,7 +347,7 @@ export class AgentService {
   async close(connection: AgentConnection, args: ToolArgs<'terminal_close'>): Promise<{ closed: boolean; orphans: Array<{ pid: number; comm: string }> }> {
     const terminal = this.terminalFor(connection, args.id, 'write');
     if (this.visible(connection, terminal) !== 'own') throw new TandemError('forbidden', "Only the person closes their own terminals; hand it back instead.");
-    const result = await this.host.close(terminal.id, 'agent');
+    const result = await this.host.close(terminal.id, 'agent', { cause: 'agent' });
     if (result.closed) this.forget(terminal.id);
     return result;
   }

@@ -77,7 +77,7 @@ export class Dispatcher {
       list: () => ({ terminals: host.list() }),
       create: (args) => host.create(args),
       rename: ({ id, title }) => host.rename(id, title),
-      close: ({ id }) => host.close(id),
+      close: ({ id }) => host.close(id, 'person', { cause: 'ui', clientId: client.id }),
       attach: async ({ id, cols, rows }) => {
         const { attachment, snapshot, view } = await host.attach(
           id,

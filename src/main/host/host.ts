@@ -46,6 +46,24 @@ export interface CreateRequest {
 
 const version = '0.1.0';
 
+/** Who asked for a terminal's close, as the host was told (the record of every removal). */
+export type CloseCause = 'ui' | 'agent' | 'unattended' | 'shutdown' | 'host';
+
+/** One terminal removed from the host: which, whose, and who asked. */
+export interface CloseRecord {
+  at: number;
+  id: string;
+  title: string;
+  origin: Origin;
+  agent: string | null;
+  cause: CloseCause;
+  /** The UI client that asked (cause `ui`). */
+  clientId: string | null;
+}
+
+/** Removals kept in `closeLog` (newest last). */
+export const closeLogSize = 64;
+
 /**
  * The one service facade: every terminal, its limits, viewers and control. It does not care
  * which process it lives in (Electron's main process, `tandem serve`, a test).
@@ -63,6 +81,12 @@ export class TerminalHost {
   private readonly home: string;
   private shuttingDown = false;
   private agentDirectory: ((name: string) => string | null) | null = null;
+  /**
+   * The latest removals with their cause, bounded. Every terminal that leaves the roster is here
+   * (a terminal an agent still held that vanished is found by its record); with
+   * TANDEM_DEBUG_CLOSE=1 each one is also written to stderr with the caller's stack.
+   */
+  readonly closeLog: CloseRecord[] = [];
 
   constructor(private readonly opts: HostOptions = {}) {
     this.limits = { ...DEFAULT_LIMITS, ...opts.limits };
@@ -213,16 +237,24 @@ export class TerminalHost {
   }
 
   /** Awaits the whole process tree; a failure keeps the terminal listed so close can be retried. */
-  async close(id: string, by: ClosedBy = 'person'): Promise<{ closed: boolean; orphans: Array<{ pid: number; comm: string }> }> {
+  async close(id: string, by: ClosedBy = 'person', cause: { cause: CloseCause; clientId?: string } = { cause: 'host' }): Promise<{ closed: boolean; orphans: Array<{ pid: number; comm: string }> }> {
     const terminal = this.get(id);
     const result = await terminal.session.close(by);
     if (result.closed) {
       terminal.dispose();
       this.terminals.delete(id);
+      this.recordClose(terminal, cause);
       for (const listener of this.removedListeners) listener(id);
       this.changed();
     }
     return result;
+  }
+
+  private recordClose(terminal: ManagedTerminal, cause: { cause: CloseCause; clientId?: string }): void {
+    const record: CloseRecord = { at: this.clock.now(), id: terminal.id, title: terminal.meta.title, origin: terminal.meta.origin, agent: terminal.meta.agent, cause: cause.cause, clientId: cause.clientId ?? null };
+    this.closeLog.push(record);
+    if (this.closeLog.length > closeLogSize) this.closeLog.shift();
+    if (this.env.TANDEM_DEBUG_CLOSE === '1') process.stderr.write(`tandem: closed ${JSON.stringify(record)}\n${new Error('closed from').stack}\n`);
   }
 
   /** A fresh shell under the same id and title; a person's operation in the queue: agent writes wait for it. */
@@ -335,6 +367,6 @@ export class TerminalHost {
   /** Tears every terminal down (SIGINT/SIGTERM of `tandem serve`, quit of the app). */
   async shutdown(): Promise<void> {
     this.shuttingDown = true;
-    await Promise.all([...this.terminals.keys()].map((id) => this.close(id).catch(() => undefined)));
+    await Promise.all([...this.terminals.keys()].map((id) => this.close(id, 'person', { cause: 'shutdown' }).catch(() => undefined)));
   }
 }

@@ -1,3 +1,4 @@
+import type { TerminalView } from '../../../shared/contract';
 import { terminals } from './terminals.svelte';
 
 /** The person chose not to be asked again before closing a busy terminal (kept across restarts). */
@@ -11,7 +12,17 @@ function readNoAsk(): boolean {
   }
 }
 
-/** Closing a tab whose command still runs asks first, unless the person said not to. */
+/** The agent that holds a live terminal (it opened it, or the person handed it over), else null. */
+export function holdingAgent(info: TerminalView | null | undefined): string | null {
+  return info && info.status !== 'exited' ? info.agent : null;
+}
+
+/**
+ * Closing a tab whose command still runs asks first, unless the person said not to. Closing a
+ * terminal an agent holds always asks and names the agent: "don't ask again" is for the person's
+ * own busy terminals, never a one-keystroke way to pull a terminal from under an agent. The close
+ * that runs is the one the question named: a second request while it is open changes nothing.
+ */
 export class CloseGuard {
   /** The terminal whose close waits for the person's answer. */
   asking = $state<string | null>(null);
@@ -22,17 +33,22 @@ export class CloseGuard {
   }
 
   request(id: string): void {
+    // One question at a time: the open one keeps its terminal (a shortcut must not retarget it).
+    if (this.asking !== null) return;
     const info = terminals.list.find((terminal) => terminal.id === id);
-    const busy = info?.status === 'running' || info?.status === 'waiting_input';
-    if (busy && !this.#noAsk && terminals.closing[id]?.phase !== 'closing') this.asking = id;
+    if (!info || terminals.closing[id]?.phase === 'closing') return void terminals.close(id);
+    const busy = info.status === 'running' || info.status === 'waiting_input';
+    if (holdingAgent(info) !== null || (busy && !this.#noAsk)) this.asking = id;
     else void terminals.close(id);
   }
 
-  confirm(dontAskAgain: boolean): void {
-    const id = this.asking;
+  /** The person confirmed the question about `id` (the terminal the dialog showed). */
+  confirm(id: string, dontAskAgain: boolean): void {
+    if (this.asking !== id) return;
+    const info = terminals.list.find((terminal) => terminal.id === id);
     this.asking = null;
-    if (dontAskAgain) this.setAsks(false);
-    if (id) void terminals.close(id);
+    if (dontAskAgain && holdingAgent(info) === null) this.setAsks(false);
+    void terminals.close(id);
   }
 
   cancel(): void {
