@@ -1,7 +1,7 @@
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { localStateDir } from '../state-dir.js';
-import { ownerIsLive, parseLockOwner, processStartTime } from './process-start.js';
+import { lockWitness, ownerIsLive, ownStartTime, parseLockOwner, processStartTime } from './process-start.js';
 import { hostPlatform } from '../pty/platform.js';
 import { pointerPathFor, removePointer, writePointer } from './discovery.js';
 
@@ -89,14 +89,14 @@ export class InstanceLock {
     for (let attempt = 0; attempt < 2; attempt++) {
       try {
         const fd = openSync(this.lockPath, 'wx', 0o600);
-        writeFileSync(fd, JSON.stringify({ pid: process.pid, started: processStartTime(process.pid) }));
+        writeFileSync(fd, JSON.stringify({ pid: process.pid, started: ownStartTime() }));
         closeSync(fd);
         this.held = true;
         return;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
         const owner = parseLockOwner(readFileSync(this.lockPath, 'utf8'));
-        if (owner && owner.pid !== process.pid && ownerIsLive(owner, isAlive, (pid) => processStartTime(pid))) {
+        if (owner && owner.pid !== process.pid && ownerIsLive(owner, isAlive, (pid) => processStartTime(pid), lockWitness(this.lockPath))) {
           throw new InstanceConflictError({ pid: owner.pid, path: this.path, uiUrl: readInstance(this.path)?.uiUrl });
         }
         // Stale: its owner is gone, or its pid belongs to another process now.
