@@ -10,6 +10,14 @@ import { release } from 'node:os';
  */
 export const minConptyBuild = 18309;
 
+/**
+ * node-pty versions whose Windows terminals are known to end before Tandem's first write:
+ * 1.2.0-beta.15 ties the ConPTY connection to a 5 s worker handshake and ends the terminal
+ * when it fails (node-pty issue 955, https://github.com/microsoft/node-pty/issues/955). The
+ * pin in package.json stays off them (tests/unit/windows-node-pty.test.ts).
+ */
+export const nodePtyVersionsExitingBeforeFirstWrite: readonly string[] = ['1.2.0-beta.15'];
+
 /** The build from `os.release()` ("10.0.22631" gives 22631); 0 when it cannot be read. */
 export function windowsBuildNumber(osRelease: string): number {
   const match = /^\d+\.\d+\.(\d+)/.exec(osRelease);
