@@ -67,6 +67,8 @@ export const agentsStateSchema = z.object({
   allowedOnce: z.array(z.object({ id: z.string(), name: z.string(), connected: z.boolean() })),
   /** Pairing claims the person denied: answered without asking until lifted. */
   deniedClaims: z.array(z.object({ id: z.string(), name: z.string(), exe: z.string(), cwd: z.string(), at: z.string() })),
+  /** Why confined terminals cannot start on this machine (src/main/sandbox/availability.ts), once probed; absent or null when they can. */
+  sandboxProblem: z.object({ cause: z.enum(['apparmor', 'userns', 'missing', 'platform']), message: z.string() }).nullable().optional(),
   approvals: z.array(
     z.object({
       id: z.string(),

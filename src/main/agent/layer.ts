@@ -13,6 +13,7 @@ import { defaultPolicy } from './policy.js';
 import { AgentService } from './service.js';
 import { TokenStore } from './tokens.js';
 import { checkSandboxChange, effectiveSandbox, pairingSandbox, platformDefaultMode } from '../sandbox/agent-sandbox.js';
+import { knownSandboxProblem, sandboxProblem } from '../sandbox/availability.js';
 import type { SandboxMode } from '../sandbox/types.js';
 import { discoveryDir } from '../host/instance.js';
 
@@ -77,6 +78,8 @@ export class AgentLayer implements AgentPanel {
     this.service.ran.onChange(changed);
     this.service.onConnectionsChange(changed);
     this.tokens.onRevoked(changed);
+    // Probed once, off the event loop, so the panel can say why confined terminals would fail (e.g. Ubuntu's AppArmor rule).
+    if (process.platform !== 'win32') void sandboxProblem().then(changed, () => undefined);
   }
 
   /** The HTTP routes to mount: `/mcp` and `/pair`. */
@@ -114,6 +117,7 @@ export class AgentLayer implements AgentPanel {
       pairings: this.pairing.requests.list().map(({ id, name, pid, exe, cwd, at }) => ({ id, name, pid, exe, cwd, at, nameInUse: this.pairing.nameInUse(name) })),
       allowedOnce: this.tokens.listEphemeral().map(({ id, name, tokenHash }) => ({ id, name, connected: this.service.isAgentConnected(tokenHash) })),
       deniedClaims: this.pairing.deniedClaims(),
+      sandboxProblem: process.platform === 'win32' ? null : (knownSandboxProblem() ?? null),
       approvals: this.service.approvals.list(),
       handoffs: this.service.handoffs.list(),
       ran: this.service.ran.list(),
