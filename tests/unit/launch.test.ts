@@ -1,4 +1,6 @@
-import { resolve } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { withoutAppImageEnv } from '../../src/main/launch/appimage-env.js';
 import { binScriptOf, bridgeCommand, forThisHost, type InstallFacts, installKind } from '../../src/main/launch/bridge-command.js';
@@ -116,5 +118,42 @@ describe('paths per OS', () => {
     expect(localStateDir({ platform: 'darwin', env: {}, home: '/Users/p' })).toBe('/Users/p/Library/Application Support/Tandem');
     expect(localStateDir({ platform: 'win32', env: { TANDEM_HOME: '/x/t' }, home: '' })).toBe(resolve('/x/t'));
     expect(discoveryDir({ TANDEM_HOME: '/x/t' })).toBe(resolve('/x/t'));
+  });
+});
+
+describe("the deb's scripts: electron-builder's own, plus bubblewrap's AppArmor profile", () => {
+  const root = resolve(import.meta.dirname, '../..');
+  const upstream = (name: string) => readFileSync(join(root, 'node_modules/app-builder-lib/templates/linux', name), 'utf8');
+  const ours = (name: string) => readFileSync(join(root, 'resources/linux', name), 'utf8');
+  const tandemBlock = /\n# --- Tandem: bubblewrap's AppArmor profile ---\n[\s\S]*$/;
+  /** Ours without the header comment and Tandem's block: what must still equal upstream's. */
+  const upstreamPart = (text: string) => text.replace(/^(#!\/bin\/bash\n)(# .*\n)+/, '$1').replace(tandemBlock, '');
+
+  it('keeps electron-builder\'s templates unchanged (re-copy them when it is upgraded)', () => {
+    for (const name of ['after-install.tpl', 'after-remove.tpl']) expect(upstreamPart(ours(name)).trimEnd()).toBe(upstream(name).trimEnd());
+  });
+
+  it('are the ones electron-builder.yml names for the deb', () => {
+    const yml = readFileSync(join(root, 'electron-builder.yml'), 'utf8');
+    expect(yml).toMatch(/\ndeb:\n(?: {2}#.*\n)* {2}afterInstall: resources\/linux\/after-install\.tpl\n {2}afterRemove: resources\/linux\/after-remove\.tpl\n/);
+  });
+
+  it('installs an unconfined profile allowing userns for /usr/bin/bwrap, unless another profile covers it, and removes it', () => {
+    const install = tandemBlock.exec(ours('after-install.tpl'))![0];
+    expect(install).toContain('profile tandem-bwrap /usr/bin/bwrap flags=(unconfined) {\n  userns,');
+    expect(install).toContain('abi <abi/4.0>,');
+    expect(install).toMatch(/find \/etc\/apparmor\.d .*grep -l '\/usr\/bin\/bwrap'/);
+    expect(tandemBlock.exec(ours('after-remove.tpl'))![0]).toContain('apparmor_parser --remove "$TANDEM_BWRAP_PROFILE"');
+    // electron-builder expands ${name} macros and fails on unknown ones: Tandem's blocks use none.
+    expect(install).not.toMatch(/\$\{[a-zA-Z]+\}/);
+  });
+
+  it.runIf(spawnSync('shellcheck', ['--version']).status === 0 || process.env.TANDEM_REQUIRE_SHELL_LINT === '1')('Tandem\'s blocks pass shellcheck', () => {
+    for (const name of ['after-install.tpl', 'after-remove.tpl']) {
+      const block = `#!/bin/bash\n${tandemBlock.exec(ours(name))![0]}`;
+      const run = spawnSync('shellcheck', ['-s', 'bash', '-'], { input: block, encoding: 'utf8' });
+      expect(run.stdout, name).toBe('');
+      expect(run.status).toBe(0);
+    }
   });
 });
