@@ -40,9 +40,18 @@ const hidden = new Set(
 
 const required = (variable: string): boolean => process.env[variable] === '1';
 
+/** Probed on first use, so a file pays only for the checks it gates on (bubblewrap starts a process). */
 function capability(name: string, needs: string, probe: () => boolean, isRequired = false): Capability {
-  const present = !hidden.has(name) && probe();
-  return { name, present, needs: hidden.has(name) ? `${needs} [hidden by TANDEM_TEST_HIDE]` : needs, required: isRequired };
+  let present: boolean | undefined;
+  return {
+    name,
+    get present() {
+      present ??= !hidden.has(name) && probe();
+      return present;
+    },
+    needs: hidden.has(name) ? `${needs} [hidden by TANDEM_TEST_HIDE]` : needs,
+    required: isRequired,
+  };
 }
 
 const commands = new Map<string, CommandCapability>();
