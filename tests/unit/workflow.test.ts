@@ -78,12 +78,16 @@ describe('.github/workflows/ci.yml', () => {
   });
 
   it('builds installers only on pushes to main, and installs the Linux ones against a real MCP client', () => {
-    expect(workflow.jobs.package!.if).toContain("github.ref == 'refs/heads/main'");
-    // The installers wait for the Linux suite, not for other runners' suites: a failure there
-    // shows as its own job and does not keep install-linux from running.
-    expect([workflow.jobs.package!.needs].flat()).toEqual(['linux']);
+    // The installers wait for the Linux suite, not for other runners' suites, and install-linux
+    // for the Linux installers only: a macOS or Windows failure shows as its own job.
+    for (const name of ['package', 'package-linux']) {
+      expect(workflow.jobs[name]!.if).toContain("github.ref == 'refs/heads/main'");
+      expect([workflow.jobs[name]!.needs].flat()).toEqual(['linux']);
+    }
     const install = workflow.jobs['install-linux']!;
-    expect(install.needs).toBe('package');
+    expect(install.needs).toBe('package-linux');
+    expect(runsOf(workflow.jobs['package-linux']!)).toContain('npm run dist');
+    expect(workflow.jobs['package-linux']!.steps.find((step) => step.uses?.startsWith('actions/upload-artifact'))?.with?.name).toBe('tandem-Linux');
     const runs = install.steps.map((step) => step.run ?? '').join('\n');
     expect(runs).toContain('apt-get install -y ./dist/*.deb');
     expect(runs.match(/check-installed-bridge\.mjs/g)).toHaveLength(3);
