@@ -3,9 +3,10 @@
  * bubblewrap that may create namespaces, file modes that stick), never as the OS name, so each
  * CI job runs what its runner can do and says why it skips the rest.
  *
- * - `TANDEM_REQUIRE_PWSH`, `TANDEM_REQUIRE_SHELL_LINT`, `TANDEM_REQUIRE_SANDBOX` and
- *   `TANDEM_CHROMIUM` mark a capability as required: a gate then runs its tests even where the
- *   capability is missing, so they fail instead of skipping (.ci/run and the Linux CI job).
+ * - `TANDEM_REQUIRE_SHELL_LINT`, `TANDEM_REQUIRE_SANDBOX` and `TANDEM_CHROMIUM` (like
+ *   `TANDEM_REQUIRE_PWSH` in tests/integration/pwsh-helpers.ts) mark a capability as required: a
+ *   gate then runs its tests even where it is missing, so they fail instead of skipping (.ci/run
+ *   sets them all; each CI job sets those it installs).
  * - `TANDEM_TEST_HIDE=procfs,zsh,...` (test runs only: nothing outside tests reads it) makes the
  *   named capabilities look missing, to check on a full machine that a suite skips cleanly
  *   where one is absent. Names: the `name` of each capability below, or a command's name.
