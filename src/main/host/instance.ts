@@ -14,6 +14,8 @@ export interface InstanceInfo {
   uiUrl?: string;
   /** The stdio bridge's channel (mcp-socket.ts): a Unix-domain socket or a named pipe; absent on older hosts. */
   bridgeSocket?: string;
+  /** Where waiting detection reads processes (pty/ps-tier.ts); filled in by `publish`. */
+  evidence?: 'proc' | 'ps' | 'none';
 }
 
 /**
@@ -110,7 +112,7 @@ export class InstanceLock {
   /** Publishes instance.json atomically once the host is ready. */
   publish(info: InstanceInfo): void {
     const tmp = `${this.path}.${process.pid}.tmp`;
-    writeFileSync(tmp, `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600 });
+    writeFileSync(tmp, `${JSON.stringify({ ...info, evidence: info.evidence ?? hostPlatform.evidence ?? 'none' }, null, 2)}\n`, { mode: 0o600 });
     renameSync(tmp, this.path);
     if (this.pointer) writePointer(this.pointer, this.path);
   }

@@ -4,6 +4,8 @@
  * key, input goes to ConPTY in spaced chunks, and the tree is torn down by parentage.
  */
 import { descendants, foregroundPgid, foregroundProgram, readStat, ttyOf } from './proc.js';
+import { lookPid, processTable } from './ps-source.js';
+import { type EvidenceTier, hostEvidence } from './ps-tier.js';
 import { readTtyModes, type TtyModes } from './termios.js';
 import { type TeardownOptions, type TeardownResult, teardownTree } from './tree.js';
 import { type SpacingClock, writeSpaced } from './win-input.js';
@@ -15,6 +17,8 @@ export interface PtyPlatform {
   readonly processGroups: boolean;
   /** /proc can be read for the syscall tier of waiting detection (Linux). */
   readonly procfs: boolean;
+  /** Where process evidence comes from (ps-tier.ts): /proc, ps, or nowhere (absent: nowhere). */
+  readonly evidence?: EvidenceTier;
   /** The shell's terminal device, for termios and /proc; null where there is none. */
   ttyPath(shellPid: number, ptsName: string | undefined): string | null;
   /** The terminal's foreground process group; null without groups or when unknown. */
@@ -44,6 +48,23 @@ function signalJob(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
+/** The same through ps (no /proc): the job's group and its descendants from one process table. */
+function signalJobPs(pid: number, signal: NodeJS.Signals): void {
+  const table = processTable() ?? [];
+  const pgid = table.find((p) => p.pid === pid)?.pgid;
+  const members = [pid];
+  for (let i = 0; i < members.length; i++) {
+    for (const p of table) if (p.ppid === members[i] && p.pgid === pgid && !members.includes(p.pid)) members.push(p.pid);
+  }
+  for (const member of members) {
+    try {
+      process.kill(member, signal);
+    } catch {
+      // Already gone.
+    }
+  }
+}
+
 function signalGroup(pgid: number, signal: NodeJS.Signals): void {
   try {
     process.kill(-pgid, signal);
@@ -52,19 +73,51 @@ function signalGroup(pgid: number, signal: NodeJS.Signals): void {
   }
 }
 
-export function posixPlatform(os: NodeJS.Platform): PtyPlatform {
-  const procfs = os === 'linux';
+/**
+ * One ps per process per few ms: an interrupt asks for the foreground group, the shell's group
+ * and the program back to back, and each ps costs several ms (a SIGINT must land while the job
+ * that should get it still runs). Later questions (the escalation a second on) read afresh.
+ */
+const lookPidFreshMs = 30;
+const recentLooks = new Map<number, { at: number; look: ReturnType<typeof lookPid> }>();
+function lookPidRecent(pid: number): ReturnType<typeof lookPid> {
+  const now = performance.now();
+  const hit = recentLooks.get(pid);
+  if (hit && now - hit.at < lookPidFreshMs) return hit.look;
+  const look = lookPid(pid);
+  if (recentLooks.size > 64) recentLooks.clear();
+  recentLooks.set(pid, { at: now, look });
+  return look;
+}
+
+/** The terminal's foreground group as ps shows it from the shell; null when none or unknown. */
+function foregroundGroupPs(shellPid: number): number | null {
+  const tpgid = lookPidRecent(shellPid)?.tpgid;
+  return tpgid !== undefined && tpgid > 0 ? tpgid : null;
+}
+
+function foregroundProgramPs(shellPid: number): string | null {
+  const shell = lookPidRecent(shellPid);
+  if (!shell || shell.tpgid <= 0 || shell.tpgid === shell.pgid) return null;
+  return lookPidRecent(shell.tpgid)?.comm || null;
+}
+
+/** `evidence` is chosen once per host (ps-tier.ts); tests pass one to build the other kind. */
+export function posixPlatform(os: NodeJS.Platform, evidence: EvidenceTier = hostEvidence()): PtyPlatform {
+  const procfs = evidence === 'proc';
+  const ps = evidence === 'ps';
   return {
     os,
     processGroups: true,
     procfs,
+    evidence,
     ttyPath: (shellPid, ptsName) => ptsName ?? (procfs ? ttyOf(shellPid) : null),
-    foregroundGroup: (shellPid) => foregroundPgid(shellPid),
-    shellGroup: (shellPid) => readStat(shellPid)?.pgrp ?? shellPid,
-    foregroundProgram: (shellPid) => (procfs ? foregroundProgram(shellPid) : null),
+    foregroundGroup: (shellPid) => (ps ? foregroundGroupPs(shellPid) : foregroundPgid(shellPid)),
+    shellGroup: (shellPid) => (ps ? lookPidRecent(shellPid)?.pgid : readStat(shellPid)?.pgrp) ?? shellPid,
+    foregroundProgram: (shellPid) => (procfs ? foregroundProgram(shellPid) : ps ? foregroundProgramPs(shellPid) : null),
     ttyModes: (ttyPath) => readTtyModes(ttyPath),
     signalGroup,
-    signalJob,
+    signalJob: ps ? signalJobPs : signalJob,
     writeInput: async (data, write) => write(data),
     teardown: (opts) => teardownTree(opts),
   };

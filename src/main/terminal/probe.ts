@@ -1,4 +1,5 @@
 import { readStat, sampleForeground, type ForegroundSample } from '../pty/proc.js';
+import { classifyWchan, isSleeping, lookTty, type PsTtyEntry } from '../pty/ps-source.js';
 import { readTtyModes, type TtyModes } from '../pty/termios.js';
 
 /** Quiet periods (since the last output or input) before each kind of evidence counts. */
@@ -11,8 +12,10 @@ export type WaitEvidence = 'read' | 'poll' | 'echo_off';
 export interface ProbeTarget {
   shellPid: number;
   ttyPath: string | null;
-  /** The /proc syscall tier; off without /proc, where ptrace-level access is denied, and in tests of the fallback. */
+  /** The process tier (syscalls from /proc, or ps); off where neither works, and in tests of the fallback. */
   procTier: boolean;
+  /** Where that tier reads: /proc (the default) or ps (ps-tier.ts). */
+  source?: 'proc' | 'ps';
 }
 
 /** What a thread looked like before the write: the evidence must show the input was consumed. */
@@ -29,7 +32,8 @@ export function takeBaseline(target: ProbeTarget): ProbeBaseline {
 }
 
 function sampleFor(target: ProbeTarget): ForegroundSample | null {
-  if (!target.procTier || !target.ttyPath) return null;
+  // ps counts no reads: its baseline is empty and its look trusts the quiet period (psLook).
+  if (!target.procTier || !target.ttyPath || target.source === 'ps') return null;
   return sampleForeground(target.shellPid, target.ttyPath);
 }
 
@@ -67,6 +71,7 @@ export async function probeLook(
   quietMs: number,
   readModes: (tty: string) => Promise<TtyModes | null> = readTtyModes,
 ): Promise<ProbeLook> {
+  if (target.procTier && target.source === 'ps' && target.ttyPath) return psLook(target.shellPid, target.ttyPath, quietMs, readModes);
   const sample = sampleFor(target);
   let quietDueMs: number | null = null;
   if (sample) {
@@ -93,4 +98,67 @@ function foregroundSleeping(shellPid: number): boolean {
   if (shell.tpgid === shell.pgrp) return shell.state === 'S';
   const leader = readStat(shell.tpgid);
   return leader !== null && leader.state === 'S';
+}
+
+/**
+ * The same look from one `ps -t <tty>` (ps-source.ts), for hosts without /proc. A thread asleep
+ * in a terminal read counts after the read quiet period; one asleep in select/poll/epoll only
+ * with the terminal out of line mode (a program reading keys: REPLs, editors, wizards), since
+ * ps cannot say which descriptors it watches and a silent download polls too. Where ps shows
+ * no wait channel (macOS prints "-" for all), a foreground job asleep in full with the
+ * terminal out of line mode counts as `poll`, and a line-mode read has no evidence at all.
+ * ps counts no reads, so "it consumed the input" is the quiet period since the write: the
+ * echo of a line comes from the same kernel step that wakes the reader, and a program's own
+ * echo after it read. echo_off as on Linux.
+ */
+async function psLook(shellPid: number, tty: string, quietMs: number, readModes: (tty: string) => Promise<TtyModes | null>): Promise<ProbeLook> {
+  const entries = await lookTty(tty);
+  if (!entries) return { evidence: null, quietDueMs: null };
+  let modes: Promise<TtyModes | null> | null = null;
+  const fresh = () => (modes ??= readTtyModes(tty));
+  return psEvidence(entries, shellPid, quietMs, fresh, readModes === readTtyModes ? fresh : () => readModes(tty));
+}
+
+/**
+ * The ps look's verdict from its listing (`psLook`; unit-tested on fixtures). `modes` reads the
+ * terminal's modes now; `echoModes` may be a cached read (the echo_off rule's, as on Linux).
+ */
+export async function psEvidence(
+  entries: PsTtyEntry[],
+  shellPid: number,
+  quietMs: number,
+  modes: () => Promise<TtyModes | null>,
+  echoModes: () => Promise<TtyModes | null> = modes,
+): Promise<ProbeLook> {
+  const none: ProbeLook = { evidence: null, quietDueMs: null };
+  const shell = entries.find((e) => e.pid === shellPid);
+  if (!shell || shell.tpgid <= 0) return none;
+  const members = entries.filter((e) => e.pgid === shell.tpgid);
+  if (members.length === 0) return none;
+  const classes = members.map((e) => (isSleeping(e.stat) ? classifyWchan(e.wchan) : 'awake'));
+  let quietDueMs: number | null = null;
+  const due = (ms: number) => (quietDueMs = Math.min(quietDueMs ?? ms, ms));
+
+  if (classes.includes('read')) {
+    if (quietMs >= readQuietMs) return { evidence: 'read', quietDueMs: null };
+    due(readQuietMs - quietMs);
+  }
+  // A poll on something, or (no wait channels at all: macOS) a job asleep in full.
+  if (classes.includes('poll') || classes.every((c) => c === 'unknown')) {
+    if (quietMs < pollQuietMs) due(pollQuietMs - quietMs);
+    else {
+      const now = await modes();
+      if (now && !now.icanon) return { evidence: 'poll', quietDueMs: null };
+    }
+  }
+  if (quietMs < echoOffQuietMs) return { evidence: null, quietDueMs };
+  const current = await echoModes();
+  if (!current || current.echo || !current.icanon) return { evidence: null, quietDueMs };
+  return { evidence: leaderAsleep(entries, shell) ? 'echo_off' : null, quietDueMs };
+}
+
+/** The foreground group's leader (the shell when it is in front) sleeps. */
+function leaderAsleep(entries: PsTtyEntry[], shell: PsTtyEntry): boolean {
+  const leader = entries.find((e) => e.pid === shell.tpgid && e.tid === e.pid) ?? entries.find((e) => e.pid === shell.tpgid);
+  return leader !== undefined && isSleeping(leader.stat);
 }

@@ -164,7 +164,8 @@ export class TerminalSession {
     this.probeTarget = {
       shellPid: spawned.pid,
       ttyPath: this.platform.ttyPath(spawned.pid, spawned.ptsName),
-      procTier: (opts.procTier ?? true) && this.platform.procfs,
+      procTier: (opts.procTier ?? true) && (this.platform.evidence ?? 'none') !== 'none',
+      source: this.platform.evidence === 'ps' ? 'ps' : 'proc',
     };
     const modes = cachedModes(this.clock, () => this.platform.foregroundGroup(spawned.pid), (tty) => this.platform.ttyModes(tty));
     this.watcher = new StatusWatcher({
