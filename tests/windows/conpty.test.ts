@@ -1,8 +1,8 @@
 /**
- * Windows only (the CI workflow runs it on windows-latest): pwsh and cmd in real ConPTY
- * pseudoconsoles through the engine, markers and exit codes, Ctrl+C against `ping -t` and
- * `Start-Sleep`, and teardown that leaves no process behind, counting the conhost and
- * OpenConsole processes this process hosts before and after.
+ * Windows only (the CI workflow runs it on windows-latest): pwsh, Windows PowerShell 5.1 and
+ * cmd in real ConPTY pseudoconsoles through the engine, markers and exit codes, Ctrl+C against
+ * `ping -t` and `Start-Sleep`, and teardown that leaves no process behind, counting the conhost
+ * and OpenConsole processes this process hosts before and after.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { listProcesses, treeOf } from '../../src/main/pty/win-tree.js';
@@ -44,6 +44,15 @@ describe.runIf(onWindows)('Windows ConPTY', { timeout: 120_000 }, () => {
     const t = await open(pwsh!);
     expect(await t.send({ text: 'Write-Output tandem-ok' })).toMatchObject({ status: 'done', output: 'tandem-ok', exitCode: 0 });
     expect(await t.send({ text: 'cmd /c exit 3' })).toMatchObject({ status: 'done', exitCode: 3 });
+  });
+
+  it('Windows PowerShell 5.1 (powershell.exe, there when pwsh is not): verified end markers with exit codes', async () => {
+    const t = await open('powershell');
+    expect(t.shell.name).toBe('powershell');
+    expect(t.pid).toBeGreaterThan(4);
+    expect(await t.send({ text: '$PSVersionTable.PSVersion.Major' })).toMatchObject({ status: 'done', output: '5', exitCode: 0 });
+    expect(await t.send({ text: 'cmd /c exit 3' })).toMatchObject({ status: 'done', exitCode: 3 });
+    expect(await t.send({ text: 'Write-Output ([char]0x00e9)' })).toMatchObject({ status: 'done', output: 'é', exitCode: 0 });
   });
 
   it('cmd: verified end markers, without exit codes', async () => {

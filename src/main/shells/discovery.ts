@@ -1,6 +1,7 @@
 import { userInfo } from 'node:os';
 import { isWslLauncher } from './git-bash.js';
 import { resolveShell, shellName, which, type ResolvedShell } from './resolve.js';
+import { findWindowsPowerShell } from './windows-powershell.js';
 
 /** Shells offered besides the default, in this order, when found on PATH. */
 export const posixCandidates = ['zsh', 'bash', 'sh', 'fish', 'pwsh'] as const;
@@ -16,7 +17,7 @@ export interface ShellDiscovery {
 function defaultShellPath(env: NodeJS.ProcessEnv, platform: NodeJS.Platform): string | null {
   if (platform === 'win32') {
     for (const name of ['pwsh', 'powershell', 'cmd']) {
-      const found = which(name, env.PATH ?? env.Path ?? '');
+      const found = which(name, env.PATH ?? env.Path ?? '') ?? (name === 'powershell' ? findWindowsPowerShell(env) : null);
       if (found) return found;
     }
     return env.COMSPEC ?? null;

@@ -6,6 +6,7 @@ import { cmdDialect } from './cmd.js';
 import type { DialectName, ShellDialect } from './dialect.js';
 import { findGitBash, isWslLauncher } from './git-bash.js';
 import { powershellDialect, pwshDialect } from './pwsh.js';
+import { findWindowsPowerShell } from './windows-powershell.js';
 import { shDialect } from './sh.js';
 import { zshDialect } from './zsh.js';
 
@@ -67,12 +68,17 @@ export function which(name: string, pathEnv = process.env.PATH ?? ''): string | 
   return null;
 }
 
+/** `powershell` off PATH on Windows: it is at a fixed place (windows-powershell.ts). */
+function windowsPowerShell(name: string): string | null {
+  return process.platform === 'win32' && shellName(name) === 'powershell' ? findWindowsPowerShell(process.env, isExecutableFile) : null;
+}
+
 /** A shell by name (`bash`, `pwsh`) or path; `shell_not_found` with one sentence otherwise. */
 export function resolveShell(nameOrPath: string, pathEnv = process.env.PATH ?? ''): ResolvedShell {
   const trimmed = nameOrPath.trim();
   if (!trimmed) throw new TandemError('invalid_argument', 'shell must name a shell such as bash, zsh or pwsh.');
   const gitBash = process.platform === 'win32' && shellName(trimmed) === 'bash' && !isAbsolute(trimmed) ? findGitBash(process.env, which('git', pathEnv), isExecutableFile) : null;
-  const path = gitBash ?? (isAbsolute(trimmed) ? (isExecutableFile(trimmed) ? trimmed : null) : which(trimmed, pathEnv));
+  const path = gitBash ?? (isAbsolute(trimmed) ? (isExecutableFile(trimmed) ? trimmed : null) : (which(trimmed, pathEnv) ?? windowsPowerShell(trimmed)));
   if (!path) throw new TandemError('shell_not_found', `No executable shell "${trimmed}" was found on this machine; install it or name another shell.`);
   return { path, name: shellName(path), dialect: dialectFor(path) };
 }
