@@ -9,6 +9,14 @@
 # runs in the shell itself, no fork); PROMPT_COMMAND prints the end marker first, with the exit
 # status it captured before anything else ran, then the command line from history.
 
+# PS0 and `local -` arrived in bash 4.4 (bash NEWS, bash-4.4 items jj and s); an older bash
+# (macOS's /bin/bash is 3.2) takes tandem-legacy.bash, beside this file. Sourced files run one
+# command at a time, so nothing below is parsed there. BASH_VERSINFO is bash 2.0, BASH_SOURCE 3.0.
+if (( BASH_VERSINFO[0] < 4 || (BASH_VERSINFO[0] == 4 && BASH_VERSINFO[1] < 4) )); then
+  builtin . "${BASH_SOURCE[0]%/*}/tandem-legacy.bash"
+  builtin return
+fi
+
 # The percent-encoding of marker fields (parameter expansion, no fork); tandem.zsh has the same.
 __tandem_esc() {
   REPLY=$1

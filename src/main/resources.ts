@@ -23,7 +23,7 @@ export function locateResources(moduleDir: string, p: path.PlatformPath = path):
 }
 
 /** The shell integration scripts under `resources/shell/`, sourced by the generated rc files. */
-export type ShellScript = 'tandem.bash' | 'tandem.zsh' | 'tandem.sh' | 'tandem.ps1';
+export type ShellScript = 'tandem.bash' | 'tandem-legacy.bash' | 'tandem.zsh' | 'tandem.sh' | 'tandem.ps1';
 
 let found: string | null = null;
 

@@ -13,7 +13,9 @@ export function makeHome(files: Record<string, string> = {}): { home: string; cl
   return { home, cleanup: () => rmSync(home, { recursive: true, force: true }) };
 }
 
-export const availableShells = (['bash', 'zsh', 'sh'] as const).filter((name) => which(name) !== null);
+/** TANDEM_TEST_SHELLS=bash runs the per-shell suites for those shells only (bash-legacy.test.ts). */
+const onlyShells = process.env.TANDEM_TEST_SHELLS?.split(',');
+export const availableShells = (['bash', 'zsh', 'sh'] as const).filter((name) => which(name) !== null && (!onlyShells || onlyShells.includes(name)));
 
 export function missingShells(): string[] {
   return (['bash', 'zsh', 'sh'] as const).filter((name) => which(name) === null);

@@ -12,6 +12,8 @@ import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { findPwsh, pwshRequired } from '../integration/pwsh-helpers.js';
 import { runs, shellcheck as shellcheckTool, zshForLint } from '../support/capabilities.js';
+import { bashRc } from '../../src/main/shells/bash.js';
+import { newerThanBash32 } from './bash32-features.js';
 
 const scripts = resolve(import.meta.dirname, '../../resources/shell');
 const shellcheck = shellcheckTool.path;
@@ -39,7 +41,7 @@ function run(file: string, args: string[]): { status: number | null; out: string
 describe('shellcheck', () => {
   const lint = (path: string) => run(shellcheck!, ['--severity=style', '--external-sources', path]);
 
-  it.runIf(runShellcheck).each(['tandem.bash', 'tandem.sh'])('finds nothing in %s', (name) => {
+  it.runIf(runShellcheck).each(['tandem.bash', 'tandem-legacy.bash', 'tandem.sh'])('finds nothing in %s', (name) => {
     expect(shellcheck, 'shellcheck is required here (TANDEM_REQUIRE_SHELL_LINT=1)').not.toBeNull();
     const result = lint(join(scripts, name));
     expect(result.out).toBe('');
@@ -50,6 +52,41 @@ describe('shellcheck', () => {
     expect(shellcheck).not.toBeNull();
     const result = lint(broken('bad.sh', '# shellcheck shell=sh\necho $((1 +\n'));
     expect(result.status).not.toBe(0);
+  });
+});
+
+describe('bash 3.2 (macOS /bin/bash): no feature it lacks', () => {
+  // No bash 3.2 runs here (Debian has only 5.2): the legacy script, the rc file that runs
+  // before it, and the head of tandem.bash that picks it are checked by text.
+  const legacy = readFileSync(join(scripts, 'tandem-legacy.bash'), 'utf8');
+  const ctx = {
+    secret: 'abc',
+    rcDir: '/tmp/rc',
+    startupFiles: 'user' as const,
+    agent: true,
+    historyFile: '/tmp/h',
+    reapplyEnv: { PAGER: 'cat' },
+    env: {},
+    platform: 'darwin' as const,
+  };
+
+  it('finds none in tandem-legacy.bash, the legacy rc file and the version check of tandem.bash', () => {
+    expect(newerThanBash32(legacy)).toEqual([]);
+    expect(newerThanBash32(bashRc(ctx, 'legacy'))).toEqual([]);
+    const head = readFileSync(join(scripts, 'tandem.bash'), 'utf8').split(/^fi$/m)[0]!;
+    expect(head).toContain('tandem-legacy.bash');
+    expect(newerThanBash32(head)).toEqual([]);
+  });
+
+  it('bash -n parses tandem-legacy.bash', () => {
+    const result = run('bash', ['-n', join(scripts, 'tandem-legacy.bash')]);
+    expect(result.out).toBe('');
+    expect(result.status).toBe(0);
+  });
+
+  it('the checks find what tandem.bash uses from 4.x (so they can fail)', () => {
+    const found = newerThanBash32(readFileSync(join(scripts, 'tandem.bash'), 'utf8').split(/^fi$/m)[1]!).map((hit) => hit.feature);
+    expect(found).toEqual(expect.arrayContaining(['PS0', 'local -', 'BASH_ALIASES', 'BASH_CMDS', 'PROMPT_COMMAND as an array']));
   });
 });
 

@@ -2,14 +2,18 @@ import { join } from 'node:path';
 import { shellScriptPath } from '../resources.js';
 import type { LaunchContext, LaunchPlan, ShellDialect } from './dialect.js';
 import { shQuote } from './dialect.js';
+import { bashVersion, legacyForced, needsLegacyIntegration } from './bash-version.js';
 import { credentialCasePattern, credentialValueCasePattern, exportLines, gitHookUnsetLine, keptCasePattern } from './posix-snippets.js';
+
+/** Which integration script the rc file sources: chosen by the shell's own BASH_VERSINFO unless forced. */
+export type BashIntegration = 'by-version' | 'legacy';
 
 /**
  * bash: the per-terminal rc file (the marker secret, the person's startup files, and for agent
  * terminals the re-applied variables and the credential scrub), which then sources the
  * integration, resources/shell/tandem.bash: the same for every terminal.
  */
-export function bashRc(ctx: LaunchContext): string {
+export function bashRc(ctx: LaunchContext, integration: BashIntegration = 'by-version'): string {
   const lines: string[] = [
     `__tandem_secret=${shQuote(ctx.secret)}`,
     `builtin command rm -rf -- ${shQuote(ctx.rcDir)} 2>/dev/null`,
@@ -29,13 +33,24 @@ export function bashRc(ctx: LaunchContext): string {
     lines.push(gitHookUnsetLine, exportLines(ctx.reapplyEnv));
     if (ctx.historyFile) lines.push(`HISTFILE=${shQuote(ctx.historyFile)}`);
     lines.push(
-      `for __tandem_v in $(compgen -e); do case "\${__tandem_v^^}" in ${keptCasePattern()}) ;; ${credentialCasePattern()}) unset "$__tandem_v";; *) case "\${!__tandem_v}" in ${credentialValueCasePattern()}) unset "$__tandem_v";; esac;; esac; done; unset __tandem_v`,
+      // Names match in any case: nocasematch is bash 3.1 (bash NEWS, bash-3.1 item p), `${v^^}` 4.0.
+      `__tandem_nc=; shopt -q nocasematch && __tandem_nc=1; shopt -s nocasematch`,
+      `for __tandem_v in $(compgen -e); do case "$__tandem_v" in ${keptCasePattern()}) ;; ${credentialCasePattern()}) unset "$__tandem_v";; *) case "\${!__tandem_v}" in ${credentialValueCasePattern()}) unset "$__tandem_v";; esac;; esac; done`,
+      '[[ -n $__tandem_nc ]] || shopt -u nocasematch; unset __tandem_v __tandem_nc',
       // History expansion would turn `!` in an allowed line into another command.
       'set +H',
     );
   }
-  lines.push(`builtin . ${shQuote(shellScriptPath('tandem.bash'))}`);
+  // tandem.bash itself hands a bash older than 4.4 to tandem-legacy.bash (its first lines).
+  lines.push(`builtin . ${shQuote(shellScriptPath(integration === 'legacy' ? 'tandem-legacy.bash' : 'tandem.bash'))}`);
   return `${lines.join('\n')}\n`;
+}
+
+function bashPlan(ctx: LaunchContext, integration: BashIntegration): LaunchPlan {
+  const rcPath = join(ctx.rcDir, 'bashrc');
+  // Debian's bash reads /etc/bash.bashrc even with --rcfile; a clean shell skips only the person's files.
+  const args = ctx.startupFiles === 'clean' ? ['--noprofile', '--rcfile', rcPath, '-i'] : ['--rcfile', rcPath, '-i'];
+  return { args, env: ctx.env, files: [{ path: rcPath, content: bashRc(ctx, integration) }] };
 }
 
 export const bashDialect: ShellDialect = {
@@ -43,9 +58,28 @@ export const bashDialect: ShellDialect = {
   integration: 'full',
   bracketedPaste: true,
   plan(_shellPath: string, ctx: LaunchContext): LaunchPlan {
-    const rcPath = join(ctx.rcDir, 'bashrc');
-    // Debian's bash reads /etc/bash.bashrc even with --rcfile; a clean shell skips only the person's files.
-    const args = ctx.startupFiles === 'clean' ? ['--noprofile', '--rcfile', rcPath, '-i'] : ['--rcfile', rcPath, '-i'];
-    return { args, env: ctx.env, files: [{ path: rcPath, content: bashRc(ctx) }] };
+    return bashPlan(ctx, 'by-version');
   },
 };
+
+/**
+ * bash before 4.4 (macOS's /bin/bash is 3.2): resources/shell/tandem-legacy.bash, and no
+ * bracketed paste, which readline gained with bash 4.4 (bash CHANGES, bash-4.4-alpha,
+ * readline item b): multi-line text goes in with Ctrl+V before each newline instead.
+ */
+export const bashLegacyDialect: ShellDialect = {
+  name: 'bash',
+  integration: 'full',
+  bracketedPaste: false,
+  quotedInsert: true,
+  plan(_shellPath: string, ctx: LaunchContext): LaunchPlan {
+    return bashPlan(ctx, 'legacy');
+  },
+};
+
+/** The bash dialect for this executable: legacy below 4.4, or when a test forces it. */
+export function bashDialectFor(path: string): ShellDialect {
+  if (legacyForced()) return bashLegacyDialect;
+  const version = bashVersion(path);
+  return version && needsLegacyIntegration(version) ? bashLegacyDialect : bashDialect;
+}

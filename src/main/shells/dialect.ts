@@ -33,6 +33,8 @@ export interface ShellDialect {
   readonly integration: IntegrationLevel;
   /** Whether multi-line text can go in as one bracketed paste (one command, one marker). */
   readonly bracketedPaste: boolean;
+  /** Without bracketed paste: multi-line text as one line, each control character after Ctrl+V (readline's quoted-insert). */
+  readonly quotedInsert?: boolean;
   /**
    * The shell keeps a thread reading the terminal while commands run (PSReadLine): waiting
    * evidence then needs proof that the input was consumed, even after the start marker.

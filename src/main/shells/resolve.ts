@@ -1,7 +1,7 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, isAbsolute, join, win32 } from 'node:path';
 import { TandemError } from '../../shared/errors.js';
-import { bashDialect } from './bash.js';
+import { bashDialect, bashDialectFor } from './bash.js';
 import { cmdDialect } from './cmd.js';
 import type { DialectName, ShellDialect } from './dialect.js';
 import { findGitBash, isWslLauncher } from './git-bash.js';
@@ -38,7 +38,9 @@ export function shellName(path: string): string {
 
 export function dialectFor(path: string): ShellDialect | null {
   if (isWslLauncher(path)) return null;
-  return dialects.get(shellName(path)) ?? null;
+  const dialect = dialects.get(shellName(path)) ?? null;
+  // A bash older than 4.4 (macOS's /bin/bash) gets the legacy integration (bash.ts).
+  return dialect === bashDialect ? bashDialectFor(path) : dialect;
 }
 
 export function dialectByName(name: DialectName): ShellDialect | null {

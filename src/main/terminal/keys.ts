@@ -28,3 +28,14 @@ export function bracketedPaste(text: string): string {
   if (at >= 0) throw new TandemError('invalid_argument', `text contains ESC (U+001B) at position ${at}; control sequences cannot be pasted, send keys instead.`);
   return `\x1b[200~${text}\x1b[201~`;
 }
+
+/**
+ * The same for readline without bracketed paste (bash before 4.4): each control character
+ * after Ctrl+V (`quoted-insert`), so a newline lands in the line instead of submitting it and
+ * the whole text is one command line. ESC is refused as for a paste.
+ */
+export function quotedInsert(text: string): string {
+  const at = text.indexOf('\x1b');
+  if (at >= 0) throw new TandemError('invalid_argument', `text contains ESC (U+001B) at position ${at}; control sequences cannot be pasted, send keys instead.`);
+  return text.replace(/\r\n?/g, '\n').replace(/[\x00-\x1f]/g, (c) => `\x16${c}`);
+}

@@ -51,7 +51,7 @@ export async function send(target: SendWaitTarget, req: SendRequest): Promise<Se
     throw new TandemError('busy', 'A command is running and not waiting for input; wait for it, interrupt it, or pass input: true to type into it.');
   } else mode = 'input';
 
-  const { payload, body } = sendPayload(text, keys, { command: mode === 'command', submit, bracketedPaste: Boolean(target.dialect?.bracketedPaste) });
+  const { payload, body } = sendPayload(text, keys, { command: mode === 'command', submit, bracketedPaste: Boolean(target.dialect?.bracketedPaste), quotedInsert: Boolean(target.dialect?.quotedInsert) });
   if (Buffer.byteLength(payload) > target.maxInputBytes) {
     throw new TandemError('input_too_large', `Input of ${Buffer.byteLength(payload)} bytes exceeds the ${target.maxInputBytes}-byte limit; send it in smaller parts or write it to a file.`);
   }
