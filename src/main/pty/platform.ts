@@ -75,10 +75,10 @@ function signalGroup(pgid: number, signal: NodeJS.Signals): void {
 
 /**
  * One ps per process per few ms: an interrupt asks for the foreground group, the shell's group
- * and the program back to back, and each ps costs several ms (a SIGINT must land while the job
+ * and the program back to back (a stty between), and each ps costs several ms (a SIGINT must land while the job
  * that should get it still runs). Later questions (the escalation a second on) read afresh.
  */
-const lookPidFreshMs = 30;
+const lookPidFreshMs = 250;
 const recentLooks = new Map<number, { at: number; look: ReturnType<typeof lookPid> }>();
 function lookPidRecent(pid: number): ReturnType<typeof lookPid> {
   const now = performance.now();
