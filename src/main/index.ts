@@ -12,6 +12,7 @@ import { which } from './shells/resolve';
 import { palettes } from '../shared/palette';
 import { type Runtime, startRuntime } from './runtime';
 import { localStateDir } from './state-dir';
+import { offerMoveToApplications } from './electron/app-location';
 
 const bridgeArgs = mcpArgs(process.argv);
 const binScript = binScriptOf(app.getAppPath(), process.platform);
@@ -110,6 +111,8 @@ if (bridgeArgs) {
     });
     installIpcTransport({ ipcMain, host: runtime.host, dispatch: { ...runtime.dispatch, desktop }, trustedUrl: devServerUrl ?? pathToFileURL(rendererHtmlPath).href });
     createMainWindow();
+    // Started from the disk image or a translocated copy: offer /Applications (a path that lasts).
+    void offerMoveToApplications();
   });
   // Terminals are torn down (whole process trees) before the app goes.
   let stopped = false;

@@ -8,6 +8,7 @@ import { clientConfigs } from '../../src/main/agent/configs.js';
 import { mcpArgs, mcpRelaunch } from '../../src/main/launch/mcp-mode.js';
 import { localStateDir, stateDir } from '../../src/main/state-dir.js';
 import { discoveryDir } from '../../src/main/host/instance.js';
+import { bridgeLocation, shouldOfferMove, temporaryLocation } from '../../src/main/launch/app-location.js';
 
 const base: InstallFacts = {
   platform: 'linux',
@@ -155,5 +156,55 @@ describe("the deb's scripts: electron-builder's own, plus bubblewrap's AppArmor 
       expect(run.stdout, name).toBe('');
       expect(run.status).toBe(0);
     }
+  });
+});
+
+describe('macOS: a disk image or a translocated copy is never baked into a configuration', () => {
+  const dmg = '/Volumes/Tandem 1.0/Tandem.app/Contents/MacOS/Tandem';
+  const translocated = '/private/var/folders/xy/abc123/T/AppTranslocation/5F1E-22/d/Tandem.app/Contents/MacOS/Tandem';
+  const installed = '/Applications/Tandem.app/Contents/MacOS/Tandem';
+  const mac = (execPath: string): InstallFacts => ({ ...base, platform: 'darwin', execPath, binScript: `${execPath.replace(/MacOS\/Tandem$/, 'Resources/app.asar')}/bin/tandem.js` });
+
+  it('tells the temporary locations from a lasting one', () => {
+    expect(temporaryLocation(dmg, 'darwin')).toBe('disk-image');
+    expect(temporaryLocation(translocated, 'darwin')).toBe('translocated');
+    expect(temporaryLocation(translocated.replace('/private', ''), 'darwin')).toBe('translocated');
+    expect(temporaryLocation(installed, 'darwin')).toBeNull();
+    expect(temporaryLocation(`${process.env.HOME ?? '/Users/me'}/Applications/Tandem.app/Contents/MacOS/Tandem`, 'darwin')).toBeNull();
+    // Only macOS mounts disk images there.
+    expect(temporaryLocation(dmg, 'linux')).toBeNull();
+  });
+
+  it.each([
+    ['disk image', dmg, /disk image/],
+    ['translocated copy', translocated, /temporary copy/],
+  ])('the pairing configuration from a %s shows how to move the app instead of the path', (_kind, execPath, says) => {
+    const bridge = bridgeCommand(mac(execPath));
+    expect(bridgeLocation(bridge, 'darwin')).not.toBeNull();
+    const configs = clientConfigs(bridge, 'claude', 'tandem_secret_token', 'darwin');
+    const text = configs.map((config) => `${config.client}\n${config.file}\n${config.text}`).join('\n');
+    expect(text).toMatch(says);
+    expect(text).toMatch(/Applications folder/);
+    // Neither the temporary path nor a command that would start it is printed.
+    expect(text).not.toContain(execPath);
+    expect(text).not.toContain('/Volumes/');
+    expect(text).not.toContain('AppTranslocation');
+    expect(text).not.toContain('mcp add');
+  });
+
+  it('the app in /Applications gets its configurations as before', () => {
+    const configs = clientConfigs(bridgeCommand(mac(installed)), 'claude', 'tandem_secret_token', 'darwin');
+    expect(configs.find((config) => config.client === 'Claude Code')?.text).toContain(installed);
+  });
+
+  it('offers the move only for an installed macOS app outside /Applications at a temporary path', () => {
+    const facts = { platform: 'darwin' as const, packaged: true, inApplicationsFolder: false, execPath: dmg };
+    expect(shouldOfferMove(facts)).toBe('disk-image');
+    expect(shouldOfferMove({ ...facts, execPath: translocated })).toBe('translocated');
+    expect(shouldOfferMove({ ...facts, inApplicationsFolder: true })).toBeNull();
+    expect(shouldOfferMove({ ...facts, packaged: false })).toBeNull();
+    expect(shouldOfferMove({ ...facts, platform: 'linux' })).toBeNull();
+    // Elsewhere in the home folder it lasts: no nagging.
+    expect(shouldOfferMove({ ...facts, execPath: '/Users/me/Apps/Tandem.app/Contents/MacOS/Tandem' })).toBeNull();
   });
 });

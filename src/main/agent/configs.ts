@@ -4,6 +4,7 @@
  * agent's token (ELECTRON_RUN_AS_NODE for the app binary).
  */
 import { hostPlatform } from '../pty/platform.js';
+import { bridgeLocation, moveInstruction } from '../launch/app-location.js';
 
 export interface BridgeCommand {
   command: string;
@@ -32,6 +33,9 @@ export function quoteArg(value: string, platform: NodeJS.Platform): string {
  * one names the agent as the person did. tests/e2e/agent-clis.test.ts runs them with the real CLIs.
  */
 export function clientConfigs(bridge: BridgeCommand, agentName: string, token: string, platform: NodeJS.Platform = hostPlatform.os): ClientConfig[] {
+  // A disk image or a translocated copy is gone after this run: no configuration names it.
+  const temporary = bridgeLocation(bridge, platform);
+  if (temporary) return [{ client: 'Move Tandem to Applications first', file: 'instruction', text: moveInstruction(temporary) }];
   const q = (value: string) => quoteArg(value, platform);
   const args = [...bridge.args, '--name', agentName];
   const env = { TANDEM_TOKEN: token, ...bridge.env };
