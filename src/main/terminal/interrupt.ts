@@ -111,13 +111,26 @@ function escalate(target: InterruptTarget, pgid: number | null, seq: number | nu
   }, interruptEscalateMs);
 }
 
-/** terminal_signal beyond SIGINT: to the foreground group, never SIGKILL to the shell. */
-export function deliverSignal(target: Pick<InterruptTarget, 'pid' | 'platform'>, name: Exclude<SignalName, 'SIGINT'>): void {
+/** The key the terminal turns into each signal for its foreground group (while ISIG is on). */
+const signalKeys: Partial<Record<SignalName, string>> = { SIGQUIT: '\x1c', SIGTSTP: '\x1a' };
+
+/**
+ * terminal_signal beyond SIGINT: to the foreground group, never SIGKILL to the shell. Where the
+ * foreground group is unknown (no /proc and no answer from the platform's lookup), the shell is
+ * not assumed to be in front: SIGQUIT and SIGTSTP go as their keys, which the terminal delivers
+ * to whatever group is in front, and the others are refused rather than sent to the shell.
+ */
+export async function deliverSignal(target: Pick<InterruptTarget, 'pid' | 'platform' | 'write'>, name: Exclude<SignalName, 'SIGINT'>): Promise<void> {
   const { platform, pid } = target;
   if (!platform.processGroups) throw new TandemError('invalid_argument', `${name} cannot be delivered on Windows; only SIGINT (as Ctrl+C) is supported.`);
   const fg = platform.foregroundGroup(pid);
+  if (fg === null) {
+    const key = signalKeys[name];
+    if (key) return target.write(key);
+    throw new TandemError('invalid_argument', `${name} cannot be delivered: this machine does not tell which job is in front of the terminal; interrupt it (SIGINT), or close the terminal.`);
+  }
   const shellPgrp = platform.shellGroup(pid);
-  if (!fg || fg === shellPgrp) {
+  if (fg === shellPgrp) {
     if (name === 'SIGKILL') throw new TandemError('forbidden', 'SIGKILL of the shell itself is refused; close the terminal instead.');
     process.kill(pid, name);
     return;

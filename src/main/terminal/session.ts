@@ -552,7 +552,7 @@ export class TerminalSession {
   async signal(name: SignalName): Promise<void> {
     this.assertUsable();
     if (name === 'SIGINT') return this.interrupt();
-    deliverSignal(this.interruptTarget(), name);
+    return deliverSignal(this.interruptTarget(), name);
   }
 
   private interruptTarget(): InterruptTarget {
