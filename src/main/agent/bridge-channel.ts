@@ -47,11 +47,19 @@ export class BridgeChannel {
     let greet!: { resolve: () => void; reject: (error: Error) => void };
     const greeted = new Promise<void>((resolve, reject) => (greet = { resolve, reject }));
     let open = false;
-    socket.on('error', (error: NodeJS.ErrnoException) => greet.reject(new ChannelUnreachable(error.message)));
+    const debug = process.env.TANDEM_DEBUG_BRIDGE === '1';
+    let phase = 'connecting';
+    socket.on('error', (error: NodeJS.ErrnoException) => {
+      if (debug) process.stderr.write(`tandem bridge: channel error while ${phase}: ${error.code ?? ''} ${error.message}\n`);
+      greet.reject(new ChannelUnreachable(error.message));
+    });
     socket.on('connect', () => {
+      phase = 'waiting for the hello answer';
       socket.write(`${JSON.stringify({ jsonrpc: '2.0', id: helloId, method: bridgeHelloMethod, params: hello })}\n`);
     });
+    socket.on('end', () => debug && process.stderr.write(`tandem bridge: the host ended the channel while ${phase}\n`));
     socket.on('close', () => {
+      if (debug) process.stderr.write(`tandem bridge: channel closed while ${phase}\n`);
       greet.reject(new TandemError('not_running', 'Tandem closed the bridge channel; call the tool again.'));
       channel.lost();
       onClose(channel);
@@ -69,6 +77,7 @@ export class BridgeChannel {
         }
         if (reply.error || !reply.result) return greet.reject(channelError(reply.error));
         open = true;
+        phase = 'open';
         greet.resolve();
       },
       () => socket.destroy(),

@@ -50,6 +50,11 @@ interface Session {
 
 type Id = string | number | null;
 
+/** With TANDEM_DEBUG_BRIDGE=1, why each channel closed goes to stderr (the bridge logs its side too). */
+function debug(text: string): void {
+  if (process.env.TANDEM_DEBUG_BRIDGE === '1') process.stderr.write(`tandem host: ${text}\n`);
+}
+
 function errorLine(id: Id, rpcCode: number, code: ErrorCode, message: string): string {
   return `${JSON.stringify({ jsonrpc: '2.0', id, error: { code: rpcCode, message, data: { code } } })}\n`;
 }
@@ -143,6 +148,7 @@ export class McpSocketEndpoint {
   private accept(socket: Socket): void {
     socket.on('error', () => undefined);
     if (this.pendingHellos >= maxPendingHellos) {
+      debug(`refused a bridge connection: ${maxPendingHellos} hellos pending`);
       socket.end(errorLine(null, channelErrorCode, 'capacity', 'Too many bridge connections are starting at once; try again.'));
       return;
     }
@@ -157,9 +163,12 @@ export class McpSocketEndpoint {
       return true;
     };
     const refuse = (id: Id, code: ErrorCode, message: string) => {
+      debug(`refused a bridge before its hello: ${code} ${message}`);
       if (settle()) socket.end(errorLine(id, channelErrorCode, code, message));
     };
-    socket.once('close', () => settle());
+    socket.once('close', () => {
+      if (settle()) debug('a bridge connection closed before its hello');
+    });
     let session: Session | null = null;
     const splitter = new LineSplitter(
       maxBridgeLineBytes,
@@ -212,7 +221,8 @@ export class McpSocketEndpoint {
     );
     const session: Session = { socket, connection, server, transport, gone, inflight, calls: new Map() };
     this.sessions.add(session);
-    socket.once('close', () => {
+    socket.once('close', (hadError) => {
+      debug(`bridge session of ${identity.name} closed${hadError ? ' with an error' : ''}`);
       this.sessions.delete(session);
       const reason = new Error('The agent disconnected.');
       gone.abort(reason);
@@ -287,6 +297,7 @@ export class McpSocketEndpoint {
   private write(socket: Socket, line: string): void {
     if (socket.destroyed) return;
     if (socket.writableLength > maxUnsentBytes) {
+      debug(`dropped a bridge that read none of ${socket.writableLength} bytes`);
       socket.destroy();
       return;
     }
