@@ -18,6 +18,7 @@ import { dialectFor, resolveShell } from '../../src/main/shells/resolve.js';
 import { findWindowsPowerShell, windowsPowerShellPath } from '../../src/main/shells/windows-powershell.js';
 import { SessionPool, makeHome } from '../integration/helpers.js';
 import { findPwsh, pwshRequired } from '../integration/pwsh-helpers.js';
+import { runs, unixPty } from '../support/capabilities.js';
 
 const pwsh = findPwsh();
 const withPwsh = pwsh !== null || pwshRequired;
@@ -207,7 +208,7 @@ describe.runIf(withPwsh)('Windows PowerShell 5.1: the integration parses as 5.1 
   });
 });
 
-describe.runIf(withPwsh && process.platform !== 'win32')('the `powershell` shell, run by pwsh through the same launch code', { timeout: 90_000 }, () => {
+describe.runIf(withPwsh && runs('powershell run by pwsh in a Unix PTY', unixPty))('the `powershell` shell, run by pwsh through the same launch code', { timeout: 90_000 }, () => {
   const home = makeHome();
   const pool = new SessionPool(home.home);
   afterAll(async () => {
