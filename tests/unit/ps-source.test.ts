@@ -21,8 +21,8 @@ describe('wait channels', () => {
     expect(classifyWchan('-')).toBe('unknown');
   });
 
-  it('asks procps for threads and a wide wait channel, macOS for neither', () => {
-    expect(ttyLookArgs('procps', '/dev/pts/3')).toEqual(['-L', '-t', '/dev/pts/3', '-o', 'pid=,lwp=,ppid=,pgid=,tpgid=,stat=,wchan:48=,comm=']);
+  it('asks procps for a wide wait channel, macOS for none', () => {
+    expect(ttyLookArgs('procps', '/dev/pts/3')).toEqual(['-t', '/dev/pts/3', '-o', 'pid=,pid=,ppid=,pgid=,tpgid=,stat=,wchan:48=,comm=']);
     expect(ttyLookArgs('bsd', '/dev/ttys003')).toEqual(['-t', '/dev/ttys003', '-o', 'pid=,ppid=,pgid=,tpgid=,stat=,wchan=,comm=']);
   });
 });

@@ -5,7 +5,7 @@
  * (`tpgid`), each one's group, state and wait channel.
  *
  * What each ps gives (checked in the sources, kept as fixtures in tests/unit/fixtures/ps):
- * - procps-ng (Linux): `wchan` is the kernel function a thread sleeps in, per thread with -L.
+ * - procps-ng (Linux): `wchan` is the kernel function the process's main thread sleeps in.
  *   Seen on Linux 6.18 here: a terminal read sleeps in `wait_woken` (older kernels name
  *   `n_tty_read`), select and poll in `poll_schedule_timeout.constprop.0` (older: `do_select`,
  *   `core_sys_select`, `do_sys_poll`), epoll in `do_epoll_wait` (older: `ep_poll`).
@@ -64,10 +64,16 @@ export function isSleeping(stat: string): boolean {
   return STATE_SLEEPING.test(stat);
 }
 
-/** ps arguments for one look at a terminal. The comm column comes last: it may hold spaces. */
+/**
+ * ps arguments for one look at a terminal. The comm column comes last: it may hold spaces.
+ * Processes, not threads: procps's -L doubled a look's cost (the bench's idle CPU), and the
+ * wait channel of a process is its main thread's; a program whose main thread waits on a
+ * futex while another reads the terminal (pwsh in front) shows no evidence here. The pid
+ * column twice keeps one parser for both (procps -L would print the thread id there).
+ */
 export function ttyLookArgs(flavour: PsFlavour, tty: string): string[] {
   return flavour === 'procps'
-    ? ['-L', '-t', tty, '-o', 'pid=,lwp=,ppid=,pgid=,tpgid=,stat=,wchan:48=,comm=']
+    ? ['-t', tty, '-o', 'pid=,pid=,ppid=,pgid=,tpgid=,stat=,wchan:48=,comm=']
     : ['-t', tty, '-o', 'pid=,ppid=,pgid=,tpgid=,stat=,wchan=,comm='];
 }
 

@@ -116,7 +116,23 @@ async function psLook(shellPid: number, tty: string, quietMs: number, readModes:
   if (!entries) return { evidence: null, quietDueMs: null };
   let modes: Promise<TtyModes | null> | null = null;
   const fresh = () => (modes ??= readTtyModes(tty));
-  return psEvidence(entries, shellPid, quietMs, fresh, readModes === readTtyModes ? fresh : () => readModes(tty));
+  // The echo_off rule's modes, cached per foreground group as the watcher's are (status-watcher.ts
+  // cachedModes): keyed by the group this look saw, so no second ps asks for it.
+  const tpgid = entries.find((e) => e.pid === shellPid)?.tpgid ?? -1;
+  const echoModes = readModes === readTtyModes ? fresh : () => cachedEchoModes(tty, tpgid, fresh);
+  return psEvidence(entries, shellPid, quietMs, fresh, echoModes);
+}
+
+const psModesMaxAgeMs = 5000;
+const psModes = new Map<string, { key: number; at: number; modes: Promise<TtyModes | null> }>();
+function cachedEchoModes(tty: string, tpgid: number, read: () => Promise<TtyModes | null>): Promise<TtyModes | null> {
+  const now = performance.now();
+  const hit = psModes.get(tty);
+  if (hit && hit.key === tpgid && now - hit.at < psModesMaxAgeMs) return hit.modes;
+  const modes = read();
+  if (psModes.size > 256) psModes.clear();
+  psModes.set(tty, { key: tpgid, at: now, modes });
+  return modes;
 }
 
 /**
