@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -100,6 +100,40 @@ describe('class 1: allowed programs that write or execute ask', () => {
     } finally {
       writeFileSync(configPath, clean);
     }
+  });
+});
+
+describe('issue 28: grep, find, rg, git grep, stat, file, du and df', () => {
+  it('read-only searches run without asking; actions, preprocessors and follow options ask and do nothing', async () => {
+    const id = await open();
+    expect(await runsWithoutAsking(id, 'grep -rn hello')).toMatchObject({ output: expect.stringContaining('README.md:1:hello from the readme') });
+    expect(await runsWithoutAsking(id, "find . -name 'main.ts'")).toMatchObject({ output: './src/main.ts' });
+    expect(await runsWithoutAsking(id, 'git grep -n export -- src')).toMatchObject({ output: 'src/main.ts:1:export const a = 2;' });
+    await runsWithoutAsking(id, 'stat -c %s README.md');
+    await runsWithoutAsking(id, 'du -sh src');
+    const canary = join(workspace, 'X');
+    const evilRan = join(workspace, 'evil-ran');
+    const evil = join(workspace, 'evil');
+    writeFileSync(evil, `#!/bin/sh\ntouch ${evilRan}\ncat "$1"\n`);
+    chmodSync(evil, 0o755);
+    await asks(id, 'find . -exec touch X \\;');
+    await asks(id, "find . -exec touch X ';'");
+    await asks(id, "find . -execdir touch X '+'");
+    await asks(id, 'find . -fprint X');
+    await asks(id, 'find . -name README.md -delete');
+    await asks(id, 'rg --pre ./evil hello');
+    await asks(id, 'rg --pre=./evil hello');
+    await asks(id, 'file -C -m X');
+    await asks(id, 'grep -R hello');
+    expect(existsSync(canary)).toBe(false);
+    expect(existsSync(evilRan)).toBe(false);
+    expect(existsSync(join(workspace, 'README.md'))).toBe(true);
+    // The same lines do run once the person approves: the canaries could have been written.
+    const pending = await f.call(agent, 'terminal_send', { id, text: "find . -maxdepth 0 -exec touch X ';'", waitMs: 300 });
+    expect(pending).toMatchObject({ status: 'awaiting_approval' });
+    const request = f.layer.state().approvals.find((entry) => entry.terminalId === id)!;
+    f.layer.answerApproval({ requestId: request.id, decision: 'approve' });
+    await expect.poll(() => existsSync(canary), { timeout: 15_000 }).toBe(true);
   });
 });
 

@@ -3,10 +3,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { describeControl, findRefusedControl, visibleSegments } from '../../../src/shared/control-chars.js';
-import { type AllowEntry, defaultAllowList, matchEntry, parseAllowEntry } from '../../../src/main/agent/judge/allow-entries.js';
+import { type AllowEntry, defaultAllowList, knownOption, knownOptions, matchEntry, parseAllowEntry } from '../../../src/main/agent/judge/allow-entries.js';
+import { judgeAllowed } from '../../../src/main/agent/judge/judge-line.js';
+import { loadGrammars } from '../../../src/main/agent/judge/tree-sitter.js';
 import { envNeedingApproval } from '../../../src/main/agent/judge/env-names.js';
 import { findGitDir, gitConfigProblem } from '../../../src/main/agent/judge/git-config.js';
-import { isSensitivePath } from '../../../src/main/agent/judge/sensitive-paths.js';
+import { holdsSensitivePath, isSensitivePath } from '../../../src/main/agent/judge/sensitive-paths.js';
 import { bracketedPaste } from '../../../src/main/terminal/keys.js';
 
 const root = mkdtempSync(join(tmpdir(), 'tandem-judge-parts-'));
@@ -94,6 +96,76 @@ describe('allow entries', () => {
     const sort = entryOf('sort');
     for (const words of [['sort', '--outp=x'], ['sort', '-o', 'x'], ['sort', '-ro', 'x'], ['sort', '--compress-prog=sh']]) expect(matchEntry(sort, words)).toMatchObject({ ok: false });
     expect(matchEntry(sort, ['sort', '-r', 'x'])).toMatchObject({ ok: true, maybePaths: ['x'] });
+  });
+});
+
+describe('options: known (issue 28)', () => {
+  it('is accepted only for programs with a built-in list', () => {
+    expect(parseAllowEntry('grep | options: known')).toMatchObject({ ok: true, entry: { options: 'known' } });
+    expect(parseAllowEntry('git grep | options: known')).toMatchObject({ ok: true, entry: { program: 'git', subcommand: ['grep'], options: 'known' } });
+    expect(parseAllowEntry('npm | options: known')).toMatchObject({ ok: false, reason: expect.stringContaining('no built-in list for npm') });
+  });
+
+  it('reads bundles: flags, then a value-taking letter takes the rest', () => {
+    const grep = knownOptions.grep!;
+    for (const arg of ['-rn', '-rniw', '-A3', '-C', '-ehello', '-rne--x', '-5', '--color=auto', '--context=3', '--recursive', '--color']) expect(knownOption(grep, arg), arg).toBe(true);
+    for (const arg of ['-rx?', '-Q', '--unknown', '--recursive=yes', '--ignore-c', '--include']) expect(knownOption(grep, arg), arg).toBe(arg === '--include');
+    const find = knownOptions.find!;
+    for (const arg of ['-name', '-7', '-644', '-u+w', '-print0']) expect(knownOption(find, arg), arg).toBe(true);
+    // find does not bundle: -nameL is not -name then -L.
+    for (const arg of ['-nameL', '-exec', '-execdir', '-delete', '-fprint', '-ok', '-L', '-follow', '-newerXY']) expect(knownOption(find, arg), arg).toBe(false);
+  });
+
+  it('refuses what writes, runs a program, reads another file or follows links out', () => {
+    const dangerous: Record<string, string[]> = {
+      grep: ['-R', '-rR', '--dereference-recursive', '-f', '-fx', '--file=x', '--exclude-from=x'],
+      rg: ['--pre=x', '--pre', '--pre-glob=x', '--hostname-bin=x', '-z', '--search-zip', '-L', '--follow', '-f', '--file=x', '--ignore-file=x'],
+      find: ['-exec', '-execdir', '-ok', '-okdir', '-delete', '-fprint', '-fprint0', '-fprintf', '-fls', '-L', '-follow', '-files0-from', '-D', '-O3'],
+      'git grep': ['-O', '-Ovi', '--open-files-in-pager', '--textconv', '--no-index', '-f', '--recurse-submodules'],
+      stat: ['--unknown'],
+      file: ['-C', '--compile', '-m', '--magic-file=x', '-f', '--files-from=x', '-z', '-Z', '--uncompress', '-p', '--preserve-date'],
+      du: ['-L', '--dereference', '--files0-from=x', '-X', '--exclude-from=x'],
+      df: ['--sync'],
+    };
+    expect(Object.keys(dangerous).sort()).toEqual(Object.keys(knownOptions).sort());
+    for (const [name, args] of Object.entries(dangerous)) {
+      const entry = entryOf(`${name} | options: known`);
+      // The person's entry without a list still gets the built-in refusals.
+      const open = entryOf(name);
+      for (const arg of args) {
+        expect(matchEntry(entry, [entry.program, ...entry.subcommand, arg, 'x']), `${name} ${arg}`).toMatchObject({ ok: false });
+        if (!['--unknown', '--sync', '-D', '-O3'].includes(arg)) expect(matchEntry(open, [entry.program, ...entry.subcommand, arg, 'x']), `${name} ${arg} (options: any)`).toMatchObject({ ok: false });
+      }
+    }
+  });
+});
+
+describe('programs that read trees (issue 28)', () => {
+  it('a tree holding a protected place is refused, one beside it is not', () => {
+    const roots = { home: '/home/p', tandemDirs: ['/home/p/.config/Tandem'] };
+    for (const path of ['/home/p', '/', '/home', '/home/p/.config', '/home/p/.ssh/x']) expect(holdsSensitivePath(path, roots), path).toBe(true);
+    for (const path of ['/home/p/project', '/home/p/.config/other', '/srv/code']) expect(holdsSensitivePath(path, roots), path).toBe(false);
+  });
+
+  it('grep -r, rg, find, du and git grep start at the cwd: a cwd outside the workspace or holding credentials asks', async () => {
+    const grammars = await loadGrammars();
+    const home = join(root, 'tree-home');
+    const workspace = join(home, 'project');
+    mkdirSync(join(home, '.ssh'), { recursive: true });
+    mkdirSync(join(workspace, 'src'), { recursive: true });
+    writeFileSync(join(home, '.ssh', 'id_rsa'), 'secret');
+    const verdict = (line: string, cwd: string, ws = workspace): string =>
+      judgeAllowed(line, defaultAllowList, { shell: 'bash', grammars, home, operands: { cwd, workspace: ws, roots: { home, tandemDirs: [] } } }).verdict;
+    for (const line of ['grep -r secret', 'grep -rn secret src', 'rg secret', 'find', 'find . -name id_rsa', 'du -sh', 'git grep secret']) {
+      expect(verdict(line, workspace), line).toBe('run');
+      // The shell moved home: the same lines would search the credentials.
+      expect(verdict(line, home), line).toBe('ask');
+      // A terminal whose workspace is the home directory itself.
+      expect(verdict(line, home, home), line).toBe('ask');
+    }
+    // Without -r grep reads the files named (or its input), not the cwd's tree.
+    expect(verdict('grep secret project/src', home, home)).toBe('run');
+    expect(verdict('ls', home, home)).toBe('run');
   });
 });
 

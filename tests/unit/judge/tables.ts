@@ -24,6 +24,19 @@ export const posixAllowed: readonly string[] = [
   'git log', 'git log --oneline', 'git log -n 5', 'git log -5 --oneline', 'git log --graph --oneline --all', 'git log -p -- src', 'git log --since=2.weeks',
   'git log --author=alice', 'git log main..HEAD',
   'git branch', 'git branch -a', 'git branch -vv', 'git branch --show-current', 'git branch --list', 'git branch -r', 'git branch --merged', 'git branch --sort=-committerdate',
+  // Issue 28: searching and looking, with their option checks.
+  'ls -lt', 'ls -lah src', 'ls -1R', 'ls -l --sort=size', 'ls -ltr', 'ls -A', 'ls -F src',
+  'grep hello README.md', 'grep -rn hello src', 'grep -rn hello', 'grep -i -e hello README.md', 'grep -c hello README.md', 'grep --color=auto -n hello README.md',
+  'grep -A3 hello README.md', 'grep -C 2 hello README.md', "grep -r --include='*.ts' export .", 'grep -rl export', 'grep -E a+ README.md', 'grep -ehello README.md',
+  'grep -v -w x README.md', 'grep -- -x README.md', 'grep -m1 hello README.md', 'grep --recursive hello src',
+  'rg hello', 'rg -n hello src', 'rg -i --hidden hello', "rg -g '*.ts' export", 'rg --files', 'rg -l export src', 'rg -uu hello', 'rg -tts export', 'rg --type=ts export',
+  'rg -C2 hello', 'rg --json hello README.md', 'rg -F a.b', 'rg --no-ignore hello sub/dir',
+  'find', 'find .', 'find . -name README.md', "find . -name '*.ts'", 'find src -type f', 'find . -maxdepth 2 -type d', 'find . -mtime -7', 'find . -newer README.md',
+  'find . -name x -print0', "find . -printf '%p %s'", 'find src -size +1k', 'find . -perm -644', 'find . -type f -not -name x', 'find . -iname readme.md -ls', 'find -H src',
+  'git grep hello', 'git grep -n export -- src', 'git grep -i HELLO', 'git grep -c export HEAD', 'git grep -e a --and -e b', 'git grep -W export',
+  'stat README.md', 'stat -c %s README.md', 'stat -L link-inside', 'stat --format=%n src', 'stat -f .',
+  'file README.md', 'file -b --mime-type README.md', 'file -L link-inside', 'file src/main.ts README.md',
+  'du', 'du -sh src', 'du -sh', 'du -h -d 1', 'du -a src', 'du --max-depth=1 -h .', 'df', 'df -h', 'df -h .', 'df -T', 'df --output=source,size .',
 ];
 
 /** Lines that must ask in bash, sh and zsh alike. */
@@ -49,6 +62,22 @@ export const posixHostile: readonly string[] = [
   'function f { ls; }', 'ls \x07', 'cat =(touch x)', 'ls =ls', 'ls *(e:\'touch /tmp/x\':)', 'ls **/*(.)', 'ls a(:s/x/y/)', 'echo ${(f)x}', 'echo $~x',
   'ls <1-10>', 'cat README.md | sh', 'npm install', 'rm -rf build', 'touch x', 'sh -c ls', 'bash', 'python3 -c 1', 'find . -exec touch x ;', 'less README.md',
   'more README.md', 'sort -o x README.md',
+  // Issue 28: the searching programs' options that write, run programs, read other files or follow symlinks out.
+  'find . -exec touch x ;', "find . -exec touch x ';'", 'find . -execdir touch x +', "find . -ok rm x ';'", "find . -okdir rm x ';'", 'find . -delete', 'find . -fprint x',
+  'find . -fprint0 x', 'find . -fprintf x %p', 'find . -fls x', 'find -L . -name x', 'find . -follow', 'find -D exec .', 'find -O3 .', 'find . -files0-from x',
+  'find /', 'find ..', 'find keys', 'find {home}', 'find {state}', 'find . -newer /etc/passwd', 'find proc-link', 'find . -unknown-predicate',
+  'rg --pre ./evil hello', 'rg --pre=./evil hello', 'rg --pre-glob x hello', 'rg -z hello', 'rg --search-zip hello', 'rg -L hello', 'rg --follow hello',
+  'rg --hostname-bin=./evil hello', 'rg -f keys/id_ed25519 .', 'rg --file=x y', 'rg --ignore-file x y', 'rg hello /', 'rg hello ..', 'rg hello keys', 'rg secret {home}',
+  'rg --unknown-option x', 'rg --pr ./evil x', 'rg -uuL x',
+  'grep -R secret .', 'grep -rR secret', 'grep --dereference-recursive x .', 'grep -f keys/id_ed25519 -r .', 'grep -fkeys/id_ed25519 README.md', 'grep --file=x README.md',
+  'grep --exclude-from=x -r y', 'grep -r secret ..', 'grep -r secret {home}', 'grep secret /etc/passwd', 'grep -r x /', 'grep --unknown x README.md', 'grep -r secret keys',
+  'grep -r x {state}', 'grep --ignore-c x README.md', 'grep -rn x proc-link',
+  'git grep -O hello', 'git grep --open-files-in-pager=vi hello', 'git grep --textconv x', 'git grep --no-index x', 'git grep -f x', 'git grep --ext-grep x',
+  'git -C /tmp grep x', 'git grep x -- /etc', 'git grep -ofoo x',
+  'stat /etc/passwd', 'stat keys/id_ed25519', 'stat --unknown README.md', 'file -C -m x', 'file -m x README.md', 'file -z x.gz', 'file -Z x.gz', 'file -f list',
+  'file /etc/passwd', 'file -p README.md', 'file --compile', 'file keys/id_ed25519',
+  'du -L', 'du --dereference', 'du --files0-from=x', 'du -X x', 'du --exclude-from=x', 'du /', 'du -sh ..', 'du -sh {home}', 'du keys',
+  'df --sync', 'df /', 'df -h ..',
 ];
 
 /** zsh alone: its own expansions (glob qualifiers, `=cmd`, modifiers, zsh's `~` and `^` globs). */

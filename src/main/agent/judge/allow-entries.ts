@@ -9,7 +9,8 @@
  * prefix); `refuse:` adds options that make the line ask. Operands: `paths` are all file
  * paths, `auto` (the default) checks those that contain `/` or name an existing file, `any`
  * checks none, `none` allows none. Built-in refusals for known programs (below) apply to
- * every entry, the person's too.
+ * every entry, the person's too. `options: known` allows only the options of the built-in
+ * list for that program (knownOptions): anything else, an abbreviation included, asks.
  */
 export type OperandRule = 'paths' | 'auto' | 'any' | 'none';
 
@@ -17,14 +18,16 @@ export interface AllowEntry {
   source: string;
   program: string;
   subcommand: string[];
-  options: 'any' | string[];
+  /** `known`: only the options of the built-in list for this program (knownOptions). */
+  options: 'any' | 'known' | string[];
   refuse: string[];
   operands: OperandRule;
 }
 
 /**
- * Options that write a file, run a program, or point at other configuration, another
- * repository or other files to read, per program. Matched with GNU and git abbreviation
+ * Options that write a file, run a program, point at other configuration, another
+ * repository or other files to read, or follow symlinks out of a tree, per program (or git
+ * subcommand). Matched with GNU and git abbreviation
  * rules: `--outp` is `--output`.
  */
 export const builtinRefusals: Readonly<Record<string, readonly string[]>> = {
@@ -33,17 +36,152 @@ export const builtinRefusals: Readonly<Record<string, readonly string[]>> = {
     '--git-dir', '--work-tree', '--exec-path', '--config-env', '--namespace', '--super-prefix', '--open-files-in-pager', '-O',
     '--submodule', '--recurse-submodules', '--paginate', '--run', '--extcmd', '--tool', '--orderfile',
   ],
-  find: ['-exec', '-execdir', '-ok', '-okdir', '-delete', '-fprint', '-fprint0', '-fprintf', '-fls', '-files0-from'],
+  // -L and -follow follow symlinks out of the directories searched.
+  find: ['-exec', '-execdir', '-ok', '-okdir', '-delete', '-fprint', '-fprint0', '-fprintf', '-fls', '-files0-from', '-L', '-follow'],
   sort: ['-o', '--output', '--compress-program', '-T', '--temporary-directory', '--files0-from', '--random-source'],
   wc: ['--files0-from'],
-  du: ['--files0-from'],
+  du: ['--files0-from', '-X', '--exclude-from', '-L', '--dereference'],
   date: ['-s', '--set', '-f', '--file', '-r', '--reference'],
   sed: ['-i', '--in-place', '-f', '--file'],
-  rg: ['--pre', '--pre-glob', '--ignore-file', '--search-zip', '-z'],
-  grep: ['-f', '--file', '--exclude-from'],
+  // --pre and --hostname-bin run programs, -z runs decompressors; -L follows symlinks out.
+  rg: ['--pre', '--pre-glob', '--hostname-bin', '--ignore-file', '--search-zip', '-z', '-f', '--file', '-L', '--follow'],
+  grep: ['-f', '--file', '--exclude-from', '-R', '--dereference-recursive'],
+  // Patterns from a file: a file read unchecked.
+  'git grep': ['-f'],
   tail: ['--follow=name', '-F'],
   ls: ['--hyperlink'],
+  // -C compiles (writes) a magic file, -m and -f read other files, -z/-Z may run decompressors, -p sets times back.
+  file: ['-C', '--compile', '-m', '--magic-file', '-f', '--files-from', '-z', '-Z', '--uncompress', '--uncompress-noreport', '-p', '--preserve-date'],
 };
+
+/**
+ * The options `options: known` allows, per program (and git subcommand). `flags` are short
+ * options without a value (bundled as `-rn`); a letter of `valued` takes the rest of its word
+ * or the next word as its value; `long` names long options, `--name=` taking a value. For
+ * `find`, whose words are not bundled, `long` lists every single-dash word it may use. Every
+ * value any of these takes is harmless (a number, a pattern, a glob, a format): options that
+ * name a file to read, write a file, run a program or follow symlinks are not listed.
+ */
+export interface KnownOptions {
+  flags: string;
+  valued: string;
+  long: readonly string[];
+  /** Words starting with `-` that are values, not options (find's `-mtime -7`, `-perm -644`). */
+  values?: RegExp;
+  /** Whether short options can be bundled; false for find. */
+  bundles: boolean;
+}
+
+const grepLong = [
+  '--extended-regexp', '--fixed-strings', '--basic-regexp', '--perl-regexp', '--regexp=', '--ignore-case', '--no-ignore-case', '--word-regexp', '--line-regexp',
+  '--null-data', '--no-messages', '--invert-match', '--version', '--help', '--max-count=', '--byte-offset', '--line-number', '--no-line-number', '--line-buffered',
+  '--with-filename', '--no-filename', '--label=', '--only-matching', '--quiet', '--silent', '--binary-files=', '--text', '--directories=', '--devices=', '--recursive',
+  '--include=', '--exclude=', '--exclude-dir=', '--files-without-match', '--files-with-matches', '--count', '--initial-tab', '--null', '--before-context=',
+  '--after-context=', '--context=', '--color', '--colour', '--color=', '--colour=', '--binary',
+];
+
+export const knownOptions: Readonly<Record<string, KnownOptions>> = {
+  grep: { flags: 'EFGPiywxzsvVbnHhoqaIrlLcTZUc0123456789', valued: 'emABCdD', long: grepLong, bundles: true },
+  rg: {
+    flags: 'iSsvwxnNlcoFPUHIaqu0p.h',
+    valued: 'egtTABCmjMrEd',
+    long: [
+      '--regexp=', '--glob=', '--iglob=', '--type=', '--type-not=', '--type-add=', '--type-list', '--files', '--files-with-matches', '--files-without-match', '--count',
+      '--count-matches', '--ignore-case', '--smart-case', '--case-sensitive', '--fixed-strings', '--word-regexp', '--line-regexp', '--line-number', '--no-line-number',
+      '--heading', '--no-heading', '--with-filename', '--no-filename', '--color=', '--colors=', '--context=', '--after-context=', '--before-context=', '--max-count=',
+      '--max-depth=', '--maxdepth=', '--max-columns=', '--max-columns-preview', '--max-filesize=', '--json', '--vimgrep', '--only-matching', '--replace=', '--sort=',
+      '--sortr=', '--stats', '--trim', '--multiline', '--multiline-dotall', '--pcre2', '--engine=', '--invert-match', '--no-messages', '--null', '--null-data', '--column',
+      '--no-column', '--hidden', '--no-hidden', '--no-ignore', '--no-ignore-vcs', '--no-ignore-dot', '--no-ignore-parent', '--no-ignore-global', '--no-ignore-exclude',
+      '--no-ignore-files', '--unrestricted', '--text', '--binary', '--quiet', '--no-config', '--threads=', '--passthru', '--passthrough', '--byte-offset', '--crlf',
+      '--encoding=', '--one-file-system', '--pretty', '--version', '--help', '--debug', '--trace', '--word-regexp', '--smart-case', '--context-separator=',
+      '--field-match-separator=', '--field-context-separator=', '--path-separator=', '--include-zero', '--no-unicode', '--auto-hybrid-regex', '--mmap', '--no-mmap',
+    ],
+    bundles: true,
+  },
+  // -mtime -7, -size -10k, -perm -644, -perm /u+w are values.
+  find: {
+    flags: '',
+    valued: '',
+    long: [
+      '-H', '-P', '-name', '-iname', '-path', '-ipath', '-wholename', '-iwholename', '-regex', '-iregex', '-regextype', '-lname', '-ilname', '-type', '-xtype', '-size',
+      '-empty', '-newer', '-anewer', '-cnewer', '-newermt', '-newerct', '-neweram', '-newerat', '-newermm', '-newercm', '-mtime', '-mmin', '-atime', '-amin', '-ctime',
+      '-cmin', '-used', '-user', '-group', '-uid', '-gid', '-nouser', '-nogroup', '-perm', '-links', '-inum', '-samefile', '-maxdepth', '-mindepth', '-depth', '-prune',
+      '-quit', '-print', '-print0', '-printf', '-ls', '-true', '-false', '-not', '-and', '-or', '-a', '-o', '-readable', '-writable', '-executable', '-mount', '-xdev',
+      '-noleaf', '-daystart', '-fstype', '-nowarn', '-warn', '-ignore_readdir_race', '-noignore_readdir_race',
+    ],
+    values: /^-[0-9]|^-[ugoa]*[=+-]/,
+    bundles: false,
+  },
+  du: {
+    flags: 'ahbcDHklmsSxP0',
+    valued: 'dtB',
+    long: [
+      '--all', '--apparent-size', '--block-size=', '--bytes', '--total', '--dereference-args', '--max-depth=', '--human-readable', '--inodes', '--si', '--summarize',
+      '--threshold=', '--time', '--time=', '--time-style=', '--exclude=', '--one-file-system', '--separate-dirs', '--count-links', '--null', '--no-dereference', '--help', '--version',
+    ],
+    bundles: true,
+  },
+  df: {
+    flags: 'ahHiklPT',
+    valued: 'Btx',
+    long: ['--all', '--block-size=', '--human-readable', '--si', '--inodes', '--local', '--no-sync', '--output', '--output=', '--portability', '--total', '--type=', '--print-type', '--exclude-type=', '--help', '--version'],
+    bundles: true,
+  },
+  stat: {
+    flags: 'LFft',
+    valued: 'c',
+    long: ['--dereference', '--file-system', '--format=', '--printf=', '--terse', '--cached=', '--help', '--version'],
+    bundles: true,
+  },
+  file: {
+    flags: 'bcdEhiIkLlnNrsS0v',
+    valued: 'eFP',
+    long: [
+      '--brief', '--checking-printout', '--exclude=', '--exclude-quiet=', '--extension', '--apple', '--mime', '--mime-type', '--mime-encoding', '--separator=', '--no-dereference',
+      '--dereference', '--keep-going', '--list', '--no-buffer', '--no-pad', '--raw', '--special-files', '--no-sandbox', '--print0', '--parameter=', '--help', '--version',
+    ],
+    bundles: true,
+  },
+  'git grep': {
+    flags: 'aiIwvhHEGFPnlLcpWqrz0123456789',
+    valued: 'eABCm',
+    long: [
+      '--cached', '--untracked', '--no-exclude-standard', '--exclude-standard', '--recursive', '--no-recursive', '--text', '--ignore-case', '--word-regexp', '--invert-match',
+      '--full-name', '--extended-regexp', '--basic-regexp', '--fixed-strings', '--perl-regexp', '--line-number', '--no-line-number', '--column', '--files-with-matches',
+      '--name-only', '--files-without-match', '--null', '--count', '--color', '--color=', '--no-color', '--break', '--heading', '--show-function', '--function-context',
+      '--max-depth=', '--max-count=', '--threads=', '--and', '--or', '--not', '--all-match', '--quiet', '--context=', '--after-context=', '--before-context=',
+      '--no-textconv', '--only-matching', '--help',
+    ],
+    bundles: true,
+  },
+};
+
+/**
+ * Programs that read whole directory trees: their directory operands, and the shell's cwd
+ * (where they start without one), must not hold a protected place. grep only with -r, -d.
+ */
+export function readsTrees(program: string, subcommand: readonly string[], args: readonly string[]): boolean {
+  if (['rg', 'find', 'du'].includes(program) || (program === 'git' && subcommand[0] === 'grep')) return true;
+  if (program !== 'grep') return false;
+  // Over-counting (a value that contains r) only adds a check.
+  return args.some((arg) => /^-[^-]*[rRd]/.test(arg) || /^--(recursive|dereference-recursive|directories)/.test(arg));
+}
+
+/** Whether one option word is among the known ones. */
+export function knownOption(known: KnownOptions, arg: string): boolean {
+  if (known.values?.test(arg)) return true;
+  if (arg.startsWith('--') || !known.bundles) {
+    const eq = arg.indexOf('=');
+    if (eq < 0) return known.long.includes(arg) || known.long.includes(`${arg}=`);
+    return known.long.includes(arg.slice(0, eq + 1));
+  }
+  for (let i = 1; i < arg.length; i++) {
+    const char = arg[i]!;
+    if (known.valued.includes(char)) return true;
+    if (!known.flags.includes(char)) return false;
+  }
+  return true;
+}
 
 const readOnlyGit = '| refuse: --ext-diff --textconv | operands: auto';
 
@@ -65,6 +203,15 @@ export const defaultAllowList: readonly string[] = [
   `git log ${readOnlyGit}`,
   // Listing only: without operands nothing is created, and these change configuration or branches.
   'git branch | refuse: --unset-upstream --edit-description --set-upstream-to -u -d -D -m -M -c -C -f | operands: none',
+  // Searching and looking, only with the options of their built-in list (knownOptions).
+  'grep | options: known | operands: auto',
+  'rg | options: known | operands: auto',
+  'find | options: known | operands: auto',
+  'git grep | options: known | operands: auto',
+  'stat | options: known | operands: paths',
+  'file | options: known | operands: paths',
+  'du | options: known | operands: paths',
+  'df | options: known | operands: paths',
 ];
 
 export type ParsedEntry = { ok: true; entry: AllowEntry } | { ok: false; reason: string };
@@ -78,7 +225,11 @@ export function parseAllowEntry(source: string): ParsedEntry {
     const match = /^(options|refuse|operands):\s*(.*)$/.exec(clause);
     if (!match) return { ok: false, reason: `"${clause}" is not options:, refuse: or operands:` };
     const values = match[2]!.split(/\s+/).filter(Boolean);
-    if (match[1] === 'options') entry.options = values.length === 1 && values[0] === 'any' ? 'any' : values;
+    if (match[1] === 'options' && values.length === 1 && values[0] === 'known') {
+      const key = words.join(' ');
+      if (!knownOptions[key]) return { ok: false, reason: `options: known has no built-in list for ${key} (there is one for ${Object.keys(knownOptions).join(', ')})` };
+      entry.options = 'known';
+    } else if (match[1] === 'options') entry.options = values.length === 1 && values[0] === 'any' ? 'any' : values;
     else if (match[1] === 'refuse') entry.refuse.push(...values);
     else if (values.length === 1 && ['paths', 'auto', 'any', 'none'].includes(values[0]!)) entry.operands = values[0] as OperandRule;
     else return { ok: false, reason: `operands: takes paths, auto, any or none` };
@@ -102,8 +253,12 @@ function refusedBy(refused: string, arg: string): boolean {
   return name === refused;
 }
 
-/** `paths` are always checked as files; `maybePaths` when they contain `/` or name an existing file. */
-export type EntryMatch = { ok: true; paths: string[]; maybePaths: string[] } | { ok: false; reason: string } | null;
+/**
+ * `paths` are always checked as files; `maybePaths` when they contain `/` or name an existing
+ * file. `trees`: the program reads whole directories (readsTrees), so the checked operands and
+ * the cwd must not hold a protected place.
+ */
+export type EntryMatch = { ok: true; paths: string[]; maybePaths: string[]; trees: boolean } | { ok: false; reason: string } | null;
 
 /**
  * Matches literal words against one entry: null when the entry does not name this command,
@@ -115,7 +270,7 @@ export function matchEntry(entry: AllowEntry, words: readonly string[]): EntryMa
   const name = fixed.join(' ');
   // git's global options (-C, -c, --git-dir, ...) come before the subcommand: never allowed.
   if (entry.program === 'git' && words[1]?.startsWith('-')) return { ok: false, reason: 'git options before the subcommand change which repository or configuration it uses' };
-  const refused = [...(builtinRefusals[entry.program] ?? []), ...entry.refuse];
+  const refused = [...(builtinRefusals[entry.program] ?? []), ...(entry.subcommand.length > 0 ? (builtinRefusals[name] ?? []) : []), ...entry.refuse];
   const before: string[] = [];
   const after: string[] = [];
   let afterDashes = false;
@@ -130,18 +285,23 @@ export function matchEntry(entry: AllowEntry, words: readonly string[]): EntryMa
     }
     const hit = refused.find((pattern) => refusedBy(pattern, arg));
     if (hit) return { ok: false, reason: `${arg} (${hit}) can write files, run programs or read other configuration` };
-    if (entry.options !== 'any' && !entry.options.some((pattern) => patternMatches(pattern, arg))) return { ok: false, reason: `${arg} is not among the options allowed for ${name}` };
+    if (entry.options === 'known') {
+      const known = knownOptions[name];
+      if (!known || !knownOption(known, arg)) return { ok: false, reason: `${arg} is not among the options known to be safe for ${name}` };
+    } else if (entry.options !== 'any' && !entry.options.some((pattern) => patternMatches(pattern, arg))) return { ok: false, reason: `${arg} is not among the options allowed for ${name}` };
   }
   const all = [...before, ...after];
+  const trees = readsTrees(entry.program, entry.subcommand, words.slice(fixed.length));
   switch (entry.operands) {
     case 'none':
-      return all.length > 0 ? { ok: false, reason: `${name} is allowed without operands only` } : { ok: true, paths: [], maybePaths: [] };
+      return all.length > 0 ? { ok: false, reason: `${name} is allowed without operands only` } : { ok: true, paths: [], maybePaths: [], trees };
     case 'any':
-      return { ok: true, paths: [], maybePaths: [] };
+      // Nothing is checked, so nothing may read a tree unchecked.
+      return trees ? { ok: true, paths: [], maybePaths: all, trees } : { ok: true, paths: [], maybePaths: [], trees };
     case 'paths':
-      return { ok: true, paths: all, maybePaths: [] };
+      return { ok: true, paths: all, maybePaths: [], trees };
     case 'auto':
       // git reads every operand after `--` as a path; before it, revisions or paths.
-      return entry.program === 'git' ? { ok: true, paths: after, maybePaths: before } : { ok: true, paths: [], maybePaths: all };
+      return entry.program === 'git' ? { ok: true, paths: after, maybePaths: before, trees } : { ok: true, paths: [], maybePaths: all, trees };
   }
 }

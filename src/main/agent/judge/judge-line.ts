@@ -1,6 +1,6 @@
 import { type AllowEntry, matchEntry, parseAllowEntry } from './allow-entries.js';
 import { gitConfigProblem } from './git-config.js';
-import { looksLikePath, type OperandContext, operandProblem } from './operands.js';
+import { looksLikePath, type OperandContext, operandProblem, treeProblem } from './operands.js';
 import { type JudgedShell, parseLine } from './parse-line.js';
 import type { Grammars } from './tree-sitter.js';
 
@@ -22,13 +22,16 @@ function ask(why: string): LineVerdict {
   return { verdict: 'ask', why };
 }
 
-function operandsProblem(paths: string[], maybePaths: string[], context: LineContext): string | null {
+function operandsProblem(paths: string[], maybePaths: string[], trees: boolean, context: LineContext): string | null {
   const operands = context.operands;
   const checked = [...paths, ...(operands ? maybePaths.filter((operand) => looksLikePath(operand, operands.cwd)) : maybePaths.filter((operand) => operand.includes('/')))];
+  // A program that reads trees starts at the cwd when it names no directory (and tells no
+  // directory from a pattern here): the cwd is checked too.
+  if (trees) checked.push('.');
   if (checked.length === 0) return null;
   if (!operands) return 'its file operands cannot be checked in this terminal';
   for (const operand of checked) {
-    const problem = operandProblem(operand, operands);
+    const problem = trees ? treeProblem(operand, operands) : operandProblem(operand, operands);
     if (problem) return problem;
   }
   return null;
@@ -55,7 +58,7 @@ export function judgeAllowed(line: string, allow: readonly string[], context: Li
       why = match.reason;
       continue;
     }
-    const problem = operandsProblem(match.paths, match.maybePaths, context);
+    const problem = operandsProblem(match.paths, match.maybePaths, match.trees, context);
     if (problem) {
       why = problem;
       continue;

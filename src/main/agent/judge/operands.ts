@@ -1,6 +1,6 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
-import { isSensitivePath, type SensitiveRoots } from './sensitive-paths.js';
+import { holdsSensitivePath, isSensitivePath, type SensitiveRoots } from './sensitive-paths.js';
 
 export interface OperandContext {
   /** The shell's working directory now: relative operands start here. */
@@ -37,6 +37,14 @@ export function operandProblem(operand: string, context: OperandContext): string
   if (isSensitivePath(real, context.roots)) return `${operand} is in a protected location (${real})`;
   if (!inside(real, resolveReal(context.workspace))) return `${operand} is outside the terminal's workspace (${real})`;
   return null;
+}
+
+/** Why searching the tree at `operand` asks: operandProblem, or a protected place inside it. */
+export function treeProblem(operand: string, context: OperandContext): string | null {
+  const problem = operandProblem(operand, context);
+  if (problem) return problem;
+  const real = resolveReal(resolve(context.cwd, operand));
+  return holdsSensitivePath(real, context.roots) ? `${operand === '.' ? 'the current directory' : operand} holds a protected location (${real})` : null;
 }
 
 /** Operands that look like files: with a `/`, or naming something that exists. */

@@ -84,3 +84,14 @@ export function isSensitivePath(path: string, roots: SensitiveRoots): boolean {
     return first.startsWith(prefix);
   });
 }
+
+/**
+ * Whether a directory tree rooted at an absolute, resolved path holds a sensitive place (or is
+ * inside one): what a recursive search starting there could read. Symlinks inside are not
+ * followed by the programs allowed to read trees (their following options ask).
+ */
+export function holdsSensitivePath(path: string, roots: SensitiveRoots): boolean {
+  if (isSensitivePath(path, roots)) return true;
+  const places = [...systemSensitivePaths, ...roots.tandemDirs, ...credentialPaths.map((entry) => (entry.endsWith('*') ? roots.home : join(roots.home, entry)))];
+  return places.some((place) => within(place, path));
+}
