@@ -38,7 +38,8 @@ export const terminalInfoSchema = z.object({
   agentListening: z.boolean(),
 });
 
-export const shellCandidateSchema = z.object({ name: z.string(), path: z.string(), integration: z.boolean() });
+/** `label` tells binaries of one name apart (`bash 5.2 (Homebrew)`, `bash 3.2 (system, limited)`); absent when one needs no telling apart. */
+export const shellCandidateSchema = z.object({ name: z.string(), path: z.string(), integration: z.boolean(), label: z.string().optional() });
 
 export const attachResultSchema = z.object({
   attachmentId: z.string(),

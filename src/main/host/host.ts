@@ -5,9 +5,9 @@ import { TandemError } from '../../shared/errors.js';
 import { DEFAULT_LIMITS, type Limits } from '../../shared/limits.js';
 import type { ShellCandidate, TerminalView } from '../../shared/contract.js';
 import type { ClosedBy, Origin } from '../../shared/types.js';
-import { discoverShells } from '../shells/discovery.js';
+import { discoverShells, readShellVersionsAhead, type DiscoveredShell } from '../shells/discovery.js';
 import type { StartupFiles } from '../shells/dialect.js';
-import { resolveShell, type ResolvedShell } from '../shells/resolve.js';
+import { resolveShell, shellName, type ResolvedShell } from '../shells/resolve.js';
 import { type Clock, systemClock } from '../terminal/clock.js';
 import type { SandboxRequest } from '../sandbox/launch.js';
 import { TerminalSession, type SessionOptions } from '../terminal/session.js';
@@ -94,6 +94,8 @@ export class TerminalHost {
     this.env = opts.env ?? process.env;
     this.home = opts.home ?? homedir();
     this.settings = opts.settings ?? new SettingsStore(null);
+    // bash and zsh versions (which of several binaries is which) are read now, off the event loop.
+    void readShellVersionsAhead(this.env).catch(() => undefined);
   }
 
   /** The person's home: the default cwd of new terminals. */
@@ -107,7 +109,7 @@ export class TerminalHost {
 
   environment(): { platform: string; home: string; defaultShell: ShellCandidate | null; shells: ShellCandidate[]; version: string; windowsPty?: WindowsPtyInfo } {
     const found = discoverShells(this.env);
-    const candidate = (shell: ResolvedShell): ShellCandidate => ({ name: shell.name, path: shell.path, integration: shell.dialect !== null });
+    const candidate = (shell: DiscoveredShell): ShellCandidate => ({ name: shell.name, path: shell.path, integration: shell.dialect !== null, ...(shell.label ? { label: shell.label } : {}) });
     return {
       platform: hostPlatform.os,
       home: this.home,
@@ -198,7 +200,7 @@ export class TerminalHost {
       throw new TandemError('capacity', `Tandem already holds ${this.limits.maxTerminals} terminals; close one first.`);
     }
     const origin = req.origin ?? 'user';
-    const shell = req.shell ? resolveShell(req.shell, this.env.PATH ?? '') : this.defaultShell();
+    const shell = req.shell ? this.requestedShell(req.shell) : this.defaultShell();
     this.pendingCreates += 1;
     try {
       const session = await TerminalSession.start(this.sessionOptions(req, shell, origin));
@@ -219,6 +221,15 @@ export class TerminalHost {
     } finally {
       this.pendingCreates -= 1;
     }
+  }
+
+  /** A bare name with several binaries (`bash` on a Mac with Homebrew's) means discovery's preferred one. */
+  private requestedShell(nameOrPath: string): ResolvedShell {
+    if (!/[\\/]/.test(nameOrPath)) {
+      const preferred = discoverShells(this.env).preferred.get(shellName(nameOrPath.trim()));
+      if (preferred) return preferred;
+    }
+    return resolveShell(nameOrPath, this.env.PATH ?? '');
   }
 
   private defaultShell(): ResolvedShell {

@@ -1,10 +1,10 @@
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { statSync } from 'node:fs';
 
 /**
- * Which bash a path is: its version (from `bash --version`, which reads no startup files) and
- * whether it needs the legacy integration. Cached per path, size and modification time, so a
- * menu that lists shells runs each bash once.
+ * Which bash (or zsh) a path is: its version (from `--version`, which reads no startup files)
+ * and whether it needs the legacy integration. Cached per path, size and modification time, so
+ * each binary runs once; the host reads them at start, off the event loop (`readShellVersions`).
  */
 export interface BashVersion {
   major: number;
@@ -22,20 +22,63 @@ export function parseBashVersion(output: string): BashVersion | null {
   return { major: Number(match[1]), minor: Number(match[2]), text: `${match[1]}.${match[2]}${match[3] !== undefined ? `.${match[3]}` : ''}` };
 }
 
-export function bashVersion(path: string): BashVersion | null {
-  let key: string;
+/** bash's line as above, or zsh's `zsh 5.9 (arm64-apple-darwin23.0)`; null for anything else. */
+export function parseShellVersion(output: string): BashVersion | null {
+  const bash = parseBashVersion(output);
+  if (bash) return bash;
+  const match = /^zsh (\d+)\.(\d+)(?:\.(\d+))?\b/.exec(output);
+  if (!match) return null;
+  return { major: Number(match[1]), minor: Number(match[2]), text: `${match[1]}.${match[2]}${match[3] !== undefined ? `.${match[3]}` : ''}` };
+}
+
+/** Newer first: by major, minor, then the full text's patch number. */
+export function compareVersions(a: BashVersion, b: BashVersion): number {
+  const patch = (version: BashVersion) => Number(version.text.split('.')[2] ?? 0);
+  return b.major - a.major || b.minor - a.minor || patch(b) - patch(a);
+}
+
+const versionTimeoutMs = 5000;
+const versionEnv = (): NodeJS.ProcessEnv => ({ PATH: process.env.PATH ?? '', LC_ALL: 'C' });
+
+function cacheKey(path: string): string | null {
   try {
     const stat = statSync(path);
-    key = `${stat.size}:${stat.mtimeMs}`;
+    return `${stat.size}:${stat.mtimeMs}`;
   } catch {
     return null;
   }
+}
+
+/** The version of a bash or zsh binary, run at most once per path (and again only if the file changed). */
+export function shellVersion(path: string): BashVersion | null {
+  const key = cacheKey(path);
+  if (key === null) return null;
   const hit = cache.get(path);
   if (hit && hit.key === key) return hit.version;
-  const run = spawnSync(path, ['--version'], { encoding: 'utf8', timeout: 5000, env: { PATH: process.env.PATH ?? '', LC_ALL: 'C' }, windowsHide: true });
-  const version = run.status === 0 ? parseBashVersion(run.stdout) : null;
+  const run = spawnSync(path, ['--version'], { encoding: 'utf8', timeout: versionTimeoutMs, env: versionEnv(), windowsHide: true });
+  const version = run.status === 0 ? parseShellVersion(run.stdout) : null;
   cache.set(path, { key, version });
   return version;
+}
+
+export const bashVersion = shellVersion;
+
+/**
+ * Reads the versions of these binaries without blocking the event loop, into the same cache:
+ * the host calls it at start, so listing shells later runs nothing. A binary that changes
+ * later is read again, synchronously, by `shellVersion`.
+ */
+export async function readShellVersions(paths: readonly string[]): Promise<void> {
+  await Promise.all(
+    paths.map(async (path) => {
+      const key = cacheKey(path);
+      if (key === null || cache.get(path)?.key === key) return;
+      const version = await new Promise<BashVersion | null>((done) => {
+        execFile(path, ['--version'], { encoding: 'utf8', timeout: versionTimeoutMs, env: versionEnv(), windowsHide: true }, (error, stdout) => done(error ? null : parseShellVersion(stdout)));
+      });
+      cache.set(path, { key, version });
+    }),
+  );
 }
 
 /** PS0 and `local -` arrived in bash 4.4 (bash NEWS, bash-4.4 items jj and s). */

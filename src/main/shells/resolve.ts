@@ -47,7 +47,7 @@ export function dialectByName(name: DialectName): ShellDialect | null {
   return [...dialects.values()].find((dialect) => dialect.name === name) ?? null;
 }
 
-function isExecutableFile(path: string): boolean {
+export function isExecutableFile(path: string): boolean {
   try {
     if (!statSync(path).isFile()) return false;
     if (process.platform !== 'win32') accessSync(path, constants.X_OK);
