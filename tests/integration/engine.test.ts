@@ -209,14 +209,18 @@ describe.each(availableShells)('%s engine', (shell) => {
     // The shell's group has the terminal while it waits on a background job; it catches the
     // key and goes on to a program in a group of its own, which the key never reached (the
     // same as a job forked just before it took the terminal). The interrupt follows it there.
-    await interruptCatching(t, "trap 'echo caught' INT; sleep 0.3 & wait; sleep 100", 0);
+    // `wait` returns at once when a trapped signal arrives (bash and zsh manuals), so however late
+    // the key comes, the shell catches it: the background sleep outlives the test's interrupt.
+    await interruptCatching(t, "trap 'echo caught' INT; sleep 100 & wait; sleep 100", 0);
   });
 
   it.runIf(full)('interrupts again a job whose program began after the first SIGINT, before any SIGTERM', async () => {
     const t = await pool.open(shell);
     // The job catches the first SIGINT and then becomes another program, as a child does that
     // gets the signal between its fork and its exec: that program never had a SIGINT.
-    await interruptCatching(t, `sh -c 'trap "echo caught" INT; sleep 0.5 & wait; exec sleep 100'`, 300);
+    // The background sleep (ignoring SIGINT, as sh's asynchronous commands do) outlasts any delay
+    // before the interrupt: `wait` returns to the trap whenever the first SIGINT comes.
+    await interruptCatching(t, `sh -c 'trap "echo caught" INT; sleep 100 & wait; exec sleep 100'`, 300);
   });
 
   it.runIf(full)('settles a wait on a submitted line that runs nothing at the next prompt', async () => {
