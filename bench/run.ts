@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --quick] [--out FILE] [--only id,id]`: runs every figure in
+ * `npm run bench [-- --quick] [--out FILE] [--only id,id] [--soak SECONDS]`: runs every figure in
  * figures/index.ts, prints a table (stdout; progress goes to stderr) and writes results.json.
  * Benchmarks are ratios to baselines measured in the same run: absolute times drift on a
  * shared machine, the ratios much less.
@@ -23,11 +23,31 @@ const { values } = parseArgs({
     quick: { type: 'boolean', default: false },
     out: { type: 'string' },
     only: { type: 'string' },
+    // The long soak (bench/README.md): only the soak figure unless --only says otherwise.
+    soak: { type: 'string' },
+    'soak-flood-every': { type: 'string', default: '60' },
+    'soak-reload-every': { type: 'string', default: '300' },
+    'soak-out': { type: 'string' },
   },
 });
 const quick = values.quick ?? false;
 const outPath = resolve(values.out ?? join(benchDir, 'results.json'));
-const only = values.only ? new Set(values.only.split(',').map((id) => id.trim())) : null;
+function seconds(text: string, option: string): number {
+  const value = Number(text);
+  if (!Number.isFinite(value) || value <= 0) throw new Error(`--${option} takes a number of seconds, not ${JSON.stringify(text)}`);
+  return value;
+}
+const soakSeconds = values.soak === undefined ? null : seconds(values.soak, 'soak');
+const only = values.only ? new Set(values.only.split(',').map((id) => id.trim())) : soakSeconds !== null ? new Set(['soak']) : null;
+const soak =
+  soakSeconds === null
+    ? undefined
+    : {
+        seconds: soakSeconds,
+        floodEveryS: seconds(values['soak-flood-every']!, 'soak-flood-every'),
+        reloadEveryS: seconds(values['soak-reload-every']!, 'soak-reload-every'),
+        out: resolve(values['soak-out'] ?? join(benchDir, 'results', `soak-${new Date().toISOString().slice(0, 16).replace(':', '')}.json`)),
+      };
 
 function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -42,7 +62,9 @@ async function runFigure(figure: Figure, opts: BenchOptions): Promise<RowResult[
   const t0 = performance.now();
   opts.log(`${figure.title}…`);
   try {
-    const measurements = await withTimeout(figure.run(opts), quick ? 90_000 : 900_000, figure.id);
+    // The long soak runs as long as asked, plus its floods' tail and teardown.
+    const limitMs = figure.id === 'soak' && opts.soak ? opts.soak.seconds * 1000 + 600_000 : quick ? 90_000 : 900_000;
+    const measurements = await withTimeout(figure.run(opts), limitMs, figure.id);
     return buildRows(figure, measurements);
   } catch (error) {
     return errorRows(figure, (error as Error).message);
@@ -76,6 +98,7 @@ async function main(): Promise<void> {
     root,
     pick: (full, quickCount) => (quick ? quickCount : full),
     log: (message) => process.stderr.write(`bench: ${message}\n`),
+    soak,
   };
   const started = new Date();
   const rows: RowResult[] = [];

@@ -71,9 +71,14 @@ export class HostProcess {
 
   /**
    * Starts the host; `agent` (or each of `agents`) pairs an agent of that name under policy
-   * `always`; `exposeGc` lets `memory({ gc: true })` force collections.
+   * `always`; `exposeGc` lets `memory({ gc: true })` force collections; `onStderr` receives
+   * what the host writes there (the soak counts its warnings).
    */
-  static async start(home: string, root: string, opts: { agent?: string; agents?: string[]; exposeGc?: boolean } = {}): Promise<HostProcess> {
+  static async start(
+    home: string,
+    root: string,
+    opts: { agent?: string; agents?: string[]; exposeGc?: boolean; onStderr?: (text: string) => void } = {},
+  ): Promise<HostProcess> {
     const scratch = mkdtempSync(join(home, 'host-'));
     const tandemHome = join(scratch, 'tandem');
     const rendererDir = join(scratch, 'renderer');
@@ -91,7 +96,10 @@ export class HostProcess {
     const child = spawn(process.execPath, args, { cwd: root, env, stdio: ['pipe', 'pipe', 'pipe'] });
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     let stderr = '';
-    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-4000)));
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr = (stderr + chunk).slice(-4000);
+      opts.onStderr?.(chunk);
+    });
     const lines = createInterface({ input: child.stdout! });
     let host: HostProcess | null = null;
     try {

@@ -57,6 +57,11 @@ export interface BenchOptions {
   root: string;
   /** Iteration count by mode. */
   pick(full: number, quick: number): number;
+  /**
+   * `--soak N`: the soak figure runs N seconds with a person's terminal besides the agents (a
+   * flood every `floodEveryS`, a reload every `reloadEveryS`) and writes its samples to `out`.
+   */
+  soak?: { seconds: number; floodEveryS: number; reloadEveryS: number; out: string };
   log(message: string): void;
 }
 

@@ -20,6 +20,8 @@ export class BenchWsClient {
   private readonly pending = new Map<number, Pending>();
   /** Every output frame, in order (set by the figure). */
   onOutput: OutputListener | null = null;
+  /** Every other event (`attachmentClosed`, `roster`, …), for figures that watch them. */
+  onEvent: ((event: string, payload: unknown) => void) | null = null;
   /**
    * How output is acknowledged: `renderer` as the UI does it (ack-batcher.ts: once
    * `ackEveryChars` arrived since the last ack, or 50 ms after the first unacknowledged frame), `frame` each
@@ -34,7 +36,11 @@ export class BenchWsClient {
   received = 0;
   frames = 0;
 
-  private constructor(private readonly ws: WebSocket) {
+  private constructor(
+    private readonly ws: WebSocket,
+    /** The session secret: a reload opens /ws again with it, as the page keeps it in sessionStorage. */
+    readonly secret: string,
+  ) {
     ws.on('message', (raw, isBinary) => this.onMessage(isBinary ? (raw as Buffer) : String(raw)));
     ws.on('close', (code, reason) => {
       this.closed = { code, reason: reason.toString() };
@@ -48,13 +54,18 @@ export class BenchWsClient {
     const response = await fetch(`${origin}/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login }) });
     const body = (await response.json()) as { secret?: string };
     if (!response.ok || !body.secret) throw new Error(`POST /session: ${response.status} ${JSON.stringify(body)}`);
-    const ws = new WebSocket(`${origin.replace(/^http/, 'ws')}/ws`, ['tandem.v1', `tandem.auth.${body.secret}`], { perMessageDeflate: false });
+    return BenchWsClient.reconnect(origin, body.secret);
+  }
+
+  /** Opens /ws with a session secret already traded (what a reloaded page does). */
+  static async reconnect(origin: string, secret: string): Promise<BenchWsClient> {
+    const ws = new WebSocket(`${origin.replace(/^http/, 'ws')}/ws`, ['tandem.v1', `tandem.auth.${secret}`], { perMessageDeflate: false });
     await new Promise<void>((resolve, reject) => {
       ws.once('open', () => resolve());
       ws.once('unexpected-response', (_req, res) => reject(new Error(`/ws refused: ${res.statusCode}`)));
       ws.once('error', reject);
     });
-    return new BenchWsClient(ws);
+    return new BenchWsClient(ws, secret);
   }
 
   private onMessage(raw: string | Buffer): void {
@@ -62,7 +73,10 @@ export class BenchWsClient {
       | { type: 'result'; id: number | null; ok: boolean; value?: unknown; error?: { code: string; message: string } }
       | { type: 'event'; event: string; payload: unknown };
     if (message.type === 'event') {
-      if (message.event !== 'output') return;
+      if (message.event !== 'output') {
+        this.onEvent?.(message.event, message.payload);
+        return;
+      }
       const { attachmentId, seq, data } = message.payload as { attachmentId: string; seq: number; data: string };
       this.received += data.length;
       this.frames += 1;
