@@ -17,6 +17,8 @@ export interface PolicySettings {
   /** Unset: the default for new pairings (src/main/sandbox/agent-sandbox.ts). */
   sandbox?: SandboxMode;
   network?: boolean;
+  /** Paths of the person's home a confined terminal may read beyond the defaults (`~/x`). */
+  homeReadable?: string[];
 }
 
 /** Read-only commands, their arguments checked, that run without asking under `ask-unless-allowed` (judge/allow-entries.ts). */

@@ -10,6 +10,8 @@ import type { SandboxRequest } from './launch.js';
 export interface AgentSandboxSettings {
   sandbox?: SandboxMode;
   network?: boolean;
+  /** What the person lets this agent read of their home beyond the defaults (src/main/sandbox/agent-home.ts). */
+  homeReadable?: string[];
 }
 
 export function platformDefaultMode(platform: NodeJS.Platform = process.platform): SandboxMode {
@@ -41,7 +43,7 @@ export function sandboxRequest(
 ): SandboxRequest | undefined {
   const { sandbox, network } = effectiveSandbox(settings, ctx.fallback);
   if (sandbox === 'off') return undefined;
-  return { mode: sandbox, network, agent: ctx.agent, stateDir: ctx.stateDir, discoveryDir: ctx.discoveryDir };
+  return { mode: sandbox, network, agent: ctx.agent, stateDir: ctx.stateDir, discoveryDir: ctx.discoveryDir, ...(settings.homeReadable ? { readable: settings.homeReadable } : {}) };
 }
 
 /**

@@ -2,14 +2,16 @@
  * The bubblewrap command line of a confined terminal (Linux). Pure: the caller resolves the
  * paths and passes the descriptors. Mounts apply in argument order, so the order below is the
  * design: the whole filesystem read-only, a private /dev holding only this terminal, a private
- * /proc and /tmp, then the workspace, then what is hidden, then what stays read-only inside
- * the workspace, then the agent's caches and the shell's rc files.
+ * /proc and /tmp, the person's home emptied and the workspace (in the order their nesting
+ * needs), the read list of the person's home, then what is hidden, the agent's own home (inside
+ * Tandem's hidden state), then what stays read-only inside the workspace, then the agent's
+ * caches and the shell's rc files.
  *
  * Deliberately absent: `--new-session`. The shell must keep its controlling terminal for job
  * control, Ctrl+C and readiness; the injection risk `--new-session` guards against (TIOCSTI)
  * is closed by the seccomp filter instead.
  */
-import { type SandboxSpec, within } from './types.js';
+import { inAgentHome, type SandboxSpec, within } from './types.js';
 
 export const bwrapPath = '/usr/bin/bwrap';
 /** Runs the launcher that starts bubblewrap (src/main/sandbox/launch.ts). */
@@ -36,23 +38,45 @@ const privateRoots = ['/tmp', '/dev', '/proc'];
 export function bwrapArgs({ spec, pty, infoFd, seccompFd, unsetEnv, setEnv, command }: BwrapLaunch): string[] {
   const write = spec.mode === 'workspace-write';
   const bind = write ? '--bind' : '--ro-bind';
+  const home = spec.home;
   const args: string[] = ['--ro-bind', '/', '/', '--dev', '/dev', '--tmpfs', '/dev/pts', '--dev-bind', pty, pty, '--proc', '/proc'];
   args.push(...(write ? ['--bind', spec.tmpDir, '/tmp'] : ['--tmpfs', '/tmp']));
-  // Under a private root a path is gone already, unless a bind (the workspace) brings it back.
-  const binds = [spec.workspace, ...spec.writable, ...spec.readable];
-  const hidden = spec.hidden.filter((entry) => !privateRoots.some((root) => within(entry.path, root)) || binds.some((dir) => within(entry.path, dir)));
-  // A hidden directory holding the workspace is hidden first, so the workspace shows through it.
-  const holders = hidden.filter((entry) => within(spec.workspace, entry.path));
-  const others = hidden.filter((entry) => !within(spec.workspace, entry.path));
+  // Under a private root (and the person's home, replaced by an empty directory) a path is
+  // gone already, unless a bind (the workspace, a read entry) brings it back.
+  const roots = home ? [...privateRoots, home.path] : privateRoots;
+  const binds = [spec.workspace, ...spec.writable, ...spec.readable, ...(home?.read.filter((entry) => entry.dir).map((entry) => entry.dest) ?? [])];
+  const hidden = spec.hidden.filter((entry) => !roots.some((root) => within(entry.path, root)) || binds.some((dir) => within(entry.path, dir)));
+  // A hidden directory holding the workspace (or the home) is hidden first, so what is mounted there shows through it.
+  const holds = (entry: { path: string }) => within(spec.workspace, entry.path) || (home !== undefined && within(home.path, entry.path));
+  const holders = hidden.filter(holds);
+  const others = hidden.filter((entry) => !holds(entry));
   const hide = (entry: { path: string; dir: boolean }) => (entry.dir ? ['--tmpfs', entry.path] : ['--ro-bind', '/dev/null', entry.path]);
   for (const entry of holders) args.push(...hide(entry));
+  // The person's home empties before the workspace inside it, after a workspace holding it.
+  const homeFirst = home !== undefined && !within(home.path, spec.workspace);
+  if (home && homeFirst) args.push('--tmpfs', home.path);
   args.push(bind, spec.workspace, spec.workspace);
+  if (home && !homeFirst) args.push('--tmpfs', home.path);
+  for (const entry of home?.read ?? []) args.push('--ro-bind', entry.source, entry.dest);
+  for (const entry of home?.writable ?? []) args.push(bind, entry.source, entry.dest);
   for (const entry of others) args.push(...hide(entry));
+  if (home) {
+    // After Tandem's state is hidden: the agent's home lives in it.
+    args.push(bind, home.agentHome, home.agentHome);
+    for (const entry of home.read) args.push('--ro-bind', entry.source, inAgentHome(home, entry.dest));
+    for (const entry of home.writable) args.push(bind, entry.source, inAgentHome(home, entry.dest));
+    // What is hidden inside a read entry stays hidden where the agent's home shows it too.
+    for (const entry of others) if (home.read.some((r) => r.dir && within(entry.path, r.dest))) args.push(...hide({ ...entry, path: inAgentHome(home, entry.path) }));
+  }
   for (const entry of spec.protectedPaths) args.push('--ro-bind', entry.path, entry.path);
   for (const dir of spec.writable) args.push(bind, dir, dir);
   for (const path of spec.readable) args.push('--ro-bind', path, path);
   // Empty directories standing in for hidden ones are not a place to write either.
   for (const entry of hidden) if (entry.dir) args.push('--remount-ro', entry.path);
+  if (home) {
+    args.push('--remount-ro', home.path);
+    for (const entry of others) if (entry.dir && home.read.some((r) => r.dir && within(entry.path, r.dest))) args.push('--remount-ro', inAgentHome(home, entry.path));
+  }
   if (!write) args.push('--remount-ro', '/tmp');
   args.push('--unshare-user', '--disable-userns', '--cap-drop', 'ALL', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try');
   if (!spec.network) args.push('--unshare-net');

@@ -11,17 +11,20 @@ import { join, posix } from 'node:path';
 import { childrenOf, readStat } from '../pty/proc.js';
 import { resourcesDir } from '../resources.js';
 import { assertSandboxAvailable } from './availability.js';
+import { agentHome } from './agent-home.js';
 import { bwrapArgs, bwrapPath, launcherShell } from './bwrap.js';
 import { hiddenPathCandidates } from './hidden-paths.js';
 import { sandboxExecPath, seatbeltProfile } from './seatbelt.js';
 import { tiocstiFilter } from './seccomp.js';
-import { type HiddenPath, type SandboxInfo, type SandboxSpec, within } from './types.js';
+import { type HiddenPath, type HomeSpec, type SandboxInfo, type SandboxSpec, within } from './types.js';
 
 /** What a terminal asks for: the mode, and where Tandem keeps what the sandbox must not see. */
 export interface SandboxRequest extends SandboxInfo {
   agent: string;
   stateDir: string;
   discoveryDir: string;
+  /** What the person adds to the read list of their home for this agent (`~/x` or absolute). */
+  readable?: readonly string[];
 }
 
 export interface ConfineInput extends SandboxRequest {
@@ -141,32 +144,59 @@ export class Confinement {
     // private inside; inside the workspace they are there already (and stay writable).
     const scripts = resolved(resourcesDir());
     this.info = { mode: input.mode, network: input.network };
-    const agentDir = join(input.stateDir, 'sandbox', safeName(input.agent));
-    const caches = { cache: join(agentDir, 'cache'), npm: join(agentDir, 'npm'), pip: join(agentDir, 'pip'), history: join(agentDir, 'history') };
-    for (const dir of Object.values(caches)) mkdirSync(dir, { recursive: true, mode: 0o700 });
+    mkdirSync(join(input.stateDir, 'sandbox', safeName(input.agent)), { recursive: true, mode: 0o700 });
+    const agentDir = resolved(join(input.stateDir, 'sandbox', safeName(input.agent)));
     this.runDir = join(input.stateDir, 'sandbox', 'run', input.terminalId);
     const tmpDir = join(this.runDir, 'tmp');
     mkdirSync(tmpDir, { recursive: true, mode: 0o700 });
-    this.historyFile = join(caches.history, input.shellName.replace(/[^A-Za-z0-9._-]/g, '_'));
     const workspace = resolved(input.workspace);
+    const personHome = input.home === '' ? '' : resolved(input.home);
+    const readable = [resolved(input.rcDir), ...(within(scripts, workspace) ? [] : [scripts])];
+    const history = `.${input.shellName.replace(/[^A-Za-z0-9._-]/g, '_')}_history`;
+    // The agent's own home where the person's was (Linux); not where the person made their
+    // whole home the workspace (they approved that), nor for a home of / or none.
+    const home = this.platform === 'linux' && personHome !== '' && personHome !== '/' && personHome !== workspace ? this.homeSpec(personHome, agentDir, workspace, input) : undefined;
+    let writable: string[] = [];
+    if (home) {
+      const at = (rel: string) => posix.join(home.agentHome, rel);
+      this.historyFile = at(history);
+      // The person's XDG directories (if set) point into their hidden home: the agent's own instead.
+      this.cacheEnv = {
+        HOME: home.agentHome,
+        XDG_CACHE_HOME: at('.cache'),
+        XDG_CONFIG_HOME: at('.config'),
+        XDG_DATA_HOME: at('.local/share'),
+        XDG_STATE_HOME: at('.local/state'),
+        npm_config_cache: at('.npm'),
+        PIP_CACHE_DIR: at('.cache/pip'),
+      };
+    } else {
+      const caches = { cache: join(agentDir, 'cache'), npm: join(agentDir, 'npm'), pip: join(agentDir, 'pip'), history: join(agentDir, 'history') };
+      for (const dir of Object.values(caches)) mkdirSync(dir, { recursive: true, mode: 0o700 });
+      writable = Object.values(caches).map(resolved);
+      this.historyFile = join(caches.history, input.shellName.replace(/[^A-Za-z0-9._-]/g, '_'));
+      this.cacheEnv = { XDG_CACHE_HOME: caches.cache, npm_config_cache: caches.npm, PIP_CACHE_DIR: caches.pip };
+    }
     this.spec = {
       mode: input.mode,
       network: input.network,
       workspace,
       tmpDir,
-      writable: Object.values(caches).map(resolved),
-      readable: [resolved(input.rcDir), ...(within(scripts, workspace) ? [] : [scripts])],
+      writable,
+      readable,
       hidden: existing(hiddenPathCandidates({ home: input.home, env: input.env, stateDir: input.stateDir, discoveryDir: input.discoveryDir })),
       protectedPaths: protectedPaths(workspace),
+      ...(home ? { home } : {}),
     };
     const insideTmp = this.platform === 'linux' ? '/tmp' : tmpDir;
-    this.cacheEnv = {
-      TMPDIR: insideTmp,
-      XDG_CACHE_HOME: caches.cache,
-      npm_config_cache: caches.npm,
-      PIP_CACHE_DIR: caches.pip,
-      TANDEM_SANDBOX: input.mode,
-    };
+    this.cacheEnv = { TMPDIR: insideTmp, ...this.cacheEnv, TANDEM_SANDBOX: input.mode };
+  }
+
+  /** The agent's home and what it shows of the person's; entries that would shadow the workspace are left to it. */
+  private homeSpec(personHome: string, agentDir: string, workspace: string, input: ConfineInput): HomeSpec {
+    const extra = [...(input.readable ?? []), ...(input.env.TANDEM_SANDBOX_READ ?? '').split(':').filter((entry) => entry.trim() !== '')];
+    const built = agentHome({ home: personHome, agentDir, extra }, (dest) => within(dest, workspace) || within(workspace, dest));
+    return { path: personHome, agentHome: built.agentHome, read: built.read, writable: built.writable };
   }
 
   /** The confined launch of `file args` (the shell with its integration arguments). */

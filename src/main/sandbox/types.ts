@@ -15,6 +15,35 @@ export interface HiddenPath {
   dir: boolean;
 }
 
+/** A read entry of the person's home: `source` on the host shown at `dest` (a path under the person's home). */
+export interface HomeBind {
+  source: string;
+  dest: string;
+  dir: boolean;
+}
+
+/**
+ * The agent's own home (Linux, src/main/sandbox/agent-home.ts): `$HOME` inside is `agentHome`,
+ * the same path inside as on the host; the person's home is an empty read-only directory
+ * except the workspace and the read entries, each shown both at its own path (absolute paths
+ * in startup files) and at the same place in the agent's home (`$HOME/.cargo/env`).
+ */
+export interface HomeSpec {
+  /** The person's home. */
+  path: string;
+  /** `<state>/sandbox/<agent>/home`. */
+  agentHome: string;
+  /** Read-only: the read list and the filtered git config. */
+  read: HomeBind[];
+  /** Per-agent writable directories over paths inside read entries (pyenv's shims). */
+  writable: HomeBind[];
+}
+
+/** Where `dest` (under the person's home) appears in the agent's home. */
+export function inAgentHome(home: HomeSpec, dest: string): string {
+  return dest === home.path ? home.agentHome : `${home.agentHome}/${dest.slice(home.path.length + 1)}`;
+}
+
 /** Everything a platform builder needs, resolved on the host (paths exist, symlinks followed). */
 export interface SandboxSpec extends SandboxInfo {
   /** The terminal's cwd at open: writable under `workspace-write`. */
@@ -28,6 +57,8 @@ export interface SandboxSpec extends SandboxInfo {
   hidden: HiddenPath[];
   /** Inside the workspace and kept read-only: `.git/config`, `.git/hooks`. */
   protectedPaths: HiddenPath[];
+  /** The agent's own home in place of the person's; absent where the person's home is the workspace, and on macOS. */
+  home?: HomeSpec;
 }
 
 /** True when `path` is `dir` or inside it (both absolute and normalized). */

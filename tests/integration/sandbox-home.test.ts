@@ -1,0 +1,149 @@
+/**
+ * Each agent's own home (issue 24), through the MCP tools with real bubblewrap and bash: the
+ * person's home is hidden except the read list, their startup files still run, what tools
+ * write to their home lands in the agent's, and that home persists per agent.
+ */
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { startAgentFixture, type AgentFixture } from './agent-helpers.js';
+import { hasCommand } from './helpers.js';
+import { describeSandbox, needed } from './sandbox-helpers.js';
+
+type Result = Record<string, unknown> & { status?: string; exitCode?: number | null; output?: string; banner?: string };
+
+describeSandbox('the agent’s own home', () => {
+  let f: AgentFixture;
+  const clients: Record<string, Client> = {};
+  const send = (agent: string, id: string, text: string, extra: Record<string, unknown> = {}) => f.call(clients[agent]!, 'terminal_send', { id, text, ...extra }) as Promise<Result>;
+  const open = async (agent: string) => (await f.call(clients[agent]!, 'terminal_open', { title: 'home' })) as Result & { id: string };
+  /** The agent's home on the host: `<state>/sandbox/<name>-<hash>/home`. */
+  const homeOf = (agent: string) => {
+    const dir = readdirSync(join(f.stateDir, 'sandbox')).find((name) => name.startsWith(`${agent}-`));
+    return join(f.stateDir, 'sandbox', dir!, 'home');
+  };
+  const secrets = {
+    '.pgpass': 'db:5432:*:me:PGPASS-SECRET',
+    '.my.cnf': '[client]\npassword=MYCNF-SECRET\n',
+    '.config/rclone/rclone.conf': '[remote]\ntoken = RCLONE-SECRET\n',
+    '.config/included.gitconfig': '[user]\n\tsigningkey = INCLUDED-SECRET\n',
+  };
+
+  beforeAll(async () => {
+    f = await startAgentFixture({ defaultSandbox: 'workspace-write', agentStartupFiles: 'user' });
+    for (const name of ['homer', 'other']) {
+      const token = f.layer.pairAgent({ name }).token;
+      f.layer.setAgentPolicy({ name, policy: 'always', sandbox: 'workspace-write', network: false });
+      clients[name] = await f.client(token);
+    }
+    for (const [rel, text] of Object.entries(secrets)) {
+      mkdirSync(join(f.home, rel, '..'), { recursive: true });
+      writeFileSync(join(f.home, rel), text);
+    }
+    writeFileSync(
+      join(f.home, '.gitconfig'),
+      [
+        '[user]\n\tname = Ada Person\n\temail = ada@example.com',
+        '[credential]\n\thelper = store --file ~/.git-token-CREDENTIAL-SECRET',
+        '[http "https://example.com/"]\n\textraHeader = Authorization: Bearer HTTP-SECRET',
+        '[core]\n\tsshCommand = ssh -i ~/.ssh/id_SSHCOMMAND\n\tpager = less-PAGER\n\tautocrlf = input',
+        '[alias]\n\tst = status\n\tpwn = !echo ALIAS-RAN',
+        '[include]\n\tpath = ~/.config/included.gitconfig',
+        '',
+      ].join('\n'),
+    );
+    // The person's startup file: PATH from a toolchain directory, and a rehash as pyenv's does
+    // (libexec/pyenv-rehash refuses a shims directory it cannot write, on stderr).
+    mkdirSync(join(f.home, '.local', 'bin'), { recursive: true });
+    writeFileSync(join(f.home, '.local', 'bin', 'mytool'), '#!/bin/sh\necho tool-ok\n');
+    chmodSync(join(f.home, '.local', 'bin', 'mytool'), 0o755);
+    mkdirSync(join(f.home, '.pyenv', 'shims'), { recursive: true });
+    writeFileSync(
+      join(f.home, '.bashrc'),
+      [
+        'export PATH="$HOME/.local/bin:$PATH"',
+        'export PYENV_ROOT="$HOME/.pyenv"',
+        'if [ -w "$PYENV_ROOT/shims" ]; then : > "$PYENV_ROOT/shims/.pyenv-shim"; else echo "pyenv: cannot rehash: $PYENV_ROOT/shims isn\'t writable" >&2; fi',
+        'export FROM_RC=rc-ran',
+        '',
+      ].join('\n'),
+    );
+  });
+  afterAll(async () => {
+    await f.close();
+  });
+  afterEach(async () => {
+    await Promise.all(f.host.list().map((t) => f.host.close(t.id)));
+  });
+
+  it('hides every secret of the person’s home outside the read list, and filters ~/.gitconfig', async () => {
+    const t = await open('homer');
+    expect(await send('homer', t.id, 'echo "$HOME"')).toMatchObject({ output: homeOf('homer') });
+    for (const rel of Object.keys(secrets)) {
+      for (const path of [join(f.home, rel), `~/${rel}`]) {
+        const r = await send('homer', t.id, `cat ${path}`);
+        expect(r.exitCode, `${path}: ${r.output}`).not.toBe(0);
+        expect(r.output).not.toMatch(/SECRET/);
+      }
+    }
+    const listing = await send('homer', t.id, `ls -A ${f.home}; find ${f.home} -type f 2>/dev/null | xargs cat 2>/dev/null; cat ~/.gitconfig; git config --global --list`);
+    expect(listing.output).not.toMatch(/SECRET|SSHCOMMAND|PAGER|ALIAS-RAN|extraheader/i);
+    expect((await send('homer', t.id, 'git config --global user.name; git config --global alias.st; git config --global core.autocrlf')).output).toBe('Ada Person\nstatus\ninput');
+    expect(await send('homer', t.id, 'git config --global alias.pwn')).toMatchObject({ exitCode: 1, output: '' });
+    expect(await send('homer', t.id, 'git config --global credential.helper')).toMatchObject({ exitCode: 1, output: '' });
+    // The person's own file is untouched, the agent's copy is read-only.
+    expect(await send('homer', t.id, 'echo "[core]hooksPath=/tmp" >> ~/.gitconfig')).toMatchObject({ status: 'done', exitCode: 1 });
+    expect(readFileSync(join(f.home, '.gitconfig'), 'utf8')).toContain('CREDENTIAL-SECRET');
+  });
+
+  it('runs the person’s startup files, with their PATH, and prints no error of the sandbox', async () => {
+    const t = await open('homer');
+    expect(t.banner ?? '').not.toMatch(/writable|Permission denied|Read-only/);
+    expect((await send('homer', t.id, 'echo "$FROM_RC"; mytool')).output).toBe('rc-ran\ntool-ok');
+    // The rehash wrote into the agent's own shims, not the person's.
+    expect(existsSync(join(f.home, '.pyenv', 'shims', '.pyenv-shim'))).toBe(false);
+    // A read entry stays read-only.
+    expect((await send('homer', t.id, 'echo x > ~/.local/bin/evil')).exitCode).not.toBe(0);
+    expect(existsSync(join(f.home, '.local', 'bin', 'evil'))).toBe(false);
+  });
+
+  it.runIf(needed(hasCommand('vim')))('vim writes a file and exits without E138', async () => {
+    const t = await open('homer');
+    const started = await send('homer', t.id, 'vim notes.txt', { waitMs: 1500 });
+    expect(started.status).toMatch(/waiting_input|running/);
+    await f.call(clients.homer!, 'terminal_send', { id: t.id, keys: ['i'], input: true, waitMs: 300 });
+    await f.call(clients.homer!, 'terminal_send', { id: t.id, text: 'written by vim', submit: false, input: true, waitMs: 300 });
+    const done = (await f.call(clients.homer!, 'terminal_send', { id: t.id, keys: ['Escape', ':', 'w', 'q', 'Enter'], input: true })) as Result;
+    const ended = done.status === 'done' ? done : ((await f.call(clients.homer!, 'terminal_wait', { id: t.id, waitMs: 15_000 })) as Result);
+    expect(ended, JSON.stringify(ended)).toMatchObject({ status: 'done', exitCode: 0 });
+    expect(ended.output ?? '').not.toContain('E138');
+    expect(readFileSync(join(f.project, 'notes.txt'), 'utf8')).toBe('written by vim\n');
+    expect(existsSync(join(homeOf('homer'), '.viminfo'))).toBe(true);
+  });
+
+  it('keeps shell history in the agent’s home', async () => {
+    const t = await open('homer');
+    await send('homer', t.id, 'echo history-marker-4711');
+    await send('homer', t.id, 'history -a');
+    expect(readFileSync(join(homeOf('homer'), '.bash_history'), 'utf8')).toContain('history-marker-4711');
+    expect(existsSync(join(f.home, '.bash_history'))).toBe(false);
+  });
+
+  it('persists across the same agent’s terminals and differs between agents', async () => {
+    const first = await open('homer');
+    expect(await send('homer', first.id, 'echo kept > ~/kept.txt && npm config set fund false 2>/dev/null; cat ~/kept.txt')).toMatchObject({ exitCode: 0, output: 'kept' });
+    await f.call(clients.homer!, 'terminal_close', { id: first.id });
+    const second = await open('homer');
+    expect(await send('homer', second.id, 'cat ~/kept.txt')).toMatchObject({ exitCode: 0, output: 'kept' });
+    const other = await open('other');
+    expect((await send('other', other.id, 'echo "$HOME"')).output).toBe(homeOf('other'));
+    expect(homeOf('other')).not.toBe(homeOf('homer'));
+    const r = await send('other', other.id, `cat ~/kept.txt ${join(homeOf('homer'), 'kept.txt')}`);
+    expect(r.exitCode).not.toBe(0);
+    expect(r.output).not.toContain('kept\n');
+    expect(readFileSync(join(homeOf('homer'), 'kept.txt'), 'utf8')).toBe('kept\n');
+    expect(existsSync(join(f.home, 'kept.txt'))).toBe(false);
+  });
+});
+
