@@ -106,6 +106,9 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
       ...running,
       stop: () => {
         stopping ??= (async () => {
+          // Discovery first: a bridge starting now finds no instance (not_running, where it
+          // looked) instead of one whose channel is closing under it.
+          running.lock.unpublish();
           await running.bridgeChannel?.close();
           await running.server.close();
           await running.agents.close();

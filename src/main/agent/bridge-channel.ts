@@ -21,6 +21,17 @@ export function resultLine(id: RequestId, result: CallToolResult): string {
 /** The channel could not be reached at all (no socket, refused): HTTP may still work. */
 export class ChannelUnreachable extends Error {}
 
+/**
+ * The host's end closed after taking the hello and before answering it, with no refusal: a
+ * Tandem exits so (a crash, a kill) and no live one does, since every refusal is an error line
+ * and a shutdown answers `not_running` (mcp-socket.ts). The bridge looks for Tandem again once.
+ */
+export class ChannelClosedBeforeHello extends TandemError {
+  constructor() {
+    super('not_running', 'Tandem closed the bridge channel before answering it (it exited or restarted); call the tool again once Tandem runs.');
+  }
+}
+
 function channelError(error: unknown): TandemError {
   const data = (error as { data?: { code?: unknown }; message?: unknown } | undefined) ?? {};
   const code = ERROR_CODES.includes(data.data?.code as ErrorCode) ? (data.data!.code as ErrorCode) : 'not_running';
@@ -60,7 +71,7 @@ export class BridgeChannel {
     socket.on('end', () => debug && process.stderr.write(`tandem bridge: the host ended the channel while ${phase}\n`));
     socket.on('close', () => {
       if (debug) process.stderr.write(`tandem bridge: channel closed while ${phase}\n`);
-      greet.reject(new TandemError('not_running', 'Tandem closed the bridge channel; call the tool again.'));
+      greet.reject(new ChannelClosedBeforeHello());
       channel.lost();
       onClose(channel);
     });

@@ -8,7 +8,7 @@ import { DEFAULT_LIMITS } from '../../shared/limits.js';
 import { findInstance, notRunningMessage, processDiscoveryEnv } from '../host/discovery.js';
 import { isAlive, parseInstance, type InstanceInfo } from '../host/instance.js';
 import { stateDir } from '../state-dir.js';
-import { BridgeChannel, ChannelUnreachable, type RequestId, resultLine } from './bridge-channel.js';
+import { BridgeChannel, ChannelClosedBeforeHello, ChannelUnreachable, type RequestId, resultLine } from './bridge-channel.js';
 import { BridgeStdioTransport } from './bridge-stdio.js';
 import { bridgeHeaders } from './mcp-http.js';
 import { createMcpServer, serverInfo, toolError } from './mcp-server.js';
@@ -206,7 +206,7 @@ export class Upstream {
 
   private async relay(message: Record<string, unknown>, id: RequestId, line: string): Promise<void> {
     try {
-      this.opening ??= this.openChannel().finally(() => (this.opening = null));
+      this.opening ??= this.openChannelOrRetry().finally(() => (this.opening = null));
       (await this.opening).forward(line, id);
     } catch (error) {
       if (error instanceof ChannelUnreachable) {
@@ -216,6 +216,21 @@ export class Upstream {
       }
       const tandem = error instanceof TandemError ? error : new TandemError('not_running', 'Tandem is not answering; start it (or restart it) and call the tool again.');
       this.write(resultLine(id, toolError(tandem)));
+    }
+  }
+
+  /**
+   * A channel closed before its hello was answered belongs to a Tandem that went away in that
+   * moment: look for Tandem again (a newer one may have published its instance.json, or none
+   * runs: not_running says where the bridge looked) and try once more.
+   */
+  private async openChannelOrRetry(): Promise<BridgeChannel> {
+    try {
+      return await this.openChannel();
+    } catch (error) {
+      if (!(error instanceof ChannelClosedBeforeHello)) throw error;
+      if (process.env.TANDEM_DEBUG_BRIDGE === '1') process.stderr.write('tandem bridge: the channel closed before the hello answer; looking for Tandem again\n');
+      return await this.openChannel();
     }
   }
 

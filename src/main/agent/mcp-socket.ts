@@ -24,6 +24,8 @@ export const maxPendingHellos = 32;
 export const helloTimeoutMs = 5000;
 /** Replies a bridge has not read yet; past this it is not reading and is dropped (bytes). */
 export const maxUnsentBytes = 16 * 1024 * 1024;
+/** The answer to a bridge that says hello while Tandem shuts down (code not_running). */
+export const shuttingDownMessage = 'Tandem is shutting down; its terminals are closing. Call the tool again once Tandem runs again.';
 /** A contract error on the channel: JSON-RPC server error, the contract's code in `data.code`. */
 export const channelErrorCode = -32001;
 
@@ -100,6 +102,9 @@ class LineTransport implements Transport {
 export class McpSocketEndpoint {
   private readonly sessions = new Set<Session>();
   private pendingHellos = 0;
+  /** Set by close(): connections still saying hello are told Tandem is shutting down. */
+  private closing = false;
+  private readonly shuttingDown = new Set<() => void>();
   private readonly clock: Clock;
 
   private constructor(
@@ -147,6 +152,11 @@ export class McpSocketEndpoint {
 
   private accept(socket: Socket): void {
     socket.on('error', () => undefined);
+    if (this.closing) {
+      debug('refused a bridge connection: shutting down');
+      socket.end(errorLine(null, channelErrorCode, 'not_running', shuttingDownMessage));
+      return;
+    }
     if (this.pendingHellos >= maxPendingHellos) {
       debug(`refused a bridge connection: ${maxPendingHellos} hellos pending`);
       socket.end(errorLine(null, channelErrorCode, 'capacity', 'Too many bridge connections are starting at once; try again.'));
@@ -154,10 +164,15 @@ export class McpSocketEndpoint {
     }
     this.pendingHellos += 1;
     let said = false;
+    // A shutdown answers a bridge still saying hello (it would otherwise wait out helloTimeoutMs,
+    // or get a session on a closing host): the same answer as a connection that arrives then.
+    const onShutdown = () => refuse(null, 'not_running', shuttingDownMessage);
+    this.shuttingDown.add(onShutdown);
     const timer = this.clock.setTimeout(() => refuse(null, 'forbidden', `No ${bridgeHelloMethod} within ${helloTimeoutMs} ms; the bridge channel starts with the agent's token.`), helloTimeoutMs);
     const settle = () => {
       if (said) return false;
       said = true;
+      this.shuttingDown.delete(onShutdown);
       this.pendingHellos -= 1;
       this.clock.clearTimeout(timer);
       return true;
@@ -305,6 +320,8 @@ export class McpSocketEndpoint {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
+    for (const refuse of [...this.shuttingDown]) refuse();
     for (const session of this.sessions) session.socket.destroy();
     await new Promise<void>((resolve) => this.net.close(() => resolve()));
     if (hostPlatform.os !== 'win32') {

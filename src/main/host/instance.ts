@@ -117,11 +117,21 @@ export class InstanceLock {
     if (this.pointer) writePointer(this.pointer, this.path);
   }
 
+  /**
+   * Takes instance.json (and the pointer) down while the lock is still held: the first step of a
+   * shutdown, so no new bridge finds an instance that is closing. Removes only a file that still
+   * names this process.
+   */
+  unpublish(): void {
+    if (!this.held) return;
+    if (readInstance(this.path)?.pid === process.pid) rmSync(this.path, { force: true });
+    if (this.pointer) removePointer(this.pointer, this.path);
+  }
+
   release(): void {
     if (!this.held) return;
+    this.unpublish();
     this.held = false;
-    rmSync(this.path, { force: true });
     rmSync(this.lockPath, { force: true });
-    if (this.pointer) removePointer(this.pointer, this.path);
   }
 }
