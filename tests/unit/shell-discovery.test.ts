@@ -34,10 +34,9 @@ function macLike() {
   const layout: ShellLayout = {
     searchDirs: ['homebrew/bin', 'ports/bin', 'home/.local/bin', 'odd/bin', 'system/bin'].map((dir) => join(root, dir)),
     systemDirs: [join(root, 'system/bin')],
-    home: join(root, 'home'),
   };
   // A Finder-started app's PATH: the system's folder only.
-  const env: NodeJS.ProcessEnv = { PATH: join(root, 'system/bin'), SHELL: shells.systemBash.path, HOME: layout.home };
+  const env: NodeJS.ProcessEnv = { PATH: join(root, 'system/bin'), SHELL: shells.systemBash.path, HOME: join(root, 'home') };
   return { root, shells, layout, env };
 }
 
@@ -47,10 +46,11 @@ describe('several bash and zsh binaries', () => {
     const found = discoverShells(env, 'darwin', layout);
     expect(found.shells.map((shell) => [shell.path, shell.label])).toEqual([
       [shells.brewBash.path, 'bash 5.2 (Homebrew)'],
-      [shells.ownBash.path, 'bash 5.1 (~/.local/bin)'],
+      // Another folder is not named: the menu shows each path beside its label.
+      [shells.ownBash.path, 'bash 5.1'],
       // A version it could not read: after the known ones, with the full integration as before.
-      [shells.oddBash.path, `bash (${join(layout.home, '..', 'odd/bin')})`],
-      [shells.portsBash.path, `bash 4.3 (${join(layout.home, '..', 'ports/bin')}, limited)`],
+      [shells.oddBash.path, 'bash'],
+      [shells.portsBash.path, 'bash 4.3 (limited)'],
       [shells.systemBash.path, 'bash 3.2 (system, limited)'],
       // Equal versions keep PATH's first.
       [shells.systemZsh.path, 'zsh 5.9 (system)'],
@@ -74,7 +74,7 @@ describe('several bash and zsh binaries', () => {
 
   it('a lone bash 3.2 is labelled as limited; a lone current bash or zsh is not labelled', () => {
     const { shells, env } = macLike();
-    const layout: ShellLayout = { searchDirs: [], systemDirs: [join(shells.systemBash.path, '..')], home: env.HOME! };
+    const layout: ShellLayout = { searchDirs: [], systemDirs: [join(shells.systemBash.path, '..')] };
     const found = discoverShells(env, 'darwin', layout);
     expect(found.shells.map((shell) => [shell.path, shell.label])).toEqual([
       [shells.systemBash.path, 'bash 3.2 (system, limited)'],
@@ -112,13 +112,13 @@ describe('where discovery looks', () => {
   });
 
   it('names the source by the real path', () => {
-    const layout = { systemDirs: ['/bin', '/usr/bin'], home: '/Users/ann' };
-    expect(shellSource('/opt/homebrew/bin/bash', '/opt/homebrew/Cellar/bash/5.2.15/bin/bash', layout)).toBe('Homebrew');
-    expect(shellSource('/usr/local/bin/bash', '/usr/local/Cellar/bash/5.2.15/bin/bash', layout)).toBe('Homebrew');
-    expect(shellSource('/usr/local/bin/bash', '/usr/local/bin/bash', layout)).toBe('/usr/local/bin');
-    expect(shellSource('/opt/local/bin/bash', '/opt/local/bin/bash', layout)).toBe('MacPorts');
-    expect(shellSource('/Users/ann/.nix-profile/bin/bash', '/nix/store/abc-bash-5.2/bin/bash', layout)).toBe('Nix');
-    expect(shellSource('/bin/bash', '/bin/bash', layout)).toBe('system');
-    expect(shellSource('/Users/ann/bin/bash', '/Users/ann/bin/bash', layout)).toBe('~/bin');
+    const system = shellLayout({}, 'darwin').systemDirs;
+    expect(shellSource('/opt/homebrew/bin/bash', '/opt/homebrew/Cellar/bash/5.2.15/bin/bash', system)).toBe('Homebrew');
+    expect(shellSource('/usr/local/bin/bash', '/usr/local/Cellar/bash/5.2.15/bin/bash', system)).toBe('Homebrew');
+    expect(shellSource('/usr/local/bin/bash', '/usr/local/bin/bash', system)).toBeNull();
+    expect(shellSource('/opt/local/bin/bash', '/opt/local/bin/bash', system)).toBe('MacPorts');
+    expect(shellSource('/Users/ann/.nix-profile/bin/bash', '/nix/store/abc-bash-5.2/bin/bash', system)).toBe('Nix');
+    expect(shellSource('/bin/bash', '/bin/bash', system)).toBe('system');
+    expect(shellSource('/Users/ann/bin/bash', '/Users/ann/bin/bash', system)).toBeNull();
   });
 });

@@ -1,5 +1,5 @@
 import { realpathSync } from 'node:fs';
-import { homedir, userInfo } from 'node:os';
+import { userInfo } from 'node:os';
 import { delimiter, dirname, isAbsolute, join } from 'node:path';
 import { bashLegacyDialect } from './bash.js';
 import { compareVersions, readShellVersions, shellVersion, type BashVersion } from './bash-version.js';
@@ -37,7 +37,6 @@ export interface ShellDiscovery {
 export interface ShellLayout {
   searchDirs: readonly string[];
   systemDirs: readonly string[];
-  home: string;
 }
 
 /**
@@ -47,7 +46,7 @@ export interface ShellLayout {
 export function shellLayout(env: NodeJS.ProcessEnv, platform: NodeJS.Platform): ShellLayout {
   const injected = env.TANDEM_SHELL_SEARCH_DIRS;
   const searchDirs = platform === 'win32' ? [] : injected !== undefined ? injected.split(delimiter).filter((dir) => isAbsolute(dir)) : platform === 'darwin' ? [...macSearchDirs] : [];
-  return { searchDirs, systemDirs: ['/bin', '/usr/bin'], home: env.HOME || homedir() };
+  return { searchDirs, systemDirs: ['/bin', '/usr/bin'] };
 }
 
 /** The person's default shell: $SHELL (or the account's shell), then /bin/sh; pwsh, powershell, cmd on Windows. */
@@ -98,14 +97,15 @@ function versionedPaths(name: string, env: NodeJS.ProcessEnv, defaultPath: strin
   return paths;
 }
 
-/** Where a binary comes from, by its real path: `Homebrew` (its Cellar), `MacPorts`, `Nix`, `system`, else its folder. */
-export function shellSource(path: string, real: string, layout: Pick<ShellLayout, 'systemDirs' | 'home'>): string {
+/**
+ * Where a binary comes from, by its real path: `Homebrew` (its Cellar), `MacPorts`, `Nix`,
+ * `system`; null for another folder, which the menu shows beside the label anyway.
+ */
+export function shellSource(path: string, real: string, systemDirs: readonly string[]): string | null {
   if (real.includes('/Cellar/') || [path, real].some((p) => p.startsWith('/opt/homebrew/') || p.startsWith('/home/linuxbrew/.linuxbrew/'))) return 'Homebrew';
   if ([path, real].some((p) => p.startsWith('/opt/local/'))) return 'MacPorts';
   if (real.startsWith('/nix/')) return 'Nix';
-  if (layout.systemDirs.includes(dirname(path))) return 'system';
-  const dir = dirname(path);
-  return dir === layout.home || dir.startsWith(`${layout.home}/`) ? `~${dir.slice(layout.home.length)}` : dir;
+  return systemDirs.includes(dirname(path)) ? 'system' : null;
 }
 
 interface Ranked {
@@ -124,8 +124,8 @@ function rank(a: Ranked, b: Ranked): number {
 
 function label(entry: Ranked, layout: ShellLayout): string {
   const version = entry.version ? ` ${entry.version.major}.${entry.version.minor}` : '';
-  const notes = [shellSource(entry.shell.path, realPath(entry.shell.path), layout), ...(limited(entry.shell) ? ['limited'] : [])];
-  return `${entry.shell.name}${version} (${notes.join(', ')})`;
+  const notes = [shellSource(entry.shell.path, realPath(entry.shell.path), layout.systemDirs), limited(entry.shell) ? 'limited' : null].filter((note) => note !== null);
+  return `${entry.shell.name}${version}${notes.length > 0 ? ` (${notes.join(', ')})` : ''}`;
 }
 
 /**

@@ -39,12 +39,12 @@ export function serveEnv(home: string): NodeJS.ProcessEnv {
   return env;
 }
 
-/** Starts the real `tandem serve --port 0` and waits for the login link it prints. */
-export async function startServe(): Promise<TandemServe> {
+/** Starts the real `tandem serve --port 0` (with `extraEnv` over serveEnv's) and waits for the login link it prints. */
+export async function startServe(extraEnv: NodeJS.ProcessEnv = {}): Promise<TandemServe> {
   const missing = missingBuild();
   if (missing) throw new Error(missing);
   const home = mkdtempSync(join(tmpdir(), 'tandem-ui-e2e-'));
-  const child = spawn(process.execPath, [cliPath, 'serve', '--port', '0'], { cwd: projectRoot, env: serveEnv(home), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [cliPath, 'serve', '--port', '0'], { cwd: projectRoot, env: { ...serveEnv(home), ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   child.stderr?.setEncoding('utf8');
   child.stderr?.on('data', (chunk: string) => {
