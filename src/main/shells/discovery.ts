@@ -16,8 +16,9 @@ export const versionedShells = ['bash', 'zsh'] as const;
 
 /**
  * Where macOS keeps bash and zsh besides PATH: an app started from Finder gets launchd's PATH
- * (/usr/bin:/bin:/usr/sbin:/sbin), without Homebrew (/opt/homebrew on Apple silicon,
- * /usr/local on Intel) or MacPorts (/opt/local). /bin holds the system's own.
+ * (/usr/bin:/bin:/usr/sbin:/sbin), without Homebrew (docs.brew.sh/Installation: /opt/homebrew
+ * on Apple silicon, /usr/local on Intel) or MacPorts (guide.macports.org: /opt/local). /bin
+ * holds the system's own.
  */
 export const macSearchDirs = ['/opt/homebrew/bin', '/usr/local/bin', '/opt/local/bin', '/bin'] as const;
 
