@@ -1,18 +1,32 @@
-import { describe, it } from 'vitest';
-import { chromiumAvailable, chromiumRequired, screenshotPath, skipReason } from './helpers/browser';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumAvailable, chromiumRequired, launchChromium, screenshotPath, skipReason } from './helpers/browser';
 import { dropUiConnections } from './helpers/in-process';
 import { useUiFixture } from './helpers/ui-fixture';
-import { activeTerminalId, typeLine, waitForPrompt, waitForScreen } from './helpers/page';
-import { testUrl } from './helpers/serve';
+import { activeTerminalId, openTerminal, typeLine, waitForPrompt, waitForScreen } from './helpers/page';
+import { missingBuild, projectRoot, serveEnv, testUrl } from './helpers/serve';
 
 const runUi = chromiumAvailable || chromiumRequired;
 if (!runUi) console.warn(skipReason);
+
+/** Words that claim the terminals still run: never on screen before Tandem has answered again. */
+const claimsRunning = /terminals? (keep|kept|still) run/i;
+
+async function notice(page: Page): Promise<string> {
+  return (await page.locator('.connection-notice').textContent())?.trim() ?? '';
+}
 
 /** The connection drops (the terminals stay on the host): the page says so, reconnects and re-attaches. */
 describe.skipIf(!runUi)('Tandem UI: a dropped connection', () => {
   const ui = useUiFixture({ width: 1000, height: 640 });
 
-  it('shows reconnecting, then restores the screen and takes input again', async () => {
+  it('says it lost the connection without claiming anything, then that the terminals kept running, and restores the screen', async () => {
     await ui.page.goto(testUrl(ui.serve.loginUrl));
     await ui.page.getByRole('button', { name: /^New terminal \(/ }).click();
     const id = await activeTerminalId(ui.page);
@@ -22,13 +36,149 @@ describe.skipIf(!runUi)('Tandem UI: a dropped connection', () => {
 
     // Output produced while the page is away must show up after it re-attaches.
     await ui.serve.host.get(id).session.write('sleep 0.5; echo while-away\r');
+    // Every notice the page shows while it reconnects, however briefly (the reconnect is quick).
+    await ui.page.evaluate(() => {
+      const seen: string[] = [];
+      (window as unknown as { seenNotices: string[] }).seenNotices = seen;
+      new MutationObserver(() => {
+        const state = document.querySelector('[data-connection]')?.getAttribute('data-connection');
+        const text = document.querySelector('.connection-notice')?.textContent?.trim();
+        if (state === 'reconnecting' && text) seen.push(text);
+      }).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
+    });
     dropUiConnections(ui.serve.server);
     await ui.page.locator('[data-connection="reconnecting"]').waitFor();
     await ui.page.screenshot({ path: screenshotPath('ui-reconnecting') });
     await ui.page.locator('[data-connection="connected"]').waitFor();
+    // Until Tandem answers, a dropped network and a dead Tandem look the same.
+    const seen = await ui.page.evaluate(() => (window as unknown as { seenNotices: string[] }).seenNotices);
+    expect(seen.length).toBeGreaterThan(0);
+    for (const text of seen) expect(text).not.toMatch(claimsRunning);
+    await ui.page.locator('.connection-notice', { hasText: 'Reconnected; your terminals kept running.' }).waitFor();
+    await ui.page.screenshot({ path: screenshotPath('ui-reconnected-kept') });
     await waitForScreen(ui.page, id, /^while-away$/m);
 
     await typeLine(ui.page, 'echo after-drop');
     await waitForScreen(ui.page, id, /^after-drop$/m);
   }, 60_000);
+});
+
+/** A free loopback port, so the restarted Tandem answers where the page looks. */
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', () => done()));
+  const { port } = server.address() as { port: number };
+  await new Promise<void>((done) => server.close(() => done()));
+  return port;
+}
+
+interface Served {
+  child: ChildProcess;
+  loginUrl: string;
+  exited: Promise<void>;
+}
+
+/** The real `tandem serve` on a fixed port and state directory, as a person starts it again after a crash. */
+async function serveOn(port: number, home: string): Promise<Served> {
+  const child = spawn(process.execPath, [join(projectRoot, 'bin/tandem.js'), 'serve', '--port', String(port)], { cwd: projectRoot, env: serveEnv(home), stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-2000)));
+  const loginUrl = await new Promise<string>((done, fail) => {
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      const match = /http:\/\/127\.0\.0\.1:\d+\/#login=\S+/.exec(line);
+      if (match) done(match[0]);
+    });
+    void exited.then(() => fail(new Error(`tandem serve exited before printing its link: ${stderr}`)));
+  });
+  return { child, loginUrl, exited };
+}
+
+/** Tandem itself goes away: the page must not say the terminals run, and after a restart says they ended. */
+describe.skipIf(!runUi || missingBuild() !== null)('Tandem UI: Tandem stops or crashes and starts again', () => {
+  let browser: Browser;
+  let home: string;
+  const running = new Set<Served>();
+  beforeAll(async () => {
+    browser = await launchChromium();
+    home = mkdtempSync(join(tmpdir(), 'tandem-ui-restart-'));
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    for (const served of running) {
+      served.child.kill('SIGKILL');
+      await served.exited;
+    }
+    rmSync(home, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+  }, 30_000);
+
+  async function start(port: number): Promise<Served> {
+    const served = await serveOn(port, home);
+    running.add(served);
+    void served.exited.then(() => running.delete(served));
+    return served;
+  }
+
+  async function pageWithTerminals(served: Served, count: number): Promise<Page> {
+    const context = await browser.newContext({ viewport: { width: 1000, height: 640 } });
+    context.setDefaultTimeout(20_000);
+    const page = await context.newPage();
+    page.on('pageerror', (error) => console.error('page error:', error));
+    await page.goto(testUrl(served.loginUrl));
+    for (let i = 0; i < count; i++) await waitForPrompt(page, await openTerminal(page));
+    return page;
+  }
+
+  it('a crash (SIGKILL): "not reachable" while it is down, then "restarted" with the old tabs gone', async () => {
+    const port = await freePort();
+    const first = await start(port);
+    const page = await pageWithTerminals(first, 2);
+    expect(await page.locator('[role="tab"][data-terminal-id]').count()).toBe(2);
+
+    first.child.kill('SIGKILL');
+    await first.exited;
+    await page.locator('.connection-notice[data-host="unreachable"]').waitFor();
+    expect(await notice(page)).toBe('Tandem is not reachable; retrying.');
+    expect(await page.locator('body').innerText()).not.toMatch(claimsRunning);
+    await page.screenshot({ path: screenshotPath('ui-host-unreachable') });
+
+    const second = await start(port);
+    await page.locator('.connection-notice[data-host="restarted"]').waitFor();
+    expect(await notice(page)).toBe('Tandem restarted: the 2 terminals of its previous run ended with it.');
+    // The tabs of terminals that no longer exist are gone, and nothing claims they run.
+    expect(await page.locator('[role="tab"][data-terminal-id]').count()).toBe(0);
+    expect(await page.locator('body').innerText()).not.toMatch(claimsRunning);
+    await page.locator('[data-connection="login_required"]').waitFor();
+    await page.screenshot({ path: screenshotPath('ui-host-restarted-after-crash') });
+
+    // The new link logs the same page in to the new Tandem, which starts empty.
+    await page.goto(testUrl(second.loginUrl));
+    await page.locator('[data-connection="connected"]').waitFor();
+    expect(await page.locator('[role="tab"][data-terminal-id]').count()).toBe(0);
+    await page.context().close();
+    second.child.kill('SIGTERM');
+    await second.exited;
+  }, 120_000);
+
+  it('a clean stop (SIGTERM): "stopped and closed its terminals" at once, then "restarted"', async () => {
+    const port = await freePort();
+    const first = await start(port);
+    const page = await pageWithTerminals(first, 1);
+
+    first.child.kill('SIGTERM');
+    await first.exited;
+    await page.locator('.connection-notice[data-host="stopped"]').waitFor();
+    expect(await notice(page)).toBe('Tandem stopped and closed its 1 terminal; waiting for it to start again.');
+    expect(await page.locator('[role="tab"][data-terminal-id]').count()).toBe(0);
+    expect(await page.locator('body').innerText()).not.toMatch(claimsRunning);
+    await page.screenshot({ path: screenshotPath('ui-host-stopped') });
+
+    const second = await start(port);
+    await page.locator('.connection-notice[data-host="restarted"]').waitFor();
+    expect(await notice(page)).toBe('Tandem restarted: the 1 terminal of its previous run ended with it.');
+    await page.screenshot({ path: screenshotPath('ui-host-restarted-after-stop') });
+    await page.context().close();
+    second.child.kill('SIGTERM');
+    await second.exited;
+  }, 120_000);
 });

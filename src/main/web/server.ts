@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -46,6 +47,12 @@ interface Route {
  */
 export class WebServer {
   readonly auth: UiAuth;
+  /**
+   * Random per start: GET /session names it (header `X-Tandem-Instance`, and `instance` in a
+   * 401), so a page whose secret stopped working can tell a restarted Tandem (its terminals
+   * ended) from the same one that forgot the page's session (its terminals still run).
+   */
+  readonly instanceId = randomBytes(12).toString('base64url');
   private readonly http: Server;
   private readonly wss: WebSocketServer;
   private readonly routes: Route[] = [];
@@ -205,6 +212,7 @@ export class WebServer {
     res.setHeader('Access-Control-Allow-Origin', origin);
     res.setHeader('Access-Control-Allow-Methods', 'GET, POST');
     res.setHeader('Access-Control-Allow-Headers', 'Content-Type, X-Tandem-Session');
+    res.setHeader('Access-Control-Expose-Headers', instanceHeader);
     res.setHeader('Access-Control-Max-Age', '600');
     res.setHeader('Vary', 'Origin');
   }
@@ -212,16 +220,17 @@ export class WebServer {
   /**
    * POST /session `{"login": "<token>"}` → `{"secret": "<session secret>"}`.
    * GET /session with `X-Tandem-Session: <secret>` → 204 when that secret is valid, else 401
-   * (lets a page tell "Tandem restarted, log in again" from "Tandem is unreachable").
+   * (lets a page tell "Tandem restarted, log in again" from "Tandem is unreachable"); both
+   * name this run's `instanceId`.
    */
   private async onSession(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (req.method === 'GET') {
       const secret = req.headers['x-tandem-session'];
       if (typeof secret === 'string' && this.auth.isSession(secret)) {
-        res.writeHead(204, { ...commonHeaders, 'Cache-Control': 'no-store' });
+        res.writeHead(204, { ...commonHeaders, 'Cache-Control': 'no-store', [instanceHeader]: this.instanceId });
         res.end();
       } else {
-        sendJson(res, 401, { error: { code: 'forbidden', message: 'This page is not logged in; open the login link that tandem serve printed.' } });
+        sendJson(res, 401, { error: { code: 'forbidden', message: 'This page is not logged in; open the login link that tandem serve printed.' }, instance: this.instanceId }, { [instanceHeader]: this.instanceId });
       }
       return;
     }
@@ -295,6 +304,9 @@ function splitUrl(raw: string | undefined): { pathname: string; search: string }
   const q = raw.indexOf('?');
   return q < 0 ? { pathname: raw, search: '' } : { pathname: raw.slice(0, q), search: raw.slice(q) };
 }
+
+/** The header of GET /session that names this run of Tandem (WebServer.instanceId). */
+export const instanceHeader = 'X-Tandem-Instance';
 
 const statusText: Record<number, string> = { 400: 'Bad Request', 401: 'Unauthorized', 403: 'Forbidden', 404: 'Not Found' };
 

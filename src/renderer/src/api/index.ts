@@ -6,11 +6,11 @@
 import type { TandemApi } from '../../../shared/contract';
 import { IpcClient } from './ipc-client';
 import { browserEnvironment, checkSession, establishSession, forgetSession } from './session';
-import { type ConnectionStatus, WsClient } from './ws-client';
+import { type ConnectionStatus, type HostState, WsClient } from './ws-client';
 
 export type { TandemApi } from '../../../shared/contract';
 export { TandemCallError } from './errors';
-export type { ConnectionStatus } from './ws-client';
+export type { ConnectionStatus, HostState } from './ws-client';
 
 export interface TandemConnection extends TandemApi {
   readonly transport: 'ipc' | 'websocket';
@@ -22,6 +22,8 @@ export interface ConnectOptions {
   onReconnect?: () => void | Promise<void>;
   /** Connection state of the browser transport (IPC is always connected). */
   onStatus?: (status: ConnectionStatus, detail?: string) => void;
+  /** What became known about the Tandem the browser transport lost (see HostState). */
+  onHost?: (state: HostState) => void;
   /**
    * The `tandem serve` origin (`http://127.0.0.1:PORT`) when the page is served from
    * elsewhere (a UI dev server; start serve with --allow-origin for it). Default: the page's own.
@@ -36,7 +38,12 @@ export async function connect(opts: ConnectOptions = {}): Promise<TandemConnecti
   const env = browserEnvironment();
   const server = (opts.server ?? window.location.origin).replace(/\/+$/, '');
   const secret = await establishSession(env, server);
+  // Which run of Tandem this page logs in to: after a lost connection, another run means the
+  // terminals ended with the old one (a failed check leaves it unknown, and the socket decides).
+  const { instance } = await checkSession(env, secret, server);
   return await WsClient.connect({
+    instance,
+    onHost: opts.onHost,
     url: `${server.replace(/^http/, 'ws')}/ws`,
     secret,
     onReconnect: opts.onReconnect,

@@ -121,8 +121,21 @@ export async function establishSession(env: SessionEnvironment = browserEnvironm
   throw new TandemCallError('forbidden', 'This page is not logged in to Tandem: open the link that `tandem serve` printed in its terminal.');
 }
 
-/** Whether the server still knows this secret: lets a reconnecting page tell "log in again" from "unreachable". */
-export async function checkSession(env: SessionEnvironment, secret: string, server = env.location.origin): Promise<'valid' | 'invalid' | 'unreachable'> {
+/** What GET /session says: whether the secret is still known, and which run of Tandem answered (null when none did). */
+export interface SessionCheck {
+  session: 'valid' | 'invalid' | 'unreachable';
+  instance: string | null;
+}
+
+/** The header naming the run of Tandem that answered (src/main/web/server.ts, instanceHeader). */
+const instanceHeader = 'X-Tandem-Instance';
+
+/**
+ * Whether the server still knows this secret, and which run of Tandem it is: lets a page that
+ * lost its connection tell "unreachable", "the same Tandem (log in again, the terminals still
+ * run)" and "a restarted Tandem (the terminals ended)" apart.
+ */
+export async function checkSession(env: SessionEnvironment, secret: string, server = env.location.origin): Promise<SessionCheck> {
   try {
     const response = await env.fetch(`${server}/session`, {
       method: 'GET',
@@ -131,10 +144,11 @@ export async function checkSession(env: SessionEnvironment, secret: string, serv
       cache: 'no-store',
       referrerPolicy: 'no-referrer',
     });
-    if (response.status === 204) return 'valid';
-    if (response.status === 401) return 'invalid';
-    return 'unreachable';
+    const instance = response.headers.get(instanceHeader);
+    if (response.status === 204) return { session: 'valid', instance };
+    if (response.status === 401) return { session: 'invalid', instance };
+    return { session: 'unreachable', instance: null };
   } catch {
-    return 'unreachable';
+    return { session: 'unreachable', instance: null };
   }
 }

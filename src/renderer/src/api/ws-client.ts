@@ -9,8 +9,21 @@ import type { EventName, EventPayload, OpArgs, OpName, OpResult, TandemApi } fro
 import { decodeServerMessage } from '../../../shared/frames';
 import { wsAuthPrefix, wsProtocol } from '../../../shared/wire';
 import { TandemCallError } from './errors';
+import type { SessionCheck } from './session';
 
 export type ConnectionStatus = 'connecting' | 'connected' | 'reconnecting' | 'login_required' | 'closed';
+
+/**
+ * What the page knows about the Tandem it was connected to, once the connection dropped:
+ * `same` (it answered again: its terminals kept running), `unreachable` (nothing answers yet:
+ * nothing is known about the terminals), `stopped` (it said it was shutting down: its
+ * terminals were closed) or `restarted` (another run of Tandem answers: the terminals of the
+ * one this page knew ended with it).
+ */
+export type HostState = 'same' | 'unreachable' | 'stopped' | 'restarted';
+
+/** The close code Tandem gives every page when it shuts down (src/main/web/ws-transport.ts, closeCodes.goingAway). */
+const goingAway = 1001;
 
 /** The part of the browser's WebSocket the client uses (the `ws` package's client matches it too). */
 export interface WebSocketLike {
@@ -36,7 +49,11 @@ export interface WsClientOptions {
   onReconnect?: () => void | Promise<void>;
   onStatus?: (status: ConnectionStatus, detail?: string) => void;
   /** Asked after a failed reconnect: 'invalid' stops reconnecting with status login_required. */
-  checkSession?: () => Promise<'valid' | 'invalid' | 'unreachable'>;
+  checkSession?: () => Promise<SessionCheck>;
+  /** The run of Tandem this page logged in to (GET /session's instance), to tell a restart from the same one. */
+  instance?: string | null;
+  /** What became known about the Tandem this page was connected to (see HostState). */
+  onHost?: (state: HostState) => void;
   /** Error replies that belong to no call (a message the server could not parse). */
   onProtocolError?: (message: string) => void;
   initialBackoffMs?: number;
@@ -60,6 +77,7 @@ export class WsClient implements TandemApi {
   private backoffMs: number;
   private reconnectTimer: ReturnType<typeof setTimeout> | null = null;
   private statusValue: ConnectionStatus = 'connecting';
+  private host: HostState | null = null;
 
   private constructor(private readonly opts: WsClientOptions) {
     this.backoffMs = opts.initialBackoffMs ?? 250;
@@ -71,7 +89,7 @@ export class WsClient implements TandemApi {
     client.setStatus('connecting');
     const opened = await client.open();
     if (!opened) {
-      const session = (await opts.checkSession?.()) ?? 'unreachable';
+      const session = (await opts.checkSession?.())?.session ?? 'unreachable';
       client.closedByUs = true;
       if (session === 'invalid') {
         client.setStatus('login_required');
@@ -162,6 +180,8 @@ export class WsClient implements TandemApi {
   private onDropped(code: number, reason: string): void {
     this.failPending(`The connection to Tandem was lost${reason ? ` (${reason})` : ''}.`);
     if (this.closedByUs) return;
+    // Unknown until something answers: a dropped network and a crashed Tandem look the same here.
+    this.setHost(code === goingAway ? 'stopped' : null);
     this.setStatus('reconnecting', reason || `code ${code}`);
     this.scheduleReconnect();
   }
@@ -186,22 +206,42 @@ export class WsClient implements TandemApi {
       return;
     }
     if (!opened) {
-      const session = (await this.opts.checkSession?.()) ?? 'unreachable';
-      if (session === 'invalid') {
+      const check = (await this.opts.checkSession?.()) ?? { session: 'unreachable', instance: null };
+      if (check.session === 'invalid') {
         this.closedByUs = true;
-        this.setStatus('login_required', 'This page is no longer logged in (Tandem restarted?): open the link that `tandem serve` printed.');
+        // Not knowing which run the page logged in to, assume the restart: the likelier case, and
+        // it claims no terminal still runs.
+        const known = this.opts.instance ?? null;
+        const restarted = this.host === 'stopped' || known === null || check.instance !== known;
+        this.setHost(restarted ? 'restarted' : 'same');
+        this.setStatus(
+          'login_required',
+          restarted
+            ? 'Tandem restarted: open the link that `tandem serve` printed to log in to the new one.'
+            : 'This page is no longer logged in; Tandem still runs (and its terminals with it): open the link that `tandem serve` printed.',
+        );
         return;
       }
+      if (check.session === 'unreachable' && this.host !== 'stopped') this.setHost('unreachable');
       this.scheduleReconnect();
       return;
     }
     this.backoffMs = this.opts.initialBackoffMs ?? 250;
+    // The socket opened with this page's secret, and a secret lives only in the memory of the
+    // run that issued it: this is the same Tandem, its terminals kept running.
+    this.setHost('same');
     this.setStatus('connected');
     try {
       await this.opts.onReconnect?.();
     } catch (error) {
       console.error('Restoring the Tandem UI after a reconnect failed:', error);
     }
+  }
+
+  private setHost(state: HostState | null): void {
+    if (state === this.host) return;
+    this.host = state;
+    if (state) this.opts.onHost?.(state);
   }
 
   private setStatus(status: ConnectionStatus, detail?: string): void {

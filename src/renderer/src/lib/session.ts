@@ -14,6 +14,8 @@ export async function startSession(): Promise<void> {
     onLost: () => {
       for (const view of views.all()) view.connectionLost();
     },
+    // The Tandem that ran them is gone: its tabs would show terminals that no longer exist.
+    onEnded: () => terminals.forgetAll(),
     onReconnect: async () => {
       const current = connection.api;
       if (!current) return;

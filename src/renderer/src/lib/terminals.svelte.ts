@@ -74,6 +74,15 @@ export class TerminalsStore {
     this.select(neighbour?.id ?? terminals[0]?.id ?? null);
   }
 
+  /** The host that ran these terminals is gone (stopped or replaced): drops every tab; returns how many there were. */
+  forgetAll(): number {
+    const count = this.list.length;
+    this.list = [];
+    this.closing = {};
+    this.select(null);
+    return count;
+  }
+
   private upsert(view: TerminalView): void {
     const index = this.list.findIndex((terminal) => terminal.id === view.id);
     this.list = index >= 0 ? this.list.with(index, view) : [...this.list, view];
