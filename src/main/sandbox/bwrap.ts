@@ -68,6 +68,8 @@ export function bwrapArgs({ spec, pty, infoFd, seccompFd, unsetEnv, setEnv, comm
     // What is hidden inside a read entry stays hidden where the agent's home shows it too.
     for (const entry of others) if (home.read.some((r) => r.dir && within(entry.path, r.dest))) args.push(...hide({ ...entry, path: inAgentHome(home, entry.path) }));
   }
+  // A mount point cannot be renamed or removed: the repository's `.git` stays where git looks.
+  for (const entry of spec.gitAnchors ?? []) args.push(bind, entry.path, entry.path);
   for (const entry of spec.protectedPaths) args.push('--ro-bind', entry.path, entry.path);
   for (const dir of spec.writable) args.push(bind, dir, dir);
   for (const path of spec.readable) args.push('--ro-bind', path, path);

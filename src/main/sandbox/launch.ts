@@ -6,13 +6,14 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { childrenOf, readStat } from '../pty/proc.js';
 import { resourcesDir } from '../resources.js';
 import { assertSandboxAvailable } from './availability.js';
 import { agentHome } from './agent-home.js';
 import { bwrapArgs, bwrapPath, launcherShell } from './bwrap.js';
+import { gitProtection, releaseGitProtection } from './git-protect.js';
 import { hiddenPathCandidates } from './hidden-paths.js';
 import { sandboxExecPath, seatbeltProfile } from './seatbelt.js';
 import { tiocstiFilter } from './seccomp.js';
@@ -135,6 +136,8 @@ export class Confinement {
   private readonly runDir: string;
   private readonly cacheEnv: Record<string, string>;
   private readonly platform: NodeJS.Platform;
+  /** `commondir` files written to protect the repository, released on dispose. */
+  private readonly gitWritten: string[];
 
   /** Checks the platform first: nothing is created or spawned when confinement is impossible. */
   constructor(input: ConfineInput) {
@@ -157,6 +160,8 @@ export class Confinement {
     // whole home the workspace (they approved that), nor for a home of / or none.
     const home = this.platform === 'linux' && personHome !== '' && personHome !== '/' && personHome !== workspace ? this.homeSpec(personHome, agentDir, workspace, input) : undefined;
     let writable: string[] = [];
+    const git = gitProtection(workspace);
+    this.gitWritten = git.written;
     if (home) {
       const at = (rel: string) => posix.join(home.agentHome, rel);
       this.historyFile = at(history);
@@ -185,7 +190,8 @@ export class Confinement {
       writable,
       readable,
       hidden: existing(hiddenPathCandidates({ home: input.home, env: input.env, stateDir: input.stateDir, discoveryDir: input.discoveryDir })),
-      protectedPaths: protectedPaths(workspace),
+      protectedPaths: git.readOnly,
+      gitAnchors: git.anchors,
       ...(home ? { home } : {}),
     };
     const insideTmp = this.platform === 'linux' ? '/tmp' : tmpDir;
@@ -252,21 +258,7 @@ export class Confinement {
 
   /** Removes the private temporary directory and the launch files. */
   dispose(): void {
+    releaseGitProtection(this.gitWritten.splice(0));
     rmSync(this.runDir, { recursive: true, force: true });
   }
-}
-
-/** `.git/config` and `.git/hooks` of a repository at the workspace; hooks is created if missing so it cannot be. */
-function protectedPaths(workspace: string): HiddenPath[] {
-  const git = posix.join(workspace, '.git');
-  try {
-    if (!statSync(git).isDirectory()) return [];
-  } catch {
-    return [];
-  }
-  const hooks = posix.join(git, 'hooks');
-  if (!existsSync(hooks)) mkdirSync(hooks);
-  const out: HiddenPath[] = [{ path: hooks, dir: true }];
-  if (existsSync(posix.join(git, 'config'))) out.push({ path: posix.join(git, 'config'), dir: false });
-  return out;
 }

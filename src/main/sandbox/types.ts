@@ -55,8 +55,10 @@ export interface SandboxSpec extends SandboxInfo {
   /** Host paths the shell must read at startup (its rc directory), same path inside. */
   readable: string[];
   hidden: HiddenPath[];
-  /** Inside the workspace and kept read-only: `.git/config`, `.git/hooks`. */
+  /** Inside the workspace and kept read-only: `.git/config`, `.git/hooks`, ... (git-protect.ts). */
   protectedPaths: HiddenPath[];
+  /** Git directories and `.git` files bound onto themselves so they cannot be moved or replaced; before `protectedPaths`. */
+  gitAnchors?: HiddenPath[];
   /** The agent's own home in place of the person's; absent where the person's home is the workspace, and on macOS. */
   home?: HomeSpec;
 }

@@ -1,0 +1,124 @@
+/**
+ * The person's tools cannot be poisoned (issue 24): attacks on the workspace repository's
+ * `.git` from inside a confined terminal, through the MCP tools with real bubblewrap; then the
+ * person's own unconfined `git status` and `git commit` in the workspace, which must run no
+ * hook the agent planted (a canary file it would write stays absent).
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { startAgentFixture, type AgentFixture } from './agent-helpers.js';
+import { describeSandbox } from './sandbox-helpers.js';
+
+type Result = Record<string, unknown> & { status?: string; exitCode?: number | null; output?: string };
+
+describeSandbox('the workspace repository, attacked from a confined terminal', () => {
+  let f: AgentFixture;
+  let client: Client;
+  let repo: string;
+  let canary: string;
+  /** The person's git, unconfined, with no global config of theirs in the way. */
+  const personGit = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=Person', '-c', 'user.email=p@example.com', ...args], {
+      cwd: repo,
+      encoding: 'utf8',
+      env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', HOME: f.home },
+    });
+  const send = (id: string, text: string) => f.call(client, 'terminal_send', { id, text }) as Promise<Result>;
+  const fails = async (id: string, text: string) => {
+    const r = await send(id, text);
+    expect(r.status, `${text}: ${r.output}`).toBe('done');
+    expect(r.exitCode, `${text}: ${r.output}`).not.toBe(0);
+    return r;
+  };
+  const open = async () => (await f.call(client, 'terminal_open', { title: 'git', cwd: repo })) as Result & { id: string };
+
+  beforeAll(async () => {
+    f = await startAgentFixture({ defaultSandbox: 'workspace-write' });
+    const token = f.layer.pairAgent({ name: 'committer' }).token;
+    f.layer.setAgentPolicy({ name: 'committer', policy: 'always', sandbox: 'workspace-write', network: false });
+    client = await f.client(token);
+    repo = f.project;
+    canary = join(f.root, 'CANARY');
+    personGit('init', '-q');
+    writeFileSync(join(repo, 'a.txt'), 'one\n');
+    // A submodule and a linked worktree inside the workspace: theirs are protected too.
+    const upstream = join(f.root, 'upstream');
+    mkdirSync(upstream);
+    execFileSync('git', ['-c', 'user.name=P', '-c', 'user.email=p@e', 'init', '-q'], { cwd: upstream });
+    execFileSync('git', ['-c', 'user.name=P', '-c', 'user.email=p@e', 'commit', '-q', '--allow-empty', '-m', 'up'], { cwd: upstream });
+    personGit('-c', 'protocol.file.allow=always', 'submodule', '-q', 'add', upstream, 'sub');
+    personGit('add', '.');
+    personGit('commit', '-q', '-m', 'start');
+    personGit('worktree', 'add', '-q', 'wt');
+  });
+  afterAll(async () => {
+    await f.close();
+  });
+  afterEach(async () => {
+    await Promise.all(f.host.list().map((t) => f.host.close(t.id)));
+  });
+
+  it('refuses every way to plant code in .git, and the person’s git then runs none of it', async () => {
+    const t = await open();
+    // The agent's own git directory with a hook that would write the canary, to point at.
+    const evil = `${repo}/evil`;
+    const hook = `#!/bin/sh\\ntouch ${canary}\\n`;
+    expect(await send(t.id, `mkdir -p ${evil}/hooks && printf '${hook}' > ${evil}/hooks/pre-commit && chmod +x ${evil}/hooks/pre-commit && printf '[core]\\n\\thooksPath = ${evil}/hooks\\n\\tfsmonitor = touch ${canary}\\n' > ${evil}/config && cp -r .git/objects .git/refs .git/HEAD ${evil}/`)).toMatchObject({ exitCode: 0 });
+    await fails(t.id, 'mv .git .git-x');
+    await fails(t.id, 'mv .git .git-x && cp -a .git-x .git');
+    await fails(t.id, `mv .git .git-x; ln -sfnT ${evil} .git`);
+    await fails(t.id, `python3 -c "import os; os.rename('.git', '.git-y')" 2>&1 || rmdir .git`);
+    await fails(t.id, `echo ${evil} > .git/commondir`);
+    await fails(t.id, `rm -f .git/commondir`);
+    await fails(t.id, `git config core.hooksPath ${evil}/hooks`);
+    await fails(t.id, `printf '[core]\\n\\tfsmonitor = touch ${canary}\\n' >> .git/config`);
+    await fails(t.id, `git config --worktree core.hooksPath ${evil}/hooks`);
+    await fails(t.id, `printf '${hook}' > .git/hooks/pre-commit`);
+    await fails(t.id, `mv .git/hooks .git/hooks-x`);
+    await fails(t.id, `echo ${evil}/objects > .git/objects/info/alternates`);
+    await fails(t.id, `echo '* filter=evil' > .git/info/attributes`);
+    await fails(t.id, `printf '[core]\\n\\tfsmonitor = touch ${canary}\\n' >> .git/modules/sub/config`);
+    await fails(t.id, `printf '${hook}' > .git/modules/sub/hooks/post-checkout`);
+    await fails(t.id, `echo "gitdir: ${evil}" > sub/.git`);
+    await fails(t.id, `echo "gitdir: ${evil}" > wt/.git`);
+    await fails(t.id, `echo ${evil} > .git/worktrees/wt/commondir`);
+    await fails(t.id, `mv .git/worktrees/wt .git/worktrees/wt-x`);
+    // Nothing of it reached the host.
+    expect(lstatSync(join(repo, '.git')).isDirectory()).toBe(true);
+    expect(existsSync(join(repo, '.git-x'))).toBe(false);
+    expect(readFileSync(join(repo, '.git', 'commondir'), 'utf8')).toBe('.\n');
+    expect(readFileSync(join(repo, '.git', 'config'), 'utf8')).not.toMatch(/hooksPath|fsmonitor/);
+    expect(existsSync(join(repo, '.git', 'hooks', 'pre-commit'))).toBe(false);
+    expect(existsSync(join(repo, '.git', 'objects', 'info', 'alternates'))).toBe(false);
+    // The person's own git, unconfined, in the workspace and its worktree: no hook of the agent's runs.
+    personGit('status');
+    writeFileSync(join(repo, 'a.txt'), 'two\n');
+    personGit('commit', '-q', '-am', 'by the person');
+    execFileSync('git', ['status'], { cwd: join(repo, 'wt'), env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null' } });
+    execFileSync('git', ['status'], { cwd: join(repo, 'sub'), env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null' } });
+    expect(existsSync(canary)).toBe(false);
+  });
+
+  it('still commits from inside; a repository the agent makes is its own', async () => {
+    const t = await open();
+    expect(await send(t.id, `echo inside >> a.txt && git -c user.name=Agent -c user.email=a@example.com commit -q -am 'by the agent' && git log -1 --format=%s`)).toMatchObject({ exitCode: 0, output: 'by the agent' });
+    expect(personGit('log', '-1', '--format=%s').trim()).toBe('by the agent');
+    expect(await send(t.id, 'git init -q own && git -C own config core.hooksPath hooks && git -C own config core.hooksPath')).toMatchObject({ exitCode: 0, output: 'hooks' });
+  });
+
+  it('removes the commondir it wrote once the last confined terminal closes', async () => {
+    const one = await open();
+    const two = await open();
+    expect(readFileSync(join(repo, '.git', 'commondir'), 'utf8')).toBe('.\n');
+    await f.call(client, 'terminal_close', { id: one.id });
+    // The other terminal still holds it: still there, still read-only inside.
+    expect(readFileSync(join(repo, '.git', 'commondir'), 'utf8')).toBe('.\n');
+    await fails(two.id, 'echo /x > .git/commondir');
+    await f.call(client, 'terminal_close', { id: two.id });
+    expect(existsSync(join(repo, '.git', 'commondir'))).toBe(false);
+    expect(personGit('status', '--short')).toBeDefined();
+  });
+});
