@@ -114,7 +114,8 @@ describe.skipIf(!runUi)('Tandem UI: agents, approvals and handoff', () => {
     const requestId = ui.serve.agents.pairing.request({ name: 'gemini', pid: 4242, exe: '/usr/bin/gemini', cwd: '/tmp/project' });
     const banner = ui.page.getByRole('region', { name: 'Questions from agents' }).getByRole('group', { name: 'Pairing request from gemini' });
     await banner.waitFor();
-    await expect.poll(() => banner.textContent()).toMatch(/gemini\s*\(pid 4242, \/usr\/bin\/gemini, in \/tmp\/project\)\s*wants to use your terminals/);
+    // Who asks, in words a person checks (issue 28): the program, the folder, the process.
+    await expect.poll(() => banner.textContent()).toMatch(/asks to use your terminals as gemini\.\s*Program\s*gemini \(\/usr\/bin\/gemini\)\s*Started in\s*\/tmp\/project\s*Process\s*4242\s*Did you just start gemini in that folder\?/);
     await banner.getByText('what the requesting process claims').waitFor();
     await expect.poll(() => agentsButton().getAttribute('aria-label')).toBe('Agents, 1 waiting for you');
 

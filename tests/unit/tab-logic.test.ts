@@ -1,7 +1,7 @@
 /** What a tab says and where it sits: titles, numbering of look-alikes, order, agent colours. */
 import { describe, expect, it } from 'vitest';
 import { agentLook } from '../../src/renderer/src/lib/agent-colour.js';
-import { lastFolder, tabTitle, tabTitles } from '../../src/renderer/src/lib/tab-title.js';
+import { LabelMemory, lastFolder, tabTitle, tabTitles } from '../../src/renderer/src/lib/tab-title.js';
 import { moveTo, sortByOrder } from '../../src/renderer/src/lib/tab-order.js';
 
 const base = { id: 'a', title: 'bash', shell: 'bash', program: null as string | null, cwd: '/home/me/src/tandem' as string | null };
@@ -18,8 +18,25 @@ describe('tab titles', () => {
   });
 
   it('numbers tabs that would read the same, from the second on', () => {
-    const titles = tabTitles([base, { ...base, id: 'b' }, { ...base, id: 'c', cwd: '/srv' }, { ...base, id: 'd' }], '/home/me');
+    const titles = tabTitles([base, { ...base, id: 'b' }, { ...base, id: 'c', cwd: '/srv' }, { ...base, id: 'd' }], '/home/me', new LabelMemory());
     expect([titles.a!.label, titles.b!.label, titles.c!.label, titles.d!.label]).toEqual(['tandem', 'tandem (2)', 'srv', 'tandem (3)']);
+  });
+
+  it('never renumbers a tab because another one changed or closed (issue 28)', () => {
+    const memory = new LabelMemory();
+    const home = { ...base, cwd: '/home/me' };
+    const labels = (list: (typeof base)[]): string[] => Object.values(tabTitles(list, '/home/me', memory)).map((title) => title.label);
+    const [a, b, c] = [home, { ...home, id: 'b' }, { ...home, id: 'c' }];
+    expect(labels([a, b, c])).toEqual(['~', '~ (2)', '~ (3)']);
+    // Another tab starts a program: "~ (3)" stays "~ (3)".
+    expect(labels([a, { ...b, program: 'vim' }, c])).toEqual(['~', 'vim', '~ (3)']);
+    // A tab closes: the others keep their numbers; a new look-alike takes the lowest free one.
+    expect(labels([{ ...b, program: 'vim' }, c])).toEqual(['vim', '~ (3)']);
+    expect(labels([{ ...b, program: 'vim' }, c, { ...home, id: 'd' }])).toEqual(['vim', '~ (3)', '~']);
+    // The tab that started the program reads as itself again with a number no other tab holds.
+    expect(labels([b, c, { ...home, id: 'd' }])).toEqual(['~ (2)', '~ (3)', '~']);
+    // Reordering changes nothing.
+    expect(labels([c, { ...home, id: 'd' }, b])).toEqual(['~ (3)', '~', '~ (2)']);
   });
 });
 

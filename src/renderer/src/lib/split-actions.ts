@@ -2,9 +2,10 @@ import { type SplitDirection, split } from './split.svelte';
 import { terminals } from './terminals.svelte';
 import { views } from './views';
 
-/** Opens a new terminal beside (or below) `id`, in a split, with the keyboard in it. */
+/** Opens a new terminal beside (or below) `id`, in the directory `id` is in now, in a split, with the keyboard in it. */
 export async function splitWithNew(id: string, direction: SplitDirection): Promise<void> {
-  if (!(await terminals.create())) return;
+  const from = terminals.list.find((terminal) => terminal.id === id);
+  if (!(await terminals.create(undefined, null, from?.cwd))) return;
   const created = terminals.activeId;
   if (!created || created === id) return;
   split.open(id, created, direction);

@@ -20,15 +20,94 @@ export function tabTitle(info: Pick<TerminalView, 'title' | 'shell' | 'program' 
   return { label: info.program ?? where ?? info.title, detail: info.program && where ? where : null };
 }
 
-/** Every tab's title; tabs that would read the same get a number from the second on (`~ (2)`). */
-export function tabTitles(list: readonly Pick<TerminalView, 'id' | 'title' | 'shell' | 'program' | 'cwd'>[], home: string | null): Record<string, { label: string; detail: string | null }> {
+/** Survives a reload of this window (or browser tab), as the tab order does. */
+const memoryKey = 'tandem.tabNumbers';
+/** Remembered numbers beyond this many terminals are dropped (the host holds 32). */
+const rememberedMax = 256;
+
+/**
+ * The number each tab was given among look-alikes (`~ (3)`), kept while the tab reads the same:
+ * another tab starting a program or closing never renumbers it (a script that went by the label
+ * closed the wrong terminal). A tab that reads differently (a rename, its own program or folder)
+ * gives its number up.
+ */
+export class LabelMemory {
+  private numbers: Map<string, { key: string; n: number }>;
+
+  constructor(private readonly persist = false) {
+    this.numbers = new Map(persist ? readMemory() : []);
+  }
+
+  /** Every tab's label: the remembered number where it still reads the same, else the lowest free one. */
+  assign(list: readonly { id: string; key: string }[]): Record<string, number> {
+    const taken = new Map<string, Set<number>>();
+    const result: Record<string, number> = {};
+    const claim = (key: string, n: number): boolean => {
+      const used = taken.get(key) ?? new Set<number>();
+      taken.set(key, used);
+      if (used.has(n)) return false;
+      used.add(n);
+      return true;
+    };
+    for (const { id, key } of list) {
+      const kept = this.numbers.get(id);
+      if (kept && kept.key === key && claim(key, kept.n)) result[id] = kept.n;
+    }
+    let changed = false;
+    for (const { id, key } of list) {
+      if (result[id] !== undefined) continue;
+      let n = 1;
+      while (!claim(key, n)) n++;
+      result[id] = n;
+      this.numbers.set(id, { key, n });
+      changed = true;
+    }
+    for (const id of this.numbers.keys()) {
+      if (!list.some((entry) => entry.id === id)) {
+        this.numbers.delete(id);
+        changed = true;
+      }
+    }
+    if (changed && this.persist) writeMemory([...this.numbers].slice(-rememberedMax));
+    return result;
+  }
+}
+
+function readMemory(): [string, { key: string; n: number }][] {
+  try {
+    const raw = JSON.parse(sessionStorage.getItem(memoryKey) ?? '[]') as unknown;
+    if (!Array.isArray(raw)) return [];
+    return raw
+      .filter((entry): entry is [string, { key: string; n: number }] => Array.isArray(entry) && typeof entry[0] === 'string' && typeof entry[1]?.key === 'string' && Number.isInteger(entry[1]?.n))
+      .slice(0, rememberedMax);
+  } catch {
+    return [];
+  }
+}
+
+function writeMemory(entries: [string, { key: string; n: number }][]): void {
+  try {
+    sessionStorage.setItem(memoryKey, JSON.stringify(entries));
+  } catch {
+    // Storage can be unavailable (privacy settings); numbers then last for this page only.
+  }
+}
+
+/** The page's one memory: the tabs, the list of all tabs, the cards and dialogs all read the same labels. */
+export const labelMemory = new LabelMemory(typeof sessionStorage !== 'undefined');
+
+/** Every tab's title; tabs that would read the same get a number from the second on (`~ (2)`), kept as long as the tab reads the same. */
+export function tabTitles(
+  list: readonly Pick<TerminalView, 'id' | 'title' | 'shell' | 'program' | 'cwd'>[],
+  home: string | null,
+  memory: LabelMemory = labelMemory,
+): Record<string, { label: string; detail: string | null }> {
+  const plain = list.map((info) => ({ id: info.id, title: tabTitle(info, home) }));
+  const numbers = memory.assign(plain.map(({ id, title }) => ({ id, key: `${title.label}\u0000${title.detail ?? ''}` })));
   const titles: Record<string, { label: string; detail: string | null }> = {};
-  const seen: Record<string, number> = {};
-  for (const info of list) {
-    const title = tabTitle(info, home);
-    const key = `${title.label}\u0000${title.detail ?? ''}`;
-    const count = (seen[key] = (seen[key] ?? 0) + 1);
-    titles[info.id] = count === 1 ? title : { ...title, label: `${title.label} (${count})` };
+  for (const { id, title } of plain) {
+    const n = numbers[id] ?? 1;
+    titles[id] = n === 1 ? title : { ...title, label: `${title.label} (${n})` };
   }
   return titles;
 }

@@ -119,12 +119,12 @@ export class TerminalsStore {
     }
   }
 
-  /** Opens a terminal and selects its tab; false when it could not be opened. */
-  async create(shell?: string, size?: { cols: number; rows: number } | null): Promise<boolean> {
+  /** Opens a terminal (in `cwd`, else the home directory) and selects its tab; false when it could not be opened. */
+  async create(shell?: string, size?: { cols: number; rows: number } | null, cwd?: string | null): Promise<boolean> {
     if (this.creating) return false;
     this.creating = true;
     try {
-      const view = await this.run('create', { ...(shell ? { shell } : {}), ...(size ?? {}) });
+      const view = await this.run('create', { ...(shell ? { shell } : {}), ...(size ?? {}), ...(cwd ? { cwd } : {}) });
       if (!view) return false;
       this.upsert(view);
       this.select(view.id);
