@@ -1,7 +1,7 @@
 /** When the person is called: the renderer's attention rules over roster states and a test clock. */
 import { describe, expect, it } from 'vitest';
 import type { TerminalView } from '../../src/shared/contract.js';
-import { type AttentionInput, AttentionRules, longCommandMs, unansweredAfterMs } from '../../src/renderer/src/lib/attention-rules.js';
+import { type AttentionInput, AttentionRules, commandShownMax, longCommandMs, shownCommand, unansweredAfterMs } from '../../src/renderer/src/lib/attention-rules.js';
 
 function terminal(id: string, change: Partial<TerminalView> = {}): TerminalView {
   return {
@@ -111,7 +111,8 @@ describe('attention rules', () => {
     rules.update(input([terminal('a', { origin: 'user', status: 'idle' })]));
     advance(3000);
     const done = rules.update(input([terminal('a', { origin: 'user', lastCommand: { command: 'make', exitCode: 2, finishedAt: 'x1' } })]));
-    expect(done.calls).toMatchObject([{ kind: 'finished', title: 'Failed (exit 2) in t-a', body: 'make ran 10 s.' }]);
+    // The notification names the command and whether it failed, with its exit code.
+    expect(done.calls).toMatchObject([{ kind: 'finished', terminalId: 'a', title: '✗ make failed (exit 2)', body: 'in t-a, after 10 s' }]);
 
     // A short one does not call; nor one the person watches.
     rules.update(input([terminal('a', { origin: 'user', status: 'running', lastCommand: { command: 'make', exitCode: 2, finishedAt: 'x1' } })]));
@@ -120,5 +121,37 @@ describe('attention rules', () => {
     rules.update(input([terminal('a', { origin: 'user', status: 'running' })], { activeId: 'a' }));
     advance(longCommandMs);
     expect(rules.update(input([terminal('a', { origin: 'user', lastCommand: { command: 'sleep 20', exitCode: 0, finishedAt: 'x3' } })], { activeId: 'a' })).calls).toEqual([]);
+  });
+
+  it('names a long command that succeeded, and shortens a long command line to its first line', () => {
+    const { rules, input, advance } = setup();
+    rules.update(input([terminal('a', { origin: 'user' })]));
+    rules.update(input([terminal('a', { origin: 'user', status: 'running' })]));
+    advance(longCommandMs);
+    const ok = rules.update(input([terminal('a', { origin: 'user', lastCommand: { command: 'npm test', exitCode: 0, finishedAt: 'y1' } })]));
+    expect(ok.calls).toMatchObject([{ kind: 'finished', title: '✓ npm test finished' }]);
+    rules.update(input([terminal('a', { origin: 'user', status: 'running', lastCommand: { command: 'npm test', exitCode: 0, finishedAt: 'y1' } })]));
+    advance(longCommandMs);
+    const long = `for x in ${'a '.repeat(100)}; do\n echo $x\ndone`;
+    const called = rules.update(input([terminal('a', { origin: 'user', lastCommand: { command: long, exitCode: null, finishedAt: 'y2' } })])).calls;
+    expect(called[0]!.title.length).toBeLessThanOrEqual(commandShownMax + ' finished'.length);
+    expect(called[0]!.title).toMatch(/^for x in a a .*… finished$/);
+    expect(shownCommand(null)).toBe('The command');
+  });
+
+  it('calls for a pairing request once, even while the person watches, and counts it', () => {
+    const { rules, input } = setup();
+    const pairing = { id: 'p1', name: 'gemini', pid: 4242, exe: '/usr/bin/gemini', cwd: '/tmp/project', at: 'x', nameInUse: false };
+    rules.update(input([terminal('a')]));
+    const questions = { approvals: [], handoffs: [], pairings: [pairing] };
+    expect(rules.update(input([terminal('a')], { activeId: 'a', questions })).calls).toEqual([
+      { kind: 'pairing', terminalId: null, title: 'gemini asks to pair with Tandem', body: '/usr/bin/gemini (pid 4242)\nin /tmp/project' },
+    ]);
+    expect(rules.update(input([terminal('a')], { questions })).calls).toEqual([]);
+    expect(rules.count({ questions })).toBe(1);
+    // One there before the first update (a reload) is counted, not called.
+    const fresh = setup();
+    expect(fresh.rules.update(fresh.input([], { questions })).calls).toEqual([]);
+    expect(fresh.rules.count({ questions })).toBe(1);
   });
 });

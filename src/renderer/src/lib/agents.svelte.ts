@@ -127,7 +127,7 @@ export class AgentsStore {
 
   answerPairing(requestId: string, decision: OpArgs<'answerPairing'>['decision']): Promise<boolean> {
     // The person now works with an agent: from here on it may call them (asked from this click).
-    if (decision !== 'deny') askNotificationPermission();
+    if (decision !== 'deny') void askNotificationPermission();
     return this.answer('answerPairing', { requestId, decision });
   }
 
@@ -164,7 +164,7 @@ export class AgentsStore {
   }
 
   async pair(name: string): Promise<PairResult | null> {
-    askNotificationPermission();
+    void askNotificationPermission();
     return await this.run('pairAgent', { name: name.trim() });
   }
 

@@ -12,18 +12,31 @@ export const longCommandMs = 10_000;
 /** Bounds of what is remembered: question ids already seen, terminals followed. */
 export const seenQuestionsMax = 512;
 
-export type AttentionKind = 'approval' | 'handoff' | 'input' | 'finished';
+export type AttentionKind = 'approval' | 'handoff' | 'input' | 'finished' | 'pairing';
 
 export interface Call {
   kind: AttentionKind;
-  terminalId: string;
+  /** The terminal the call is about; null for a pairing request (no terminal yet). */
+  terminalId: string | null;
   title: string;
   body: string;
 }
 
+/** The agents' questions; pairing requests are optional for callers that have none. */
+export type Questions = Pick<AgentsState, 'approvals' | 'handoffs'> & { pairings?: AgentsState['pairings'] };
+
+/** A command as a notification names it: its first line, at most this many characters. */
+export const commandShownMax = 80;
+
+export function shownCommand(command: string | null): string {
+  if (!command) return 'The command';
+  const first = command.split('\n')[0]!.trim();
+  return first.length > commandShownMax ? `${first.slice(0, commandShownMax - 1)}…` : first;
+}
+
 export interface AttentionInput {
   terminals: readonly TerminalView[];
-  questions: Pick<AgentsState, 'approvals' | 'handoffs'>;
+  questions: Questions;
   activeId: string | null;
   /** The page is visible and has the focus: the person sees the active tab. */
   watching: boolean;
@@ -50,11 +63,11 @@ export class AttentionRules {
     return this.followed.get(id)?.unanswered ?? false;
   }
 
-  /** What waits for the person now: questions, and prompts no agent answers. */
+  /** What waits for the person now: questions (pairing requests too), and prompts no agent answers. */
   count(input: Pick<AttentionInput, 'questions'>): number {
     let unanswered = 0;
     for (const entry of this.followed.values()) if (entry.unanswered) unanswered++;
-    return input.questions.approvals.length + input.questions.handoffs.length + unanswered;
+    return input.questions.approvals.length + input.questions.handoffs.length + (input.questions.pairings?.length ?? 0) + unanswered;
   }
 
   /**
@@ -82,6 +95,12 @@ export class AttentionRules {
     for (const item of input.questions.handoffs) {
       if (this.remember(item.id) || !this.seeded || seesIt(item.terminalId)) continue;
       calls.push({ kind: 'handoff', terminalId: item.terminalId, title: `${item.agent} asks you to take over`, body: `${item.message}\nin ${titleOf(item.terminalId, item.title)}` });
+    }
+
+    for (const item of input.questions.pairings ?? []) {
+      // No terminal shows a pairing request: it calls whether or not the page is watched.
+      if (this.remember(item.id) || !this.seeded) continue;
+      calls.push({ kind: 'pairing', terminalId: null, title: `${item.name} asks to pair with Tandem`, body: `${item.exe} (pid ${item.pid})\nin ${item.cwd}` });
     }
 
     let wakeAt: number | null = null;
@@ -122,12 +141,10 @@ export class AttentionRules {
         const ranMs = entry.runningSince === null ? 0 : (entry.stoppedAt ?? now) - entry.runningSince;
         if (this.seeded && terminal.lastCommand && ranMs >= longCommandMs && !seesIt(terminal.id)) {
           const { command, exitCode } = terminal.lastCommand;
-          calls.push({
-            kind: 'finished',
-            terminalId: terminal.id,
-            title: exitCode === 0 || exitCode === null ? `Finished in ${terminal.title}` : `Failed (exit ${exitCode}) in ${terminal.title}`,
-            body: `${command ?? 'The command'} ran ${Math.round(ranMs / 1000)} s.`,
-          });
+          const shown = shownCommand(command);
+          // The exit code is unknown without shell integration: then it is not called a success.
+          const title = exitCode === 0 ? `✓ ${shown} finished` : exitCode === null ? `${shown} finished` : `✗ ${shown} failed (exit ${exitCode})`;
+          calls.push({ kind: 'finished', terminalId: terminal.id, title, body: `in ${terminal.title}, after ${Math.round(ranMs / 1000)} s` });
         }
         entry.runningSince = busy ? now : null;
         entry.stoppedAt = null;

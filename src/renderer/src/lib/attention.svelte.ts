@@ -72,7 +72,7 @@ export class AttentionStore {
     const watching = this.watching;
     if (this.wakeTimer) clearTimeout(this.wakeTimer);
     this.wakeTimer = null;
-    const questions = { approvals: agents.state.approvals, handoffs: agents.state.handoffs };
+    const questions = { approvals: agents.state.approvals, handoffs: agents.state.handoffs, pairings: agents.state.pairings };
     const { calls, wakeAt } = this.rules.update({ terminals: terminals.list, questions, activeId: terminals.activeId, watching });
     for (const id of Object.keys(this.unread)) if (!terminals.list.some((terminal) => terminal.id === id)) delete this.unread[id];
     for (const call of calls) if (notifySettings.enabled(call.kind)) this.notifier?.notify(call);

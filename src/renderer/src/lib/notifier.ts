@@ -18,10 +18,25 @@ export function pageTitle(count: number): string {
   return count > 0 ? `(${count}) ${baseTitle}` : baseTitle;
 }
 
-/** Asks the browser for permission, once, from a gesture (pairing an agent); the desktop app needs none. */
-export function askNotificationPermission(): void {
-  if (typeof Notification === 'undefined' || Notification.permission !== 'default' || window.tandem) return;
-  void Notification.requestPermission().catch(() => undefined);
+/** Whether this page can notify: the desktop app always can; a browser as its permission says. */
+export function notificationPermission(): NotificationPermission | 'unsupported' | 'desktop' {
+  if (window.tandem) return 'desktop';
+  if (typeof Notification === 'undefined') return 'unsupported';
+  return Notification.permission;
+}
+
+/**
+ * Asks the browser for permission; it must run in a gesture (pairing an agent, or the button
+ * in Settings, so a second browser can turn notifications on too). Resolves with the answer.
+ */
+export async function askNotificationPermission(): Promise<NotificationPermission | 'unsupported' | 'desktop'> {
+  const now = notificationPermission();
+  if (now !== 'default') return now;
+  try {
+    return await Notification.requestPermission();
+  } catch {
+    return notificationPermission();
+  }
 }
 
 export function browserNotifier(show: (terminalId: string) => void): Notifier {
@@ -29,10 +44,10 @@ export function browserNotifier(show: (terminalId: string) => void): Notifier {
     notify(call) {
       if (typeof Notification === 'undefined' || Notification.permission !== 'granted') return;
       // One notification per terminal and kind: a newer one replaces the older.
-      const notification = new Notification(call.title, { body: call.body, tag: `${call.kind}:${call.terminalId}` });
+      const notification = new Notification(call.title, { body: call.body, tag: `${call.kind}:${call.terminalId ?? call.title}` });
       notification.onclick = () => {
         window.focus();
-        show(call.terminalId);
+        if (call.terminalId) show(call.terminalId);
         notification.close();
       };
     },
@@ -43,12 +58,13 @@ export function browserNotifier(show: (terminalId: string) => void): Notifier {
 }
 
 export function desktopNotifier(api: TandemApi, show: (terminalId: string) => void): { notifier: Notifier; dispose: () => void } {
-  const off = api.on('notificationClicked', ({ terminalId }) => show(terminalId));
+  // A pairing request's notification names no terminal: the click only raises the window.
+  const off = api.on('notificationClicked', ({ terminalId }) => terminalId && show(terminalId));
   const quiet = (): undefined => undefined;
   return {
     notifier: {
       notify(call) {
-        api.call('notify', { title: call.title.slice(0, 200), body: call.body.slice(0, 500), terminalId: call.terminalId }).catch(quiet);
+        api.call('notify', { title: call.title.slice(0, 200), body: call.body.slice(0, 500), ...(call.terminalId ? { terminalId: call.terminalId } : {}) }).catch(quiet);
       },
       setCount(count, grew) {
         document.title = pageTitle(count);

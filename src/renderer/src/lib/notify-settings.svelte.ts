@@ -8,10 +8,11 @@ export const notifyLabels: Record<AttentionKind, string> = {
   handoff: 'An agent asks you to take over',
   input: "A program waits for input the agent is not giving",
   finished: 'A long command (10 s or more) finishes in a background tab',
+  pairing: 'An agent asks to pair with Tandem',
 };
 
 type Stored = Record<AttentionKind, boolean>;
-const defaults: Stored = { approval: true, handoff: true, input: true, finished: true };
+const defaults: Stored = { approval: true, handoff: true, input: true, finished: true, pairing: true };
 
 function read(): Stored {
   try {
