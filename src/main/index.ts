@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { app, BrowserWindow, dialog, ipcMain, nativeTheme, Notification, session, type WebPreferences } from 'electron';
+import { app, BrowserWindow, dialog, ipcMain, nativeTheme, Notification, session, shell, type WebPreferences } from 'electron';
 import { createDesktopAttention } from './electron/attention';
+import { electronSystemOpen } from './electron/system-open';
 import { installIpcTransport } from './electron/ipc-transport';
 import { InstanceConflictError } from './host/instance';
 import { withoutAppImageEnv } from './launch/appimage-env';
@@ -29,7 +30,8 @@ const devServerUrl = process.env.ELECTRON_RENDERER_URL;
 // carry no response headers; frame-ancestors only works as a header.
 const contentSecurityPolicy = [
   "default-src 'self'",
-  "script-src 'self'",
+  // 'wasm-unsafe-eval' compiles WebAssembly (the sixel decoder of @xterm/addon-image), not JavaScript eval.
+  "script-src 'self' 'wasm-unsafe-eval'",
   // The terminal view (xterm.js) sizes its rows and measures glyphs with inline styles.
   "style-src 'self' 'unsafe-inline'",
   "img-src 'self' data:",
@@ -109,7 +111,9 @@ if (bridgeArgs) {
       setBadgeCount: (count) => app.setBadgeCount(count),
       window: () => mainWindow,
     });
-    installIpcTransport({ ipcMain, host: runtime.host, dispatch: { ...runtime.dispatch, desktop }, trustedUrl: devServerUrl ?? pathToFileURL(rendererHtmlPath).href });
+    // A clicked path with no editor command set opens as the system would open it.
+    const opener = { systemOpen: electronSystemOpen((path) => shell.openPath(path)) };
+    installIpcTransport({ ipcMain, host: runtime.host, dispatch: { ...runtime.dispatch, desktop, opener }, trustedUrl: devServerUrl ?? pathToFileURL(rendererHtmlPath).href });
     createMainWindow();
     // Started from the disk image or a translocated copy: offer /Applications (a path that lasts).
     void offerMoveToApplications();

@@ -151,8 +151,17 @@ export const operations = {
     result: z.object({}),
   },
   answerHandoff: { args: z.object({ requestId: id, accept: z.boolean(), note: handoffNote.optional() }), result: z.object({}) },
-  /** Desktop app only: a system notification; clicking it sends `notificationClicked` to this window. */
-  notify: { args: z.object({ title: z.string().min(1).max(200), body: z.string().max(500), terminalId: id }), result: z.object({}) },
+  /** Desktop app only: a system notification; clicking it sends `notificationClicked` to this window (with the terminal it is about, if any: a pairing request has none). */
+  notify: { args: z.object({ title: z.string().min(1).max(200), body: z.string().max(500), terminalId: id.optional() }), result: z.object({}) },
+  /**
+   * The person clicked a file path in a terminal: the host resolves it against that terminal's
+   * cwd, checks that it is an existing file, and opens it (at the line) with the editor command
+   * of the settings, or the system's opener. Run without a shell, the path as one argument.
+   */
+  openPath: {
+    args: z.object({ id, path: z.string().min(1).max(4096), line: z.number().int().min(1).max(10_000_000).optional(), column: z.number().int().min(1).max(100_000).optional() }).strict(),
+    result: z.object({ path: z.string() }),
+  },
   /** Desktop app only: the count of what waits for the person (dock/taskbar badge), and a window flash when it grew. */
   attention: { args: z.object({ count: z.number().int().min(0).max(999), flash: z.boolean() }), result: z.object({}) },
   /** The person's settings, kept by the host for every window and browser tab. */
@@ -174,7 +183,7 @@ export const events = {
   /** The settings changed (in this or another window): every view follows. */
   settings: settingsSchema,
   /** The person clicked a desktop notification about this terminal. */
-  notificationClicked: z.object({ terminalId: z.string() }),
+  notificationClicked: z.object({ terminalId: z.string().optional() }),
 } as const;
 
 export type Operations = typeof operations;

@@ -39,6 +39,20 @@ export const settingsSchema = z
     newAgentSandbox: z.enum(['off', 'workspace-write', 'read-only']),
     /** Whether a newly paired agent's confined terminals reach the network. */
     newAgentNetwork: z.boolean(),
+    /**
+     * What opens a file path clicked in a terminal: a program and its arguments, split at
+     * spaces ("double quotes" keep spaces), `{path}`, `{line}` and `{column}` replaced in each
+     * word, run without a shell. Empty: the system's opener (no line).
+     */
+    editorCommand: z
+      .string()
+      .trim()
+      .max(300)
+      .regex(/^[^\p{Cc}]*$/u, 'must not hold control characters'),
+    /** A program may set the clipboard with OSC 52 (it can never read it). */
+    osc52Clipboard: z.boolean(),
+    /** Inline images: sixel and iTerm2's protocol. */
+    inlineImages: z.boolean(),
   })
   .strict();
 
@@ -61,6 +75,9 @@ export const defaultSettings: Settings = {
   typingTakesOver: true,
   newAgentSandbox: 'workspace-write',
   newAgentNetwork: true,
+  editorCommand: '',
+  osc52Clipboard: false,
+  inlineImages: false,
 };
 
 export function resolveAppearance(theme: ThemeChoice, systemDark: boolean): Appearance {

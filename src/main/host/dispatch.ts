@@ -3,6 +3,7 @@ import { type OutputText, outputString } from './attachment.js';
 import { type AgentsState, describeIssue, type EventName, type EventPayload, isOpName, type OpArgs, type OpName, operations, type OpResult } from '../../shared/contract.js';
 import { TandemError } from '../../shared/errors.js';
 import type { TerminalHost } from './host.js';
+import { openResolved, type PathOpenerOptions, resolveClickedPath } from './open-path.js';
 
 /** One connected UI (a renderer, a browser tab): where its events go. */
 export interface UiClient {
@@ -43,6 +44,8 @@ export interface DispatchOptions {
   agents?: AgentPanel;
   /** Only the desktop app calls the person through the system. */
   desktop?: DesktopAttention;
+  /** How a clicked path opens: the app passes Electron's shell.openPath as the system opener. */
+  opener?: Pick<PathOpenerOptions, 'systemOpen' | 'start'>;
 }
 
 function noDesktop(): never {
@@ -132,8 +135,15 @@ export class Dispatcher {
       reportAppearance: ({ dark }) => (host.settings.setSystemAppearance(dark), {}),
       notify: ({ title, body, terminalId }) => {
         if (!opts.desktop) noDesktop();
-        opts.desktop.notify({ title, body }, () => client.send('notificationClicked', { terminalId }));
+        opts.desktop.notify({ title, body }, () => client.send('notificationClicked', terminalId ? { terminalId } : {}));
         return {};
+      },
+      // Only a UI session reaches this (agents have MCP tools, not these operations); the
+      // program comes from the person's settings, never from the call.
+      openPath: async ({ id, path, line, column }) => {
+        const full = resolveClickedPath(path, host.get(id).view().cwd, host.homeDir);
+        await openResolved({ path: full, line: line ?? 1, column: column ?? 1 }, { editorCommand: () => host.settings.get().editorCommand, ...opts.opener });
+        return { path: full };
       },
       attention: ({ count, flash }) => {
         if (!opts.desktop) noDesktop();

@@ -12,7 +12,8 @@ import { extname, resolve, sep } from 'node:path';
 export function contentSecurityPolicy(host: string): string {
   return [
     "default-src 'self'",
-    "script-src 'self'",
+    // 'wasm-unsafe-eval' compiles WebAssembly (the sixel decoder of @xterm/addon-image), not JavaScript eval.
+    "script-src 'self' 'wasm-unsafe-eval'",
     // The terminal view (xterm.js) sizes its rows and measures glyphs with inline styles.
     "style-src 'self' 'unsafe-inline'",
     "img-src 'self' data:",

@@ -8,7 +8,8 @@ import { type Frame, FrameSequencer } from './frame-sequencer';
 import { chunkInput } from './input-chunks';
 import { exposeForTests } from './test-hook';
 import { TypedInputTracker } from './typed-input';
-import { XtermView } from './xterm-view';
+import { type PathClick, XtermView } from './xterm-view';
+import type { IProgressState } from '@xterm/addon-progress';
 
 /** Quiet time after the last layout change before the new size goes to the host. */
 export const resizeDebounceMs = 80;
@@ -49,6 +50,10 @@ export class TerminalController {
   bells = $state(0);
   /** Copy the selection as soon as it is made (a setting). */
   copyOnSelect = false;
+  /** The program's progress (OSC 9;4), for the tab. */
+  progress = $state<IProgressState>({ state: 0, value: 0 });
+  /** Why the last clicked path did not open, until the person dismisses it. */
+  linkProblem = $state<string | null>(null);
 
   readonly view = new XtermView();
   private api: TandemApi | null = null;
@@ -84,13 +89,27 @@ export class TerminalController {
     const onSelection = term.onSelectionChange(() => {
       if (this.copyOnSelect && term.hasSelection()) this.copySelection();
     });
+    const onProgress = this.view.progress.onChange((progress) => (this.progress = { ...progress }));
+    this.view.onOpenPath = (click) => void this.openPath(click);
     this.cleanups.push(
       () => onData.dispose(),
       () => onBinary.dispose(),
       () => onBell.dispose(),
       () => onSelection.dispose(),
+      () => onProgress.dispose(),
       exposeForTests(terminalId, term),
     );
+  }
+
+  /** Opens a clicked path on the host (its cwd, its editor setting); a failure shows on the view. */
+  async openPath(click: PathClick): Promise<void> {
+    if (!this.api) return;
+    this.linkProblem = null;
+    try {
+      await this.api.call('openPath', { id: this.terminalId, path: click.path, ...(click.line ? { line: click.line } : {}), ...(click.column ? { column: click.column } : {}) });
+    } catch (error) {
+      this.linkProblem = toProblem(error).message;
+    }
   }
 
   /** Uses a (new) connection; call `attach` afterwards. */

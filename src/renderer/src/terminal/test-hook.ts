@@ -8,6 +8,10 @@ export interface TandemTestHook {
   /** Every line of a terminal's buffer (scrollback and screen), right-trimmed. */
   screen(id: string): string | null;
   ids(): string[];
+  /** One of the terminal's xterm.js options (minimumContrastRatio, fontFamily...). */
+  option(id: string, name: string): unknown;
+  /** Where `text` first shows on the screen: its cell (0-based, from the top of the viewport), and the grid's size. */
+  locate(id: string, text: string): { col: number; row: number; cols: number; rows: number } | null;
 }
 
 const enabled = typeof location !== 'undefined' && new URLSearchParams(location.search).has('test');
@@ -28,6 +32,20 @@ if (enabled) {
       return term ? bufferText(term) : null;
     },
     ids: () => [...terminals.keys()],
+    option: (id, name) => {
+      const term = terminals.get(id);
+      return term ? (term.options as Record<string, unknown>)[name] : undefined;
+    },
+    locate: (id, text) => {
+      const term = terminals.get(id);
+      if (!term) return null;
+      const buffer = term.buffer.active;
+      for (let row = 0; row < term.rows; row++) {
+        const col = buffer.getLine(buffer.viewportY + row)?.translateToString(true).indexOf(text) ?? -1;
+        if (col >= 0) return { col, row, cols: term.cols, rows: term.rows };
+      }
+      return null;
+    },
   };
   (window as unknown as { __tandemTest: TandemTestHook }).__tandemTest = hook;
 }
