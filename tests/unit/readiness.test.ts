@@ -169,12 +169,13 @@ describe('readiness: shells with end markers only (cmd)', () => {
 
 describe('readiness: probe evidence', () => {
   const running = () => walk(atPrompt(), { type: 'write', command: true }, { type: 'start', seq: 1 }).state;
-  const look = (evidence: 'read' | 'poll' | null, sampledAt: number, offset: number, candidate: Candidate | null): ReadinessEvent => ({
+  const look = (evidence: 'read' | 'poll' | null, sampledAt: number, offset: number, candidate: Candidate | null, awaitingReply = false): ReadinessEvent => ({
     type: 'evidence',
     evidence,
     sampledAt,
     offset,
     candidate,
+    awaitingReply,
   });
 
   it('evidence before the write boundary (submitted, no start marker yet) is not taken', () => {
@@ -191,6 +192,13 @@ describe('readiness: probe evidence', () => {
       { kind: 'settle', scope: { kind: 'this' }, status: 'waiting_input', evidence: 'read' },
       { kind: 'adopt', evidence: 'read' },
     ]);
+  });
+
+  it('a program waiting for the terminal to answer its request (a cursor position) is not waiting for input', () => {
+    const first = step(running(), look('read', 10, 10, null, true));
+    expect(first.effects).toEqual([{ kind: 'candidate', value: null }]);
+    const second = step(running(), look('read', 10, 10, { evidence: 'read', offset: 10 }, true));
+    expect(second.effects).toEqual([{ kind: 'candidate', value: null }]);
   });
 
   it('output between the looks, output during the look, other evidence or none: start over', () => {

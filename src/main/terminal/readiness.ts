@@ -39,8 +39,12 @@ export type ReadinessEvent =
   | { type: 'continuation' }
   /** A write: `command` when it submits a command line at the prompt. */
   | { type: 'write'; command: boolean }
-  /** One probe of one observer: what it saw, at which output offset, and the offset now. */
-  | { type: 'evidence'; evidence: WaitEvidence | null; sampledAt: number; offset: number; candidate: Candidate | null }
+  /**
+   * One probe of one observer: what it saw, at which output offset, and the offset now.
+   * `awaitingReply`: the program printed a request the terminal answers (a cursor position,
+   * device attributes) and the emulator has not answered yet: it reads that answer, not a person's.
+   */
+  | { type: 'evidence'; evidence: WaitEvidence | null; sampledAt: number; offset: number; candidate: Candidate | null; awaitingReply?: boolean }
   | { type: 'pty-exit'; exitCode: number; signal: number }
   /** The exit's output is drained; `closed` when the terminal was closed rather than exiting by itself. */
   | { type: 'drained'; closed: boolean }
@@ -202,7 +206,7 @@ function onEnd(state: ReadinessState, event: Extract<ReadinessEvent, { type: 'en
 function onEvidence(state: ReadinessState, event: Extract<ReadinessEvent, { type: 'evidence' }>): Step {
   // Before the start marker the shell's line editor may still be reading: nothing counts yet.
   if (!commandBegun(state)) return { state, effects: [] };
-  if (!event.evidence || event.sampledAt !== event.offset) return { state, effects: [{ kind: 'candidate', value: null }] };
+  if (!event.evidence || event.sampledAt !== event.offset || event.awaitingReply) return { state, effects: [{ kind: 'candidate', value: null }] };
   const candidate = event.candidate;
   // Confirm on a second look with no output in between: activity may race the sample.
   if (candidate && candidate.evidence === event.evidence && candidate.offset === event.offset) {

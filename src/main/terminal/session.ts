@@ -158,7 +158,10 @@ export class TerminalSession {
       clock: this.clock,
       // Replies go straight to the PTY: caller input waits for the parser, so replies come first.
       onReply: (data) => {
-        if (!this.ready.ptyExit) this.pty.write(data);
+        if (this.ready.ptyExit) return;
+        this.pty.write(data);
+        // The program reads the answer and goes on: its quiet period starts again, as after input.
+        this.lastActivityAt = this.clock.now();
       },
     });
     this.probeTarget = {
@@ -175,7 +178,7 @@ export class TerminalSession {
       probe: async (baseline, quietMs) => {
         const evidence = await probeWaiting(this.probeTarget, baseline, quietMs, modes);
         if (evidence) await spawned.sync();
-        return evidence;
+        return this.emulator.mustDrainBeforeInput ? null : evidence;
       },
       offset: () => this.history.offset,
       onChange: () => this.emitState(),
@@ -472,6 +475,7 @@ export class TerminalSession {
   async probeNow(): Promise<WaitEvidence | 'continuation' | null> {
     if (this.ready.phase.kind === 'continuation') return 'continuation';
     if (!commandBegun(this.ready)) return null;
+    if (this.emulator.mustDrainBeforeInput) return null;
     return probeWaiting(this.probeTarget, null, this.clock.now() - this.lastActivityAt);
   }
 
@@ -535,7 +539,10 @@ export class TerminalSession {
     // prompt, say) may still be on its way from the PTY thread; it counts before the silence does.
     if (evidence && observer.candidate) await this.pty.sync();
     if (!this.observers.has(observer)) return quietDueMs;
-    this.feed({ type: 'evidence', evidence, sampledAt, offset: this.history.offset, candidate: observer.candidate }, { observer });
+    // A program blocked on a request to the terminal (pwsh asks for the cursor position after a
+    // native command) waits for the emulator's answer; a loaded main thread only delays it.
+    const awaitingReply = this.emulator.mustDrainBeforeInput;
+    this.feed({ type: 'evidence', evidence, sampledAt, offset: this.history.offset, candidate: observer.candidate, awaitingReply }, { observer });
     return quietDueMs;
   }
 
