@@ -136,7 +136,8 @@ describe.skipIf(!runUi)('Tandem UI: tab states, notifications, closing and hando
     await ui.page.keyboard.press('Escape');
     const pane = (await ui.page.locator('[role="tabpanel"]:visible').boundingBox())!;
     const card = (await question.boundingBox())!;
-    expect(pane.x + pane.width).toBeLessThanOrEqual(card.x);
+    // The card floats over the terminal, which keeps its width (issue 28).
+    expect(pane.x + pane.width).toBeGreaterThan(card.x + card.width);
     await shoot('approval-on-another-tab');
 
     // Clicking the notification shows that terminal.
