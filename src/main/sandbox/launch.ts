@@ -14,6 +14,7 @@ import { assertSandboxAvailable } from './availability.js';
 import { agentHome } from './agent-home.js';
 import { bwrapArgs, bwrapPath, launcherShell } from './bwrap.js';
 import { gitProtection, releaseGitProtection } from './git-protect.js';
+import { ToolFilesWatch } from './tool-files.js';
 import { hiddenPathCandidates } from './hidden-paths.js';
 import { sandboxExecPath, seatbeltProfile } from './seatbelt.js';
 import { tiocstiFilter } from './seccomp.js';
@@ -136,6 +137,12 @@ export class Confinement {
   private readonly runDir: string;
   private readonly cacheEnv: Record<string, string>;
   private readonly platform: NodeJS.Platform;
+  /**
+   * Changes to workspace files the person's tools run on their own (`.envrc`, `.vscode/`,
+   * `.idea/`), each reported once; null under read-only (nothing can change). Not yet shown on
+   * the tab: the host has no field for it.
+   */
+  readonly toolFiles: ToolFilesWatch | null;
   /** `commondir` files written to protect the repository, released on dispose. */
   private readonly gitWritten: string[];
 
@@ -161,6 +168,7 @@ export class Confinement {
     const home = this.platform === 'linux' && personHome !== '' && personHome !== '/' && personHome !== workspace ? this.homeSpec(personHome, agentDir, workspace, input) : undefined;
     let writable: string[] = [];
     const git = gitProtection(workspace);
+    this.toolFiles = input.mode === 'workspace-write' ? new ToolFilesWatch(workspace) : null;
     this.gitWritten = git.written;
     if (home) {
       const at = (rel: string) => posix.join(home.agentHome, rel);
