@@ -3,9 +3,11 @@ import type { ApprovalInfo, SendResult } from '../../shared/types.js';
 import { findRefusedControl, describeControl } from '../../shared/control-chars.js';
 import type { ManagedTerminal } from '../host/managed-terminal.js';
 import { waitFor } from '../terminal/clock.js';
+import type { SendRequest } from '../terminal/session-types.js';
 import { type AgentContext, decorate, emptyResult } from './context.js';
 import { grammarsNow, loadGrammars } from './judge/tree-sitter.js';
 import { judge } from './policy.js';
+import { atFreshPrompt, type LineReader, planSend, resetLine, type SendPlan, shellLineOf, typedEdit, typedUnjudged } from './shell-line.js';
 import { redirectedBy } from './redirect-check.js';
 import type { AgentConnection, ApprovalDecision } from './service.js';
 import type { ToolArgs } from './tool-defs.js';
@@ -36,16 +38,21 @@ export async function send(ctx: AgentContext, connection: AgentConnection, args:
   const waitMs = args.waitMs ?? ctx.host.limits.defaultWaitMs;
   const deadline = startedAt + waitMs;
 
-  let text = args.text;
-  let keys = args.keys;
-  let approval: ApprovalInfo | null = null;
-  // Judged exactly as it will be typed; the person sees keys by name after the text.
-  const line = [text ?? '', ...(keys ?? []).map((key) => (key.length === 1 ? key : `<${key}>`))].join(' ').trim();
   const settings = ctx.settingsOf(connection);
+  // The line the shell will run: what this send completes, not this send alone (shell-line.ts).
+  const shellLine = shellLineOf(terminal);
+  const reader = ops.lineReader;
+  atFreshPrompt(shellLine, reader);
+  const where = ops.judgeContext;
+  const judged = settings.policy === 'always' ? null : planSend(shellLine, reader, ops.status === 'waiting_input', where.shell, args);
+  const plan: Plan = { reader, version: shellLine.version, judged };
+  let text: string | undefined;
+  let approval: ApprovalInfo | null = null;
+  // Judged exactly as it will run; the person sees keys by name after the text.
+  const line = judged ? judged.shown : [args.text ?? '', ...(args.keys ?? []).map((key) => (key.length === 1 ? key : `<${key}>`))].join(' ').trim();
   // A grammar that fails to load classifies nothing: lines ask, they are never let through.
   const loaded = grammarsNow();
   const grammars = loaded !== undefined ? loaded : await loadGrammars().catch(() => null);
-  const where = ops.judgeContext;
   const judgeLine = (line: string, hasKeys: boolean) =>
     judge(line, settings, {
       hasKeys,
@@ -54,14 +61,24 @@ export async function send(ctx: AgentContext, connection: AgentConnection, args:
       operands: { cwd: where.cwd, workspace: where.workspace, roots: { home: ctx.home, tandemDirs: ctx.tandemDirs } },
       home: ctx.home,
     });
-  const judgement = judgeLine(text ?? '', (keys?.length ?? 0) > 0);
+  const lineText = judged ? judged.line : (args.text ?? '');
+  const judgement = judgeLine(lineText, judged ? judged.hasKeys : (args.keys?.length ?? 0) > 0);
   let verdict = judgement.verdict;
   let why = judgement.verdict === 'ask' ? judgement.why : null;
+  if (judged?.mustAsk && verdict !== 'deny') {
+    why = verdict === 'ask' ? `${judged.mustAsk}; ${why}` : judged.mustAsk;
+    verdict = 'ask';
+  }
+  // Typed without submit at the shell's line: nothing runs yet, the whole line is judged when it is submitted.
+  if (judged?.deferred && verdict === 'ask' && settings.policy === 'ask-unless-allowed') {
+    verdict = 'run';
+    why = null;
+  }
   // An allowed line asks when the shell reported what would make its program run something else.
-  if (verdict === 'run' && settings.policy !== 'always' && ops.status === 'idle') {
+  if (verdict === 'run' && settings.policy !== 'always' && ops.status === 'idle' && !judged?.deferred) {
     const report = await ops.freshRedirects(redirectReportWaitMs);
     if (holds()) throw new TandemError('busy', busyWrite);
-    const redirected = redirectedBy(text ?? '', report, (expanded) => judgeLine(expanded, false).verdict === 'run');
+    const redirected = redirectedBy(lineText, report, (expanded) => judgeLine(expanded, false).verdict === 'run');
     if (redirected) {
       verdict = 'ask';
       why = `allowed, but ${redirected}: it could run something else`;
@@ -86,7 +103,7 @@ export async function send(ctx: AgentContext, connection: AgentConnection, args:
     const decided = await waitFor(ctx.clock, { ms: deadline - ctx.clock.now(), signal, until: request.decision });
     if (decided.kind === 'timeout') {
       // Still pending: it stays for the person, and runs if approved later.
-      void runWhenApproved(ctx, connection, terminal, request.decision, args);
+      void runWhenApproved(ctx, connection, terminal, request.decision, args, plan);
       return { ...emptyResult(ops.cursor, terminal.control.controller), status: 'awaiting_approval', evidence: 'bound', approval: { state: 'pending', reason: null }, durationMs: Math.round(ctx.clock.now() - startedAt) };
     }
     if (decided.kind === 'aborted') {
@@ -97,24 +114,52 @@ export async function send(ctx: AgentContext, connection: AgentConnection, args:
     const decision = decided.value;
     if (decision.state === 'rejected') throw new TandemError('rejected', decision.reason || 'The person rejected this command.');
     approval = { state: decision.state, reason: null };
-    if (decision.state === 'edited') {
-      // The edited line is what runs: nothing the agent sent rides along.
-      text = decision.command;
-      keys = undefined;
-    }
+    // The edited line is what runs: nothing the agent sent rides along.
+    if (decision.state === 'edited') text = decision.command;
   }
   if (verdict === 'run') ctx.ran.record(connection.identity.name, { command: line, terminalId: terminal.id, title: terminal.meta.title, at: new Date().toISOString() });
   const turn = ops.turnNow(owner, signal) ?? (await ops.turn(owner, deadline - ctx.clock.now(), signal));
   try {
     state.approved = null;
-    const result = await ops.send(turn, { text, keys, submit: args.submit, input: args.input, waitMs: Math.max(0, deadline - ctx.clock.now()), maxOutputBytes: args.maxOutputBytes, signal });
+    const typing = typedAs(terminal, plan, args, approval?.state === 'edited' ? text! : null);
+    if (!typing) throw new TandemError('busy', 'The terminal moved on while this send waited (a command ended or began, or its line changed); send it again.');
+    const result = await ops.send(turn, { ...typing, input: args.input, waitMs: Math.max(0, deadline - ctx.clock.now()), maxOutputBytes: args.maxOutputBytes, signal });
     return decorate(ctx, terminal, result, approval, startedAt);
   } finally {
     turn.release();
   }
 }
 
-async function runWhenApproved(ctx: AgentContext, connection: AgentConnection, terminal: ManagedTerminal, decision: Promise<ApprovalDecision>, args: ToolArgs<'terminal_send'>): Promise<void> {
+interface Plan {
+  reader: LineReader;
+  version: number;
+  judged: SendPlan | null;
+}
+
+/**
+ * What to write now that the turn came: the planned line if the terminal is as it was when the
+ * line was judged (else null: the judged line is no longer the line the shell would run), and
+ * the line's record updated as the write goes out.
+ */
+function typedAs(terminal: ManagedTerminal, plan: Plan, args: ToolArgs<'terminal_send'>, edit: string | null): Pick<SendRequest, 'text' | 'keys' | 'submit' | 'clearLine'> | null {
+  const line = shellLineOf(terminal);
+  const reader = terminal.ops.lineReader;
+  if (!plan.judged) {
+    typedUnjudged(line, reader, args);
+    return { text: args.text, keys: args.keys, submit: args.submit };
+  }
+  if (reader !== plan.reader || line.version !== plan.version) return null;
+  if (edit !== null) {
+    // The person's edit is the whole line: nothing the agent typed before rides along.
+    const submitted = plan.judged.submit !== false;
+    typedEdit(line, edit, submitted);
+    return { text: edit, keys: undefined, submit: plan.judged.submit, clearLine: reader === 'prompt' };
+  }
+  plan.judged.typedNow(line);
+  return { text: plan.judged.text, keys: plan.judged.keys, submit: plan.judged.submit, clearLine: plan.judged.clearLine };
+}
+
+async function runWhenApproved(ctx: AgentContext, connection: AgentConnection, terminal: ManagedTerminal, decision: Promise<ApprovalDecision>, args: ToolArgs<'terminal_send'>, plan: Plan): Promise<void> {
   const answer = await decision;
   // Decided late: it runs only if the agent, the terminal and its control are still as they were.
   if (answer.state === 'rejected' || !ctx.tokens.currentSettings(connection.identity) || !ctx.isConnected(connection.identity.tokenHash) || !ctx.host.has(terminal.id) || terminal.control.controller === 'user') return;
@@ -124,9 +169,12 @@ async function runWhenApproved(ctx: AgentContext, connection: AgentConnection, t
   if (!turn) return;
   try {
     const edited = answer.state === 'edited';
-    const line = edited ? answer.command : [args.text ?? '', ...(args.keys ?? [])].join(' ').trim();
+    const typing = typedAs(terminal, plan, args, edited ? answer.command : null);
+    // The line the person approved is no longer the line the shell would run: nothing is typed.
+    if (!typing) return;
+    const line = edited ? answer.command : (plan.judged?.shown ?? [args.text ?? '', ...(args.keys ?? [])].join(' ').trim());
     state.approved = { command: line, approval: { state: answer.state, reason: null } };
-    await terminal.ops.send(turn, { text: edited ? answer.command : args.text, keys: edited ? undefined : args.keys, submit: args.submit, input: args.input, waitMs: 0 }).catch(() => undefined);
+    await terminal.ops.send(turn, { ...typing, input: args.input, waitMs: 0 }).catch(() => undefined);
   } finally {
     turn.release();
   }
@@ -140,6 +188,8 @@ export async function signalTerminal(ctx: AgentContext, connection: AgentConnect
   if (terminal.control.controller === 'user') throw new TandemError('user_control', 'The person has control of this terminal; wait for them to hand it back.');
   const cursor = ops.cursor;
   const status = ops.status;
+  // An interrupt at the prompt discards the line: what was typed is gone, and the next send empties the line anyway.
+  resetLine(shellLineOf(terminal));
   await ops.signal(args.signal);
   if (status !== 'running' && status !== 'waiting_input') {
     return { ...emptyResult(ops.cursor, terminal.control.controller), status: status === 'exited' ? 'exited' : 'done', evidence: status === 'exited' ? 'exit' : 'marker', cwd: ops.cwd, closedBy: ops.closedBy };

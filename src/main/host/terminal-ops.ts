@@ -26,6 +26,12 @@ export class TerminalOps {
     return this.session.cursor;
   }
 
+  /** Who reads a line typed now: the shell at its prompt, the shell at a continuation prompt, or a program. */
+  get lineReader(): 'prompt' | 'continuation' | 'program' {
+    const phase = this.session.phase;
+    return phase === 'idle' ? 'prompt' : phase === 'continuation' ? 'continuation' : 'program';
+  }
+
   get cwd(): string | null {
     return this.session.cwd;
   }

@@ -38,7 +38,8 @@ export type ReadinessEvent =
   | { type: 'line'; seq: number }
   | { type: 'continuation' }
   /** A write: `command` when it submits a command line at the prompt. */
-  | { type: 'write'; command: boolean }
+  /** `submits`: it carries an Enter (a write at a continuation prompt without one leaves the line unfinished). */
+  | { type: 'write'; command: boolean; submits?: boolean }
   /**
    * One probe of one observer: what it saw, at which output offset, and the offset now.
    * `awaitingReply`: the program printed a request the terminal answers (a cursor position,
@@ -142,7 +143,7 @@ export function step(state: ReadinessState, event: ReadinessEvent): Step {
     case 'write': {
       const endOnly = state.integration === 'end-only';
       // Finishing a continued line submits it like a command: a second command now gets `busy`.
-      const completesLine = state.phase.kind === 'continuation' && !endOnly;
+      const completesLine = state.phase.kind === 'continuation' && !endOnly && event.submits !== false;
       if (!event.command && !completesLine) return { state, effects: [] };
       return { state: { ...state, phase: { kind: 'running', seq: null, started: endOnly } }, effects: [] };
     }

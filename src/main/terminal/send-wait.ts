@@ -10,6 +10,7 @@ import type { ObserveSpec, ObserverMode, observe } from './observer.js';
 import { takeBaseline, type ProbeTarget } from './probe.js';
 import { OutputProjector } from './projection.js';
 import { commandBegun, type ReadinessEvent, type ReadinessState } from './readiness.js';
+import { lineClear } from './line-clear.js';
 import { sendPayload } from './send-payload.js';
 import { clampInt, type SendRequest, type WaitRequest } from './session-types.js';
 
@@ -51,7 +52,12 @@ export async function send(target: SendWaitTarget, req: SendRequest): Promise<Se
     throw new TandemError('busy', 'A command is running and not waiting for input; wait for it, interrupt it, or pass input: true to type into it.');
   } else mode = 'input';
 
-  const { payload, body } = sendPayload(text, keys, { command: mode === 'command', submit, bracketedPaste: Boolean(target.dialect?.bracketedPaste), quotedInsert: Boolean(target.dialect?.quotedInsert) });
+  const typed = sendPayload(text, keys, { command: mode === 'command', submit, bracketedPaste: Boolean(target.dialect?.bracketedPaste), quotedInsert: Boolean(target.dialect?.quotedInsert) });
+  const body = typed.body;
+  // The shell runs what its line holds, so a judged line starts from an empty one (issue 23).
+  const atLine = target.readiness().phase.kind === 'idle' || target.readiness().phase.kind === 'continuation';
+  const clear = req.clearLine && atLine ? (lineClear(target.dialect?.name ?? null)?.keys ?? '') : '';
+  const payload = clear + typed.payload;
   if (Buffer.byteLength(payload) > target.maxInputBytes) {
     throw new TandemError('input_too_large', `Input of ${Buffer.byteLength(payload)} bytes exceeds the ${target.maxInputBytes}-byte limit; send it in smaller parts or write it to a file.`);
   }
@@ -84,7 +90,7 @@ export async function send(target: SendWaitTarget, req: SendRequest): Promise<Se
     handoff: req.handoff,
   });
   // Submitted: a second command now gets `busy`, not typed into the same line.
-  target.feed({ type: 'write', command: mode === 'command' && submit });
+  target.feed({ type: 'write', command: mode === 'command' && submit, submits: /[\r\n]/.test(typed.payload) });
   written.catch((error: unknown) => observer.reject(error));
   target.kick();
   return observer.promise;

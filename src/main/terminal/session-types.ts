@@ -43,6 +43,8 @@ export interface SendRequest {
   keys?: string[];
   submit?: boolean;
   input?: boolean;
+  /** At the shell's own line editor: erase what the line holds first, so the shell runs exactly the text (issue 23). */
+  clearLine?: boolean;
   waitMs?: number;
   maxOutputBytes?: number;
   /** Cancels: the observation is dropped and the call rejects with the signal's reason. */

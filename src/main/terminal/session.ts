@@ -269,6 +269,11 @@ export class TerminalSession {
     return terminalStatus(this.ready, Boolean(this.watcher.waiting));
   }
 
+  /** The readiness phase: whether the shell's own line editor has the terminal (`idle`, `continuation`). */
+  get phase(): ReadinessState['phase']['kind'] {
+    return this.ready.phase.kind;
+  }
+
   get exitCode(): number | null {
     const phase = this.ready.phase;
     return phase.kind === 'exited' ? phase.exitCode : null;

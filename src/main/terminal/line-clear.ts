@@ -1,0 +1,38 @@
+/**
+ * The keys that empty a shell's line editor before a judged line is typed (issue 23): whatever
+ * the line held (text that reached the shell as typeahead, a person's unfinished typing) would
+ * otherwise be run together with the judged text.
+ *
+ * - bash (readline) and zsh (zle), emacs keymap: Ctrl+E (end of line), Ctrl+U (readline's
+ *   unix-line-discard kills to the start of the whole buffer; zle's kill-whole-line the
+ *   current line, which at a continuation prompt is all zle holds: earlier lines are the parser's).
+ * - sh: Ctrl+U alone. dash has no line editor: in the terminal's canonical mode Ctrl+U is the
+ *   kill character (VKILL) and Ctrl+E would land in the line as a character.
+ * - pwsh (PSReadLine, Emacs edit mode, the default off Windows): Ctrl+E EndOfLine, Ctrl+U
+ *   BackwardKillInput, which empties the whole multi-line buffer: `clearsHeld` is true, so the
+ *   lines a continuation held are typed again after it.
+ * - Windows PowerShell and pwsh on Windows (Windows edit mode): Escape (RevertLine) would do,
+ *   but ConPTY reads an ESC followed by a character as Alt+character and would eat the first
+ *   character of the line; nothing is sent there (README, Known limitations).
+ * A person's vi keymap (`set -o vi`, `bindkey -v`, `Set-PSReadLineOption -EditMode Vi`) is not
+ * covered either; Tandem's own agent terminals start in the emacs keymap.
+ */
+export interface LineClear {
+  keys: string;
+  /** Empties the lines a continuation prompt holds too (they are retyped). */
+  clearsHeld: boolean;
+}
+
+export function lineClear(dialect: string | null, platform: NodeJS.Platform = process.platform): LineClear | null {
+  switch (dialect) {
+    case 'bash':
+    case 'zsh':
+      return { keys: '\x05\x15', clearsHeld: false };
+    case 'sh':
+      return { keys: '\x15', clearsHeld: false };
+    case 'pwsh':
+      return platform === 'win32' ? null : { keys: '\x05\x15', clearsHeld: true };
+    default:
+      return null;
+  }
+}
