@@ -5,7 +5,7 @@
  * sandbox is built; the person adds their own through `TANDEM_SANDBOX_HIDE` (colon-separated
  * absolute or `~/` paths).
  */
-import { readdirSync } from 'node:fs';
+import { type Dirent, readdirSync, realpathSync } from 'node:fs';
 import { posix } from 'node:path';
 import { credentialPaths } from '../agent/judge/sensitive-paths.js';
 import { shortSocketDir } from '../agent/socket-path.js';
@@ -82,4 +82,48 @@ export function hiddenPathCandidates({ home, env, stateDir, discoveryDir }: Hidd
     ...extra,
   ];
   return [...new Set(all.filter((path): path is string => typeof path === 'string' && posix.isAbsolute(path)).map((path) => posix.normalize(path)))];
+}
+
+/** Where the machine's path sockets live, outside the person's home (hidden) and /tmp (private). */
+export const socketRoots: readonly string[] = ['/run', '/var/run', '/var/tmp', '/dev/shm'];
+const socketScanDepth = 6;
+const socketScanEntries = 20_000;
+
+/**
+ * Every path socket under `roots` (the directory entries' own types: nothing is stat'ed, no
+ * symlink followed), skipping directories in `skip` (hidden whole already). Bounded in depth
+ * and in entries read: a socket deeper or further is not found, and stays reachable.
+ */
+export function scanSockets(roots: readonly string[] = socketRoots, skip: readonly string[] = systemSocketPaths): string[] {
+  const found: string[] = [];
+  let budget = socketScanEntries;
+  const visit = (dir: string, depth: number) => {
+    if (budget <= 0 || skip.includes(dir)) return;
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    budget -= entries.length;
+    for (const entry of entries) {
+      const path = posix.join(dir, entry.name);
+      if (entry.isSocket()) found.push(path);
+      else if (entry.isDirectory() && depth < socketScanDepth) visit(path, depth + 1);
+    }
+  };
+  const real = new Set<string>();
+  for (const root of roots) {
+    let at: string;
+    try {
+      at = realpathSync(root);
+    } catch {
+      continue;
+    }
+    // /var/run is usually /run.
+    if (real.has(at)) continue;
+    real.add(at);
+    visit(at, 1);
+  }
+  return found;
 }

@@ -15,7 +15,7 @@ import { agentHome } from './agent-home.js';
 import { bwrapArgs, bwrapPath, launcherShell } from './bwrap.js';
 import { gitProtection, releaseGitProtection } from './git-protect.js';
 import { ToolFilesWatch } from './tool-files.js';
-import { hiddenPathCandidates } from './hidden-paths.js';
+import { hiddenPathCandidates, scanSockets } from './hidden-paths.js';
 import { sandboxExecPath, seatbeltProfile } from './seatbelt.js';
 import { tiocstiFilter } from './seccomp.js';
 import { type HiddenPath, type HomeSpec, type SandboxInfo, type SandboxSpec, within } from './types.js';
@@ -197,7 +197,11 @@ export class Confinement {
       tmpDir,
       writable,
       readable,
-      hidden: existing(hiddenPathCandidates({ home: input.home, env: input.env, stateDir: input.stateDir, discoveryDir: input.discoveryDir })),
+      // Path sockets of the machine outside the workspace (a database's, the journal's), found at open.
+      hidden: existing([
+        ...hiddenPathCandidates({ home: input.home, env: input.env, stateDir: input.stateDir, discoveryDir: input.discoveryDir }),
+        ...(this.platform === 'linux' ? scanSockets().filter((path) => !within(path, workspace)) : []),
+      ]),
       protectedPaths: git.readOnly,
       gitAnchors: git.anchors,
       ...(home ? { home } : {}),
