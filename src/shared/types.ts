@@ -52,6 +52,8 @@ export interface SendResult {
   approval: ApprovalInfo | null;
   closedBy: ClosedBy;
   durationMs: number;
+  /** A confined command that failed on a path the sandbox keeps read-only or hides: which, and why (src/main/sandbox/refusal.ts). Absent otherwise. */
+  sandbox?: { path: string; access: 'read-only' | 'hidden'; mode: 'workspace-write' | 'read-only'; why: string };
 }
 
 export interface TerminalInfo {

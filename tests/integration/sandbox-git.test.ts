@@ -67,7 +67,7 @@ describeSandbox('the workspace repository, attacked from a confined terminal', (
     const evil = `${repo}/evil`;
     const hook = `#!/bin/sh\\ntouch ${canary}\\n`;
     expect(await send(t.id, `mkdir -p ${evil}/hooks && printf '${hook}' > ${evil}/hooks/pre-commit && chmod +x ${evil}/hooks/pre-commit && printf '[core]\\n\\thooksPath = ${evil}/hooks\\n\\tfsmonitor = touch ${canary}\\n' > ${evil}/config && cp -r .git/objects .git/refs .git/HEAD ${evil}/`)).toMatchObject({ exitCode: 0 });
-    await fails(t.id, 'mv .git .git-x');
+    expect(await fails(t.id, 'mv .git .git-x')).toMatchObject({ sandbox: { path: join(repo, '.git'), access: 'read-only', why: expect.stringContaining('.git') } });
     await fails(t.id, 'mv .git .git-x && cp -a .git-x .git');
     await fails(t.id, `mv .git .git-x; ln -sfnT ${evil} .git`);
     await fails(t.id, `python3 -c "import os; os.rename('.git', '.git-y')" 2>&1 || rmdir .git`);

@@ -97,6 +97,20 @@ describeSandbox('the agent’s own home', () => {
     expect(readFileSync(join(f.home, '.gitconfig'), 'utf8')).toContain('CREDENTIAL-SECRET');
   });
 
+  it('a refused write or a hidden read explains itself with a sandbox note; an ordinary failure has none', async () => {
+    const t = await open('homer');
+    expect(await send('homer', t.id, 'echo x > /etc/tandem-refused')).toMatchObject({
+      exitCode: 1,
+      sandbox: { path: '/etc/tandem-refused', access: 'read-only', mode: 'workspace-write', why: expect.stringContaining('workspace') },
+    });
+    expect(await send('homer', t.id, `cat ${join(f.home, '.pgpass')}`)).toMatchObject({ sandbox: { path: join(f.home, '.pgpass'), access: 'hidden' } });
+    expect(await send('homer', t.id, 'touch ~/.local/bin/x')).toMatchObject({ sandbox: { path: join(homeOf('homer'), '.local/bin/x'), access: 'read-only' } });
+    expect(await send('homer', t.id, `python3 -c "open('/usr/tandem-py', 'w')"`)).toMatchObject({ sandbox: { path: '/usr/tandem-py', access: 'read-only' } });
+    const plain = await send('homer', t.id, 'cat no-such-file-here');
+    expect(plain.exitCode).toBe(1);
+    expect(plain).not.toHaveProperty('sandbox');
+  });
+
   it('runs the person’s startup files, with their PATH, and prints no error of the sandbox', async () => {
     const t = await open('homer');
     expect(t.banner ?? '').not.toMatch(/writable|Permission denied|Read-only/);

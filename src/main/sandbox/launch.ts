@@ -14,6 +14,7 @@ import { assertSandboxAvailable } from './availability.js';
 import { agentHome } from './agent-home.js';
 import { bwrapArgs, bwrapPath, launcherShell } from './bwrap.js';
 import { gitProtection, releaseGitProtection } from './git-protect.js';
+import { explainRefusal, type SandboxNote } from './refusal.js';
 import { ToolFilesWatch } from './tool-files.js';
 import { hiddenPathCandidates, scanSockets } from './hidden-paths.js';
 import { sandboxExecPath, seatbeltProfile } from './seatbelt.js';
@@ -236,6 +237,11 @@ export class Confinement {
     if (at < 0 || argv[at + 1] !== ptyPlaceholder) throw new Error('bubblewrap arguments lack the terminal device pair');
     const script = reset.length > 0 ? `trap '' ${keySignals.replaceAll(',', ' ')}\n${launcher}` : launcher;
     return { file: launcherShell, args: ['--norc', '--noprofile', '-c', script, 'tandem-sandbox', info, bpf, String(at), ...argv], env: base };
+  }
+
+  /** Why a failed command's output names a path this sandbox refuses, or null. */
+  explain(output: string, cwd: string | null): SandboxNote | null {
+    return explainRefusal(this.spec, output, cwd);
   }
 
   /**

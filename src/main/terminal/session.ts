@@ -525,7 +525,10 @@ export class TerminalSession {
     offset: number,
   ): SendResult {
     const ctx = { screenText: () => this.emulator.screenText(), cwd: this.cwd, origin: this.origin, closedBy: this.closing.closedBy, cursor: (at: number) => this.encodeCursor(at), now: () => this.clock.now() };
-    return sendResult(ctx, projector, echo, status, evidence, command, exitCode, startedAt, offset);
+    const result = sendResult(ctx, projector, echo, status, evidence, command, exitCode, startedAt, offset);
+    // A confined command that failed on a path the sandbox refuses says so, so the agent does not retry blindly.
+    const note = this.confinement && status === 'done' && exitCode !== null && exitCode !== 0 ? this.confinement.explain(result.output, result.cwd) : null;
+    return note ? { ...result, sandbox: note } : result;
   }
 
   private encodeCursor(offset: number): string {
