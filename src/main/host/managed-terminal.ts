@@ -130,6 +130,7 @@ export class ManagedTerminal {
       lastCommand: s.lastCommand,
       handedTo: this.meta.handedTo,
       sandbox: s.sandbox,
+      ...(s.toolFilesChanged.length > 0 ? { toolFilesChanged: [...s.toolFilesChanged] } : {}),
       program: s.status === 'exited' ? null : this.program.value,
       agentListening: this.agentCalls > 0,
     };

@@ -64,6 +64,7 @@ export class TerminalSession {
   /** The cwd at open: a confined terminal's workspace, kept across a reset. */
   readonly openedIn: string;
   private readonly confinement: Confinement | null;
+  private changedToolFiles: readonly string[] = [];
   private readonly emulator: Emulator;
   private readonly scanner: MarkerScanner;
   private readonly redirectTracker: RedirectTracker;
@@ -298,6 +299,18 @@ export class TerminalSession {
     return this.lastDone.exitCode;
   }
 
+  /** Workspace files the person's tools run on their own that this confined terminal changed (src/main/sandbox/tool-files.ts). */
+  get toolFilesChanged(): readonly string[] {
+    return this.changedToolFiles;
+  }
+
+  /** After each command: what it changed of `.envrc`, `.vscode/`, `.idea/`, each path once, bounded. */
+  private noteToolFiles(): void {
+    for (const path of this.confinement?.toolFiles?.changes() ?? []) {
+      if (!this.changedToolFiles.includes(path) && this.changedToolFiles.length < 50) this.changedToolFiles = [...this.changedToolFiles, path];
+    }
+  }
+
   /** The last command that ended at a prompt, for the person's view. */
   get lastCommand(): LastCommand | null {
     return this.lastDone.value;
@@ -392,6 +405,7 @@ export class TerminalSession {
         return this.feed({ type: 'start', seq: marker.seq }, { marker });
       case 'end':
         if (marker.cwd) this.cwd = marker.cwd;
+        this.noteToolFiles();
         return this.feed({ type: 'end', seq: marker.seq, exitCode: marker.exitCode, closing: this.closing.pending }, { marker });
       case 'line':
         return this.feed({ type: 'line', seq: marker.seq }, { marker });
