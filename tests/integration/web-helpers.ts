@@ -64,7 +64,10 @@ export interface RawResponse {
 /** An HTTP request with full control of the headers (Host included). */
 export function rawRequest(port: number, opts: { method?: string; path?: string; headers?: Record<string, string>; body?: string }): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port, method: opts.method ?? 'GET', path: opts.path ?? '/', headers: opts.headers ?? {} }, (res) => {
+    // A connection of its own: Node's global agent keeps sockets alive, and one the server closed
+    // after its keep-alive timeout while a test's spawnSync blocked this loop is reused unnoticed
+    // ("socket hang up" on the next request: a loaded machine makes that wait longer than 5 s).
+    const req = request({ host: '127.0.0.1', port, method: opts.method ?? 'GET', path: opts.path ?? '/', headers: opts.headers ?? {}, agent: false }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString('utf8') }));
