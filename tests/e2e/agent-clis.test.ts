@@ -38,7 +38,8 @@ function privateHome(name: string): { HOME: string; env: NodeJS.ProcessEnv } {
   return { HOME, env: { PATH: `${binDir}:${process.env.PATH}`, HOME, TANDEM_HOME: join(HOME, 'tandem'), CI: '1', NO_COLOR: '1' } };
 }
 
-describe('agent CLIs accept the printed configurations', () => {
+// Each CLI is a large Node program: two of its commands can take a minute apiece on a loaded machine.
+describe('agent CLIs accept the printed configurations', { timeout: 300_000 }, () => {
   it.runIf(has('claude'))('Claude Code: `claude mcp add` as printed, then `claude mcp list` says Connected', () => {
     const { HOME, env } = privateHome('claude');
     const added = spawnSync('sh', ['-c', config('Claude Code')], { cwd: HOME, env, encoding: 'utf8', timeout: 60_000 });

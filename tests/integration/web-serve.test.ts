@@ -79,6 +79,7 @@ describe('tandem serve (child process)', () => {
       pairUrl: `http://127.0.0.1:${port}/pair`,
       uiUrl: `http://127.0.0.1:${port}/`,
       bridgeSocket: bridgeSocketPath(process.platform, tandemHome).path,
+      evidence: expect.stringMatching(/^(proc|ps|none)$/),
     });
     expect(statSync(info.bridgeSocket as string).mode & 0o777).toBe(0o600);
     expect(readFileSync(file, 'utf8')).not.toContain(tokenOf(url));
