@@ -98,25 +98,84 @@ describe('bubblewrap arguments', () => {
   });
 });
 
+/**
+ * A small evaluator of the profile's file rules, as sandbox-exec applies them: the last rule
+ * whose operation and filter match wins. Only what seatbeltProfile writes is understood.
+ */
+function allowed(profile: string, op: 'file-read*' | 'file-write*', path: string): boolean {
+  let verdict = true;
+  for (const line of profile.trim().split('\n')) {
+    const rule = /^\((allow|deny) ([a-z*\- ]+?)((?: \(.*)?)\)$/.exec(line);
+    if (!rule) continue;
+    const [, action, ops, rest] = rule;
+    if (ops === 'default') {
+      verdict = action === 'allow';
+      continue;
+    }
+    if (!ops!.split(' ').includes(op)) continue;
+    const filters = [...rest!.matchAll(/\((subpath|literal|regex) (?:"((?:[^"\\]|\\.)*)"|#"((?:[^"\\]|\\.)*)")\)/g)];
+    const matches =
+      rest!.trim() === '' ||
+      filters.some(([, kind, literal, regex]) => {
+        const value = (literal ?? '').replace(/\\(.)/g, '$1');
+        if (kind === 'subpath') return path === value || path.startsWith(`${value}/`);
+        if (kind === 'literal') return path === value;
+        return new RegExp(regex!).test(path);
+      });
+    if (matches) verdict = action === 'allow';
+  }
+  return verdict;
+}
+
 describe('sandbox-exec profile', () => {
-  it('refuses writes except the workspace, temp and caches, hides paths, and cuts the network', () => {
-    const text = seatbeltProfile({ ...spec, hidden: [{ path: '/Users/ada/.ssh', dir: true }, { path: '/Users/ada/.net"rc', dir: false }] });
-    const lines = text.trim().split('\n');
-    expect(lines.slice(0, 3)).toEqual(['(version 1)', '(allow default)', '(deny file-write*)']);
-    expect(lines[3]).toContain('(subpath "/home/ada/proj")');
-    expect(lines[3]).toContain(`(subpath "${spec.tmpDir}")`);
-    expect(lines[3]).toContain('(regex #"^/dev/ttys[0-9]+$")');
-    expect(lines[4]).toBe('(deny file-write* (subpath "/home/ada/proj/.git/hooks") (literal "/home/ada/proj/.git/config"))');
-    expect(lines[5]).toBe('(deny file-read* file-write* (subpath "/Users/ada/.ssh") (literal "/Users/ada/.net\\"rc"))');
-    expect(lines[6]).toBe('(deny network-outbound (remote unix-socket (path-regex #"^/Users/ada/\\.ssh/")) (remote unix-socket (path-literal "/Users/ada/.net\\"rc")))');
-    expect(lines.at(-1)).toBe('(deny network*)');
-    expect(seatbeltProfile({ ...spec, network: true })).not.toContain('(deny network*)');
+  const mac: SandboxSpec = {
+    mode: 'workspace-write',
+    network: false,
+    workspace: '/Users/ada/proj',
+    tmpDir: '/Users/ada/Library/Tandem/sandbox/run/t1/tmp',
+    writable: ['/Users/ada/Library/Tandem/sandbox/a/cache', '/Users/ada/Library/Tandem/sandbox/a/history'],
+    readable: ['/var/folders/x/tandem-rc-1'],
+    hidden: [
+      { path: '/Users/ada/Library/Tandem', dir: true },
+      { path: '/Users/ada/.ssh', dir: true },
+      { path: '/Users/ada/.net"rc', dir: false },
+      { path: '/Users/ada/proj/.env-secrets', dir: true },
+    ],
+    protectedPaths: [
+      { path: '/Users/ada/proj/.git/hooks', dir: true },
+      { path: '/Users/ada/proj/.git/config', dir: false },
+    ],
+  };
+
+  it('lets the terminal use its temp directory and caches inside the hidden state (last match wins)', () => {
+    const text = seatbeltProfile(mac);
+    for (const path of [`${mac.tmpDir}/x`, '/Users/ada/Library/Tandem/sandbox/a/cache/npm/x', '/Users/ada/Library/Tandem/sandbox/a/history/bash', '/Users/ada/proj/src/a.ts', '/dev/ttys003']) {
+      expect(allowed(text, 'file-write*', path), path).toBe(true);
+    }
+    expect(allowed(text, 'file-read*', `${mac.tmpDir}/x`)).toBe(true);
+    expect(allowed(text, 'file-read*', '/var/folders/x/tandem-rc-1/bashrc')).toBe(true);
   });
 
-  it('read-only allows writes to the terminal devices only', () => {
-    const text = seatbeltProfile({ ...spec, mode: 'read-only' });
-    expect(text).not.toContain('/home/ada/proj")');
-    expect(text).toContain('(literal "/dev/null")');
+  it('hides the rest of the state and the credentials, keeps .git read-only, refuses writes elsewhere', () => {
+    const text = seatbeltProfile(mac);
+    for (const path of ['/Users/ada/Library/Tandem/agents.json', '/Users/ada/Library/Tandem/sandbox/b/cache/x', '/Users/ada/.ssh/id_ed25519', '/Users/ada/.net"rc', '/Users/ada/proj/.env-secrets/key']) {
+      expect(allowed(text, 'file-read*', path), path).toBe(false);
+      expect(allowed(text, 'file-write*', path), path).toBe(false);
+    }
+    for (const path of ['/Users/ada/proj/.git/hooks/pre-commit', '/Users/ada/proj/.git/config', '/etc/hosts', '/Users/ada/other/x']) {
+      expect(allowed(text, 'file-write*', path), path).toBe(false);
+    }
+    expect(allowed(text, 'file-read*', '/etc/hosts')).toBe(true);
+    expect(text).toContain('(deny network-outbound (remote unix-socket (path-regex #"^/Users/ada/Library/Tandem/"))');
+    expect(text.trim().split('\n').at(-1)).toBe('(deny network*)');
+    expect(seatbeltProfile({ ...mac, network: true })).not.toContain('(deny network*)');
+  });
+
+  it('read-only allows writes to the terminal devices only, and still reads its temp directory', () => {
+    const text = seatbeltProfile({ ...mac, mode: 'read-only' });
+    for (const path of ['/Users/ada/proj/a', `${mac.tmpDir}/x`, '/Users/ada/Library/Tandem/sandbox/a/cache/x']) expect(allowed(text, 'file-write*', path), path).toBe(false);
+    expect(allowed(text, 'file-write*', '/dev/null')).toBe(true);
+    expect(allowed(text, 'file-read*', `${mac.tmpDir}/x`)).toBe(true);
   });
 });
 

@@ -1,15 +1,17 @@
 /**
  * The sandbox-exec (Seatbelt) profile of a confined terminal (macOS). Pure text. Seatbelt
  * applies the last rule that matches an operation, so the profile goes from broad to narrow:
- * allow by default, refuse every file write, allow the workspace, the private temporary
- * directory, the caches and the terminal devices, refuse again what stays read-only in the
- * workspace, then hide reads (and socket connects) of the hidden paths, and cut the network.
+ * allow by default, refuse every file write, hide the hidden directories that hold what the
+ * terminal uses (Tandem's state holds its temporary directory and caches) and allow that back,
+ * allow writes to the workspace, the temporary directory, the caches and the terminal devices,
+ * hide every other hidden path, refuse again what stays read-only in the workspace, and cut the
+ * network. (The hidden state used to come last, after the caches it holds: no temp directory.)
  *
  * sandbox-exec runs the shell in the same process and session, so the controlling terminal
  * and job control are untouched. What it cannot do that bubblewrap does: a private process
  * table (`ps` still lists the machine's processes) and a private /dev.
  */
-import type { HiddenPath, SandboxSpec } from './types.js';
+import { type HiddenPath, type SandboxSpec, within } from './types.js';
 
 export const sandboxExecPath = '/usr/bin/sandbox-exec';
 
@@ -36,15 +38,25 @@ function socketFilter(entry: HiddenPath): string {
 export function seatbeltProfile(spec: SandboxSpec): string {
   const lines = ['(version 1)', '(allow default)', '(deny file-write*)'];
   const devices = ['(literal "/dev/null")', '(literal "/dev/zero")', '(literal "/dev/tty")', '(regex #"^/dev/ttys[0-9]+$")', '(literal "/dev/dtracehelper")'];
-  const writable = spec.mode === 'workspace-write' ? [spec.workspace, spec.tmpDir, ...spec.writable].map((path) => `(subpath ${sbString(path)})`) : [];
+  // The agent's own places: the temporary directory and caches live inside Tandem's state, which is hidden.
+  const own = [spec.workspace, spec.tmpDir, ...spec.writable];
+  const shown = [...own, ...spec.readable];
+  // The last matching rule wins: a hidden directory holding what the terminal uses is denied
+  // first, what it uses is allowed after it, and every other hidden path is denied after that.
+  const holds = (entry: HiddenPath) => entry.dir && shown.some((path) => within(path, entry.path));
+  const holders = spec.hidden.filter(holds);
+  const others = spec.hidden.filter((entry) => !holds(entry));
+  if (holders.length > 0) {
+    lines.push(`(deny file-read* file-write* ${holders.map(pathFilter).join(' ')})`);
+    lines.push(`(allow file-read* ${shown.map((path) => `(subpath ${sbString(path)})`).join(' ')})`);
+  }
+  const writable = spec.mode === 'workspace-write' ? own.map((path) => `(subpath ${sbString(path)})`) : [];
   lines.push(`(allow file-write* ${[...devices, ...writable].join(' ')})`);
+  if (others.length > 0) lines.push(`(deny file-read* file-write* ${others.map(pathFilter).join(' ')})`);
   if (spec.protectedPaths.length > 0) {
     lines.push(`(deny file-write* ${spec.protectedPaths.map(pathFilter).join(' ')})`);
   }
-  if (spec.hidden.length > 0) {
-    lines.push(`(deny file-read* file-write* ${spec.hidden.map(pathFilter).join(' ')})`);
-    lines.push(`(deny network-outbound ${spec.hidden.map(socketFilter).join(' ')})`);
-  }
+  if (spec.hidden.length > 0) lines.push(`(deny network-outbound ${spec.hidden.map(socketFilter).join(' ')})`);
   if (!spec.network) lines.push('(deny network*)');
   return `${lines.join('\n')}\n`;
 }
