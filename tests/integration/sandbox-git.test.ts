@@ -109,6 +109,16 @@ describeSandbox('the workspace repository, attacked from a confined terminal', (
     expect(await send(t.id, 'git init -q own && git -C own config core.hooksPath hooks && git -C own config core.hooksPath')).toMatchObject({ exitCode: 0, output: 'hooks' });
   });
 
+  it('tells the person of a repository it made and added to the index, which their git status would run git in', async () => {
+    const t = await open();
+    const made = await send(t.id, `git init -q inner && git -C inner -c user.name=A -c user.email=a@e commit -q --allow-empty -m i && git -C inner config core.fsmonitor 'touch ${canary}; false' && git add inner 2>/dev/null; git ls-files -s inner | cut -c1-6`);
+    expect(made, made.output).toMatchObject({ exitCode: 0, output: '160000' });
+    expect(f.host.get(t.id).view().toolFilesChanged).toEqual(['inner/.git']);
+    // Undone, so the person's git in the other tests does not run it.
+    const undone = await send(t.id, 'git update-index --force-remove inner && rm -rf inner');
+    expect(undone, undone.output).toMatchObject({ exitCode: 0 });
+  });
+
   it('removes the commondir it wrote once the last confined terminal closes', async () => {
     const one = await open();
     const two = await open();

@@ -3,8 +3,10 @@
  * or enters it (direnv's `.envrc`, VS Code's `.vscode/` tasks and settings, JetBrains' `.idea/`,
  * a dev container's `.devcontainer/`): a confined agent may write them (they are workspace
  * files), so each change is told to the person once, as "changed files your tools may run".
- * `Makefile` is not one: nothing runs it unasked.
+ * `Makefile` is not one: nothing runs it unasked. So is a repository the agent made and added to
+ * the index: the person's `git status` runs git inside it (gitlinkRepos).
  */
+import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { posix } from 'node:path';
 
@@ -47,11 +49,45 @@ export function changedToolFiles(before: ToolFilesSnapshot, after: ToolFilesSnap
   return [...changed].sort();
 }
 
+/**
+ * Repositories inside the workspace that the person's `git status` at the workspace's root would
+ * run git in: the submodules the index names (gitlinks, mode 160000) that hold a `.git` of
+ * their own. A repository the agent makes and adds to the index is one; its own config (a
+ * `core.fsmonitor`) then runs in the person's `git status`. Read with the index's own git,
+ * with nothing of the repository's that runs a program, and only when the index changed.
+ */
+export function gitlinkRepos(workspace: string): string[] {
+  const run = spawnSync('git', ['-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null', 'ls-files', '--stage', '-z'], {
+    cwd: workspace,
+    encoding: 'utf8',
+    timeout: 5000,
+    maxBuffer: 64 * 1024 * 1024,
+    env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', GIT_OPTIONAL_LOCKS: '0' },
+  });
+  if (run.status !== 0) return [];
+  const out: string[] = [];
+  for (const record of run.stdout.split('\0')) {
+    if (!record.startsWith('160000 ')) continue;
+    const rel = record.slice(record.indexOf('\t') + 1);
+    if (statSync(posix.join(workspace, rel, '.git'), { throwIfNoEntry: false })) out.push(posix.join(rel, '.git'));
+  }
+  return out.sort();
+}
+
+function indexStamp(workspace: string): string {
+  const st = statSync(posix.join(workspace, '.git', 'index'), { throwIfNoEntry: false });
+  return st ? `${st.size}:${st.mtimeMs}:${st.ino}` : '';
+}
+
 /** Reports each change once: what changed since the last report. */
 export class ToolFilesWatch {
   private last: ToolFilesSnapshot;
+  private index: string;
+  private repos: Set<string>;
   constructor(private readonly workspace: string) {
     this.last = snapshotToolFiles(workspace);
+    this.index = indexStamp(workspace);
+    this.repos = new Set(this.index === '' ? [] : gitlinkRepos(workspace));
   }
 
   /** Workspace-relative paths changed since the previous call (or since the terminal opened). */
@@ -59,6 +95,13 @@ export class ToolFilesWatch {
     const now = snapshotToolFiles(this.workspace);
     const changed = changedToolFiles(this.last, now);
     this.last = now;
+    const index = indexStamp(this.workspace);
+    if (index !== this.index && index !== '') {
+      const repos = gitlinkRepos(this.workspace);
+      for (const repo of repos) if (!this.repos.has(repo)) changed.push(repo);
+      this.repos = new Set([...this.repos, ...repos]);
+    }
+    this.index = index;
     return changed;
   }
 }
