@@ -1,6 +1,7 @@
 import { request } from 'node:http';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { gate } from '../support/gate.js';
+import { until } from '../support/until.js';
 import { startAgentFixture, type AgentFixture } from './agent-helpers.js';
 
 let f: AgentFixture;
@@ -73,7 +74,7 @@ describe('send semantics', () => {
     expect(r.status).toBe('running');
     expect(await f.call(client, 'terminal_send', { id, text: 'echo no' })).toMatchObject({ isError: true, error: { code: 'busy' } });
     g.open();
-    const done = await f.call(client, 'terminal_wait', { id, since: r.cursor, waitMs: 5000 });
+    const done = await f.call(client, 'terminal_wait', { id, since: r.cursor, waitMs: 55_000 });
     // `read -t` waits in select with a timeout: poll evidence.
     expect(done).toMatchObject({ status: 'waiting_input', evidence: 'poll' });
     expect(await f.call(client, 'terminal_send', { id, text: 'typed' })).toMatchObject({ status: 'done', output: 'x=typed' });
@@ -158,17 +159,23 @@ describe('control and handoff', () => {
   it('takeover during a long command settles with human_handoff; hand back reports a summary', async () => {
     const client = await f.client(token);
     const { id } = (await f.call(client, 'terminal_open', { title: 'takeover' })) as { id: string };
-    const sending = f.call(client, 'terminal_send', { id, text: 'sleep 3', waitMs: 20000 });
-    await new Promise((r) => setTimeout(r, 300));
+    // The command runs until the test is done with it (a gate, not a sleep the machine could outlast).
+    const g = gate(f.project);
+    const sending = f.call(client, 'terminal_send', { id, text: `until [ -e ${g.path} ]; do sleep 0.05; done`, waitMs: 55_000 });
+    const terminal = f.host.get(id);
+    await until(() => terminal.session.status === 'running', 'the agent command to run');
     const view = await attachAsPerson(id);
     await f.host.input(view, '\x03', true);
     const settled = await sending;
+    g.dispose();
     expect(settled).toMatchObject({ status: 'human_handoff', evidence: 'handoff', control: 'user' });
     expect(await f.call(client, 'terminal_send', { id, text: 'echo no' })).toMatchObject({ isError: true, error: { code: 'user_control' } });
-    const waiting = f.call(client, 'terminal_wait', { id, waitMs: 20000 });
-    await new Promise((r) => setTimeout(r, 200));
+    // The wait must be waiting for the hand-back before it comes: it registers a wake listener.
+    const wakes = vi.spyOn(terminal.control, 'onWake');
+    const waiting = f.call(client, 'terminal_wait', { id, waitMs: 55_000 });
+    await until(() => wakes.mock.calls.length > 0, 'terminal_wait to wait for the hand-back');
     await f.host.input(view, 'echo by-person; false\r', true);
-    await new Promise((r) => setTimeout(r, 500));
+    await until(() => terminal.view().lastCommand?.command === 'echo by-person; false', "the person's command to finish");
     f.host.handBack(id);
     const back = await waiting;
     expect(back).toMatchObject({ status: 'done', evidence: 'handoff', control: 'agent', exitCode: 1, handoff: { state: 'returned' } });
@@ -179,21 +186,21 @@ describe('control and handoff', () => {
   it('terminal_handoff: declined, then accepted and returned', async () => {
     const client = await f.client(token);
     const { id } = (await f.call(client, 'terminal_open', { title: 'handoff' })) as { id: string };
-    const declined = f.call(client, 'terminal_handoff', { id, message: 'please log in', waitMs: 10000 });
-    await new Promise((r) => setTimeout(r, 200));
+    const declined = f.call(client, 'terminal_handoff', { id, message: 'please log in', waitMs: 55_000 });
+    await until(() => f.layer.state().handoffs.length === 1, 'the handoff request');
     const [request] = f.layer.state().handoffs;
     expect(request).toMatchObject({ agent: 'alpha', terminalId: id, message: 'please log in' });
     f.layer.answerHandoff({ requestId: request!.id, accept: false });
     expect(await declined).toMatchObject({ handoff: { state: 'declined' }, control: 'agent' });
 
-    const accepted = f.call(client, 'terminal_handoff', { id, message: 'type the password', waitMs: 10000 });
-    await new Promise((r) => setTimeout(r, 200));
+    const accepted = f.call(client, 'terminal_handoff', { id, message: 'type the password', waitMs: 55_000 });
+    await until(() => f.layer.state().handoffs.length === 1, 'the second handoff request');
     f.layer.answerHandoff({ requestId: f.layer.state().handoffs[0]!.id, accept: true });
-    await new Promise((r) => setTimeout(r, 200));
-    expect(f.host.get(id).meta.control).toBe('user');
+    // The answer reaches the terminal's control through the decision's promise.
+    await expect.poll(() => f.host.get(id).meta.control).toBe('user');
     const view = await attachAsPerson(id);
     await f.host.input(view, 'true\r', true);
-    await new Promise((r) => setTimeout(r, 300));
+    await until(() => f.host.get(id).view().lastCommand?.command === 'true', "the person's command to finish");
     f.host.handBack(id);
     expect(await accepted).toMatchObject({ status: 'done', evidence: 'handoff', handoff: { state: 'returned' } });
   });
@@ -211,17 +218,17 @@ describe('approvals', () => {
     expect(f.layer.state().approvals).toEqual([]);
 
     const approve = f.call(d, 'terminal_send', { id, text: 'printf approved-run' });
-    await new Promise((r) => setTimeout(r, 100));
+    await until(() => f.layer.state().approvals.length === 1, 'the approval request');
     f.layer.answerApproval({ requestId: f.layer.state().approvals[0]!.id, decision: 'approve' });
     expect(await approve).toMatchObject({ status: 'done', output: 'approved-run', approval: { state: 'approved' } });
 
     const edit = f.call(d, 'terminal_send', { id, text: 'printf original' });
-    await new Promise((r) => setTimeout(r, 100));
+    await until(() => f.layer.state().approvals.length === 1, 'the approval request');
     f.layer.answerApproval({ requestId: f.layer.state().approvals[0]!.id, decision: 'edit', command: 'echo edited' });
     expect(await edit).toMatchObject({ status: 'done', output: 'edited', command: 'echo edited', approval: { state: 'edited' } });
 
     const reject = f.call(d, 'terminal_send', { id, text: 'touch x' });
-    await new Promise((r) => setTimeout(r, 100));
+    await until(() => f.layer.state().approvals.length === 1, 'the approval request');
     f.layer.answerApproval({ requestId: f.layer.state().approvals[0]!.id, decision: 'reject', reason: 'not now' });
     expect(await reject).toMatchObject({ isError: true, error: { code: 'rejected', message: 'not now' } });
 
@@ -229,7 +236,7 @@ describe('approvals', () => {
     expect(pending).toMatchObject({ status: 'awaiting_approval', approval: { state: 'pending' } });
     expect(await f.call(d, 'terminal_send', { id, text: 'pwd' })).toMatchObject({ isError: true, error: { code: 'busy' } });
     f.layer.answerApproval({ requestId: f.layer.state().approvals[0]!.id, decision: 'approve' });
-    const later = await f.call(d, 'terminal_wait', { id, since: pending.cursor, waitMs: 5000 });
+    const later = await f.call(d, 'terminal_wait', { id, since: pending.cursor, waitMs: 55_000 });
     expect(later).toMatchObject({ status: 'done', output: 'later' });
   });
 });
@@ -240,16 +247,20 @@ describe('connections', () => {
     f.layer.setAgentPolicy({ name: 'epsilon', policy: 'always' });
     const first = await f.client(tokenE);
     const { id } = (await f.call(first, 'terminal_open', { title: 'adopt' })) as { id: string };
-    const sending = first.callTool({ name: 'terminal_send', arguments: { id, text: 'sleep 1; echo finished', waitMs: 20000 } }).catch(() => 'gone');
-    await new Promise((r) => setTimeout(r, 200));
+    // Mid-send for sure: the command runs until the test opens the gate.
+    const g = gate(f.project);
+    const sending = first.callTool({ name: 'terminal_send', arguments: { id, text: `until [ -e ${g.path} ]; do sleep 0.05; done; echo finished`, waitMs: 55_000 } }).catch(() => 'gone');
+    await until(() => f.host.get(id).session.status === 'running', 'the command to run');
     await first.close();
     await sending;
-    await new Promise((r) => setTimeout(r, 100));
-    expect(f.host.get(id).meta.agentConnected).toBe(false);
+    await until(() => !f.host.get(id).meta.agentConnected, 'the host to see the agent gone');
+    expect(f.host.get(id).session.status).toBe('running');
     const second = await f.client(tokenE);
     expect(((await f.call(second, 'terminal_list')).terminals as Array<{ id: string }>).map((t) => t.id)).toContain(id);
     expect(f.host.get(id).meta.agentConnected).toBe(true);
-    const w = await f.call(second, 'terminal_wait', { id, since: `${id.slice(0, 6)}.0`, waitMs: 5000 });
+    g.open();
+    const w = await f.call(second, 'terminal_wait', { id, since: `${id.slice(0, 6)}.0`, waitMs: 55_000 });
+    g.dispose();
     expect(w).toMatchObject({ status: 'done' });
     expect(w.output).toContain('finished');
 
@@ -305,9 +316,11 @@ describe('unattended terminals', () => {
       const client = await g.client(t);
       const idle = (await g.call(client, 'terminal_open', { title: 'idle' })) as { id: string };
       const busy = (await g.call(client, 'terminal_open', { title: 'busy' })) as { id: string };
-      expect((await g.call(client, 'terminal_send', { id: busy.id, text: 'sleep 30', waitMs: 100 })).status).toBe('running');
+      // Runs until the end of the test, however long the machine takes (a gate nobody opens).
+      const held = gate(g.project);
+      expect((await g.call(client, 'terminal_send', { id: busy.id, text: `until [ -e ${held.path} ]; do sleep 0.05; done`, waitMs: 100 })).status).toBe('running');
       await client.close();
-      await new Promise((r) => setTimeout(r, 200));
+      await until(() => !g.host.get(idle.id).meta.agentConnected && !g.host.get(busy.id).meta.agentConnected, 'the host to see the agent gone');
       await g.layer.service.sweepUnattended();
       expect(g.host.has(idle.id)).toBe(false);
       expect(g.host.has(busy.id)).toBe(true);
@@ -344,7 +357,8 @@ describe('approvals cannot be sidestepped', () => {
       expect(await f.call(h, 'terminal_send', { id, text: 'pwd', waitMs: 100 })).toMatchObject({ isError: true, error: { code: 'busy' } });
       const [request] = f.layer.state().approvals;
       f.layer.answerApproval({ requestId: request!.id, decision: 'reject', reason: 'no' });
-      await new Promise((r) => setTimeout(r, 50));
+      // The rejected write leaves the queue before the next attempt, which would otherwise be busy.
+      await until(() => f.host.get(id).control.queue.size === 0, 'the rejected write to leave the queue');
     }
     expect(f.layer.state().approvals).toEqual([]);
   });
@@ -364,11 +378,12 @@ describe('approvals cannot be sidestepped', () => {
     const i = await f.client(tokenI);
     const { id } = (await f.call(i, 'terminal_open', { title: 'closing' })) as { id: string };
     expect(await f.call(i, 'terminal_send', { id, text: 'printf later', waitMs: 100 })).toMatchObject({ status: 'awaiting_approval' });
+    // The request outlives the call's bound, so a short bound only ends the call sooner.
     const handoff = f.call(i, 'terminal_handoff', { id, message: 'log in please', waitMs: 300 });
-    await new Promise((r) => setTimeout(r, 100));
+    await until(() => f.layer.state().handoffs.length === 1, 'the handoff request');
     const requestId = f.layer.state().handoffs[0]!.id;
     await f.host.close(id);
-    await new Promise((r) => setTimeout(r, 50));
+    await until(() => !f.layer.state().handoffs.some((h) => h.id === requestId), 'the handoff to be withdrawn');
     expect(f.layer.state().approvals.filter((a) => a.terminalId === id)).toEqual([]);
     expect(() => f.layer.answerHandoff({ requestId, accept: true })).toThrow(/No pending handoff/);
     await handoff;
