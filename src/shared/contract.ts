@@ -58,10 +58,12 @@ export const errorSchema = z.object({ code: z.enum(ERROR_CODES), message: z.stri
 const policySchema = z.enum(['always', 'ask', 'ask-unless-allowed']);
 const sandboxModeSchema = z.enum(['off', 'workspace-write', 'read-only']);
 const agentName = z.string().trim().min(1).max(64);
+/** Paths of the person's home a confined terminal of the agent may read beyond the defaults (src/main/sandbox/agent-home.ts). */
+const homeReadableSchema = z.array(z.string().trim().min(2).max(300).regex(/^~\/|^\//, 'must start with ~/ or /')).max(50);
 
 export const agentsStateSchema = z.object({
   paired: z.array(
-    z.object({ name: z.string(), createdAt: z.string(), policy: policySchema, allow: z.array(z.string()), deny: z.array(z.string()), connected: z.boolean(), sandbox: sandboxModeSchema.optional(), network: z.boolean().optional() }),
+    z.object({ name: z.string(), createdAt: z.string(), policy: policySchema, allow: z.array(z.string()), deny: z.array(z.string()), connected: z.boolean(), sandbox: sandboxModeSchema.optional(), network: z.boolean().optional(), homeReadable: z.array(z.string()).optional() }),
   ),
   connected: z.array(z.object({ name: z.string(), connections: z.number() })),
   /** `nameInUse`: the claimed name is a paired or connected agent's; allowed once, it shows as `name (2)`. */
@@ -140,7 +142,7 @@ export const operations = {
   },
   revokeAgent: { args: z.object({ name: agentName }), result: z.object({}) },
   setAgentPolicy: {
-    args: z.object({ name: agentName, policy: policySchema, allow: z.array(z.string().min(1).max(200)).max(200).optional(), deny: z.array(z.string().min(1).max(200)).max(200).optional(), sandbox: sandboxModeSchema.optional(), network: z.boolean().optional() }),
+    args: z.object({ name: agentName, policy: policySchema, allow: z.array(z.string().min(1).max(200)).max(200).optional(), deny: z.array(z.string().min(1).max(200)).max(200).optional(), sandbox: sandboxModeSchema.optional(), network: z.boolean().optional(), homeReadable: homeReadableSchema.optional() }),
     result: z.object({}),
   },
   answerPairing: { args: z.object({ requestId: id, decision: z.enum(['once', 'always', 'deny']) }), result: z.object({}) },

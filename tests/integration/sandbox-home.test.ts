@@ -146,6 +146,22 @@ describeSandbox('the agent’s own home', () => {
     expect(existsSync(join(homeOf('homer'), '.viminfo'))).toBe(true);
   });
 
+  it('shows what the person adds to this agent’s read list, read-only, from its next terminal on', async () => {
+    mkdirSync(join(f.home, 'shared-notes'), { recursive: true });
+    writeFileSync(join(f.home, 'shared-notes', 'readme.txt'), 'shared with the agent');
+    const before = await open('homer');
+    expect((await send('homer', before.id, `cat ${join(f.home, 'shared-notes', 'readme.txt')}`)).exitCode).not.toBe(0);
+    f.layer.setAgentPolicy({ name: 'homer', policy: 'always', homeReadable: ['~/shared-notes'] });
+    expect(f.layer.state().paired.find((agent) => agent.name === 'homer')).toMatchObject({ homeReadable: ['~/shared-notes'], sandbox: 'workspace-write' });
+    const after = await open('homer');
+    expect(await send('homer', after.id, `cat ${join(f.home, 'shared-notes', 'readme.txt')} ~/shared-notes/readme.txt`)).toMatchObject({ exitCode: 0, output: 'shared with the agentshared with the agent' });
+    expect((await send('homer', after.id, 'echo x > ~/shared-notes/new.txt')).exitCode).not.toBe(0);
+    // Another agent's list is its own.
+    const other = await open('other');
+    expect((await send('other', other.id, `cat ${join(f.home, 'shared-notes', 'readme.txt')}`)).exitCode).not.toBe(0);
+    f.layer.setAgentPolicy({ name: 'homer', policy: 'always', homeReadable: [] });
+  });
+
   it('keeps shell history in the agent’s home', async () => {
     const t = await open('homer');
     await send('homer', t.id, 'echo history-marker-4711');

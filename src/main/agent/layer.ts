@@ -112,6 +112,7 @@ export class AgentLayer implements AgentPanel {
         deny: agent.settings.deny,
         connected: connected.some((entry) => entry.name === agent.name),
         ...effectiveSandbox(agent.settings, this.defaultSandbox),
+        ...(agent.settings.homeReadable ? { homeReadable: agent.settings.homeReadable } : {}),
       })),
       connected,
       pairings: this.pairing.requests.list().map(({ id, name, pid, exe, cwd, at }) => ({ id, name, pid, exe, cwd, at, nameInUse: this.pairing.nameInUse(name) })),
@@ -142,7 +143,7 @@ export class AgentLayer implements AgentPanel {
     this.tokens.revoke(name.trim());
   }
 
-  setAgentPolicy({ name, policy, allow, deny, sandbox, network }: OpArgs<'setAgentPolicy'>): void {
+  setAgentPolicy({ name, policy, allow, deny, sandbox, network, homeReadable }: OpArgs<'setAgentPolicy'>): void {
     const current = this.tokens.list().find((agent) => agent.name === name.trim());
     if (!current) throw new TandemError('not_found', `No paired agent named "${name}".`);
     for (const entry of allow ?? []) {
@@ -153,7 +154,9 @@ export class AgentLayer implements AgentPanel {
     const after = { sandbox: sandbox ?? before.sandbox, network: network ?? before.network };
     checkSandboxChange({ mode: before.sandbox, network: before.network }, { mode: after.sandbox, network: after.network }, this.service.terminalCount(current.name));
     const kept = sandbox === undefined && network === undefined ? { sandbox: current.settings.sandbox, network: current.settings.network } : after;
-    this.tokens.setSettings(current.name, { policy, allow: allow ?? current.settings.allow ?? defaultPolicy.allow, deny: deny ?? current.settings.deny ?? defaultPolicy.deny, ...kept });
+    // The read list applies to terminals opened after the change; open ones keep what they were given.
+    const readable = homeReadable ?? current.settings.homeReadable;
+    this.tokens.setSettings(current.name, { policy, allow: allow ?? current.settings.allow ?? defaultPolicy.allow, deny: deny ?? current.settings.deny ?? defaultPolicy.deny, ...kept, ...(readable ? { homeReadable: readable } : {}) });
     this.changed();
   }
 
