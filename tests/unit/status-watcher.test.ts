@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../support/manual-clock.js';
 import type { WaitEvidence } from '../../src/main/terminal/probe.js';
-import { cachedModes, modesMaxAgeMs, StatusWatcher, watchFirstMs, watchMaxMs } from '../../src/main/terminal/status-watcher.js';
+import { cachedModes, modesMaxAgeMs, StatusWatcher, watchFirstMs, watchMaxMs, watchMaxMsSpawning } from '../../src/main/terminal/status-watcher.js';
 
-function rig(answer: () => WaitEvidence | null) {
+function rig(answer: () => WaitEvidence | null, maxIntervalMs?: number) {
   const clock = new ManualClock();
   const looks: number[] = [];
   let changes = 0;
@@ -17,6 +17,7 @@ function rig(answer: () => WaitEvidence | null) {
     },
     offset: () => offset,
     onChange: () => changes++,
+    maxIntervalMs,
   });
   return { clock, looks, watcher, changes: () => changes, output: () => (offset += 1) };
 }
@@ -35,6 +36,21 @@ describe('StatusWatcher', () => {
     expect(Math.min(...gaps)).toBeGreaterThanOrEqual(watchFirstMs);
     expect(gaps.at(-1)).toBe(watchMaxMs);
     expect(looks.length).toBeLessThanOrEqual(14);
+  });
+
+  it('backs off further where a look starts a process (the ps tier), and output brings it back', async () => {
+    const { clock, looks, watcher, output } = rig(() => null, watchMaxMsSpawning);
+    watcher.start();
+    await clock.advance(60_000);
+    const gaps = looks.slice(1).map((at, i) => at - looks[i]!);
+    expect(gaps.at(-1)).toBe(watchMaxMsSpawning);
+    // The last 30 s hold six looks: one every 5 s.
+    expect(looks.filter((at) => at > 30_000)).toHaveLength(6);
+    output();
+    watcher.activity();
+    const before = looks.length;
+    await clock.advance(watchFirstMs);
+    expect(looks.length).toBe(before + 1);
   });
 
   it('does not look while output flows, and output clears the evidence until the next look', async () => {

@@ -30,7 +30,7 @@ import { readTerminal } from './screen-read.js';
 import { send, type SendWaitTarget, wait } from './send-wait.js';
 import { awaitStartup } from './startup.js';
 import { clampInt, type CloseResult, type ReadRequest, type SendRequest, type SessionOptions, type TerminalRead, type WaitRequest } from './session-types.js';
-import { cachedModes, StatusWatcher } from './status-watcher.js';
+import { cachedModes, StatusWatcher, watchMaxMsSpawning } from './status-watcher.js';
 
 /**
  * How long a shell has to show its first verified prompt. pwsh needs about 2 s of CPU to start;
@@ -188,6 +188,7 @@ export class TerminalSession {
       },
       offset: () => this.history.offset,
       onChange: () => this.emitState(),
+      maxIntervalMs: this.probeTarget.source === 'ps' ? watchMaxMsSpawning : undefined,
     });
     this.effectTarget = {
       observers: this.observers,

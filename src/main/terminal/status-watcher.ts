@@ -5,6 +5,12 @@ import type { ProbeBaseline, WaitEvidence } from './probe.js';
 /** Probe intervals while a command runs and is quiet: at most 4 looks a second, backing off to 1. */
 export const watchFirstMs = 250;
 export const watchMaxMs = 1000;
+/**
+ * Where a look starts a process (the ps evidence tier: one `ps` of about 17 ms CPU), quiet
+ * commands are looked at every 5 s once backed off, so a terminal running `sleep` stays under
+ * 0.5% of a core (bench: cpu.idle-running-terminal.ps). Sends have their own, faster looks.
+ */
+export const watchMaxMsSpawning = 5000;
 /** Terminal modes are re-read (one stty run) at most this often for the same foreground job. */
 export const modesMaxAgeMs = 5000;
 
@@ -18,6 +24,8 @@ export interface WatchTarget {
   offset(): number;
   /** The evidence changed: republish the terminal's status. */
   onChange(): void;
+  /** The longest interval between looks once backed off (`watchMaxMs` unless a look is costly). */
+  maxIntervalMs?: number;
 }
 
 /**
@@ -107,7 +115,7 @@ export class StatusWatcher {
       this.evidence = evidence;
       this.target.onChange();
     }
-    this.intervalMs = Math.min(watchMaxMs, Math.round(this.intervalMs * 1.5));
+    this.intervalMs = Math.min(this.target.maxIntervalMs ?? watchMaxMs, Math.round(this.intervalMs * 1.5));
     this.schedule(this.intervalMs);
   }
 }
