@@ -138,6 +138,8 @@ export class Emulator {
   private trimSource: TrimmableLines | null = null;
   /** Rows an erase of the scrollback (`CSI 3 J`) is about to trim: erased, not recycled. */
   private erasing = 0;
+  /** Output offsets at which the person's Clear applies, oldest first (see `clear`). */
+  private clearsAt: number[] = [];
   private rateWindowStart = 0;
   private rateChars = 0;
   private floodTimer: ReturnType<typeof setTimeout> | null = null;
@@ -393,8 +395,12 @@ export class Emulator {
   }
 
   private write(data: string): void {
+    this.applyDueClears();
     this.writing = true;
-    const end = this.sliceEnd(data);
+    let end = this.sliceEnd(data);
+    // No parser write spans a Clear's offset: it lands between two writes, exactly there.
+    const nextClear = this.clearsAt[0];
+    if (nextClear !== undefined) end = Math.min(end, Math.min(this.noteChars, data.length) + nextClear - this.parsedChars);
     if (end < data.length) {
       this.pending = data.slice(end) + this.pending;
       data = data.slice(0, end);
@@ -405,9 +411,11 @@ export class Emulator {
       if (this.disposed) return;
       this.erasing = 0;
       this.parsedChars += data.length - notes;
+      this.applyDueClears();
       this.settleParsedWaiters();
       this.evictCold();
-      if (this.snapshotWaiters.length > 0) {
+      // A snapshot asked for after a Clear shows it: none is taken while one is still to come.
+      if (this.snapshotWaiters.length > 0 && this.clearsAt.length === 0) {
         const snapshot = { data: this.serialize(), offset: this.parsedChars };
         for (const resolve of this.snapshotWaiters.splice(0)) resolve(snapshot);
       }
@@ -436,6 +444,51 @@ export class Emulator {
   /** True when caller input must wait for the parser so protocol replies go first. */
   get mustDrainBeforeInput(): boolean {
     return this.requestsPending;
+  }
+
+  /**
+   * The person's Clear (Tandem's menu, not the program's `clear`): erases the scrollback, cold
+   * history included, and the screen but the cursor's line, which moves to the top (xterm's own
+   * `clear()`, as VS Code's Clear). It applies exactly after the output fed so far and before any
+   * fed later, between two parser writes, and is no output: stream offsets do not move, and
+   * nothing reaches the PTY. In a full-screen program only the shell's scrollback goes: the
+   * program's screen is its own, and it would not redraw.
+   */
+  clear(): void {
+    if (this.disposed) return;
+    this.clearsAt.push(this.fedChars);
+    if (!this.writing && !this.unparsed) this.applyDueClears();
+  }
+
+  private applyDueClears(): void {
+    let due = false;
+    // A flood's skip can pass a Clear's offset: it then lands before the skip's note.
+    while (this.clearsAt.length > 0 && this.clearsAt[0]! <= this.parsedChars) {
+      this.clearsAt.shift();
+      due = true;
+    }
+    if (!due) return;
+    if (this.terminal.buffer.active.type === 'normal') {
+      this.terminal.clear();
+      // Nothing left in the live buffer was saved: cold history starts again from its top line.
+      this.savedLines = this.trimmedLines;
+    } else {
+      this.eraseNormalScrollback();
+    }
+    this.cold.clear();
+  }
+
+  /** What `CSI 3 J` does to the normal buffer (xterm's eraseInDisplay), while the alternate one is shown. */
+  private eraseNormalScrollback(): void {
+    const normal = (this.terminal as unknown as { _core?: { buffers?: { normal?: { lines: { length: number; trimStart(amount: number): void }; ybase: number; ydisp: number } } } })._core?.buffers?.normal;
+    const rows = normal ? normal.lines.length - this.terminal.rows : 0;
+    if (!normal || rows <= 0) return;
+    // Erased rows count as saved (see watchTrims): nothing of them is kept, and no note stands for them.
+    this.erasing = rows;
+    normal.lines.trimStart(rows);
+    this.erasing = 0;
+    normal.ybase = Math.max(normal.ybase - rows, 0);
+    normal.ydisp = Math.max(normal.ydisp - rows, 0);
   }
 
   /**
@@ -513,6 +566,7 @@ export class Emulator {
     if (this.disposed) return;
     if (this.floodTimer) this.clock.clearTimeout(this.floodTimer);
     this.floodChunks = [];
+    this.clearsAt = [];
     for (const waiter of this.parsedWaiters.splice(0)) waiter.resolve();
     for (const resolve of this.snapshotWaiters.splice(0)) resolve({ data: '', offset: this.fedChars });
     this.disposed = true;
