@@ -11,6 +11,9 @@ export const scrollbackBounds = { min: 100, max: 50_000 } as const;
 /** The terminal font when the person names none. */
 export const defaultFontFamily = "'JetBrains Mono', 'Cascadia Mono', 'DejaVu Sans Mono', 'Liberation Mono', ui-monospace, Menlo, Consolas, monospace";
 
+/** Names the person may add to what agent terminals inherit. */
+export const agentEnvAllowBounds = { names: 64, nameChars: 128 } as const;
+
 export const themeChoices = ['dark', 'light', 'system'] as const;
 export type ThemeChoice = (typeof themeChoices)[number];
 /** A theme as drawn: "system" resolved by the person's operating system or browser. */
@@ -53,6 +56,18 @@ export const settingsSchema = z
     osc52Clipboard: z.boolean(),
     /** Inline images: sixel and iTerm2's protocol. */
     inlineImages: z.boolean(),
+    /**
+     * Variables of Tandem's own environment that agent terminals get beyond the fixed set
+     * (PATH, HOME, LANG, ...): names only, no patterns, no values; the person's terminals get everything.
+     */
+    agentEnvAllow: z
+      .array(
+        z
+          .string()
+          .max(agentEnvAllowBounds.nameChars)
+          .regex(/^[A-Za-z_][A-Za-z0-9_]*(?:\(x86\))?$/, 'must be variable names (letters, digits, _)'),
+      )
+      .max(agentEnvAllowBounds.names),
   })
   .strict();
 
@@ -78,6 +93,7 @@ export const defaultSettings: Settings = {
   editorCommand: '',
   osc52Clipboard: false,
   inlineImages: false,
+  agentEnvAllow: [],
 };
 
 export function resolveAppearance(theme: ThemeChoice, systemDark: boolean): Appearance {

@@ -18,6 +18,8 @@ beforeAll(async () => {
   // What holds without the sandbox (an agent the person runs with `sandbox: off`);
   // tests/integration/sandbox.test.ts covers confined terminals.
   f = await startAgentFixture({ defaultSandbox: 'off', env: { GIT_CONFIG_GLOBAL: globalGitConfig } });
+  // Agent terminals inherit only allow-listed names: the person lets this one through.
+  f.host.settings.update({ agentEnvAllow: ['GIT_CONFIG_GLOBAL'] });
   token = f.layer.pairAgent({ name: 'hardening' }).token;
   f.layer.setAgentPolicy({ name: 'hardening', policy: 'always' });
   guardedToken = f.layer.pairAgent({ name: 'guarded' }).token;
@@ -235,13 +237,13 @@ describe('credential scrub (by name and by value shape)', () => {
     await g.close();
   });
 
-  it.each(['bash', 'zsh'])('%s: `env` in an agent terminal shows no canary secret, and keeps SSH_AUTH_SOCK', async (shell) => {
+  it.each(['bash', 'zsh'])('%s: `env` in an agent terminal shows no canary secret, nor SSH_AUTH_SOCK (a key agent is a credential)', async (shell) => {
     const client = await g.client(gToken);
     const { id } = (await g.call(client, 'terminal_open', { title: 'env', shell })) as { id: string };
     const result = await g.call(client, 'terminal_send', { id, text: 'env', maxOutputBytes: 262_144 });
     expect(result).toMatchObject({ status: 'done', exitCode: 0, truncated: null });
     const output = result.output as string;
-    expect(output).toContain('SSH_AUTH_SOCK=/tmp/kept-agent.sock');
+    expect(output).not.toContain('SSH_AUTH_SOCK');
     expect(output).toContain('GIT_PAGER=cat');
     expect(output).not.toContain('CANARY');
   });

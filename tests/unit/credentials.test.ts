@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isCredential, isCredentialName, isCredentialValue, scrubCredentials } from '../../src/main/shells/credentials.js';
-import { agentReapplyEnv, buildShellEnv } from '../../src/main/shells/env.js';
+import { agentMayInherit, agentReapplyEnv, buildShellEnv } from '../../src/main/shells/env.js';
 import { gitHookEnv } from '../../src/main/shells/git-hooks.js';
 
 describe('credential scrub', () => {
@@ -76,5 +76,30 @@ describe('agent environment', () => {
     const noInstance = buildShellEnv({ base, agent: true, terminalId: 'real', instancePath: null, extra });
     expect(noInstance).not.toHaveProperty('TANDEM_INSTANCE');
     expect(agentReapplyEnv(extra, noInstance)).not.toHaveProperty('TANDEM_INSTANCE');
+  });
+});
+
+describe('agent environment by allow list', () => {
+  const base = { PATH: '/usr/bin', HOME: '/home/p', LC_TIME: 'C', ODD_SECRETISH_X: 'z', SSH_AUTH_SOCK: '/tmp/a', DISPLAY: ':0', TANDEM_TOKEN: 't' };
+
+  it('takes only named variables from the host; the person adds names; the person keeps everything', () => {
+    const env = buildShellEnv({ base, agent: true, terminalId: 't1', instancePath: null });
+    expect(env).toMatchObject({ PATH: '/usr/bin', HOME: '/home/p', LC_TIME: 'C', TERM_PROGRAM: 'Tandem', TANDEM_TERMINAL_ID: 't1' });
+    for (const name of ['ODD_SECRETISH_X', 'SSH_AUTH_SOCK', 'DISPLAY', 'TANDEM_TOKEN']) expect(env).not.toHaveProperty(name);
+    expect(buildShellEnv({ base, agent: true, terminalId: 't1', instancePath: null, agentAllow: ['SSH_AUTH_SOCK'] })).toMatchObject({ SSH_AUTH_SOCK: '/tmp/a' });
+    expect(buildShellEnv({ base, agent: false, terminalId: 't1', instancePath: null })).toMatchObject(base);
+  });
+
+  it('still drops what would override the git hook settings, even when allowed', () => {
+    const env = buildShellEnv({ base: { GIT_EXTERNAL_DIFF: '/tmp/x' }, agent: true, terminalId: 't1', instancePath: null, agentAllow: ['GIT_EXTERNAL_DIFF'] });
+    expect(env).not.toHaveProperty('GIT_EXTERNAL_DIFF');
+  });
+
+  it('matches Windows names without case, POSIX names exactly', () => {
+    expect(agentMayInherit('SYSTEMROOT', [], 'win32')).toBe(true);
+    expect(agentMayInherit('Path', [], 'win32')).toBe(true);
+    expect(agentMayInherit('SystemRoot', [], 'linux')).toBe(false);
+    expect(agentMayInherit('path', [], 'linux')).toBe(false);
+    expect(agentMayInherit('my_var', ['MY_VAR'], 'linux')).toBe(false);
   });
 });

@@ -177,6 +177,7 @@ export class TerminalHost {
       rows: req.rows,
       env: req.env,
       baseEnv: this.env,
+      agentEnvAllow: this.settings.get().agentEnvAllow,
       startupFiles: origin === 'agent' ? (this.opts.agentStartupFiles ?? 'user') : 'user',
       instancePath: this.opts.instancePath ?? null,
       // The person's setting, unless the host was given an explicit limit (tests, bench).

@@ -1,9 +1,10 @@
 /**
- * Credential variables kept out of agent terminals, by name and by the shape of the value. The
- * name list is deliberately precise: names that end in a credential word, plus a few well-known
- * exact names. `TOKENIZERS_PARALLELISM` and friends do not match because only whole `_WORD`
- * suffixes count. `SSH_AUTH_SOCK` stays: it is a socket path the agent needs for git over ssh,
- * not a secret (the sandbox hides the socket).
+ * The second layer: what an agent terminal inherits from Tandem is an allow list (env.ts); this
+ * list scrubs, after the person's startup files ran, the credentials those files exported, by
+ * name and by the shape of the value. Names that end in a credential word, plus a few
+ * well-known exact names; `TOKENIZERS_PARALLELISM` and friends do not match because only whole
+ * `_WORD` suffixes count. `SSH_AUTH_SOCK` is not inherited unless the person allows it; when
+ * they do, this scrub keeps it (it is a socket path, and the sandbox hides the socket).
  */
 export const credentialSuffixes = [
   '_TOKEN',

@@ -1,4 +1,3 @@
-import { scrubCredentials } from './credentials.js';
 import { gitHookEnv, gitHookUnset } from './git-hooks.js';
 
 export interface ShellEnvOptions {
@@ -8,7 +7,85 @@ export interface ShellEnvOptions {
   instancePath: string | null;
   /** Variables the caller asked for; applied after Tandem's defaults (an agent's explicit choice). */
   extra?: Record<string, string>;
+  /** Names the person added to what agent terminals get from the host (settings `agentEnvAllow`). */
+  agentAllow?: readonly string[];
   platform?: NodeJS.Platform;
+}
+
+/**
+ * What an agent terminal takes from the host's environment: these names (and the `LC_*`
+ * locale family), nothing else, whatever the rest is called. Locations and preferences only:
+ * the shell's own startup-file locators (ZDOTDIR, ENV) and the XDG base directories so the
+ * person's tools find their configuration. Left out on purpose: SSH_AUTH_SOCK (a key agent
+ * is a credential), DISPLAY, WAYLAND_DISPLAY and XAUTHORITY (typing into and reading the
+ * person's other windows and clipboard), DBUS_SESSION_BUS_ADDRESS and XDG_RUNTIME_DIR (the
+ * keyring and the session's sockets), proxies (their URLs often hold a password). The person
+ * adds any of them in settings.
+ */
+export const agentEnvAllowPosix: readonly string[] = [
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'SHELL',
+  'TERM',
+  'LANG',
+  'LANGUAGE',
+  'TZ',
+  'TMPDIR',
+  'EDITOR',
+  'VISUAL',
+  'ZDOTDIR',
+  'ENV',
+  'XDG_CONFIG_HOME',
+  'XDG_DATA_HOME',
+  'XDG_CACHE_HOME',
+  'XDG_STATE_HOME',
+  'XDG_CONFIG_DIRS',
+  'XDG_DATA_DIRS',
+];
+
+/** Windows programs fail without these (the system root, the profile folders, the temp folder, PowerShell's module path). */
+export const agentEnvAllowWindows: readonly string[] = [
+  'SystemRoot',
+  'SystemDrive',
+  'windir',
+  'ComSpec',
+  'PATHEXT',
+  'USERPROFILE',
+  'USERNAME',
+  'USERDOMAIN',
+  'HOMEDRIVE',
+  'HOMEPATH',
+  'APPDATA',
+  'LOCALAPPDATA',
+  'ProgramData',
+  'ProgramFiles',
+  'ProgramFiles(x86)',
+  'ProgramW6432',
+  'CommonProgramFiles',
+  'CommonProgramFiles(x86)',
+  'CommonProgramW6432',
+  'ALLUSERSPROFILE',
+  'PUBLIC',
+  'TEMP',
+  'TMP',
+  'PSModulePath',
+  'OS',
+  'PROCESSOR_ARCHITECTURE',
+  'NUMBER_OF_PROCESSORS',
+  'COMPUTERNAME',
+];
+
+/** Whether the host's variable `name` goes into an agent terminal (Windows names ignore case, as Windows does). */
+export function agentMayInherit(name: string, added: readonly string[] = [], platform: NodeJS.Platform = process.platform): boolean {
+  if (name.startsWith('LC_')) return true;
+  const names = platform === 'win32' ? [...agentEnvAllowPosix, ...agentEnvAllowWindows, ...added] : [...agentEnvAllowPosix, ...added];
+  if (platform === 'win32') {
+    const upper = name.toUpperCase();
+    return names.some((allowed) => allowed.toUpperCase() === upper);
+  }
+  return names.includes(name);
 }
 
 /** Variables agent terminals always get, re-applied after the person's startup files run. */
@@ -34,10 +111,13 @@ function withoutTandemOwned(env: Record<string, string> | undefined): Record<str
 export function buildShellEnv(opts: ShellEnvOptions): Record<string, string> {
   const platform = opts.platform ?? process.platform;
   let env: Record<string, string> = {};
-  for (const [name, value] of Object.entries(opts.base)) if (value !== undefined) env[name] = value;
+  for (const [name, value] of Object.entries(opts.base)) {
+    // An allow list, not a deny list: a secret under a name nobody thought of stays out.
+    if (value !== undefined && (!opts.agent || agentMayInherit(name, opts.agentAllow, platform))) env[name] = value;
+  }
   for (const name of hostOnly) delete env[name];
   if (opts.agent) {
-    env = { ...scrubCredentials(env), ...agentEnv };
+    env = { ...env, ...agentEnv };
     for (const name of gitHookUnset) delete env[name];
   }
   env.TERM = 'xterm-256color';

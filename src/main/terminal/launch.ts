@@ -62,6 +62,7 @@ export async function launchShell(opts: SessionOptions): Promise<LaunchedShell> 
     terminalId: id,
     instancePath: opts.instancePath ?? null,
     extra: opts.env,
+    agentAllow: opts.agentEnvAllow,
   });
   let args: string[] = [];
   let spawnEnv = env;

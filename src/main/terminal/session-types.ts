@@ -18,6 +18,8 @@ export interface SessionOptions {
   /** Variables the caller asks for, applied last. */
   env?: Record<string, string>;
   baseEnv?: NodeJS.ProcessEnv;
+  /** Names an agent terminal inherits beyond the fixed set (the person's `agentEnvAllow`). */
+  agentEnvAllow?: readonly string[];
   startupFiles?: StartupFiles;
   startupTimeoutMs?: number;
   instancePath?: string | null;

@@ -107,7 +107,7 @@ export class SettingsStore {
   }
 
   get isDefault(): boolean {
-    return (Object.keys(defaultSettings) as Array<keyof Settings>).every((key) => this.values[key] === defaultSettings[key]);
+    return (Object.keys(defaultSettings) as Array<keyof Settings>).every((key) => JSON.stringify(this.values[key]) === JSON.stringify(defaultSettings[key]));
   }
 
   reset(): void {
