@@ -6,6 +6,8 @@ import type { TerminalSession } from '../../src/main/terminal/session.js';
 import { readStat } from '../../src/main/pty/proc.js';
 import { findTerminalProcesses } from '../../src/main/pty/tree.js';
 import { gate } from '../support/gate.js';
+import { waitFor } from '../support/until.js';
+import { WatchedClock } from '../support/watched-clock.js';
 import { availableShells, hasCommand, makeHome, missingShells, SessionPool } from './helpers.js';
 
 if (missingShells().length > 0) console.warn(`engine tests: skipping shells not installed here: ${missingShells().join(', ')}`);
@@ -23,7 +25,7 @@ const python = hasCommand('python3');
 async function interruptCatching(t: TerminalSession, text: string, waitMs: number): Promise<void> {
   const r = await t.send({ text, waitMs });
   expect(r.status).toBe('running');
-  const w = t.wait({ since: r.cursor, waitMs: 10_000 });
+  const w = t.wait({ since: r.cursor, waitMs: 30_000 });
   await t.interrupt();
   const done = await w;
   expect(done).toMatchObject({ status: 'done', exitCode: 130 });
@@ -70,7 +72,7 @@ describe.each(availableShells)('%s engine', (shell) => {
     // 'first' is in this result or, on a machine too loaded to show it within the bound, in the next.
     expect(['', 'first']).toContain(r.output);
     g.open();
-    const w = await t.wait({ since: r.cursor, waitMs: 10_000 });
+    const w = await t.wait({ since: r.cursor, waitMs: 30_000 });
     g.dispose();
     expect(w).toMatchObject({ status: 'done', exitCode: 0 });
     expect(w.output).toContain('second');
@@ -161,7 +163,7 @@ describe.each(availableShells)('%s engine', (shell) => {
 
   it('detects the node REPL waiting (poll evidence)', async () => {
     const t = await pool.open(shell);
-    const r = await t.send({ text: 'node', waitMs: 15000 });
+    const r = await t.send({ text: 'node', waitMs: 55_000 });
     expect(r).toMatchObject({ status: 'waiting_input', evidence: 'poll' });
     const a = await t.send({ text: '6*7' });
     expect(a).toMatchObject({ status: 'waiting_input', evidence: 'poll' });
@@ -190,7 +192,7 @@ describe.each(availableShells)('%s engine', (shell) => {
     const t = await pool.open(shell);
     const r = await t.send({ text: 'sleep 100', waitMs: 200 });
     expect(r.status).toBe('running');
-    const w = t.wait({ since: r.cursor, waitMs: 5000 });
+    const w = t.wait({ since: r.cursor, waitMs: 30_000 });
     await t.interrupt();
     expect(await w).toMatchObject({ status: 'done', exitCode: 130 });
   });
@@ -199,7 +201,7 @@ describe.each(availableShells)('%s engine', (shell) => {
     const t = await pool.open(shell);
     const r = await t.send({ text: 'sleep 100', waitMs: 0 });
     expect(r.status).toBe('running');
-    const w = t.wait({ since: r.cursor, waitMs: 10_000 });
+    const w = t.wait({ since: r.cursor, waitMs: 30_000 });
     await t.interrupt();
     expect(await w).toMatchObject({ status: 'done', exitCode: 130 });
   });
@@ -228,7 +230,7 @@ describe.each(availableShells)('%s engine', (shell) => {
     // The same path as a line the line editor drops (Ctrl+C before the shell read it): a
     // submitted line, then a prompt without a start marker.
     const sent = t.send({ text: '   ' });
-    const w = t.wait({ waitMs: 10_000 });
+    const w = t.wait({ waitMs: 30_000 });
     expect(await sent).toMatchObject({ status: 'done' });
     expect(await w).toMatchObject({ status: 'done' });
     expect(await t.send({ text: 'echo calm' })).toMatchObject({ status: 'done', output: 'calm' });
@@ -238,7 +240,7 @@ describe.each(availableShells)('%s engine', (shell) => {
     const t = await pool.open(shell);
     const r = await t.send({ text: 'yes tandem-flood', waitMs: 300, maxOutputBytes: 1024 });
     expect(r.status).toBe('running');
-    const w = t.wait({ since: r.cursor, waitMs: 10000, maxOutputBytes: 1024 });
+    const w = t.wait({ since: r.cursor, waitMs: 30_000, maxOutputBytes: 1024 });
     await t.interrupt();
     const done = await w;
     expect(done.status).toBe('done');
@@ -251,7 +253,7 @@ describe.each(availableShells)('%s engine', (shell) => {
     const script = `import tty,sys; tty.setraw(0); c=sys.stdin.read(1); tty.setcbreak(0); print("got", repr(c))`;
     const r = await t.send({ text: `python3 -c '${script}'` });
     expect(r).toMatchObject({ status: 'waiting_input', evidence: 'read' });
-    const w = t.wait({ since: r.cursor, waitMs: 5000 });
+    const w = t.wait({ since: r.cursor, waitMs: 30_000 });
     await t.interrupt();
     const done = await w;
     expect(done).toMatchObject({ status: 'done', exitCode: 0 });
@@ -283,9 +285,8 @@ describe.each(availableShells)('%s engine', (shell) => {
   it('closes the whole tree: background jobs, nohup, setsid and double forks', async () => {
     const t = await pool.open(shell);
     await t.send({ text: 'sleep 1001 & nohup sleep 1002 >/dev/null 2>&1 & setsid sleep 1003 & ( (sleep 1004 &) & )' });
-    await new Promise((r) => setTimeout(r, 300));
-    const before = findTerminalProcesses(t.pid, t.id);
-    expect(before.length).toBeGreaterThanOrEqual(5);
+    // The background jobs start after the prompt returns: wait for them, not a guessed time.
+    const before = await waitFor(() => findTerminalProcesses(t.pid, t.id), (pids) => pids.length >= 5);
     const result = await t.close();
     expect(result).toEqual({ closed: true, orphans: [] });
     const alive = findTerminalProcesses(t.pid, t.id).filter((pid) => !/^[ZX]$/.test(readStat(pid)?.state ?? 'Z'));
@@ -373,9 +374,7 @@ describe('startup', () => {
       const user = await p.open('bash', { origin: 'user', startupTimeoutMs: 1500 });
       expect(user.status).toBe('starting');
       await user.write('y\r');
-      await new Promise((r) => setTimeout(r, 300));
-      expect(user.integration).toBe(true);
-      expect(user.status).toBe('idle');
+      await expect.poll(() => ({ integration: user.integration, status: user.status })).toEqual({ integration: true, status: 'idle' });
     } finally {
       await p.closeAll();
       h.cleanup();
@@ -387,8 +386,8 @@ describe('startup', () => {
     const p = new SessionPool(h.home);
     try {
       const user = await p.open('bash', { origin: 'user', startupTimeoutMs: 800 });
-      await new Promise((r) => setTimeout(r, 1200));
-      expect(user.integration).toBe(false);
+      // Integration starts true and turns false when the startup bound passes without a marker.
+      await expect.poll(() => user.integration).toBe(false);
       await user.write('echo plain\r');
     } finally {
       await p.closeAll();
@@ -441,13 +440,14 @@ describe('bad input', () => {
 
 describe('review fixes', () => {
   it('leaves a REPL that caught SIGINT alone (no escalation to SIGTERM)', async () => {
-    const t = await pool.open('bash');
+    const clock = new WatchedClock();
+    const t = await pool.open('bash', { clock });
     expect(await t.send({ text: `python3 -c 'import time
 while True:
     try: input("> ")
     except KeyboardInterrupt: print("caught")'` })).toMatchObject({ status: 'waiting_input' });
-    await t.interrupt();
-    await new Promise((r) => setTimeout(r, 2500));
+    // Once the interrupt's escalation timer has fired and decided, a SIGTERM would have been sent.
+    await clock.timersOf(() => t.interrupt());
     const r = await t.send({ text: 'still-here' });
     expect(r.status).toBe('waiting_input');
     await t.send({ keys: ['C-d'] });
@@ -458,8 +458,8 @@ while True:
   it('settles Ctrl+C at a continuation prompt at the fresh prompt', { retry: 2 }, async () => {
     const t = await pool.open('bash');
     expect(await t.send({ text: 'echo "open' })).toMatchObject({ status: 'waiting_input', evidence: 'continuation' });
-    const r = await t.send({ keys: ['C-c'], waitMs: 5000 });
-    // Settled by the prompt's marker, not by the 5 s bound (that would say running).
+    const r = await t.send({ keys: ['C-c'], waitMs: 30_000 });
+    // Settled by the prompt's marker, not by the bound (that would say running).
     expect(r).toMatchObject({ status: 'done', evidence: 'marker' });
     expect(await t.send({ text: 'echo fine' })).toMatchObject({ status: 'done', output: 'fine' });
   });
@@ -468,7 +468,7 @@ while True:
     const t = await pool.open('bash');
     const r = await t.send({ text: `yes $'\\e[31mred flood line\\e[0m'`, waitMs: 300, maxOutputBytes: 512 });
     expect(r.status).toBe('running');
-    const w = t.wait({ since: r.cursor, waitMs: 10_000, maxOutputBytes: 512 });
+    const w = t.wait({ since: r.cursor, waitMs: 30_000, maxOutputBytes: 512 });
     await t.write('\x03');
     // How fast is the bench's figure (interrupt under a flood), measured against a baseline, not asserted here.
     expect(await w).toMatchObject({ status: 'done', exitCode: 130 });
