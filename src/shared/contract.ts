@@ -131,6 +131,12 @@ export const operations = {
   /** `note` reaches the agent in `handoff.note`; the output of the person's commands only with `shareOutput`. */
   handBack: { args: z.object({ id, note: handoffNote.optional(), shareOutput: z.boolean().optional() }), result: terminalInfoSchema },
   reset: { args: z.object({ id }), result: terminalInfoSchema },
+  /**
+   * The menu's Clear: the host erases the terminal's scrollback and screen (the cursor's line
+   * stays, at the top) for every view, a reload included, without writing to the shell or
+   * moving output offsets; each view receives the cleared screen as an output frame.
+   */
+  clearScrollback: { args: z.object({ id }).strict(), result: z.object({}) },
   /** A fresh login link for another browser tab (browser transport only). */
   mintLink: { args: z.object({}), result: z.object({ url: z.string() }) },
   /** The agents panel: paired agents, live connections, and questions waiting for the person. */

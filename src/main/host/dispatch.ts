@@ -116,6 +116,11 @@ export class Dispatcher {
       takeControl: ({ id }) => host.takeControl(id),
       handBack: ({ id, note, shareOutput }) => host.handBack(id, { note, shareOutput }),
       reset: ({ id }) => host.reset(id),
+      // The person's UI only: agents have MCP tools, and no tool clears a terminal.
+      clearScrollback: async ({ id }) => {
+        await host.get(id).clearScrollback();
+        return {};
+      },
       mintLink: () => {
         if (!opts.mintLink) throw new TandemError('invalid_argument', 'Login links exist only in the browser (tandem serve).');
         return { url: opts.mintLink() };

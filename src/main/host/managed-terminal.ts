@@ -249,6 +249,25 @@ export class ManagedTerminal {
     return { attachment, snapshot: data };
   }
 
+  /**
+   * The person's Clear: the emulator erases its scrollback and screen at the current output
+   * offset (no output, so offsets and agents' cursors stay), and every viewer starts over from the
+   * cleared snapshot as a fresh attach would: a full reset, the snapshot, then the output after
+   * it. Nothing is written to the shell, which may be running a program.
+   */
+  async clearScrollback(): Promise<void> {
+    const session = this.session;
+    session.headless.clear();
+    const { data, offset } = await session.snapshot();
+    // A reset meanwhile replaced the shell, and its viewers already started over.
+    if (this.session !== session) return;
+    for (const attachment of this.attachments.values()) {
+      // As in attach: the snapshot may cover part of what is pending, or miss what was flushed.
+      attachment.send(`\x1bc${data}${session.outputSince(offset, this.pendingStart)}`);
+      attachment.fromOffset = Math.max(offset, this.pendingStart);
+    }
+  }
+
   detach(attachmentId: string): boolean {
     const attachment = this.attachments.get(attachmentId);
     if (!attachment) return false;
