@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { maxPendingPairings, PairingBroker } from '../../src/main/agent/pairing.js';
 import { distinctName, TokenStore } from '../../src/main/agent/tokens.js';
+import { ManualClock } from '../support/manual-clock.js';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -70,5 +71,33 @@ describe('PairingBroker', () => {
     await Promise.resolve();
     expect(pairing.poll(id)).toMatchObject({ state: 'allowed', name: 'claude-code (2)', persistent: false });
     expect(tokens.listEphemeral().map((entry) => entry.name)).toEqual(['claude-code (2)']);
+  });
+});
+
+describe('PairingBroker timestamps', () => {
+  it('stamps requests and denials with wall-clock time, not the monotonic clock (which printed as 1970)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tandem-pairing-'));
+    dirs.push(dir);
+    const wall = Date.UTC(2025, 4, 17, 9, 30, 0);
+    // The monotonic clock reads 38 s since start, as in the report: it must not show as a date.
+    const clock = new ManualClock();
+    await clock.advance(38_000);
+    const pairing = new PairingBroker(new TokenStore(dir), { clock, wallNow: () => wall });
+    const id = pairing.request(claim('codex'));
+    expect(pairing.requests.list()[0]?.at).toBe('2025-05-17T09:30:00.000Z');
+    pairing.answer(id, 'deny');
+    await Promise.resolve();
+    expect(pairing.deniedClaims()[0]?.at).toBe('2025-05-17T09:30:00.000Z');
+  });
+
+  it('defaults to the real date', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tandem-pairing-'));
+    dirs.push(dir);
+    const before = Date.now();
+    const pairing = new PairingBroker(new TokenStore(dir));
+    pairing.request(claim('codex'));
+    const at = Date.parse(pairing.requests.list()[0]!.at);
+    expect(at).toBeGreaterThanOrEqual(before - 1000);
+    expect(new Date(at).getUTCFullYear()).toBeGreaterThan(2000);
   });
 });

@@ -59,6 +59,12 @@ export interface PairingBrokerOptions {
   trustLocalAgents?: boolean;
   allowOrigins?: readonly string[];
   clock?: Clock;
+  /**
+   * Wall-clock time (ms since the epoch) for the timestamps shown to the person. `clock` is
+   * monotonic (performance.now(): ms since the process started), right for timers but a 1970
+   * date when printed.
+   */
+  wallNow?: () => number;
   /** Whether a display name is taken: a paired agent, or an agent connected now. */
   nameInUse?: (name: string) => boolean;
   /** The sandbox of agents allowed by `--trust-local-agents`. */
@@ -83,12 +89,14 @@ export class PairingBroker {
   private readonly denied = new Map<string, DeniedClaim>();
   private readonly deniedListeners = new Set<() => void>();
   private readonly clock: Clock;
+  private readonly wallNow: () => number;
 
   constructor(
     private readonly tokens: TokenStore,
     private readonly opts: PairingBrokerOptions = {},
   ) {
     this.clock = opts.clock ?? systemClock;
+    this.wallNow = opts.wallNow ?? Date.now;
   }
 
   /** Whether this claimed name would show as an agent the person already knows. */
@@ -118,7 +126,7 @@ export class PairingBroker {
       this.pushOut(existing);
     }
     if (this.requests.list().length >= maxPendingPairings) this.pushOut(this.victim());
-    const { id, decision } = this.requests.open({ ...claim, name, at: new Date(this.clock.now()).toISOString() });
+    const { id, decision } = this.requests.open({ ...claim, name, at: new Date(this.wallNow()).toISOString() });
     this.byClaim.set(key, id);
     this.remember(id, { state: 'pending' });
     // Unanswered requests lapse, so idle claims cannot fill the person's queue for good.
@@ -173,7 +181,7 @@ export class PairingBroker {
   private deny(claim: Pick<PairingClaim, 'name' | 'exe' | 'cwd'>): void {
     const key = claimKey(claim);
     this.denied.delete(key);
-    this.denied.set(key, { id: newId(), name: claim.name, exe: claim.exe, cwd: claim.cwd, at: new Date(this.clock.now()).toISOString() });
+    this.denied.set(key, { id: newId(), name: claim.name, exe: claim.exe, cwd: claim.cwd, at: new Date(this.wallNow()).toISOString() });
     while (this.denied.size > maxDeniedClaims) this.denied.delete(this.denied.keys().next().value!);
     for (const listener of this.deniedListeners) listener();
   }
