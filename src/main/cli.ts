@@ -32,6 +32,8 @@ export interface CliIo {
   out: (line: string) => void;
   err: (line: string) => void;
   env: NodeJS.ProcessEnv;
+  /** Whether `out` is a terminal: only then does serve print a login link after the first (SIGUSR2). */
+  outIsTerminal?: boolean;
 }
 
 const usage = `Usage:
@@ -160,9 +162,23 @@ async function serve(args: string[], io: CliIo): Promise<number> {
   }
   // A bug in one request must not take every terminal down with the process.
   process.on('unhandledRejection', (reason) => io.err(`tandem: unexpected error (kept running): ${(reason as Error)?.stack ?? String(reason)}`));
-  io.out(`Tandem is running. Open this link in your browser (it logs you in; keep it private):`);
+  io.out(`Tandem is running. Open this link in your browser (it logs you in once, within 10 minutes):`);
   io.out(`  ${running.server.loginUrl()}`);
   io.out(`Through an SSH tunnel (ssh -L 8080:127.0.0.1:${running.server.port} host), use the same link with your local port. Ctrl+C stops Tandem and closes its terminals.`);
+  io.out(`Another link: "open in another tab" in Tandem, or kill -USR2 ${process.pid} (logs every browser out and prints a new link here).`);
+  // A spent link is worthless, so what serve printed may sit in a log. A fresh one goes only to a
+  // terminal: a file or pipe (nohup.out, a journal) is where an agent could read it and log in
+  // first. Not SIGUSR1: Node starts its inspector on that one.
+  const onNewLink = () => {
+    running.server.auth.revokeAll();
+    if (io.outIsTerminal) {
+      io.out('Every browser was logged out. A new login link (once, within 10 minutes):');
+      io.out(`  ${running.server.loginUrl()}`);
+    } else {
+      io.err('Every browser was logged out. No new link is printed: the output of tandem serve is not a terminal; restart it in one.');
+    }
+  };
+  if (process.platform !== 'win32') process.on('SIGUSR2', onNewLink);
 
   return await new Promise<number>((resolveExit) => {
     let signalled = false;
@@ -231,5 +247,6 @@ function defaultIo(): CliIo {
     out: (line) => process.stdout.write(`${line}\n`),
     err: (line) => process.stderr.write(`${line}\n`),
     env: process.env,
+    outIsTerminal: process.stdout.isTTY === true,
   };
 }

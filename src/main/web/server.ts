@@ -63,6 +63,11 @@ export class WebServer {
 
   private constructor(private readonly opts: WebServerOptions) {
     this.auth = new UiAuth(opts.auth);
+    // A revoke ends the connections too, not only later handshakes (the page then asks for a login).
+    this.auth.onRevoke(() => {
+      // terminate, not close: a closing socket still delivers what its peer sends until the handshake ends.
+      for (const client of this.wss.clients) client.terminate();
+    });
     this.maxPayload = opts.maxPayload ?? defaultMaxPayload;
     this.allowOrigins = (opts.allowOrigins ?? []).map((origin) => {
       const normalized = normalizeOrigin(origin);
@@ -112,9 +117,9 @@ export class WebServer {
     return `http://127.0.0.1:${this.port}`;
   }
 
-  /** The printed login URL: the primary token, valid while the instance runs. */
+  /** A fresh login URL to print: single use, 10 minutes (no reusable secret is ever printed). */
   loginUrl(): string {
-    return `${this.origin}/#login=${this.auth.loginToken}`;
+    return `${this.origin}/#login=${this.auth.mint()}`;
   }
 
   /** A single-use login URL, addressed with `hostHeader` (the tab's own Host, e.g. a tunnel's port). */
@@ -258,7 +263,7 @@ export class WebServer {
     const secret = this.auth.exchange(login);
     if (!secret) {
       sendJson(res, 401, {
-        error: { code: 'forbidden', message: 'This login link is not valid (any more); open the link tandem serve printed, or mint a new one from an open Tandem tab.' },
+        error: { code: 'forbidden', message: 'This login link is not valid: each link works once, for 10 minutes. Get a new one from an open Tandem tab, or from tandem serve (kill -USR2 <its pid> prints one to its terminal).' },
       });
       return;
     }
@@ -287,6 +292,13 @@ export class WebServer {
     }
     const hostHeader = req.headers.host!;
     this.wss.handleUpgrade(req, socket, head, (ws: WebSocket) => {
+      // Held while open: a tab left open is not idle; revoked in between, it goes at once.
+      const release = this.auth.hold(secret);
+      if (!release) {
+        ws.terminate();
+        return;
+      }
+      ws.once('close', release);
       serveWsConnection(ws, {
         host: this.opts.host,
         dispatch: this.opts.dispatch,

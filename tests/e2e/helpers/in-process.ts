@@ -10,7 +10,8 @@ import { missingBuild, projectRoot, serveEnv } from './serve';
 
 export interface InProcessServe {
   origin: string;
-  loginUrl: string;
+  /** A fresh one-time login link at each read. */
+  readonly loginUrl: string;
   /** The host itself, for what the UI cannot do (open an agent's terminal without an agent). */
   host: TerminalHost;
   /** The agent layer: pairing requests, approvals and handoffs as agents raise them. */
@@ -37,7 +38,10 @@ export async function startInProcessServe(rendererDir = join(projectRoot, 'out/r
   const running = await startServeInProcess({ port: 0, allowOrigins: [], trustLocalAgents: false }, io, rendererDir);
   return {
     origin: running.server.origin,
-    loginUrl: running.server.loginUrl(),
+    // Every read is a fresh link: each works once.
+    get loginUrl() {
+      return running.server.loginUrl();
+    },
     host: running.host,
     agents: running.agents,
     server: running.server,
