@@ -1,8 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { sampleForeground } from '../../src/main/pty/proc.js';
+import { readStat, sampleForeground } from '../../src/main/pty/proc.js';
 import { maxAheadChars, type PtyProcess, ptyReader, spawnPty } from '../../src/main/pty/pump.js';
 import { procfs, runs, unixPty } from '../support/capabilities.js';
+import { gate } from '../support/gate.js';
+import { until } from '../support/until.js';
 
 // The thread pumps Unix PTYs (Windows reads ConPTY on the main thread); two checks look into /proc.
 const pumped = runs('PTY pump thread', unixPty);
@@ -21,6 +23,16 @@ function exitOf(p: PtyProcess): Promise<{ exitCode: number; signal: number }> {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The process has exited: gone, or a zombie nobody reaped yet. */
+function exited(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch {
+    return true;
+  }
+  return readStat(pid)?.state === 'Z';
+}
 
 describe.runIf(pumped)('PTY pump thread', () => {
   const live: PtyProcess[] = [];
@@ -42,16 +54,23 @@ describe.runIf(pumped)('PTY pump thread', () => {
   it('posts a stream in batches of many reads, and a lone line after a quiet spell at once', async () => {
     // A PTY read holds at most a few KiB (the line discipline's buffer): a flood posted read by
     // read costs both threads a message each. While output streams the pump batches it.
-    const p = await spawnPty('/bin/sh', ['-c', 'head -c 20000000 /dev/zero | tr "\\0" x; sleep 0.3; printf lone-line; sleep 5'], opts);
+    // The quiet spell lasts until the whole stream has arrived here (a gate, not a sleep a busy
+    // main thread could outlast, so the stream's tail and the line would share a post).
+    const g = gate();
+    const p = await spawnPty('/bin/sh', ['-c', `head -c 20000000 /dev/zero | tr "\\0" x; until [ -e ${g.path} ]; do sleep 0.05; done; printf lone-line; sleep 100`], opts);
     live.push(p);
     const sizes: number[] = [];
+    let received = 0;
     let text = '';
     p.onData((data) => {
       sizes.push(data.length);
+      received += data.length;
       if (data.includes('lone-line')) text = data;
     });
-    const deadline = Date.now() + 20_000;
-    while (!text && Date.now() < deadline) await sleep(20);
+    await until(() => received >= 20_000_000, 'the stream');
+    g.open();
+    await until(() => text !== '', 'the lone line');
+    g.dispose();
     expect(text).toContain('lone-line');
     const streamed = sizes.slice(0, -1).reduce((sum, n) => sum + n, 0);
     expect(streamed).toBe(20_000_000);
@@ -104,11 +123,16 @@ describe.runIf(pumped)('PTY pump thread', () => {
     // Unbounded, a second of `yes` would queue tens of megabytes for this thread.
     const before = chars;
     blockThread(1000);
-    await sleep(20);
+    // Count what was read during the block alone: pausing before this thread yields stops the
+    // reads that consuming the backlog would allow (the pump gets the pause before any
+    // 'consumed'), and sync delivers everything posted before it. A slow machine cannot add to it.
+    p.pause();
+    await p.sync();
     expect(maxAheadChars).toBeLessThanOrEqual(4 * 1024 * 1024);
     expect(chars - before).toBeLessThan(8 * 1024 * 1024);
-    // And it reads on once this thread consumed the backlog.
+    // And it reads on once this thread consumed the backlog (a pump still holding would not).
     const after = chars;
+    p.resume();
     await expect.poll(() => chars).toBeGreaterThan(after + 1_000_000);
   });
 
@@ -119,8 +143,10 @@ describe.runIf(pumped)('PTY pump thread', () => {
     p.onData((data) => (chars += data.length));
     await expect.poll(() => chars).toBeGreaterThan(100_000);
     p.pause();
-    await sleep(100);
+    // Everything posted before the pause has arrived once sync resolves.
+    await p.sync();
     const paused = chars;
+    // Nothing arriving has no event: a fixed look, which a slow machine only lengthens.
     await sleep(300);
     expect(chars).toBe(paused);
     p.resume();
@@ -128,11 +154,11 @@ describe.runIf(pumped)('PTY pump thread', () => {
   });
 
   it('writes, resizes and signals through the thread', async () => {
-    const p = await spawnPty('/bin/sh', ['-c', 'stty -echo; read line; stty size; echo "got:$line"; sleep 100'], opts);
+    const p = await spawnPty('/bin/sh', ['-c', 'stty -echo; printf ready; read line; stty size; echo "got:$line"; sleep 100'], opts);
     live.push(p);
     let out = '';
     p.onData((data) => (out += data));
-    await sleep(200);
+    await expect.poll(() => out).toContain('ready');
     p.resize(100, 40);
     p.write('hello\r');
     await expect.poll(() => out).toMatch(/40 100\r\ngot:hello/);
@@ -153,6 +179,9 @@ describe.runIf(pumped)('PTY pump thread', () => {
         let chars = 0;
         p.onData((data) => (chars += (data.match(/y/g) ?? []).length));
         const exit = exitOf(p);
+        // Paused over the exit (waited for, not guessed), then over node-pty's 200 ms timer after
+        // it, which has no event: a slow machine only lengthens the pause.
+        await until(() => exited(p.pid), 'the shell to exit');
         await sleep(1000);
         p.resume();
         expect((await exit).exitCode).toBe(7);

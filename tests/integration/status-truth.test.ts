@@ -1,6 +1,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { gate } from '../support/gate.js';
+import { until, waitFor } from '../support/until.js';
 import { startAgentFixture, type AgentFixture } from './agent-helpers.js';
 
 let f: AgentFixture;
@@ -23,16 +24,15 @@ async function listed(client: Client, id: string): Promise<Listed | undefined> {
   return ((await f.call(client, 'terminal_list')).terminals as Listed[]).find((t) => t.id === id);
 }
 
-/** Polls terminal_list until the terminal's status is `status`; returns how long that took. */
-async function statusBecomes(client: Client, id: string, status: string, timeoutMs = 5000): Promise<number> {
-  const started = Date.now();
-  let last: Listed | undefined;
-  while (Date.now() - started < timeoutMs) {
-    last = await listed(client, id);
-    if (last?.status === status) return Date.now() - started;
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  throw new Error(`status stayed ${last?.status} instead of ${status}`);
+/** Polls terminal_list until the terminal's status is `status`. */
+async function statusBecomes(client: Client, id: string, status: string): Promise<void> {
+  await waitFor(() => listed(client, id), (last) => last?.status === status);
+}
+
+/** A probe that turns true once a terminal_wait on `id` waits in the terminal's session (so closing it now is what the wait sees). */
+function waitArrives(id: string): () => boolean {
+  const waits = vi.spyOn(f.host.get(id).session, 'wait');
+  return () => waits.mock.calls.length > 0;
 }
 
 describe('terminal_list tells what sends tell', () => {
@@ -42,14 +42,21 @@ describe('terminal_list tells what sends tell', () => {
     const mine = await f.host.create({ title: 'person', shell: 'bash' });
     f.host.share(mine.id, true);
     const session = f.host.get(mine.id).session;
+    // Every status the session passes through, as it changes: a short `running` is not missed
+    // between two polls of terminal_list on a loaded machine.
+    const seen: string[] = [];
+    session.onStateChange(() => {
+      if (seen.at(-1) !== session.status) seen.push(session.status);
+    });
     const cases: Array<{ line: string; evidence: string }> = [
       { line: 'read answer', evidence: 'read' },
       { line: `python3 -c "import select,sys; select.select([sys.stdin],[],[])"`, evidence: 'poll' },
       { line: `sh -c 'stty -echo; sleep 30'`, evidence: 'echo_off' },
     ];
     for (const { line, evidence } of cases) {
+      seen.length = 0;
       await session.write(`${line}\r`);
-      await statusBecomes(a, mine.id, 'running');
+      await until(() => seen.includes('running'), `${evidence}: running`);
       await statusBecomes(a, mine.id, 'waiting_input');
       expect(f.host.get(mine.id).view().status, evidence).toBe('waiting_input');
       // Ctrl+C ends it: the watcher stops with the command, the prompt is idle again.
@@ -120,7 +127,7 @@ describe('results say what happened', () => {
     const pending = await f.call(d, 'terminal_send', { id, text: 'printf later-run', waitMs: 200 });
     expect(pending).toMatchObject({ status: 'awaiting_approval', approval: { state: 'pending' } });
     f.layer.answerApproval({ requestId: f.layer.state().approvals[0]!.id, decision: 'approve' });
-    const later = await f.call(d, 'terminal_wait', { id, since: pending.cursor, waitMs: 5000 });
+    const later = await f.call(d, 'terminal_wait', { id, since: pending.cursor, waitMs: 55_000 });
     expect(later).toMatchObject({ status: 'done', output: 'later-run', command: 'printf later-run', approval: { state: 'approved' }, closedBy: null });
     // Reported once: the next wait is about what comes next.
     const next = await f.call(d, 'terminal_wait', { id, waitMs: 200 });
@@ -133,16 +140,18 @@ describe('results say what happened', () => {
 
     const byPerson = await open();
     expect(await f.call(a, 'terminal_send', { id: byPerson, text: 'sleep 40', waitMs: 200 })).toMatchObject({ status: 'running' });
-    const waiting = f.call(a, 'terminal_wait', { id: byPerson, waitMs: 20_000 });
-    await new Promise((r) => setTimeout(r, 200));
+    const personWaitArrived = waitArrives(byPerson);
+    const waiting = f.call(a, 'terminal_wait', { id: byPerson, waitMs: 55_000 });
+    await until(personWaitArrived, 'the wait to arrive');
     await f.host.close(byPerson);
     expect(await waiting).toMatchObject({ status: 'exited', closedBy: 'person', exitCode: null });
 
     const byAgent = await open();
     expect(await f.call(a, 'terminal_send', { id: byAgent, text: 'sleep 40', waitMs: 200 })).toMatchObject({ status: 'running' });
     const b = await f.client(token);
-    const waitingToo = f.call(b, 'terminal_wait', { id: byAgent, waitMs: 20_000 });
-    await new Promise((r) => setTimeout(r, 200));
+    const agentWaitArrived = waitArrives(byAgent);
+    const waitingToo = f.call(b, 'terminal_wait', { id: byAgent, waitMs: 55_000 });
+    await until(agentWaitArrived, 'the wait to arrive');
     expect(await f.call(a, 'terminal_close', { id: byAgent })).toMatchObject({ closed: true });
     expect(await waitingToo).toMatchObject({ status: 'exited', closedBy: 'agent', exitCode: null });
 

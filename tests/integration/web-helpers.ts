@@ -9,6 +9,7 @@ import type { EventName, OpArgs, OpName, OpResult, ServerMessage } from '../../s
 import { decodeServerMessage } from '../../src/shared/frames.js';
 import { TerminalHost } from '../../src/main/host/host.js';
 import { WebServer, type WebServerOptions } from '../../src/main/web/server.js';
+import { until, waitBoundMs } from '../support/until.js';
 
 export interface TestServer {
   server: WebServer;
@@ -192,7 +193,7 @@ export class TestClient {
   }
 
   /** Resolves with the first truthy value of `check`, re-evaluated on every message. */
-  waitFor<T>(check: () => T | undefined | null | false, timeoutMs = 10_000, what = 'condition'): Promise<T> {
+  waitFor<T>(check: () => T | undefined | null | false, timeoutMs = waitBoundMs, what = 'condition'): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const first = check();
       if (first) {
@@ -215,7 +216,7 @@ export class TestClient {
     });
   }
 
-  waitForOutput(attachmentId: string, pattern: RegExp | string, timeoutMs = 10_000): Promise<string> {
+  waitForOutput(attachmentId: string, pattern: RegExp | string, timeoutMs = waitBoundMs): Promise<string> {
     return this.waitFor(
       () => {
         const text = this.output.get(attachmentId) ?? '';
@@ -226,7 +227,7 @@ export class TestClient {
     );
   }
 
-  waitForClose(timeoutMs = 5000): Promise<{ code: number; reason: string }> {
+  waitForClose(timeoutMs = waitBoundMs): Promise<{ code: number; reason: string }> {
     return this.waitFor(() => this.closed, timeoutMs, 'close');
   }
 
@@ -253,10 +254,6 @@ export function exitOf(child: ChildProcess, timeoutMs: number): Promise<number |
   });
 }
 
-export async function waitUntil(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+export function waitUntil(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  return until(check, what, timeoutMs);
 }

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { checkHost, checkOrigin, checkRequest, isLoopbackName, normalizeOrigin, parseHostHeader } from '../../src/main/web/origin.js';
 import { contentSecurityPolicy, resolveStaticPath } from '../../src/main/web/static.js';
@@ -291,7 +291,7 @@ describe('tandem serve: the contract over the WebSocket, against a real host and
 
     const info = await client.call('create', { shell: 'bash', cols: 100, rows: 30, title: 'web test' });
     expect(info).toMatchObject({ title: 'web test', shell: 'bash', origin: 'user', cols: 100, rows: 30 });
-    await client.waitFor(() => client.events('roster').some((r) => (r as { terminals: Array<{ id: string }> }).terminals.some((x) => x.id === info.id)), 5000, 'roster');
+    await client.waitFor(() => client.events('roster').some((r) => (r as { terminals: Array<{ id: string }> }).terminals.some((x) => x.id === info.id)), 30_000, 'roster');
 
     const attached = await client.call('attach', { id: info.id });
     expect(typeof attached.snapshot).toBe('string');
@@ -304,7 +304,7 @@ describe('tandem serve: the contract over the WebSocket, against a real host and
     // The roster goes out again when the command ends: the UI shows its exit.
     type Listed = { id: string; lastCommand: { command: string | null; exitCode: number | null; finishedAt: string } | null };
     const lastOf = () => client.events('roster').map((r) => (r as { terminals: Listed[] }).terminals.find((x) => x.id === info.id)?.lastCommand).filter(Boolean).at(-1);
-    await client.waitFor(() => lastOf()?.command != null, 5000, 'roster with lastCommand');
+    await client.waitFor(() => lastOf()?.command != null, 30_000, 'roster with lastCommand');
     expect(lastOf()).toMatchObject({ command: 'echo hi-$((40+2))', exitCode: 0 });
     expect(Date.parse(lastOf()!.finishedAt)).toBeGreaterThan(Date.now() - 60_000);
     // Frames are numbered from 1 after the snapshot, without gaps.
@@ -342,7 +342,7 @@ describe('tandem serve: the contract over the WebSocket, against a real host and
     client.send({ type: 'nonsense' });
     client.send('null');
     client.ws.send(Buffer.from([1, 2, 3]), { binary: true });
-    await client.waitFor(() => errorsBefore().filter((m) => m.id === null).length >= 5, 5000, 'five id-less errors');
+    await client.waitFor(() => errorsBefore().filter((m) => m.id === null).length >= 5, 30_000, 'five id-less errors');
     for (const message of errorsBefore()) expect(message).toMatchObject({ ok: false, error: { code: 'invalid_argument' } });
 
     expect(client.closed).toBeNull();
@@ -369,7 +369,7 @@ describe('tandem serve: the contract over the WebSocket, against a real host and
       data: `printf '\\033[6n'; read -rsd R x; echo "got:\${#x}"; read -t 1 -rsd R y; echo "second:\${#y}:end"\r`,
       typed: true,
     });
-    const text = await client.waitForOutput(attachmentId, /second:\d+:end/, 10_000);
+    const text = await client.waitForOutput(attachmentId, /second:\d+:end/, 30_000);
     expect(text).toMatch(/got:[1-9]\d*/);
     expect(text).toMatch(/second:0:end/);
     await client.call('close', { id: info.id });
@@ -402,21 +402,29 @@ describe('tandem serve: the contract over the WebSocket, against a real host and
     const owner = await TestClient.connect(port, secret);
     const info = await owner.call('create', { shell: 'bash', cols: 80, rows: 24 });
     const own = await owner.call('attach', { id: info.id });
-    // Slow attaches down (as a busy emulator would) so the clients are gone before they finish.
+    // Hold attaches (as a busy emulator would) until the clients that asked are gone: each
+    // client leaves once the host has its attach under way, and the attaches finish after.
     const attach = t.host.attach.bind(t.host);
-    t.host.attach = async (...args: Parameters<typeof attach>) => {
-      await new Promise((r) => setTimeout(r, 300));
-      return await attach(...args);
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const started: Array<Promise<unknown>> = [];
+    t.host.attach = (...args: Parameters<typeof attach>) => {
+      const running = released.then(() => attach(...args));
+      started.push(running.catch(() => undefined));
+      return running;
     };
     try {
       for (let i = 0; i < 3; i++) {
         const leaving = await TestClient.connect(port, secret);
         leaving.send({ type: 'call', id: 1, op: 'attach', args: { id: info.id } });
-        await new Promise((r) => setTimeout(r, 50));
+        await waitUntil(() => started.length === i + 1, 30_000, 'the host to start the attach');
         leaving.ws.terminate();
       }
-      await waitUntil(() => t.server.connections === 1, 5000, 'the leaving clients to be gone');
-      await new Promise((r) => setTimeout(r, 600));
+      await waitUntil(() => t.server.connections === 1, 30_000, 'the leaving clients to be gone');
+      release();
+      await Promise.all(started);
+      // The views exist now; the transport detaches each once its attach settles.
+      await waitUntil(() => t.host.get(info.id).attachments.size === 1, 30_000, 'the late views to be detached');
     } finally {
       t.host.attach = attach;
     }
@@ -465,7 +473,7 @@ describe('tandem serve: the contract over the WebSocket, against a real host and
       else if (message.event === 'output') order.push(`output:${message.payload?.attachmentId}`);
     });
     const second = await viewer.call('attach', { id: info.id });
-    await viewer.waitFor(() => order.filter((entry) => entry.startsWith('output')).length >= 3, 10_000, 'three frames');
+    await viewer.waitFor(() => order.filter((entry) => entry.startsWith('output')).length >= 3, 30_000, 'three frames');
     const resultAt = order.indexOf('result:1');
     expect(resultAt).toBeGreaterThanOrEqual(0);
     expect(order.slice(0, resultAt).filter((entry) => entry.startsWith('output'))).toEqual([]);
@@ -484,14 +492,24 @@ describe('tandem serve: the contract over the WebSocket, against a real host and
       const { attachmentId } = await slow.call('attach', { id: info.id });
       await slow.call('input', { attachmentId, data: 'yes flood-line\r', typed: true });
       // The PTY pauses once the only follower is ~1 MiB behind: output stops growing.
-      await slow.waitFor(() => (slow.output.get(attachmentId)?.length ?? 0) > 1024 * 1024, 10_000, '1 MiB of output');
-      await new Promise((r) => setTimeout(r, 1000));
+      const terminal = t.host.get(info.id);
+      const paused = vi.spyOn(terminal.session, 'pause');
+      await slow.waitFor(() => (slow.output.get(attachmentId)?.length ?? 0) > 1024 * 1024, 30_000, '1 MiB of output');
+      await waitUntil(() => paused.mock.calls.length > 0, 30_000, 'the PTY to pause');
+      // What was read before the pause took effect is still on its way: the PTY's sync (private;
+      // a look, it changes nothing) delivers it to the session, the host sends all of it to the
+      // view, and the view receives every frame sent.
+      await (terminal.session as unknown as { pty: { sync(): Promise<void> } }).pty.sync();
+      const server = terminal.attachments.get(attachmentId)!;
+      await waitUntil(() => server.fromOffset === terminal.ops.streamOffset, 30_000, 'the host to send what the session has');
+      await slow.waitFor(() => slow.lastSeq.get(attachmentId) === server.lastSeq, 30_000, 'the frames sent before the pause');
       const pausedAt = slow.output.get(attachmentId)!.length;
-      await new Promise((r) => setTimeout(r, 2000));
-      expect(slow.output.get(attachmentId)!.length).toBe(pausedAt);
       expect(pausedAt).toBeLessThan(4 * 1024 * 1024);
 
-      const dropped = await slow.waitFor(() => slow.events('attachmentClosed').find((p) => (p as { attachmentId: string }).attachmentId === attachmentId), 15_000, 'attachmentClosed');
+      // Nothing more arrives until the stall timeout drops the view (the window is the host's own
+      // timer, not a guessed sleep: a loaded machine only makes it longer).
+      const dropped = await slow.waitFor(() => slow.events('attachmentClosed').find((p) => (p as { attachmentId: string }).attachmentId === attachmentId), 60_000, 'attachmentClosed');
+      expect(slow.output.get(attachmentId)!.length).toBe(pausedAt);
       expect(dropped).toMatchObject({ attachmentId, error: { code: 'capacity' } });
       expect(slow.closed).toBeNull();
 
@@ -499,9 +517,10 @@ describe('tandem serve: the contract over the WebSocket, against a real host and
       const fresh = await TestClient.connect(port, secret);
       const again = await fresh.call('attach', { id: info.id });
       await fresh.call('input', { attachmentId: again.attachmentId, data: '\x03', typed: true });
-      await new Promise((r) => setTimeout(r, 300));
+      // Typed at the prompt, once the flood is over (not while yes still runs).
+      await waitUntil(() => terminal.session.status === 'idle', 30_000, 'the flood to end');
       await fresh.call('input', { attachmentId: again.attachmentId, data: 'echo ok-$((5*5))\r', typed: true });
-      await fresh.waitForOutput(again.attachmentId, 'ok-25', 15_000);
+      await fresh.waitForOutput(again.attachmentId, 'ok-25', 30_000);
       await fresh.call('close', { id: info.id });
       fresh.close();
       slow.close();
@@ -527,12 +546,12 @@ describe('tandem serve: clients that stop reading', () => {
       stuck.ws.pause();
       const acking = setInterval(() => stuck.send({ type: 'call', id: 0, op: 'ack', args: { attachmentId, seq: 1e9 } }), 10);
       try {
-        await waitUntil(() => t.server.connections === 0, 20_000, 'the server to drop the socket');
+        await waitUntil(() => t.server.connections === 0, 30_000, 'the server to drop the socket');
       } finally {
         clearInterval(acking);
       }
       stuck.ws.resume();
-      const closed = await stuck.waitForClose(5000);
+      const closed = await stuck.waitForClose(30_000);
       expect([1013, 1006]).toContain(closed.code);
       expect(t.host.list().map((x) => x.id)).toEqual([info.id]);
       expect(t.host.get(info.id).attachments.size).toBe(0);
@@ -542,15 +561,20 @@ describe('tandem serve: clients that stop reading', () => {
   });
 
   it('drops a peer that stops answering pings', async () => {
-    const t = await startTestServer({ heartbeatMs: 150 });
+    // A peer gets one heartbeat to answer; the test process is that peer, so the heartbeat leaves
+    // room for a loaded machine to answer in time.
+    const t = await startTestServer({ heartbeatMs: 500 });
     try {
       const port = t.server.port;
       const secret = (await login(port, tokenOf(t.server.loginUrl()))).secret!;
       const quiet = await TestClient.connect(port, secret);
-      await new Promise((r) => setTimeout(r, 500));
+      // Kept over three heartbeats it answered (counted, not slept).
+      let pings = 0;
+      quiet.ws.on('ping', () => (pings += 1));
+      await waitUntil(() => pings >= 3, 30_000, 'three pings');
       expect(t.server.connections).toBe(1);
       quiet.ws.pause();
-      await waitUntil(() => t.server.connections === 0, 3000, 'the server to drop the silent peer');
+      await waitUntil(() => t.server.connections === 0, 30_000, 'the server to drop the silent peer');
     } finally {
       await t.stop();
     }
