@@ -51,6 +51,13 @@ const hiddenVariables = ['SSH_AUTH_SOCK', 'SSH_AGENT_PID', 'DBUS_SESSION_BUS_ADD
 const ptyPlaceholder = '@TANDEM_PTY@';
 const infoFd = 3;
 const seccompFd = 4;
+const envFd = 5;
+/**
+ * The whole environment of what runs outside the sandbox (the launcher bash; sandbox-exec on
+ * macOS): fixed, nothing of the terminal's. A non-interactive bash sources BASH_ENV whatever
+ * --norc says, the loader honours LD_PRELOAD, and so on: none of it may come from the agent.
+ */
+export const launcherEnv: Readonly<Record<string, string>> = { PATH: '/usr/bin:/bin', LC_ALL: 'C' };
 /** How long the shell may take to appear inside the sandbox (bubblewrap's setup is milliseconds). */
 const shellAppearMs = 5000;
 const pollMs = 2;
@@ -65,6 +72,12 @@ let seccompProgram: Buffer | undefined;
  * arguments at the index it is given, and execs bubblewrap with the info and seccomp
  * descriptors. exec keeps the pid: the PTY's child is bubblewrap itself.
  *
+ * Nothing outside the sandbox sees the agent's environment (`terminal_open` `env` may hold
+ * BASH_ENV, LD_PRELOAD, BASH_FUNC_*, PATH, GCONV_PATH…): this bash runs with `launcherEnv`
+ * only and execs bubblewrap with an empty one (`exec -c`); the shell's variables reach
+ * bubblewrap as `--setenv` pairs read from a 0600 file on descriptor 5 (`--args`: kept off the
+ * world-readable command line), applied inside, to the confined process only.
+ *
  * It forks nothing (each fork and exec cost milliseconds of every open): the device comes from
  * the terminal number in /proc/self/stat (devpts: major 136, minor N is /dev/pts/N), checked
  * against stdin with `-ef`, and `tty` runs only when that check fails.
@@ -72,12 +85,13 @@ let seccompProgram: Buffer | undefined;
 const launcher = [
   // No redirection on the loop: bash would park stderr in a high descriptor, which the loop closes.
   'for fd in /proc/self/fd/*; do fd=${fd##*/}; if [ "$fd" -gt 2 ] && [ -e "/proc/self/fd/$fd" ]; then exec {fd}>&-; fi; done',
-  'info=$1 bpf=$2 at=$3; shift 3',
+  'info=$1 bpf=$2 envf=$3 at=$4; shift 4',
   'read -r stat </proc/self/stat || exit 125',
   'set -f; f=(${stat##*)}); set +f',
   'nr=${f[4]}; t=/dev/pts/$(( (nr & 0xff) | ((nr >> 12) & 0xfff00) ))',
   '[ $(( (nr >> 8) & 0xfff )) -eq 136 ] && [ "$t" -ef /proc/self/fd/0 ] || t=$(tty) || exit 125',
-  'exec "${@:1:at}" "$t" "$t" "${@:at+3}" 3>"$info" 4<"$bpf"',
+  // -c: bubblewrap starts with an empty environment; the shell's comes from the file, inside.
+  'exec -c "${@:1:at}" "$t" "$t" "${@:at+3}" 3>"$info" 4<"$bpf" 5<"$envf"',
 ].join('\n');
 
 /**
@@ -222,21 +236,32 @@ export class Confinement {
   wrap(file: string, args: string[], env: Record<string, string>): Launch {
     const base = { ...env };
     for (const name of hiddenVariables) delete base[name];
+    // setenv() refuses a name with '=' (bubblewrap would die on it); no real variable has one.
+    for (const name of Object.keys(base)) if (name === '' || name.includes('=')) delete base[name];
     if (this.platform === 'darwin') {
-      return { file: sandboxExecPath, args: ['-p', seatbeltProfile(this.spec), file, ...args], env: { ...base, ...this.cacheEnv } };
+      // sandbox-exec confines itself, then execs: what it runs before that (dyld, libmalloc's
+      // MallocLogFile…) sees only launcherEnv; /usr/bin/env, already confined, sets the shell's.
+      const shellEnv = Object.entries({ ...base, ...this.cacheEnv }).map(([name, value]) => `${name}=${value}`);
+      return { file: sandboxExecPath, args: ['-p', seatbeltProfile(this.spec), envPath, '-i', '--', ...shellEnv, file, ...args], env: { ...launcherEnv } };
     }
+    const envFile = join(this.runDir, 'env');
+    writeFileSync(envFile, Object.entries(base)
+        .flatMap(([name, value]) => ['--setenv', name, value])
+        .map((arg) => `${arg}\0`)
+        .join(''), { mode: 0o600 });
     const bpf = join(this.runDir, 'seccomp.bpf');
     writeFileSync(bpf, (seccompProgram ??= tiocstiFilter()), { mode: 0o600 });
     const info = join(this.runDir, 'info.json');
     closeSync(openSync(info, 'w', 0o600));
     // env would take a path with '=' for an assignment; no shell's path has one.
     const reset = file.includes('=') ? [] : signalReset();
-    const argv = [bwrapPath, ...bwrapArgs({ spec: this.spec, pty: ptyPlaceholder, infoFd, seccompFd, unsetEnv: hiddenVariables, setEnv: this.cacheEnv, command: [...reset, file, ...args] })];
+    // `--args` first: the shell's variables are set before bwrapArgs' own --unsetenv/--setenv.
+    const argv = [bwrapPath, '--args', String(envFd), ...bwrapArgs({ spec: this.spec, pty: ptyPlaceholder, infoFd, seccompFd, unsetEnv: hiddenVariables, setEnv: this.cacheEnv, command: [...reset, file, ...args] })];
     // The device goes in as one source and destination pair; a path that merely contains the placeholder is never touched.
     const at = argv.indexOf(ptyPlaceholder);
     if (at < 0 || argv[at + 1] !== ptyPlaceholder) throw new Error('bubblewrap arguments lack the terminal device pair');
     const script = reset.length > 0 ? `trap '' ${keySignals.replaceAll(',', ' ')}\n${launcher}` : launcher;
-    return { file: launcherShell, args: ['--norc', '--noprofile', '-c', script, 'tandem-sandbox', info, bpf, String(at), ...argv], env: base };
+    return { file: launcherShell, args: ['--norc', '--noprofile', '-c', script, 'tandem-sandbox', info, bpf, envFile, String(at), ...argv], env: { ...launcherEnv } };
   }
 
   /** Why a failed command's output names a path this sandbox refuses, or null. */
@@ -257,6 +282,8 @@ export class Confinement {
       if (state === undefined || state === 'Z') return null;
       init ??= this.readInit();
       if (init !== null) {
+        // bubblewrap has read its arguments: the shell's environment need not lie on disk.
+        rmSync(join(this.runDir, 'env'), { force: true });
         const [child] = childrenOf(init);
         if (child !== undefined && readStat(child)?.comm !== 'bwrap') return child;
       }
