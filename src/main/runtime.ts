@@ -8,6 +8,7 @@ import { loadGrammars } from './agent/judge/tree-sitter.js';
 import { AgentLayer } from './agent/layer.js';
 import { McpSocketEndpoint } from './agent/mcp-socket.js';
 import { bridgeSocketPath } from './agent/socket-path.js';
+import { provePath, proveHandler } from './host/instance-proof.js';
 import type { BridgeCommand } from './agent/configs.js';
 import { forThisHost } from './launch/bridge-command.js';
 import type { DispatchOptions } from './host/dispatch.js';
@@ -81,6 +82,8 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     const web = server;
     isUiCredential = (secret) => web.isUiCredential(secret);
     for (const [prefix, handler] of Object.entries(layer.routes())) server.route(prefix, (req, res, url) => handler(req, res, url.pathname));
+    // A bridge sends a token over TCP only after this run proves it is the one instance.json names.
+    server.route(provePath, proveHandler(lock.instanceKey));
     const base = server.origin;
     const socketAt = bridgeSocketPath(process.platform, lock.dir);
     bridgeChannel = await McpSocketEndpoint.listen(layer.service, {

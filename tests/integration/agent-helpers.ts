@@ -11,6 +11,7 @@ import { bridgeSocketPath } from '../../src/main/agent/socket-path.js';
 import { bridgeHeaders } from '../../src/main/agent/mcp-http.js';
 import { TerminalHost } from '../../src/main/host/host.js';
 import { InstanceLock } from '../../src/main/host/instance.js';
+import { provePath, proveHandler } from '../../src/main/host/instance-proof.js';
 import type { SandboxMode } from '../../src/main/sandbox/types.js';
 import { sandboxAvailable } from './sandbox-helpers.js';
 
@@ -48,8 +49,11 @@ export async function startAgentFixture(
   const defaultSandbox = opts.defaultSandbox ?? (sandboxAvailable ? undefined : 'off');
   const layer = new AgentLayer(host, { stateDir, trustLocalAgents: opts.trustLocalAgents, unattendedGraceMs: opts.unattendedGraceMs, defaultSandbox, trustedSandbox: opts.trustedSandbox });
   const routes = layer.routes();
+  // Answered with the key publish() writes, as the runtime does (bridges send no token over TCP before it).
+  let prove: ReturnType<typeof proveHandler> = async (_req, res) => void res.writeHead(404).end();
   const server: HttpServer = createServer((req, res) => {
     const path = new URL(req.url ?? '/', 'http://x').pathname;
+    if (path === provePath) return void prove(req, res);
     const route = path === '/mcp' ? routes['/mcp'] : path.startsWith('/pair') ? routes['/pair'] : undefined;
     if (!route) {
       res.writeHead(404).end();
@@ -67,6 +71,7 @@ export async function startAgentFixture(
   // With a TANDEM_HOME, publish instance.json there as the app does, so bridges find us.
   const lock = opts.tandemHome ? new InstanceLock({ ...process.env, TANDEM_HOME: opts.tandemHome }) : null;
   lock?.acquire();
+  if (lock) prove = proveHandler(lock.instanceKey);
   // As an older host would, when told: no bridge channel, so bridges use mcpUrl.
   const socketAt = lock && opts.bridgeSocket !== false ? bridgeSocketPath(process.platform, lock.dir) : null;
   const bridgeChannel = socketAt ? await McpSocketEndpoint.listen(layer.service, { path: socketAt.path, ownDir: socketAt.dir === lock!.dir ? null : socketAt.dir }) : null;

@@ -9,7 +9,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { findInstance, pointerName } from '../../src/main/host/discovery.js';
-import { isAlive, parseInstance } from '../../src/main/host/instance.js';
+import { isRunOf, parseInstance } from '../../src/main/host/instance.js';
+import { proofOf } from '../../src/main/host/instance-proof.js';
+import { processStartTime } from '../../src/main/host/process-start.js';
 import { startRuntime } from '../../src/main/runtime.js';
 import { discoverShells } from '../../src/main/shells/discovery.js';
 import { which } from '../../src/main/shells/resolve.js';
@@ -168,23 +170,33 @@ describe('a bridge started with the MCP SDK’s default environment finds Tandem
     const own = join(runUserRoot, String(uid));
     mkdirSync(join(own, 'tandem'), { recursive: true, mode: 0o700 });
     chmodSync(own, 0o700);
-    writeFileSync(join(own, 'tandem', 'instance.json'), JSON.stringify({ pid: process.pid, version: 'x', mcpUrl: 'http://127.0.0.1:1/mcp', pairUrl: 'http://127.0.0.1:1/pair' }), { mode: 0o600 });
+    writeFileSync(join(own, 'tandem', 'instance.json'), JSON.stringify({ pid: process.pid, started: processStartTime(process.pid), version: 'x', mcpUrl: 'http://127.0.0.1:1/mcp', pairUrl: 'http://127.0.0.1:1/pair' }), { mode: 0o600 });
     const from = { env: { HOME: join(base, 'home') }, platform: 'linux' as const, uid, home: join(base, 'home'), runUserRoot };
-    const found = findInstance(from, parseInstance, isAlive);
+    const found = findInstance(from, parseInstance, (info) => isRunOf(info));
     expect(found).toMatchObject({ path: join(own, 'tandem', 'instance.json'), info: { pid: process.pid } });
     chmodSync(own, 0o755);
-    const refused = findInstance(from, parseInstance, isAlive);
+    const refused = findInstance(from, parseInstance, (info) => isRunOf(info));
     expect(refused).toMatchObject({ looked: [join(base, 'home', '.config', 'Tandem', 'instance.json'), join(base, 'home', '.config', 'Tandem', pointerName)] });
   });
 });
 
 describe('a planted discovery file is never trusted (it names where the bridge sends its token)', () => {
   const secret = 'tdm_secret-that-must-not-leave';
-  /** A stand-in for an attacker's listener: records every request it gets (the control case proves it would). */
+  /** The per-run key a planted file carries, so the control cases' listener can prove itself as a host does. */
+  const instanceKey = 'planted-instance-key-0123456789abcdef';
+  /** This process stands for the host: a live process of this uid, started when the file says. */
+  const self = () => ({ pid: process.pid, started: processStartTime(process.pid), instanceKey });
+  /** A stand-in for an attacker's listener: records every request it gets (the control case proves it would); answers POST /prove as the host whose key it holds. */
   async function listener(): Promise<{ url: string; seen: string[] }> {
     const seen: string[] = [];
     const server = createServer((req, res) => {
       seen.push(`${req.method} ${req.url} ${req.headers.authorization ?? ''}`);
+      if (req.url === '/prove') {
+        let body = '';
+        req.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+        req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ proof: proofOf(instanceKey, (JSON.parse(body) as { nonce: string }).nonce) })));
+        return;
+      }
       res.writeHead(500).end();
     });
     await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
@@ -221,7 +233,7 @@ describe('a planted discovery file is never trusted (it names where the bridge s
       const dir = join(runtime, 'tandem');
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       const planted = await listener();
-      plant(dir, join(dir, 'instance.json'), JSON.stringify({ pid: process.pid, version: 'x', mcpUrl: `${planted.url}/mcp`, pairUrl: `${planted.url}/pair` }));
+      plant(dir, join(dir, 'instance.json'), JSON.stringify({ ...self(), version: 'x', mcpUrl: `${planted.url}/mcp`, pairUrl: `${planted.url}/pair` }));
       const client = await sdkBridge({ HOME: join(base, 'home'), XDG_RUNTIME_DIR: runtime, TANDEM_TOKEN: secret });
       const result = await call(client, 'terminal_list');
       expect(result).toMatchObject({ isError: true, error: { code: 'not_running', message: expect.stringMatching(why) } });
@@ -238,7 +250,7 @@ describe('a planted discovery file is never trusted (it names where the bridge s
     mkdirSync(elsewhere, { mode: 0o700 });
     const planted = await listener();
     const target = join(elsewhere, 'instance.json');
-    writeFileSync(target, JSON.stringify({ pid: process.pid, version: 'x', mcpUrl: `${planted.url}/mcp`, pairUrl: `${planted.url}/pair` }), { mode: 0o600 });
+    writeFileSync(target, JSON.stringify({ ...self(), version: 'x', mcpUrl: `${planted.url}/mcp`, pairUrl: `${planted.url}/pair` }), { mode: 0o600 });
     const pointer = join(state, pointerName);
     writeFileSync(pointer, JSON.stringify({ instance: target }), { mode: 0o600 });
     chmodSync(pointer, 0o644);
@@ -261,7 +273,7 @@ describe('a planted discovery file is never trusted (it names where the bridge s
     const dir = join(runtime, 'tandem');
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     const planted = await listener();
-    write(dir, join(dir, 'instance.json'), JSON.stringify({ pid: process.pid, version: 'x', mcpUrl: `${planted.url}/mcp`, pairUrl: `${planted.url}/pair` }));
+    write(dir, join(dir, 'instance.json'), JSON.stringify({ ...self(), version: 'x', mcpUrl: `${planted.url}/mcp`, pairUrl: `${planted.url}/pair` }));
     const client = await sdkBridge({ HOME: join(base, 'home'), XDG_RUNTIME_DIR: runtime, TANDEM_TOKEN: secret });
     await call(client, 'terminal_list');
     expect(planted.seen.some((line) => line.includes(`Bearer ${secret}`))).toBe(true);

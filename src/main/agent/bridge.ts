@@ -5,8 +5,9 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontex
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { TandemError } from '../../shared/errors.js';
 import { DEFAULT_LIMITS } from '../../shared/limits.js';
-import { findInstance, notRunningMessage, processDiscoveryEnv } from '../host/discovery.js';
-import { isAlive, parseInstance, type InstanceInfo } from '../host/instance.js';
+import { type DiscoverySearch, findInstance, notRunningMessage, processDiscoveryEnv, untrustedSocket } from '../host/discovery.js';
+import { isRunOf, parseInstance, type InstanceInfo } from '../host/instance.js';
+import { hostProves } from '../host/instance-proof.js';
 import { stateDir } from '../state-dir.js';
 import { BridgeChannel, ChannelClosedBeforeHello, ChannelUnreachable, type RequestId, resultLine } from './bridge-channel.js';
 import { BridgeStdioTransport } from './bridge-stdio.js';
@@ -34,10 +35,14 @@ function isRequestId(value: unknown): value is RequestId {
   return typeof value === 'string' || typeof value === 'number';
 }
 
+/** instance.json names no bridge channel: the one case where the bridge uses HTTP. */
+class NoChannel extends Error {}
+
 /**
  * The upstream side of the stdio bridge: finds the running instance, gets a token (the
  * environment's, a stored one, or by a pairing request) and relays tool calls: over the
- * instance's bridge channel when it publishes one (`bridgeSocket`), else over HTTP (`mcpUrl`).
+ * instance's bridge channel when it publishes one (`bridgeSocket`, and then only there), else
+ * over HTTP (`mcpUrl`) once the server proved it is that run (instance-proof.ts).
  * Every failure is a tool result with a contract code; the next call tries again.
  */
 export class Upstream {
@@ -76,13 +81,16 @@ export class Upstream {
     this.write = write;
   }
 
-  /** The running instance wherever its host put instance.json (host/discovery.ts), or where the search looked. */
-  private locate(): InstanceInfo | { looked: string[]; refused: string[] } {
-    const found = findInstance(processDiscoveryEnv(this.env), parseInstance, isAlive);
-    return 'info' in found ? found.info : found;
+  /**
+   * The running instance wherever its host put instance.json (host/discovery.ts), or where the
+   * search looked. Live means this user's process that started when the host did (isRunOf).
+   */
+  private locate(): (InstanceInfo & { path: string }) | DiscoverySearch {
+    const found = findInstance(processDiscoveryEnv(this.env), parseInstance, (info) => isRunOf(info));
+    return 'info' in found ? { ...found.info, path: found.path } : found;
   }
 
-  private instance(): InstanceInfo {
+  private instance(): InstanceInfo & { path: string } {
     const found = this.locate();
     if ('looked' in found) throw new TandemError('not_running', notRunningMessage(found));
     return found;
@@ -151,6 +159,14 @@ export class Upstream {
     const info = this.instance();
     if (this.client && this.connectedTo === info.mcpUrl) return this.client;
     await this.reset();
+    // A TCP port proves nothing (another user can listen on a dead host's port): the token goes
+    // over HTTP only to a server that proves it holds this run's instanceKey (instance-proof.ts).
+    if (!(await hostProves(new URL(info.mcpUrl).origin, info.instanceKey))) {
+      throw new TandemError(
+        'not_running',
+        `The server at ${new URL(info.mcpUrl).origin} did not prove it is the Tandem ${info.path} names (Tandem exited and something else holds its port?); the agent's token was not sent. Start Tandem again and call the tool again.`,
+      );
+    }
     const token = await this.ensureToken(info);
     const headers: Record<string, string> = { Authorization: `Bearer ${token}`, [bridgeHeaders.cwd]: encodeURIComponent(this.cwd) };
     if (this.env.TANDEM_TERMINAL_ID) headers[bridgeHeaders.terminalId] = encodeURIComponent(this.env.TANDEM_TERMINAL_ID);
@@ -209,11 +225,13 @@ export class Upstream {
       this.opening ??= this.openChannelOrRetry().finally(() => (this.opening = null));
       (await this.opening).forward(line, id);
     } catch (error) {
-      if (error instanceof ChannelUnreachable) {
-        // The socket is gone or refused (an instance that could not keep it): HTTP still works.
+      if (error instanceof NoChannel) {
+        // instance.json names no channel (any more): HTTP, after the host proves itself (connect).
         const params = (message.params ?? {}) as { name?: unknown; arguments?: unknown };
         return this.write(resultLine(id, await this.call(String(params.name ?? ''), params.arguments)));
       }
+      // A channel named and refused is never a reason to try HTTP: a Tandem that died leaves its
+      // socket file, and its TCP port may be anyone's by now.
       const tandem = error instanceof TandemError ? error : new TandemError('not_running', 'Tandem is not answering; start it (or restart it) and call the tool again.');
       this.write(resultLine(id, toolError(tandem)));
     }
@@ -236,7 +254,9 @@ export class Upstream {
 
   private async openChannel(retried = false): Promise<BridgeChannel> {
     const info = this.instance();
-    if (!info.bridgeSocket) throw new ChannelUnreachable('no bridge channel');
+    if (!info.bridgeSocket) throw new NoChannel();
+    const notOurs = untrustedSocket(info.bridgeSocket, processDiscoveryEnv(this.env).uid);
+    if (notOurs) throw new TandemError('not_running', `The bridge channel ${info.bridgeSocket} that ${info.path} names is not trusted (${notOurs}); start Tandem again and call the tool again.`);
     const token = await this.ensureToken(info);
     try {
       const channel = await BridgeChannel.open(
@@ -250,6 +270,9 @@ export class Upstream {
       this.channel = channel;
       return channel;
     } catch (error) {
+      if (error instanceof ChannelUnreachable) {
+        throw new TandemError('not_running', `Tandem's bridge channel ${info.bridgeSocket} does not answer (${error.message}): the Tandem ${info.path} names exited without cleaning up, or is starting. Start Tandem again and call the tool again.`);
+      }
       if (!(error instanceof TandemError) || error.code !== 'pairing_denied') throw error;
       this.forgetToken(retried);
       return this.openChannel(true);

@@ -91,6 +91,27 @@ export function readTrusted(path: string, uid: number | null): TrustedRead {
   }
 }
 
+/**
+ * Why the bridge may not hand its token to the Unix socket instance.json names, or null. The
+ * socket must be this uid's, in a directory of this uid that nobody else can write: then no
+ * other user can have bound it or swapped it. A Windows named pipe has a random name per run.
+ */
+export function untrustedSocket(path: string, uid: number | null, platform: NodeJS.Platform = process.platform): string | null {
+  if (uid === null || platform === 'win32') return null;
+  if (!isAbsolute(path)) return `${path} is not an absolute path`;
+  const dirProblem = untrustedDir(dirname(path), uid);
+  if (dirProblem) return dirProblem === 'missing' ? `${dirname(path)} is missing` : dirProblem;
+  let stat;
+  try {
+    stat = lstatSync(path);
+  } catch {
+    return `${path} is missing`;
+  }
+  if (!stat.isSocket()) return `${path} is not a socket`;
+  if (stat.uid !== uid) return `${path} belongs to uid ${stat.uid}`;
+  return null;
+}
+
 /** /run/user/<uid> when it is this uid's own 0700 directory (systemd-logind's runtime directory). */
 function runUserDir(from: DiscoveryEnv): string | null {
   if (from.uid === null || from.platform === 'win32') return null;
@@ -145,18 +166,27 @@ export interface FoundInstance<T> {
   path: string;
 }
 
+/** Where the search looked, what it would not trust, and files left by a Tandem that is gone. */
+export interface DiscoverySearch {
+  looked: string[];
+  refused: string[];
+  stale: string[];
+}
+
 /**
  * The first live instance in discoveryPlaces(), or where the search looked and what it refused
  * (for the `not_running` message). `parse` turns trusted text into an instance, or null;
- * `alive` says whether its process still runs.
+ * `live` says whether the process it names is still that Tandem (instance.ts isRunOf: this
+ * user's process, started when the host did).
  */
 export function findInstance<T extends { pid: number }>(
   from: DiscoveryEnv,
   parse: (text: string) => T | null,
-  alive: (pid: number) => boolean,
-): FoundInstance<T> | { looked: string[]; refused: string[] } {
+  live: (info: T) => boolean,
+): FoundInstance<T> | DiscoverySearch {
   const looked: string[] = [];
   const refused: string[] = [];
+  const stale: string[] = [];
   const tryInstance = (path: string): FoundInstance<T> | null => {
     const read = readTrusted(path, from.uid);
     if ('refused' in read) {
@@ -164,7 +194,10 @@ export function findInstance<T extends { pid: number }>(
       return null;
     }
     const info = parse(read.text);
-    return info && alive(info.pid) ? { info, path } : null;
+    if (!info) return null;
+    if (live(info)) return { info, path };
+    stale.push(`${path} (pid ${info.pid})`);
+    return null;
   };
   for (const place of discoveryPlaces(from)) {
     looked.push(place.path);
@@ -188,7 +221,7 @@ export function findInstance<T extends { pid: number }>(
     const found = tryInstance(target);
     if (found) return found;
   }
-  return { looked, refused };
+  return { looked, refused, stale };
 }
 
 /**
@@ -227,8 +260,11 @@ export function removePointer(pointer: string, instancePath: string, uid: number
 }
 
 /** The `not_running` message: where the bridge looked, and what it would not trust. */
-export function notRunningMessage(search: { looked: string[]; refused: string[] }): string {
+export function notRunningMessage(search: { looked: string[]; refused: string[]; stale?: string[] }): string {
   const bounded = (items: string[]) => items.slice(0, 6).join(', ') + (items.length > 6 ? ', …' : '');
   const refused = search.refused.length ? ` Not trusted (a discovery file must be yours, mode 0600, in a directory only you can write): ${bounded(search.refused)}.` : '';
-  return `Tandem is not running (no live instance.json in ${bounded(search.looked)}).${refused} Start the Tandem app (or \`tandem serve\`) and call the tool again; a Tandem started with its own TANDEM_HOME needs the same TANDEM_HOME here.`;
+  const stale = search.stale?.length
+    ? ` Stale, left by a Tandem that is gone (its pid is no process of yours that started when that Tandem did): ${bounded(search.stale)}.`
+    : '';
+  return `Tandem is not running (no live instance.json in ${bounded(search.looked)}).${refused}${stale} Start the Tandem app (or \`tandem serve\`) and call the tool again; a Tandem started with its own TANDEM_HOME needs the same TANDEM_HOME here.`;
 }

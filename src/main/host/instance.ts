@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { localStateDir } from '../state-dir.js';
@@ -5,9 +6,16 @@ import { lockWitness, ownerIsLive, ownStartTime, parseLockOwner, processStartTim
 import { hostPlatform } from '../pty/platform.js';
 import { pointerPathFor, removePointer, writePointer } from './discovery.js';
 
-/** The discovery file's content: no secret in it, ever. */
+/**
+ * The discovery file's content. No credential in it: `instanceKey` grants nothing, it only lets
+ * this run prove to a bridge that it is the run the file names (instance-proof.ts).
+ */
 export interface InstanceInfo {
   pid: number;
+  /** The host process's start time (process-start.ts), so a reused pid is not taken for it; absent on Windows. */
+  started?: string;
+  /** Random per run: the HMAC key of POST /prove (instance-proof.ts). */
+  instanceKey?: string;
   version: string;
   mcpUrl: string;
   pairUrl: string;
@@ -32,14 +40,37 @@ export function discoveryPath(env: NodeJS.ProcessEnv = process.env): string {
   return join(discoveryDir(env), 'instance.json');
 }
 
-/** Whether a process exists (EPERM: it does, owned by someone else). */
+/**
+ * Whether a process of this user exists. EPERM (a process of another user, or one this user
+ * may not signal) is not ours, so not alive: after a crash another user can take the dead
+ * host's pid, and must not make its files look live.
+ */
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  } catch {
+    return false;
   }
+}
+
+/**
+ * Whether instance.json still names a running Tandem: its pid is a live process of this user
+ * and, where the host records one, that process started when the host did (a pid reused by
+ * another process of this user is not it). A file without a start time on POSIX (an older host)
+ * is not trusted; Windows records none (reading one costs a PowerShell start), and there the
+ * bridge's channel is a named pipe with a random name that dies with its host.
+ */
+export function isRunOf(
+  info: Pick<InstanceInfo, 'pid' | 'started'>,
+  platform: NodeJS.Platform = hostPlatform.os,
+  startOf: (pid: number) => string | null = (pid) => processStartTime(pid, platform),
+  alive: (pid: number) => boolean = isAlive,
+): boolean {
+  if (!Number.isInteger(info.pid) || info.pid <= 0 || !alive(info.pid)) return false;
+  if (platform === 'win32') return true;
+  if (typeof info.started !== 'string') return false;
+  return startOf(info.pid) === info.started;
 }
 
 export function readInstance(path: string): InstanceInfo | null {
@@ -77,6 +108,8 @@ export class InstanceLock {
   /** Where instance.json is outside the state directory: a pointer there, for bridges without $XDG_RUNTIME_DIR (discovery.ts). */
   private readonly pointer: string | null;
   private held = false;
+  /** Published in instance.json (0600, so only this user reads it); POST /prove answers with it. */
+  readonly instanceKey = randomBytes(32).toString('base64url');
 
   constructor(env: NodeJS.ProcessEnv = process.env) {
     this.dir = discoveryDir(env);
@@ -112,7 +145,9 @@ export class InstanceLock {
   /** Publishes instance.json atomically once the host is ready. */
   publish(info: InstanceInfo): void {
     const tmp = `${this.path}.${process.pid}.tmp`;
-    writeFileSync(tmp, `${JSON.stringify({ ...info, evidence: info.evidence ?? hostPlatform.evidence ?? 'none' }, null, 2)}\n`, { mode: 0o600 });
+    const started = info.started ?? ownStartTime() ?? undefined;
+    const record = { ...info, ...(started ? { started } : {}), instanceKey: info.instanceKey ?? this.instanceKey, evidence: info.evidence ?? hostPlatform.evidence ?? 'none' };
+    writeFileSync(tmp, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
     renameSync(tmp, this.path);
     if (this.pointer) writePointer(this.pointer, this.path);
   }

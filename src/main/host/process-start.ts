@@ -14,7 +14,10 @@ export function processStartTime(pid: number, platform: NodeJS.Platform = hostPl
     if (platform === 'linux') return linuxStartTicks(readFileSync(`/proc/${pid}/stat`, 'latin1'));
     const [command, args] =
       platform === 'win32' ? powershell(`(Get-Process -Id ${pid}).StartTime.ToUniversalTime().Ticks`) : ['ps', ['-o', 'lstart=', '-p', String(pid)]];
-    const out = execFileSync(command, args, { encoding: 'utf8', timeout: 5000, windowsHide: true, stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    // lstart is local time in the locale's words: fixed here, so the host's record and a bridge
+    // started with another TZ or LANG read the same string for the same process.
+    const env = platform === 'win32' ? process.env : { ...process.env, LC_ALL: 'C', TZ: 'UTC' };
+    const out = execFileSync(command, args, { encoding: 'utf8', timeout: 5000, windowsHide: true, stdio: ['ignore', 'pipe', 'ignore'], env }).trim();
     return out || null;
   } catch {
     return null;
