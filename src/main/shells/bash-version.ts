@@ -1,5 +1,6 @@
 import { execFile, spawnSync } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
 
 /**
  * Which bash (or zsh) a path is: its version (from `--version`, which reads no startup files)
@@ -40,6 +41,46 @@ export function compareVersions(a: BashVersion, b: BashVersion): number {
 const versionTimeoutMs = 5000;
 const versionEnv = (): NodeJS.ProcessEnv => ({ PATH: process.env.PATH ?? '', LC_ALL: 'C' });
 
+/** The path and each directory above it, up to the root. */
+function withAncestors(path: string): string[] {
+  const out = [path];
+  for (let dir = dirname(path); dir !== out[out.length - 1]; dir = dirname(dir)) out.push(dir);
+  return out;
+}
+
+/**
+ * Whether only root or this user could have put this file here: the file (as named and its
+ * real path) and every directory above either are owned by root or this uid and writable by
+ * no group or other (a sticky directory such as /tmp is fine: nobody else can replace what is
+ * ours in it). Discovery runs candidates with `--version` at host start and may make one the
+ * default `bash`: a `bash` in a folder another account (or the admin group, as with an Intel
+ * Homebrew's /usr/local/bin) can write is never run nor offered. Windows has no such owners.
+ */
+export function trustedExecutable(path: string, uid: number | undefined = process.getuid?.()): boolean {
+  if (uid === undefined) return true;
+  let real: string;
+  try {
+    real = realpathSync(path);
+  } catch {
+    return false;
+  }
+  // The name's own directories (stat follows links: whoever may write the folder holding a link may swap it), then the real file's.
+  const paths = new Set([...withAncestors(dirname(path)), ...withAncestors(real)]);
+  for (const entry of paths) {
+    let stat;
+    try {
+      stat = statSync(entry);
+    } catch {
+      return false;
+    }
+    if (stat.uid !== 0 && stat.uid !== uid) return false;
+    const othersWrite = (stat.mode & 0o022) !== 0;
+    const sticky = stat.isDirectory() && (stat.mode & 0o1000) !== 0;
+    if (othersWrite && !(sticky && entry !== real)) return false;
+  }
+  return true;
+}
+
 function cacheKey(path: string): string | null {
   try {
     const stat = statSync(path);
@@ -55,6 +96,8 @@ export function shellVersion(path: string): BashVersion | null {
   if (key === null) return null;
   const hit = cache.get(path);
   if (hit && hit.key === key) return hit.version;
+  // Checked on every read, not cached: a folder's owner or mode can change while the file does not.
+  if (!trustedExecutable(path)) return null;
   const run = spawnSync(path, ['--version'], { encoding: 'utf8', timeout: versionTimeoutMs, env: versionEnv(), windowsHide: true });
   const version = run.status === 0 ? parseShellVersion(run.stdout) : null;
   cache.set(path, { key, version });
@@ -72,7 +115,7 @@ export async function readShellVersions(paths: readonly string[]): Promise<void>
   await Promise.all(
     paths.map(async (path) => {
       const key = cacheKey(path);
-      if (key === null || cache.get(path)?.key === key) return;
+      if (key === null || cache.get(path)?.key === key || !trustedExecutable(path)) return;
       const version = await new Promise<BashVersion | null>((done) => {
         execFile(path, ['--version'], { encoding: 'utf8', timeout: versionTimeoutMs, env: versionEnv(), windowsHide: true }, (error, stdout) => done(error ? null : parseShellVersion(stdout)));
       });

@@ -2,7 +2,7 @@ import { realpathSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { delimiter, dirname, isAbsolute, join } from 'node:path';
 import { bashLegacyDialect } from './bash.js';
-import { compareVersions, readShellVersions, shellVersion, type BashVersion } from './bash-version.js';
+import { compareVersions, readShellVersions, shellVersion, trustedExecutable, type BashVersion } from './bash-version.js';
 import { isWslLauncher } from './git-bash.js';
 import { isExecutableFile, resolveShell, shellName, which, type ResolvedShell } from './resolve.js';
 import { findWindowsPowerShell } from './windows-powershell.js';
@@ -78,14 +78,16 @@ function realPath(path: string): string {
 
 /**
  * Every binary of a versioned shell: the default (when it is one), PATH's first, then each
- * search folder's, once per real file (/usr/bin/bash and /bin/bash are one shell). Only file
- * checks: no binary runs here.
+ * search folder's, once per real file (/usr/bin/bash and /bin/bash are one shell), each only
+ * where nobody but root or this user can write it (`trustedExecutable`). Only file checks: no
+ * binary runs here.
  */
 function versionedPaths(name: string, env: NodeJS.ProcessEnv, defaultPath: string | null, layout: ShellLayout): string[] {
   const paths: string[] = [];
   const seen = new Set<string>();
   const add = (path: string | null) => {
-    if (!path || seen.has(realPath(path))) return;
+    // Not even run for its version: a `bash` another account could have put there (bash-version.ts).
+    if (!path || seen.has(realPath(path)) || !trustedExecutable(path)) return;
     seen.add(realPath(path));
     paths.push(path);
   };
@@ -182,9 +184,11 @@ export function discoverShells(env: NodeJS.ProcessEnv = process.env, platform: N
   }
 
   const shells: DiscoveredShell[] = [];
-  const add = (shell: DiscoveredShell | null) => {
+  const add = (shell: DiscoveredShell | null, offered = false) => {
     // WSL's bash.exe is not bash for Tandem: it is offered as `wsl`, without integration.
     if (!shell || (shell.name === 'bash' && isWslLauncher(shell.path))) return;
+    // The person's own shell stays; others are offered only from folders nobody else can write.
+    if (!offered && !trustedExecutable(shell.path)) return;
     // Once per name, except bash and zsh: once per real file (where /bin/sh is bash, sh stays listed).
     const listed = shells.filter((other) => other.name === shell.name);
     if (groups.has(shell.name) ? listed.some((other) => realPath(other.path) === realPath(shell.path)) : listed.length > 0) return;
@@ -195,7 +199,7 @@ export function discoverShells(env: NodeJS.ProcessEnv = process.env, platform: N
     if (group) group.forEach(add);
     else if (!shells.some((listed) => listed.name === shellName(name))) add(tryResolve(name));
   };
-  add(defaultShell);
+  add(defaultShell, true);
   if (defaultShell) addName(defaultShell.name);
   for (const name of platform === 'win32' ? windowsCandidates : posixCandidates) addName(name);
   const preferred = new Map([...groups].filter(([, group]) => group.length > 1).map(([name, group]) => [name, group[0]!] as const));
