@@ -196,7 +196,7 @@ export function discoverShells(env: NodeJS.ProcessEnv = process.env, platform: N
   };
   const addName = (name: string) => {
     const group = groups.get(name);
-    if (group) group.forEach(add);
+    if (group) group.forEach((shell) => add(shell));
     else if (!shells.some((listed) => listed.name === shellName(name))) add(tryResolve(name));
   };
   add(defaultShell, true);
