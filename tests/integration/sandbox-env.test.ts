@@ -6,7 +6,7 @@
  * confined shell.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
@@ -111,5 +111,19 @@ describeSandbox('the agent’s environment stays inside its sandbox', () => {
     if (opened instanceof Error) throw opened;
     const environ = environOf(launcherPid(opened.pid));
     expect(environ.filter((entry) => entry.startsWith('BASH_FUNC_') || entry.startsWith('MYVAR='))).toEqual([]);
+  });
+
+  it('a shell path in the workspace is never run outside the sandbox (not even for its version)', async () => {
+    const shell = join(f.project, 'bin', 'bash');
+    mkdirSync(join(f.project, 'bin'), { recursive: true });
+    writeFileSync(shell, `#!/bin/sh\n: > ${canary('SHELL-PATH')}\nif [ "$1" = --version ]; then echo 'GNU bash, version 5.2.0(1)-release'; exit 0; fi\nexec /bin/bash "$@"\n`, { mode: 0o755 });
+    // Under `always` too: Tandem would run it for its version (which integration) before confining anything.
+    const opened = await f.call(client, 'terminal_open', { title: 'own bash', shell });
+    expect(existsSync(canary('SHELL-PATH'))).toBe(false);
+    expect(opened).toMatchObject({ isError: true, error: { code: 'forbidden' } });
+    // A discovered shell's path is still fine.
+    const bash = f.host.environment().shells.find((s) => s.name === 'bash')!;
+    const ok = (await f.call(client, 'terminal_open', { title: 'bash', shell: bash.path })) as Result;
+    expect(ok.sandbox).toEqual({ mode: 'workspace-write', network: false });
   });
 });

@@ -36,6 +36,8 @@ export async function open(ctx: AgentContext, seats: Seats, connection: AgentCon
   const cwd = args.cwd ?? connection.cwd ?? ctx.home;
   const question = { ask: (info: ApprovalRequestInfo) => ctx.questions.ask(ctx.approvals, owner, info), withdraw: (id: string) => ctx.approvals.withdraw(id), clock: ctx.clock, waitMs: ctx.host.limits.maxWaitMs };
   const current = () => seats.sandbox && sandboxRequest(ctx.settingsOf(connection), { ...seats.sandbox, agent: connection.identity.name });
+  // Tandem runs a bash path for its version, outside any sandbox: a confined agent names a discovered shell under `always` too.
+  if (settings.policy === 'always' && current()) checkLaunch(ctx, args);
   const sandbox = await confirmedSandbox(question, { agent: connection.identity.name, title: args.title, shell: args.shell, cwd, project: connection.cwd, home: ctx.home }, current, signal);
   const { owners, opening } = seats;
   const limits = ctx.host.limits;
@@ -76,7 +78,7 @@ export async function open(ctx: AgentContext, seats: Seats, connection: AgentCon
 
 /**
  * Opening a terminal runs no command, so it is not approved: it must not be a way around
- * approvals. Unless the agent runs under `always`, the shell must be one Tandem discovered,
+ * approvals. Unless the agent runs under `always` unconfined, the shell must be one Tandem discovered,
  * and variables that run code or change which programs run are refused.
  */
 function checkLaunch(ctx: AgentContext, args: ToolArgs<'terminal_open'>): void {
