@@ -304,11 +304,13 @@ describe.each(availableShells)('%s engine', (shell) => {
 });
 
 describe('agent environment', () => {
-  it.each(availableShells)('%s: removes credentials, keeps the rest, and sets pager and ids', async (shell) => {
+  it.each(availableShells)('%s: keeps only allowed variables (no credentials, nothing unlisted), and sets pager and ids', async (shell) => {
     const t = await pool.open(shell, {
-      baseEnv: { ...process.env, HOME: home.home, GITHUB_TOKEN: 'ghp_x', MY_API_KEY: 'k', AWS_SECRET_ACCESS_KEY: 's', TOKENIZERS_PARALLELISM: 'false', ZDOTDIR: undefined },
+      baseEnv: { ...process.env, HOME: home.home, GITHUB_TOKEN: 'ghp_x', MY_API_KEY: 'k', AWS_SECRET_ACCESS_KEY: 's', TOKENIZERS_PARALLELISM: 'false', UNLISTED_SETTING: 'x', ZDOTDIR: undefined },
+      // The person's additions to the agents' allow list (settings: agentEnvAllow).
+      agentEnvAllow: ['TOKENIZERS_PARALLELISM'],
     });
-    const r = await t.send({ text: 'env | sort | grep -E "^(GITHUB_TOKEN|MY_API_KEY|AWS_SECRET|TOKENIZERS_PARALLELISM|PAGER|GIT_PAGER|GIT_TERMINAL_PROMPT|TANDEM_TERMINAL_ID|TERM|COLORTERM)="' });
+    const r = await t.send({ text: 'env | sort | grep -E "^(GITHUB_TOKEN|MY_API_KEY|AWS_SECRET|TOKENIZERS_PARALLELISM|UNLISTED_SETTING|PAGER|GIT_PAGER|GIT_TERMINAL_PROMPT|TANDEM_TERMINAL_ID|TERM|COLORTERM)="' });
     expect(r.output.split('\n')).toEqual([
       'COLORTERM=truecolor',
       'GIT_PAGER=cat',

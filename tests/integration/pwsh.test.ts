@@ -316,11 +316,12 @@ describe.runIf(pwsh !== null)('pwsh', { timeout: 90_000 }, () => {
   });
 
   describe('agent environment', () => {
-    it('removes credentials, keeps the rest, and sets NO_COLOR, pager and ids', async () => {
+    it('keeps only allowed variables (no credentials, nothing unlisted), and sets NO_COLOR, pager and ids', async () => {
       const t = await open({
-        baseEnv: { ...baseEnv, GITHUB_TOKEN: 'ghp_x', MY_API_KEY: 'k', AWS_SECRET_ACCESS_KEY: 's', TOKENIZERS_PARALLELISM: 'false' },
+        baseEnv: { ...baseEnv, GITHUB_TOKEN: 'ghp_x', MY_API_KEY: 'k', AWS_SECRET_ACCESS_KEY: 's', TOKENIZERS_PARALLELISM: 'false', UNLISTED_SETTING: 'x' },
+        agentEnvAllow: ['TOKENIZERS_PARALLELISM'],
       });
-      const r = await t.send({ text: `sh -c 'env | sort | grep -E "^(GITHUB_TOKEN|MY_API_KEY|AWS_SECRET|TOKENIZERS_PARALLELISM|PAGER|GIT_PAGER|NO_COLOR|TANDEM_TERMINAL_ID|TERM)="'` });
+      const r = await t.send({ text: `sh -c 'env | sort | grep -E "^(GITHUB_TOKEN|MY_API_KEY|AWS_SECRET|TOKENIZERS_PARALLELISM|UNLISTED_SETTING|PAGER|GIT_PAGER|NO_COLOR|TANDEM_TERMINAL_ID|TERM)="'` });
       expect(r.output.split('\n')).toEqual(['GIT_PAGER=cat', 'NO_COLOR=1', 'PAGER=cat', `TANDEM_TERMINAL_ID=${t.id}`, 'TERM=xterm-256color', 'TOKENIZERS_PARALLELISM=false']);
     });
 
