@@ -1,11 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer as createHttpServer, type IncomingMessage } from 'node:http';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocketServer } from 'ws';
 import { chromiumAvailable, chromiumRequired, launchChromium, screenshotPath, skipReason } from './helpers/browser';
 import { dropUiConnections } from './helpers/in-process';
 import { useUiFixture } from './helpers/ui-fixture';
@@ -181,4 +183,74 @@ describe.skipIf(!runUi || missingBuild() !== null)('Tandem UI: Tandem stops or c
     second.child.kill('SIGTERM');
     await second.exited;
   }, 120_000);
+  /**
+   * After a crash another user's program takes the port: one that accepts any WebSocket and says
+   * every session is fine, or one that answers 401 naming a made-up run. Neither can prove it is
+   * the run that logged the page in, so the page never says its terminals run and never sends it
+   * its session secret.
+   */
+  for (const mode of ['accepts any WebSocket', 'answers 401 with a made-up instance id'] as const) {
+    it(`a squatter on the dead Tandem's port that ${mode}: no "kept running", and the secret never reaches it`, async () => {
+      const port = await freePort();
+      const first = await start(port);
+      const page = await pageWithTerminals(first, 1);
+      const secret = await page.evaluate(() => sessionStorage.getItem('tandem.session'));
+      expect(secret).toMatch(/^[A-Za-z0-9_-]{16,}$/);
+      await page.evaluate(() => {
+        const seen: string[] = [];
+        (window as unknown as { seenNotices: string[] }).seenNotices = seen;
+        new MutationObserver(() => {
+          const text = document.querySelector('.connection-notice')?.textContent?.trim();
+          if (text && seen.at(-1) !== text) seen.push(text);
+        }).observe(document.body, { subtree: true, childList: true, characterData: true, attributes: true });
+      });
+
+      first.child.kill('SIGKILL');
+      await first.exited;
+      // Everything the squatter is sent: request lines, headers, bodies, WebSocket messages.
+      const received: string[] = [];
+      const record = (req: IncomingMessage) => received.push(`${req.method} ${req.url} ${JSON.stringify(req.headers)}`);
+      const squat = createHttpServer((req, res) => {
+        record(req);
+        req.setEncoding('utf8').on('data', (chunk: string) => received.push(chunk));
+        req.on('end', () => {
+          if (mode === 'answers 401 with a made-up instance id') {
+            res.writeHead(401, { 'Content-Type': 'application/json', 'X-Tandem-Instance': 'made-up-run' }).end(JSON.stringify({ error: { code: 'forbidden', message: 'x' }, instance: 'made-up-run' }));
+          } else if (req.url === '/session' && req.headers['x-tandem-challenge']) {
+            // It tries: a "proof" it cannot compute.
+            res.writeHead(200, { 'Content-Type': 'application/json', 'X-Tandem-Instance': 'made-up-run' }).end(JSON.stringify({ proof: 'A'.repeat(43) }));
+          } else {
+            res.writeHead(204, { 'X-Tandem-Instance': 'made-up-run' }).end();
+          }
+        });
+      });
+      const wss = new WebSocketServer({ noServer: true, handleProtocols: (protocols) => [...protocols][0] ?? false });
+      let upgrades = 0;
+      squat.on('upgrade', (req, socket, head) => {
+        upgrades++;
+        record(req);
+        if (mode === 'answers 401 with a made-up instance id') return void socket.end('HTTP/1.1 401 Unauthorized\r\nX-Tandem-Instance: made-up-run\r\nContent-Length: 0\r\n\r\n');
+        wss.handleUpgrade(req, socket, head, (ws) => ws.on('message', (data) => received.push(String(data))));
+      });
+      await new Promise<void>((done) => squat.listen(port, '127.0.0.1', () => done()));
+      try {
+        await page.locator('.connection-notice[data-host="restarted"]').waitFor();
+        await page.locator('[data-connection="login_required"]').waitFor();
+        await page.screenshot({ path: screenshotPath(`ui-squatter-${mode === 'accepts any WebSocket' ? 'ws' : '401'}`) });
+        expect(await notice(page)).toBe('Tandem restarted: the 1 terminal of its previous run ended with it.');
+        const seen = await page.evaluate(() => (window as unknown as { seenNotices: string[] }).seenNotices);
+        for (const text of seen) expect(text).not.toMatch(claimsRunning);
+        expect(await page.locator('body').innerText()).not.toMatch(claimsRunning);
+        // The page asked (a challenge, its session id) and got no proof: it never sent its secret.
+        expect(received.some((line) => line.includes('x-tandem-challenge'))).toBe(true);
+        expect(received.join('\n')).not.toContain(secret!);
+        expect(upgrades).toBe(0);
+      } finally {
+        wss.close();
+        squat.closeAllConnections();
+        await new Promise<void>((done) => squat.close(() => done()));
+        await page.context().close();
+      }
+    }, 120_000);
+  }
 });

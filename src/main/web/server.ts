@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { WebSocketServer, type WebSocket } from 'ws';
@@ -6,6 +6,7 @@ import type { DispatchOptions } from '../host/dispatch.js';
 import type { TerminalHost } from '../host/host.js';
 import { type AuthOptions, presentedSecret, UiAuth, offeredProtocols } from './auth.js';
 import { wsProtocol } from '../../shared/wire.js';
+import { challengeHeader, challengePattern, runProofLabel, sessionIdHeader, sessionIdLabel, sessionKeyLabel } from '../../shared/session-proof.js';
 import { checkRequest, normalizeOrigin } from './origin.js';
 import { commonHeaders, serveStatic } from './static.js';
 import { closeCodes, defaultMaxBufferedBytes, serveWsConnection } from './ws-transport.js';
@@ -34,6 +35,8 @@ export interface WebServerOptions {
 
 export const defaultMaxPayload = 1024 * 1024;
 const maxSessionBody = 4096;
+/** Proof keys kept (one per session issued; UiAuth keeps at most 1024 sessions). */
+const maxProofKeys = 4096;
 
 interface Route {
   prefix: string;
@@ -48,11 +51,16 @@ interface Route {
 export class WebServer {
   readonly auth: UiAuth;
   /**
-   * Random per start: GET /session names it (header `X-Tandem-Instance`, and `instance` in a
-   * 401), so a page whose secret stopped working can tell a restarted Tandem (its terminals
-   * ended) from the same one that forgot the page's session (its terminals still run).
+   * Random per start: named (header `X-Tandem-Instance`) only to a page that proved its session
+   * or was proved to (never on a 401: anyone could read it and replay it after a crash).
    */
   readonly instanceId = randomBytes(12).toString('base64url');
+  /**
+   * Session id → proof key of every session this run issued (shared/session-proof.ts), so it can
+   * prove to a page that it is the run that logged it in. Kept past a session's end (the page is
+   * then told truly that this Tandem still runs); bounded like the sessions.
+   */
+  private readonly proofKeys = new Map<string, Buffer>();
   private readonly http: Server;
   private readonly wss: WebSocketServer;
   private readonly routes: Route[] = [];
@@ -216,7 +224,7 @@ export class WebServer {
     if (!origin || !this.allowOrigins.includes(origin.toLowerCase())) return;
     res.setHeader('Access-Control-Allow-Origin', origin);
     res.setHeader('Access-Control-Allow-Methods', 'GET, POST');
-    res.setHeader('Access-Control-Allow-Headers', 'Content-Type, X-Tandem-Session');
+    res.setHeader('Access-Control-Allow-Headers', `Content-Type, X-Tandem-Session, ${sessionIdHeader}, ${challengeHeader}`);
     res.setHeader('Access-Control-Expose-Headers', instanceHeader);
     res.setHeader('Access-Control-Max-Age', '600');
     res.setHeader('Vary', 'Origin');
@@ -224,18 +232,31 @@ export class WebServer {
 
   /**
    * POST /session `{"login": "<token>"}` → `{"secret": "<session secret>"}`.
-   * GET /session with `X-Tandem-Session: <secret>` → 204 when that secret is valid, else 401
-   * (lets a page tell "Tandem restarted, log in again" from "Tandem is unreachable"); both
-   * name this run's `instanceId`.
+   * GET /session with `X-Tandem-Session: <secret>` → 204 when that secret is valid, else 401.
+   * GET /session with `X-Tandem-Session-Id` and `X-Tandem-Challenge` (no secret) → 200
+   * `{"proof"}` when this run issued that session (shared/session-proof.ts), else 401: a page
+   * that lost its connection learns whether this is still its Tandem before it sends its secret.
    */
   private async onSession(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (req.method === 'GET') {
+      const id = req.headers[sessionIdHeader.toLowerCase()];
+      const challenge = req.headers[challengeHeader.toLowerCase()];
+      if (typeof id === 'string' && typeof challenge === 'string') {
+        const key = this.proofKeys.get(id);
+        if (key && challengePattern.test(challenge)) {
+          const proof = createHmac('sha256', key).update(`${runProofLabel}${challenge}`).digest('base64url');
+          sendJson(res, 200, { proof }, { [instanceHeader]: this.instanceId });
+        } else {
+          sendJson(res, 401, { error: { code: 'forbidden', message: 'This run of Tandem did not log this page in.' } });
+        }
+        return;
+      }
       const secret = req.headers['x-tandem-session'];
       if (typeof secret === 'string' && this.auth.isSession(secret)) {
         res.writeHead(204, { ...commonHeaders, 'Cache-Control': 'no-store', [instanceHeader]: this.instanceId });
         res.end();
       } else {
-        sendJson(res, 401, { error: { code: 'forbidden', message: 'This page is not logged in; open the login link that tandem serve printed.' }, instance: this.instanceId }, { [instanceHeader]: this.instanceId });
+        sendJson(res, 401, { error: { code: 'forbidden', message: 'This page is not logged in; open the login link that tandem serve printed.' } });
       }
       return;
     }
@@ -267,7 +288,14 @@ export class WebServer {
       });
       return;
     }
+    this.rememberProofKey(secret);
     sendJson(res, 200, { secret });
+  }
+
+  private rememberProofKey(secret: string): void {
+    const id = createHash('sha256').update(`${sessionIdLabel}${secret}`).digest('base64url');
+    this.proofKeys.set(id, createHash('sha256').update(`${sessionKeyLabel}${secret}`).digest());
+    while (this.proofKeys.size > maxProofKeys) this.proofKeys.delete(this.proofKeys.keys().next().value!);
   }
 
   // ---- WebSocket ----------------------------------------------------------------------------

@@ -5,7 +5,7 @@
  */
 import type { TandemApi } from '../../../shared/contract';
 import { IpcClient } from './ipc-client';
-import { browserEnvironment, checkSession, establishSession, forgetSession } from './session';
+import { browserEnvironment, checkSession, establishSession, forgetSession, proveRun } from './session';
 import { type ConnectionStatus, type HostState, WsClient } from './ws-client';
 
 export type { TandemApi } from '../../../shared/contract';
@@ -38,11 +38,7 @@ export async function connect(opts: ConnectOptions = {}): Promise<TandemConnecti
   const env = browserEnvironment();
   const server = (opts.server ?? window.location.origin).replace(/\/+$/, '');
   const secret = await establishSession(env, server);
-  // Which run of Tandem this page logs in to: after a lost connection, another run means the
-  // terminals ended with the old one (a failed check leaves it unknown, and the socket decides).
-  const { instance } = await checkSession(env, secret, server);
   return await WsClient.connect({
-    instance,
     onHost: opts.onHost,
     url: `${server.replace(/^http/, 'ws')}/ws`,
     secret,
@@ -52,5 +48,8 @@ export async function connect(opts: ConnectOptions = {}): Promise<TandemConnecti
       opts.onStatus?.(status, detail);
     },
     checkSession: () => checkSession(env, secret, server),
+    // After a lost connection: is this still the run that logged the page in? Asked before the
+    // secret goes anywhere (after a crash another user's program may hold the port).
+    proveRun: () => proveRun(env, secret, server),
   });
 }

@@ -8,6 +8,7 @@
  * per tab, surviving reloads, never sent as a cookie (cookies are not separated by port, so
  * every other local server would receive them). The WebSocket handshake presents the secret.
  */
+import { challengeHeader, runProofLabel, sessionIdHeader, sessionIdLabel, sessionKeyLabel } from '../../../shared/session-proof';
 import { TandemCallError } from './errors';
 
 export const sessionStorageKey = 'tandem.session';
@@ -121,19 +122,14 @@ export async function establishSession(env: SessionEnvironment = browserEnvironm
   throw new TandemCallError('forbidden', 'This page is not logged in to Tandem: open the link that `tandem serve` printed in its terminal.');
 }
 
-/** What GET /session says: whether the secret is still known, and which run of Tandem answered (null when none did). */
+/** What GET /session says when the page presents its secret: whether the secret is still known. */
 export interface SessionCheck {
   session: 'valid' | 'invalid' | 'unreachable';
-  instance: string | null;
 }
 
-/** The header naming the run of Tandem that answered (src/main/web/server.ts, instanceHeader). */
-const instanceHeader = 'X-Tandem-Instance';
-
 /**
- * Whether the server still knows this secret, and which run of Tandem it is: lets a page that
- * lost its connection tell "unreachable", "the same Tandem (log in again, the terminals still
- * run)" and "a restarted Tandem (the terminals ended)" apart.
+ * Whether the server still knows this secret. Sends the secret: only to the server this page
+ * logged in with, or one that proved it is that run ({@link proveRun}).
  */
 export async function checkSession(env: SessionEnvironment, secret: string, server = env.location.origin): Promise<SessionCheck> {
   try {
@@ -144,11 +140,51 @@ export async function checkSession(env: SessionEnvironment, secret: string, serv
       cache: 'no-store',
       referrerPolicy: 'no-referrer',
     });
-    const instance = response.headers.get(instanceHeader);
-    if (response.status === 204) return { session: 'valid', instance };
-    if (response.status === 401) return { session: 'invalid', instance };
-    return { session: 'unreachable', instance: null };
+    if (response.status === 204) return { session: 'valid' };
+    if (response.status === 401) return { session: 'invalid' };
+    return { session: 'unreachable' };
   } catch {
-    return { session: 'unreachable', instance: null };
+    return { session: 'unreachable' };
   }
+}
+
+/**
+ * Who answers at `server` now: `same` (it proved it is the run that issued this secret, so its
+ * terminals kept running), `other` (something answers and cannot prove it: a restarted Tandem,
+ * or another program on its port) or `unreachable`. The secret itself is never sent: the page
+ * sends its session id and a fresh challenge, and checks the HMAC answer (shared/session-proof.ts).
+ */
+export async function proveRun(env: SessionEnvironment, secret: string, server = env.location.origin): Promise<'same' | 'other' | 'unreachable'> {
+  const subtle = globalThis.crypto?.subtle;
+  // WebCrypto exists in every secure context, and Tandem's pages are all on loopback.
+  if (!subtle) return 'other';
+  const encoder = new TextEncoder();
+  const challenge = base64url(globalThis.crypto.getRandomValues(new Uint8Array(32)));
+  const id = base64url(new Uint8Array(await subtle.digest('SHA-256', encoder.encode(`${sessionIdLabel}${secret}`))));
+  let response: Response;
+  try {
+    response = await env.fetch(`${server}/session`, {
+      method: 'GET',
+      headers: { [sessionIdHeader]: id, [challengeHeader]: challenge },
+      credentials: 'omit',
+      cache: 'no-store',
+      referrerPolicy: 'no-referrer',
+    });
+  } catch {
+    return 'unreachable';
+  }
+  if (response.status === 401) return 'other';
+  if (response.status !== 200) return 'unreachable';
+  const proof = ((await response.json().catch(() => null)) as { proof?: unknown } | null)?.proof;
+  if (typeof proof !== 'string') return 'other';
+  const keyBytes = await subtle.digest('SHA-256', encoder.encode(`${sessionKeyLabel}${secret}`));
+  const key = await subtle.importKey('raw', keyBytes, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign']);
+  const expected = base64url(new Uint8Array(await subtle.sign('HMAC', key, encoder.encode(`${runProofLabel}${challenge}`))));
+  return proof === expected ? 'same' : 'other';
+}
+
+function base64url(bytes: Uint8Array): string {
+  let text = '';
+  for (const byte of bytes) text += String.fromCharCode(byte);
+  return btoa(text).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
 }

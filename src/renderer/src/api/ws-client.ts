@@ -48,10 +48,13 @@ export interface WsClientOptions {
   /** Runs after every successful reconnect (not after the first connect). */
   onReconnect?: () => void | Promise<void>;
   onStatus?: (status: ConnectionStatus, detail?: string) => void;
-  /** Asked after a failed reconnect: 'invalid' stops reconnecting with status login_required. */
+  /** Asked after a failed connect: 'invalid' stops reconnecting with status login_required. Sends the secret. */
   checkSession?: () => Promise<SessionCheck>;
-  /** The run of Tandem this page logged in to (GET /session's instance), to tell a restart from the same one. */
-  instance?: string | null;
+  /**
+   * Asked before every reconnect, before the secret is sent: whether the server proves it is the
+   * run that logged this page in (session.ts proveRun). Only `same` lets the page reconnect.
+   */
+  proveRun: () => Promise<'same' | 'other' | 'unreachable'>;
   /** What became known about the Tandem this page was connected to (see HostState). */
   onHost?: (state: HostState) => void;
   /** Error replies that belong to no call (a message the server could not parse). */
@@ -200,26 +203,34 @@ export class WsClient implements TandemApi {
 
   private async reconnect(): Promise<void> {
     if (this.closedByUs) return;
+    // A socket that opens proves nothing (after a crash anyone may listen on the port): first the
+    // server proves it is the run that issued this page's secret, and only then gets the secret.
+    const run = await this.opts.proveRun();
+    if (this.closedByUs) return;
+    if (run === 'unreachable') {
+      if (this.host !== 'stopped') this.setHost('unreachable');
+      this.scheduleReconnect();
+      return;
+    }
+    if (run === 'other') {
+      // Something answers that is not the run this page knew: that run and its terminals are gone.
+      this.closedByUs = true;
+      this.setHost('restarted');
+      this.setStatus('login_required', 'Tandem restarted: open the link that `tandem serve` printed to log in to the new one.');
+      return;
+    }
     const opened = await this.open();
     if (this.closedByUs) {
       this.socket?.close(1000, 'closed by the page');
       return;
     }
     if (!opened) {
-      const check = (await this.opts.checkSession?.()) ?? { session: 'unreachable', instance: null };
+      const check = (await this.opts.checkSession?.()) ?? { session: 'unreachable' };
       if (check.session === 'invalid') {
+        // The same run (it proved so) forgot this page's session: its terminals still run.
         this.closedByUs = true;
-        // Not knowing which run the page logged in to, assume the restart: the likelier case, and
-        // it claims no terminal still runs.
-        const known = this.opts.instance ?? null;
-        const restarted = this.host === 'stopped' || known === null || check.instance !== known;
-        this.setHost(restarted ? 'restarted' : 'same');
-        this.setStatus(
-          'login_required',
-          restarted
-            ? 'Tandem restarted: open the link that `tandem serve` printed to log in to the new one.'
-            : 'This page is no longer logged in; Tandem still runs (and its terminals with it): open the link that `tandem serve` printed.',
-        );
+        this.setHost('same');
+        this.setStatus('login_required', 'This page is no longer logged in; Tandem still runs (and its terminals with it): open the link that `tandem serve` printed.');
         return;
       }
       if (check.session === 'unreachable' && this.host !== 'stopped') this.setHost('unreachable');
@@ -227,8 +238,7 @@ export class WsClient implements TandemApi {
       return;
     }
     this.backoffMs = this.opts.initialBackoffMs ?? 250;
-    // The socket opened with this page's secret, and a secret lives only in the memory of the
-    // run that issued it: this is the same Tandem, its terminals kept running.
+    // The run that issued this page's secret proved itself, and took the secret: its terminals kept running.
     this.setHost('same');
     this.setStatus('connected');
     try {
