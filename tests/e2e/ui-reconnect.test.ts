@@ -242,8 +242,8 @@ describe.skipIf(!runUi || missingBuild() !== null)('Tandem UI: Tandem stops or c
         for (const text of seen) expect(text).not.toMatch(claimsRunning);
         expect(await page.locator('body').innerText()).not.toMatch(claimsRunning);
         // The page asked (a challenge, its session id) and got no proof: it never sent its secret.
-        expect(received.some((line) => line.includes('x-tandem-challenge'))).toBe(true);
         expect(received.join('\n')).not.toContain(secret!);
+        expect(received.some((line) => line.includes('x-tandem-challenge'))).toBe(true);
         expect(upgrades).toBe(0);
       } finally {
         wss.close();
