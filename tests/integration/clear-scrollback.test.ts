@@ -10,16 +10,12 @@ import { describe, expect, it } from 'vitest';
 import { Dispatcher, type UiClient } from '../../src/main/host/dispatch.js';
 import type { EventPayload } from '../../src/shared/contract.js';
 import { suiteHost } from './helpers.js';
+import { until as untilFor } from '../support/until.js';
+
+/** 3,000 lines into the host and two views: room for a machine with two CPU burners. */
+const until = (check: () => boolean | Promise<boolean>, what: string) => untilFor(check, what, 120_000);
 
 const { Terminal } = xtermHeadless as unknown as { Terminal: typeof HeadlessTerminal };
-
-async function until(check: () => boolean | Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 function rowsOf(terminal: HeadlessTerminal): string[] {
   const buffer = terminal.buffer.active;
