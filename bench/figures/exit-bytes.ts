@@ -38,7 +38,13 @@ export const exitBytesFigure: Figure = {
         await scope.close(session);
       }
     } finally {
-      burner?.kill('SIGKILL');
+      if (burner && burner.exitCode === null && burner.signalCode === null) {
+        // Waited for, not only signalled: until Node reaps it, the killed loop still stands in
+        // /proc, where the bench's leftover check found it on a loaded machine.
+        const gone = new Promise((resolve) => burner!.once('exit', resolve));
+        burner.kill('SIGKILL');
+        await gone;
+      }
       await scope.closeAll();
     }
     const seconds = ((performance.now() - t0) / 1000).toFixed(0);
