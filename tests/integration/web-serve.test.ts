@@ -80,6 +80,9 @@ describe('tandem serve (child process)', () => {
       uiUrl: `http://127.0.0.1:${port}/`,
       bridgeSocket: bridgeSocketPath(process.platform, tandemHome).path,
       evidence: expect.stringMatching(/^(proc|ps|none)$/),
+      // The run's start time (a reused pid is not this run) and its key for /prove (the file is 0600).
+      started: expect.any(String),
+      instanceKey: expect.stringMatching(/^[A-Za-z0-9_-]{40,}$/),
     });
     expect(statSync(info.bridgeSocket as string).mode & 0o777).toBe(0o600);
     expect(readFileSync(file, 'utf8')).not.toContain(tokenOf(url));
