@@ -5,6 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startAgentFixture, type AgentFixture } from './agent-helpers.js';
+import { until } from '../support/until.js';
 
 // Authority bound to the token (class 7): agents paired from the UI side, bridges as agents run them.
 const cli = resolve(__dirname, '../../bin/tandem.js');
@@ -43,14 +44,6 @@ async function postClaim(f: AgentFixture, claim: { name: string; pid: number; ex
   const response = await fetch(`${f.url}/pair`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(claim) });
   return ((await response.json()) as { requestId: string }).requestId;
 }
-
-const until = async (check: () => boolean, ms = 10_000) => {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('condition not reached');
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
 
 describe('authority follows the token, not the display name', () => {
   it('an Allow-once claim of a paired name is flagged, shows as another name, and inherits none of its terminals', async () => {
@@ -98,15 +91,17 @@ describe('authority follows the token, not the display name', () => {
     const { id } = (await f.call(client, 'terminal_open', { title: 'leaver', cwd: dir })) as { id: string };
     expect(await f.call(client, 'terminal_send', { id, text: `touch ${canary}`, waitMs: 200 })).toMatchObject({ status: 'awaiting_approval' });
     const handoff = client.callTool({ name: 'terminal_handoff', arguments: { id, message: 'log in please', waitMs: 30_000 } }).catch(() => 'gone');
-    await until(() => f.layer.state().handoffs.length === 1);
+    await until(() => f.layer.state().handoffs.length === 1, 'the handoff request');
     const [approval] = f.layer.state().approvals;
     expect(approval).toMatchObject({ agent: 'leaver', terminalId: id });
 
     await client.close();
     await handoff;
-    await until(() => f.layer.state().approvals.length === 0 && f.layer.state().handoffs.length === 0);
+    await until(() => f.layer.state().approvals.length === 0 && f.layer.state().handoffs.length === 0, 'the questions to be withdrawn');
     expect(() => f.layer.answerApproval({ requestId: approval!.id, decision: 'approve' })).toThrow(/No pending approval/);
-    await new Promise((r) => setTimeout(r, 500));
+    // Instead of a guessed sleep: a line run in the shell itself after the answer settles once
+    // the shell ran everything typed before it, so a touch let through would have run by then.
+    expect(await f.host.get(id).session.send({ text: 'true', waitMs: 55_000 })).toMatchObject({ status: 'done' });
     expect(existsSync(canary)).toBe(false);
     expect(f.host.get(id).meta.control).toBe('agent');
   }, 60_000);

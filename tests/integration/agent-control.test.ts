@@ -1,6 +1,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { gate } from '../support/gate.js';
+import { until } from '../support/until.js';
 import { startAgentFixture, type AgentFixture } from './agent-helpers.js';
 
 // The host's control machine and op queue through the public doors: MCP tools for the agent,
@@ -18,11 +20,9 @@ afterEach(async () => {
   await Promise.all(f.host.list().map((t) => f.host.close(t.id)));
 });
 
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-async function until(check: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !check(); i++) await pause(50);
-  expect(check()).toBe(true);
+/** Resolves once the person's command `command` has finished in terminal `id`. */
+async function personRan(id: string, command: string): Promise<void> {
+  await until(() => f.host.get(id).view().lastCommand?.command === command, `the person's ${command}`);
 }
 
 async function attachAsPerson(id: string): Promise<string> {
@@ -35,19 +35,22 @@ describe('the op queue under takeover', () => {
     f.layer.setAgentPolicy({ name: 'ctl', policy: 'always' });
     const client = await f.client(token);
     const { id } = (await f.call(client, 'terminal_open', { title: 'keys-first' })) as { id: string };
-    // The sleep holds the agent's turn: the person's input must not queue behind it.
-    const sending = f.call(client, 'terminal_send', { id, text: 'sleep 3; head -n1', waitMs: 30000 });
-    await until(() => f.host.get(id).ops.status === 'running');
-    await pause(200);
+    // The gate holds the agent's turn (as long as the test needs, however loaded the machine):
+    // the person's input must not queue behind it. go-42 says the shell runs the line, the tty echoing.
+    const g = gate(f.project);
+    const sending = f.call(client, 'terminal_send', { id, text: `printf 'go-%s\\n' $((6*7)); until [ -e ${g.path} ]; do sleep 0.05; done; head -n1`, waitMs: 55_000 });
+    await until(() => f.host.get(id).session.screen.text.includes('go-42'), 'the agent command to start');
     const view = await attachAsPerson(id);
     await f.host.input(view, 'typed-by-person\r', true);
     expect(await sending).toMatchObject({ status: 'human_handoff', evidence: 'handoff', control: 'user' });
     const screen = async () => ((await f.call(client, 'terminal_read', { id })).text as string).match(/typed-by-person/g)?.length ?? 0;
-    // Echoed by the tty while the agent's command still runs, then read by head once the sleep ends.
-    expect(await screen()).toBe(1);
+    // Echoed by the tty while the agent's command still runs (the echo reaches the screen a moment
+    // after the input), then read by head once the gate opens.
+    await expect.poll(screen).toBe(1);
     expect(f.host.get(id).ops.status).toBe('running');
-    for (let i = 0; i < 100 && (await screen()) < 2; i++) await pause(100);
-    expect(await screen()).toBe(2);
+    g.open();
+    await expect.poll(screen).toBe(2);
+    g.dispose();
     expect(await f.call(client, 'terminal_send', { id, text: 'echo no', input: true })).toMatchObject({ isError: true, error: { code: 'user_control' } });
   });
 
@@ -62,7 +65,10 @@ describe('the op queue under takeover', () => {
     await f.host.input(view, 'true\r', true);
     expect(f.host.get(id).meta.control).toBe('user');
     f.layer.answerApproval({ requestId: f.layer.state().approvals[0]!.id, decision: 'approve' });
-    await pause(800);
+    // Not a guessed sleep: once the person's next command has run, the shell ran everything
+    // typed before it, so a touch let through would have run by then.
+    await f.host.input(view, 'echo sync-$((2*3))\r', true);
+    await personRan(id, 'echo sync-$((2*3))');
     expect(existsSync(marker)).toBe(false);
     // Handed back, the agent drives again and the queue is free: nothing was left holding it.
     f.host.handBack(id);
@@ -78,9 +84,11 @@ describe('the op queue under takeover', () => {
     const view = await attachAsPerson(id);
     // The takeover keystrokes are the person's first command.
     await f.host.input(view, 'echo before-the-wait; false\r', true);
-    await pause(400);
-    const waiting = f.call(client, 'terminal_wait', { id, waitMs: 20000 });
-    await pause(200);
+    await personRan(id, 'echo before-the-wait; false');
+    // The wait waits for the hand-back once it registers a wake listener.
+    const wakes = vi.spyOn(f.host.get(id).control, 'onWake');
+    const waiting = f.call(client, 'terminal_wait', { id, waitMs: 55_000 });
+    await until(() => wakes.mock.calls.length > 0, 'terminal_wait to wait for the hand-back');
     f.host.handBack(id, { note: 'all yours' });
     const back = await waiting;
     expect(back).toMatchObject({ status: 'done', evidence: 'handoff', control: 'agent', handoff: { state: 'returned', note: 'all yours' } });

@@ -47,7 +47,7 @@ async function open(shell = 'bash'): Promise<string> {
 }
 
 async function runsWithoutAsking(id: string, text: string): Promise<Record<string, unknown>> {
-  const result = await f.call(agent, 'terminal_send', { id, text, waitMs: 15_000 });
+  const result = await f.call(agent, 'terminal_send', { id, text, waitMs: 55_000 });
   expect(result, text).toMatchObject({ status: 'done', approval: null });
   return result;
 }
@@ -59,7 +59,7 @@ async function asks(id: string, text: string): Promise<void> {
   const request = f.layer.state().approvals.find((entry) => entry.terminalId === id);
   expect(request?.command).toBe(text);
   f.layer.answerApproval({ requestId: request!.id, decision: 'reject', reason: 'no' });
-  await new Promise((resolve) => setTimeout(resolve, 100));
+  // No wait: the answer frees the agent's slot as its promise settles, before the next call goes out.
 }
 
 describe('allowed lines keep running without asking, and are logged', () => {
@@ -133,7 +133,7 @@ describe('issue 28: grep, find, rg, git grep, stat, file, du and df', () => {
     expect(pending).toMatchObject({ status: 'awaiting_approval' });
     const request = f.layer.state().approvals.find((entry) => entry.terminalId === id)!;
     f.layer.answerApproval({ requestId: request.id, decision: 'approve' });
-    await expect.poll(() => existsSync(canary), { timeout: 15_000 }).toBe(true);
+    await expect.poll(() => existsSync(canary), { timeout: 30_000 }).toBe(true);
   });
 });
 
@@ -216,7 +216,6 @@ describe('class 5: control sequences in text are refused', () => {
     const [question] = f.layer.state().approvals;
     expect(() => f.layer.answerApproval({ requestId: question!.id, decision: 'edit', command: `echo\x1b[201~touch ${canary}` })).toThrow(/ESC \(U\+001B\)/);
     f.layer.answerApproval({ requestId: question!.id, decision: 'reject', reason: 'no' });
-    await new Promise((resolve) => setTimeout(resolve, 100));
     await runsWithoutAsking(id, 'pwd');
     expect(existsSync(canary)).toBe(false);
   });

@@ -1,8 +1,10 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '../support/until.js';
 import { startAgentFixture, type AgentFixture } from './agent-helpers.js';
 import { findPwsh } from './pwsh-helpers.js';
 
@@ -69,11 +71,42 @@ async function asks(id: string, args: Record<string, unknown>, shown?: string | 
 
 /** The send waits for the person, who approves it; its result. */
 async function approved(id: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const pending = send(id, { waitMs: 10_000, ...args });
+  const pending = send(id, { waitMs: 30_000, ...args });
   await expect.poll(() => f.layer.state().approvals.some((entry) => entry.terminalId === id)).toBe(true);
   const request = f.layer.state().approvals.find((entry) => entry.terminalId === id)!;
   f.layer.answerApproval({ requestId: request.id, decision: 'approve' });
   return pending;
+}
+
+/**
+ * The person approves a command that does not read the terminal; resolves once it runs, whether
+ * the send's short bound ended before or after the approval, with the function that ends it:
+ * `cat` blocked opening a FIFO, ended by a writer's end of file once it holds the FIFO (not a
+ * sleep the machine could outlast).
+ */
+async function approvedHeld(id: string): Promise<() => void> {
+  const dir = mkdtempSync(join(tmpdir(), 'tandem-held-'));
+  const fifo = join(dir, 'fifo');
+  execFileSync('mkfifo', [fifo]);
+  const pending = send(id, { text: `cat '${fifo}' >/dev/null`, waitMs: 300 });
+  await expect.poll(() => f.layer.state().approvals.some((entry) => entry.terminalId === id)).toBe(true);
+  f.layer.answerApproval({ requestId: f.layer.state().approvals.find((entry) => entry.terminalId === id)!.id, decision: 'approve' });
+  expect(['running', 'awaiting_approval']).toContain((await pending).status);
+  // A non-blocking open for writing succeeds once a reader has the FIFO open.
+  let writer = -1;
+  await until(() => {
+    try {
+      writer = openSync(fifo, constants.O_WRONLY | constants.O_NONBLOCK);
+      return true;
+    } catch {
+      return false;
+    }
+  }, 'the approved command to run');
+  expect(f.host.get(id).session.status).toBe('running');
+  return () => {
+    closeSync(writer);
+    rmSync(dir, { recursive: true, force: true });
+  };
 }
 
 /** Typed without submit: no question, nothing runs (the send settles at its short bound). */
@@ -85,7 +118,7 @@ async function typed(id: string, text: string, extra: Record<string, unknown> = 
 }
 
 async function runsWithoutAsking(id: string, args: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const result = await send(id, { waitMs: 15_000, ...args });
+  const result = await send(id, { waitMs: 55_000, ...args });
   expect(result, JSON.stringify(args)).toMatchObject({ status: 'done', approval: null });
   return result;
 }
@@ -163,10 +196,18 @@ describe('input that reaches the shell from elsewhere is emptied before a judged
     const id = await open(shell);
     const canary = join(f.home, `canary-ahead-${shell}`);
     // The person approves a command that does not read the terminal.
-    expect(await approved(id, { text: 'sleep 2', waitMs: 300 })).toMatchObject({ status: 'running' });
+    // pwsh keeps `sleep 2`, which ends by itself: what its engine makes of the typeahead depends
+    // on how the command ends. Ended by the test (a FIFO, a process it waited for, a signal,
+    // Start-Sleep 5, a loop) the next prompt was seen and the typeahead left out of the judged
+    // line, in every run here (issue 22: left for a follow-up; a loaded machine can still type
+    // the fragment after the 2 s).
+    const end = shell === 'pwsh' ? null : await approvedHeld(id);
+    if (shell === 'pwsh') expect(await approved(id, { text: 'sleep 2', waitMs: 300 })).toMatchObject({ status: 'running' });
     await typed(id, gitFragment, { input: true });
     // The fragment is in the terminal's input, and the shell reads it at its prompt.
-    await f.call(agent, 'terminal_wait', { id, waitMs: 15_000 });
+    end?.();
+    // (pwsh stays running with typeahead queued: that wait ends at its bound, after the sleep.)
+    await f.call(agent, 'terminal_wait', { id, waitMs: shell === 'pwsh' ? 15_000 : 55_000 });
     if (shell === 'pwsh') {
       // pwsh: with typeahead queued the engine does not see the next prompt (the terminal stays
       // running), so the line is judged with the typeahead that precedes it, and asks.
@@ -181,10 +222,11 @@ describe('input that reaches the shell from elsewhere is emptied before a judged
 
   it.each(posix)('%s: typeahead joined with the typeahead that submits it asks', async (shell) => {
     const id = await open(shell);
-    expect(await approved(id, { text: 'sleep 2', waitMs: 300 })).toMatchObject({ status: 'running' });
+    const end = await approvedHeld(id);
     await typed(id, 'cat ', { input: true });
     await asks(id, { text: secret, input: true }, `cat ${secret}`);
-    await f.call(agent, 'terminal_wait', { id, waitMs: 15_000 });
+    end();
+    await f.call(agent, 'terminal_wait', { id, waitMs: 55_000 });
     const read = await f.call(agent, 'terminal_read', { id });
     expect(JSON.stringify(read)).not.toContain(secretText);
   });
@@ -194,7 +236,7 @@ describe('continuation prompts: the next send completes the earlier line', () =>
   it.each(posix)('%s: an approved unclosed quote, then text that closes it', async (shell) => {
     const id = await open(shell);
     const canary = join(f.home, `canary-quote-${shell}`);
-    expect(await approved(id, { text: "echo 'a", waitMs: 5_000 })).toMatchObject({ status: 'waiting_input', evidence: 'continuation' });
+    expect(await approved(id, { text: "echo 'a", waitMs: 30_000 })).toMatchObject({ status: 'waiting_input', evidence: 'continuation' });
     await asks(id, { text: `'; touch ${canary}` }, `echo 'a\n'; touch ${canary}`);
     expect(existsSync(canary)).toBe(false);
   });
@@ -202,7 +244,7 @@ describe('continuation prompts: the next send completes the earlier line', () =>
   it.each(posix)('%s: a trailing backslash, then the rest of the word', async (shell) => {
     const id = await open(shell);
     const canary = join(f.home, `canary-bs-${shell}`);
-    const first = await send(id, { text: `${gitFragment}\\`, waitMs: 3_000 });
+    const first = await send(id, { text: `${gitFragment}\\`, waitMs: 30_000 });
     if (first.status === 'awaiting_approval') {
       const request = f.layer.state().approvals.find((entry) => entry.terminalId === id)!;
       f.layer.answerApproval({ requestId: request.id, decision: 'approve' });
@@ -215,7 +257,7 @@ describe('continuation prompts: the next send completes the earlier line', () =>
   it.each(posix)('%s: a here-document, then a line with a substitution', async (shell) => {
     const id = await open(shell);
     const canary = join(f.home, `canary-heredoc-${shell}`);
-    expect(await approved(id, { text: 'cat <<EOF', waitMs: 5_000 })).toMatchObject({ status: 'waiting_input', evidence: 'continuation' });
+    expect(await approved(id, { text: 'cat <<EOF', waitMs: 30_000 })).toMatchObject({ status: 'waiting_input', evidence: 'continuation' });
     await typed(id, '$(touch ');
     await asks(id, { text: `${canary})` }, `cat <<EOF\n$(touch ${canary})`);
     expect(existsSync(canary)).toBe(false);
@@ -227,7 +269,7 @@ describe('continuation prompts: the next send completes the earlier line', () =>
     f.layer.setAgentPolicy({ name: 'switcher', policy: 'always' });
     const opened = await f.call(other, 'terminal_open', { title: 'switch', shell: 'bash', cwd: workspace });
     const id = opened.id as string;
-    expect(await f.call(other, 'terminal_send', { id, text: "echo 'a", waitMs: 5_000 })).toMatchObject({ status: 'waiting_input' });
+    expect(await f.call(other, 'terminal_send', { id, text: "echo 'a", waitMs: 30_000 })).toMatchObject({ status: 'waiting_input' });
     f.layer.setAgentPolicy({ name: 'switcher', policy: 'ask-unless-allowed' });
     const result = await f.call(other, 'terminal_send', { id, text: "'", waitMs: 400 });
     expect(result).toMatchObject({ status: 'awaiting_approval' });
@@ -282,10 +324,10 @@ describe('input to a program that holds the terminal stays its input', () => {
       for (const request of f.layer.state().approvals) if (request.terminalId === id) f.layer.answerApproval({ requestId: request.id, decision: 'approve' });
     }, 20);
     try {
-      await send(id, { text: 'vim -u NONE -N edited.txt', waitMs: 5_000 });
+      await send(id, { text: 'vim -u NONE -N edited.txt', waitMs: 30_000 });
       await send(id, { text: 'ihello from the agent', submit: false, waitMs: 1_000 });
       await send(id, { keys: ['Escape'], waitMs: 1_000 });
-      await send(id, { text: ':wq', waitMs: 5_000 });
+      await send(id, { text: ':wq', waitMs: 30_000 });
     } finally {
       clearInterval(approveAll);
     }

@@ -3,6 +3,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { maxInflightPerSession, maxSessions } from '../../src/main/agent/mcp-http.js';
+import { gate } from '../support/gate.js';
+import { until, waitFor } from '../support/until.js';
 import { cancelledWaits, startAgentFixture, type AgentFixture } from './agent-helpers.js';
 
 // The bounds of /mcp, attacked over raw HTTP so the test controls exactly which streams and
@@ -75,12 +77,8 @@ describe('/mcp bounds', () => {
     // One agent goes away (its stream closes): the next session takes its place.
     const gone = sessions[7]!;
     gone.drop();
-    let admitted: Reply | null = null;
-    for (let attempt = 0; attempt < 50 && admitted?.status !== 200; attempt++) {
-      admitted = await send(f, token, 'POST', { body: initialize }).reply;
-      if (admitted.status !== 200) await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    expect(admitted?.status).toBe(200);
+    const admitted = await waitFor(() => send(f, token, 'POST', { body: initialize }).reply, (reply) => reply.status === 200);
+    expect(admitted.status).toBe(200);
     const ended = await send(f, token, 'POST', { session: gone.id, body: { jsonrpc: '2.0', id: 2, method: 'tools/list' } }).reply;
     expect(ended.status).toBe(404);
     // A live one was not touched.
@@ -95,15 +93,14 @@ describe('/mcp bounds', () => {
     cleanups.push(() => session.drop());
     const call = (id: number, name: string, args: object) => send(f, token, 'POST', { session: session.id, body: { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } } });
     const opened = JSON.parse((await call(2, 'terminal_open', { title: 'bounded' }).reply).body).result.structuredContent;
-    const waits = Array.from({ length: maxInflightPerSession }, (_, i) => call(100 + i, 'terminal_wait', { id: opened.id, waitMs: 3_000 }));
+    // The waits last until the test ends them (a command's end is their next event), not a bound
+    // a loaded machine could reach before they all arrived.
+    const waits = Array.from({ length: maxInflightPerSession }, (_, i) => call(100 + i, 'terminal_wait', { id: opened.id, waitMs: 55_000 }));
     // The waits reach the host one by one; once all are tracked, the next call is refused.
-    let refused: Reply | null = null;
-    for (let attempt = 0; attempt < 50 && refused?.status !== 429; attempt++) {
-      refused = await call(3, 'terminal_list', {}).reply;
-      if (refused.status !== 429) await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    expect(refused?.status).toBe(429);
-    expect(JSON.parse(refused!.body).error.data.code).toBe('busy');
+    const refused = await waitFor(() => call(3, 'terminal_list', {}).reply, (reply) => reply.status === 429);
+    expect(refused.status).toBe(429);
+    expect(JSON.parse(refused.body).error.data.code).toBe('busy');
+    expect(await f.host.get(opened.id).session.send({ text: 'true' })).toMatchObject({ status: 'done' });
     const settled = await Promise.all(waits.map((wait) => wait.reply));
     expect(settled.every((reply) => reply.status === 200)).toBe(true);
     const after = await call(4, 'terminal_list', {}).reply;
@@ -118,15 +115,17 @@ describe('/mcp bounds', () => {
     cleanups.push(() => client.close());
     const structured = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args }, undefined, { timeout: 70_000 })).structuredContent as Record<string, unknown>;
     const opened = await structured('terminal_open', { title: 'cancelled waits' });
-    expect(await structured('terminal_send', { id: opened.id, text: 'sleep 60', waitMs: 200 })).toMatchObject({ status: 'running' });
+    // Running until the test ends (a gate nobody opens), however long the cancelled waits take.
+    const held = gate(f.project);
+    cleanups.push(() => held.dispose());
+    expect(await structured('terminal_send', { id: opened.id, text: `until [ -e ${held.path} ]; do sleep 0.05; done`, waitMs: 200 })).toMatchObject({ status: 'running' });
     // MCP: a cancelled request gets no answer; it must still leave the session's books. (The
     // SDK's fetch sends a few of the cancellations only after other requests end; those waits
     // run their 3 s.)
     expect(await cancelledWaits(client, opened.id, { batches: 4, perBatch: 30, waitMs: 3_000, afterMs: 50 })).toEqual(new Set(['cancelled']));
     expect(await structured('terminal_wait', { id: opened.id, waitMs: 100 })).toMatchObject({ status: 'running' });
     // Nor does the SDK keep their POSTs once their waits are over: the GET stream is all it holds.
-    const deadline = Date.now() + 10_000;
-    while (f.layer.mcp.heldStreams > 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    await until(() => f.layer.mcp.heldStreams <= 1, 'the POSTs to be released');
     expect(f.layer.mcp.heldStreams).toBe(1);
   });
 });
