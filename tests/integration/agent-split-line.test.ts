@@ -210,8 +210,17 @@ describe('input that reaches the shell from elsewhere is emptied before a judged
     await f.call(agent, 'terminal_wait', { id, waitMs: shell === 'pwsh' ? 15_000 : 55_000 });
     if (shell === 'pwsh') {
       // pwsh: with typeahead queued the engine does not see the next prompt (the terminal stays
-      // running), so the line is judged with the typeahead that precedes it, and asks.
-      await asks(id, { text: `echo --output=${canary}`, input: true }, `${gitFragment}echo --output=${canary}`);
+      // running), so the line is judged with the typeahead that precedes it, and asks. On a
+      // loaded machine the fragment can come after the sleep ended instead: it then sits at the
+      // prompt and is emptied before the judged line. Either way the card shows exactly what
+      // runs: a joined line is rejected, the lone echo approved, and the canary never written.
+      const pending = send(id, { text: `echo --output=${canary}`, input: true, waitMs: 30_000 });
+      await until(() => f.layer.state().approvals.some((entry) => entry.terminalId === id), 'the question');
+      const request = f.layer.state().approvals.find((entry) => entry.terminalId === id)!;
+      expect([`${gitFragment}echo --output=${canary}`, `echo --output=${canary}`]).toContain(request.command);
+      f.layer.answerApproval({ requestId: request.id, decision: request.command === `echo --output=${canary}` ? 'approve' : 'reject' });
+      await pending;
+      await f.call(agent, 'terminal_wait', { id, waitMs: 15_000 });
       expect(existsSync(canary)).toBe(false);
       return;
     }
