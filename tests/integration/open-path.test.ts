@@ -6,7 +6,7 @@ import { toolNames } from '../../src/main/agent/tool-defs.js';
 import { Dispatcher, type UiClient } from '../../src/main/host/dispatch.js';
 import { TerminalHost } from '../../src/main/host/host.js';
 import { SettingsStore } from '../../src/main/host/settings-store.js';
-import { TandemError } from '../../src/shared/errors.js';
+import { caught } from '../support/caught.js';
 
 /**
  * `openPath` (issue 28): a clicked path opens with the person's editor command, against real
@@ -14,15 +14,6 @@ import { TandemError } from '../../src/shared/errors.js';
  * would try runs nothing.
  */
 const client: UiClient = { id: 'ui', send: () => undefined };
-
-async function caught(run: () => Promise<unknown>): Promise<TandemError> {
-  try {
-    await run();
-  } catch (error) {
-    return error as TandemError;
-  }
-  throw new Error('expected a refusal');
-}
 
 describe('openPath: a clicked path in the editor of the settings', () => {
   let home: string;

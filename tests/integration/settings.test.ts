@@ -6,7 +6,7 @@ import type { EventName, EventPayload } from '../../src/shared/contract.js';
 import { Dispatcher, type UiClient } from '../../src/main/host/dispatch.js';
 import { TerminalHost } from '../../src/main/host/host.js';
 import { SettingsStore } from '../../src/main/host/settings-store.js';
-import { TandemError } from '../../src/shared/errors.js';
+import { caught } from '../support/caught.js';
 
 /** A UI client that records the events it is sent (the transports' sink, nothing else). */
 class RecordingClient implements UiClient {
@@ -22,15 +22,6 @@ class RecordingClient implements UiClient {
 
 /** The background a real bash learns by asking the terminal (OSC 11), as the program reads it. */
 const askBackground = `stty -echo; printf '\\033]11;?\\007'; IFS= read -rs -d '\\' -t 5 reply; reply=\${reply%$'\\033'}; stty echo; echo "bg=\${reply#*;}"`;
-
-async function caught(run: () => Promise<unknown>): Promise<TandemError> {
-  try {
-    await run();
-  } catch (error) {
-    return error as TandemError;
-  }
-  throw new Error('expected a refusal');
-}
 
 describe('settings kept by the host, against real bash', () => {
   let home: string;
