@@ -9,6 +9,8 @@ import { helloTimeoutMs, maxBridgeLineBytes, maxPendingHellos, McpSocketEndpoint
 import { shortSocketDir } from '../../src/main/agent/socket-path.js';
 import { discoveryDir } from '../../src/main/host/instance.js';
 import { ManualClock } from '../support/manual-clock.js';
+import { gate } from '../support/gate.js';
+import { until } from '../support/until.js';
 import { cancelledWaits, startAgentFixture, type AgentFixture } from './agent-helpers.js';
 
 // The stdio bridge's channel to the host (src/main/agent/mcp-socket.ts), attacked through its
@@ -86,14 +88,6 @@ function raw(path: string): { socket: Socket; send: (line: string) => void; next
 /** The bridge's first line; a real bridge names its cwd, the agent's project. */
 const hello = (token: string | undefined, id = 0, cwd?: string) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tandem/hello', params: { token, cwd } });
 const toolCall = (id: number, name: string, args: Record<string, unknown>) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
-
-async function until(condition: () => boolean, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 describe('bridge channel', () => {
   it('is published as bridgeSocket, 0600 in the 0700 discovery directory, and carries the bridge’s calls instead of /mcp', async () => {
@@ -219,7 +213,9 @@ describe('bridge channel', () => {
     const token = paired(f);
     const first = await bridge(home, token);
     const opened = await call(first.client, 'terminal_open', { title: 'vanishing' });
-    const inFlight = first.client.callTool({ name: 'terminal_send', arguments: { id: opened.id, text: 'sleep 30', waitMs: 50_000 } }, undefined, { timeout: 70_000 }).catch(() => 'gone');
+    // Runs until the test ends (a gate nobody opens), not a sleep a loaded machine could outlast.
+    const held = gate(f.project);
+    const inFlight = first.client.callTool({ name: 'terminal_send', arguments: { id: opened.id, text: `until [ -e ${held.path} ]; do sleep 0.05; done`, waitMs: 50_000 } }, undefined, { timeout: 70_000 }).catch(() => 'gone');
     await until(() => f.host.get(opened.id as string)?.session.status === 'running');
     process.kill(first.transport.pid!, 'SIGKILL');
     expect(await inFlight).toBe('gone');
@@ -235,7 +231,8 @@ describe('bridge channel', () => {
     const f = await fixture(home);
     const { client } = await bridge(home, paired(f));
     const opened = await call(client, 'terminal_open', { title: 'cancelled waits' });
-    expect(await call(client, 'terminal_send', { id: opened.id, text: 'sleep 60', waitMs: 200 })).toMatchObject({ status: 'running' });
+    const held = gate(f.project);
+    expect(await call(client, 'terminal_send', { id: opened.id, text: `until [ -e ${held.path} ]; do sleep 0.05; done`, waitMs: 200 })).toMatchObject({ status: 'running' });
     // MCP: a cancelled request gets no answer. Each one must still leave the bridge's and the
     // host's books (256 and 64 calls in flight): 300 of them, 30 at a time.
     expect(await cancelledWaits(client, opened.id, { batches: 10, perBatch: 30, waitMs: 50_000, afterMs: 30 })).toEqual(new Set(['cancelled']));

@@ -96,7 +96,7 @@ function startServe(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
     await exited;
   });
   return new Promise((resolvePromise, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no login URL within 20 s; stderr: ${stderr}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`no login URL within 60 s; stderr: ${stderr}`)), 60_000);
     createInterface({ input: child.stdout! }).on('line', (line) => {
       if (!line.includes('#login=')) return;
       clearTimeout(timer);

@@ -18,6 +18,7 @@ import { classifySyscall } from '../../src/main/pty/syscalls';
 import { readTtyModes, type TtyModes } from '../../src/main/pty/termios';
 import { teardownTree } from '../../src/main/pty/tree';
 import { procfs, runs } from '../support/capabilities';
+import { waitFor } from '../support/until.js';
 
 const withProc = runs('/proc foreground probe', procfs);
 
@@ -52,16 +53,6 @@ afterEach(async () => {
     }
   }
 });
-
-async function waitFor<T>(get: () => T | Promise<T>, ok: (v: T) => boolean, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await get();
-    if (ok(v)) return v;
-    if (Date.now() > deadline) throw new Error(`timed out; last value: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 const sample = (t: Term) => () => sampleForeground(t.pty.pid, t.tty);
 const has = (kind: string) => (s: ForegroundSample | null) =>

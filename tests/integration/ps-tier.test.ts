@@ -21,6 +21,7 @@ import { findTerminalProcesses } from '../../src/main/pty/tree.js';
 import { command, runs } from '../support/capabilities.js';
 import { gate } from '../support/gate.js';
 import { hasCommand, makeHome, SessionPool } from './helpers.js';
+import { waitFor } from '../support/until.js';
 
 const ps = runs('the ps evidence tier', command('ps', 'procps'));
 const python = hasCommand('python3');
@@ -99,16 +100,18 @@ describe.runIf(ps)('ps evidence tier (TANDEM_EVIDENCE=ps)', () => {
     const r = await t.send({ text: `python3 -c 'import select,sys; select.select([sys.stdin],[],[]); print("got", sys.stdin.readline().strip())'`, waitMs: 1500 });
     expect(r.status).toBe('running');
     // Typed input still reaches it; the answer ends it by its marker.
-    expect(await t.send({ text: 'x', input: true, waitMs: 10_000 })).toMatchObject({ status: 'done', output: 'got x' });
+    expect(await t.send({ text: 'x', input: true, waitMs: 30_000 })).toMatchObject({ status: 'done', output: 'got x' });
   });
 
   it('sends a signal to the running job, not the shell', async () => {
     const t = await pool.open('bash');
     const g = gate();
     try {
-      const r = await t.send({ text: `sh -c 'until [ -e ${g.path} ]; do sleep 0.05; done'`, waitMs: 300 });
+      const r = await t.send({ text: `sh -c 'echo go-$((6*7)); until [ -e ${g.path} ]; do sleep 0.05; done'`, waitMs: 300 });
       expect(r.status).toBe('running');
-      const w = t.wait({ since: r.cursor, waitMs: 10_000 });
+      // The job runs (its go-42 is out), so the signal finds it in front, not the shell.
+      await expect.poll(() => t.screen.text).toContain('go-42');
+      const w = t.wait({ since: r.cursor, waitMs: 30_000 });
       await t.signal('SIGTERM');
       expect(await w).toMatchObject({ status: 'done', exitCode: 143 });
       expect(running(t.pid)).toBe(true);
@@ -121,11 +124,7 @@ describe.runIf(ps)('ps evidence tier (TANDEM_EVIDENCE=ps)', () => {
     const t = await pool.open('bash');
     const nonce = String(Math.floor(Math.random() * 1e9));
     await t.send({ text: `sleep 2001.${nonce} & nohup sleep 2002.${nonce} >/dev/null 2>&1 & setsid sleep 2003.${nonce} & ( (sleep 2004.${nonce} &) & )` });
-    let before: number[] = [];
-    for (let i = 0; i < 100 && before.length < 5; i++) {
-      before = findTerminalProcesses(t.pid, t.id);
-      if (before.length < 5) await new Promise((r) => setTimeout(r, 50));
-    }
+    const before = await waitFor(() => findTerminalProcesses(t.pid, t.id), (pids) => pids.length >= 5);
     expect(before.length).toBeGreaterThanOrEqual(5);
     const daemon = execFileSync('ps', ['-A', '-o', 'pid=,args='], { encoding: 'utf8' })
       .split('\n')

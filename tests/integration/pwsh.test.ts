@@ -7,6 +7,7 @@ import { gate } from '../support/gate.js';
 import { hasCommand, makeHome, SessionPool } from './helpers.js';
 import { findPwsh, homeWithProfile, pwshRequired } from './pwsh-helpers.js';
 import { command, file, procfs, runs } from '../support/capabilities.js';
+import { waitFor } from '../support/until.js';
 
 /**
  * Every PTY's raw output and the host's writes into it, by pid, from the spawn on (the session's
@@ -109,7 +110,7 @@ describe.runIf(pwsh !== null)('pwsh', { timeout: 90_000 }, () => {
     // file: the session keeps the rc directory until the integration is up.
     it("gives a person's terminal the integration, with their own environment and history", async () => {
       const t = await open({ origin: 'user' });
-      await expect.poll(() => t.status, { timeout: 8000, interval: 100 }).toBe('idle');
+      await expect.poll(() => t.status, { interval: 100 }).toBe('idle');
       expect(t.integration).toBe(true);
       const r = await t.send({ text: '"[$env:NO_COLOR] [$((Get-PSReadLineOption).HistorySavePath -match "tandem-history")]"' });
       expect(r).toMatchObject({ status: 'done', exitCode: 0, output: '[] [False]' });
@@ -122,10 +123,10 @@ describe.runIf(pwsh !== null)('pwsh', { timeout: 90_000 }, () => {
       try {
         await expect(p.open(pwsh!, { baseEnv: env, startupTimeoutMs: 4000 })).rejects.toMatchObject({ code: 'startup_timeout' });
         const user = await p.open(pwsh!, { baseEnv: env, origin: 'user', startupTimeoutMs: 4000 });
-        await expect.poll(() => user.integration, { timeout: 8000, interval: 200 }).toBe(false);
+        await expect.poll(() => user.integration, { interval: 200 }).toBe(false);
         expect(user.status).toBe('idle');
         await expect
-          .poll(() => user.screen.text, { timeout: 10000, interval: 200 })
+          .poll(() => user.screen.text, { interval: 200 })
           .toContain('Tandem shell integration is off: it needs FullLanguage mode, not ConstrainedLanguage.');
       } finally {
         await p.closeAll();
@@ -184,7 +185,7 @@ describe.runIf(pwsh !== null)('pwsh', { timeout: 90_000 }, () => {
       expect(await t.send({ text: '"a\tb".Length' })).toMatchObject({ status: 'done', output: '3' });
       await t.send({ text: 'Get-ChildIt', submit: false, waitMs: 100 });
       await t.send({ keys: ['Tab'], waitMs: 100 });
-      await expect.poll(() => t.screen.text, { timeout: 5000 }).toMatch(/Get-ChildItem\s*$/);
+      await expect.poll(() => t.screen.text).toMatch(/Get-ChildItem\s*$/);
       const r = await t.send({ keys: ['Enter'] });
       expect(r).toMatchObject({ status: 'done', exitCode: 0 });
       expect(r.command).toMatch(/^Get-ChildItem\s*$/);
@@ -269,12 +270,12 @@ describe.runIf(pwsh !== null)('pwsh', { timeout: 90_000 }, () => {
       expect(r.status).toBe('running');
       // A Ctrl+C that lands while PSReadLine still reads the line would cancel the line instead:
       // interrupt() waits for the start marker, and repeats Ctrl+C if pwsh dropped it.
-      const w = t.wait({ since: r.cursor, waitMs: 15_000 });
+      const w = t.wait({ since: r.cursor, waitMs: 30_000 });
       await t.interrupt();
       expect(await w).toMatchObject({ status: 'done', exitCode: 130 });
       const n = await t.send({ text: 'sleep 100', waitMs: 300 });
       await expect.poll(() => t.status).toBe('running');
-      const nw = t.wait({ since: n.cursor, waitMs: 15_000 });
+      const nw = t.wait({ since: n.cursor, waitMs: 30_000 });
       await t.interrupt();
       expect(await nw).toMatchObject({ status: 'done', exitCode: 130 });
       expect(await t.send({ text: 'echo calm' })).toMatchObject({ status: 'done', output: 'calm' });
@@ -305,9 +306,8 @@ describe.runIf(pwsh !== null)('pwsh', { timeout: 90_000 }, () => {
     it.runIf(treeTools)('closes the whole tree: background, nohup, setsid, double forks and Start-Process (needs /proc and setsid)', async () => {
       const t = await open();
       await t.send({ text: `sh -c 'sleep 1001 & nohup sleep 1002 >/dev/null 2>&1 & setsid sleep 1003 & ( (sleep 1004 &) & )'; $null = Start-Process sleep 1005 -PassThru` });
-      await new Promise((r) => setTimeout(r, 300));
-      const before = findTerminalProcesses(t.pid, t.id);
-      expect(before.length).toBeGreaterThanOrEqual(6);
+      // The background jobs start after the prompt returns: wait for them, not a guessed time.
+      const before = await waitFor(() => findTerminalProcesses(t.pid, t.id), (pids) => pids.length >= 6);
       expect(await t.close()).toEqual({ closed: true, orphans: [] });
       const alive = findTerminalProcesses(t.pid, t.id).filter((pid) => !/^[ZX]$/.test(readStat(pid)?.state ?? 'Z'));
       expect(alive).toEqual([]);

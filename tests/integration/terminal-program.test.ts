@@ -8,14 +8,7 @@ import type { EventName } from '../../src/shared/contract.js';
 import { type DesktopAttention, Dispatcher, type UiClient } from '../../src/main/host/dispatch.js';
 import { procfs, runs } from '../support/capabilities.js';
 import { suiteHost } from './helpers.js';
-
-async function until(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
+import { until } from '../support/until.js';
 
 describe('terminal program titles and desktop attention', () => {
   const suite = suiteHost('tandem-program-');

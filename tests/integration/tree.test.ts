@@ -5,6 +5,7 @@ import * as pty from 'node-pty';
 import { readStat } from '../../src/main/pty/proc';
 import { findTerminalProcesses, teardownTree } from '../../src/main/pty/tree';
 import { procfs, runs } from '../support/capabilities';
+import { waitFor } from '../support/until.js';
 
 const withProc = runs('process-tree teardown', procfs);
 // Every sleep gets a unique duration like 1003.<nonce>: found by cmdline, not by the env marker
@@ -55,16 +56,6 @@ function alive(pid: number): boolean {
   return state !== undefined && state !== 'Z';
 }
 
-async function waitFor<T>(get: () => T, ok: (v: T) => boolean, timeoutMs = 5000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = get();
-    if (ok(v)) return v;
-    if (Date.now() > deadline) throw new Error(`timed out; last value: ${JSON.stringify(v)}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
 /** Orphans become zombies of pid 1, which reaps when it likes (over a second on some VMs). */
 async function waitForReaped(pid: number): Promise<void> {
   const errno = () => {
@@ -75,7 +66,7 @@ async function waitForReaped(pid: number): Promise<void> {
       return (e as NodeJS.ErrnoException).code;
     }
   };
-  await waitFor(errno, (code) => code === 'ESRCH', 10_000);
+  await waitFor(errno, (code) => code === 'ESRCH');
 }
 
 /** Runs a command line in the shell and returns the pid of the sleep it started. */

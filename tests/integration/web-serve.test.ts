@@ -28,7 +28,7 @@ function startServe(env: NodeJS.ProcessEnv): Promise<Served> {
   child.stderr!.setEncoding('utf8');
   child.stderr!.on('data', (chunk: string) => (stderr += chunk));
   return new Promise((resolvePromise, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no login URL within 20 s; stderr: ${stderr}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`no login URL within 60 s; stderr: ${stderr}`)), 60_000);
     createInterface({ input: child.stdout! }).on('line', (line) => {
       const match = /(http:\/\/127\.0\.0\.1:\d+\/#login=[A-Za-z0-9_-]+)/.exec(line);
       if (!match) return;
@@ -125,14 +125,14 @@ describe('tandem serve (child process)', () => {
     const sleepPid = Number(/bg=(\d+)/.exec(text)![1]);
     // The markers name the command line: the built code sourced its integration from out/resources.
     const listed = async () => (await client.call('list', {})).terminals.find((terminal) => terminal.id === info.id);
-    await expect.poll(async () => (await listed())?.lastCommand?.command, { timeout: 10_000 }).toMatch(/^sleep 300 & echo/);
+    await expect.poll(async () => (await listed())?.lastCommand?.command, { timeout: 30_000 }).toMatch(/^sleep 300 & echo/);
     expect(isAlive(info.pid)).toBe(true);
     expect(isAlive(sleepPid)).toBe(true);
 
     child.kill('SIGTERM');
     expect(await exitOf(child, 15_000)).toBe(0);
     expect(existsSync(join(tandemHome, 'instance.json'))).toBe(false);
-    await waitUntil(() => !isAlive(info.pid) && !isAlive(sleepPid), 5000, 'the shell and its child to be gone');
+    await waitUntil(() => !isAlive(info.pid) && !isAlive(sleepPid), 30_000, 'the shell and its child to be gone');
     await client.waitForClose();
   });
 });

@@ -18,6 +18,7 @@ import type { IpcReply } from '../../src/shared/wire.js';
 import { IpcClient } from '../../src/renderer/src/api/ipc-client.js';
 import { TandemCallError } from '../../src/renderer/src/api/errors.js';
 import { command, runs, unixPty } from '../support/capabilities.js';
+import { until } from '../support/until.js';
 
 const trustedUrl = 'file:///opt/Tandem/resources/app.asar/out/renderer/index.html';
 
@@ -126,9 +127,8 @@ describe('IPC transport (through an in-process stand-in for Electron)', () => {
     expect(typeof attached.snapshot).toBe('string');
 
     await api.call('input', { attachmentId: attached.attachmentId, data: 'echo ipc-$((6*7))\r', typed: true });
-    const deadline = Date.now() + 10_000;
     const text = () => outputs.filter((o) => o.attachmentId === attached.attachmentId).map((o) => o.data).join('');
-    while (!text().includes('ipc-42') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    await until(() => text().includes('ipc-42'), 'the echo');
     expect(text()).toContain('ipc-42');
     const lastSeq = outputs.filter((o) => o.attachmentId === attached.attachmentId).at(-1)!.seq;
     await api.call('ack', { attachmentId: attached.attachmentId, seq: lastSeq });
