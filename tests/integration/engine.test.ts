@@ -79,15 +79,6 @@ describe.each(availableShells)('%s engine', (shell) => {
     expect(`${r.output}\n${w.output}`.match(/first/g)).toHaveLength(1);
   });
 
-  it('a wait on a program already waiting for input says so, though nothing was printed since its cursor', async () => {
-    const t = await pool.open(shell);
-    const r = await t.send({ text: 'read x; echo "x=$x"' });
-    expect(r).toMatchObject({ status: 'waiting_input' });
-    // The agent looks again later: the program still waits, in the same read it was in.
-    expect(await t.wait({ since: r.cursor, waitMs: 20_000 })).toMatchObject({ status: 'waiting_input', output: '' });
-    expect(await t.send({ text: 'later' })).toMatchObject({ status: 'done', output: 'x=later' });
-  });
-
   it('a fake marker in program output settles nothing', async () => {
     const t = await pool.open(shell);
     const r = await t.send({ text: `printf '\\033]7771;deadbeef;E;99;0;;/\\007fake\\n'; sleep 0.5; echo real` });

@@ -124,10 +124,8 @@ export async function wait(target: SendWaitTarget, req: WaitRequest): Promise<Se
     minEndSeq: running && phase.kind === 'running' && phase.seq !== null ? phase.seq : ready.lastStartSeq + 1,
     collecting: running || target.integrationLevel !== 'full',
     echo: null,
-    // A wait types nothing, so there is no input whose consumption a reader must prove: a program
-    // that waits now settles the wait at once, whether or not it printed since the cursor. Only a
-    // shell that reads the terminal in the background (pwsh) needs proof of progress.
-    baseline: from < history.offset || !target.dialect?.backgroundReader ? null : takeBaseline(target.probeTarget),
+    // Unseen output since the cursor: a program that waits now settles the wait at once.
+    baseline: from < history.offset ? null : takeBaseline(target.probeTarget),
     waitMs: req.waitMs,
     maxOutputBytes,
     signal: req.signal,
