@@ -70,7 +70,9 @@ describe('send semantics', () => {
     const client = await f.client(token);
     const { id } = (await f.call(client, 'terminal_open', { title: 'busy' })) as { id: string };
     const g = gate(f.project);
-    const r = await f.call(client, 'terminal_send', { id, text: `until [ -e ${g.path} ]; do sleep 0.05; done; read -t 60 x; echo "x=$x"`, waitMs: 200 });
+    // `go` is output after the send's cursor, so the wait needs no proof that the read began after
+    // it (which a loaded machine could reverse): see Known limitations.
+    const r = await f.call(client, 'terminal_send', { id, text: `until [ -e ${g.path} ]; do sleep 0.05; done; echo go; read -t 60 x; echo "x=$x"`, waitMs: 200 });
     expect(r.status).toBe('running');
     expect(await f.call(client, 'terminal_send', { id, text: 'echo no' })).toMatchObject({ isError: true, error: { code: 'busy' } });
     g.open();
