@@ -222,10 +222,11 @@ describe.skipIf(!runUi)('Tandem UI: tab states, notifications, closing and hando
 
   it('keeps 12 tabs reachable: scroll buttons and a list of all tabs', async () => {
     await ui.page.setViewportSize({ width: 800, height: 600 });
-    while ((await ui.page.locator('[role="tab"]').count()) < 12) {
+    // One tab at a time, each waited for (not 300 ms a loaded machine can outlast, which clicked
+    // again before the last tab came and made more than 12).
+    for (let count = await ui.page.locator('[role="tab"]').count(); count < 12; count += 1) {
       await ui.page.getByRole('button', { name: 'New terminal', exact: true }).click();
-      await expect.poll(() => ui.page.locator('[role="tab"]').count()).toBeGreaterThan(0);
-      await ui.page.waitForTimeout(300);
+      await expect.poll(() => ui.page.locator('[role="tab"]').count()).toBe(count + 1);
     }
     await expect.poll(() => ui.page.locator('[role="tab"]').count()).toBe(12);
     const strip = (await ui.page.getByRole('tablist', { name: 'Terminals' }).boundingBox())!;

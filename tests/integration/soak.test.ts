@@ -34,7 +34,7 @@ async function cappedHost(): Promise<{ child: ChildProcess; home: string; stderr
     rmSync(home, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
   });
   await new Promise<void>((ready, fail) => {
-    const timer = setTimeout(() => fail(new Error(`tandem serve printed no login link within 20 s: ${log}`)), 20_000);
+    const timer = setTimeout(() => fail(new Error(`tandem serve printed no login link within 60 s: ${log}`)), 60_000);
     createInterface({ input: child.stdout! }).on('line', (line) => {
       if (!line.includes('#login=')) return;
       clearTimeout(timer);

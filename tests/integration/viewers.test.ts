@@ -9,6 +9,7 @@ import type { Terminal as HeadlessTerminal } from '@xterm/headless';
 import { describe, expect, it } from 'vitest';
 import { outputString } from '../../src/main/host/attachment.js';
 import { suiteHost } from './helpers.js';
+import { until } from '../support/until.js';
 
 const { Terminal } = xtermHeadless as unknown as { Terminal: typeof HeadlessTerminal };
 
@@ -25,14 +26,6 @@ async function screenOf(snapshot: string): Promise<{ last: number | null; cursor
   const cursorText = buffer.getLine(buffer.viewportY + buffer.cursorY)!.translateToString(true).slice(0, buffer.cursorX);
   t.dispose();
   return { last, cursorText };
-}
-
-async function until(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 /** The numbers of the whole `seq -w` lines in `text`, from its first line break to its last. */

@@ -14,7 +14,7 @@ export async function screenText(page: Page, id: string): Promise<string> {
 }
 
 /** Waits until the terminal's buffer matches; fails with the buffer's text. */
-export async function waitForScreen(page: Page, id: string, pattern: RegExp, timeoutMs = 15_000): Promise<string> {
+export async function waitForScreen(page: Page, id: string, pattern: RegExp, timeoutMs = 30_000): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   let text = '';
   while (Date.now() < deadline) {
@@ -42,11 +42,11 @@ export async function openTerminal(page: Page): Promise<string> {
   const before = new Set(await page.locator('[role="tab"][data-terminal-id]').evaluateAll((tabs) => tabs.map((tab) => tab.getAttribute('data-terminal-id'))));
   await page.getByRole('button', { name: /^New terminal/ }).first().click();
   const selected = page.locator('[role="tab"][aria-selected="true"][data-terminal-id]').first();
-  for (const deadline = Date.now() + 15_000; Date.now() < deadline; await page.waitForTimeout(pollMs)) {
+  for (const deadline = Date.now() + 30_000; Date.now() < deadline; await page.waitForTimeout(pollMs)) {
     const id = await selected.getAttribute('data-terminal-id', { timeout: 1000 }).catch(() => null);
     if (id && !before.has(id)) return id;
   }
-  throw new Error('No new terminal tab was selected within 15 s of New terminal.');
+  throw new Error('No new terminal tab was selected within 30 s of New terminal.');
 }
 
 /** Types a line into the active terminal as the person would (keyboard events). */
