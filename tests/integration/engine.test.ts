@@ -79,6 +79,31 @@ describe.each(availableShells)('%s engine', (shell) => {
     expect(`${r.output}\n${w.output}`.match(/first/g)).toHaveLength(1);
   });
 
+  // sh has no start marker, so its terminal's status cannot show the read began (the precondition).
+  it.runIf(full)('a program that began waiting for input after the send\'s bound settles the next wait, though it printed nothing', async () => {
+    const t = await pool.open(shell);
+    const g = gate();
+    const r = await t.send({ text: `until [ -e ${g.path} ]; do sleep 0.05; done; read x; echo "x=$x"`, waitMs: 300 });
+    expect(r).toMatchObject({ status: 'running', evidence: 'bound' });
+    g.open();
+    // The wait begins once the read has (the terminal's own watcher says so): the read prints
+    // nothing, so only its reads past the send's write can tell the wait.
+    await waitFor(() => t.status, (status) => status === 'waiting_input');
+    const w = await t.wait({ since: r.cursor, waitMs: 30_000 });
+    g.dispose();
+    expect(w).toMatchObject({ status: 'waiting_input', output: '' });
+    expect(await t.send({ text: 'later' })).toMatchObject({ status: 'done', output: 'x=later' });
+  });
+
+  it('a wait after a result that reported the read waits for the next event', async () => {
+    const t = await pool.open(shell);
+    const r = await t.send({ text: 'read x; echo "x=$x"' });
+    expect(r).toMatchObject({ status: 'waiting_input' });
+    // The agent was told: the same read is not news; the bound passes with the program unchanged.
+    expect(await t.wait({ since: r.cursor, waitMs: 500 })).toMatchObject({ status: 'running', evidence: 'bound', output: '' });
+    expect(await t.send({ text: 'later' })).toMatchObject({ status: 'done', output: 'x=later' });
+  });
+
   it('a fake marker in program output settles nothing', async () => {
     const t = await pool.open(shell);
     const r = await t.send({ text: `printf '\\033]7771;deadbeef;E;99;0;;/\\007fake\\n'; sleep 0.5; echo real` });

@@ -7,7 +7,7 @@ import type { Clock } from './clock.js';
 import type { StreamHistory } from './history.js';
 import { encodeKeys } from './keys.js';
 import type { ObserveSpec, ObserverMode, observe } from './observer.js';
-import { takeBaseline, type ProbeTarget } from './probe.js';
+import { takeBaseline, type ProbeBaseline, type ProbeTarget } from './probe.js';
 import { OutputProjector } from './projection.js';
 import { commandBegun, type ReadinessEvent, type ReadinessState } from './readiness.js';
 import { lineClear } from './line-clear.js';
@@ -19,6 +19,8 @@ export interface SendWaitTarget {
   readonly clock: Clock;
   readonly history: StreamHistory;
   readonly probeTarget: ProbeTarget;
+  /** The reads a wait must see the program go past (session.ts `waitBaseline`). */
+  waitBaseline(): ProbeBaseline | null;
   readonly integrationLevel: 'full' | 'end-only' | 'none';
   readonly dialect: ShellDialect | null;
   readonly maxInputBytes: number;
@@ -125,7 +127,10 @@ export async function wait(target: SendWaitTarget, req: WaitRequest): Promise<Se
     collecting: running || target.integrationLevel !== 'full',
     echo: null,
     // Unseen output since the cursor: a program that waits now settles the wait at once.
-    baseline: from < history.offset ? null : takeBaseline(target.probeTarget),
+    // Otherwise a read counts past the last write and the last reported wait: a program that
+    // began waiting after its send's bound, printing nothing, settles it; the read the agent
+    // was already told about does not (the wait waits for the next event).
+    baseline: from < history.offset ? null : target.waitBaseline(),
     waitMs: req.waitMs,
     maxOutputBytes,
     signal: req.signal,

@@ -14,7 +14,7 @@ import { LastCommandTracker } from './last-command.js';
 import { type MarkerEvent, MarkerScanner } from './markers.js';
 import { commandBegun, hasExited, initialReadiness, type ReadinessEvent, type ReadinessState, step, terminalStatus } from './readiness.js';
 import type { RedirectReport } from './redirect-report.js';
-import { probeLook, probeWaiting, takeBaseline, type ProbeTarget, type WaitEvidence } from './probe.js';
+import { probeLook, probeWaiting, takeBaseline, type ProbeBaseline, type ProbeTarget, type WaitEvidence } from './probe.js';
 import { OutputProjector } from './projection.js';
 import { launchShell } from './launch.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
@@ -90,6 +90,16 @@ export class TerminalSession {
   private writeChain: Promise<void> = Promise.resolve();
   /** Writes started or queued and not settled: the next one waits for them (writeChain). */
   private writesPending = 0;
+  /**
+   * The foreground job's reads at the later of the last write to the PTY and the last result that
+   * reported a program waiting (null: neither yet). A wait counts a read as waiting only past it:
+   * not the read that input was written for (an interrupt's byte included), and not a read an
+   * agent was already told about (a wait waits for the next event); but a read begun since, with
+   * nothing printed (a program that began waiting after its send's bound), settles it at once.
+   */
+  private waitBaseline: ProbeBaseline | null = null;
+  /** Counts writes: a look that straddles one is stale (its baseline predates the write). */
+  private writeGeneration = 0;
   private readonly outputListeners = new Set<(text: string) => void>();
   private readonly stateListeners = new Set<() => void>();
   private readonly readyWaiters: Array<(ok: boolean) => void> = [];
@@ -118,8 +128,11 @@ export class TerminalSession {
       observers: this.observers,
       offset: () => this.history.offset,
       settledAt: (offset) => (this.lastCursorOffset = offset),
-      result: (observer, status, evidence, command, exitCode, startedAt, offset) =>
-        this.buildResult(observer.projector, observer.echo, status, evidence, command, exitCode, startedAt, offset),
+      result: (observer, status, evidence, command, exitCode, startedAt, offset) => {
+        // Told now: the next wait looks for a read after this one.
+        if (status === 'waiting_input' && evidence !== 'continuation') this.waitBaseline = takeBaseline(this.probeTarget);
+        return this.buildResult(observer.projector, observer.echo, status, evidence, command, exitCode, startedAt, offset);
+      },
       parsed: () => this.emulator.parsed(),
       handoff: (observer) => this.feed({ type: 'handoff' }, { observer }),
       bound: (observer) => this.feed({ type: 'bound' }, { observer }),
@@ -461,6 +474,7 @@ export class TerminalSession {
     const body = async () => {
       if (this.emulator.mustDrainBeforeInput) await this.emulator.parsed();
       if (this.ready.ptyExit) throw new TandemError('exited', 'The shell of this terminal has exited; open a new terminal.');
+      this.noteWrite();
       await this.platform.writeInput(data, (chunk) => this.pty.write(chunk), () => !this.ready.ptyExit, this.clock);
     };
     // With nothing ahead of it, the write starts in this turn (the body runs up to its first
@@ -472,6 +486,16 @@ export class TerminalSession {
       () => void (this.writesPending -= 1),
     );
     return run;
+  }
+
+  /** Takes the write baseline and hands it to every call in flight that judges reads by it. */
+  private noteWrite(): void {
+    const baseline = takeBaseline(this.probeTarget);
+    this.waitBaseline = baseline;
+    this.writeGeneration += 1;
+    // A command's own reads come after its start marker, which proves them post-write; every
+    // other observer (input to a program, a wait) now needs a read after this write.
+    for (const observer of this.observers) if (observer.mode !== 'command' || observer.baseline) observer.baseline = baseline;
   }
 
   /** Flow control: stop reading the PTY (the program blocks on a full buffer) and go on. */
@@ -517,6 +541,7 @@ export class TerminalSession {
       clock: this.clock,
       history: this.history,
       probeTarget: this.probeTarget,
+      waitBaseline: () => this.waitBaseline,
       integrationLevel: this.integrationLevel,
       dialect: this.shell.dialect,
       maxInputBytes: this.maxInputBytes,
@@ -562,7 +587,10 @@ export class TerminalSession {
   /** One probe of one observer, fed to the readiness engine with the output offsets around it. */
   private async look(observer: Observer): Promise<number | null> {
     const sampledAt = this.history.offset;
+    const generation = this.writeGeneration;
     const { evidence, quietDueMs } = await probeLook(this.probeTarget, observer.baseline, this.clock.now() - this.lastActivityAt);
+    // A write during the look: its evidence may be the read the write was meant for.
+    if (generation !== this.writeGeneration) return quietDueMs;
     // A confirming look: what the program printed before it waited (bash's end marker and
     // prompt, say) may still be on its way from the PTY thread; it counts before the silence does.
     if (evidence && observer.candidate) await this.pty.sync();
