@@ -15,7 +15,7 @@
  * every 5 s go to a JSON file that `bench/plot-soak.mjs` draws.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import xtermHeadless from '@xterm/headless';
 import type { Terminal as HeadlessTerminal } from '@xterm/headless';
@@ -468,13 +468,21 @@ export const soakFigure: Figure = {
         const until = performance.now() - t0;
         while (long && mark * long.floodEveryS * 1000 <= until) await personAct();
       };
+      // BENCH_HEAP_SNAPSHOTS=DIR: a heap snapshot at each checkpoint (compare with bench/heap-diff.mjs).
+      const snapshotDir = process.env.BENCH_HEAP_SNAPSHOTS;
+      const snapshot = async (name: string) => {
+        if (snapshotDir) await host!.command('heap-snapshot', { path: join(snapshotDir, `${name}.heapsnapshot`) });
+      };
       const start = await host.memory(true);
+      await snapshot('start');
       await phase(firstPhaseMs);
       await catchUp();
       const middle = await host.memory(true);
+      await snapshot('middle');
       await phase(lastPhaseMs);
       await catchUp();
       const end = await host.memory(true);
+      await snapshot('end');
       const calls = callsSoFar();
       const opened = agents.reduce((sum, agent) => sum + agent.opened, 0);
       const warned = warnings();

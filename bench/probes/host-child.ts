@@ -22,6 +22,7 @@ import { readdirSync, readlinkSync } from 'node:fs';
 import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
+import { writeHeapSnapshot } from 'node:v8';
 import { type Runtime, startRuntime } from '../../src/main/runtime.js';
 import { TerminalSession } from '../../src/main/terminal/session.js';
 
@@ -143,6 +144,11 @@ async function handle(command: Command): Promise<unknown> {
       const usage = process.memoryUsage();
       const fds = process.platform === 'linux' ? openDescriptors() : null;
       return { heapUsed: usage.heapUsed, heapTotal: usage.heapTotal, rss: usage.rss, external: usage.external, arrayBuffers: usage.arrayBuffers, fds: fds?.all ?? null, sockets: fds?.sockets ?? null };
+    }
+    case 'heap-snapshot': {
+      // Diagnostics of the soak (BENCH_HEAP_SNAPSHOTS): what the live heap holds, for bench/heap-diff.mjs.
+      if (typeof globalThis.gc === 'function') globalThis.gc();
+      return { path: writeHeapSnapshot(String(command.args?.path ?? '')) };
     }
     case 'stop':
       setImmediate(() => void stop(0));
