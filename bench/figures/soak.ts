@@ -75,7 +75,11 @@ async function step(agent: Agent, id: string, rows: number, i: number): Promise<
     // once the cursor is low enough.
     const screenRow = (result.screen as { row?: number } | undefined)?.row ?? 0;
     const echoLine = Number(result.totalLines) - rows + screenRow - 3;
-    if (i > 5 && echoLine - 3 >= Number(result.lineBegin) && !result.text.includes(`soak-${i - 4}`)) throw wrong(`terminal_read without soak-${i - 4}`, result);
+    if (i > 5 && echoLine - 3 >= Number(result.lineBegin) && !result.text.includes(`soak-${i - 4}`)) {
+      // The whole read, since the echo is looked for at its end: the line arithmetic above is part of the question.
+      const { text, ...rest } = result;
+      throw new Error(`terminal_read without soak-${i - 4}: ${JSON.stringify(rest)} text=${JSON.stringify(text)}`);
+    }
   } else if (i % 5 === 2) {
     const result = await callTool(agent.client, 'terminal_send', { id, text: `echo soak-${i}` });
     if (result.status !== 'done' || result.exitCode !== 0 || result.output !== `soak-${i}`) throw wrong(`echo soak-${i}`, result);
