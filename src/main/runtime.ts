@@ -17,6 +17,8 @@ import { InstanceLock } from './host/instance.js';
 import { SettingsStore } from './host/settings-store.js';
 import type { SandboxMode } from './sandbox/types.js';
 import { stateDir } from './state-dir.js';
+import { RecordingStore } from './record/store.js';
+import { systemClock } from './terminal/clock.js';
 import { WebServer } from './web/server.js';
 
 export interface RuntimeOptions {
@@ -59,7 +61,11 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   try {
     const home = opts.env.HOME ?? opts.env.USERPROFILE ?? '';
     const state = stateDir({ platform: process.platform, env: opts.env, home });
-    host = new TerminalHost({ instancePath: lock.path, env: opts.env, settings: new SettingsStore(join(state, 'settings.json')) });
+    const settings = new SettingsStore(join(state, 'settings.json'));
+    // Recordings and timelines (src/main/record): pruned now and every hour, off the start path.
+    const recordings = new RecordingStore(join(state, 'recordings'), { clock: systemClock, bounds: () => settings.get() });
+    void recordings.start().catch(() => undefined);
+    host = new TerminalHost({ instancePath: lock.path, env: opts.env, settings, recordings });
     let isUiCredential: (secret: string) => boolean = () => false;
     agents = new AgentLayer(host, {
       stateDir: state,

@@ -178,6 +178,27 @@ export const operations = {
   getSettings: { args: z.object({}), result: settingsSchema },
   /** Changes some settings; a bad value is refused with `invalid_argument` and changes nothing. */
   setSettings: { args: settingsPatchSchema, result: settingsSchema },
+  /** Recordings kept in the state directory (docs/recordings.md), oldest first; `live` while its terminal runs. */
+  listRecordings: {
+    args: z.object({}).strict(),
+    result: z.object({ recordings: z.array(z.object({ id: z.string(), terminalId: z.string(), title: z.string(), startedAt: z.string(), castBytes: z.number(), timelineBytes: z.number(), live: z.boolean() })) }),
+  },
+  /**
+   * One recording (by its id, or a terminal id for that terminal's newest): the .cast from its
+   * start (at most 8 MiB, cut at a line: `castTruncated`), the whole timeline, and whether the
+   * timeline's hash chain holds (`firstBad`: the 1-based line where it breaks).
+   */
+  exportRecording: {
+    args: z.object({ id: z.string().min(1).max(100) }).strict(),
+    result: z.object({
+      id: z.string(),
+      cast: z.string(),
+      castTruncated: z.boolean(),
+      timeline: z.string(),
+      timelineTruncated: z.boolean(),
+      verification: z.object({ ok: z.boolean(), records: z.number(), firstBad: z.number().nullable(), reason: z.string().nullable() }),
+    }),
+  },
   /** Whether the person's system is dark, for the "system" theme's answers to colour queries. */
   reportAppearance: { args: z.object({ dark: z.boolean() }), result: z.object({}) },
 } as const;

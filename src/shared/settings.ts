@@ -14,6 +14,9 @@ export const defaultFontFamily = "'JetBrains Mono', 'Cascadia Mono', 'DejaVu San
 /** Names the person may add to what agent terminals inherit. */
 export const agentEnvAllowBounds = { names: 64, nameChars: 128 } as const;
 
+/** Recordings (src/main/record): one terminal's .cast, all of them together (MiB), and days a finished one is kept. */
+export const recordingBounds = { maxMiB: { min: 1, max: 1024 }, totalMiB: { min: 10, max: 100_000 }, days: { min: 1, max: 3650 } } as const;
+
 export const themeChoices = ['dark', 'light', 'system'] as const;
 export type ThemeChoice = (typeof themeChoices)[number];
 /** A theme as drawn: "system" resolved by the person's operating system or browser. */
@@ -68,6 +71,14 @@ export const settingsSchema = z
           .regex(/^[A-Za-z_][A-Za-z0-9_]*(?:\(x86\))?$/, 'must be variable names (letters, digits, _)'),
       )
       .max(agentEnvAllowBounds.names),
+    /** Each new terminal is recorded (asciicast v3 and its timeline, docs/recordings.md). */
+    recording: z.boolean(),
+    /** Past this a terminal's recording stops keeping output (one marker says so); its timeline goes on. */
+    recordingMaxMiB: z.number().int().min(recordingBounds.maxMiB.min).max(recordingBounds.maxMiB.max),
+    /** All recordings together: the oldest finished ones go first. */
+    recordingTotalMiB: z.number().int().min(recordingBounds.totalMiB.min).max(recordingBounds.totalMiB.max),
+    /** A finished recording older than this many days goes. */
+    recordingDays: z.number().int().min(recordingBounds.days.min).max(recordingBounds.days.max),
   })
   .strict();
 
@@ -94,6 +105,10 @@ export const defaultSettings: Settings = {
   osc52Clipboard: false,
   inlineImages: false,
   agentEnvAllow: [],
+  recording: true,
+  recordingMaxMiB: 20,
+  recordingTotalMiB: 500,
+  recordingDays: 30,
 };
 
 export function resolveAppearance(theme: ThemeChoice, systemDark: boolean): Appearance {

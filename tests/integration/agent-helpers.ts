@@ -9,7 +9,7 @@ import { AgentLayer } from '../../src/main/agent/layer.js';
 import { McpSocketEndpoint } from '../../src/main/agent/mcp-socket.js';
 import { bridgeSocketPath } from '../../src/main/agent/socket-path.js';
 import { bridgeHeaders } from '../../src/main/agent/mcp-http.js';
-import { TerminalHost } from '../../src/main/host/host.js';
+import { type HostOptions, TerminalHost } from '../../src/main/host/host.js';
 import { InstanceLock } from '../../src/main/host/instance.js';
 import { provePath, proveHandler } from '../../src/main/host/instance-proof.js';
 import type { SandboxMode } from '../../src/main/sandbox/types.js';
@@ -36,7 +36,7 @@ export interface AgentFixture {
 
 /** A real host with the agent layer's real /mcp and /pair handlers on a loopback HTTP server. */
 export async function startAgentFixture(
-  opts: { trustLocalAgents?: boolean; unattendedGraceMs?: number; tandemHome?: string; defaultSandbox?: SandboxMode; trustedSandbox?: SandboxMode; procTier?: boolean; env?: Record<string, string>; agentStartupFiles?: 'user' | 'clean'; bridgeSocket?: boolean } = {},
+  opts: { trustLocalAgents?: boolean; unattendedGraceMs?: number; tandemHome?: string; defaultSandbox?: SandboxMode; trustedSandbox?: SandboxMode; procTier?: boolean; env?: Record<string, string>; agentStartupFiles?: 'user' | 'clean'; bridgeSocket?: boolean; host?: Partial<HostOptions> } = {},
 ): Promise<AgentFixture> {
   const root = mkdtempSync(join(tmpdir(), 'tandem-agent-'));
   const home = join(root, 'home');
@@ -44,7 +44,7 @@ export async function startAgentFixture(
   const { mkdirSync } = await import('node:fs');
   const project = join(home, 'project');
   mkdirSync(project, { recursive: true });
-  const host = new TerminalHost({ home, env: { ...process.env, HOME: home, ZDOTDIR: undefined, ...opts.env }, agentStartupFiles: opts.agentStartupFiles ?? 'clean', procTier: opts.procTier });
+  const host = new TerminalHost({ home, env: { ...process.env, HOME: home, ZDOTDIR: undefined, ...opts.env }, agentStartupFiles: opts.agentStartupFiles ?? 'clean', procTier: opts.procTier, ...opts.host });
   // New pairings are confined by default; where bubblewrap cannot run, the other suites run unconfined.
   const defaultSandbox = opts.defaultSandbox ?? (sandboxAvailable ? undefined : 'off');
   const layer = new AgentLayer(host, { stateDir, trustLocalAgents: opts.trustLocalAgents, unattendedGraceMs: opts.unattendedGraceMs, defaultSandbox, trustedSandbox: opts.trustedSandbox });

@@ -88,8 +88,10 @@ export async function handoff(ctx: AgentContext, connection: AgentConnection, ar
   const control = terminal.control;
   const request = ctx.questions.ask(ctx.handoffs, connection.identity.tokenHash, { agent: connection.identity.name, terminalId: terminal.id, title: terminal.meta.title, message: args.message });
   withdrawAll(ctx, control.dispatch({ type: 'ask', requestId: request.id }));
+  terminal.journal.handoff('request', { from: `agent:${connection.identity.name}`, to: 'person', note: args.message });
   void request.decision.then((decision) => {
     if (!ctx.host.has(terminal.id)) return;
+    terminal.journal.handoff(decision.accept ? 'accepted' : 'declined', { from: `agent:${connection.identity.name}`, to: 'person', accepted: decision.accept, note: decision.accept ? null : decision.note });
     control.dispatch({ type: 'answer', requestId: request.id, accept: decision.accept, note: decision.accept ? null : decision.note, offset: terminal.ops.streamOffset });
   });
   const waitMs = args.waitMs ?? ctx.host.limits.defaultWaitMs;

@@ -50,7 +50,11 @@ export class AgentLayer implements AgentPanel {
   private readonly bridge: BridgeCommand;
   private readonly defaultSandbox: SandboxMode;
 
+  /** The host, for the timelines of an agent's terminals. */
+  private readonly host: TerminalHost;
+
   constructor(host: TerminalHost, opts: AgentLayerOptions) {
+    this.host = host;
     this.tokens = new TokenStore(opts.stateDir);
     this.defaultSandbox = opts.defaultSandbox ?? platformDefaultMode();
     // A new pairing records its sandbox, so a later change of the default never alters an agent with terminals open.
@@ -156,7 +160,14 @@ export class AgentLayer implements AgentPanel {
     const kept = sandbox === undefined && network === undefined ? { sandbox: current.settings.sandbox, network: current.settings.network } : after;
     // The read list applies to terminals opened after the change; open ones keep what they were given.
     const readable = homeReadable ?? current.settings.homeReadable;
+    const fromPolicy = current.settings.policy;
     this.tokens.setSettings(current.name, { policy, allow: allow ?? current.settings.allow ?? defaultPolicy.allow, deny: deny ?? current.settings.deny ?? defaultPolicy.deny, ...kept, ...(readable ? { homeReadable: readable } : {}) });
+    // The agent's open terminals' timelines say what changed (src/main/record).
+    for (const view of this.host.list().filter((view) => view.agent === current.name)) {
+      const journal = this.host.get(view.id).journal;
+      journal.agentSettings('policy', { agent: current.name, from: fromPolicy, to: policy, allow: allow?.length ?? null, deny: deny?.length ?? null });
+      if (before.sandbox !== after.sandbox || before.network !== after.network) journal.agentSettings('sandbox', { agent: current.name, from: before, to: after });
+    }
     this.changed();
   }
 

@@ -11,6 +11,7 @@ import { atFreshPrompt, type LineReader, planSend, resetLine, type SendPlan, she
 import { redirectedBy } from './redirect-check.js';
 import type { AgentConnection, ApprovalDecision } from './service.js';
 import type { ToolArgs } from './tool-defs.js';
+import { agentActor, journalAgentLine, journalAgentWrite } from '../record/agent-hooks.js';
 
 /** How long a send waits for the shell's redirect report of the command that just ended. */
 const redirectReportWaitMs = 1000;
@@ -84,6 +85,7 @@ export async function send(ctx: AgentContext, connection: AgentConnection, args:
       why = `allowed, but ${redirected}: it could run something else`;
     }
   }
+  if (verdict === 'deny') await journalAgentLine(terminal, connection.identity.name, line, { rejected: 'matches the deny list', decidedBy: 'deny_list' });
   if (verdict === 'deny') throw new TandemError('rejected', `"${line.slice(0, 80)}" matches the deny list and was not sent.`);
 
   // The slot is held from here: while asking, while queued, while running.
@@ -99,6 +101,7 @@ export async function send(ctx: AgentContext, connection: AgentConnection, args:
     });
     // The agent's slot is held while the person decides.
     state.awaiting.add(owner);
+    void journalAgentLine(terminal, connection.identity.name, line, { asked: why });
     void request.decision.then(() => state.awaiting.delete(owner));
     const decided = await waitFor(ctx.clock, { ms: deadline - ctx.clock.now(), signal, until: request.decision });
     if (decided.kind === 'timeout') {
@@ -112,6 +115,7 @@ export async function send(ctx: AgentContext, connection: AgentConnection, args:
       throw decided.reason ?? new Error('aborted');
     }
     const decision = decided.value;
+    if (decision.state === 'rejected') await journalAgentLine(terminal, connection.identity.name, line, { rejected: decision.reason || 'rejected', decidedBy: 'person' });
     if (decision.state === 'rejected') throw new TandemError('rejected', decision.reason || 'The person rejected this command.');
     approval = { state: decision.state, reason: null };
     // The edited line is what runs: nothing the agent sent rides along.
@@ -123,7 +127,9 @@ export async function send(ctx: AgentContext, connection: AgentConnection, args:
     state.approved = null;
     const typing = typedAs(terminal, plan, args, approval?.state === 'edited' ? text! : null);
     if (!typing) throw new TandemError('busy', 'The terminal moved on while this send waited (a command ended or began, or its line changed); send it again.');
+    await journalAgentWrite(terminal, connection.identity.name, approval?.state === 'edited' ? text! : line, typing, approval ? (approval.state === 'edited' ? 'edited' : 'approval') : settings.policy === 'always' ? 'always' : judged?.deferred ? 'unjudged' : 'allow_entry');
     const result = await ops.send(turn, { ...typing, input: args.input, waitMs: Math.max(0, deadline - ctx.clock.now()), maxOutputBytes: args.maxOutputBytes, signal });
+    terminal.journal.settled(agentActor(terminal, connection.identity.name), result);
     return decorate(ctx, terminal, result, approval, startedAt);
   } finally {
     turn.release();
@@ -161,6 +167,7 @@ function typedAs(terminal: ManagedTerminal, plan: Plan, args: ToolArgs<'terminal
 
 async function runWhenApproved(ctx: AgentContext, connection: AgentConnection, terminal: ManagedTerminal, decision: Promise<ApprovalDecision>, args: ToolArgs<'terminal_send'>, plan: Plan): Promise<void> {
   const answer = await decision;
+  if (answer.state === 'rejected' && ctx.host.has(terminal.id)) void journalAgentLine(terminal, connection.identity.name, plan.judged?.shown ?? args.text ?? '', { rejected: answer.reason || 'rejected', decidedBy: 'person' });
   // Decided late: it runs only if the agent, the terminal and its control are still as they were.
   if (answer.state === 'rejected' || !ctx.tokens.currentSettings(connection.identity) || !ctx.isConnected(connection.identity.tokenHash) || !ctx.host.has(terminal.id) || terminal.control.controller === 'user') return;
   const state = ctx.state(terminal);
@@ -174,6 +181,7 @@ async function runWhenApproved(ctx: AgentContext, connection: AgentConnection, t
     if (!typing) return;
     const line = edited ? answer.command : (plan.judged?.shown ?? [args.text ?? '', ...(args.keys ?? [])].join(' ').trim());
     state.approved = { command: line, approval: { state: answer.state, reason: null } };
+    await journalAgentWrite(terminal, connection.identity.name, line, typing, edited ? 'edited' : 'approval');
     await terminal.ops.send(turn, { ...typing, input: args.input, waitMs: 0 }).catch(() => undefined);
   } finally {
     turn.release();

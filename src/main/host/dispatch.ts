@@ -137,6 +137,8 @@ export class Dispatcher {
       answerHandoff: (args) => (agents ? (agents.answerHandoff(args), {}) : noAgents()),
       getSettings: () => host.settings.get(),
       setSettings: (patch) => host.settings.update(patch),
+      listRecordings: async () => ({ recordings: await host.recordings().list() }),
+      exportRecording: ({ id }) => host.recordings().export(id),
       reportAppearance: ({ dark }) => (host.settings.setSystemAppearance(dark), {}),
       notify: ({ title, body, terminalId }) => {
         if (!opts.desktop) noDesktop();

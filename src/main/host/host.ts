@@ -14,6 +14,8 @@ import { TerminalSession, type SessionOptions } from '../terminal/session.js';
 import type { Attachment, FrameSink } from './attachment.js';
 import { type FlowOptions, ManagedTerminal, type TerminalMeta } from './managed-terminal.js';
 import { SettingsStore } from './settings-store.js';
+import type { TerminalRecorder } from '../record/recorder.js';
+import type { RecordingStore } from '../record/store.js';
 
 export interface HostOptions {
   limits?: Partial<Limits>;
@@ -29,6 +31,8 @@ export interface HostOptions {
   flow?: FlowOptions;
   /** The person's settings (theme, scrollback of new terminals); in memory when not given. */
   settings?: SettingsStore;
+  /** Where terminals are recorded (src/main/record); none when not given. */
+  recordings?: RecordingStore;
 }
 
 export interface CreateRequest {
@@ -72,6 +76,7 @@ export class TerminalHost {
   readonly limits: Limits;
   readonly settings: SettingsStore;
   private readonly terminals = new Map<string, ManagedTerminal>();
+  private readonly recorders = new Map<string, TerminalRecorder>();
   private pendingCreates = 0;
   private readonly rosterListeners = new Set<(terminals: TerminalView[]) => void>();
   private readonly removedListeners = new Set<(id: string) => void>();
@@ -217,11 +222,38 @@ export class TerminalHost {
       };
       const terminal = new ManagedTerminal(session, meta, this.clock, this.changed, this.opts.flow, this.limits.maxQueuedOperations);
       this.terminals.set(terminal.id, terminal);
+      this.record(terminal);
       this.changed();
       return terminal;
     } finally {
       this.pendingCreates -= 1;
     }
+  }
+
+  private record(terminal: ManagedTerminal): void {
+    const s = terminal.session;
+    const recorder = this.opts.recordings?.open({ terminalId: s.id, title: terminal.meta.title, origin: terminal.meta.origin, agent: terminal.meta.agent, shell: s.shell.name, cwd: s.cwd, cols: s.cols, rows: s.rows, sandbox: s.sandbox });
+    if (!recorder) return;
+    this.recorders.set(terminal.id, recorder);
+    terminal.journal = recorder;
+    recorder.follow(s, 0);
+  }
+
+  private readonly finishing = new Set<Promise<void>>();
+  private track(finish: Promise<void>): void {
+    const done = finish.catch(() => undefined).finally(() => this.finishing.delete(done));
+    this.finishing.add(done);
+  }
+
+  /** The recording store, for the person's list and export. */
+  recordings(): RecordingStore {
+    if (!this.opts.recordings) throw new TandemError('not_running', 'This Tandem keeps no recordings (no state directory was given to it).');
+    return this.opts.recordings;
+  }
+
+  /** The live recording of a terminal, if it is recorded. */
+  recorderOf(id: string): TerminalRecorder | null {
+    return this.recorders.get(id) ?? null;
   }
 
   /** A bare name with several binaries (`bash` on a Mac with Homebrew's) means discovery's preferred one. */
@@ -256,6 +288,10 @@ export class TerminalHost {
       terminal.dispose();
       this.terminals.delete(id);
       this.recordClose(terminal, cause);
+      const recorder = this.recorders.get(id);
+      this.recorders.delete(id);
+      // Its files close off this path; shutdown waits for them.
+      if (recorder) this.track(this.opts.recordings!.finish(recorder, cause.cause, terminal.session.exitCode));
       for (const listener of this.removedListeners) listener(id);
       this.changed();
     }
@@ -278,6 +314,7 @@ export class TerminalHost {
       if (!closed.closed) throw new TandemError('busy', `The old shell left ${closed.orphans.length} process(es) that could not be stopped; try again.`);
       const session = await TerminalSession.start(this.sessionOptions({ cwd: (old.sandboxRequest ? old.openedIn : old.cwd) ?? undefined, cols: old.cols, rows: old.rows, sandbox: old.sandboxRequest ?? undefined }, old.shell, terminal.meta.origin, old.id));
       terminal.replaceSession(session);
+      this.recorders.get(id)?.follow(session, 0);
       this.changed();
       return terminal.view();
     });
@@ -359,6 +396,7 @@ export class TerminalHost {
     terminal.meta.agent = agent;
     terminal.meta.agentConnected = agent !== null && this.agentPresence(agent);
     terminal.control.dispatch({ type: 'hand_to', toAgent: agent !== null, offset: terminal.session.streamOffset });
+    terminal.journal.handoff('hand_to', agent ? { from: 'person', to: `agent:${agent}` } : { to: 'person' });
     this.changed();
     return terminal.view();
   }
@@ -366,6 +404,7 @@ export class TerminalHost {
   takeControl(id: string): TerminalView {
     const terminal = this.get(id);
     terminal.control.dispatch({ type: 'take', offset: terminal.session.streamOffset });
+    terminal.journal.handoff('takeover', { to: 'person' });
     return terminal.view();
   }
 
@@ -373,6 +412,7 @@ export class TerminalHost {
     const terminal = this.get(id);
     if (!terminal.meta.agent) throw new TandemError('invalid_argument', 'This terminal has no agent to hand control back to.');
     terminal.control.dispatch({ type: 'hand_back', words: { note: words.note?.trim() || null, shareOutput: words.shareOutput === true } });
+    terminal.journal.handoff('hand_back', { from: 'person', to: `agent:${terminal.meta.agent}`, note: words.note?.trim() || null });
     return terminal.view();
   }
 
@@ -380,5 +420,7 @@ export class TerminalHost {
   async shutdown(): Promise<void> {
     this.shuttingDown = true;
     await Promise.all([...this.terminals.keys()].map((id) => this.close(id, 'person', { cause: 'shutdown' }).catch(() => undefined)));
+    await Promise.all([...this.finishing]);
+    this.opts.recordings?.dispose();
   }
 }

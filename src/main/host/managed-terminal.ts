@@ -9,6 +9,7 @@ import { hostPlatform } from '../pty/platform.js';
 import { TerminalControl } from './terminal-control.js';
 import { TerminalOps } from './terminal-ops.js';
 import { Attachment, type FrameSink, outputFrom } from './attachment.js';
+import { noJournal, type TerminalJournal } from '../record/journal.js';
 import { frameMaxChars, highWatermarkChars, lowWatermarkChars, maxBufferedChars, stalledAfterMs } from '../../shared/wire.js';
 
 /** Reads arriving this close together are batched into one frame (of about `frameMaxChars`). */
@@ -56,6 +57,8 @@ export class ManagedTerminal {
   readonly control: TerminalControl;
   /** What the agent layer may do with this terminal; it never reaches the session itself. */
   readonly ops: TerminalOps;
+  /** The terminal's recording and timeline (src/main/record), or the no-op when not recorded. */
+  journal: TerminalJournal = noJournal;
 
   constructor(
     public session: TerminalSession,
@@ -307,8 +310,12 @@ export class ManagedTerminal {
 
   /** The person's input from the writing view, through the control machine and their lease. */
   async personInput(data: string, typed: boolean): Promise<void> {
+    // Echo is judged before the write: a password read could restore echo before a later look.
+    const hidden = typed && this.journal.enabled ? await this.journal.inputHidden() : false;
     const effects = this.control.dispatch({ type: 'input', typed, offset: this.session.streamOffset });
-    if (effects.some((effect) => effect.type === 'write')) await this.control.queue.underLease(() => this.session.write(data));
+    if (!effects.some((effect) => effect.type === 'write')) return;
+    if (typed) this.journal.input({ who: 'person', handoff: this.meta.origin === 'agent' }, data, hidden);
+    await this.control.queue.underLease(() => this.session.write(data));
   }
 
   dispose(): void {

@@ -1,0 +1,354 @@
+/**
+ * One terminal's recording: its asciicast v3 file and its timeline (timeline.ts), written
+ * through bounded sinks (sink.ts) off the output path. Output is only queued where it arrives
+ * (an array push); redaction, JSON and the write happen once per `flushMs` on a timer of the
+ * injected clock, so a flood pays one batch per tick, never a call per read.
+ */
+import { hostPlatform } from '../pty/platform.js';
+import type { TtyModes } from '../pty/termios.js';
+import type { Clock } from '../terminal/clock.js';
+import type { TerminalSession } from '../terminal/session.js';
+import { type Actor, actorName, type Allowance, type TerminalJournal } from './journal.js';
+import { redact } from './redact.js';
+import { AppendSink } from './sink.js';
+import { type TimelineType, TimelineWriter } from './timeline.js';
+
+/** Output is batched into one `o` event per this many ms (the clock's). */
+export const flushMs = 16;
+/** Output waiting for its batch, at most: past it, output is skipped and a marker says how much. */
+export const maxPendingOutputChars = 8 * 1024 * 1024;
+/** A line's tail after its last space waits this long for the rest (a credential cut between reads). */
+const heldTailChars = 256;
+/** How long an ended command's record waits for its line (bash sends it after the end marker). */
+const commandLineWaitMs = 1000;
+/** Kept back under the .cast's bound for the marker that says it was reached, and the exit. */
+const castReserve = 4096;
+
+export interface RecorderMeta {
+  terminalId: string;
+  title: string;
+  origin: 'agent' | 'user';
+  agent: string | null;
+  shell: string;
+  cwd: string | null;
+  cols: number;
+  rows: number;
+  sandbox: unknown;
+}
+
+export interface RecorderOptions {
+  castPath: string;
+  timelinePath: string;
+  maxCastBytes: number;
+  maxTimelineBytes: number;
+  clock: Clock;
+  /** Wall time in ms since the epoch (the header's timestamp, the timeline's `at`). */
+  wall: () => number;
+  /** The terminal's tty modes now (tests inject; the default asks the platform). */
+  ttyModes?: (session: TerminalSession) => Promise<TtyModes | null>;
+}
+
+type CastCode = 'o' | 'i' | 'r' | 'm' | 'x';
+
+export class TerminalRecorder implements TerminalJournal {
+  readonly enabled = true;
+  readonly cast: AppendSink;
+  readonly timelineSink: AppendSink;
+  readonly timeline: TimelineWriter;
+  private readonly startedAt: number;
+  private lastEventAt: number;
+  private pending: string[] = [];
+  private pendingChars = 0;
+  private pendingAt = 0;
+  private held = '';
+  private skippedChars = 0;
+  private flushTimer: ReturnType<typeof setTimeout> | null = null;
+  private castStopped = false;
+  private exitWritten = false;
+  private lastTypist: string | null = null;
+  private lastInputBy: Actor | null = null;
+  private pendingSend: { by: Actor; line: string; allowed: Allowance } | null = null;
+  private command: { t: number; at: string; by: Actor | null; line: string | null; allowed: Allowance | null } | null = null;
+  private ended: ({ command: string | null } & Record<string, unknown>) | null = null;
+  private endTimer: ReturnType<typeof setTimeout> | null = null;
+  private session: TerminalSession | null = null;
+  private unfollow: () => void = () => undefined;
+  private closed = false;
+
+  constructor(
+    readonly meta: RecorderMeta,
+    private readonly opts: RecorderOptions,
+  ) {
+    this.cast = new AppendSink(opts.castPath, { maxBytes: opts.maxCastBytes, maxPendingBytes: 16 * 1024 * 1024 });
+    this.timelineSink = new AppendSink(opts.timelinePath, { maxBytes: opts.maxTimelineBytes, maxPendingBytes: 1024 * 1024 });
+    this.timeline = new TimelineWriter(this.timelineSink);
+    this.startedAt = opts.clock.now();
+    this.lastEventAt = this.startedAt;
+    const header = { version: 3, term: { cols: meta.cols, rows: meta.rows, type: 'xterm-256color' }, timestamp: Math.floor(opts.wall() / 1000), title: meta.title, command: meta.shell, tags: ['tandem', meta.origin === 'agent' ? `agent:${meta.agent ?? ''}` : 'person'] };
+    this.cast.write(`${JSON.stringify(header)}\n`);
+    this.record('open', { terminal: meta.terminalId, title: meta.title, origin: meta.origin, agent: meta.agent, shell: meta.shell, cwd: meta.cwd, sandbox: meta.sandbox });
+  }
+
+  /** Seconds since the recording began: the cast's and the timeline's time base. */
+  private get t(): number {
+    return (this.opts.clock.now() - this.startedAt) / 1000;
+  }
+
+  private at(): string {
+    return new Date(this.opts.wall()).toISOString();
+  }
+
+  // ---- the session ------------------------------------------------------------------------
+
+  /** Follows a session's output, size, commands and exit (again after a reset). */
+  follow(session: TerminalSession, fromOffset: number | null = null): void {
+    this.unfollow();
+    if (this.session && this.session !== session) this.marker('shell reset');
+    this.session = session;
+    // What the shell printed before the host took the terminal (its first prompt).
+    if (fromOffset !== null && session.streamOffset > fromOffset) this.output(session.outputSince(fromOffset));
+    let cols = session.cols;
+    let rows = session.rows;
+    if (cols !== this.meta.cols || rows !== this.meta.rows) this.event('r', `${cols}x${rows}`);
+    let phase = session.phase;
+    let lastEnd = session.lastCommand?.finishedAt ?? null;
+    const offOutput = session.onOutput((text) => this.output(text));
+    const offState = session.onStateChange(() => {
+      if (session.cols !== cols || session.rows !== rows) {
+        cols = session.cols;
+        rows = session.rows;
+        this.event('r', `${cols}x${rows}`);
+      }
+      const now = session.phase;
+      if (now === 'running' && phase !== 'running') this.commandStarted();
+      phase = now;
+      const done = session.lastCommand;
+      if (done && done.finishedAt !== lastEnd) {
+        lastEnd = done.finishedAt;
+        this.commandEnded(done.command, done.exitCode, session.cwd);
+      } else if (done && done.command !== null && this.ended && this.ended.command === null) {
+        // bash names a command just after its end marker.
+        this.ended.command = redact(done.command);
+        this.finishCommand();
+      }
+      if (session.status === 'exited') this.exited(session.exitCode);
+    });
+    this.unfollow = () => {
+      offOutput();
+      offState();
+    };
+  }
+
+  output(text: string): void {
+    if (this.castStopped || this.closed) return;
+    if (this.pendingChars + text.length > maxPendingOutputChars) {
+      this.skippedChars += text.length;
+      return;
+    }
+    if (this.pending.length === 0 && this.held === '') this.pendingAt = this.opts.clock.now();
+    this.pending.push(text);
+    this.pendingChars += text.length;
+    this.flushTimer ??= this.opts.clock.setTimeout(() => this.flushOutput(false), flushMs);
+  }
+
+  /** Writes the batched output as one `o` event; `all` also lets go of a held tail. */
+  flushOutput(all: boolean): void {
+    if (this.flushTimer) this.opts.clock.clearTimeout(this.flushTimer);
+    this.flushTimer = null;
+    const fresh = this.pending.length > 0;
+    let text = this.held + this.pending.join('');
+    this.pending = [];
+    this.pendingChars = 0;
+    this.held = '';
+    if (fresh && !all) {
+      // A value cut between reads (`GITHUB_TO` | `KEN=…`) is redacted whole: a short last word waits.
+      const cut = Math.max(text.lastIndexOf(' '), text.lastIndexOf('\n'), text.lastIndexOf('\r'));
+      if (text.length - cut - 1 <= heldTailChars && cut + 1 < text.length) {
+        this.held = text.slice(cut + 1);
+        text = text.slice(0, cut + 1);
+        this.flushTimer = this.opts.clock.setTimeout(() => this.flushOutput(false), flushMs);
+      }
+    }
+    if (text !== '') this.event('o', redact(text), this.pendingAt);
+    this.pendingAt = this.opts.clock.now();
+    if (this.skippedChars > 0) {
+      const skipped = this.skippedChars;
+      this.skippedChars = 0;
+      this.marker(`recording skipped ${skipped} characters of output (the disk was behind)`);
+    }
+  }
+
+  // ---- the journal port -----------------------------------------------------------------
+
+  async inputHidden(): Promise<boolean> {
+    const session = this.session;
+    // At its prompt the shell's line editor echoes what is typed itself.
+    if (!session || session.phase === 'idle' || session.status === 'exited') return false;
+    const modes = await (this.opts.ttyModes ?? platformModes)(session);
+    // Unknown modes (no stty, Windows) count as hidden: a password is never guessed visible.
+    return modes === null || (!modes.echo && modes.icanon);
+  }
+
+  input(by: Actor, data: string, hidden: boolean): void {
+    this.lastInputBy = by;
+    const typist = `input by ${actorName(by)}${by.handoff ? ' (handoff)' : ''}`;
+    if (hidden) {
+      this.marker(`input hidden: ${typist.slice('input by '.length)}`);
+      this.record('input_hidden', { by: actorName(by), handoff: by.handoff === true });
+      return;
+    }
+    if (typist !== this.lastTypist) {
+      this.lastTypist = typist;
+      this.marker(typist);
+    }
+    this.event('i', redact(data));
+  }
+
+  send(by: Actor, line: string, allowed: Allowance): void {
+    this.pendingSend = { by, line: redact(line), allowed };
+    this.record('send', { by: actorName(by), handoff: by.handoff === true, line: redact(line), allowed });
+  }
+
+  settled(by: Actor, result: { status: string; evidence: string; exitCode: number | null; cwd: string | null }): void {
+    if (result.status === 'done' || result.status === 'exited') return;
+    this.record('wait', { by: actorName(by), status: result.status, evidence: result.evidence, cwd: result.cwd });
+    if (result.status === 'waiting_input') this.marker(`waiting for input (${result.evidence})`);
+  }
+
+  rejected(by: Actor, line: string, reason: string, decidedBy: 'deny_list' | 'person'): void {
+    this.record('rejection', { by: actorName(by), line: redact(line), reason: redact(reason), decidedBy });
+    this.marker(`rejected (${decidedBy === 'person' ? 'by the person' : 'deny list'}): ${redact(line).slice(0, 200)}`);
+  }
+
+  asked(by: Actor, line: string, why: string | null): void {
+    this.record('approval_asked', { by: actorName(by), line: redact(line), why });
+    this.marker(`approval asked: ${redact(line).slice(0, 200)}`);
+  }
+
+  handoff(kind: string, fields: { from?: string; to?: string; note?: string | null; accepted?: boolean }): void {
+    const note = fields.note ? redact(fields.note) : (fields.note ?? null);
+    this.record('handoff', { kind, ...fields, note });
+    this.marker(`handoff ${kind}${fields.to ? ` to ${fields.to}` : ''}${note ? `: ${note.slice(0, 200)}` : ''}`);
+  }
+
+  agentSettings(type: 'policy' | 'sandbox', fields: Record<string, unknown>): void {
+    this.record(type, fields);
+  }
+
+  // ---- commands, exit, close ----------------------------------------------------------------
+
+  private commandStarted(): void {
+    this.finishCommand();
+    this.flushOutput(true);
+    const send = this.pendingSend;
+    this.pendingSend = null;
+    // The command is the last typist's: an agent's judged line carries how it was allowed.
+    const by = this.lastInputBy;
+    const fromSend = send && by && by.who === 'agent' && actorName(send.by) === actorName(by);
+    this.command = { t: this.t, at: this.at(), by, line: fromSend ? send.line : null, allowed: fromSend ? send.allowed : null };
+    this.marker(`command start${by ? ` by ${actorName(by)}` : ''}${fromSend ? `: ${send.line.slice(0, 200)}` : ''}`);
+  }
+
+  private commandEnded(line: string | null, exitCode: number | null, cwd: string | null): void {
+    this.finishCommand();
+    this.flushOutput(true);
+    const started = this.command;
+    this.command = null;
+    const command = line !== null ? redact(line) : (started?.line ?? null);
+    this.marker(`command end: exit ${exitCode ?? 'unknown'}${cwd ? ` · ${cwd}` : ''}`);
+    this.ended = {
+      by: started?.by ? actorName(started.by) : null,
+      handoff: started?.by?.handoff === true,
+      command,
+      allowed: started?.allowed ?? null,
+      start: started?.t ?? null,
+      startedAt: started?.at ?? null,
+      end: this.t,
+      endedAt: this.at(),
+      exitCode,
+      cwd,
+      sandbox: this.meta.sandbox,
+    };
+    // Its line may follow the end marker (bash): the record waits for it, the next command, the close, or this.
+    if (command !== null) this.finishCommand();
+    else this.endTimer = this.opts.clock.setTimeout(() => this.finishCommand(), commandLineWaitMs);
+  }
+
+  /** Writes the ended command's record, once. */
+  private finishCommand(): void {
+    if (this.endTimer) this.opts.clock.clearTimeout(this.endTimer);
+    this.endTimer = null;
+    const ended = this.ended;
+    this.ended = null;
+    if (ended) this.record('command', ended);
+  }
+
+  private exited(exitCode: number | null): void {
+    if (this.exitWritten) return;
+    this.exitWritten = true;
+    this.flushOutput(true);
+    this.write('x', String(exitCode ?? ''), this.opts.clock.now(), true);
+  }
+
+  /** The terminal left the host: the rest of the output, the exit, the `close` record, then the files. */
+  async close(cause: string, exitCode: number | null): Promise<void> {
+    if (this.closed) return;
+    this.finishCommand();
+    this.flushOutput(true);
+    this.exited(exitCode);
+    this.record('close', { cause, exitCode });
+    this.closed = true;
+    this.unfollow();
+    await Promise.all([this.cast.close(), this.timelineSink.close()]);
+  }
+
+  /** Everything recorded so far is on disk. */
+  async flushed(): Promise<void> {
+    this.flushOutput(true);
+    await Promise.all([this.cast.flushed(), this.timelineSink.flushed()]);
+  }
+
+  get live(): boolean {
+    return !this.closed;
+  }
+
+  // ---- writing ----------------------------------------------------------------------------
+
+  private marker(label: string): void {
+    this.event('m', label);
+  }
+
+  private event(code: CastCode, data: string, at = this.opts.clock.now()): void {
+    if (this.closed) return;
+    // Output already batched goes first: events stay in the order they happened.
+    if (code !== 'o' && (this.pending.length > 0 || this.held !== '')) this.flushOutput(true);
+    this.write(code, data, at, false);
+  }
+
+  private write(code: CastCode, data: string, at: number, reserved: boolean): void {
+    if (this.castStopped && !reserved) return;
+    const when = Math.max(at, this.lastEventAt);
+    const line = `${JSON.stringify([Math.round((when - this.lastEventAt) / 1000 * 1e6) / 1e6, code, data])}\n`;
+    const bytes = Buffer.byteLength(line);
+    if (!reserved && bytes > this.cast.room - castReserve) {
+      this.castStopped = true;
+      this.pending = [];
+      this.held = '';
+      this.write('m', `recording stopped: the ${Math.round(this.opts.maxCastBytes / 1048576)} MiB bound of this terminal's recording was reached (the timeline goes on)`, at, true);
+      this.record('recording', { state: 'stopped', reason: 'size' });
+      return;
+    }
+    if (this.cast.write(line, bytes)) this.lastEventAt = when;
+  }
+
+  private record(type: TimelineType, fields: Record<string, unknown>): void {
+    if (this.closed) return;
+    this.timeline.append(type, this.t, this.at(), fields);
+  }
+}
+
+/** The platform's modes for the session's terminal (stty on POSIX, nothing on Windows). */
+function platformModes(session: TerminalSession): Promise<TtyModes | null> {
+  const tty = hostPlatform.ttyPath(session.pid, undefined);
+  return tty ? hostPlatform.ttyModes(tty) : Promise.resolve(null);
+}

@@ -1,0 +1,233 @@
+/**
+ * Where recordings live: `<state dir>/recordings/` (0700), two files per terminal run, 0600:
+ * `<stamp>-<terminal id>.cast` (asciicast v3) and `<stamp>-<terminal id>.timeline.jsonl`.
+ * Bounded by the person's settings: per terminal (the recorder stops its .cast there), in all
+ * and by age (the oldest finished recordings go first, at start and every `pruneEveryMs`).
+ */
+import { chmodSync, mkdirSync } from 'node:fs';
+import { open, readdir, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { TandemError } from '../../shared/errors.js';
+import type { Clock } from '../terminal/clock.js';
+import { type RecorderMeta, TerminalRecorder } from './recorder.js';
+import { type TimelineVerification, verifyTimeline } from './timeline.js';
+
+export interface RecordingBounds {
+  /** Recording on or off (new terminals). */
+  recording: boolean;
+  /** One terminal's .cast, in MiB. */
+  recordingMaxMiB: number;
+  /** Every recording together, in MiB. */
+  recordingTotalMiB: number;
+  /** Days a finished recording is kept. */
+  recordingDays: number;
+}
+
+/** One terminal's timeline, at most (its own bound: it goes on after the .cast stopped). */
+export const maxTimelineBytes = 4 * 1024 * 1024;
+/** What one export returns of a .cast at most (from its start, cut at a line): the WebSocket drops a client 16 MiB behind. */
+export const maxExportCastBytes = 8 * 1024 * 1024;
+export const pruneEveryMs = 60 * 60 * 1000;
+const dayMs = 24 * 60 * 60 * 1000;
+const namePattern = /^(\d{8}T\d{6}\d{3}Z-[A-Za-z0-9_-]{1,64})\.(cast|timeline\.jsonl)$/;
+const idPattern = /^\d{8}T\d{6}\d{3}Z-[A-Za-z0-9_-]{1,64}$/;
+
+export interface RecordingInfo {
+  id: string;
+  terminalId: string;
+  title: string;
+  startedAt: string;
+  castBytes: number;
+  timelineBytes: number;
+  live: boolean;
+}
+
+export interface RecordingExport {
+  id: string;
+  cast: string;
+  castTruncated: boolean;
+  timeline: string;
+  timelineTruncated: boolean;
+  verification: TimelineVerification;
+}
+
+export interface StoreOptions {
+  clock: Clock;
+  wall?: () => number;
+  bounds: () => RecordingBounds;
+}
+
+export class RecordingStore {
+  private readonly live = new Map<string, TerminalRecorder>();
+  private readonly wall: () => number;
+  private pruneTimer: ReturnType<typeof setTimeout> | null = null;
+  private pruning: Promise<string[]> | null = null;
+
+  constructor(
+    readonly dir: string,
+    private readonly opts: StoreOptions,
+  ) {
+    this.wall = opts.wall ?? Date.now;
+  }
+
+  private ensureDir(): void {
+    mkdirSync(this.dir, { recursive: true, mode: 0o700 });
+    chmodSync(this.dir, 0o700);
+  }
+
+  /** Prunes now and then every hour (the injected clock's). */
+  start(): Promise<string[]> {
+    const again = () => {
+      this.pruneTimer = this.opts.clock.setTimeout(() => {
+        void this.prune().finally(again);
+      }, pruneEveryMs);
+    };
+    if (!this.pruneTimer) again();
+    return this.prune();
+  }
+
+  /** A recorder for a new terminal, or null when recording is off (or the directory cannot be made). */
+  open(meta: RecorderMeta): TerminalRecorder | null {
+    const bounds = this.opts.bounds();
+    if (!bounds.recording) return null;
+    try {
+      this.ensureDir();
+    } catch {
+      return null;
+    }
+    const stamp = new Date(this.wall()).toISOString().replace(/[-:.]/g, '');
+    const id = `${stamp}-${meta.terminalId.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64)}`;
+    const recorder = new TerminalRecorder(meta, {
+      castPath: join(this.dir, `${id}.cast`),
+      timelinePath: join(this.dir, `${id}.timeline.jsonl`),
+      maxCastBytes: bounds.recordingMaxMiB * 1024 * 1024,
+      maxTimelineBytes,
+      clock: this.opts.clock,
+      wall: this.wall,
+    });
+    this.live.set(id, recorder);
+    return recorder;
+  }
+
+  /** Live recorders of one agent's terminals (policy and sandbox changes go to each). */
+  recordersOf(agent: string): TerminalRecorder[] {
+    return [...this.live.values()].filter((recorder) => recorder.live && recorder.meta.agent === agent);
+  }
+
+  /** The terminal closed: its recorder finishes its files and the store forgets it. */
+  async finish(recorder: TerminalRecorder, cause: string, exitCode: number | null): Promise<void> {
+    await recorder.close(cause, exitCode);
+    for (const [id, live] of this.live) if (live === recorder) this.live.delete(id);
+  }
+
+  private async files(): Promise<Map<string, { cast: number; timeline: number; mtime: number }>> {
+    const groups = new Map<string, { cast: number; timeline: number; mtime: number }>();
+    let names: string[];
+    try {
+      names = await readdir(this.dir);
+    } catch {
+      return groups;
+    }
+    for (const name of names) {
+      const match = namePattern.exec(name);
+      if (!match) continue;
+      const info = await stat(join(this.dir, name)).catch(() => null);
+      if (!info?.isFile()) continue;
+      const group = groups.get(match[1]!) ?? { cast: 0, timeline: 0, mtime: 0 };
+      if (match[2] === 'cast') group.cast = info.size;
+      else group.timeline = info.size;
+      group.mtime = Math.max(group.mtime, info.mtimeMs);
+      groups.set(match[1]!, group);
+    }
+    return groups;
+  }
+
+  /** Removes finished recordings past the age bound, then the oldest until the total fits. */
+  prune(): Promise<string[]> {
+    this.pruning ??= this.pruneNow().finally(() => (this.pruning = null));
+    return this.pruning;
+  }
+
+  private async pruneNow(): Promise<string[]> {
+    const bounds = this.opts.bounds();
+    const groups = [...(await this.files()).entries()].sort((a, b) => a[1].mtime - b[1].mtime || a[0].localeCompare(b[0]));
+    const removed: string[] = [];
+    let total = groups.reduce((sum, [, g]) => sum + g.cast + g.timeline, 0);
+    const oldest = this.wall() - bounds.recordingDays * dayMs;
+    const maxTotal = bounds.recordingTotalMiB * 1024 * 1024;
+    for (const [id, group] of groups) {
+      if (this.live.has(id)) continue;
+      if (group.mtime >= oldest && total <= maxTotal) continue;
+      await Promise.all([rm(join(this.dir, `${id}.cast`), { force: true }), rm(join(this.dir, `${id}.timeline.jsonl`), { force: true })]);
+      total -= group.cast + group.timeline;
+      removed.push(id);
+    }
+    return removed;
+  }
+
+  async list(): Promise<RecordingInfo[]> {
+    const out: RecordingInfo[] = [];
+    for (const [id, group] of await this.files()) {
+      const header = await readHead(join(this.dir, `${id}.cast`), 4096);
+      let title = '';
+      try {
+        title = String((JSON.parse(header.text.split('\n')[0]!) as { title?: unknown }).title ?? '');
+      } catch {
+        // A .cast without a readable header still lists.
+      }
+      const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})(\d{3})Z-(.*)$/.exec(id)!;
+      out.push({ id, terminalId: m[8]!, title, startedAt: `${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}.${m[7]}Z`, castBytes: group.cast, timelineBytes: group.timeline, live: this.live.has(id) });
+    }
+    return out.sort((a, b) => a.id.localeCompare(b.id));
+  }
+
+  /** A recording by its id, or the newest of a terminal id: the .cast from its start (bounded) and the whole timeline, verified. */
+  async export(idOrTerminal: string): Promise<RecordingExport> {
+    const id = await this.resolve(idOrTerminal);
+    const recorder = this.live.get(id);
+    if (recorder) await recorder.flushed();
+    const cast = await readHead(join(this.dir, `${id}.cast`), maxExportCastBytes);
+    const timeline = await readHead(join(this.dir, `${id}.timeline.jsonl`), maxTimelineBytes + 1);
+    let verification = verifyTimeline(timeline.text, recorder ? recorder.timeline.head : undefined);
+    if (verification.ok && !recorder && !timeline.truncated) {
+      const lastLine = timeline.text.trimEnd().split('\n').at(-1) ?? '';
+      if (!/"type":"close"/.test(lastLine)) verification = { ok: false, records: verification.records, firstBad: verification.records + 1, reason: 'the timeline of a finished terminal ends without its close record: records were removed from its end (or Tandem stopped without closing it)' };
+    }
+    return { id, cast: cast.text, castTruncated: cast.truncated, timeline: timeline.text, timelineTruncated: timeline.truncated, verification };
+  }
+
+  private async resolve(idOrTerminal: string): Promise<string> {
+    if (idPattern.test(idOrTerminal)) {
+      if ((await this.files()).has(idOrTerminal)) return idOrTerminal;
+    } else if (/^[A-Za-z0-9_-]{1,64}$/.test(idOrTerminal)) {
+      const ids = [...(await this.files()).keys()].filter((id) => id.endsWith(`-${idOrTerminal}`)).sort();
+      if (ids.length > 0) return ids.at(-1)!;
+    } else {
+      throw new TandemError('invalid_argument', 'id must be a recording id (listRecordings) or a terminal id: letters, digits, - and _.');
+    }
+    throw new TandemError('not_found', `No recording "${idOrTerminal}"; listRecordings shows the ones kept.`);
+  }
+
+  /** Stops pruning; live recorders finish with their terminals (host shutdown closes them). */
+  dispose(): void {
+    if (this.pruneTimer) this.opts.clock.clearTimeout(this.pruneTimer);
+    this.pruneTimer = null;
+  }
+}
+
+/** The first `max` bytes of a file, cut at its last whole line when cut at all. */
+async function readHead(path: string, max: number): Promise<{ text: string; truncated: boolean }> {
+  const handle = await open(path, 'r').catch(() => null);
+  if (!handle) return { text: '', truncated: false };
+  try {
+    const size = (await handle.stat()).size;
+    const buffer = Buffer.alloc(Math.min(size, max));
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    let text = buffer.subarray(0, bytesRead).toString('utf8');
+    const truncated = size > max;
+    if (truncated) text = text.slice(0, text.lastIndexOf('\n') + 1);
+    return { text, truncated };
+  } finally {
+    await handle.close();
+  }
+}
