@@ -38,6 +38,11 @@ export interface PtyProcess {
    * output it wrote before blocking cannot lose the race to the look.
    */
   sync(): Promise<void>;
+  /**
+   * The owner is done with this PTY (its shell exited and was drained, or it was closed): the
+   * listeners go, so an entry kept for output trailing the exit no longer holds the terminal.
+   */
+  release?(): void;
 }
 
 export interface PtySpawnOptions {
@@ -418,6 +423,11 @@ class PumpedPty implements PtyProcess {
   exited(exitCode: number, signal: number): void {
     this.hasExited = true;
     for (const listener of this.exitListeners) listener({ exitCode, signal });
+  }
+
+  release(): void {
+    this.dataListeners.length = 0;
+    this.exitListeners.length = 0;
   }
 
   write(data: string): void {

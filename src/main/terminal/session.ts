@@ -150,6 +150,9 @@ export class TerminalSession {
         if (this.ready.phase.kind !== 'exited') this.finalizeExit();
       },
       release: () => {
+        // The PTY thread keeps an exited PTY's entry for 10 s of trailing output; without its
+        // listeners that entry no longer holds this session (a churning agent's closed terminals).
+        spawned.release?.();
         this.emulator.dispose();
         if (this.historyFile && !this.confinement) rmSync(this.historyFile, { force: true });
         rmSync(this.rcDir, { recursive: true, force: true });
