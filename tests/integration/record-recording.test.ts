@@ -25,7 +25,7 @@ afterAll(async () => {
 
 type Event = [number, string, string];
 function events(cast: string): Event[] {
-  return cast.trimEnd().split('\n').slice(1).map((line) => JSON.parse(line) as Event);
+  return cast.trimEnd().split('\n').slice(1).filter((line) => !line.startsWith('#')).map((line) => JSON.parse(line) as Event);
 }
 function records(timeline: string): Array<Record<string, unknown>> {
   return timeline.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
@@ -61,7 +61,9 @@ describe('a terminal recorded as asciicast v3 with its timeline', () => {
     expect(JSON.parse(header!)).toMatchObject({ version: 3, term: { cols: 80, rows: 24, type: 'xterm-256color' }, command: 'bash' });
     expect(typeof JSON.parse(header!).timestamp).toBe('number');
     const evs = events(exported.cast);
-    expect(evs.length).toBe(rest.length);
+    // Every line after the header is an event, but the last: the timeline's head, as a v3 comment.
+    expect(evs.length).toBe(rest.length - 1);
+    expect(rest.at(-1)).toMatch(/^# timeline-head \d+ [0-9a-f]{64}$/);
     for (const [interval, code, data] of evs) {
       expect(interval).toBeGreaterThanOrEqual(0);
       expect(['o', 'i', 'r', 'm', 'x']).toContain(code);

@@ -297,6 +297,10 @@ export class TerminalRecorder implements TerminalJournal {
     this.flushOutput(true);
     this.exited(exitCode);
     this.record('close', { cause, exitCode });
+    // The timeline's last hash, kept in the .cast (a comment line, which v3 readers skip): an edit
+    // of the timeline's last record has no next line to break, so it is checked against this.
+    const head = this.timeline.head;
+    this.cast.write(`# timeline-head ${head.count} ${head.hash ?? ''}\n`);
     this.closed = true;
     this.unfollow();
     await Promise.all([this.cast.close(), this.timelineSink.close()]);

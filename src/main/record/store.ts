@@ -188,7 +188,10 @@ export class RecordingStore {
     if (recorder) await recorder.flushed();
     const cast = await readHead(join(this.dir, `${id}.cast`), maxExportCastBytes);
     const timeline = await readHead(join(this.dir, `${id}.timeline.jsonl`), maxTimelineBytes + 1);
-    let verification = verifyTimeline(timeline.text, recorder ? recorder.timeline.head : undefined);
+    // A finished recording's .cast ends with the timeline's head (recorder.ts close).
+    const kept = /^# timeline-head (\d+) ([0-9a-f]{64})$/m.exec(cast.text.slice(-200));
+    const head = recorder ? recorder.timeline.head : kept ? { count: Number(kept[1]), hash: kept[2]! } : undefined;
+    let verification = verifyTimeline(timeline.text, head);
     if (verification.ok && !recorder && !timeline.truncated) {
       const lastLine = timeline.text.trimEnd().split('\n').at(-1) ?? '';
       if (!/"type":"close"/.test(lastLine)) verification = { ok: false, records: verification.records, firstBad: verification.records + 1, reason: 'the timeline of a finished terminal ends without its close record: records were removed from its end (or Tandem stopped without closing it)' };

@@ -2,9 +2,9 @@
  * The timeline: one JSON object a line (JSONL), each carrying `prev`, the SHA-256 of the line
  * before it (hex, over the line's UTF-8 bytes without its newline; null on the first). A record
  * changed, inserted, removed or moved breaks the chain at the first line after it, which
- * `verifyTimeline` names. The chain alone cannot see lines cut off the end: `verifyTimeline`
- * takes the expected count and last hash when the writer is still running (export of a live
- * terminal), and a closed terminal's timeline must end with its `close` record.
+ * `verifyTimeline` names. The chain alone cannot see the end changed (cut, appended to, the last
+ * record edited): `verifyTimeline` takes the expected count and last hash, from the writer while
+ * it runs (export of a live terminal), else from the `# timeline-head` line the .cast ends with.
  */
 import { createHash } from 'node:crypto';
 import type { AppendSink } from './sink.js';
@@ -108,6 +108,7 @@ export function verifyTimeline(text: string, expect?: { count: number; hash: str
   if (expect) {
     if (lines.length < expect.count) return bad(lines.length, `${expect.count - lines.length} record(s) missing at the end`);
     if (lines.length === expect.count && prev !== expect.hash) return bad(lines.length - 1, 'the last record is not the one written');
+    if (lines.length > expect.count) return bad(expect.count, `${lines.length - expect.count} record(s) added after the last one written`);
   }
   return { ok: true, records: lines.length, firstBad: null, reason: null };
 }

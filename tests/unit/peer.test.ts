@@ -1,0 +1,81 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { namedPipePeer, parseProcNetTcp, parseSsUnix, tcpPeer, unixSocketPeer } from '../../src/main/agent/peer.js';
+import { createServer as createHttp } from 'node:http';
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+describe('socket tables', () => {
+  it('reads inode, peer and holders from ss lines, paths with spaces included', () => {
+    const table = parseSsUnix(
+      [
+        'u_str ESTAB 0      0   * 3350469 * 3350470 users:(("node",pid=19283,fd=20))  ',
+        'u_str ESTAB 0      0   /tmp/a b/bridge.sock 3350470 * 3350469 users:(("node",pid=19283,fd=21),("sh",pid=7,fd=3))',
+        'garbage',
+      ].join('\n'),
+    );
+    expect(table.get(3350469)).toEqual({ peer: 3350470, pids: [19283] });
+    expect(table.get(3350470)).toEqual({ peer: 3350469, pids: [19283, 7] });
+    expect(table.size).toBe(2);
+  });
+
+  it('reads ports, uid and inode from /proc/net/tcp', () => {
+    const text = [
+      '  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode',
+      '   0: 0100007F:1F90 0100007F:C350 01 00000000:00000000 00:00000000 00000000 65534        0 4242 1 0000000000000000 20 4 30 10 -1',
+    ].join('\n');
+    expect(parseProcNetTcp(text)).toEqual([{ localPort: 8080, remotePort: 50000, uid: 65534, inode: 4242 }]);
+  });
+
+  it('says nothing is verified on a Windows named pipe', () => {
+    expect(namedPipePeer()).toEqual({ uid: null, pid: null, exe: null, by: 'none', via: 'named-pipe' });
+  });
+});
+
+describe.runIf(process.platform === 'linux')('the kernel names the peer', () => {
+  it('of a Unix-socket connection: this process, its uid and executable', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tandem-peer-'));
+    dirs.push(dir);
+    const path = join(dir, 's.sock');
+    const server = createServer();
+    const accepted = new Promise<Socket>((resolve) => server.on('connection', resolve));
+    await new Promise<void>((resolve) => server.listen(path, resolve));
+    connect(path);
+    const socket = await accepted;
+    const facts = await unixSocketPeer(socket, { ownUid: process.getuid!() });
+    // Our own test process holds both ends; the peer end is held by this process only.
+    expect(facts).toEqual({ uid: process.getuid!(), pid: process.pid, exe: process.execPath, by: 'kernel', via: 'unix-socket' });
+    socket.destroy();
+    server.close();
+  });
+
+  it('falls back to the directory proof (uid only) when the socket tables say nothing', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tandem-peer-'));
+    dirs.push(dir);
+    const path = join(dir, 's.sock');
+    const server = createServer();
+    const accepted = new Promise<Socket>((resolve) => server.on('connection', resolve));
+    await new Promise<void>((resolve) => server.listen(path, resolve));
+    connect(path);
+    const socket = await accepted;
+    expect(await unixSocketPeer(socket, { ownUid: 4321, ss: async () => null })).toEqual({ uid: 4321, pid: null, exe: null, by: 'directory', via: 'unix-socket' });
+    socket.destroy();
+    server.close();
+  });
+
+  it('of a loopback TCP connection: uid, pid and executable from /proc/net/tcp', async () => {
+    const server = createHttp((req, res) => res.end(JSON.stringify(tcpPeer(req.socket))));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    const facts = (await (await fetch(`http://127.0.0.1:${port}/`)).json()) as Record<string, unknown>;
+    server.close();
+    server.closeAllConnections();
+    expect(facts).toEqual({ uid: process.getuid!(), pid: process.pid, exe: process.execPath, by: 'kernel', via: 'tcp' });
+  });
+});
