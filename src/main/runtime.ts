@@ -18,6 +18,7 @@ import { SettingsStore } from './host/settings-store.js';
 import type { SandboxMode } from './sandbox/types.js';
 import { stateDir } from './state-dir.js';
 import { RecordingStore } from './record/store.js';
+import { TranscriptStore } from './host/transcripts.js';
 import { systemClock } from './terminal/clock.js';
 import { WebServer } from './web/server.js';
 
@@ -65,7 +66,10 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     // Recordings and timelines (src/main/record): pruned now and every hour, off the start path.
     const recordings = new RecordingStore(join(state, 'recordings'), { clock: systemClock, bounds: () => settings.get() });
     void recordings.start().catch(() => undefined);
-    host = new TerminalHost({ instancePath: lock.path, env: opts.env, settings, recordings });
+    // The last session's tabs come back as transcripts (src/main/host/transcripts.ts).
+    const transcripts = new TranscriptStore({ dir: join(state, 'transcripts'), clock: systemClock, keepHours: () => settings.get().transcriptKeepHours });
+    await transcripts.load();
+    host = new TerminalHost({ instancePath: lock.path, env: opts.env, settings, recordings, transcripts });
     let isUiCredential: (secret: string) => boolean = () => false;
     agents = new AgentLayer(host, {
       stateDir: state,

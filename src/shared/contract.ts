@@ -38,6 +38,12 @@ export const terminalInfoSchema = z.object({
   program: z.string().nullable(),
   /** UI only: an agent call (send, wait, handoff) is waiting on this terminal now. */
   agentListening: z.boolean(),
+  /**
+   * UI only: present when this tab is a read-only transcript of a closed terminal (src/main/host/transcripts.ts):
+   * why (`closed` by agent `by`, its shell had `exited`, `unattended`, or `restored` from the last session) and when (ISO).
+   * Agents never see transcripts; `dismiss` removes one.
+   */
+  transcript: z.object({ reason: z.enum(['closed', 'exited', 'unattended', 'restored']), by: z.string().nullable(), at: z.string() }).optional(),
 });
 
 /** `label` tells binaries of one name apart (`bash 5.2 (Homebrew)`, `bash 3.2 (system, limited)`); absent when one needs no telling apart. */
@@ -114,6 +120,8 @@ export const operations = {
   },
   rename: { args: z.object({ id, title }), result: terminalInfoSchema },
   close: { args: z.object({ id }), result: z.object({ closed: z.boolean(), orphans: z.array(z.object({ pid: z.number(), comm: z.string() })) }) },
+  /** Removes a transcript tab (a closed terminal kept read-only); `not_found` for anything else. */
+  dismiss: { args: z.object({ id }).strict(), result: z.object({}) },
   attach: { args: z.object({ id, cols: cols.optional(), rows: rows.optional() }), result: attachResultSchema },
   detach: { args: z.object({ attachmentId: id }), result: z.object({}) },
   /** Input from an attachment. `typed` marks keyboard, paste, IME or drop input by the person. */

@@ -17,6 +17,9 @@ export const agentEnvAllowBounds = { names: 64, nameChars: 128 } as const;
 /** Recordings (src/main/record): one terminal's .cast, all of them together (MiB), and days a finished one is kept. */
 export const recordingBounds = { maxMiB: { min: 1, max: 1024 }, totalMiB: { min: 10, max: 100_000 }, days: { min: 1, max: 3650 } } as const;
 
+/** Hours a closed terminal's tab stays as a transcript (0: closed tabs go at once and none come back after a restart). */
+export const transcriptKeepBounds = { min: 0, max: 24 * 90 } as const;
+
 export const themeChoices = ['dark', 'light', 'system'] as const;
 export type ThemeChoice = (typeof themeChoices)[number];
 /** A theme as drawn: "system" resolved by the person's operating system or browser. */
@@ -79,6 +82,8 @@ export const settingsSchema = z
     recordingTotalMiB: z.number().int().min(recordingBounds.totalMiB.min).max(recordingBounds.totalMiB.max),
     /** A finished recording older than this many days goes. */
     recordingDays: z.number().int().min(recordingBounds.days.min).max(recordingBounds.days.max),
+    /** How long a closed terminal's tab stays as a read-only transcript, and the last session's tabs after a restart. */
+    transcriptKeepHours: z.number().int().min(transcriptKeepBounds.min).max(transcriptKeepBounds.max),
   })
   .strict();
 
@@ -109,6 +114,7 @@ export const defaultSettings: Settings = {
   recordingMaxMiB: 20,
   recordingTotalMiB: 500,
   recordingDays: 30,
+  transcriptKeepHours: 72,
 };
 
 export function resolveAppearance(theme: ThemeChoice, systemDark: boolean): Appearance {

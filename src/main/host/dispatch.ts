@@ -77,11 +77,16 @@ export class Dispatcher {
     this.settingsOff = host.settings.onChange((settings) => client.send('settings', settings));
     this.handlers = {
       environment: () => host.environment(),
-      list: () => ({ terminals: host.list() }),
+      list: () => ({ terminals: host.roster() }),
       create: (args) => host.create(args),
       rename: ({ id, title }) => host.rename(id, title),
       close: ({ id }) => host.close(id, 'person', { cause: 'ui', clientId: client.id }),
+      dismiss: ({ id }) => (host.dismiss(id), {}),
       attach: async ({ id, cols, rows }) => {
+        if (!host.has(id) && host.transcripts.has(id)) {
+          const { attachmentId, snapshot, view } = host.attachTranscript(id, client.id);
+          return { attachmentId, snapshot, seq: 0, writable: false, info: view };
+        }
         const { attachment, snapshot, view } = await host.attach(
           id,
           client.id,

@@ -16,6 +16,7 @@ import { type FlowOptions, ManagedTerminal, type TerminalMeta } from './managed-
 import { SettingsStore } from './settings-store.js';
 import type { TerminalRecorder } from '../record/recorder.js';
 import type { RecordingStore } from '../record/store.js';
+import { saveEveryMs, TranscriptStore } from './transcripts.js';
 
 export interface HostOptions {
   limits?: Partial<Limits>;
@@ -33,6 +34,8 @@ export interface HostOptions {
   settings?: SettingsStore;
   /** Where terminals are recorded (src/main/record); none when not given. */
   recordings?: RecordingStore;
+  /** Closed tabs kept as transcripts, persisted in the state directory (runtime.ts); in memory when not given. */
+  transcripts?: TranscriptStore;
 }
 
 export interface CreateRequest {
@@ -92,6 +95,11 @@ export class TerminalHost {
    * TANDEM_DEBUG_CLOSE=1 each one is also written to stderr with the caller's stack.
    */
   readonly closeLog: CloseRecord[] = [];
+  /** Closed terminals' tabs, read-only until the person dismisses them; never visible to agents (not in `list`). */
+  readonly transcripts: TranscriptStore;
+  private saveTimer: ReturnType<typeof setTimeout> | null = null;
+  /** What each live tab's last save covered (output offset, title, status, cwd): unchanged tabs are not written again. */
+  private readonly savedAs = new Map<string, string>();
 
   constructor(private readonly opts: HostOptions = {}) {
     this.limits = { ...DEFAULT_LIMITS, ...opts.limits };
@@ -99,6 +107,10 @@ export class TerminalHost {
     this.env = opts.env ?? process.env;
     this.home = opts.home ?? homedir();
     this.settings = opts.settings ?? new SettingsStore(null);
+    this.transcripts = opts.transcripts ?? new TranscriptStore({ dir: null, clock: this.clock, keepHours: () => this.settings.get().transcriptKeepHours });
+    this.transcripts.onChange = this.changed;
+    // Only a host with a state directory writes live tabs for a crash.
+    if (opts.transcripts) this.scheduleSave();
     // bash and zsh versions (which of several binaries is which) are read now, off the event loop.
     void readShellVersionsAhead(this.env).catch(() => undefined);
   }
@@ -125,8 +137,14 @@ export class TerminalHost {
     };
   }
 
+  /** The live terminals (what agents may see, filtered by the agent layer). */
   list(): TerminalView[] {
     return [...this.terminals.values()].map((terminal) => terminal.view());
+  }
+
+  /** The person's tabs: the live terminals, then the transcripts. */
+  roster(): TerminalView[] {
+    return [...this.list(), ...this.transcripts.views()];
   }
 
   get(id: string): ManagedTerminal {
@@ -167,7 +185,7 @@ export class TerminalHost {
     this.rosterScheduled = true;
     setImmediate(() => {
       this.rosterScheduled = false;
-      const roster = this.list();
+      const roster = this.roster();
       for (const listener of this.rosterListeners) listener(roster);
     });
   };
@@ -221,6 +239,7 @@ export class TerminalHost {
         handedToKey: null,
       };
       const terminal = new ManagedTerminal(session, meta, this.clock, this.changed, this.opts.flow, this.limits.maxQueuedOperations);
+      terminal.onExited = () => void this.saveLive(terminal);
       this.terminals.set(terminal.id, terminal);
       this.record(terminal);
       this.changed();
@@ -280,13 +299,30 @@ export class TerminalHost {
     return terminal.view();
   }
 
-  /** Awaits the whole process tree; a failure keeps the terminal listed so close can be retried. */
+  /**
+   * Awaits the whole process tree; a failure keeps the terminal listed so close can be retried.
+   * Closed by its agent or the unattended sweep, its tab stays as a transcript; at shutdown it is
+   * written for the next start; closed by the person, it goes. Closing a transcript dismisses it.
+   */
   async close(id: string, by: ClosedBy = 'person', cause: { cause: CloseCause; clientId?: string } = { cause: 'host' }): Promise<{ closed: boolean; orphans: Array<{ pid: number; comm: string }> }> {
+    if (!this.terminals.has(id) && this.transcripts.has(id)) {
+      this.dismiss(id);
+      return { closed: true, orphans: [] };
+    }
     const terminal = this.get(id);
+    const kept = cause.cause === 'agent' || cause.cause === 'unattended' || cause.cause === 'shutdown';
+    const exitedBefore = terminal.session.status === 'exited';
+    // The screen as the tab showed it, before the teardown frees the emulator.
+    const shown = kept && this.transcripts.enabled ? await terminal.session.snapshot().catch(() => null) : null;
     const result = await terminal.session.close(by);
     if (result.closed) {
+      const info = terminal.view();
       terminal.dispose();
       this.terminals.delete(id);
+      this.savedAs.delete(id);
+      if (shown === null) this.transcripts.forget(id);
+      else if (cause.cause === 'shutdown') this.transcripts.saveLive(info, shown.data);
+      else this.transcripts.add({ info, snapshot: shown.data, reason: exitedBefore ? 'exited' : cause.cause === 'agent' ? 'closed' : 'unattended', by: terminal.meta.agent });
       this.recordClose(terminal, cause);
       const recorder = this.recorders.get(id);
       this.recorders.delete(id);
@@ -320,6 +356,39 @@ export class TerminalHost {
     });
   }
 
+  /** The person's Dismiss of a transcript tab. */
+  dismiss(id: string): void {
+    this.transcripts.dismiss(id);
+    this.changed();
+  }
+
+  /** A view of a transcript: its snapshot; it takes no input. */
+  attachTranscript(id: string, clientId: string): { attachmentId: string; snapshot: string; view: TerminalView } {
+    return this.transcripts.attach(id, clientId);
+  }
+
+  /** Writes a live tab for the next start, unless nothing it shows changed since its last save. */
+  private async saveLive(terminal: ManagedTerminal): Promise<void> {
+    if (!this.transcripts.enabled || !this.terminals.has(terminal.id)) return;
+    const view = terminal.view();
+    const key = `${terminal.session.streamOffset}|${view.title}|${view.status}|${view.cwd}`;
+    if (this.savedAs.get(terminal.id) === key) return;
+    const shown = await terminal.session.snapshot().catch(() => null);
+    if (!shown || !this.terminals.has(terminal.id)) return;
+    this.savedAs.set(terminal.id, key);
+    this.transcripts.saveLive(terminal.view(), shown.data);
+  }
+
+  private scheduleSave(): void {
+    this.saveTimer = this.clock.setTimeout(() => {
+      this.saveTimer = null;
+      if (this.shuttingDown) return;
+      void Promise.all([...this.terminals.values()].map((terminal) => this.saveLive(terminal))).finally(() => {
+        if (!this.shuttingDown) this.scheduleSave();
+      });
+    }, saveEveryMs);
+  }
+
   async attach(id: string, clientId: string, sink: FrameSink, size?: { cols?: number; rows?: number }): Promise<{ attachment: Attachment; snapshot: string; view: TerminalView }> {
     const terminal = this.get(id);
     if (size?.cols && size.rows && terminal.session.status !== 'exited') terminal.session.resize(size.cols, size.rows);
@@ -337,6 +406,7 @@ export class TerminalHost {
   }
 
   detach(attachmentId: string, clientId?: string): void {
+    if (this.transcripts.detach(attachmentId, clientId)) return;
     for (const terminal of this.terminals.values()) {
       const attachment = terminal.attachments.get(attachmentId);
       if (attachment && (clientId === undefined || attachment.clientId === clientId)) {
@@ -348,6 +418,7 @@ export class TerminalHost {
 
   /** A client went away: its views go, its terminals stay (detaching never kills a process). */
   detachClient(clientId: string): void {
+    this.transcripts.detachClient(clientId);
     for (const terminal of this.terminals.values()) {
       for (const attachment of [...terminal.attachments.values()]) if (attachment.clientId === clientId) terminal.detach(attachment.id);
     }
@@ -358,18 +429,22 @@ export class TerminalHost {
    * input (never protocol replies, focus or mouse reports) takes control from the agent.
    */
   async input(attachmentId: string, data: string, typed: boolean, clientId?: string): Promise<void> {
+    this.transcripts.refuse(attachmentId, clientId);
     const terminal = this.byAttachment(attachmentId, clientId);
     if (!terminal.isWriter(attachmentId)) throw new TandemError('forbidden', 'Another view of this terminal has input; this one is read-only.');
     await terminal.personInput(data, typed);
   }
 
   resize(attachmentId: string, cols: number, rows: number, clientId?: string): void {
+    this.transcripts.refuse(attachmentId, clientId);
     const terminal = this.byAttachment(attachmentId, clientId);
     if (!terminal.isWriter(attachmentId)) throw new TandemError('forbidden', 'Another view of this terminal controls its size.');
     terminal.session.resize(cols, rows);
   }
 
   ack(attachmentId: string, seq: number, clientId?: string): void {
+    // A transcript's view gets no frames: nothing to acknowledge.
+    if (this.transcripts.isTranscriptView(attachmentId, clientId)) return;
     this.byAttachment(attachmentId, clientId).ack(attachmentId, seq);
   }
 
@@ -419,8 +494,12 @@ export class TerminalHost {
   /** Tears every terminal down (SIGINT/SIGTERM of `tandem serve`, quit of the app). */
   async shutdown(): Promise<void> {
     this.shuttingDown = true;
+    if (this.saveTimer) this.clock.clearTimeout(this.saveTimer);
+    this.saveTimer = null;
     await Promise.all([...this.terminals.keys()].map((id) => this.close(id, 'person', { cause: 'shutdown' }).catch(() => undefined)));
     await Promise.all([...this.finishing]);
+    this.transcripts.dispose();
+    await this.transcripts.flush();
     this.opts.recordings?.dispose();
   }
 }

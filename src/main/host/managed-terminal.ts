@@ -59,6 +59,8 @@ export class ManagedTerminal {
   readonly ops: TerminalOps;
   /** The terminal's recording and timeline (src/main/record), or the no-op when not recorded. */
   journal: TerminalJournal = noJournal;
+  /** Told once per shell when it exits (the host writes the tab for the next start). */
+  onExited: (() => void) | null = null;
 
   constructor(
     public session: TerminalSession,
@@ -86,8 +88,13 @@ export class ManagedTerminal {
     const offOutput = session.onOutput((text) => this.onOutput(text));
     const program = new ProgramTitle(session.headless.terminal, () => hostPlatform.foregroundProgram(session.pid), this.clock, this.onChange);
     this.program = program;
+    let exited = false;
     const offState = session.onStateChange(() => {
       if (session.status === 'exited') this.flush();
+      if (session.status === 'exited' && !exited) {
+        exited = true;
+        this.onExited?.();
+      }
       program.stateChanged(session.status === 'idle');
       this.onChange();
     });
