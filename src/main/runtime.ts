@@ -100,6 +100,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
       path: socketAt.path,
       ownDir: socketAt.dir === lock.dir ? null : socketAt.dir,
       isUiCredential: (secret) => web.isUiCredential(secret),
+      pairing: layer.pairing,
     }).catch((error: Error) => {
       process.stderr.write(`tandem: the bridge channel is off (${error.message}); bridges use HTTP.\n`);
       return null;

@@ -72,8 +72,28 @@ export const agentsStateSchema = z.object({
     z.object({ name: z.string(), createdAt: z.string(), policy: policySchema, allow: z.array(z.string()), deny: z.array(z.string()), connected: z.boolean(), sandbox: sandboxModeSchema.optional(), network: z.boolean().optional(), homeReadable: z.array(z.string()).optional() }),
   ),
   connected: z.array(z.object({ name: z.string(), connections: z.number() })),
-  /** `nameInUse`: the claimed name is a paired or connected agent's; allowed once, it shows as `name (2)`. */
-  pairings: z.array(z.object({ id: z.string(), name: z.string(), pid: z.number(), exe: z.string(), cwd: z.string(), at: z.string(), nameInUse: z.boolean() })),
+  /**
+   * `nameInUse`: the claimed name is a paired or connected agent's; allowed once, it shows as `name (2)`.
+   * `name`, `pid`, `exe`, `cwd` are the requester's claims; `verified` is what the kernel says about
+   * the process on the other end of the request's connection (src/main/agent/peer.ts): `by`
+   * `kernel` (socket tables and /proc), `directory` (only the uid: the 0700 directory let it in) or `none`.
+   */
+  pairings: z.array(
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      pid: z.number(),
+      exe: z.string(),
+      cwd: z.string(),
+      at: z.string(),
+      nameInUse: z.boolean(),
+      verified: z
+        .object({ uid: z.number().nullable(), pid: z.number().nullable(), exe: z.string().nullable(), by: z.enum(['kernel', 'directory', 'none']), via: z.enum(['unix-socket', 'named-pipe', 'tcp', 'in-process']) })
+        .optional(),
+    }),
+  ),
+  /** "Deny all" pauses new pairing requests for a minute: until when (ISO), or null. */
+  pairingsPausedUntil: z.string().nullable().optional(),
   /** Agents allowed once (or trusted) in this instance, revocable. */
   allowedOnce: z.array(z.object({ id: z.string(), name: z.string(), connected: z.boolean() })),
   /** Pairing claims the person denied: answered without asking until lifted. */

@@ -40,11 +40,6 @@ async function call(client: Client, name: string, args: Record<string, unknown> 
   return { ...(result.isError ? { isError: true } : {}), ...(result.structuredContent as Record<string, unknown>) };
 }
 
-async function postClaim(f: AgentFixture, claim: { name: string; pid: number; exe: string; cwd: string }): Promise<string> {
-  const response = await fetch(`${f.url}/pair`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(claim) });
-  return ((await response.json()) as { requestId: string }).requestId;
-}
-
 describe('authority follows the token, not the display name', () => {
   it('an Allow-once claim of a paired name is flagged, shows as another name, and inherits none of its terminals', async () => {
     const { f, home } = await setup();
@@ -127,32 +122,12 @@ describe('pairing requests', () => {
     expect(f.layer.state().pairings).toEqual([expect.objectContaining({ name: 'gemini-cli', nameInUse: false })]);
   }, 60_000);
 
-  it('merges a claim posted again, and 64 requests from a flooding process do not keep a real one from showing', async () => {
-    const { f, home } = await setup();
-    const flood = (n: number) => ({ name: `flood-${n}`, pid: 4242, exe: '/usr/bin/python3', cwd: '/tmp' });
-    const again = await postClaim(f, flood(0));
-    expect(await postClaim(f, flood(0))).toBe(again);
-    for (let n = 1; n < 64; n++) await postClaim(f, flood(n));
-    expect(f.layer.state().pairings).toHaveLength(64);
-
-    const real = await bridge(home, 'codex');
-    expect(await call(real, 'terminal_list')).toMatchObject({ isError: true, error: { code: 'pairing_pending' } });
-    const shows = () => f.layer.state().pairings.some((request) => request.name === 'codex');
-    expect(shows()).toBe(true);
-    // The flood goes on: the real request still shows; the bound holds.
-    for (let n = 64; n < 200; n++) await postClaim(f, flood(n));
-    expect(shows()).toBe(true);
-    expect(f.layer.state().pairings).toHaveLength(64);
-
-    const codex = f.layer.state().pairings.find((request) => request.name === 'codex')!;
-    f.layer.answerPairing({ requestId: codex.id, decision: 'once' });
-    f.layer.denyAllPairings();
-    expect(f.layer.state().pairings).toEqual([]);
-    await until(() => f.layer.state().deniedClaims.length === 63);
-    expect(await call(real, 'terminal_list')).toEqual({ terminals: [] });
-    // A denied flood claim posting again is answered at once, without a question.
-    const id = await postClaim(f, flood(199));
-    expect(await (await fetch(`${f.url}/pair/${id}`)).json()).toEqual({ state: 'denied' });
+  // The flood and replacement attacks (another uid, rotating claims, Deny all's pause) are in pairing-attacks.test.ts.
+  it('refuses a pairing request over TCP where the bridge channel (which proves who asks) listens', async () => {
+    const { f } = await setup();
+    const response = await fetch(`${f.url}/pair`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'flood-0', pid: 4242, exe: '/usr/bin/python3', cwd: '/tmp' }) });
+    expect(response.status).toBe(403);
+    expect(await response.json()).toMatchObject({ error: { code: 'forbidden', message: expect.stringContaining('bridge channel') } });
     expect(f.layer.state().pairings).toEqual([]);
   }, 60_000);
 });

@@ -74,7 +74,7 @@ export async function startAgentFixture(
   if (lock) prove = proveHandler(lock.instanceKey);
   // As an older host would, when told: no bridge channel, so bridges use mcpUrl.
   const socketAt = lock && opts.bridgeSocket !== false ? bridgeSocketPath(process.platform, lock.dir) : null;
-  const bridgeChannel = socketAt ? await McpSocketEndpoint.listen(layer.service, { path: socketAt.path, ownDir: socketAt.dir === lock!.dir ? null : socketAt.dir }) : null;
+  const bridgeChannel = socketAt ? await McpSocketEndpoint.listen(layer.service, { path: socketAt.path, ownDir: socketAt.dir === lock!.dir ? null : socketAt.dir, pairing: layer.pairing }) : null;
   lock?.publish({ pid: process.pid, version: host.version, mcpUrl: `${url}/mcp`, pairUrl: `${url}/pair`, ...(bridgeChannel ? { bridgeSocket: bridgeChannel.path } : {}) });
   return {
     host,

@@ -109,10 +109,18 @@ function startServe(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
   });
 }
 
-/** A token as the bridge gets one: a pairing request, allowed by --trust-local-agents. */
-async function pairedToken(pairUrl: string): Promise<string> {
-  const asked = (await (await fetch(pairUrl, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'small-env', pid: process.pid, exe: process.execPath, cwd: tmpdir() }) })).json()) as { requestId: string };
-  const outcome = (await (await fetch(`${pairUrl}/${asked.requestId}`)).json()) as { state: string; token?: string };
+/** A token as the bridge gets one: a pairing request on the bridge channel, allowed by --trust-local-agents. */
+async function pairedToken(bridgeSocket: string): Promise<string> {
+  const { connect } = await import('node:net');
+  const reply = await new Promise<string>((resolve, reject) => {
+    const socket = connect(bridgeSocket);
+    let text = '';
+    socket.on('error', reject);
+    socket.on('connect', () => socket.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tandem/pair', params: { name: 'small-env', pid: process.pid, exe: process.execPath, cwd: tmpdir() } })}\n`));
+    socket.on('data', (chunk) => (text += chunk));
+    socket.on('close', () => resolve(text));
+  });
+  const outcome = (JSON.parse(reply) as { result: { state: string; token?: string } }).result;
   expect(outcome.state).toBe('allowed');
   return outcome.token!;
 }
@@ -132,14 +140,14 @@ describe('a bridge started with the MCP SDK’s default environment finds Tandem
     for (const name of ['TANDEM_HOME', 'TANDEM_INSTANCE', 'TANDEM_TOKEN', 'TANDEM_TERMINAL_ID', 'XDG_CONFIG_HOME']) delete hostEnv[name];
     const host = await startServe(hostEnv);
     const instancePath = join(runtime, 'tandem', 'instance.json');
-    const info = JSON.parse(readFileSync(instancePath, 'utf8')) as { pid: number; pairUrl: string };
+    const info = JSON.parse(readFileSync(instancePath, 'utf8')) as { pid: number; pairUrl: string; bridgeSocket: string };
     expect(info.pid).toBe(host.pid);
     // instance.json is in the runtime directory only; the state directory holds the pointer to it.
     const pointer = join(home, '.config', 'Tandem', pointerName);
     expect(existsSync(join(home, '.config', 'Tandem', 'instance.json'))).toBe(false);
     expect(JSON.parse(readFileSync(pointer, 'utf8'))).toEqual({ instance: instancePath });
     expect(statSync(pointer).mode & 0o777).toBe(0o600);
-    const token = await pairedToken(info.pairUrl);
+    const token = await pairedToken(info.bridgeSocket);
 
     await withProcessEnv({ HOME: home }, ['XDG_RUNTIME_DIR', 'XDG_CONFIG_HOME', 'TANDEM_HOME', 'TANDEM_INSTANCE', 'TANDEM_TOKEN', 'TANDEM_TERMINAL_ID'], async () => {
       // What the bridge gets: nothing that says where the runtime directory is.

@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { maxPendingPairings, PairingBroker } from '../../src/main/agent/pairing.js';
+import { denyAllPauseMs, maxPendingPairings, maxPendingPerProcess, maxPendingPerUid, PairingBroker } from '../../src/main/agent/pairing.js';
+import type { PeerFacts } from '../../src/main/agent/peer.js';
 import { distinctName, TokenStore } from '../../src/main/agent/tokens.js';
 import { ManualClock } from '../support/manual-clock.js';
 
@@ -11,11 +12,11 @@ afterEach(() => {
   for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
 
-function broker(): { pairing: PairingBroker; tokens: TokenStore } {
+function broker(ownUid?: number): { pairing: PairingBroker; tokens: TokenStore } {
   const dir = mkdtempSync(join(tmpdir(), 'tandem-pairing-'));
   dirs.push(dir);
   const tokens = new TokenStore(dir);
-  return { pairing: new PairingBroker(tokens), tokens };
+  return { pairing: new PairingBroker(tokens, ownUid === undefined ? {} : { ownUid }), tokens };
 }
 
 const claim = (name: string, pid = 1, exe = '/usr/bin/node', cwd = '/work') => ({ name, pid, exe, cwd });
@@ -29,22 +30,90 @@ describe('distinctName', () => {
 });
 
 describe('PairingBroker', () => {
-  it('merges the same process posting again, and lets a newer process of the claim replace it', () => {
-    const { pairing } = broker();
-    const first = pairing.request(claim('codex', 10));
-    expect(pairing.request(claim('codex', 10))).toBe(first);
-    const second = pairing.request(claim('codex', 11));
-    expect(second).not.toBe(first);
-    expect(pairing.requests.list().map((request) => request.id)).toEqual([second]);
+  const from = (connection: object, peer: Partial<PeerFacts> = {}) => ({ connection, peer: { uid: 1000, pid: 10, exe: '/usr/bin/node', by: 'kernel' as const, via: 'unix-socket' as const, ...peer } });
+
+  it('merges the same request on its connection, lets only that connection replace it, and never merges across connections', () => {
+    const { pairing } = broker(1000);
+    const mine = {};
+    const first = pairing.request(claim('codex', 10), from(mine));
+    expect(pairing.request(claim('codex', 10), from(mine))).toBe(first);
+    // Another connection (another process of the same claim, or a squatter) gets a card of its own.
+    const other = pairing.request(claim('codex', 10), from({}, { pid: 11 }));
+    expect(other).not.toBe(first);
+    expect(pairing.requests.get(first)).not.toBeNull();
+    // The same connection asking again with another claim replaces its own request.
+    const second = pairing.request(claim('codex', 12), from(mine));
     expect(pairing.poll(first)).toEqual({ state: 'expired' });
+    expect(pairing.requests.list().map((request) => request.id).sort()).toEqual([other, second].sort());
+    // Its connection closing withdraws it.
+    pairing.connectionClosed(mine);
+    expect(pairing.requests.list().map((request) => request.id)).toEqual([other]);
   });
 
-  it('pushes out the oldest request of the largest group, never a lone claim from another program', () => {
-    const { pairing } = broker();
-    const real = pairing.request(claim('codex', 1, '/usr/bin/node', '/work'));
-    for (let n = 0; n < 3 * maxPendingPairings; n++) pairing.request(claim(`flood-${n}`, 99, '/usr/bin/python3', '/tmp'));
-    expect(pairing.requests.list()).toHaveLength(maxPendingPairings);
+  it('refuses another uid, and a TCP request whose user the kernel did not tell (Linux)', () => {
+    const { pairing } = broker(1000);
+    expect(() => pairing.request(claim('codex'), from({}, { uid: 65534 }))).toThrow(expect.objectContaining({ code: 'forbidden' }));
+    if (process.platform === 'linux') expect(() => pairing.request(claim('codex'), from({}, { uid: null, via: 'tcp', by: 'none' }))).toThrow(expect.objectContaining({ code: 'forbidden' }));
+    expect(pairing.requests.list()).toEqual([]);
+  });
+
+  it('bounds waiting requests per process and per uid, refusing new ones rather than pushing any out', () => {
+    const { pairing } = broker(1000);
+    const real = pairing.request(claim('codex', 1), from({}, { pid: 1 }));
+    for (let n = 0; n < maxPendingPerProcess - 1; n++) pairing.request(claim(`same-${n}`, 2), from({}, { pid: 2 }));
+    pairing.request(claim('same-last', 2), from({}, { pid: 2 }));
+    expect(() => pairing.request(claim('same-more', 2), from({}, { pid: 2 }))).toThrow(expect.objectContaining({ code: 'capacity' }));
+    let refused = 0;
+    for (let n = 0; n < 3 * maxPendingPairings; n++) {
+      try {
+        pairing.request(claim(`flood-${n}`, 100 + n, `/usr/bin/x${n}`, `/tmp/${n}`), from({}, { pid: 100 + n, exe: `/usr/bin/x${n}` }));
+      } catch (error) {
+        expect(error).toMatchObject({ code: 'capacity' });
+        refused += 1;
+      }
+    }
+    expect(pairing.requests.list()).toHaveLength(maxPendingPerUid);
+    expect(refused).toBe(3 * maxPendingPairings - (maxPendingPerUid - 1 - maxPendingPerProcess));
     expect(pairing.requests.get(real)).not.toBeNull();
+  });
+
+  it('Deny all pauses new requests for a minute, visibly, then asks again', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tandem-pairing-'));
+    dirs.push(dir);
+    const clock = new ManualClock();
+    const wall = Date.UTC(2026, 0, 1, 12, 0, 0);
+    const pairing = new PairingBroker(new TokenStore(dir), { clock, wallNow: () => wall, ownUid: 1000 });
+    let told = 0;
+    pairing.onDeniedChange(() => (told += 1));
+    pairing.request(claim('flood'), from({}));
+    pairing.denyAll();
+    expect(pairing.pausedUntilIso()).toBe(new Date(wall + denyAllPauseMs).toISOString());
+    expect(() => pairing.request(claim('codex', 2, '/usr/bin/codex'), from({}, { pid: 2, exe: '/usr/bin/codex' }))).toThrow(expect.objectContaining({ code: 'pairing_denied' }));
+    expect(pairing.requests.list()).toEqual([]);
+    const before = told;
+    await clock.advance(denyAllPauseMs);
+    expect(told).toBeGreaterThan(before);
+    expect(pairing.pausedUntilIso()).toBeNull();
+    expect(pairing.poll(pairing.request(claim('codex', 2, '/usr/bin/codex'), from({}, { pid: 2, exe: '/usr/bin/codex' })))).toEqual({ state: 'pending' });
+  });
+
+  it('keys a denial by the executable the kernel read, not the one claimed', async () => {
+    const { pairing } = broker(1000);
+    const id = pairing.request(claim('gemini', 1, '/usr/bin/gemini'), from({}, { exe: '/usr/bin/python3' }));
+    pairing.answer(id, 'deny');
+    await Promise.resolve();
+    expect(pairing.deniedClaims()[0]).toMatchObject({ exe: '/usr/bin/python3' });
+    // Claiming another program does not get past the denial.
+    expect(pairing.poll(pairing.request(claim('gemini', 2, '/usr/bin/other'), from({}, { pid: 2, exe: '/usr/bin/python3' })))).toEqual({ state: 'denied' });
+  });
+
+  it('hands the token once to the connection waiting for it', async () => {
+    const { pairing } = broker(1000);
+    const id = pairing.request(claim('codex'), from({}));
+    const waited = pairing.waitOutcome(id);
+    pairing.answer(id, 'once');
+    expect(await waited).toMatchObject({ state: 'allowed', token: expect.any(String) });
+    expect(pairing.poll(id)).toEqual({ state: 'denied' });
   });
 
   it('denies a denied claim again at once, until lifted; Deny all denies each waiting claim', async () => {

@@ -151,3 +151,48 @@ export class BridgeChannel {
     this.socket.destroy();
   }
 }
+
+/** What a pairing request on the channel comes to (mcp-socket.ts `bridgePairMethod`). */
+export type PairingAnswer = { state: 'allowed'; token: string; persistent: boolean; name: string } | { state: 'denied' } | { state: 'expired' };
+
+/**
+ * A pairing request over the bridge channel: the host reads who asks from the kernel (the
+ * socket's peer), and answers the request on this connection once the person decided. The
+ * connection stays open while the request waits (closing it withdraws the request), so tool
+ * calls meanwhile wait on `answer` for a moment and say `pairing_pending`.
+ */
+export class ChannelPairing {
+  readonly answer: Promise<PairingAnswer>;
+  private readonly socket: Socket;
+
+  constructor(path: string, claim: { name: string; pid: number; exe: string; cwd: string }) {
+    this.socket = connect(path);
+    const socket = this.socket;
+    let settle!: { resolve: (answer: PairingAnswer) => void; reject: (error: Error) => void };
+    this.answer = new Promise<PairingAnswer>((resolve, reject) => (settle = { resolve, reject }));
+    // Nobody may be awaiting yet: a refusal before the first tool call looks is not unhandled.
+    this.answer.catch(() => undefined);
+    socket.on('error', (error) => settle.reject(new ChannelUnreachable(error.message)));
+    socket.on('close', () => settle.reject(new TandemError('not_running', 'Tandem closed the pairing request’s connection (it exited or restarted); call the tool again.')));
+    socket.on('connect', () => socket.write(`${JSON.stringify({ jsonrpc: '2.0', id: 'tandem-bridge-pair', method: 'tandem/pair', params: claim })}\n`));
+    const splitter = new LineSplitter(
+      64 * 1024,
+      (line) => {
+        let reply: { result?: PairingAnswer; error?: unknown };
+        try {
+          reply = JSON.parse(line) as typeof reply;
+        } catch {
+          return settle.reject(new TandemError('not_running', 'Tandem answered the pairing request with something that is not JSON.'));
+        }
+        if (reply.error || !reply.result) return settle.reject(channelError(reply.error));
+        settle.resolve(reply.result);
+      },
+      () => socket.destroy(),
+    );
+    socket.on('data', (chunk: Buffer) => splitter.push(chunk));
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
+}

@@ -9,7 +9,8 @@ import { type DiscoverySearch, findInstance, notRunningMessage, processDiscovery
 import { isRunOf, parseInstance, type InstanceInfo } from '../host/instance.js';
 import { hostProves } from '../host/instance-proof.js';
 import { stateDir } from '../state-dir.js';
-import { BridgeChannel, ChannelClosedBeforeHello, ChannelUnreachable, type RequestId, resultLine } from './bridge-channel.js';
+import { BridgeChannel, ChannelClosedBeforeHello, ChannelPairing, ChannelUnreachable, type PairingAnswer, type RequestId, resultLine } from './bridge-channel.js';
+import { systemClock, waitFor } from '../terminal/clock.js';
 import { BridgeStdioTransport } from './bridge-stdio.js';
 import { bridgeHeaders } from './mcp-http.js';
 import { createMcpServer, serverInfo, toolError } from './mcp-server.js';
@@ -57,6 +58,7 @@ export class Upstream {
   /** Where the token came from: a refused configured token is final; others are re-paired. */
   private tokenSource: 'env' | 'file' | 'pairing' | null;
   private pairing: { requestId: string; pairUrl: string } | null = null;
+  private channelPairing: { path: string; request: ChannelPairing } | null = null;
   /** Single flight: tool calls that arrive together share one connect (and one pairing request). */
   private connecting: Promise<Client> | null = null;
   private readonly env: NodeJS.ProcessEnv;
@@ -111,6 +113,7 @@ export class Upstream {
       this.tokenSource = 'file';
       return (this.token = stored);
     }
+    if (info.bridgeSocket) return this.pairOverChannel(info.bridgeSocket);
     if (!this.pairing || this.pairing.pairUrl !== info.pairUrl) {
       const response = await fetch(info.pairUrl, {
         method: 'POST',
@@ -146,6 +149,42 @@ export class Upstream {
       }
       await new Promise((resolve) => setTimeout(resolve, this.opts.pairPollMs ?? 200));
     }
+  }
+
+  /**
+   * Pairing over the bridge channel (the host reads who asks from the kernel; `/pair` over TCP
+   * is refused where the channel exists). One request per bridge, kept open across tool calls:
+   * each call waits for the answer a moment, then says `pairing_pending`.
+   */
+  private async pairOverChannel(path: string): Promise<string> {
+    if (!this.channelPairing || this.channelPairing.path !== path) {
+      this.channelPairing?.request.close();
+      this.channelPairing = { path, request: new ChannelPairing(path, { name: safeName(this.nameOf()), pid: process.pid, exe: process.execPath, cwd: this.cwd }) };
+    }
+    const current = this.channelPairing;
+    const forget = () => {
+      if (this.channelPairing === current) this.channelPairing = null;
+      current.request.close();
+    };
+    let answer: PairingAnswer | null;
+    try {
+      const outcome = await waitFor(systemClock, { ms: 2000, until: current.request.answer });
+      answer = outcome.kind === 'met' ? outcome.value : null;
+    } catch (error) {
+      forget();
+      if (error instanceof ChannelUnreachable) throw new TandemError('not_running', `Tandem's bridge channel ${path} does not answer (${error.message}); start Tandem again and call the tool again.`);
+      throw error;
+    }
+    if (!answer) throw new TandemError('pairing_pending', 'Tandem is asking the person to allow this agent; call the tool again once they have answered.');
+    forget();
+    if (answer.state === 'allowed') {
+      this.token = answer.token;
+      this.tokenSource = 'pairing';
+      if (answer.persistent) this.storeToken(answer.token);
+      return answer.token;
+    }
+    if (answer.state === 'expired') throw new TandemError('pairing_pending', 'Tandem is asking the person to allow this agent again; call the tool again shortly.');
+    throw new TandemError('pairing_denied', 'The person denied this agent in Tandem; ask them to pair it from the Agents panel.');
   }
 
   private storeToken(token: string): void {
@@ -297,6 +336,8 @@ export class Upstream {
 
   /** Ends both ways up (the bridge is exiting). */
   async close(): Promise<void> {
+    this.channelPairing?.request.close();
+    this.channelPairing = null;
     this.channel?.close();
     this.channel = null;
     await this.reset();

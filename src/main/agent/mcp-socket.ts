@@ -11,14 +11,26 @@ import { maxInflightPerSession } from './mcp-http.js';
 import { createMcpServer, runTool, toolError } from './mcp-server.js';
 import type { AgentConnection, AgentService } from './service.js';
 import type { AgentIdentity } from './tokens.js';
+import { type PairingBroker, pairingClaimSchema } from './pairing.js';
+import { namedPipePeer, type PeerFacts, unixSocketPeer } from './peer.js';
+import { describeIssue } from '../../shared/contract.js';
 import { hostPlatform } from '../pty/platform.js';
 
 /** The first line on the channel: `{ token, cwd?, terminalId? }` as a JSON-RPC request. */
 export const bridgeHelloMethod = 'tandem/hello';
+/**
+ * Or, for a bridge without a token, a pairing request `{ name, pid, exe, cwd }` (claims): the
+ * host reads who asks from the kernel, and answers this request once the person decided (the
+ * result is the outcome: `allowed` with the token, `denied`, `expired`). Another `tandem/pair`
+ * on the same connection replaces the waiting one; closing the connection withdraws it.
+ */
+export const bridgePairMethod = 'tandem/pair';
 /** One message on the channel, either way, at most (bytes; the same bound as a `/mcp` body). */
 export const maxBridgeLineBytes = 1024 * 1024;
 /** Bridge sessions at once; a bridge that exits closes its socket, so each one is live. */
 export const maxBridgeSessions = 128;
+/** Pairing connections open at once (each holds at most one waiting request). */
+export const maxPairingConnections = 64;
 /** Connections that have not said hello yet, at once, and how long each may take. */
 export const maxPendingHellos = 32;
 export const helloTimeoutMs = 5000;
@@ -35,6 +47,10 @@ export interface McpSocketOptions {
   ownDir: string | null;
   isUiCredential?: (secret: string) => boolean;
   clock?: Clock;
+  /** Pairing requests on the channel go here; without it `tandem/pair` is refused. */
+  pairing?: PairingBroker;
+  /** Who is at the other end of a connection (default: peer.ts, the kernel's view of the platform). */
+  identifyPeer?: (socket: Socket) => Promise<PeerFacts>;
 }
 
 interface Session {
@@ -134,6 +150,8 @@ export class McpSocketEndpoint {
       });
     });
     if (hostPlatform.os !== 'win32') chmodSync(opts.path, 0o600);
+    // Pairing now goes over this channel, which proves who asks; /pair over TCP refuses it.
+    if (opts.pairing) opts.pairing.channelPath = opts.path;
     return new McpSocketEndpoint(net, service, opts);
   }
 
@@ -185,10 +203,21 @@ export class McpSocketEndpoint {
       if (settle()) debug('a bridge connection closed before its hello');
     });
     let session: Session | null = null;
+    /** Set once the connection is a pairing request: its later lines go here. */
+    let pairLine: ((message: Record<string, unknown>) => void) | null = null;
     const splitter = new LineSplitter(
       maxBridgeLineBytes,
       (line) => {
         if (session) return this.receive(session, line);
+        if (pairLine) {
+          let message: Record<string, unknown> | null = null;
+          try {
+            message = JSON.parse(line) as Record<string, unknown>;
+          } catch {
+            message = null;
+          }
+          return pairLine(message ?? {});
+        }
         if (said) return;
         let hello: Record<string, unknown>;
         try {
@@ -197,6 +226,10 @@ export class McpSocketEndpoint {
           return refuse(null, 'invalid_argument', `The first line is not JSON; the bridge channel starts with ${bridgeHelloMethod}.`);
         }
         const id = requestId(hello ?? {});
+        if (hello?.method === bridgePairMethod) {
+          settle();
+          return this.pairOn(socket, (next) => (pairLine = next), hello);
+        }
         if (hello?.method !== bridgeHelloMethod) return refuse(id, 'forbidden', `The bridge channel starts with ${bridgeHelloMethod} and the agent's token; nothing else runs before it.`);
         const params = (hello.params ?? {}) as Record<string, unknown>;
         const token = text(params.token);
@@ -215,6 +248,79 @@ export class McpSocketEndpoint {
       },
     );
     socket.on('data', (chunk: Buffer) => splitter.push(chunk));
+  }
+
+  /** Pairing connections (after their first request) at once; past this a new one is refused. */
+  private pairingConnections = 0;
+  private readonly pairingSockets = new Set<Socket>();
+  /** The kernel lookup of the last pairing connection; the next one starts after it. */
+  private identifying: Promise<void> = Promise.resolve();
+
+  /**
+   * A connection that asks to pair: who asks is read from the kernel once, before the first
+   * request counts; each `tandem/pair` line (the first and any later one, which replaces it) is
+   * answered when decided. The connection closing withdraws its waiting request.
+   */
+  private pairOn(socket: Socket, setLines: (handler: (message: Record<string, unknown>) => void) => void, first: Record<string, unknown>): void {
+    const broker = this.opts.pairing;
+    if (!broker) {
+      socket.end(errorLine(requestId(first), channelErrorCode, 'forbidden', 'This Tandem takes pairing requests at its pairUrl.'));
+      return;
+    }
+    if (this.pairingConnections >= maxPairingConnections) {
+      socket.end(errorLine(requestId(first), channelErrorCode, 'capacity', `${maxPairingConnections} pairing connections are open already; try again once the person answered some.`));
+      return;
+    }
+    this.pairingConnections += 1;
+    this.pairingSockets.add(socket);
+    const queued: Array<Record<string, unknown>> = [first];
+    let peer: PeerFacts | null = null;
+    /** Lines of this connection in order; a second request replaces the first (the broker knows the connection). */
+    const ask = (message: Record<string, unknown>) => {
+      const id = requestId(message);
+      if (message.method !== bridgePairMethod || id === null) {
+        return this.write(socket, errorLine(id, -32600, 'invalid_argument', `A pairing connection takes only ${bridgePairMethod} requests.`));
+      }
+      const parsed = pairingClaimSchema.safeParse(message.params);
+      if (!parsed.success) return this.write(socket, errorLine(id, channelErrorCode, 'invalid_argument', describeIssue(parsed.error)));
+      let requestIdOf: string;
+      try {
+        requestIdOf = broker.request(parsed.data, { connection: socket, peer: peer! });
+      } catch (error) {
+        const tandem = error instanceof TandemError ? error : new TandemError('invalid_argument', String(error));
+        // A refusal ends the connection: a flood pays a connection for every try.
+        return void socket.end(errorLine(id, channelErrorCode, tandem.code, tandem.message));
+      }
+      void broker.waitOutcome(requestIdOf).then((outcome) => {
+        this.write(socket, `${JSON.stringify({ jsonrpc: '2.0', id, result: { requestId: requestIdOf, ...outcome } })}\n`);
+        // Done with this connection, unless the request was replaced by a newer one on it.
+        if (!broker.waitingOn(socket)) socket.end();
+      });
+    };
+    setLines((message) => {
+      if (peer) return ask(message);
+      // Still reading who asks: a few lines wait, a flood of them ends the connection.
+      if (queued.push(message) > 4) socket.destroy();
+    });
+    socket.once('close', () => {
+      this.pairingConnections -= 1;
+      this.pairingSockets.delete(socket);
+      broker.connectionClosed(socket);
+    });
+    const identify = this.opts.identifyPeer ?? (hostPlatform.os === 'win32' ? async () => namedPipePeer() : (s: Socket) => unixSocketPeer(s, { ownUid: process.getuid?.() ?? -1 }));
+    // One at a time: a flood of connections runs the kernel lookups (ss, /proc) in turn, not all at once.
+    const identified = this.identifying.then(() => (socket.destroyed ? Promise.reject(new Error('gone')) : identify(socket)));
+    this.identifying = identified.then(
+      () => undefined,
+      () => undefined,
+    );
+    void identified.then(
+      (facts) => {
+        peer = facts;
+        for (const message of queued.splice(0)) ask(message);
+      },
+      () => socket.destroy(),
+    );
   }
 
   private open(socket: Socket, identity: AgentIdentity, params: Record<string, unknown>): Session {
@@ -323,6 +429,7 @@ export class McpSocketEndpoint {
     this.closing = true;
     for (const refuse of [...this.shuttingDown]) refuse();
     for (const session of this.sessions) session.socket.destroy();
+    for (const socket of this.pairingSockets) socket.destroy();
     await new Promise<void>((resolve) => this.net.close(() => resolve()));
     if (hostPlatform.os !== 'win32') {
       rmSync(this.opts.path, { force: true });

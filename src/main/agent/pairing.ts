@@ -7,6 +7,7 @@ import type { Clock } from '../terminal/clock.js';
 import { systemClock } from '../terminal/clock.js';
 import { checkRequest } from '../web/origin.js';
 import { defaultPolicy, type PolicySettings } from './policy.js';
+import { tcpPeer } from './peer.js';
 import { PendingRequests } from './requests.js';
 import { checkAgentName, distinctName, type TokenStore } from './tokens.js';
 
@@ -21,20 +22,31 @@ export type PairingClaim = z.output<typeof pairingClaimSchema>;
 
 export type PairingDecision = 'once' | 'always' | 'deny';
 
-/** `expired`: the request was pushed out (a newer one of the same claim, or a flood) or lapsed: ask again. */
-type Outcome = { state: 'pending' } | { state: 'allowed'; token: string; persistent: boolean; name: string } | { state: 'denied' } | { state: 'expired' };
+/** `expired`: the request lapsed or its connection replaced it: ask again. */
+export type Outcome = { state: 'pending' } | { state: 'allowed'; token: string; persistent: boolean; name: string } | { state: 'denied' } | { state: 'expired' };
 
 /** How long an answered request can still be polled for its token, and an unanswered one waits. */
 export const answeredTtlMs = 5 * 60_000;
 export const pendingTtlMs = 10 * 60_000;
-/** Requests waiting for the person at once; a new one past this pushes one out (see `victim`). */
+/** Requests waiting for the person at once; past this a new one is refused (`capacity`), never one pushed out. */
 export const maxPendingPairings = 64;
+/**
+ * Waiting requests per uid and per process (both read from the kernel where it can): past these a
+ * new one is refused as `capacity`, so a flood of one user or one process never pushes a waiting
+ * request out, and the person sees at most this many cards from it. One per connection (a second
+ * on the same connection replaces its first).
+ */
+export const maxPendingPerUid = 16;
+export const maxPendingPerProcess = 4;
+/** "Deny all" also refuses new requests for this long (`pairing_denied`), visibly (`pairingsPausedUntil`). */
+export const denyAllPauseMs = 60_000;
 /** Claims the person denied, kept until lifted; past this the oldest denial is forgotten. */
 export const maxDeniedClaims = 256;
 /** Outcomes kept for polling at once; past this the oldest answered ones go first. */
 export const maxOutcomes = 256;
 
 import type { SandboxMode } from '../sandbox/types.js';
+import type { PeerFacts } from './peer.js';
 
 const trustedPolicy: PolicySettings = { ...defaultPolicy, policy: 'always' };
 
@@ -46,9 +58,23 @@ export interface DeniedClaim {
   at: string;
 }
 
-/** A claim is what the person judges: the name, program and directory (the pid changes on every restart). */
+/** Who asks: the connection the request came on (only it may replace the request) and what the kernel says about its process. */
+export interface PairingSource {
+  connection: object;
+  peer: PeerFacts;
+}
+
+/** A waiting request as the person sees it: the claims and, apart, the verified facts. */
+export type PairingInfo = PairingClaim & { at: string; verified: PeerFacts };
+
+/** A claim is what the person judges: the name, program (the kernel's, where read) and directory (the pid changes on every restart). */
 function claimKey(claim: Pick<PairingClaim, 'name' | 'exe' | 'cwd'>): string {
   return JSON.stringify([claim.name, claim.exe, claim.cwd]);
+}
+
+/** A request made by Tandem's own code (tests, the UI's own pairing): no connection and no peer to verify. */
+function inProcess(): PairingSource {
+  return { connection: {}, peer: { uid: null, pid: null, exe: null, by: 'none', via: 'in-process' } };
 }
 
 function newId(): string {
@@ -69,27 +95,44 @@ export interface PairingBrokerOptions {
   nameInUse?: (name: string) => boolean;
   /** The sandbox of agents allowed by `--trust-local-agents`. */
   trustedSandbox?: SandboxMode;
+  /** The person's uid: only requests from it pair (default: this process's). */
+  ownUid?: number | null;
+  /** Who is on the other end of a `/pair` TCP connection (default: the kernel's TCP table, Linux). */
+  tcpPeer?: (socket: { localPort?: number; remotePort?: number }) => PeerFacts;
 }
 
 /**
  * Pairing requests from bridges that have no token: the person allows once, always, or denies.
- * Under --trust-local-agents every request is allowed at once and runs without approvals.
- * Bounded and merged: one request per claim (the same process posting again gets the same one,
- * a newer process of the same claim replaces it); at most `maxPendingPairings`, where a new
- * request pushes out the oldest of the largest group of requests from one program and directory,
- * so a flood from one program cannot keep another's request from showing. A denied claim stays
- * denied (answered at once, no question) until the person lifts the denial.
+ * Under --trust-local-agents every request of the person's uid is allowed at once and runs
+ * without approvals. A request comes with who asks (`PairingSource`): requests of another uid
+ * are refused; a waiting request is replaced only by its own connection; waiting requests are
+ * bounded per uid, per process and in all, and past a bound a new one is refused rather than one
+ * pushed out. A denied claim stays denied (answered at once, no question) until the person lifts
+ * the denial; "Deny all" also refuses every new request for `denyAllPauseMs`.
  */
 export class PairingBroker {
-  readonly requests = new PendingRequests<PairingClaim & { at: string }, PairingDecision>('pairing', maxPendingPairings);
+  readonly requests = new PendingRequests<PairingInfo, PairingDecision>('pairing', maxPendingPairings);
   private readonly outcomes = new Map<string, { outcome: Outcome; expires: number }>();
-  private readonly byClaim = new Map<string, string>();
+  /** The waiting request of each connection (at most one). */
+  private readonly byConnection = new Map<object, string>();
+  private readonly connectionOf = new Map<string, object>();
+  /** Requests made on the bridge channel: their outcome goes to that connection only, never to a TCP poll. */
+  private readonly channelBorn = new Set<string>();
+  /** TCP requests have no lasting connection (each poll is a new request): the verified process stands for it. */
+  private readonly tcpKeys = new Map<number, object>();
   /** Lapse timers of waiting requests (as many as `requests`). */
   private readonly lapses = new Map<string, ReturnType<Clock['setTimeout']>>();
   private readonly denied = new Map<string, DeniedClaim>();
   private readonly deniedListeners = new Set<() => void>();
+  private readonly outcomeWaiters = new Map<string, (outcome: Outcome) => void>();
   private readonly clock: Clock;
   private readonly wallNow: () => number;
+  /** Monotonic time until which new requests are refused ("Deny all"), and its wall-clock twin for the person. */
+  private pausedUntil = 0;
+  private pausedUntilWall = 0;
+  private pauseTimer: ReturnType<Clock['setTimeout']> | null = null;
+  /** Set while the bridge channel listens: then `/pair` over TCP is refused (the channel proves who asks). */
+  channelPath: string | null = null;
 
   constructor(
     private readonly tokens: TokenStore,
@@ -99,35 +142,71 @@ export class PairingBroker {
     this.wallNow = opts.wallNow ?? Date.now;
   }
 
+  private get ownUid(): number | null {
+    return this.opts.ownUid !== undefined ? this.opts.ownUid : (process.getuid?.() ?? null);
+  }
+
   /** Whether this claimed name would show as an agent the person already knows. */
   nameInUse(name: string): boolean {
     return this.opts.nameInUse?.(name) ?? this.tokens.isPaired(name);
   }
 
-  request(claim: PairingClaim): string {
+  /** While "Deny all" pauses new requests: when the pause ends (ISO), else null. */
+  pausedUntilIso(): string | null {
+    return this.clock.now() < this.pausedUntil ? new Date(this.pausedUntilWall).toISOString() : null;
+  }
+
+  /**
+   * A request from `from`; returns its id (poll it, or `waitOutcome`). Throws `forbidden` for
+   * another uid, `pairing_denied` while paused, `capacity` past a bound.
+   */
+  request(claim: PairingClaim, from: PairingSource = inProcess()): string {
     const name = checkAgentName(claim.name);
     this.expire();
+    const own = this.ownUid;
+    if (from.peer.uid !== null && own !== null && from.peer.uid !== own) {
+      throw new TandemError('forbidden', `Only processes of the user running Tandem (uid ${own}) can ask to pair; this one runs as uid ${from.peer.uid}.`);
+    }
+    if (from.peer.uid === null && from.peer.via === 'tcp' && own !== null && process.platform === 'linux') {
+      throw new TandemError('forbidden', 'Tandem could not tell which user sent this pairing request; ask again from a bridge (tandem mcp).');
+    }
     if (this.opts.trustLocalAgents) {
       const id = `trusted-${newId()}`;
       const display = distinctName(name, (candidate) => this.nameInUse(candidate));
       this.remember(id, { state: 'allowed', token: this.tokens.issueEphemeral(display, { ...trustedPolicy, sandbox: this.opts.trustedSandbox ?? 'off' }), persistent: false, name: display });
       return id;
     }
-    const key = claimKey({ ...claim, name });
+    const paused = this.pausedUntilIso();
+    if (paused) throw new TandemError('pairing_denied', `The person denied all pairing requests; new ones are refused until ${paused}. Ask them, then call the tool again.`);
+    // The kernel's executable where it was read: a claim of another program cannot slip past a denial.
+    const exe = from.peer.exe ?? claim.exe;
+    const key = claimKey({ name, exe, cwd: claim.cwd });
     if (this.denied.has(key)) {
       const id = newId();
       this.remember(id, { state: 'denied' });
       return id;
     }
-    const existing = this.byClaim.get(key);
+    const existing = this.byConnection.get(from.connection);
     const current = existing ? this.requests.get(existing) : null;
     if (existing && current) {
-      if (current.info.pid === claim.pid) return existing;
+      if (claimKey(current.info) === key && current.info.pid === claim.pid) return existing;
+      // Only the connection that asked replaces its own request.
       this.pushOut(existing);
     }
-    if (this.requests.list().length >= maxPendingPairings) this.pushOut(this.victim());
-    const { id, decision } = this.requests.open({ ...claim, name, at: new Date(this.wallNow()).toISOString() });
-    this.byClaim.set(key, id);
+    const waiting = this.requests.list();
+    if (waiting.length >= maxPendingPairings) throw new TandemError('capacity', `${maxPendingPairings} pairing requests already wait for the person; try again later.`);
+    const uid = from.peer.uid;
+    if (waiting.filter((request) => request.verified.uid === uid).length >= maxPendingPerUid) {
+      throw new TandemError('capacity', `${maxPendingPerUid} pairing requests of this user already wait for the person; try again once they are answered.`);
+    }
+    const pid = from.peer.pid;
+    if (pid !== null && waiting.filter((request) => request.verified.pid === pid).length >= maxPendingPerProcess) {
+      throw new TandemError('capacity', `${maxPendingPerProcess} pairing requests of process ${pid} already wait for the person; try again once they are answered.`);
+    }
+    const { id, decision } = this.requests.open({ ...claim, name, at: new Date(this.wallNow()).toISOString(), verified: { ...from.peer } });
+    this.byConnection.set(from.connection, id);
+    this.connectionOf.set(id, from.connection);
+    if (from.peer.via === 'unix-socket' || from.peer.via === 'named-pipe') this.channelBorn.add(id);
     this.remember(id, { state: 'pending' });
     // Unanswered requests lapse, so idle claims cannot fill the person's queue for good.
     this.lapses.set(
@@ -136,9 +215,9 @@ export class PairingBroker {
     );
     void decision.then((answer) => {
       this.clearLapse(id);
-      if (this.byClaim.get(key) === id) this.byClaim.delete(key);
+      this.forgetConnection(id);
       if (answer === 'deny') {
-        this.deny({ ...claim, name });
+        this.deny({ name, exe, cwd: claim.cwd });
         return this.remember(id, { state: 'denied' });
       }
       const persistent = answer === 'always';
@@ -151,16 +230,42 @@ export class PairingBroker {
     return id;
   }
 
-  /** The request to push out for a new one: the oldest of the largest group by program and directory. */
-  private victim(): string {
-    const groups = new Map<string, string[]>();
-    for (const request of this.requests.list()) {
-      const group = JSON.stringify([request.exe, request.cwd]);
-      groups.set(group, [...(groups.get(group) ?? []), request.id]);
-    }
-    let largest: string[] = [];
-    for (const ids of groups.values()) if (ids.length > largest.length) largest = ids;
-    return largest[0]!;
+  /** The connection key of a TCP requester: its process where the kernel named it (bounded: one per waiting request), else a fresh one. */
+  private tcpConnection(pid: number | null): object {
+    if (pid === null) return {};
+    for (const [known, key] of this.tcpKeys) if (!this.byConnection.has(key)) this.tcpKeys.delete(known);
+    const key = this.tcpKeys.get(pid) ?? {};
+    this.tcpKeys.set(pid, key);
+    return key;
+  }
+
+  /** Whether a request of this connection waits for the person. */
+  waitingOn(connection: object): boolean {
+    const id = this.byConnection.get(connection);
+    return id !== undefined && this.requests.get(id) !== null;
+  }
+
+  /** The connection a request came on closed: its waiting request goes (nobody is left to hand a token to). */
+  connectionClosed(connection: object): void {
+    const id = this.byConnection.get(connection);
+    if (id) this.pushOut(id);
+    this.byConnection.delete(connection);
+  }
+
+  /**
+   * The outcome once it is known (answered, lapsed or replaced); an allowed token is handed over
+   * once, here or by `poll`.
+   */
+  waitOutcome(id: string): Promise<Outcome> {
+    const now = this.outcomes.get(id)?.outcome;
+    if (now && now.state !== 'pending') return Promise.resolve(this.poll(id));
+    return new Promise((resolve) => this.outcomeWaiters.set(id, () => resolve(this.poll(id))));
+  }
+
+  private forgetConnection(id: string): void {
+    const connection = this.connectionOf.get(id);
+    this.connectionOf.delete(id);
+    if (connection && this.byConnection.get(connection) === id) this.byConnection.delete(connection);
   }
 
   private clearLapse(id: string): void {
@@ -171,9 +276,8 @@ export class PairingBroker {
 
   private pushOut(id: string): void {
     this.clearLapse(id);
-    const info = this.requests.get(id)?.info;
-    if (!info) return;
-    if (this.byClaim.get(claimKey(info)) === id) this.byClaim.delete(claimKey(info));
+    if (!this.requests.get(id)) return;
+    this.forgetConnection(id);
     this.requests.withdraw(id);
     this.remember(id, { state: 'expired' });
   }
@@ -199,9 +303,18 @@ export class PairingBroker {
     for (const listener of this.deniedListeners) listener();
   }
 
-  /** "Deny all": every waiting request is denied, and each claim stays denied. */
+  /** "Deny all": every waiting request is denied, each claim stays denied, and new requests are refused for `denyAllPauseMs`. */
   denyAll(): void {
     for (const request of this.requests.list()) this.requests.answer(request.id, 'deny');
+    this.pausedUntil = this.clock.now() + denyAllPauseMs;
+    this.pausedUntilWall = this.wallNow() + denyAllPauseMs;
+    if (this.pauseTimer !== null) this.clock.clearTimeout(this.pauseTimer);
+    // The panel shows the pause; it is told when the pause ends.
+    this.pauseTimer = this.clock.setTimeout(() => {
+      this.pauseTimer = null;
+      for (const listener of this.deniedListeners) listener();
+    }, denyAllPauseMs);
+    for (const listener of this.deniedListeners) listener();
   }
 
   onDeniedChange(listener: () => void): () => void {
@@ -229,10 +342,18 @@ export class PairingBroker {
   private remember(id: string, outcome: Outcome): void {
     this.outcomes.delete(id);
     this.outcomes.set(id, { outcome, expires: this.clock.now() + answeredTtlMs });
+    const waiter = outcome.state === 'pending' ? undefined : this.outcomeWaiters.get(id);
+    if (waiter) {
+      this.outcomeWaiters.delete(id);
+      waiter(outcome);
+    }
     // Pending ones are at most the person's queue (64), so answered ones can always make room.
     for (const [oldId, entry] of this.outcomes) {
       if (this.outcomes.size <= maxOutcomes) break;
-      if (entry.outcome.state !== 'pending') this.outcomes.delete(oldId);
+      if (entry.outcome.state !== 'pending') {
+        this.outcomes.delete(oldId);
+        this.channelBorn.delete(oldId);
+      }
     }
   }
 
@@ -240,7 +361,10 @@ export class PairingBroker {
     const now = this.clock.now();
     for (const [id, entry] of this.outcomes) {
       if (entry.outcome.state === 'pending' && !this.requests.get(id)) this.outcomes.set(id, { outcome: { state: 'expired' }, expires: now + answeredTtlMs });
-      else if (entry.expires < now && entry.outcome.state !== 'pending') this.outcomes.delete(id);
+      else if (entry.expires < now && entry.outcome.state !== 'pending') {
+        this.outcomes.delete(id);
+        this.channelBorn.delete(id);
+      }
     }
   }
 
@@ -256,6 +380,10 @@ export class PairingBroker {
     if (req.headers.origin) return reply(403, { error: { code: 'forbidden', message: 'Pairing requests come from agents, not web pages.' } });
     try {
       if (req.method === 'POST' && path === '/pair') {
+        // A TCP connection proves no user on its own: where the bridge channel listens, pairing goes there.
+        if (this.channelPath !== null) {
+          throw new TandemError('forbidden', `Pairing requests come over the bridge channel (bridgeSocket in instance.json: ${this.channelPath}), which proves who asks; use a current \`tandem mcp\`.`);
+        }
         const chunks: Buffer[] = [];
         let size = 0;
         for await (const chunk of req) {
@@ -271,15 +399,24 @@ export class PairingBroker {
         }
         const parsed = pairingClaimSchema.safeParse(body);
         if (!parsed.success) throw new TandemError('invalid_argument', describeIssue(parsed.error));
-        const id = this.request(parsed.data);
+        const peer = (this.opts.tcpPeer ?? tcpPeer)(req.socket);
+        const id = this.request(parsed.data, { connection: this.tcpConnection(peer.pid), peer });
         return reply(202, { requestId: id });
       }
       const match = /^\/pair\/([\w-]{1,64})$/.exec(path);
-      if (req.method === 'GET' && match) return reply(200, this.poll(match[1]!));
+      if (req.method === 'GET' && match) {
+        // A token goes only to the user who asked, and never over TCP for a request made on the channel.
+        const peer = (this.opts.tcpPeer ?? tcpPeer)(req.socket);
+        const own = this.ownUid;
+        if (this.channelPath !== null || this.channelBorn.has(match[1]!) || (own !== null && peer.uid !== own && !(peer.uid === null && process.platform !== 'linux'))) {
+          throw new TandemError('forbidden', 'This pairing request is answered on the connection that made it.');
+        }
+        return reply(200, this.poll(match[1]!));
+      }
       return reply(404, { error: { code: 'not_found', message: 'POST /pair with { name, pid, exe, cwd }, then GET /pair/<requestId>.' } });
     } catch (error) {
       const body = error instanceof TandemError ? error.toJSON() : { code: 'invalid_argument', message: String(error) };
-      return reply(body.code === 'not_found' ? 404 : 400, { error: body });
+      return reply(body.code === 'not_found' ? 404 : body.code === 'forbidden' || body.code === 'pairing_denied' ? 403 : body.code === 'capacity' ? 503 : 400, { error: body });
     }
   }
 }
