@@ -14,6 +14,7 @@ function copyResources(): Plugin {
     writeBundle() {
       rmSync(resolve('out/resources'), { recursive: true, force: true });
       cpSync(resolve('resources/shell'), resolve('out/resources/shell'), { recursive: true });
+      cpSync(resolve('resources/sandbox'), resolve('out/resources/sandbox'), { recursive: true });
     },
   };
 }

@@ -128,12 +128,18 @@ describeSandbox('confined agent terminals', () => {
       await fails(t.id, 'mount -t tmpfs none /mnt');
       await fails(t.id, 'unshare -r true');
       expect(seen).toEqual([]);
-      // With the network on, the same connection goes through: the test above can fail.
+      // With the network on the loopback is still its own (the proxy is the way out:
+      // sandbox-proxy.test.ts); unconfined the same connection goes through, so the test can fail.
       await f.host.close(t.id);
       policy('workspace-write', true);
       const on = await open();
       expect(on.sandbox).toEqual({ mode: 'workspace-write', network: true });
-      expect((await send(on.id, `echo hi > /dev/tcp/127.0.0.1/${port}`)).exitCode).toBe(0);
+      await fails(on.id, `echo hi > /dev/tcp/127.0.0.1/${port}`);
+      expect(seen).toEqual([]);
+      await f.host.close(on.id);
+      policy('off', true);
+      const plain = (await f.call(client, 'terminal_open', { title: 'plain', cwd: project })) as Result & { id: string };
+      expect((await send(plain.id, `echo hi > /dev/tcp/127.0.0.1/${port}`)).exitCode).toBe(0);
       await expect.poll(() => seen.length).toBe(1);
     } finally {
       server.close();

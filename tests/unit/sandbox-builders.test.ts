@@ -46,8 +46,16 @@ describe('bubblewrap arguments', () => {
     expect(args.slice(-3)).toEqual(['--', '/bin/bash', '-i']);
   });
 
-  it('leaves the network namespace alone when the network is on', () => {
-    expect(build({ network: true })).not.toContain('--unshare-net');
+  it('always makes its own network namespace; network on binds the proxy socket and starts the forwarder before the shell', () => {
+    expect(build({ network: true })).toContain('--unshare-net');
+    const forwarder = ['/usr/bin/node', '/opt/tandem/resources/sandbox/forwarder.mjs', '3128', '/tmp/.tandem-proxy.sock'] as const;
+    const args = build({ network: true, proxy: { socket: '/state/run/t1/proxy.sock', inside: '/tmp/.tandem-proxy.sock', forwarder } });
+    expect(args).toContain('--unshare-net');
+    const tmp = at(args, '--bind', spec.tmpDir, '/tmp');
+    expect(at(args, '--ro-bind', '/state/run/t1/proxy.sock', '/tmp/.tandem-proxy.sock')).toBeGreaterThan(tmp);
+    const command = args.slice(args.indexOf('--') + 1);
+    expect(command.slice(0, 2)).toEqual(['/bin/sh', '-c']);
+    expect(command.slice(3)).toEqual(['tandem-net', ...forwarder, '/bin/bash', '-i']);
   });
 
   it('mounts in order: root read-only, a private /dev with only the terminal, /proc, /tmp, workspace, hides, protections', () => {
@@ -168,7 +176,9 @@ describe('sandbox-exec profile', () => {
     expect(allowed(text, 'file-read*', '/etc/hosts')).toBe(true);
     expect(text).toContain('(deny network-outbound (remote unix-socket (path-regex #"^/Users/ada/Library/Tandem/"))');
     expect(text.trim().split('\n').at(-1)).toBe('(deny network*)');
-    expect(seatbeltProfile({ ...mac, network: true })).not.toContain('(deny network*)');
+    // Network on: still no network, except the terminal's proxy port on loopback, allowed after the refusal.
+    const on = seatbeltProfile({ ...mac, network: true, proxy: { port: 49152 } }).trim().split('\n');
+    expect(on.slice(-2)).toEqual(['(deny network*)', '(allow network-outbound (remote ip "localhost:49152"))']);
   });
 
   it('read-only allows writes to the terminal devices only, and still reads its temp directory', () => {

@@ -12,6 +12,8 @@ export interface AgentSandboxSettings {
   network?: boolean;
   /** What the person lets this agent read of their home beyond the defaults (src/main/sandbox/agent-home.ts). */
   homeReadable?: string[];
+  /** The hosts its proxy lets through (`example.org`, `*.example.org`); unset or empty: any public host. */
+  networkDomains?: string[];
 }
 
 export function platformDefaultMode(platform: NodeJS.Platform = process.platform): SandboxMode {
@@ -43,7 +45,7 @@ export function sandboxRequest(
 ): SandboxRequest | undefined {
   const { sandbox, network } = effectiveSandbox(settings, ctx.fallback);
   if (sandbox === 'off') return undefined;
-  return { mode: sandbox, network, agent: ctx.agent, stateDir: ctx.stateDir, discoveryDir: ctx.discoveryDir, ...(settings.homeReadable ? { readable: settings.homeReadable } : {}) };
+  return { mode: sandbox, network, agent: ctx.agent, stateDir: ctx.stateDir, discoveryDir: ctx.discoveryDir, ...(settings.homeReadable ? { readable: settings.homeReadable } : {}), ...(settings.networkDomains?.length ? { networkDomains: settings.networkDomains } : {}) };
 }
 
 /**

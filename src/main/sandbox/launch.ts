@@ -6,8 +6,9 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { closeSync, mkdirSync, openSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join, posix } from 'node:path';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, posix } from 'node:path';
 import { childrenOf, readStat } from '../pty/proc.js';
 import { resourcesDir } from '../resources.js';
 import { assertSandboxAvailable } from './availability.js';
@@ -17,6 +18,7 @@ import { gitProtection, releaseGitProtection } from './git-protect.js';
 import { explainRefusal, type SandboxNote } from './refusal.js';
 import { ToolFilesWatch } from './tool-files.js';
 import { hiddenPathCandidates, scanSockets } from './hidden-paths.js';
+import { SandboxProxy } from './proxy.js';
 import { sandboxExecPath, seatbeltProfile } from './seatbelt.js';
 import { tiocstiFilter } from './seccomp.js';
 import { type HiddenPath, type HomeSpec, type SandboxInfo, type SandboxSpec, within } from './types.js';
@@ -28,6 +30,8 @@ export interface SandboxRequest extends SandboxInfo {
   discoveryDir: string;
   /** What the person adds to the read list of their home for this agent (`~/x` or absolute). */
   readable?: readonly string[];
+  /** The agent's network domain list (empty or absent: any public host), for the proxy. */
+  networkDomains?: readonly string[];
 }
 
 export interface ConfineInput extends SandboxRequest {
@@ -60,6 +64,14 @@ const envFd = 5;
 export const launcherEnv: Readonly<Record<string, string>> = { PATH: '/usr/bin:/bin', LC_ALL: 'C' };
 /** How long the shell may take to appear inside the sandbox (bubblewrap's setup is milliseconds). */
 const shellAppearMs = 5000;
+/** How long the open waits for the forwarder inside to listen (a Node start; seconds on a loaded machine). */
+const forwarderReadyMs = 10_000;
+/** The sandbox's own loopback port the proxy variables name (its own network namespace: no clash with the machine's). */
+export const proxyPortInside = 3128;
+/** Where the proxy's socket appears inside: the private /tmp (the root is read-only). */
+const proxySocketInside = '/tmp/.tandem-proxy.sock';
+/** sun_path holds 108 bytes: a longer state path gets its socket in a fresh directory under the temp directory. */
+const socketPathMax = 100;
 const pollMs = 2;
 /** The filter is the same for every terminal of this process: built once. */
 let seccompProgram: Buffer | undefined;
@@ -160,6 +172,9 @@ export class Confinement {
   readonly toolFiles: ToolFilesWatch | null;
   /** `commondir` files written to protect the repository, released on dispose. */
   private readonly gitWritten: string[];
+  /** Network on: the host side of the terminal's only way out. */
+  private readonly proxy: SandboxProxy | null = null;
+  private readonly proxyDir: string | null = null;
 
   /** Checks the platform first: nothing is created or spawned when confinement is impossible. */
   constructor(input: ConfineInput) {
@@ -223,6 +238,43 @@ export class Confinement {
     };
     const insideTmp = this.platform === 'linux' ? '/tmp' : tmpDir;
     this.cacheEnv = { TMPDIR: insideTmp, ...this.cacheEnv, TANDEM_SANDBOX: input.mode };
+    if (input.network) {
+      const started = this.startProxy(input, personHome);
+      this.proxy = started.proxy;
+      this.proxyDir = started.dir;
+      this.spec.proxy = started.spec;
+      const port = 'port' in started.spec ? started.spec.port : proxyPortInside;
+      const http = `http://127.0.0.1:${port}`;
+      const socks = `socks5h://127.0.0.1:${port}`;
+      const none = 'localhost,127.0.0.1,::1';
+      this.cacheEnv = { ...this.cacheEnv, HTTP_PROXY: http, HTTPS_PROXY: http, ALL_PROXY: socks, NO_PROXY: none, http_proxy: http, https_proxy: http, all_proxy: socks, no_proxy: none };
+    }
+  }
+
+  /**
+   * The proxy of a terminal with the network on: a Unix socket bound into the sandbox and the
+   * forwarder run with this process's own runtime (Linux), or a loopback port (macOS).
+   */
+  private startProxy(input: ConfineInput, personHome: string): { proxy: SandboxProxy; dir: string | null; spec: NonNullable<SandboxSpec['proxy']> } {
+    const domains = input.networkDomains ?? [];
+    if (this.platform !== 'linux') {
+      const proxy = SandboxProxy.listen({ agent: input.agent, terminalId: input.terminalId, domains, listen: { tcp: true } });
+      return { proxy, dir: null, spec: { port: proxy.port ?? 0 } };
+    }
+    let socket = join(this.runDir, 'proxy.sock');
+    let dir: string | null = null;
+    if (Buffer.byteLength(socket) > socketPathMax) {
+      dir = mkdtempSync(join(tmpdir(), 'tandem-px-'));
+      socket = join(dir, 's');
+    }
+    const proxy = SandboxProxy.listen({ agent: input.agent, terminalId: input.terminalId, domains, listen: { path: socket } });
+    // The runtime must be visible inside: an AppImage's lies under the host's /tmp, a version
+    // manager's under the person's home; a directory elsewhere is there already.
+    const node = resolved(process.execPath);
+    const nodeDir = dirname(node);
+    if (within(nodeDir, '/tmp') || (personHome !== '' && personHome !== '/' && within(nodeDir, personHome))) this.spec.readable.push(nodeDir);
+    const script = join(resolved(resourcesDir()), 'sandbox', 'forwarder.mjs');
+    return { proxy, dir, spec: { socket, inside: proxySocketInside, forwarder: [node, script, String(proxyPortInside), proxySocketInside] } };
   }
 
   /** The agent's home and what it shows of the person's; entries that would shadow the workspace are left to it. */
@@ -285,11 +337,26 @@ export class Confinement {
         // bubblewrap has read its arguments: the shell's environment need not lie on disk.
         rmSync(join(this.runDir, 'env'), { force: true });
         const [child] = childrenOf(init);
-        if (child !== undefined && readStat(child)?.comm !== 'bwrap') return child;
+        if (child !== undefined && readStat(child)?.comm !== 'bwrap') {
+          await this.forwarderReady();
+          return child;
+        }
       }
       await new Promise((resolve) => setTimeout(resolve, pollMs));
     }
     return null;
+  }
+
+  /**
+   * The proxy variables lead somewhere only once the forwarder listens: the open waits for it,
+   * while the shell starts (bounded; past the bound the open goes on and a connection through
+   * the variables is refused until the forwarder listens).
+   */
+  private async forwarderReady(): Promise<void> {
+    if (!this.proxy) return;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.proxy.ready.catch(() => {}), new Promise<void>((resolve) => (timer = setTimeout(resolve, forwarderReadyMs)))]);
+    clearTimeout(timer);
   }
 
   private readInit(): number | null {
@@ -303,6 +370,8 @@ export class Confinement {
 
   /** Removes the private temporary directory and the launch files. */
   dispose(): void {
+    this.proxy?.close();
+    if (this.proxyDir) rmSync(this.proxyDir, { recursive: true, force: true });
     releaseGitProtection(this.gitWritten.splice(0));
     rmSync(this.runDir, { recursive: true, force: true });
   }

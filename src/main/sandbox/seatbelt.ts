@@ -5,7 +5,7 @@
  * terminal uses (Tandem's state holds its temporary directory and caches) and allow that back,
  * allow writes to the workspace, the temporary directory, the caches and the terminal devices,
  * hide every other hidden path, refuse again what stays read-only in the workspace, and cut the
- * network. (The hidden state used to come last, after the caches it holds: no temp directory.)
+ * network, except (network on) the terminal's own proxy port on loopback. (The hidden state used to come last, after the caches it holds: no temp directory.)
  *
  * sandbox-exec runs the shell in the same process and session, so the controlling terminal
  * and job control are untouched. What it cannot do that bubblewrap does: a private process
@@ -57,6 +57,9 @@ export function seatbeltProfile(spec: SandboxSpec): string {
     lines.push(`(deny file-write* ${spec.protectedPaths.map(pathFilter).join(' ')})`);
   }
   if (spec.hidden.length > 0) lines.push(`(deny network-outbound ${spec.hidden.map(socketFilter).join(' ')})`);
-  if (!spec.network) lines.push('(deny network*)');
+  // No private network on macOS: every connection is refused, except (network on) the one to the
+  // terminal's proxy on loopback, which checks each target (proxy.ts). Unix sockets are refused too.
+  lines.push('(deny network*)');
+  if (spec.network && spec.proxy && 'port' in spec.proxy) lines.push(`(allow network-outbound (remote ip ${sbString(`localhost:${spec.proxy.port}`)}))`);
   return `${lines.join('\n')}\n`;
 }
