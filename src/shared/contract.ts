@@ -66,10 +66,12 @@ const sandboxModeSchema = z.enum(['off', 'workspace-write', 'read-only']);
 const agentName = z.string().trim().min(1).max(64);
 /** Paths of the person's home a confined terminal of the agent may read beyond the defaults (src/main/sandbox/agent-home.ts). */
 const homeReadableSchema = z.array(z.string().trim().min(2).max(300).regex(/^~\/|^\//, 'must start with ~/ or /')).max(50);
+/** A confined terminal's proxy lets only these hosts through (`example.org`, `*.example.org`); empty: any public host. */
+const networkDomainsSchema = z.array(z.string().trim().toLowerCase().max(255).regex(/^(\*\.)?(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/, 'must be a host name such as example.org or *.example.org')).max(100);
 
 export const agentsStateSchema = z.object({
   paired: z.array(
-    z.object({ name: z.string(), createdAt: z.string(), policy: policySchema, allow: z.array(z.string()), deny: z.array(z.string()), connected: z.boolean(), sandbox: sandboxModeSchema.optional(), network: z.boolean().optional(), homeReadable: z.array(z.string()).optional() }),
+    z.object({ name: z.string(), createdAt: z.string(), policy: policySchema, allow: z.array(z.string()), deny: z.array(z.string()), connected: z.boolean(), sandbox: sandboxModeSchema.optional(), network: z.boolean().optional(), homeReadable: z.array(z.string()).optional(), networkDomains: z.array(z.string()).optional() }),
   ),
   connected: z.array(z.object({ name: z.string(), connections: z.number() })),
   /**
@@ -176,7 +178,7 @@ export const operations = {
   },
   revokeAgent: { args: z.object({ name: agentName }), result: z.object({}) },
   setAgentPolicy: {
-    args: z.object({ name: agentName, policy: policySchema, allow: z.array(z.string().min(1).max(200)).max(200).optional(), deny: z.array(z.string().min(1).max(200)).max(200).optional(), sandbox: sandboxModeSchema.optional(), network: z.boolean().optional(), homeReadable: homeReadableSchema.optional() }),
+    args: z.object({ name: agentName, policy: policySchema, allow: z.array(z.string().min(1).max(200)).max(200).optional(), deny: z.array(z.string().min(1).max(200)).max(200).optional(), sandbox: sandboxModeSchema.optional(), network: z.boolean().optional(), homeReadable: homeReadableSchema.optional(), networkDomains: networkDomainsSchema.optional() }),
     result: z.object({}),
   },
   answerPairing: { args: z.object({ requestId: id, decision: z.enum(['once', 'always', 'deny']) }), result: z.object({}) },

@@ -117,6 +117,7 @@ export class AgentLayer implements AgentPanel {
         connected: connected.some((entry) => entry.name === agent.name),
         ...effectiveSandbox(agent.settings, this.defaultSandbox),
         ...(agent.settings.homeReadable ? { homeReadable: agent.settings.homeReadable } : {}),
+        ...(agent.settings.networkDomains ? { networkDomains: agent.settings.networkDomains } : {}),
       })),
       connected,
       pairings: this.pairing.requests.list().map(({ id, name, pid, exe, cwd, at, verified }) => ({ id, name, pid, exe, cwd, at, nameInUse: this.pairing.nameInUse(name), verified })),
@@ -148,7 +149,7 @@ export class AgentLayer implements AgentPanel {
     this.tokens.revoke(name.trim());
   }
 
-  setAgentPolicy({ name, policy, allow, deny, sandbox, network, homeReadable }: OpArgs<'setAgentPolicy'>): void {
+  setAgentPolicy({ name, policy, allow, deny, sandbox, network, homeReadable, networkDomains }: OpArgs<'setAgentPolicy'>): void {
     const current = this.tokens.list().find((agent) => agent.name === name.trim());
     if (!current) throw new TandemError('not_found', `No paired agent named "${name}".`);
     for (const entry of allow ?? []) {
@@ -161,8 +162,10 @@ export class AgentLayer implements AgentPanel {
     const kept = sandbox === undefined && network === undefined ? { sandbox: current.settings.sandbox, network: current.settings.network } : after;
     // The read list applies to terminals opened after the change; open ones keep what they were given.
     const readable = homeReadable ?? current.settings.homeReadable;
+    // Like the read list, the domain list applies to terminals opened after the change.
+    const domains = networkDomains ?? current.settings.networkDomains;
     const fromPolicy = current.settings.policy;
-    this.tokens.setSettings(current.name, { policy, allow: allow ?? current.settings.allow ?? defaultPolicy.allow, deny: deny ?? current.settings.deny ?? defaultPolicy.deny, ...kept, ...(readable ? { homeReadable: readable } : {}) });
+    this.tokens.setSettings(current.name, { policy, allow: allow ?? current.settings.allow ?? defaultPolicy.allow, deny: deny ?? current.settings.deny ?? defaultPolicy.deny, ...kept, ...(readable ? { homeReadable: readable } : {}), ...(domains ? { networkDomains: domains } : {}) });
     // The agent's open terminals' timelines say what changed (src/main/record).
     for (const view of this.host.list().filter((view) => view.agent === current.name)) {
       const journal = this.host.get(view.id).journal;

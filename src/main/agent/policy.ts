@@ -19,6 +19,8 @@ export interface PolicySettings {
   network?: boolean;
   /** Paths of the person's home a confined terminal may read beyond the defaults (`~/x`). */
   homeReadable?: string[];
+  /** Hosts a confined terminal's proxy lets through; unset or empty: any public host (src/main/sandbox/proxy.ts). */
+  networkDomains?: string[];
 }
 
 /** Read-only commands, their arguments checked, that run without asking under `ask-unless-allowed` (judge/allow-entries.ts). */
