@@ -1,0 +1,513 @@
+/**
+ * The local side of remote machines: one `RemoteMachine` per `--machine NAME=DESTINATION`
+ * runs `ssh -T DESTINATION tandem host --stdio` (nothing else: no forwarding, no upload) and
+ * speaks the framed link over its stdin/stdout; `RemoteMachines` routes the UI's operations on
+ * those terminals to them and puts their terminals in the roster with `machine: NAME`.
+ * A drop (ssh killed, network gone, no answer for 14 s) reconnects with backoff and resumes the
+ * remote session, so every view continues from the last frame it applied; when the remote
+ * could not keep the session, each view starts again from the remote's snapshot.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import type { OpName, TerminalView } from '../../shared/contract.js';
+import { TandemError, type ErrorCode, ERROR_CODES } from '../../shared/errors.js';
+import type { FrameSink } from '../host/attachment.js';
+import type { Clock } from '../terminal/clock.js';
+import { FRAMING, FrameDecoder, junkPreview } from './frame.js';
+import { decodeMessage, encodeMessage, LINK_PROTOCOL, type LinkBody, type LinkMessage, LinkSession } from './link.js';
+import { protocolMismatch } from './server.js';
+
+export const installCommand = 'npm install -g tandem-terminal';
+export const defaultRemoteCommand = 'tandem host --stdio';
+/** Machine names: what `--machine NAME=…` and the roster's `machine` accept. */
+export const machineNamePattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,31}$/;
+
+export type MachineStatus = 'connecting' | 'connected' | 'reconnecting' | 'failed';
+
+export interface MachineOptions {
+  name: string;
+  destination: string;
+  clock: Clock;
+  /** This Tandem's version, told in the hello. */
+  version: string;
+  /** The ssh program and any options before the destination (default `['ssh']`). */
+  ssh?: string[];
+  /** What runs on the remote (default `tandem host --stdio`; tests point it at a checkout). */
+  remoteCommand?: string;
+  log?: (line: string) => void;
+  /** A ping goes out this often (default 5 s)… */
+  pingMs?: number;
+  /** …and a link that said nothing for this long is dead (default 14 s: found within 15 s). */
+  deadMs?: number;
+  /** Reconnect delays, the last one repeated (default 250 ms doubling to 10 s). */
+  backoffMs?: number[];
+  maxReplayBytes?: number;
+}
+
+interface View {
+  localId: string;
+  remoteId: string;
+  terminalId: string;
+  clientId: string;
+  sink: FrameSink;
+  /** Local frame number = remote frame number + offset (changes when a view starts again from a snapshot). */
+  offset: number;
+  lastLocalSeq: number;
+}
+
+interface PendingCall {
+  resolve: (value: unknown) => void;
+  reject: (error: Error) => void;
+}
+
+const maxPendingCalls = 1000;
+
+/** The sentence for a remote that has no (or too old a) Tandem, from how ssh ended; null when it is something else. */
+export function missingTandemSentence(name: string, exitCode: number | null, stderr: string): string | null {
+  if (/unknown command "host"/.test(stderr)) return `Tandem on ${name} is too old for remote machines (it has no \`tandem host\`); update it there with: ${installCommand}`;
+  if (exitCode === 127 || /command not found/.test(stderr)) return `Tandem is not installed on ${name}; install it there with: ${installCommand}`;
+  return null;
+}
+
+export class RemoteMachine {
+  status: MachineStatus = 'connecting';
+  /** Why the link is not up, in one sentence (null while it is). */
+  problem: string | null = null;
+  terminals: TerminalView[] = [];
+  /** Bytes an rc file or motd printed before the link started, last connection (bounded preview). */
+  junkSeen = '';
+  private child: ChildProcess | null = null;
+  private session: LinkSession;
+  private sessionId: string | null = null;
+  private welcomed = false;
+  private everConnected = false;
+  private readonly calls = new Map<number, PendingCall>();
+  private nextCallId = 1;
+  private readonly views = new Map<string, View>();
+  private readonly byRemote = new Map<string, View>();
+  private readonly listeners = new Set<() => void>();
+  private attempt = 0;
+  private retryTimer: ReturnType<typeof setTimeout> | null = null;
+  private tickTimer: ReturnType<typeof setTimeout> | null = null;
+  private lastHeard = 0;
+  private lastPing = 0;
+  private stopped = false;
+  /** Each connect's ssh, for tests and the bench (kill it to drop the link). */
+  readonly spawned: ChildProcess[] = [];
+
+  constructor(private readonly opts: MachineOptions) {
+    this.session = this.newSession();
+  }
+
+  get name(): string {
+    return this.opts.name;
+  }
+
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private changed(): void {
+    for (const listener of this.listeners) listener();
+  }
+
+  private newSession(): LinkSession {
+    return new LinkSession((body) => this.onBody(body), { clock: this.opts.clock, maxReplayBytes: this.opts.maxReplayBytes });
+  }
+
+  start(): void {
+    this.connect();
+  }
+
+  /** The current ssh process (null between attempts). */
+  get process(): ChildProcess | null {
+    return this.child;
+  }
+
+  private connect(): void {
+    if (this.stopped) return;
+    this.welcomed = false;
+    const ssh = this.opts.ssh ?? ['ssh'];
+    const child = spawn(ssh[0]!, [...ssh.slice(1), '-T', this.opts.destination, this.opts.remoteCommand ?? defaultRemoteCommand], { stdio: ['pipe', 'pipe', 'pipe'] });
+    this.child = child;
+    this.spawned.push(child);
+    if (this.spawned.length > 16) this.spawned.shift();
+    let stderr = '';
+    let junk = 0;
+    let refused: string | null = null;
+    const write = (frame: Buffer) => {
+      if (this.child === child && child.stdin && !child.stdin.destroyed) child.stdin.write(frame);
+    };
+    const decoder = new FrameDecoder({
+      start: (framing) => {
+        if (framing !== String(FRAMING)) refused = `${this.opts.name} speaks link framing ${framing} and this Tandem ${FRAMING}; update Tandem on both (${installCommand}).`;
+      },
+      junk: (bytes, where) => {
+        junk += bytes.length;
+        if (this.junkSeen.length < 200) this.junkSeen += junkPreview(bytes, 200 - this.junkSeen.length);
+        if (where !== 'before-start') this.opts.log?.(`${this.opts.name}: skipped ${bytes.length} stray bytes on the link (${where}).`);
+      },
+      fail: (message) => {
+        refused = `${this.opts.name}: ${message}`;
+        child.kill('SIGKILL');
+      },
+      frame: (payload) => {
+        const message = decodeMessage(payload);
+        if (!message || this.child !== child) return;
+        const why = this.onMessage(message, write);
+        if (why) {
+          refused = why;
+          child.kill('SIGKILL');
+        }
+      },
+    });
+    this.junkSeen = '';
+    child.stdout!.on('data', (chunk: Buffer) => {
+      this.lastHeard = this.opts.clock.now();
+      decoder.push(chunk);
+    });
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString('utf8')).slice(-4096);
+    });
+    child.stdin!.on('error', () => undefined);
+    child.on('error', (error) => {
+      stderr += `\n${error.message}`;
+    });
+    child.on('close', (code) => {
+      if (this.child !== child) return;
+      this.child = null;
+      this.session.disconnect();
+      this.stopTick();
+      if (junk > 0) this.opts.log?.(`${this.opts.name}: skipped ${junk} bytes printed before the link started: ${this.junkSeen}`);
+      if (this.stopped) return;
+      const missing = !this.welcomed ? missingTandemSentence(this.opts.name, code, stderr.trim()) : null;
+      const fatal = refused ?? missing;
+      if (fatal && !this.welcomed) {
+        this.fail(fatal);
+        return;
+      }
+      const lastLine = stderr.trim().split('\n').pop() ?? '';
+      this.problem = this.welcomed ? `The link to ${this.opts.name} dropped; reconnecting.` : `ssh to ${this.opts.destination} failed${lastLine ? `: ${lastLine.slice(0, 200)}` : ` (exit ${code})`}; retrying.`;
+      this.opts.log?.(`${this.opts.name}: ${this.problem}`);
+      this.status = this.everConnected ? 'reconnecting' : 'connecting';
+      this.changed();
+      this.scheduleRetry();
+    });
+  }
+
+  /** Handles one frame; returns a sentence when the link cannot go on. */
+  private onMessage(message: LinkMessage, write: (frame: Buffer) => void): string | null {
+    switch (message.k) {
+      case 'server':
+        if (message.protocol !== LINK_PROTOCOL) return protocolMismatch(message.version, message.protocol, this.opts.version, LINK_PROTOCOL).replace('The remote machine', this.opts.name);
+        write(encodeMessage({ k: 'hello', protocol: LINK_PROTOCOL, version: this.opts.version, session: this.session.resumable ? this.sessionId : null, received: this.session.receivedSeq }));
+        return null;
+      case 'refuse':
+        return message.message.replace('The remote machine', this.opts.name);
+      case 'welcome': {
+        const fresh = !message.resumed;
+        if (fresh && this.sessionId !== null) {
+          // The remote kept no session for us (restarted, or past its replay bound): what was in flight is lost.
+          this.session.disconnect();
+          this.session = this.newSession();
+          this.rejectPending(new TandemError('not_running', `The link to ${this.opts.name} came back without its session; try again.`));
+        }
+        this.sessionId = message.session;
+        this.welcomed = true;
+        this.everConnected = true;
+        this.attempt = 0;
+        this.status = 'connected';
+        this.problem = null;
+        this.session.connect({ write }, fresh ? 0 : message.received);
+        this.startTick();
+        if (fresh) void this.refresh();
+        this.changed();
+        return null;
+      }
+      case 'ping':
+        write(encodeMessage({ k: 'pong', n: message.n }));
+        return null;
+      case 'pong':
+        return null;
+      default:
+        return this.session.receive(message) ? null : `${this.opts.name} sent a frame out of order; reconnecting.`;
+    }
+  }
+
+  /** After a fresh session: the roster, and every view again from the remote's snapshot. */
+  private async refresh(): Promise<void> {
+    try {
+      const { terminals } = (await this.call('list', {})) as { terminals: TerminalView[] };
+      this.terminals = terminals;
+      this.changed();
+    } catch {
+      // the next roster event brings it
+    }
+    for (const view of [...this.views.values()]) {
+      if (this.byRemote.get(view.remoteId) === view) this.byRemote.delete(view.remoteId);
+      try {
+        const result = (await this.call('attach', { id: view.terminalId })) as { attachmentId: string; snapshot: string };
+        if (!this.views.has(view.localId)) {
+          void this.call('detach', { attachmentId: result.attachmentId }).catch(() => undefined);
+          continue;
+        }
+        view.remoteId = result.attachmentId;
+        this.byRemote.set(view.remoteId, view);
+        // One frame that starts the view over (as the menu's Clear does): reset, then the snapshot.
+        view.lastLocalSeq += 1;
+        view.offset = view.lastLocalSeq;
+        view.sink.frame(view.localId, view.lastLocalSeq, `\x1bc${result.snapshot}`);
+      } catch (error) {
+        this.views.delete(view.localId);
+        view.sink.closed(view.localId, 'not_found', `${this.opts.name}'s terminal is gone (${(error as Error).message})`);
+      }
+    }
+  }
+
+  private onBody(body: LinkBody): void {
+    if (body.t === 'result') {
+      const pending = this.calls.get(body.id);
+      if (!pending) return;
+      this.calls.delete(body.id);
+      if (body.ok) pending.resolve(body.value);
+      else pending.reject(new TandemError((ERROR_CODES as readonly string[]).includes(body.error.code) ? (body.error.code as ErrorCode) : 'invalid_argument', body.error.message));
+      return;
+    }
+    if (body.t !== 'event') return;
+    const payload = body.payload as Record<string, unknown>;
+    switch (body.event) {
+      case 'roster':
+        this.terminals = (payload as { terminals: TerminalView[] }).terminals;
+        this.changed();
+        return;
+      case 'output': {
+        const view = this.byRemote.get(payload.attachmentId as string);
+        if (!view) return;
+        view.lastLocalSeq = (payload.seq as number) + view.offset;
+        view.sink.frame(view.localId, view.lastLocalSeq, payload.data as string);
+        return;
+      }
+      case 'writable': {
+        const view = this.byRemote.get(payload.attachmentId as string);
+        view?.sink.writable(view.localId, payload.writable as boolean);
+        return;
+      }
+      case 'attachmentClosed': {
+        const view = this.byRemote.get(payload.attachmentId as string);
+        if (!view) return;
+        this.byRemote.delete(view.remoteId);
+        this.views.delete(view.localId);
+        const error = payload.error as { code: 'capacity' | 'exited' | 'not_found'; message: string };
+        view.sink.closed(view.localId, error.code, error.message);
+        return;
+      }
+    }
+  }
+
+  /** One operation on the remote host. Waits through a reconnect; fails at once when the machine failed. */
+  call(op: OpName, args: unknown): Promise<unknown> {
+    if (this.status === 'failed') return Promise.reject(new TandemError('not_running', this.problem ?? `${this.opts.name} is not connected.`));
+    if (this.calls.size >= maxPendingCalls) return Promise.reject(new TandemError('busy', `${maxPendingCalls} operations already wait on ${this.opts.name}; try again once its link answers.`));
+    const id = this.nextCallId++;
+    return new Promise((resolve, reject) => {
+      this.calls.set(id, { resolve, reject });
+      this.session.send({ t: 'call', id, op, args });
+    });
+  }
+
+  async attach(terminalId: string, clientId: string, sink: FrameSink, size: { cols?: number; rows?: number }): Promise<{ attachmentId: string; snapshot: string; seq: number; writable: boolean; info: TerminalView }> {
+    const result = (await this.call('attach', { id: terminalId, ...size })) as { attachmentId: string; snapshot: string; seq: number; writable: boolean; info: TerminalView };
+    const view: View = { localId: randomBytes(12).toString('base64url'), remoteId: result.attachmentId, terminalId, clientId, sink, offset: 0, lastLocalSeq: result.seq };
+    this.views.set(view.localId, view);
+    this.byRemote.set(view.remoteId, view);
+    return { ...result, attachmentId: view.localId };
+  }
+
+  view(localId: string, clientId: string): View | null {
+    const view = this.views.get(localId);
+    return view && view.clientId === clientId ? view : null;
+  }
+
+  detach(localId: string): void {
+    const view = this.views.get(localId);
+    if (!view) return;
+    this.views.delete(localId);
+    if (this.byRemote.get(view.remoteId) === view) this.byRemote.delete(view.remoteId);
+    void this.call('detach', { attachmentId: view.remoteId }).catch(() => undefined);
+  }
+
+  detachClient(clientId: string): void {
+    for (const view of [...this.views.values()]) if (view.clientId === clientId) this.detach(view.localId);
+  }
+
+  /** The remote frame number a local acknowledgement stands for (null: it covers only the restart frame). */
+  remoteSeq(view: View, localSeq: number): number | null {
+    const seq = localSeq - view.offset;
+    return seq > 0 ? seq : null;
+  }
+
+  private rejectPending(error: Error): void {
+    const calls = [...this.calls.values()];
+    this.calls.clear();
+    for (const call of calls) call.reject(error);
+  }
+
+  private fail(sentence: string): void {
+    this.status = 'failed';
+    this.problem = sentence;
+    this.opts.log?.(sentence);
+    this.rejectPending(new TandemError('not_running', sentence));
+    this.changed();
+  }
+
+  private scheduleRetry(): void {
+    const delays = this.opts.backoffMs ?? [250, 500, 1000, 2000, 4000, 8000, 10_000];
+    const delay = delays[Math.min(this.attempt, delays.length - 1)]!;
+    this.attempt += 1;
+    this.retryTimer = this.opts.clock.setTimeout(() => {
+      this.retryTimer = null;
+      this.connect();
+    }, delay);
+  }
+
+  private startTick(): void {
+    this.stopTick();
+    this.lastHeard = this.opts.clock.now();
+    this.lastPing = this.lastHeard;
+    let n = 0;
+    const tick = () => {
+      this.tickTimer = this.opts.clock.setTimeout(tick, 1000);
+      const now = this.opts.clock.now();
+      if (now - this.lastHeard >= (this.opts.deadMs ?? 14_000)) {
+        this.opts.log?.(`${this.opts.name}: no answer for ${Math.round((now - this.lastHeard) / 1000)} s; reconnecting.`);
+        this.stopTick();
+        this.child?.kill('SIGKILL');
+        return;
+      }
+      if (now - this.lastPing >= (this.opts.pingMs ?? 5000)) {
+        this.lastPing = now;
+        const child = this.child;
+        if (child?.stdin && !child.stdin.destroyed) child.stdin.write(encodeMessage({ k: 'ping', n: ++n }));
+      }
+    };
+    this.tickTimer = this.opts.clock.setTimeout(tick, 1000);
+  }
+
+  private stopTick(): void {
+    if (this.tickTimer !== null) this.opts.clock.clearTimeout(this.tickTimer);
+    this.tickTimer = null;
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.stopTick();
+    if (this.retryTimer !== null) this.opts.clock.clearTimeout(this.retryTimer);
+    this.retryTimer = null;
+    this.child?.kill('SIGTERM');
+    this.child = null;
+    this.rejectPending(new TandemError('not_running', `Tandem stopped its link to ${this.opts.name}.`));
+  }
+}
+
+/** The terminal operations a remote terminal takes by its id. */
+const byTerminalId: ReadonlySet<OpName> = new Set<OpName>(['rename', 'close', 'share', 'handToAgent', 'takeControl', 'handBack', 'reset', 'clearScrollback']);
+
+/** Every machine of this host, as the Dispatcher sees them. */
+export class RemoteMachines {
+  readonly machines = new Map<string, RemoteMachine>();
+  private readonly listeners = new Set<() => void>();
+
+  add(machine: RemoteMachine): void {
+    if (this.machines.has(machine.name)) throw new Error(`Two machines are named ${machine.name}.`);
+    this.machines.set(machine.name, machine);
+    machine.onChange(() => {
+      for (const listener of this.listeners) listener();
+    });
+  }
+
+  start(): void {
+    for (const machine of this.machines.values()) machine.start();
+  }
+
+  stop(): void {
+    for (const machine of this.machines.values()) machine.stop();
+  }
+
+  onChange(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Every remote terminal, with its machine, as the roster shows it. */
+  roster(): TerminalView[] {
+    const all: TerminalView[] = [];
+    for (const machine of this.machines.values()) for (const terminal of machine.terminals) all.push(this.mapped(machine, terminal));
+    return all;
+  }
+
+  private mapped(machine: RemoteMachine, terminal: TerminalView): TerminalView {
+    return { ...terminal, id: `${machine.name}:${terminal.id}`, machine: machine.name, machineLink: machine.status === 'connected' ? 'connected' : machine.status === 'failed' ? 'failed' : 'reconnecting' };
+  }
+
+  private split(id: string): { machine: RemoteMachine; remoteId: string } | null {
+    const at = id.indexOf(':');
+    if (at <= 0) return null;
+    const machine = this.machines.get(id.slice(0, at));
+    return machine ? { machine, remoteId: id.slice(at + 1) } : null;
+  }
+
+  private viewOf(attachmentId: string, clientId: string): { machine: RemoteMachine; view: NonNullable<ReturnType<RemoteMachine['view']>> } | null {
+    for (const machine of this.machines.values()) {
+      const view = machine.view(attachmentId, clientId);
+      if (view) return { machine, view };
+    }
+    return null;
+  }
+
+  /** Runs `op` when it is about a remote terminal or view; null when it is this machine's. */
+  route(op: OpName, args: Record<string, unknown>, clientId: string, sink: FrameSink): Promise<unknown> | null {
+    if (op === 'create') {
+      const name = args.machine as string | undefined;
+      if (name === undefined || name === 'local') return null;
+      const machine = this.machines.get(name);
+      if (!machine) return Promise.reject(new TandemError('not_found', `No machine named "${name}"; add it with tandem serve --machine ${name}=DESTINATION.`));
+      const { machine: _drop, ...rest } = args;
+      return machine.call('create', rest).then((view) => this.mapped(machine, view as TerminalView));
+    }
+    if (op === 'attach' || byTerminalId.has(op) || op === 'openPath') {
+      const target = this.split(args.id as string);
+      if (!target) return null;
+      const { machine, remoteId } = target;
+      if (op === 'openPath') return Promise.reject(new TandemError('invalid_argument', `That path is on ${machine.name}; Tandem opens only this computer's files.`));
+      if (op === 'attach') {
+        return machine.attach(remoteId, clientId, sink, { cols: args.cols as number | undefined, rows: args.rows as number | undefined }).then((result) => ({ ...result, info: this.mapped(machine, result.info) }));
+      }
+      return machine.call(op, { ...args, id: remoteId }).then((value) => (isView(value) ? this.mapped(machine, value) : value));
+    }
+    if (op === 'detach' || op === 'input' || op === 'resize' || op === 'ack') {
+      const found = this.viewOf(args.attachmentId as string, clientId);
+      if (!found) return null;
+      const { machine, view } = found;
+      if (op === 'detach') {
+        machine.detach(view.localId);
+        return Promise.resolve({});
+      }
+      if (op === 'ack') {
+        const seq = machine.remoteSeq(view, args.seq as number);
+        return seq === null ? Promise.resolve({}) : machine.call('ack', { attachmentId: view.remoteId, seq });
+      }
+      return machine.call(op, { ...args, attachmentId: view.remoteId });
+    }
+    return null;
+  }
+
+  detachClient(clientId: string): void {
+    for (const machine of this.machines.values()) machine.detachClient(clientId);
+  }
+}
+
+function isView(value: unknown): value is TerminalView {
+  return typeof value === 'object' && value !== null && 'id' in value && 'status' in value && 'shell' in value;
+}
+
