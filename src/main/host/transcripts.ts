@@ -203,7 +203,8 @@ export class TranscriptStore {
     if (!t) throw new TandemError('not_found', `No terminal with id "${id}"; list the terminals to see the current ones.`);
     const attachmentId = randomBytes(12).toString('base64url');
     this.attachments.set(attachmentId, { id, clientId });
-    return { attachmentId, snapshot: t.snapshot, view: transcriptView(t) };
+    // The cursor hidden: nothing will type at it.
+    return { attachmentId, snapshot: `${t.snapshot}\x1b[?25l`, view: transcriptView(t) };
   }
 
   /** Whether this attachment (of this client, when given) views a transcript. */

@@ -159,6 +159,27 @@ export class TerminalsStore {
     }
   }
 
+  /** Removes a transcript tab (a closed terminal kept read-only). */
+  async dismiss(id: string): Promise<void> {
+    const api = this.api;
+    if (!api) return;
+    try {
+      await api.call('dismiss', { id });
+    } catch (error) {
+      const problem = toProblem(error);
+      if (problem.code !== 'not_found') {
+        this.notice = problem;
+        return;
+      }
+    }
+    this.applyRoster(this.list.filter((terminal) => terminal.id !== id));
+  }
+
+  /** A new terminal of the person's own in a transcript's last directory, beside it. */
+  async openShellHere(info: TerminalView): Promise<boolean> {
+    return this.create(undefined, null, info.cwd);
+  }
+
   dismissCloseFailure(id: string): void {
     delete this.closing[id];
   }
