@@ -4,6 +4,7 @@
  *
  *   tandem serve [--port N] [--allow-origin URL]... [--trust-local-agents [--agent-sandbox MODE]]
  *   tandem mcp            (the stdio bridge for agents; the agent layer provides it)
+ *   tandem host --stdio   (the remote end of `tandem serve --machine`: src/main/remote)
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, realpathSync } from 'node:fs';
@@ -18,6 +19,9 @@ import { which } from './shells/resolve.js';
 import { type Runtime, startRuntime } from './runtime.js';
 import { SANDBOX_MODES, type SandboxMode } from './sandbox/types.js';
 import { normalizeOrigin } from './web/origin.js';
+import { defaultIdleMinutes, runDaemon, runRelay } from './remote/daemon.js';
+import { machineNamePattern, RemoteMachine, RemoteMachines } from './remote/machine.js';
+import { systemClock } from './terminal/clock.js';
 
 export interface ServeOptions {
   port: number;
@@ -26,6 +30,8 @@ export interface ServeOptions {
   trustLocalAgents: boolean;
   /** The sandbox of trusted agents' terminals (`--agent-sandbox`); off unless given. */
   agentSandbox?: SandboxMode;
+  /** Remote machines (`--machine NAME=DESTINATION`): their terminals join this one's. */
+  machines?: Array<{ name: string; destination: string }>;
 }
 
 export interface CliIo {
@@ -37,12 +43,17 @@ export interface CliIo {
 }
 
 const usage = `Usage:
-  tandem serve [--port N] [--allow-origin URL]... [--trust-local-agents [--agent-sandbox MODE]]
+  tandem serve [--port N] [--allow-origin URL]... [--trust-local-agents [--agent-sandbox MODE]] [--machine NAME=DESTINATION]...
       Runs Tandem headless and serves its UI to a browser on 127.0.0.1.
       --port N               listen on port N (default: a free port)
       --allow-origin URL     also accept requests from pages at this origin (repeatable)
       --trust-local-agents   allow every local agent's pairing request, without approvals
       --agent-sandbox MODE   confine trusted agents' terminals: off (default), workspace-write, read-only
+      --machine NAME=DEST    also show a remote machine's terminals: runs \`ssh -T DEST tandem host --stdio\`
+                             (repeatable; DEST as you would type it to ssh)
+  tandem host --stdio [--idle-timeout MINUTES]
+      The remote end of --machine: starts or finds this user's host daemon and links it to stdin/stdout.
+      --idle-timeout MIN     the daemon stops after MIN minutes with no link (default ${defaultIdleMinutes})
   tandem mcp [--name NAME]
       The stdio bridge for coding agents (MCP): configure your agent to start it.
       --name NAME            the name Tandem shows for this agent (default: the client's own)`;
@@ -62,6 +73,7 @@ export function parseServeArgs(args: string[]): ServeOptions {
       'allow-origin': { type: 'string', multiple: true },
       'trust-local-agents': { type: 'boolean' },
       'agent-sandbox': { type: 'string' },
+      machine: { type: 'string', multiple: true },
     },
     strict: true,
     allowPositionals: false,
@@ -78,7 +90,37 @@ export function parseServeArgs(args: string[]): ServeOptions {
   });
   const mode = values['agent-sandbox'];
   if (mode !== undefined && !(SANDBOX_MODES as readonly string[]).includes(mode)) throw new Error(`--agent-sandbox ${mode} is not one of ${SANDBOX_MODES.join(', ')}.`);
-  return { port, allowOrigins, trustLocalAgents: values['trust-local-agents'] ?? false, agentSandbox: mode as SandboxMode | undefined };
+  const machines = (values.machine ?? []).map(parseMachine);
+  const names = new Set<string>();
+  for (const { name } of machines) {
+    if (names.has(name)) throw new Error(`--machine ${name} is given twice.`);
+    names.add(name);
+  }
+  return { port, allowOrigins, trustLocalAgents: values['trust-local-agents'] ?? false, agentSandbox: mode as SandboxMode | undefined, ...(machines.length > 0 ? { machines } : {}) };
+}
+
+/** `NAME=DESTINATION`; a destination is one ssh argument, never an option (it must not start with `-`). */
+export function parseMachine(spec: string): { name: string; destination: string } {
+  const at = spec.indexOf('=');
+  const name = at > 0 ? spec.slice(0, at) : '';
+  const destination = at > 0 ? spec.slice(at + 1) : '';
+  if (!machineNamePattern.test(name) || name === 'local') throw new Error(`--machine ${spec}: the name must be 1-32 letters, digits, '.', '_' or '-' (not "local"), as in --machine dev=me@devbox.`);
+  if (!destination || destination.startsWith('-') || /\s/.test(destination)) throw new Error(`--machine ${spec}: the destination must be an ssh destination such as me@devbox or a Host of ~/.ssh/config.`);
+  return { name, destination };
+}
+
+/**
+ * The remote machines of a serve: `TANDEM_SSH` (the ssh command and options, split at spaces)
+ * and `TANDEM_REMOTE_COMMAND` (what runs there) change how they are reached, for tests.
+ */
+export function startMachines(machines: Array<{ name: string; destination: string }>, io: CliIo, version: string): RemoteMachines {
+  const all = new RemoteMachines();
+  const ssh = io.env.TANDEM_SSH?.trim() ? io.env.TANDEM_SSH.trim().split(/\s+/) : undefined;
+  for (const { name, destination } of machines) {
+    all.add(new RemoteMachine({ name, destination, clock: systemClock, version, ssh, remoteCommand: io.env.TANDEM_REMOTE_COMMAND || undefined, log: (line) => io.err(`tandem: ${line}`) }));
+  }
+  all.start();
+  return all;
 }
 
 /** Builds the UI when out/renderer is missing and the sources are here; false when it cannot. */
@@ -160,6 +202,16 @@ async function serve(args: string[], io: CliIo): Promise<number> {
     io.err(`tandem serve could not start: ${(error as Error).message}`);
     return 1;
   }
+  const machines = opts.machines ? startMachines(opts.machines, io, running.host.version) : null;
+  if (machines) {
+    // Read per connection by both transports: set before any browser connects.
+    running.dispatch.remote = machines;
+    const stop = running.stop;
+    running.stop = () => {
+      machines.stop();
+      return stop();
+    };
+  }
   // A bug in one request must not take every terminal down with the process.
   process.on('unhandledRejection', (reason) => io.err(`tandem: unexpected error (kept running): ${(reason as Error)?.stack ?? String(reason)}`));
   io.out(`Tandem is running. Open this link in your browser (it logs you in once, within 10 minutes):`);
@@ -221,6 +273,52 @@ async function mcp(args: string[], io: CliIo): Promise<number> {
   return 0;
 }
 
+/**
+ * `tandem host --stdio`: stdout carries only the link (src/main/remote/frame.ts), so every
+ * word for people goes to stderr, which ssh shows on the local side.
+ */
+async function host(args: string[], io: CliIo): Promise<number> {
+  let values: { stdio?: boolean; daemon?: boolean; 'idle-timeout'?: string };
+  try {
+    ({ values } = parseArgs({ args, options: { stdio: { type: 'boolean' }, daemon: { type: 'boolean' }, 'idle-timeout': { type: 'string' } }, strict: true, allowPositionals: false }));
+  } catch (error) {
+    io.err(`tandem host: ${(error as Error).message}`);
+    io.err(usage);
+    return 2;
+  }
+  const idle = values['idle-timeout'] ?? String(defaultIdleMinutes);
+  if (!/^[0-9]{1,6}$/.test(idle) || Number(idle) < 1) {
+    io.err(`tandem host: --idle-timeout ${idle} is not a number of minutes (1 or more).`);
+    return 2;
+  }
+  if (values.daemon) {
+    process.on('unhandledRejection', (reason) => io.err(`tandem host: unexpected error (kept running): ${(reason as Error)?.stack ?? String(reason)}`));
+    try {
+      return await runDaemon({
+        env: io.env,
+        idleMinutes: Number(idle),
+        log: io.err,
+        start: () => startRuntime({ bridge: serveBridge(io.env), env: io.env, port: 0, allowOrigins: [], trustLocalAgents: false, rendererDir: null }),
+      });
+    } catch (error) {
+      io.err(`tandem host: ${(error as Error).message}`);
+      return 1;
+    }
+  }
+  if (!values.stdio) {
+    io.err('tandem host: say --stdio (it is started by tandem serve --machine on another computer, through ssh).');
+    return 2;
+  }
+  const script = process.argv[1] ?? join(buildPaths().root, 'bin', 'tandem.js');
+  return await runRelay({
+    env: io.env,
+    stdin: process.stdin,
+    stdout: process.stdout,
+    err: io.err,
+    daemonCommand: { file: process.execPath, args: [script, 'host', '--daemon', '--idle-timeout', idle] },
+  });
+}
+
 /** Runs the CLI and returns its exit code. */
 export async function main(argv: string[], io: CliIo = defaultIo()): Promise<number> {
   const [command, ...rest] = argv;
@@ -229,6 +327,8 @@ export async function main(argv: string[], io: CliIo = defaultIo()): Promise<num
       return await serve(rest, io);
     case 'mcp':
       return await mcp(rest, io);
+    case 'host':
+      return await host(rest, io);
     case undefined:
     case 'help':
     case '--help':

@@ -44,6 +44,10 @@ export const terminalInfoSchema = z.object({
    * Agents never see transcripts; `dismiss` removes one.
    */
   transcript: z.object({ reason: z.enum(['closed', 'exited', 'unattended', 'restored']), by: z.string().nullable(), at: z.string() }).optional(),
+  /** The remote machine this terminal runs on (`tandem serve --machine NAME=…`); absent or `local` for this machine. */
+  machine: z.string().optional(),
+  /** Remote terminals only: whether their machine's link is up (`reconnecting` while Tandem reconnects it). */
+  machineLink: z.enum(['connected', 'reconnecting', 'failed']).optional(),
 });
 
 /** `label` tells binaries of one name apart (`bash 5.2 (Homebrew)`, `bash 3.2 (system, limited)`); absent when one needs no telling apart. */
@@ -137,7 +141,7 @@ export const operations = {
   },
   list: { args: z.object({}), result: z.object({ terminals: z.array(terminalInfoSchema) }) },
   create: {
-    args: z.object({ shell: z.string().max(4096).optional(), cwd: z.string().max(4096).optional(), title: title.optional(), cols: cols.optional(), rows: rows.optional() }),
+    args: z.object({ shell: z.string().max(4096).optional(), cwd: z.string().max(4096).optional(), title: title.optional(), cols: cols.optional(), rows: rows.optional(), machine: z.string().min(1).max(32).optional() }),
     result: terminalInfoSchema,
   },
   rename: { args: z.object({ id, title }), result: terminalInfoSchema },

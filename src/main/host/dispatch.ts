@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { type OutputText, outputString } from './attachment.js';
-import { type AgentsState, describeIssue, type EventName, type EventPayload, isOpName, type OpArgs, type OpName, operations, type OpResult } from '../../shared/contract.js';
+import { type FrameSink, type OutputText, outputString } from './attachment.js';
+import { type AgentsState, describeIssue, type EventName, type EventPayload, isOpName, type OpArgs, type OpName, operations, type OpResult, type TerminalView } from '../../shared/contract.js';
 import { TandemError } from '../../shared/errors.js';
 import type { TerminalHost } from './host.js';
 import { openResolved, type PathOpenerOptions, resolveClickedPath } from './open-path.js';
@@ -46,6 +46,17 @@ export interface DispatchOptions {
   desktop?: DesktopAttention;
   /** How a clicked path opens: the app passes Electron's shell.openPath as the system opener. */
   opener?: Pick<PathOpenerOptions, 'systemOpen' | 'start'>;
+  /** Remote machines (src/main/remote): their terminals join the roster and their operations go over the link. */
+  remote?: RemoteRouter;
+}
+
+/** What the Dispatcher needs of remote machines (src/main/remote/machine.ts `RemoteMachines`). */
+export interface RemoteRouter {
+  roster(): TerminalView[];
+  onChange(listener: () => void): () => void;
+  /** The call's promise when it is about a remote terminal or view (remote machines), else null. */
+  route(op: OpName, args: Record<string, unknown>, clientId: string, sink: FrameSink): Promise<unknown> | null;
+  detachClient(clientId: string): void;
 }
 
 function noDesktop(): never {
@@ -62,7 +73,9 @@ function noAgents(): never {
  */
 export class Dispatcher {
   private readonly handlers: Handlers;
-  private readonly rosterOff: () => void;
+  private rosterOff: () => void;
+  private readonly remote: RemoteRouter | null;
+  private readonly remoteSink: FrameSink;
   private readonly agentsOff: () => void;
   private readonly settingsOff: () => void;
 
@@ -163,6 +176,27 @@ export class Dispatcher {
         return {};
       },
     };
+    // Remote machines: the roster is this machine's terminals and every machine's, whichever changed.
+    this.remote = opts.remote ?? null;
+    this.remoteSink = {
+      frame: (attachmentId, seq, data) => (client.sendOutput ? client.sendOutput(attachmentId, seq, data) : client.send('output', { attachmentId, seq, data: outputString(data) })),
+      closed: (attachmentId, code, message) => client.send('attachmentClosed', { attachmentId, error: { code, message } }),
+      writable: (attachmentId, writable) => client.send('writable', { attachmentId, writable }),
+    };
+    const remote = this.remote;
+    if (remote) {
+      this.rosterOff();
+      let local: TerminalView[] | null = null;
+      const localOff = host.onRoster((terminals) => {
+        local = terminals;
+        client.send('roster', { terminals: [...terminals, ...remote.roster()] });
+      });
+      const remoteOff = remote.onChange(() => client.send('roster', { terminals: [...(local ?? host.list()), ...remote.roster()] }));
+      this.rosterOff = () => {
+        localOff();
+        remoteOff();
+      };
+    }
   }
 
   /** Validates and runs one call. Throws TandemError with a contract code. */
@@ -170,11 +204,19 @@ export class Dispatcher {
     if (!isOpName(op)) throw new TandemError('invalid_argument', `op: "${String(op).slice(0, 60)}" is not an operation of Tandem.`);
     const parsed = operations[op].args.safeParse(args ?? {});
     if (!parsed.success) throw new TandemError('invalid_argument', describeIssue(parsed.error));
+    // Remote machines: an operation on a remote terminal or view goes over its machine's link.
+    const routed = this.remote?.route(op, parsed.data as Record<string, unknown>, this.client.id, this.remoteSink) ?? null;
+    if (routed) return await routed;
+    const machine = op === 'create' ? (parsed.data as { machine?: string }).machine : undefined;
+    if (machine !== undefined && machine !== 'local') throw new TandemError('not_found', `No machine named "${machine}"; add it with tandem serve --machine ${machine}=DESTINATION.`);
     const handler = this.handlers[op] as (input: unknown) => unknown;
-    return await handler(parsed.data);
+    const result = await handler(parsed.data);
+    if (op === 'list' && this.remote) return { terminals: [...(result as { terminals: TerminalView[] }).terminals, ...this.remote.roster()] };
+    return result;
   }
 
   dispose(): void {
+    this.remote?.detachClient(this.client.id);
     this.rosterOff();
     this.agentsOff();
     this.settingsOff();
