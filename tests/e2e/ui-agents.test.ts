@@ -115,8 +115,10 @@ describe.skipIf(!runUi)('Tandem UI: agents, approvals and handoff', () => {
     const banner = ui.page.getByRole('region', { name: 'Questions from agents' }).getByRole('group', { name: 'Pairing request from gemini' });
     await banner.waitFor();
     // Who asks, in words a person checks (issue 28): the program, the folder, the process.
-    await expect.poll(() => banner.textContent()).toMatch(/asks to use your terminals as gemini\.\s*Program\s*gemini \(\/usr\/bin\/gemini\)\s*Started in\s*\/tmp\/project\s*Process\s*4242\s*Did you just start gemini in that folder\?/);
-    await banner.getByText('what the requesting process claims').waitFor();
+    // What the kernel verified comes first and apart (a request made inside the host has nothing verified); then the claims.
+    await expect
+      .poll(() => banner.textContent())
+      .toMatch(/asks to use your terminals as gemini\.\s*User\s*not verified\s*Process\s*not verified\s*Program\s*not verified\s*Claimed by the requesting process \(Tandem cannot verify these\):\s*Program\s*gemini \(\/usr\/bin\/gemini\)\s*Started in\s*\/tmp\/project\s*Process\s*4242\s*Did you just start gemini in that folder\?/);
     await expect.poll(() => agentsButton().getAttribute('aria-label')).toBe('Agents, 1 waiting for you');
 
     await banner.getByRole('button', { name: 'Allow once' }).click();

@@ -177,7 +177,9 @@ describe.skipIf(!runUi)('Tandem UI: the person’s day', () => {
     ui.serve.agents.pairing.request({ name: 'gemini', pid: 4242, exe: '/usr/bin/gemini', cwd: ui.serve.project });
     const request = ui.page.getByRole('group', { name: 'Pairing request from gemini' });
     await request.waitFor();
-    const facts = request.getByRole('definition');
+    // What the kernel verified (nothing, for a request made inside the host) apart from what it claims.
+    await expect.poll(() => request.locator('dl[aria-label="Verified by the system"] dd').allTextContents()).toEqual(['not verified', 'not verified', 'not verified']);
+    const facts = request.locator('dl[aria-label="What it claims"] dd');
     await expect.poll(() => facts.allTextContents()).toEqual(['gemini (/usr/bin/gemini)', short(ui.serve.project), '4242']);
     await request.getByText('Did you just start gemini in that folder? If not, deny.').waitFor();
     await shoot('pairing-request');

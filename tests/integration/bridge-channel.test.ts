@@ -5,7 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { helloTimeoutMs, maxBridgeLineBytes, maxPendingHellos, McpSocketEndpoint } from '../../src/main/agent/mcp-socket.js';
+import { helloTimeoutMs, maxBridgeLineBytes, maxBridgeSessionsPerToken, maxPendingHellos, McpSocketEndpoint } from '../../src/main/agent/mcp-socket.js';
 import { shortSocketDir } from '../../src/main/agent/socket-path.js';
 import { discoveryDir } from '../../src/main/host/instance.js';
 import { ManualClock } from '../support/manual-clock.js';
@@ -145,6 +145,34 @@ describe('bridge channel', () => {
     expect(f.host.list()).toEqual([]);
     expect(f.bridgeChannel!.sessionCount).toBe(0);
     expect(f.layer.service.connectedAgents()).toEqual([]);
+  });
+
+  it(`gives one token at most ${maxBridgeSessionsPerToken} bridge sessions (attack 10): past its share it gets capacity, another agent’s bridge still works`, async () => {
+    const home = tempHome();
+    const f = await fixture(home);
+    const greedy = paired(f, 'greedy');
+    const held = [];
+    for (let i = 0; i < maxBridgeSessionsPerToken; i++) {
+      const channel = raw(f.bridgeChannel!.path);
+      channel.send(hello(greedy, i));
+      expect(await channel.next()).toMatchObject({ id: i, result: {} });
+      held.push(channel);
+    }
+    const extra = raw(f.bridgeChannel!.path);
+    extra.send(hello(greedy, 99));
+    expect(await extra.next()).toMatchObject({ id: 99, error: { data: { code: 'capacity' }, message: expect.stringContaining('its share') } });
+    await extra.closed;
+    expect(f.bridgeChannel!.sessionCount).toBe(maxBridgeSessionsPerToken);
+    // Another agent through the real bridge and the official SDK client.
+    const { client } = await bridge(home, paired(f, 'other'));
+    expect(await call(client, 'terminal_list')).toEqual({ terminals: [] });
+    // One of the greedy token's bridges closes: its next one gets in.
+    held[0]!.socket.destroy();
+    await held[0]!.closed;
+    await until(() => f.bridgeChannel!.sessionCount === maxBridgeSessionsPerToken);
+    const again = raw(f.bridgeChannel!.path);
+    again.send(hello(greedy, 100));
+    expect(await again.next()).toMatchObject({ id: 100, result: {} });
   });
 
   it('bounds connections that never say hello: at most 32 at once, each closed after 5 s', async () => {

@@ -2,7 +2,7 @@ import { type ClientRequest, type IncomingMessage, request } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { maxInflightPerSession, maxSessions } from '../../src/main/agent/mcp-http.js';
+import { maxInflightPerSession, maxSessions, maxSessionsPerToken } from '../../src/main/agent/mcp-http.js';
 import { gate } from '../support/gate.js';
 import { until, waitFor } from '../support/until.js';
 import { cancelledWaits, startAgentFixture, type AgentFixture } from './agent-helpers.js';
@@ -68,8 +68,10 @@ async function fixture(): Promise<{ f: AgentFixture; token: string }> {
 describe('/mcp bounds', () => {
   it(`holds at most ${maxSessions} sessions: a new one ends the longest-idle one without a stream, and is refused while every one is live`, { timeout: 120_000 }, async () => {
     const { f, token } = await fixture();
+    // Each token holds at most its share: enough agents to fill every session.
+    const tokens = [token, ...Array.from({ length: maxSessions / maxSessionsPerToken - 1 }, (_, i) => f.layer.pairAgent({ name: `bounded-${i}` }).token)];
     const sessions = [];
-    for (let i = 0; i < maxSessions; i++) sessions.push(await liveSession(f, token));
+    for (let i = 0; i < maxSessions; i++) sessions.push(await liveSession(f, tokens[i % tokens.length]!));
     const refused = await send(f, token, 'POST', { body: initialize }).reply;
     expect(refused.status).toBe(503);
     expect(JSON.parse(refused.body).error.data.code).toBe('capacity');
@@ -77,14 +79,34 @@ describe('/mcp bounds', () => {
     // One agent goes away (its stream closes): the next session takes its place.
     const gone = sessions[7]!;
     gone.drop();
-    const admitted = await waitFor(() => send(f, token, 'POST', { body: initialize }).reply, (reply) => reply.status === 200);
+    const admitted = await waitFor(() => send(f, tokens[7 % tokens.length]!, 'POST', { body: initialize }).reply, (reply) => reply.status === 200);
     expect(admitted.status).toBe(200);
     const ended = await send(f, token, 'POST', { session: gone.id, body: { jsonrpc: '2.0', id: 2, method: 'tools/list' } }).reply;
     expect(ended.status).toBe(404);
     // A live one was not touched.
-    const kept = await send(f, token, 'POST', { session: sessions[8]!.id, body: { jsonrpc: '2.0', id: 2, method: 'tools/list' } }).reply;
+    const kept = await send(f, tokens[8 % tokens.length]!, 'POST', { session: sessions[8]!.id, body: { jsonrpc: '2.0', id: 2, method: 'tools/list' } }).reply;
     expect(kept.status).toBe(200);
     for (const session of sessions) session.drop();
+  });
+
+  it(`gives one token at most ${maxSessionsPerToken} sessions (attack 10): past its share it gets capacity, another agent still gets in`, { timeout: 120_000 }, async () => {
+    const { f, token } = await fixture();
+    const sessions = [];
+    for (let i = 0; i < maxSessionsPerToken; i++) sessions.push(await liveSession(f, token));
+    cleanups.push(() => sessions.forEach((session) => session.drop()));
+    const refused = await send(f, token, 'POST', { body: initialize }).reply;
+    expect(refused.status).toBe(503);
+    expect(JSON.parse(refused.body).error).toMatchObject({ data: { code: 'capacity' }, message: expect.stringContaining('its share') });
+    expect(f.layer.mcp.sessionCount).toBe(maxSessionsPerToken);
+    // Another agent, through the official SDK client, connects and works.
+    const other = f.layer.pairAgent({ name: 'other' }).token;
+    const client = await f.client(other);
+    expect(await f.call(client, 'terminal_list')).toEqual({ terminals: [] });
+    // The greedy token's own idle session makes room for its next one; nobody else's is taken.
+    sessions[0]!.drop();
+    const admitted = await waitFor(() => send(f, token, 'POST', { body: initialize }).reply, (reply) => reply.status === 200);
+    expect(admitted.status).toBe(200);
+    expect(await f.call(client, 'terminal_list')).toEqual({ terminals: [] });
   });
 
   it(`refuses a call beyond ${maxInflightPerSession} in flight on one session as busy, and answers again once they finish`, { timeout: 120_000 }, async () => {

@@ -53,6 +53,12 @@ export const idleSessionMs = 10 * 60_000;
  * it is refused.
  */
 export const maxSessions = 128;
+/**
+ * One token's share of the sessions (a quarter): past it a new session of that token first ends
+ * that token's own longest-idle one without an open stream or a call in flight, else is refused
+ * as `capacity`, so one agent cannot take every session from the others.
+ */
+export const maxSessionsPerToken = maxSessions / 4;
 /** Calls in flight on one session at once; more are refused as `busy`. */
 export const maxInflightPerSession = 64;
 
@@ -100,6 +106,7 @@ export class McpHttpEndpoint {
   private readonly idleTimer: ReturnType<typeof setInterval>;
   /** Initialize requests under way: they count against the session cap before they register. */
   private opening = 0;
+  private readonly openingBy = new Map<string, number>();
 
   constructor(
     private readonly service: AgentService,
@@ -157,24 +164,36 @@ export class McpHttpEndpoint {
       return;
     }
     if (req.method !== 'POST') return sendJson(res, 400, 'invalid_argument', 'Start with an initialize request (POST) before opening a stream.');
-    if (!this.makeRoom()) {
+    if (!this.makeRoom(identity.tokenHash)) {
+      return sendJson(res, 503, 'capacity', `This agent already holds ${maxSessionsPerToken} live MCP sessions, its share of Tandem's ${maxSessions}; close some of its clients and try again.`);
+    }
+    if (!this.makeRoom(null)) {
       return sendJson(res, 503, 'capacity', `Tandem already serves ${maxSessions} live agent sessions; end one (close an agent) and try again.`);
     }
     this.opening += 1;
+    this.openingBy.set(identity.tokenHash, (this.openingBy.get(identity.tokenHash) ?? 0) + 1);
     try {
       await this.open(identity, req, res, body);
     } finally {
       this.opening -= 1;
+      const left = (this.openingBy.get(identity.tokenHash) ?? 1) - 1;
+      if (left > 0) this.openingBy.set(identity.tokenHash, left);
+      else this.openingBy.delete(identity.tokenHash);
     }
   }
 
-  /** Below the session cap (counting sessions being opened), ending the longest-idle one with nothing open if need be. */
-  private makeRoom(): boolean {
-    if (this.sessions.size + this.opening < maxSessions) return true;
+  /**
+   * Below the cap (counting sessions being opened), ending the longest-idle one with nothing open
+   * if need be: the whole cap (`tokenHash` null), or one token's share among its own sessions.
+   */
+  private makeRoom(tokenHash: string | null): boolean {
+    const mine = (session: Session) => tokenHash === null || session.connection.identity.tokenHash === tokenHash;
+    const held = tokenHash === null ? this.sessions.size + this.opening : [...this.sessions.values()].filter(mine).length + (this.openingBy.get(tokenHash) ?? 0);
+    if (held < (tokenHash === null ? maxSessions : maxSessionsPerToken)) return true;
     let idlest: [string, Session] | null = null;
     for (const entry of this.sessions) {
       const [, session] = entry;
-      if (session.streams > 0 || session.inflight.size > 0) continue;
+      if (!mine(session) || session.streams > 0 || session.inflight.size > 0) continue;
       if (!idlest || session.lastActivityAt < idlest[1].lastActivityAt) idlest = entry;
     }
     if (!idlest) return false;

@@ -29,6 +29,8 @@ export const bridgePairMethod = 'tandem/pair';
 export const maxBridgeLineBytes = 1024 * 1024;
 /** Bridge sessions at once; a bridge that exits closes its socket, so each one is live. */
 export const maxBridgeSessions = 128;
+/** One token's share of the bridge sessions (a quarter), so one agent cannot take them all. */
+export const maxBridgeSessionsPerToken = maxBridgeSessions / 4;
 /** Pairing connections open at once (each holds at most one waiting request). */
 export const maxPairingConnections = 64;
 /** Connections that have not said hello yet, at once, and how long each may take. */
@@ -237,6 +239,9 @@ export class McpSocketEndpoint {
         if (this.opts.isUiCredential?.(token)) return refuse(id, 'forbidden', 'UI credentials are not accepted on the bridge channel; use an agent token.');
         const identity = this.service.tokens.identify(token);
         if (!identity) return refuse(id, 'pairing_denied', 'This token is not valid (revoked or never paired); pair the agent again.');
+        let held = 0;
+        for (const open of this.sessions) if (open.connection.identity.tokenHash === identity.tokenHash) held += 1;
+        if (held >= maxBridgeSessionsPerToken) return refuse(id, 'capacity', `This agent already holds ${maxBridgeSessionsPerToken} bridge sessions, its share of Tandem's ${maxBridgeSessions}; close some of its bridges and try again.`);
         if (this.sessions.size >= maxBridgeSessions) return refuse(id, 'capacity', `Tandem already serves ${maxBridgeSessions} bridges; end one (close an agent) and try again.`);
         settle();
         session = this.open(socket, identity, params);
