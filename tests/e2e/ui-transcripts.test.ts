@@ -150,7 +150,15 @@ describe.skipIf(!runUi)('Tandem UI: transcript tabs', () => {
     await waitForPrompt(page, fresh);
     await typeLine(page, 'pwd');
     await waitForScreen(page, fresh, new RegExp(`^${project}$`, 'm'));
-    // The transcript stays beside it until dismissed.
+    // The transcript stays beside it until dismissed, or until the person keeps closed tabs no longer.
     expect(await tab(own).count()).toBe(1);
+    await page.getByRole('button', { name: 'Settings' }).click();
+    await page.getByRole('dialog', { name: 'Settings' }).getByLabel(/Keep closed tabs/).fill('0');
+    await page.getByRole('dialog', { name: 'Settings' }).getByLabel(/Keep closed tabs/).press('Tab');
+    await expect.poll(() => running!.host.settings.get().transcriptKeepHours).toBe(0);
+    await page.keyboard.press('Escape');
+    await expect.poll(() => tab(own).count()).toBe(0);
+    expect(await tab(agentTab).count()).toBe(0);
+    expect(await tab(fresh).count()).toBe(1);
   });
 });
