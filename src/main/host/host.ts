@@ -109,6 +109,8 @@ export class TerminalHost {
     this.settings = opts.settings ?? new SettingsStore(null);
     this.transcripts = opts.transcripts ?? new TranscriptStore({ dir: null, clock: this.clock, keepHours: () => this.settings.get().transcriptKeepHours });
     this.transcripts.onChange = this.changed;
+    // A shorter keep time applies at once, not at the next sweep.
+    this.settings.onChange(() => void this.transcripts.sweep());
     // Only a host with a state directory writes live tabs for a crash.
     if (opts.transcripts) this.scheduleSave();
     // bash and zsh versions (which of several binaries is which) are read now, off the event loop.
