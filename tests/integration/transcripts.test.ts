@@ -91,6 +91,32 @@ describe('an agent terminal outlives its close as a transcript', () => {
     expect(f.host.roster().find((t) => t.id === id)?.transcript).toBeTruthy();
   });
 
+  it('says the shell exited, with its code, when the agent closes a terminal whose shell had exited', async () => {
+    const id = (await f.call(agent, 'terminal_open', { title: 'quitter', shell: 'bash' })).id as string;
+    expect(await f.call(agent, 'terminal_send', { id, text: 'exit 3' })).toMatchObject({ status: 'exited' });
+    await f.call(agent, 'terminal_close', { id });
+    expect(f.host.roster().find((t) => t.id === id)).toMatchObject({ exitCode: 3, transcript: { reason: 'exited', by: 'alpha' } });
+  });
+
+  it('keeps what the unattended sweep closed, naming its agent', async () => {
+    const g = await startAgentFixture({ unattendedGraceMs: 0 });
+    try {
+      const t = g.layer.pairAgent({ name: 'zeta' }).token;
+      g.layer.setAgentPolicy({ name: 'zeta', policy: 'always' });
+      const client = await g.client(t);
+      const id = (await g.call(client, 'terminal_open', { title: 'left', shell: 'bash' })).id as string;
+      await g.call(client, 'terminal_send', { id, text: 'echo left-behind' });
+      await client.close();
+      await until(() => !g.host.get(id).meta.agentConnected, 'the host to see the agent gone');
+      await g.layer.service.sweepUnattended();
+      expect(g.host.has(id)).toBe(false);
+      expect(g.host.roster().find((v) => v.id === id)?.transcript).toMatchObject({ reason: 'unattended', by: 'zeta' });
+      expect(g.host.transcripts.attach(id, 'page').snapshot).toContain('left-behind');
+    } finally {
+      await g.close();
+    }
+  });
+
   it('the person closing a terminal leaves no transcript; nor does transcriptKeepHours 0', async () => {
     const mine = await f.host.create({ shell: 'bash', cwd: f.project });
     const page = ui(f.host);
@@ -152,5 +178,29 @@ describe('the last session comes back after a restart', () => {
     expect(readdirSync(dir)).toEqual([]);
     page2.dispose();
     await again.shutdown();
+  });
+
+  it('writes a tab when its shell exits, so a crash (no shutdown) still brings it back', async () => {
+    f = await startAgentFixture();
+    const dir = join(f.stateDir, 'transcripts');
+    const first = new TranscriptStore({ dir, clock: systemClock, keepHours: () => 72 });
+    await first.load();
+    const host = new TerminalHost({ home: f.home, env: { ...process.env, HOME: f.home }, transcripts: first });
+    const mine = await host.create({ shell: 'bash', cwd: f.project, title: 'crashy' });
+    const page = ui(host);
+    const view = (await page.call('attach', { id: mine.id, cols: 80, rows: 24 })) as { attachmentId: string };
+    await page.call('input', { attachmentId: view.attachmentId, data: 'echo before-crash; exit 7\r', typed: true });
+    await until(() => host.get(mine.id).view().status === 'exited', 'the exit');
+    await until(() => existsSync(join(dir, `${mine.id}.json`)), 'the file');
+    await first.flush();
+    page.dispose();
+
+    // No shutdown: the next start reads what the exit wrote.
+    const second = new TranscriptStore({ dir, clock: systemClock, keepHours: () => 72 });
+    await second.load();
+    expect(second.views().find((v) => v.id === mine.id)).toMatchObject({ exitCode: 7, transcript: { reason: 'restored' } });
+    expect(second.attach(mine.id, 'page').snapshot).toContain('before-crash');
+    second.dispose();
+    await host.shutdown();
   });
 });
