@@ -120,6 +120,8 @@ describeSandbox('network on: through the proxy only', () => {
     expect((await viaProxy(t.id, `http://localhost:${canary.port}/tunnel`, '--proxytunnel')).exitCode).not.toBe(0);
     expect((await send(t.id, `curl -sS --max-time 20 --noproxy '' -x "$ALL_PROXY" http://localhost:${canary.port}/socks`)).exitCode).not.toBe(0);
     expect((await send(t.id, `curl -sS --max-time 20 --noproxy '' -x "$ALL_PROXY" http://127.0.0.1:${door}/mcp`)).exitCode).not.toBe(0);
+    // SOCKS4 is refused at once (curl's 97), not left waiting for a head (28, timed out).
+    expect((await send(t.id, `curl -sS --max-time 20 --noproxy '' -x socks4a://127.0.0.1:3128 http://localhost:${canary.port}/socks4`)).exitCode).toBe(97);
     // Directly: the sandbox's loopback is its own, so the door and the canary are not there.
     for (const port of [canary.port, door]) {
       await expect(send(t.id, `curl -sS --max-time 20 --noproxy '*' http://127.0.0.1:${port}/direct`)).resolves.toMatchObject({ status: 'done', exitCode: 7 });

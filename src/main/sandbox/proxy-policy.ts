@@ -103,6 +103,6 @@ export function refusalMessage(reason: RefusalReason, target: string, detail: { 
     case 'unsupported':
       return `Tandem's sandbox proxy cannot serve this request: ${detail.what ?? 'it is malformed'}.`;
     default:
-      return `${start}: ${detail.address && detail.address !== target ? `it resolves to ${detail.address}, ` : ''}${reasonText[reason]}; a confined terminal reaches only other hosts, through its proxy.`;
+      return `${start}: ${detail.address ? `it resolves to ${detail.address}, ` : ''}${reasonText[reason]}; a confined terminal reaches only other hosts, through its proxy.`;
   }
 }

@@ -198,6 +198,13 @@ export class SandboxProxy {
         this.tunnel(client, step.host, step.port, head.subarray(step.used), over, 'socks');
         return;
       }
+      if (head[0] === 0x04) {
+        // SOCKS4 is not served: refused at once (reply 0x5b) rather than read as an HTTP head until the bound.
+        client.off('data', onData);
+        client.end(Buffer.from([0, 0x5b, 0, 0, 0, 0, 0, 0]));
+        this.refuse('', 0, new Refused('unsupported', refusalMessage('unsupported', '', { what: 'SOCKS4 is not served; use socks5h:// (ALL_PROXY)' })));
+        return;
+      }
       const end = head.indexOf('\r\n\r\n');
       if (end < 0) return;
       client.off('data', onData);
@@ -297,7 +304,7 @@ export class SandboxProxy {
     for (const address of addresses) {
       const reason = addressRefusal(address, own);
       if (reason === null) return address;
-      first ??= new Refused(reason, refusalMessage(reason, target, { address }), address);
+      first ??= new Refused(reason, refusalMessage(reason, target, { address: address === host ? undefined : address }), address);
     }
     throw first ?? new Refused('malformed', refusalMessage('malformed', target, { what: `${host} has no address` }));
   }
