@@ -13,7 +13,7 @@ import type { OpName, TerminalView } from '../../shared/contract.js';
 import { TandemError, type ErrorCode, ERROR_CODES } from '../../shared/errors.js';
 import type { FrameSink } from '../host/attachment.js';
 import type { Clock } from '../terminal/clock.js';
-import { FRAMING, FrameDecoder, junkPreview } from './frame.js';
+import { FRAMING, FrameDecoder, junkPreview, startLine } from './frame.js';
 import { decodeMessage, encodeMessage, LINK_PROTOCOL, type LinkBody, type LinkMessage, LinkSession } from './link.js';
 import { protocolMismatch } from './server.js';
 
@@ -58,6 +58,8 @@ interface View {
 interface PendingCall {
   resolve: (value: unknown) => void;
   reject: (error: Error) => void;
+  /** Runs as the result is delivered, before any later message (an attach's first frame follows its result at once). */
+  onValue?: (value: unknown) => void;
 }
 
 const maxPendingCalls = 1000;
@@ -141,6 +143,8 @@ export class RemoteMachine {
     };
     const decoder = new FrameDecoder({
       start: (framing) => {
+        // What an rc file or motd printed: reported once, never parsed.
+        if (junk > 0) this.opts.log?.(`${this.opts.name}: skipped ${junk} bytes printed before the link started: ${this.junkSeen}`);
         if (framing !== String(FRAMING)) refused = `${this.opts.name} speaks link framing ${framing} and this Tandem ${FRAMING}; update Tandem on both (${installCommand}).`;
       },
       junk: (bytes, where) => {
@@ -171,6 +175,8 @@ export class RemoteMachine {
       stderr = (stderr + chunk.toString('utf8')).slice(-4096);
     });
     child.stdin!.on('error', () => undefined);
+    // The daemon reads this direction with the same decoder: it starts at a start line too.
+    child.stdin!.write(startLine);
     child.on('error', (error) => {
       stderr += `\n${error.message}`;
     });
@@ -179,7 +185,6 @@ export class RemoteMachine {
       this.child = null;
       this.session.disconnect();
       this.stopTick();
-      if (junk > 0) this.opts.log?.(`${this.opts.name}: skipped ${junk} bytes printed before the link started: ${this.junkSeen}`);
       if (this.stopped) return;
       const missing = !this.welcomed ? missingTandemSentence(this.opts.name, code, stderr.trim()) : null;
       const fatal = refused ?? missing;
@@ -247,17 +252,19 @@ export class RemoteMachine {
     for (const view of [...this.views.values()]) {
       if (this.byRemote.get(view.remoteId) === view) this.byRemote.delete(view.remoteId);
       try {
-        const result = (await this.call('attach', { id: view.terminalId })) as { attachmentId: string; snapshot: string };
-        if (!this.views.has(view.localId)) {
-          void this.call('detach', { attachmentId: result.attachmentId }).catch(() => undefined);
-          continue;
-        }
-        view.remoteId = result.attachmentId;
-        this.byRemote.set(view.remoteId, view);
-        // One frame that starts the view over (as the menu's Clear does): reset, then the snapshot.
-        view.lastLocalSeq += 1;
-        view.offset = view.lastLocalSeq;
-        view.sink.frame(view.localId, view.lastLocalSeq, `\x1bc${result.snapshot}`);
+        await this.call('attach', { id: view.terminalId }, (value) => {
+          const result = value as { attachmentId: string; snapshot: string };
+          if (!this.views.has(view.localId)) {
+            void this.call('detach', { attachmentId: result.attachmentId }).catch(() => undefined);
+            return;
+          }
+          view.remoteId = result.attachmentId;
+          this.byRemote.set(view.remoteId, view);
+          // One frame that starts the view over (as the menu's Clear does): reset, then the snapshot.
+          view.lastLocalSeq += 1;
+          view.offset = view.lastLocalSeq;
+          view.sink.frame(view.localId, view.lastLocalSeq, `\x1bc${result.snapshot}`);
+        });
       } catch (error) {
         this.views.delete(view.localId);
         view.sink.closed(view.localId, 'not_found', `${this.opts.name}'s terminal is gone (${(error as Error).message})`);
@@ -270,7 +277,10 @@ export class RemoteMachine {
       const pending = this.calls.get(body.id);
       if (!pending) return;
       this.calls.delete(body.id);
-      if (body.ok) pending.resolve(body.value);
+      if (body.ok) {
+        pending.onValue?.(body.value);
+        pending.resolve(body.value);
+      }
       else pending.reject(new TandemError((ERROR_CODES as readonly string[]).includes(body.error.code) ? (body.error.code as ErrorCode) : 'invalid_argument', body.error.message));
       return;
     }
@@ -306,22 +316,26 @@ export class RemoteMachine {
   }
 
   /** One operation on the remote host. Waits through a reconnect; fails at once when the machine failed. */
-  call(op: OpName, args: unknown): Promise<unknown> {
+  call(op: OpName, args: unknown, onValue?: (value: unknown) => void): Promise<unknown> {
     if (this.status === 'failed') return Promise.reject(new TandemError('not_running', this.problem ?? `${this.opts.name} is not connected.`));
     if (this.calls.size >= maxPendingCalls) return Promise.reject(new TandemError('busy', `${maxPendingCalls} operations already wait on ${this.opts.name}; try again once its link answers.`));
     const id = this.nextCallId++;
     return new Promise((resolve, reject) => {
-      this.calls.set(id, { resolve, reject });
+      this.calls.set(id, { resolve, reject, onValue });
       this.session.send({ t: 'call', id, op, args });
     });
   }
 
   async attach(terminalId: string, clientId: string, sink: FrameSink, size: { cols?: number; rows?: number }): Promise<{ attachmentId: string; snapshot: string; seq: number; writable: boolean; info: TerminalView }> {
-    const result = (await this.call('attach', { id: terminalId, ...size })) as { attachmentId: string; snapshot: string; seq: number; writable: boolean; info: TerminalView };
-    const view: View = { localId: randomBytes(12).toString('base64url'), remoteId: result.attachmentId, terminalId, clientId, sink, offset: 0, lastLocalSeq: result.seq };
-    this.views.set(view.localId, view);
-    this.byRemote.set(view.remoteId, view);
-    return { ...result, attachmentId: view.localId };
+    const localId = randomBytes(12).toString('base64url');
+    // The view is registered as the result arrives: the remote sends its first frame right after it.
+    const result = (await this.call('attach', { id: terminalId, ...size }, (value) => {
+      const { attachmentId, seq } = value as { attachmentId: string; seq: number };
+      const view: View = { localId, remoteId: attachmentId, terminalId, clientId, sink, offset: 0, lastLocalSeq: seq };
+      this.views.set(localId, view);
+      this.byRemote.set(attachmentId, view);
+    })) as { attachmentId: string; snapshot: string; seq: number; writable: boolean; info: TerminalView };
+    return { ...result, attachmentId: localId };
   }
 
   view(localId: string, clientId: string): View | null {

@@ -1,0 +1,184 @@
+/**
+ * Remote machines end to end (issue 30): a real OpenSSH server on 127.0.0.1 (tests/support/sshd.ts)
+ * for a second local user whose ~/.bashrc prints junk, that user's real `tandem host --stdio`
+ * (this checkout's built CLI) and daemon with real bash in real PTYs, and this side's
+ * `RemoteMachines` behind a real Dispatcher, as `tandem serve --machine` wires them.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { EventName, EventPayload, TerminalView } from '../../src/shared/contract.js';
+import { Dispatcher, type UiClient } from '../../src/main/host/dispatch.js';
+import { TerminalHost } from '../../src/main/host/host.js';
+import { RemoteMachine, RemoteMachines } from '../../src/main/remote/machine.js';
+import { systemClock } from '../../src/main/terminal/clock.js';
+import { bashrcJunk, requireSsh, type Sshd, startSshd } from '../support/sshd.js';
+import { until } from '../support/until.js';
+
+const ssh = requireSsh();
+
+/** A UI client that applies every frame in order (failing on a gap or a repeat) and acknowledges it. */
+class TestUi {
+  readonly rosters: TerminalView[][] = [];
+  readonly frames = new Map<string, Array<{ seq: number; data: string }>>();
+  readonly closed: Array<{ attachmentId: string; message: string }> = [];
+  readonly errors: string[] = [];
+  dispatcher!: Dispatcher;
+  readonly client: UiClient = {
+    id: `test-${Math.random().toString(36).slice(2)}`,
+    send: <K extends EventName>(event: K, payload: EventPayload<K>) => {
+      if (event === 'roster') this.rosters.push((payload as EventPayload<'roster'>).terminals);
+      if (event === 'attachmentClosed') {
+        const p = payload as EventPayload<'attachmentClosed'>;
+        this.closed.push({ attachmentId: p.attachmentId, message: p.error.message });
+      }
+      if (event === 'output') {
+        const { attachmentId, seq, data } = payload as EventPayload<'output'>;
+        const list = this.frames.get(attachmentId) ?? [];
+        const last = list.length > 0 ? list[list.length - 1]!.seq : 0;
+        if (seq !== last + 1) this.errors.push(`frame ${seq} after ${last}`);
+        list.push({ seq, data });
+        this.frames.set(attachmentId, list);
+        void this.dispatcher.call('ack', { attachmentId, seq }).catch((error: Error) => this.errors.push(`ack: ${error.message}`));
+      }
+    },
+  };
+  text(attachmentId: string): string {
+    return (this.frames.get(attachmentId) ?? []).map((f) => f.data).join('');
+  }
+  roster(): TerminalView[] {
+    return this.rosters[this.rosters.length - 1] ?? [];
+  }
+  terminal(id: string): TerminalView | undefined {
+    return this.roster().find((t) => t.id === id);
+  }
+}
+
+describe.skipIf(ssh.skip)(`remote machines over a real sshd${ssh.reason ? ` (skipped: ${ssh.reason})` : ''}`, () => {
+  let sshd: Sshd;
+  let host: TerminalHost;
+  let machines: RemoteMachines;
+  let box: RemoteMachine;
+  let ui: TestUi;
+  const log: string[] = [];
+
+  beforeAll(async () => {
+    sshd = await startSshd();
+    host = new TerminalHost();
+    machines = new RemoteMachines();
+    box = new RemoteMachine({ name: 'box', destination: sshd.destination, ssh: sshd.ssh, remoteCommand: sshd.remoteTandem, clock: systemClock, version: host.version, log: (line) => log.push(line) });
+    machines.add(box);
+    ui = new TestUi();
+    ui.dispatcher = new Dispatcher(host, ui.client, { remote: machines });
+    machines.start();
+    await until(() => box.status === 'connected', 'the link to box', 60_000).catch((error: Error) => {
+      throw new Error(`${error.message}: ${box.status} ${box.problem ?? ''} ${log.join(' / ')}`);
+    });
+  }, 120_000);
+
+  afterAll(async () => {
+    ui?.dispatcher.dispose();
+    machines?.stop();
+    await host?.shutdown();
+    await sshd?.stop();
+  }, 60_000);
+
+  test('the rc file junk before the link is skipped and reported, and the link works', async () => {
+    expect(box.junkSeen).toContain('Welcome to the test box');
+    expect(log.join('\n')).toContain(bashrcJunk.slice(0, 20));
+    const env = (await box.call('environment', {})) as { home: string };
+    expect(env.home).toBe(sshd.home);
+    // The remote daemon is the other user's, with its socket in a 0700 directory of its state.
+    expect(sshd.daemonPid()).not.toBeNull();
+  });
+
+  test('a remote terminal in the roster runs commands with exit codes and cwd from the remote readiness; a read waits for input', async () => {
+    const view = (await ui.dispatcher.call('create', { machine: 'box', shell: 'bash', title: 'remote bash' })) as TerminalView;
+    expect(view.machine).toBe('box');
+    expect(view.id.startsWith('box:')).toBe(true);
+    await until(() => ui.terminal(view.id)?.status === 'idle', 'the remote shell at its prompt', 60_000);
+    expect(ui.terminal(view.id)!.machineLink).toBe('connected');
+    const listed = (await ui.dispatcher.call('list', {})) as { terminals: TerminalView[] };
+    expect(listed.terminals.find((t) => t.id === view.id)?.machine).toBe('box');
+
+    const attached = (await ui.dispatcher.call('attach', { id: view.id, cols: 100, rows: 30 })) as { attachmentId: string; info: TerminalView };
+    expect(attached.info.machine).toBe('box');
+    const id = attached.attachmentId;
+    await ui.dispatcher.call('input', { attachmentId: id, data: 'cd /tmp && (exit 3)\r', typed: true });
+    await until(() => ui.terminal(view.id)?.lastCommand?.exitCode === 3, 'exit code 3 in the roster');
+    expect(ui.terminal(view.id)!.cwd).toBe('/tmp');
+    await ui.dispatcher.call('input', { attachmentId: id, data: 'whoami\r', typed: true });
+    await until(() => ui.terminal(view.id)?.lastCommand?.command === 'whoami' && ui.terminal(view.id)?.status === 'idle', 'whoami finished');
+    expect(ui.terminal(view.id)!.lastCommand!.exitCode).toBe(0);
+    expect(ui.text(id)).toContain(sshd.user);
+
+    await ui.dispatcher.call('input', { attachmentId: id, data: 'read -p "name? " answer\r', typed: true });
+    await until(() => ui.terminal(view.id)?.status === 'waiting_input', 'the read waiting for input');
+    await ui.dispatcher.call('input', { attachmentId: id, data: 'x\r', typed: true });
+    await until(() => ui.terminal(view.id)?.status === 'idle', 'the read answered');
+    expect(ui.errors).toEqual([]);
+    await ui.dispatcher.call('detach', { attachmentId: id });
+    await ui.dispatcher.call('close', { id: view.id });
+    await until(() => !ui.terminal(view.id), 'the closed terminal gone from the roster');
+  }, 120_000);
+
+  test('killing ssh mid-stream: the roster says reconnecting, and the view resumes with nothing lost or doubled', async () => {
+    const view = (await ui.dispatcher.call('create', { machine: 'box', shell: 'bash' })) as TerminalView;
+    await until(() => ui.terminal(view.id)?.status === 'idle', 'the remote shell at its prompt', 60_000);
+    const { attachmentId: id } = (await ui.dispatcher.call('attach', { id: view.id })) as { attachmentId: string };
+    const count = 4000;
+    await ui.dispatcher.call('input', { attachmentId: id, data: `for i in $(seq 1 ${count}); do echo "n=$i"; if [ $((i % 100)) = 0 ]; then sleep 0.05; fi; done; echo count-"done"\r`, typed: true });
+    await until(() => /n=300\r/.test(ui.text(id)), 'the count under way');
+    const spawnedBefore = box.spawned.length;
+    const statuses: string[] = [];
+    const off = machines.onChange(() => statuses.push(ui.terminal(view.id)?.machineLink ?? '-'));
+    box.process!.kill('SIGKILL');
+    await until(() => box.status === 'reconnecting', 'the machine reconnecting');
+    await until(() => ui.terminal(view.id)?.machineLink === 'reconnecting', 'the roster saying reconnecting');
+    await until(() => box.status === 'connected', 'the link back', 60_000);
+    await until(() => ui.text(id).includes('count-done'), 'the count finished', 60_000);
+    off();
+    expect(box.spawned.length).toBeGreaterThan(spawnedBefore);
+    expect(statuses).toContain('reconnecting');
+    expect(ui.terminal(view.id)!.machineLink).toBe('connected');
+    const seen = [...ui.text(id).matchAll(/^n=([0-9]+)\r?$/gm)].map((m) => Number(m[1]));
+    expect(seen.length).toBe(count);
+    expect(seen).toEqual(Array.from({ length: count }, (_, i) => i + 1));
+    // Resumed, not restarted from a snapshot: no frame resets the view.
+    expect((ui.frames.get(id) ?? []).some((f) => f.data.startsWith('\x1bc'))).toBe(false);
+    expect(ui.errors).toEqual([]);
+    await ui.dispatcher.call('detach', { attachmentId: id });
+    await ui.dispatcher.call('close', { id: view.id });
+  }, 180_000);
+
+  test('the link serves no agents panel, login link or settings: a pairing over it is refused and writes no token', async () => {
+    const agentsFile = join(sshd.home, '.config', 'Tandem', 'agents.json');
+    const before = existsSync(agentsFile) ? readFileSync(agentsFile, 'utf8') : null;
+    for (const [op, args] of [
+      ['pairAgent', { name: 'sneaky' }],
+      ['mintLink', {}],
+      ['agents', {}],
+      ['getSettings', {}],
+    ] as const) {
+      const error = (await box.call(op, args).catch((e: unknown) => e)) as { code?: string; message?: string };
+      expect(error.code, op).toBe('forbidden');
+    }
+    const after = existsSync(agentsFile) ? readFileSync(agentsFile, 'utf8') : null;
+    expect(after).toBe(before);
+    if (after) expect(after).not.toContain('sneaky');
+  });
+
+  test('a machine without Tandem gets one sentence naming the install command', async () => {
+    const none = new RemoteMachine({ name: 'bare', destination: sshd.destination, ssh: sshd.ssh, remoteCommand: 'tandem host --stdio', clock: systemClock, version: host.version });
+    none.start();
+    try {
+      await until(() => none.status === 'failed', 'the machine failing', 60_000);
+      expect(none.problem).toBe('Tandem is not installed on bare; install it there with: npm install -g tandem-terminal');
+      const error = (await none.call('list', {}).catch((e: unknown) => e)) as { code?: string; message?: string };
+      expect(error.code).toBe('not_running');
+      expect(error.message).toContain('npm install -g tandem-terminal');
+    } finally {
+      none.stop();
+    }
+  }, 90_000);
+});
