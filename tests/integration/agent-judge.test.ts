@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -198,6 +198,38 @@ describe('class 4: reads that would undo the scrubbing ask', () => {
     await asks(id, `cat ${join(f.stateDir, 'agents', 'other.token')}`);
     await asks(id, 'tail -f /dev/pts/0');
     await asks(id, 'cat ../../outside');
+  });
+});
+
+describe('issue 23, attack 8: reads that can change under the agent ask', () => {
+  it('tail -f --retry missing asks, and no later command turns it into a read of a secret', async () => {
+    const id = await open();
+    const secret = join(f.home, '.ssh-like-secret');
+    writeFileSync(secret, 'PRIVATE KEY canary');
+    await asks(id, 'tail -f --retry missing');
+    expect(f.layer.state().approvals).toEqual([]);
+    // Following without --retry, a name that is not there yet, a FIFO: each asks, with its reason on the card.
+    const pending = await f.call(agent, 'terminal_send', { id, text: 'tail --retry missing', waitMs: 300 });
+    expect(pending).toMatchObject({ status: 'awaiting_approval' });
+    expect(f.layer.state().approvals.find((entry) => entry.terminalId === id)?.why).toMatch(/--retry|does not exist yet/);
+    f.layer.answerApproval({ requestId: f.layer.state().approvals.find((entry) => entry.terminalId === id)!.id, decision: 'reject', reason: 'no' });
+    await asks(id, 'cat missing');
+    await asks(id, 'tail -f README.md');
+    // The person's own command makes the name a link to the secret: the agent's read of it asks too.
+    symlinkSync(secret, join(workspace, 'missing'));
+    try {
+      await asks(id, 'cat missing');
+    } finally {
+      rmSync(join(workspace, 'missing'), { force: true });
+    }
+    execFileSync('mkfifo', [join(workspace, 'pipe')]);
+    try {
+      await asks(id, 'cat pipe');
+    } finally {
+      rmSync(join(workspace, 'pipe'), { force: true });
+    }
+    // A plain read of a file that is there still runs.
+    await runsWithoutAsking(id, 'tail -n 1 README.md');
   });
 });
 

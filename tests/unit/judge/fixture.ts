@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -31,6 +32,8 @@ export function makeJudgeFixture(grammars: Grammars): JudgeFixture {
   symlinkSync(join(root, 'outside', 'notes.txt'), join(workspace, 'link-outside'));
   symlinkSync(join(home, '.ssh'), join(workspace, 'keys'));
   symlinkSync('/proc', join(workspace, 'proc-link'));
+  // A FIFO in the workspace: reading it blocks, or reads what another program writes (attack 8).
+  execFileSync('mkfifo', [join(workspace, 'fifo')]);
   const context = (shell: JudgedShell): LineContext => ({ shell, grammars, home, operands: { cwd: workspace, workspace, roots: { home, tandemDirs: [stateDir] } } });
   return {
     root,

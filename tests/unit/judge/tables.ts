@@ -7,12 +7,12 @@
 /** Read-only lines of literal words, allowed in bash, sh and zsh alike. */
 export const posixAllowed: readonly string[] = [
   'ls', 'ls -la', 'ls -l src', 'ls -a .', 'ls src', 'ls -- src', 'ls -la src README.md', "ls 'src'", 'ls "src"', 'ls -1', 'ls -R src',
-  'ls -lh --color=auto', 'ls --group-directories-first', 'ls -d src', 'ls ./src', 'ls src/', 'ls sub/dir', 'ls -la sub/dir/', 'ls missing-but-inside',
+  'ls -lh --color=auto', 'ls --group-directories-first', 'ls -d src', 'ls ./src', 'ls src/', 'ls sub/dir', 'ls -la sub/dir/',
   'pwd', 'pwd -P', 'pwd -L',
   'cat README.md', 'cat ./README.md', "cat 'README.md'", 'cat "README.md"', 'cat src/main.ts', 'cat -n README.md', 'cat -A README.md', 'cat README.md src/main.ts',
   'cat link-inside', "cat 'READ'ME.md", 'cat src/../README.md',
   'head README.md', 'head -n 5 README.md', 'head -5 README.md', 'head -c 100 README.md', 'head -n5 README.md',
-  'tail README.md', 'tail -f README.md', 'tail -n 20 README.md', 'tail -n +2 README.md', 'tail --lines=3 README.md',
+  'tail README.md', 'tail -n 20 README.md', 'tail -n +2 README.md', 'tail --lines=3 README.md',
   'wc README.md', 'wc -l README.md', 'wc -lc src/main.ts', 'wc -w README.md src/main.ts',
   'echo hello', "echo 'hello world'", 'echo "hello world"', 'echo -n hi', 'echo a b c', 'echo HEAD~1', 'echo a,b', 'echo 50%', 'echo x=y', 'echo --version',
   "echo 'a;b'", "echo 'a|b'", "echo '$HOME'", "echo 'it*'", 'echo "a b"c', "echo '!!'", "echo '=ls'",
@@ -41,6 +41,9 @@ export const posixAllowed: readonly string[] = [
 
 /** Lines that must ask in bash, sh and zsh alike. */
 export const posixHostile: readonly string[] = [
+  // Issue 23, attack 8: reads that can change under the agent: following, operands not there yet, FIFOs and devices.
+  'tail -f README.md', 'tail -f --retry missing', 'tail --retry README.md', 'tail --follow README.md', 'tail --follow=descriptor README.md', 'tail -qf README.md',
+  'cat missing', 'ls missing-but-inside', 'head -n 5 missing', 'cat fifo', 'head fifo', 'wc -l fifo',
   // Class 1: allowed programs that write or execute.
   'git show --format=x --output=.git/config', 'git diff --output=FILE', 'git diff --output FILE', 'git log --outp=x', 'git log --output=/tmp/x', 'git diff --ext-diff',
   'git diff --textconv', 'git show --textconv HEAD', 'git diff --no-index /etc/passwd README.md', 'git -C /tmp status', 'git -c core.fsmonitor=x status',
@@ -89,12 +92,12 @@ export const zshHostile: readonly string[] = [
 /** pwsh: lines of literal words that also run there. */
 export const pwshAllowed: readonly string[] = [
   'ls', 'ls -la', 'ls -l src', 'ls -a .', 'ls src', "ls 'src'", 'ls "src"', 'ls -1', 'ls -R src', 'ls --group-directories-first', 'ls -d src',
-  'ls ./src', 'ls src/', 'ls sub/dir', 'ls -la sub/dir/', 'ls missing-but-inside', "ls 'sub/dir'", 'ls src README.md',
+  'ls ./src', 'ls src/', 'ls sub/dir', 'ls -la sub/dir/', "ls 'sub/dir'", 'ls src README.md',
   'pwd', 'pwd -P', 'pwd -L',
   'cat README.md', 'cat ./README.md', "cat 'README.md'", 'cat "README.md"', 'cat src/main.ts', 'cat -n README.md', 'cat -A README.md', 'cat README.md src/main.ts',
   'cat link-inside', 'cat src/../README.md', "cat 'src/main.ts'", 'cat "src/main.ts"',
   'head README.md', 'head -n 5 README.md', 'head -5 README.md', 'head -c 100 README.md',
-  'tail README.md', 'tail -f README.md', 'tail -n 20 README.md',
+  'tail README.md', 'tail -n 20 README.md',
   'wc README.md', 'wc -l README.md', 'wc -lc src/main.ts', 'wc -w README.md src/main.ts',
   'echo hello', "echo 'hello world'", 'echo "hello world"', 'echo -n hi', 'echo a b c', 'echo HEAD~1', 'echo x=y', "echo 'a;b'", "echo 'a|b'", "echo '$HOME'",
   "echo 'it*'", "echo '!!'", "echo '@(x)'", "echo '(x)'", "echo '{x}'",
@@ -108,6 +111,9 @@ export const pwshAllowed: readonly string[] = [
 
 /** pwsh: lines that must ask. */
 export const pwshHostile: readonly string[] = [
+  // Issue 23, attack 8: reads that can change under the agent: following, operands not there yet, FIFOs and devices.
+  'tail -f README.md', 'tail -f --retry missing', 'tail --retry README.md', 'tail --follow README.md', 'tail --follow=descriptor README.md', 'tail -qf README.md',
+  'cat missing', 'ls missing-but-inside', 'head -n 5 missing', 'cat fifo', 'head fifo', 'wc -l fifo',
   // Class 3 in pwsh: subexpressions, groups, arrays, script blocks, variables, splatting.
   'ls $(touch x)', 'ls (touch x)', 'ls @(touch x)', 'ls { touch x }', 'ls $env:HOME', 'ls $HOME', 'ls @args', 'ls;touch x', 'ls | sh', 'ls && touch x', 'ls || touch x',
   'ls > x', 'ls 2>&1', '& touch x', '. ./x.ps1', 'ls -Path:(touch x)', 'ls a,b', 'ls "$(touch x)"', 'ls "a`$b"', "ls 'a''b'", 'ls --% $x', 'ls #x', 'ls <#x#> a',

@@ -48,7 +48,8 @@ export const builtinRefusals: Readonly<Record<string, readonly string[]>> = {
   grep: ['-f', '--file', '--exclude-from', '-R', '--dereference-recursive'],
   // Patterns from a file: a file read unchecked.
   'git grep': ['-f'],
-  tail: ['--follow=name', '-F'],
+  // Following (-f, -F, --follow, --retry) keeps reading whatever the name comes to point at later.
+  tail: ['--follow=name', '--follow', '-f', '-F', '--retry'],
   ls: ['--hyperlink'],
   // -C compiles (writes) a magic file, -m and -f read other files, -z/-Z may run decompressors, -p sets times back.
   file: ['-C', '--compile', '-m', '--magic-file', '-f', '--files-from', '-z', '-Z', '--uncompress', '--uncompress-noreport', '-p', '--preserve-date'],
@@ -258,7 +259,7 @@ function refusedBy(refused: string, arg: string): boolean {
  * file. `trees`: the program reads whole directories (readsTrees), so the checked operands and
  * the cwd must not hold a protected place.
  */
-export type EntryMatch = { ok: true; paths: string[]; maybePaths: string[]; trees: boolean } | { ok: false; reason: string } | null;
+export type EntryMatch = { ok: true; paths: string[]; maybePaths: string[]; trees: boolean; mustExist?: string[] } | { ok: false; reason: string } | null;
 
 /**
  * Matches literal words against one entry: null when the entry does not name this command,
@@ -273,16 +274,23 @@ export function matchEntry(entry: AllowEntry, words: readonly string[]): EntryMa
   const refused = [...(builtinRefusals[entry.program] ?? []), ...(entry.subcommand.length > 0 ? (builtinRefusals[name] ?? []) : []), ...entry.refuse];
   const before: string[] = [];
   const after: string[] = [];
+  /** Operands that must name something that exists: not right after an option that may take them as its value (`-n 5`). */
+  const named: string[] = [];
   let afterDashes = false;
+  let mayBeValue = false;
   for (const arg of words.slice(fixed.length)) {
     if (!afterDashes && arg === '--') {
       afterDashes = true;
+      mayBeValue = false;
       continue;
     }
     if (afterDashes || !arg.startsWith('-') || arg === '-') {
       (afterDashes ? after : before).push(arg);
+      if (!mayBeValue && arg !== '-') named.push(arg);
+      mayBeValue = false;
       continue;
     }
+    mayBeValue = !arg.includes('=');
     const hit = refused.find((pattern) => refusedBy(pattern, arg));
     if (hit) return { ok: false, reason: `${arg} (${hit}) can write files, run programs or read other configuration` };
     if (entry.options === 'known') {
@@ -299,7 +307,7 @@ export function matchEntry(entry: AllowEntry, words: readonly string[]): EntryMa
       // Nothing is checked, so nothing may read a tree unchecked.
       return trees ? { ok: true, paths: [], maybePaths: all, trees } : { ok: true, paths: [], maybePaths: [], trees };
     case 'paths':
-      return { ok: true, paths: all, maybePaths: [], trees };
+      return { ok: true, paths: all, maybePaths: [], trees, mustExist: named };
     case 'auto':
       // git reads every operand after `--` as a path; before it, revisions or paths.
       return entry.program === 'git' ? { ok: true, paths: after, maybePaths: before, trees } : { ok: true, paths: [], maybePaths: all, trees };

@@ -1,6 +1,8 @@
 import { type AllowEntry, matchEntry, parseAllowEntry } from './allow-entries.js';
 import { gitConfigProblem } from './git-config.js';
-import { looksLikePath, type OperandContext, operandProblem, treeProblem } from './operands.js';
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { changeableProblem, looksLikePath, type OperandContext, operandProblem, treeProblem } from './operands.js';
 import { type JudgedShell, parseLine } from './parse-line.js';
 import type { Grammars } from './tree-sitter.js';
 
@@ -22,7 +24,7 @@ function ask(why: string): LineVerdict {
   return { verdict: 'ask', why };
 }
 
-function operandsProblem(paths: string[], maybePaths: string[], trees: boolean, context: LineContext): string | null {
+function operandsProblem(paths: string[], maybePaths: string[], trees: boolean, context: LineContext, mustExist: readonly string[] = []): string | null {
   const operands = context.operands;
   const checked = [...paths, ...(operands ? maybePaths.filter((operand) => looksLikePath(operand, operands.cwd)) : maybePaths.filter((operand) => operand.includes('/')))];
   // A program that reads trees starts at the cwd when it names no directory (and tells no
@@ -33,6 +35,14 @@ function operandsProblem(paths: string[], maybePaths: string[], trees: boolean, 
   for (const operand of checked) {
     const problem = trees ? treeProblem(operand, operands) : operandProblem(operand, operands);
     if (problem) return problem;
+  }
+  // What is read must be there now and stay what it is (attack 8): file operands must exist
+  // (`mustExist`: not an option's value such as `-n 5`); any checked operand that exists must
+  // not be a FIFO, device or socket. A `maybe` operand that does not exist is a pattern or a
+  // revision, not a file.
+  for (const operand of checked) {
+    const problem = changeableProblem(operand, operands);
+    if (problem && (mustExist.includes(operand) || existsSync(resolve(operands.cwd, operand)))) return problem;
   }
   return null;
 }
@@ -58,7 +68,7 @@ export function judgeAllowed(line: string, allow: readonly string[], context: Li
       why = match.reason;
       continue;
     }
-    const problem = operandsProblem(match.paths, match.maybePaths, match.trees, context);
+    const problem = operandsProblem(match.paths, match.maybePaths, match.trees, context, match.mustExist);
     if (problem) {
       why = problem;
       continue;

@@ -1,4 +1,4 @@
-import { existsSync, realpathSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { holdsSensitivePath, isSensitivePath, type SensitiveRoots } from './sensitive-paths.js';
 
@@ -36,6 +36,25 @@ export function operandProblem(operand: string, context: OperandContext): string
   const real = resolveReal(resolve(context.cwd, operand));
   if (isSensitivePath(real, context.roots)) return `${operand} is in a protected location (${real})`;
   if (!inside(real, resolveReal(context.workspace))) return `${operand} is outside the terminal's workspace (${real})`;
+  return null;
+}
+
+/**
+ * Why reading `operand` could change under the agent (a read-only command that may later read
+ * something else, attack 8 of issue 23): it does not exist yet (a later command can make it a
+ * symlink to anything while `tail --retry` waits for it), or it is a FIFO, a device or a socket
+ * (a read that blocks, or reads another program's data). Null for a regular file or directory.
+ */
+export function changeableProblem(operand: string, context: Pick<OperandContext, 'cwd'>): string | null {
+  let stat;
+  try {
+    stat = statSync(resolve(context.cwd, operand));
+  } catch {
+    return `${operand} does not exist yet (a later command could make it a link to anything)`;
+  }
+  if (stat.isFIFO()) return `${operand} is a FIFO`;
+  if (stat.isCharacterDevice() || stat.isBlockDevice()) return `${operand} is a device`;
+  if (stat.isSocket()) return `${operand} is a socket`;
   return null;
 }
 
