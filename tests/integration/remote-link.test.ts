@@ -1,0 +1,265 @@
+/**
+ * The remote link without sshd (tests/integration/remote-machines.test.ts has the real one):
+ * the framing against junk, the session's resume arithmetic, the daemon side's idle lifetime,
+ * keepalives and version sentences on the injected clock, and a resume past the replay bound
+ * (a view that starts again from the remote's snapshot). Where a process must stand in for ssh it
+ * is tests/support/link-pipe.mjs, which pipes to the daemon side's socket as the relay does.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterEach, describe, expect, test } from 'vitest';
+import { parseMachine } from '../../src/main/cli.js';
+import { Dispatcher, type UiClient } from '../../src/main/host/dispatch.js';
+import { TerminalHost } from '../../src/main/host/host.js';
+import { encodeFrame, FrameDecoder, startLine } from '../../src/main/remote/frame.js';
+import { decodeMessage, encodeMessage, LINK_PROTOCOL, type LinkBody, type LinkMessage, LinkSession } from '../../src/main/remote/link.js';
+import { RemoteMachine, RemoteMachines } from '../../src/main/remote/machine.js';
+import { LinkServer } from '../../src/main/remote/server.js';
+import { systemClock } from '../../src/main/terminal/clock.js';
+import type { EventName, EventPayload, TerminalView } from '../../src/shared/contract.js';
+import { ManualClock } from '../support/manual-clock.js';
+import { until } from '../support/until.js';
+
+const pipe = [process.execPath, resolve(__dirname, '../support/link-pipe.mjs')];
+
+function decodeAll(chunks: Buffer[]): { frames: string[]; junk: string[]; junkText: string; started: string[]; failed: string[] } {
+  const out = { frames: [] as string[], junk: [] as string[], junkText: '', started: [] as string[], failed: [] as string[] };
+  const decoder = new FrameDecoder({
+    start: (framing) => out.started.push(framing),
+    frame: (payload) => out.frames.push(payload.toString()),
+    junk: (bytes, where) => {
+      out.junk.push(where);
+      out.junkText += bytes.toString('latin1');
+    },
+    fail: (message) => out.failed.push(message),
+  });
+  for (const chunk of chunks) decoder.push(chunk);
+  return out;
+}
+
+describe('framing', () => {
+  test('junk before the start line is skipped and reported, not parsed, even when it holds frame bytes', () => {
+    const fakeHeader = Buffer.from([0xfe, 0x54, 0x4c, 0x01, 0, 0, 0, 5, 1, 2, 3, 4, 5, 6, 7, 8]);
+    const stream = Buffer.concat([Buffer.from('motd: hello ##tandem-link/ half\n'), fakeHeader, encodeFrame(Buffer.from('early')), Buffer.from(startLine), encodeFrame(Buffer.from('one')), encodeFrame(Buffer.from('two'))]);
+    // Every split point: a chunk boundary never changes what is decoded.
+    for (let cut = 0; cut < stream.length; cut += 7) {
+      const out = decodeAll([stream.subarray(0, cut), stream.subarray(cut)]);
+      expect(out.started).toEqual(['1']);
+      expect(out.frames).toEqual(['one', 'two']);
+      expect(out.junkText).toContain('motd: hello');
+      expect(out.failed).toEqual([]);
+    }
+  });
+
+  test('junk between frames, a corrupted payload and a header whose checksum fails are skipped; the frames after them arrive', () => {
+    const good = encodeFrame(Buffer.from('after'));
+    const corrupt = encodeFrame(Buffer.from('corrupted'));
+    corrupt[corrupt.length - 1] = corrupt[corrupt.length - 1]! ^ 0xff;
+    const badHeader = encodeFrame(Buffer.from('x'.repeat(10)));
+    badHeader[5] = badHeader[5]! ^ 0x40; // the length, which the header checksum covers
+    const out = decodeAll([Buffer.from(startLine), encodeFrame(Buffer.from('first')), Buffer.from('stray echo\n'), corrupt, badHeader, good]);
+    expect(out.frames).toEqual(['first', 'after']);
+    expect(out.junk).toContain('corrupt-frame');
+    expect(out.junk).toContain('between-frames');
+    expect(out.junkText).toContain('stray echo');
+  });
+
+  test('a stream with no start line fails after its bound instead of growing; another framing version is told', () => {
+    const out = decodeAll([Buffer.alloc(70 * 1024, 0x41)]);
+    expect(out.failed[0]).toMatch(/without starting a Tandem link/);
+    expect(decodeAll([Buffer.from('\n##tandem-link/7##\n')]).started).toEqual(['7']);
+  });
+
+  test('--machine takes NAME=DESTINATION and never lets a destination be an ssh option', () => {
+    expect(parseMachine('dev=me@devbox')).toEqual({ name: 'dev', destination: 'me@devbox' });
+    expect(() => parseMachine('dev=-oProxyCommand=touch /tmp/x')).toThrow(/ssh destination/);
+    expect(() => parseMachine('local=box')).toThrow(/not "local"/);
+    expect(() => parseMachine('a b=box')).toThrow(/name/);
+  });
+});
+
+describe('sessions', () => {
+  function pair(clock = systemClock, maxReplayBytes?: number) {
+    const got: { a: LinkBody[]; b: LinkBody[] } = { a: [], b: [] };
+    const a = new LinkSession((body) => got.a.push(body), { clock, maxReplayBytes });
+    const b = new LinkSession((body) => got.b.push(body), { clock, maxReplayBytes });
+    const wire = (to: LinkSession) => ({ write: (frame: Buffer) => void to.receive(decodeMessage(frame.subarray(16))!) });
+    return { a, b, got, wire };
+  }
+  const event = (n: number): LinkBody => ({ t: 'event', event: 'output', payload: { n } });
+
+  test('messages sent while down are resent on connect, and ones already received are not delivered twice', () => {
+    const { a, b, got, wire } = pair();
+    a.connect(wire(b), 0);
+    b.connect(wire(a), 0);
+    a.send(event(1));
+    a.send(event(2));
+    a.disconnect();
+    b.disconnect();
+    a.send(event(3));
+    a.send(event(4));
+    // The resume: each end tells how much it received; b had 1 and 2.
+    a.connect(wire(b), b.receivedSeq);
+    expect(got.b.map((m) => (m as { payload: { n: number } }).payload.n)).toEqual([1, 2, 3, 4]);
+    // A peer that claims less than it had gets the resend, and drops the repeats.
+    a.connect(wire(b), 0);
+    expect(got.b).toHaveLength(4);
+  });
+
+  test('a gap is refused (the link must drop), and past the replay bound a session stops keeping and cannot resume', () => {
+    const { a, b } = pair(systemClock, 1024);
+    expect(b.receive({ k: 'msg', s: 2, body: event(2) })).toBe(false);
+    for (let i = 0; i < 20; i++) a.send({ t: 'event', event: 'output', payload: { data: 'x'.repeat(100) } });
+    expect(a.resumable).toBe(false);
+    expect(a.keptBytesNow).toBe(0);
+  });
+});
+
+/** A socket server for a LinkServer, on a path in a fresh directory. */
+async function linkSocket(accept: (socket: Socket) => void): Promise<{ path: string; server: Server; close: () => void }> {
+  const dir = mkdtempSync(join(tmpdir(), 'tandem-link-'));
+  const path = join(dir, 'host.sock');
+  const server = createServer(accept);
+  await new Promise<void>((r) => server.listen(path, r));
+  return {
+    path,
+    server,
+    close: () => {
+      server.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+const cleanups: Array<() => unknown> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+describe('the daemon side', () => {
+  test('the idle lifetime counts only while no link is connected (injected clock)', async () => {
+    const clock = new ManualClock();
+    let idle = 0;
+    const host = new TerminalHost();
+    const server = new LinkServer({ host, clock, version: 'test', idleMs: 60_000, onIdle: () => (idle += 1) });
+    const sock = await linkSocket((s) => server.accept(s));
+    cleanups.push(() => sock.close(), () => server.close());
+    await clock.advance(59_000);
+    expect(idle).toBe(0);
+    const client = connect(sock.path);
+    await until(() => server.connections === 1, 'the connection');
+    await clock.advance(120_000);
+    expect(idle).toBe(0);
+    client.destroy();
+    await until(() => server.connections === 0, 'the disconnect');
+    await clock.advance(59_999);
+    expect(idle).toBe(0);
+    await clock.advance(1);
+    expect(idle).toBe(1);
+  });
+
+  test('a hello of another protocol gets one sentence naming both versions, and no session', async () => {
+    const host = new TerminalHost();
+    const server = new LinkServer({ host, clock: systemClock, version: '0.1.0', idleMs: 60_000, onIdle: () => undefined });
+    const sock = await linkSocket((s) => server.accept(s));
+    cleanups.push(() => sock.close(), () => server.close());
+    const messages: LinkMessage[] = [];
+    const decoder = new FrameDecoder({ start: () => undefined, junk: () => undefined, fail: () => undefined, frame: (p) => messages.push(decodeMessage(p)!) });
+    const client = connect(sock.path);
+    client.on('data', (chunk: Buffer) => decoder.push(chunk));
+    client.write(startLine);
+    client.write(encodeMessage({ k: 'hello', protocol: LINK_PROTOCOL + 1, version: '9.0.0', session: null, received: 0 }));
+    await until(() => messages.some((m) => m.k === 'refuse'), 'the refusal');
+    const refusal = messages.find((m) => m.k === 'refuse') as { message: string };
+    expect(refusal.message).toMatch(/^The remote machine runs Tandem 0\.1\.0 \(link protocol 1\) and this computer Tandem 9\.0\.0 \(link protocol 2\); update Tandem on the remote machine/);
+    expect(server.sessionCount).toBe(0);
+    client.destroy();
+  });
+});
+
+describe('the local side', () => {
+  test('a link that says nothing for 14 s is found dead within 15 s and reconnected (injected clock)', async () => {
+    const clock = new ManualClock();
+    let connections = 0;
+    // A remote that welcomes and then never answers again (a laptop asleep, a dead route).
+    const sock = await linkSocket((socket) => {
+      connections += 1;
+      socket.write(startLine);
+      socket.write(encodeMessage({ k: 'server', protocol: LINK_PROTOCOL, version: 'test' }));
+      socket.write(encodeMessage({ k: 'welcome', session: `s${connections}`, resumed: false, received: 0 }));
+      socket.on('error', () => undefined);
+    });
+    const machine = new RemoteMachine({ name: 'quiet', destination: sock.path, ssh: pipe, remoteCommand: 'unused', clock, version: 'test' });
+    cleanups.push(() => sock.close(), () => machine.stop());
+    machine.start();
+    await until(() => machine.status === 'connected', 'the welcome');
+    const first = machine.process!;
+    await clock.advance(13_000);
+    expect(machine.status).toBe('connected');
+    expect(first.exitCode === null && first.signalCode === null).toBe(true);
+    await clock.advance(1_000);
+    await until(() => machine.status === 'reconnecting', 'the dead link noticed');
+    expect(first.signalCode ?? first.exitCode).not.toBeNull();
+    await clock.advance(250);
+    await until(() => connections === 2 && machine.status === 'connected', 'the reconnect after backoff');
+  });
+
+  test('a remote of another link protocol is told in one sentence, not crashed on', async () => {
+    const sock = await linkSocket((socket) => {
+      socket.write(`motd\n${startLine}`);
+      socket.write(encodeMessage({ k: 'server', protocol: LINK_PROTOCOL + 1, version: '9.0.0' }));
+      socket.on('error', () => undefined);
+    });
+    const machine = new RemoteMachine({ name: 'newer', destination: sock.path, ssh: pipe, remoteCommand: 'unused', clock: systemClock, version: '0.1.0' });
+    cleanups.push(() => sock.close(), () => machine.stop());
+    machine.start();
+    await until(() => machine.status === 'failed', 'the mismatch');
+    expect(machine.problem).toBe(`newer runs Tandem 9.0.0 (link protocol ${LINK_PROTOCOL + 1}) and this computer Tandem 0.1.0 (link protocol ${LINK_PROTOCOL}); update Tandem on this computer (npm install -g tandem-terminal) so both speak the same protocol.`);
+  });
+
+  test('past the remote replay bound a drop restarts each view from the remote snapshot: one reset frame, numbers contiguous', async () => {
+    const host = new TerminalHost({ env: { ...process.env, PS1: '$ ' } });
+    const server = new LinkServer({ host, clock: systemClock, version: host.version, idleMs: 3_600_000, onIdle: () => undefined, maxReplayBytes: 16 * 1024 });
+    const sock = await linkSocket((s) => server.accept(s));
+    const machines = new RemoteMachines();
+    const machine = new RemoteMachine({ name: 'small', destination: sock.path, ssh: pipe, remoteCommand: 'unused', clock: systemClock, version: host.version });
+    machines.add(machine);
+    const frames: Array<{ seq: number; data: string }> = [];
+    let dispatcher: Dispatcher | null = null;
+    const client: UiClient = {
+      id: 'ui',
+      send: <K extends EventName>(event: K, payload: EventPayload<K>) => {
+        if (event !== 'output') return;
+        const { attachmentId, seq, data } = payload as EventPayload<'output'>;
+        frames.push({ seq, data });
+        void dispatcher!.call('ack', { attachmentId, seq }).catch(() => undefined);
+      },
+    };
+    dispatcher = new Dispatcher(new TerminalHost(), client, { remote: machines });
+    cleanups.push(
+      () => host.shutdown(),
+      () => sock.close(),
+      () => server.close(),
+      () => machine.stop(),
+      () => dispatcher!.dispose(),
+    );
+    machines.start();
+    await until(() => machine.status === 'connected', 'the link');
+    const view = (await dispatcher.call('create', { machine: 'small', shell: 'bash' })) as TerminalView;
+    await until(() => machine.terminals.some((t) => t.status === 'idle'), 'the shell ready', 60_000);
+    const { attachmentId } = (await dispatcher.call('attach', { id: view.id })) as { attachmentId: string };
+    machine.process!.kill('SIGKILL');
+    await until(() => machine.status !== 'connected', 'the drop');
+    // While the link is down the remote buffers more than its bound for the session.
+    const remote = host.list()[0]!;
+    await host.get(remote.id).personInput('seq 1 20000; echo fl""ood-done\r', true);
+    await until(() => machine.status === 'connected', 'the reconnect', 60_000);
+    await until(() => frames.map((f) => f.data).join('').includes('flood-done'), 'the end of the flood on the view', 60_000);
+    const resets = frames.filter((f) => f.data.startsWith('\x1bc'));
+    expect(resets).toHaveLength(1);
+    expect(frames.map((f) => f.seq)).toEqual(frames.map((_, i) => i + 1));
+    await dispatcher.call('detach', { attachmentId });
+  }, 120_000);
+});
