@@ -12,9 +12,12 @@
  */
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { networkInterfaces } from 'node:os';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { readStat, scanProcesses } from '../../src/main/pty/proc.js';
 import { configureSandboxProxy, proxyRefusals } from '../../src/main/sandbox/proxy.js';
 import { operations } from '../../src/shared/contract.js';
 import { startAgentFixture, type AgentFixture } from './agent-helpers.js';
@@ -204,6 +207,29 @@ describeSandbox('network on: through the proxy only', () => {
     const t = await open();
     const r = await send(t.id, `exec 3<>/dev/tcp/127.0.0.1/3128 4<>/dev/tcp/127.0.0.1/3128; sleep 0.5; curl -sS --max-time 20 --noproxy '' -x "$HTTP_PROXY" -w ' %{http_code}' http://elsewhere.example.net/; exec 3>&- 4>&-`);
     expect(r.output).toMatch(/"code":"capacity".*2 connections open.* 503$/s);
+  });
+
+  it('the forwarder is no child of the shell and ends with the terminal, its proxy socket too', async () => {
+    policy(true, []);
+    const t = await open();
+    // Other suites may run confined terminals too: this one's forwarder is the child of this sandbox's init.
+    const init = readStat(t.pid)!.ppid;
+    const isForwarder = (pid: number) => {
+      try {
+        return readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes('forwarder.mjs');
+      } catch {
+        return false;
+      }
+    };
+    const forwarders = scanProcesses().filter((p) => p.ppid === init && isForwarder(p.pid));
+    // Its parent is the sandbox's init, the shell's parent: the shell has no job or child of it.
+    expect(forwarders.length, 'one forwarder runs beside the shell').toBe(1);
+    expect((await send(t.id, 'jobs -p | wc -l')).output).toBe('0');
+    const socket = join(f.stateDir, 'sandbox', 'run', t.id, 'proxy.sock');
+    expect(existsSync(socket)).toBe(true);
+    expect(await f.call(client, 'terminal_close', { id: t.id })).toEqual({ closed: true, orphans: [] });
+    expect(isForwarder(forwarders[0]!.pid)).toBe(false);
+    expect(existsSync(socket)).toBe(false);
   });
 
   it('network off: no proxy variables, no proxy socket, no route', async () => {

@@ -156,7 +156,11 @@ export class SandboxProxy {
     let released = false;
     client.once('close', () => {
       this.sockets.delete(client);
-      if (!released) open.set(agent, (open.get(agent) ?? 1) - 1);
+      const left = (open.get(agent) ?? 1) - 1;
+      if (!released) {
+        if (left > 0) open.set(agent, left);
+        else open.delete(agent);
+      }
       released = true;
     });
     client.on('error', () => client.destroy());
