@@ -4,8 +4,11 @@
  * (this checkout's built CLI) and daemon with real bash in real PTYs, and this side's
  * `RemoteMachines` behind a real Dispatcher, as `tandem serve --machine` wires them.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { EventName, EventPayload, TerminalView } from '../../src/shared/contract.js';
 import { Dispatcher, type UiClient } from '../../src/main/host/dispatch.js';
@@ -14,6 +17,7 @@ import { RemoteMachine, RemoteMachines } from '../../src/main/remote/machine.js'
 import { systemClock } from '../../src/main/terminal/clock.js';
 import { bashrcJunk, requireSsh, type Sshd, startSshd } from '../support/sshd.js';
 import { until } from '../support/until.js';
+import { exitOf, login, TestClient, tokenOf } from './web-helpers.js';
 
 const ssh = requireSsh();
 
@@ -181,4 +185,40 @@ describe.skipIf(ssh.skip)(`remote machines over a real sshd${ssh.reason ? ` (ski
       none.stop();
     }
   }, 90_000);
+
+  test('tandem serve --machine shows the remote terminals to a browser client and runs input on them', async () => {
+    const base = mkdtempSync(join(tmpdir(), 'tandem-serve-machine-'));
+    mkdirSync(join(base, 'home'));
+    const env = { ...process.env, TANDEM_HOME: join(base, 'state'), HOME: join(base, 'home'), SHELL: '/bin/bash', TANDEM_SSH: sshd.ssh.join(' '), TANDEM_REMOTE_COMMAND: sshd.remoteTandem };
+    const child = spawn(process.execPath, [resolve(__dirname, '../../bin/tandem.js'), 'serve', '--machine', `box2=${sshd.destination}`], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    let client: TestClient | null = null;
+    try {
+      const url = await new Promise<string>((resolveUrl, reject) => {
+        createInterface({ input: child.stdout! }).on('line', (line) => {
+          const match = /(http:\/\/127\.0\.0\.1:\d+\/#login=[A-Za-z0-9_-]+)/.exec(line);
+          if (match) resolveUrl(match[1]!);
+        });
+        child.once('exit', (code) => reject(new Error(`tandem serve exited with ${code}: ${stderr}`)));
+      });
+      const port = Number(new URL(url).port);
+      const { secret } = await login(port, tokenOf(url));
+      client = await TestClient.connect(port, secret!);
+      // The machine connects in the background; a create waits for its link.
+      const view = await client.call('create', { machine: 'box2', shell: 'bash' });
+      expect(view.machine).toBe('box2');
+      await client.waitFor(() => (client!.events('roster') as Array<{ terminals: TerminalView[] }>).some((r) => r.terminals.some((t) => t.id === view.id && t.status === 'idle' && t.machine === 'box2')), 60_000, 'the remote terminal idle in the roster');
+      const { attachmentId } = await client.call('attach', { id: view.id });
+      await client.call('input', { attachmentId, data: 'echo remote-$((6*7)) $(whoami)\r', typed: true });
+      await client.waitForOutput(attachmentId, `remote-42 ${sshd.user}`, 60_000);
+      expect(stderr).toContain('skipped');
+      await client.call('close', { id: view.id });
+    } finally {
+      client?.close();
+      child.kill('SIGTERM');
+      await exitOf(child, 30_000).catch(() => child.kill('SIGKILL'));
+      rmSync(base, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
