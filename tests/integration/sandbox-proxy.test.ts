@@ -59,7 +59,7 @@ describeSandbox('network on: through the proxy only', () => {
   const agent = 'netted';
 
   const policy = (network: boolean, networkDomains?: string[]) => f.layer.setAgentPolicy({ name: agent, policy: 'always', sandbox: 'workspace-write', network, ...(networkDomains ? { networkDomains } : {}) });
-  const open = async () => (await f.call(client, 'terminal_open', { title: 'net' })) as Result & { id: string };
+  const open = async () => (await f.call(client, 'terminal_open', { title: 'net' })) as Result & { id: string; pid: number };
   const send = (id: string, text: string) => f.call(client, 'terminal_send', { id, text, waitMs: 40_000 }) as Promise<Result>;
   /** Through the proxy whatever NO_PROXY says: HTTP status, then the body. */
   const viaProxy = (id: string, url: string, extra = '') => send(id, `curl -sS --max-time 20 --noproxy '' -x "$HTTP_PROXY" ${extra} -w ' %{http_code}' '${url}'`);
