@@ -5,7 +5,8 @@
  * (a view that starts again from the remote's snapshot). Where a process must stand in for ssh it
  * is tests/support/link-pipe.mjs, which pipes to the daemon side's socket as the relay does.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -139,6 +140,30 @@ afterEach(async () => {
 });
 
 describe('the daemon side', () => {
+  test.skipIf(process.platform === 'win32' || !existsSync(resolve(__dirname, '../../out/main/cli.js')))('tandem host --stdio refuses a link directory others can enter or a symlink, and starts no daemon there', () => {
+    const base = mkdtempSync(join(tmpdir(), 'tandem-linkdir-'));
+    cleanups.push(() => rmSync(base, { recursive: true, force: true }));
+    const cli = resolve(__dirname, '../../bin/tandem.js');
+    const open = join(base, 'open');
+    mkdirSync(join(open, 'link'), { recursive: true });
+    chmodSync(join(open, 'link'), 0o755);
+    const linked = join(base, 'linked');
+    mkdirSync(linked);
+    mkdirSync(join(base, 'elsewhere'), { mode: 0o700 });
+    symlinkSync(join(base, 'elsewhere'), join(linked, 'link'));
+    for (const home of [open, linked]) {
+      const run = spawnSync(process.execPath, [cli, 'host', '--stdio'], { env: { ...process.env, TANDEM_HOME: home }, input: '', encoding: 'utf8', timeout: 60_000 });
+      expect(run.status).toBe(1);
+      expect(run.stdout).toBe('');
+      expect(run.stderr).toMatch(/must be a directory of this user that nobody else can enter \(mode 0700\)/);
+      expect(existsSync(join(home, 'link', 'host.sock'))).toBe(false);
+      expect(existsSync(join(home, 'link', 'daemon.log'))).toBe(false);
+    }
+    const bad = spawnSync(process.execPath, [cli, 'host', '--stdio', '--idle-timeout', 'soon'], { env: { ...process.env, TANDEM_HOME: open }, input: '', encoding: 'utf8', timeout: 60_000 });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toContain('--idle-timeout soon is not a number of minutes');
+  });
+
   test('the idle lifetime counts only while no link is connected (injected clock)', async () => {
     const clock = new ManualClock();
     let idle = 0;
