@@ -96,6 +96,13 @@ describeSandbox('network on: through the proxy only', () => {
     const direct = await send(t.id, `curl -sS --max-time 20 --noproxy '*' ${base}/direct`);
     expect(direct.exitCode, direct.output).not.toBe(0);
     expect(remote!.paths).toEqual(['/plain', '/tunnel', '/socks', '/python']);
+    // read-only: its /tmp is read-only too, and the proxy socket in it still connects.
+    await f.call(client, 'terminal_close', { id: t.id });
+    f.layer.setAgentPolicy({ name: agent, policy: 'always', sandbox: 'read-only', network: true });
+    const ro = await open();
+    expect(ro.sandbox).toEqual({ mode: 'read-only', network: true });
+    expect(await send(ro.id, `touch /tmp/x; curl -sS --max-time 20 ${base}/read-only`)).toMatchObject({ exitCode: 0, output: expect.stringMatching(/Read-only file system[\s\S]*hello-from-the-network$/) });
+    expect(remote!.paths).toEqual(['/plain', '/tunnel', '/socks', '/python', '/read-only']);
   });
 
   it.runIf(needed(curl))('refuses this machine through the proxy (by address and by name) and has no route to it directly: nothing reaches Tandem’s door or the canary', async () => {
