@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { ERROR_CODES } from './errors.js';
 import { DEFAULT_LIMITS } from './limits.js';
 import { settingsPatchSchema, settingsSchema } from './settings.js';
+import { frameMarkSchema, snapshotMarksSchema } from './command-marks.js';
 
 const id = z.string().min(1).max(64);
 const title = z.string().trim().min(1).max(120);
@@ -61,6 +62,8 @@ export const attachResultSchema = z.object({
   seq: z.number(),
   writable: z.boolean(),
   info: terminalInfoSchema,
+  /** The command marks still in the snapshot's scrollback (src/shared/command-marks.ts). */
+  marks: snapshotMarksSchema.optional(),
 });
 
 export const errorSchema = z.object({ code: z.enum(ERROR_CODES), message: z.string() });
@@ -240,7 +243,8 @@ export const operations = {
 /** Events pushed to every client of a transport. */
 export const events = {
   roster: z.object({ terminals: z.array(terminalInfoSchema) }),
-  output: z.object({ attachmentId: z.string(), seq: z.number(), data: z.string() }),
+  /** `marks`: command marks at positions inside `data` (src/shared/command-marks.ts). */
+  output: z.object({ attachmentId: z.string(), seq: z.number(), data: z.string(), marks: z.array(frameMarkSchema).optional() }),
   attachmentClosed: z.object({ attachmentId: z.string(), error: errorSchema }),
   writable: z.object({ attachmentId: z.string(), writable: z.boolean() }),
   /** The agents panel changed: a pairing request, an approval, a handoff request, a connection. */

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import type { FrameMark } from '../../shared/command-marks.js';
 
 /**
  * A frame's output: one string, or the reads it was batched from in order (a transport that
@@ -28,7 +29,8 @@ export function outputFrom(parts: readonly string[], skip: number): string[] {
 
 /** Where output frames go: one viewer (a renderer tab, a browser tab). */
 export interface FrameSink {
-  frame(attachmentId: string, seq: number, data: OutputText): void;
+  /** `marks`: command marks at character positions of `data` (src/shared/command-marks.ts). */
+  frame(attachmentId: string, seq: number, data: OutputText, marks?: readonly FrameMark[]): void;
   closed(attachmentId: string, code: 'capacity' | 'exited' | 'not_found', message: string): void;
   writable(attachmentId: string, writable: boolean): void;
 }
@@ -63,12 +65,14 @@ export class Attachment {
     return this.seq;
   }
 
-  send(data: OutputText, chars = outputChars(data)): void {
-    if (chars === 0) return;
+  send(data: OutputText, chars = outputChars(data), marks?: readonly FrameMark[]): void {
+    // A mark's news can come without output (a command waits for input): a frame of no characters.
+    if (chars === 0 && !marks?.length) return;
     this.seq += 1;
     this.unacked.push({ seq: this.seq, chars });
     this.unackedTotal += chars;
-    this.sink.frame(this.id, this.seq, data);
+    if (marks?.length) this.sink.frame(this.id, this.seq, data, marks);
+    else this.sink.frame(this.id, this.seq, data);
   }
 
   ack(seq: number, now: number): void {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { type FrameSink, type OutputText, outputString } from './attachment.js';
 import { type AgentsState, describeIssue, type EventName, type EventPayload, isOpName, type OpArgs, type OpName, operations, type OpResult, type TerminalView } from '../../shared/contract.js';
 import { TandemError } from '../../shared/errors.js';
+import type { FrameMark } from '../../shared/command-marks.js';
 import type { TerminalHost } from './host.js';
 import { openResolved, type PathOpenerOptions, resolveClickedPath } from './open-path.js';
 
@@ -10,7 +11,7 @@ export interface UiClient {
   readonly id: string;
   send<K extends EventName>(event: K, payload: EventPayload<K>): void;
   /** An output frame as the reads it was batched from; without this, `send('output')` gets them joined. */
-  sendOutput?(attachmentId: string, seq: number, data: OutputText): void;
+  sendOutput?(attachmentId: string, seq: number, data: OutputText, marks?: readonly FrameMark[]): void;
 }
 
 type Handlers = { [K in OpName]: (args: ReturnType<(typeof operations)[K]['args']['parse']>) => Promise<OpResult<K>> | OpResult<K> };
@@ -100,17 +101,18 @@ export class Dispatcher {
           const { attachmentId, snapshot, view } = host.attachTranscript(id, client.id);
           return { attachmentId, snapshot, seq: 0, writable: false, info: view };
         }
-        const { attachment, snapshot, view } = await host.attach(
+        const { attachment, snapshot, view, marks } = await host.attach(
           id,
           client.id,
           {
-            frame: (attachmentId, seq, data) => (client.sendOutput ? client.sendOutput(attachmentId, seq, data) : client.send('output', { attachmentId, seq, data: outputString(data) })),
+            frame: (attachmentId, seq, data, marks) =>
+              client.sendOutput ? client.sendOutput(attachmentId, seq, data, marks) : client.send('output', { attachmentId, seq, data: outputString(data), ...(marks ? { marks: [...marks] } : {}) }),
             closed: (attachmentId, code, message) => client.send('attachmentClosed', { attachmentId, error: { code, message } }),
             writable: (attachmentId, writable) => client.send('writable', { attachmentId, writable }),
           },
           { cols, rows },
         );
-        return { attachmentId: attachment.id, snapshot, seq: 0, writable: true, info: view };
+        return { attachmentId: attachment.id, snapshot, seq: 0, writable: true, info: view, marks };
       },
       // A client acts only on its own views.
       detach: ({ attachmentId }) => {

@@ -1,4 +1,5 @@
 import { type WindowsPtyInfo, windowsPtyInfo } from '../pty/win-pty.js';
+import type { SnapshotMarks } from '../../shared/command-marks.js';
 import { hostPlatform } from '../pty/platform.js';
 import { homedir } from 'node:os';
 import { TandemError } from '../../shared/errors.js';
@@ -391,11 +392,11 @@ export class TerminalHost {
     }, saveEveryMs);
   }
 
-  async attach(id: string, clientId: string, sink: FrameSink, size?: { cols?: number; rows?: number }): Promise<{ attachment: Attachment; snapshot: string; view: TerminalView }> {
+  async attach(id: string, clientId: string, sink: FrameSink, size?: { cols?: number; rows?: number }): Promise<{ attachment: Attachment; snapshot: string; view: TerminalView; marks: SnapshotMarks }> {
     const terminal = this.get(id);
     if (size?.cols && size.rows && terminal.session.status !== 'exited') terminal.session.resize(size.cols, size.rows);
-    const { attachment, snapshot } = await terminal.attach(clientId, sink);
-    return { attachment, snapshot, view: terminal.view() };
+    const { attachment, snapshot, marks } = await terminal.attach(clientId, sink);
+    return { attachment, snapshot, view: terminal.view(), marks };
   }
 
   /** The terminal of a view; with `clientId`, only that client's own views are found. */

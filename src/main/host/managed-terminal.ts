@@ -9,6 +9,8 @@ import { hostPlatform } from '../pty/platform.js';
 import { TerminalControl } from './terminal-control.js';
 import { TerminalOps } from './terminal-ops.js';
 import { Attachment, type FrameSink, outputFrom } from './attachment.js';
+import type { FrameMark, SnapshotMarks } from '../../shared/command-marks.js';
+import type { MarkUpdate } from '../terminal/command-marks.js';
 import { noJournal, type TerminalJournal } from '../record/journal.js';
 import { frameMaxChars, highWatermarkChars, lowWatermarkChars, maxBufferedChars, stalledAfterMs } from '../../shared/wire.js';
 
@@ -16,6 +18,8 @@ import { frameMaxChars, highWatermarkChars, lowWatermarkChars, maxBufferedChars,
 export const frameBatchMs = 8;
 /** A frame this large means output is streaming: the next reads are worth batching. */
 export const streamingChars = 8 * 1024;
+/** Mark news kept for a new viewer whose snapshot the parser had not reached them in (it lags a flood by a window at most). */
+const recentMarksKept = 256;
 
 export interface FlowOptions {
   /** A viewer acknowledging nothing this long while the PTY waits for it is dropped. */
@@ -39,6 +43,9 @@ export class ManagedTerminal {
   /** The latest attachment owns input and resize; the others are read-only. */
   private writer: Attachment | null = null;
   private pending: string[] = [];
+  /** Command marks' news since the last flush, and the latest ones for new viewers. */
+  private pendingMarks: MarkUpdate[] = [];
+  private recentMarks: MarkUpdate[] = [];
   private pendingStart = 0;
   private offset = 0;
   private flushScheduled = false;
@@ -86,6 +93,7 @@ export class ManagedTerminal {
     this.offset = session.streamOffset;
     this.pendingStart = this.offset;
     const offOutput = session.onOutput((text) => this.onOutput(text));
+    const offMarks = session.marks.onUpdate((update) => this.onMark(update));
     const program = new ProgramTitle(session.headless.terminal, () => hostPlatform.foregroundProgram(session.pid), this.clock, this.onChange);
     this.program = program;
     let exited = false;
@@ -100,6 +108,7 @@ export class ManagedTerminal {
     });
     return () => {
       offOutput();
+      offMarks();
       offState();
       program.dispose();
     };
@@ -163,6 +172,25 @@ export class ManagedTerminal {
     else this.scheduleFlush(this.lastFlushChars >= streamingChars && this.clock.now() - this.lastFlushAt < frameBatchMs ? frameBatchMs : 0);
   }
 
+  private onMark(update: MarkUpdate): void {
+    this.recentMarks.push(update);
+    if (this.recentMarks.length > recentMarksKept) this.recentMarks.splice(0, this.recentMarks.length - recentMarksKept);
+    if (this.attachments.size === 0) return;
+    this.pendingMarks.push(update);
+    this.scheduleFlush(0);
+  }
+
+  /** The marks at or after `from` (the frame's first character), at their positions in it. */
+  private static frameMarks(updates: readonly MarkUpdate[], from: number, chars: number): FrameMark[] | undefined {
+    let marks: FrameMark[] | undefined;
+    for (const { offset, ...mark } of updates) {
+      // At the attach boundary a mark may also be in the snapshot: views take news of a mark they know as news.
+      if (offset < from) continue;
+      (marks ??= []).push({ ...mark, at: Math.min(offset - from, chars) });
+    }
+    return marks;
+  }
+
   private scheduleFlush(delayMs: number): void {
     if (this.flushScheduled && (delayMs > 0 || this.flushImmediate)) return;
     if (this.flushTimer) this.clock.clearTimeout(this.flushTimer);
@@ -183,17 +211,23 @@ export class ManagedTerminal {
     this.lastFlushAt = this.clock.now();
     this.lastFlushChars = this.pendingChars;
     this.pendingChars = 0;
-    if (this.pending.length === 0) return;
+    if (this.pending.length === 0 && this.pendingMarks.length === 0) return;
     // The reads go as they are: the transport writes them into the frame one after another.
     const parts = this.pending;
     const start = this.pendingStart;
     const chars = this.offset - start;
+    const updates = this.pendingMarks;
     this.pending = [];
+    this.pendingMarks = [];
     this.pendingStart = this.offset;
     for (const attachment of [...this.attachments.values()]) {
       const skip = attachment.fromOffset - start;
-      if (skip >= chars) continue;
-      attachment.send(skip > 0 ? outputFrom(parts, skip) : parts, chars - Math.max(0, skip));
+      const marks = ManagedTerminal.frameMarks(updates, Math.max(start, attachment.fromOffset), Math.max(0, chars - Math.max(0, skip)));
+      if (skip >= chars) {
+        if (marks) attachment.send('', 0, marks);
+        continue;
+      }
+      attachment.send(skip > 0 ? outputFrom(parts, skip) : parts, chars - Math.max(0, skip), marks);
       attachment.fromOffset = this.offset;
       if (attachment.behindChars > maxBufferedChars && this.someoneKeepsUp()) {
         this.drop(attachment, 'This view fell too far behind the terminal output and was detached; attach again to see the current screen.');
@@ -243,20 +277,28 @@ export class ManagedTerminal {
     attachment.close('capacity', message);
   }
 
-  async attach(clientId: string, sink: FrameSink): Promise<{ attachment: Attachment; snapshot: string }> {
+  async attach(clientId: string, sink: FrameSink): Promise<{ attachment: Attachment; snapshot: string; marks: SnapshotMarks }> {
     this.flush();
-    const { data, offset } = await this.session.snapshot();
+    const snapshot = await this.session.snapshot();
+    const { data, offset } = snapshot;
+    const marks = this.session.marks.inSnapshot(snapshot);
     const attachment = new Attachment(clientId, this.id, offset, sink, this.clock.now());
     this.attachments.set(attachment.id, attachment);
     // Output the snapshot did not cover yet, already batched or still pending; the snapshot can
     // also cover part of what is pending (the parser ran ahead of the batch): that part is skipped.
     const missed = this.session.outputSince(offset, this.pendingStart);
-    if (missed) attachment.send(missed);
+    // Marks the parser had not reached go with that output (the pending ones with the next flush).
+    const missedMarks = ManagedTerminal.frameMarks(
+      this.recentMarks.filter((update) => update.offset <= this.pendingStart && !this.pendingMarks.includes(update)),
+      offset,
+      missed.length,
+    );
+    if (missed || missedMarks) attachment.send(missed, missed.length, missedMarks);
     attachment.fromOffset = Math.max(offset, this.pendingStart);
     if (this.pending.length > 0) this.scheduleFlush(0);
     this.writer?.setWritable(false);
     this.writer = attachment;
-    return { attachment, snapshot: data };
+    return { attachment, snapshot: data, marks };
   }
 
   /**

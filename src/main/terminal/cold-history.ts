@@ -11,11 +11,18 @@ import { pack } from './packed-text.js';
 export class ColdHistory {
   private readonly batches: Array<{ packed: Buffer; lines: number; skipped?: number }> = [];
   private lineCount = 0;
+  /** Lines pushed since start: a line's number in this count stays its own while it is kept (command marks). */
+  private pushedLines = 0;
 
   constructor(private readonly maxLines: number) {}
 
   get lines(): number {
     return this.lineCount;
+  }
+
+  /** Lines pushed so far; the first kept line is number `pushed - lines`. */
+  get pushed(): number {
+    return this.pushedLines;
   }
 
   /** Lines the emulator recycled before they were saved (a resize reflowed them): one dim note line stands for each run. */
@@ -36,6 +43,7 @@ export class ColdHistory {
     if (this.maxLines <= 0 || lines <= 0) return;
     this.batches.push({ packed: pack(text), lines });
     this.lineCount += lines;
+    this.pushedLines += lines;
     while (this.batches.length > 1 && this.lineCount - this.batches[0]!.lines >= this.maxLines) {
       this.lineCount -= this.batches.shift()!.lines;
     }

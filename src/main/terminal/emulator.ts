@@ -4,7 +4,8 @@ import unicode11Addon from '@xterm/addon-unicode11';
 import type { Unicode11Addon as Unicode11AddonType } from '@xterm/addon-unicode11';
 import { performance } from 'node:perf_hooks';
 import xtermHeadless from '@xterm/headless';
-import type { Terminal as HeadlessTerminal } from '@xterm/headless';
+import type { Terminal as HeadlessTerminal, IMarker } from '@xterm/headless';
+import { commandLineOffset } from '../../shared/command-marks.js';
 import type { Palette } from '../../shared/palette.js';
 import { type Clock, systemClock } from './clock.js';
 import { ColdHistory } from './cold-history.js';
@@ -95,6 +96,30 @@ interface TrimmableLines {
  */
 const requestPattern = /\x1b\[[?>=]?[\d;]*(?:n|c|t|\$p)|\x1b\[[\d;?>=]*$|\x1b$|\x1b\](?:4|1[012])[\d;]*;\?|\x1b\][\d;]*$/;
 
+/**
+ * A line the emulator follows for a command mark (command-marks.ts): an xterm marker while the
+ * line is in the live buffer (it moves with reflows and trims), then its number in cold history,
+ * until cold history drops it or a Clear or a reset erases it.
+ */
+export class LineRef {
+  marker: IMarker | null = null;
+  /** The line's number in cold history (ColdHistory.pushed) once it left the live buffer. */
+  cold: number | null = null;
+  released = false;
+  /** The parser reached its offset (a ref placed under the alternate screen follows nothing). */
+  placed = false;
+  constructor(readonly placement: 'command' | 'cursor') {}
+}
+
+/** A snapshot with where it puts the lines the emulator follows and the cursor, counted from its first line. */
+export interface EmulatorSnapshot {
+  data: string;
+  offset: number;
+  /** Null: the line is not in the snapshot (erased, or older than its scrollback). */
+  lineOf(ref: LineRef): number | null;
+  cursorLine: number;
+}
+
 export interface EmulatorOptions {
   cols: number;
   rows: number;
@@ -129,7 +154,12 @@ export class Emulator {
   /** Characters fed so far, and characters parsed (or skipped) so far: offsets of the output stream. */
   private fedChars = 0;
   private parsedChars = 0;
-  private snapshotWaiters: Array<(snapshot: { data: string; offset: number }) => void> = [];
+  private snapshotWaiters: Array<(snapshot: EmulatorSnapshot) => void> = [];
+  /** Lines to follow, placed when the parser reaches their output offset (oldest first). */
+  private lineQueue: Array<{ offset: number; ref: LineRef }> = [];
+  /** Followed lines in the live buffer, and those that moved to cold history, oldest first. */
+  private liveRefs: LineRef[] = [];
+  private coldRefs: LineRef[] = [];
   /** Lines the emulator recycled off the top of the normal buffer, and lines saved to cold history, counted since start. */
   private trimmedLines = 0;
   private savedLines = 0;
@@ -225,16 +255,96 @@ export class Emulator {
     if (this.trimSource) {
       this.cold.clear();
       this.trimmedLines = this.savedLines;
+      // A full reset: the old buffer's lines (and what marked them) are gone.
+      for (const ref of this.liveRefs.splice(0)) ref.marker = null;
     }
     this.trimSource = lines;
     lines.onTrim((amount) => {
       if (lines !== this.trimSource) return;
+      // Runs before the markers' own trim listeners (registered later): their lines are still live.
+      this.freezeTrimmed(amount);
       this.trimmedLines += amount;
       if (this.erasing === 0) return;
       // Erased rows count as saved: nothing of them is kept, and no note stands for them.
       this.savedLines = Math.max(this.savedLines, this.trimmedLines);
       this.erasing = 0;
     });
+  }
+
+  /**
+   * Follows the line at output offset `offset` (fed already): the command's line for a start
+   * marker (shared/command-marks.ts `commandLineOffset`), the cursor's for an end. Placed when
+   * the parser gets exactly there: no parser write spans the offset. While a full-screen
+   * program has the alternate screen nothing is placed (the shell's lines are not shown).
+   */
+  lineAt(offset: number, placement: 'command' | 'cursor'): LineRef {
+    const ref = new LineRef(placement);
+    if (this.disposed) return ref;
+    this.lineQueue.push({ offset, ref });
+    if (!this.writing && !this.unparsed) this.placeDueLines();
+    return ref;
+  }
+
+  /** Stops following a line (its mark was dropped). */
+  release(ref: LineRef): void {
+    ref.released = true;
+    ref.marker?.dispose();
+    ref.marker = null;
+    while (this.coldRefs.length > 0 && (this.coldRefs[0]!.released || this.coldRefs[0]!.cold! < this.cold.pushed - this.cold.lines)) this.coldRefs.shift();
+  }
+
+  /** Whether a placed line is no longer in the scrollback (erased, recycled, or older than cold history). */
+  gone(ref: LineRef): boolean {
+    if (!ref.placed || (ref.marker && !ref.marker.isDisposed)) return false;
+    return ref.cold === null || ref.cold < this.cold.pushed - this.cold.lines;
+  }
+
+  private placeDueLines(): void {
+    while (this.lineQueue.length > 0 && this.lineQueue[0]!.offset <= this.parsedChars) {
+      const { ref } = this.lineQueue.shift()!;
+      ref.placed = true;
+      const buffer = this.terminal.buffer.active;
+      if (ref.released || buffer.type !== 'normal') continue;
+      ref.marker = this.terminal.registerMarker(ref.placement === 'command' ? commandLineOffset(buffer) : 0) ?? null;
+      if (ref.marker) this.liveRefs.push(ref);
+    }
+  }
+
+  /** Lines about to be recycled: those saved to cold history are followed there, others are gone. */
+  private freezeTrimmed(amount: number): void {
+    const unsavedStart = this.savedLines - this.trimmedLines;
+    while (this.liveRefs.length > 0) {
+      const ref = this.liveRefs[0]!;
+      const marker = ref.marker;
+      if (marker && !marker.isDisposed && marker.line >= amount) break;
+      this.liveRefs.shift();
+      ref.marker = null;
+      if (!marker || marker.isDisposed || ref.released || this.erasing > 0 || marker.line >= unsavedStart) continue;
+      ref.cold = this.cold.pushed - (unsavedStart - marker.line);
+      this.coldRefs.push(ref);
+    }
+  }
+
+  /** The snapshot's line numbers, taken with its text (later parsing moves live lines). */
+  private takeSnapshot(): EmulatorSnapshot {
+    const data = this.serialize();
+    const coldShown = this.coldEnabled && this.cold.lines > 0;
+    const unsavedStart = this.savedLines - this.trimmedLines;
+    const coldFirst = this.cold.pushed - this.cold.lines;
+    const coldLines = this.cold.lines;
+    const toSnapshot = (line: number): number => (coldShown ? coldLines + line - unsavedStart : line);
+    const live = new Map<LineRef, number>();
+    for (const ref of this.liveRefs) if (ref.marker && !ref.marker.isDisposed) live.set(ref, toSnapshot(ref.marker.line));
+    const normal = this.terminal.buffer.normal;
+    return {
+      data,
+      offset: this.parsedChars,
+      cursorLine: toSnapshot(normal.baseY + normal.cursorY),
+      lineOf: (ref) => {
+        const line = live.get(ref) ?? (ref.cold !== null && coldShown ? ref.cold - coldFirst : null);
+        return line !== null && line >= 0 ? line : null;
+      },
+    };
   }
 
   feed(data: string): void {
@@ -396,11 +506,15 @@ export class Emulator {
 
   private write(data: string): void {
     this.applyDueClears();
+    this.placeDueLines();
     this.writing = true;
     let end = this.sliceEnd(data);
     // No parser write spans a Clear's offset: it lands between two writes, exactly there.
     const nextClear = this.clearsAt[0];
     if (nextClear !== undefined) end = Math.min(end, Math.min(this.noteChars, data.length) + nextClear - this.parsedChars);
+    // Nor a followed line's: its marker goes where the parser is at that offset.
+    const nextLine = this.lineQueue[0];
+    if (nextLine !== undefined) end = Math.min(end, Math.min(this.noteChars, data.length) + nextLine.offset - this.parsedChars);
     if (end < data.length) {
       this.pending = data.slice(end) + this.pending;
       data = data.slice(0, end);
@@ -412,11 +526,12 @@ export class Emulator {
       this.erasing = 0;
       this.parsedChars += data.length - notes;
       this.applyDueClears();
+      this.placeDueLines();
       this.settleParsedWaiters();
       this.evictCold();
       // A snapshot asked for after a Clear shows it: none is taken while one is still to come.
       if (this.snapshotWaiters.length > 0 && this.clearsAt.length === 0) {
-        const snapshot = { data: this.serialize(), offset: this.parsedChars };
+        const snapshot = this.takeSnapshot();
         for (const resolve of this.snapshotWaiters.splice(0)) resolve(snapshot);
       }
       // During a flood window only the last window's kept part is pending: it is parsed, so the
@@ -495,8 +610,8 @@ export class Emulator {
    * The serialized screen at a parse boundary, with the output offset it covers: output after
    * that offset is what a new viewer must receive next. Never waits for a flood to end.
    */
-  snapshot(): Promise<{ data: string; offset: number }> {
-    if ((!this.writing && !this.unparsed) || this.disposed) return Promise.resolve({ data: this.serialize(), offset: this.fedChars });
+  snapshot(): Promise<EmulatorSnapshot> {
+    if ((!this.writing && !this.unparsed) || this.disposed) return Promise.resolve({ ...this.takeSnapshot(), offset: this.fedChars });
     return new Promise((resolve) => this.snapshotWaiters.push(resolve));
   }
 
@@ -568,7 +683,8 @@ export class Emulator {
     this.floodChunks = [];
     this.clearsAt = [];
     for (const waiter of this.parsedWaiters.splice(0)) waiter.resolve();
-    for (const resolve of this.snapshotWaiters.splice(0)) resolve({ data: '', offset: this.fedChars });
+    for (const resolve of this.snapshotWaiters.splice(0)) resolve({ data: '', offset: this.fedChars, cursorLine: 0, lineOf: () => null });
+    this.lineQueue = [];
     this.disposed = true;
     const waiters = this.idleWaiters;
     this.idleWaiters = [];

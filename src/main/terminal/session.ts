@@ -8,7 +8,8 @@ import { Confinement, type SandboxRequest } from '../sandbox/launch.js';
 import type { SandboxInfo } from '../sandbox/types.js';
 import type { ResolvedShell } from '../shells/resolve.js';
 import { type Clock, systemClock } from './clock.js';
-import { Emulator } from './emulator.js';
+import { CommandMarks } from './command-marks.js';
+import { Emulator, type EmulatorSnapshot } from './emulator.js';
 import { type CommandRecord, StreamHistory } from './history.js';
 import { LastCommandTracker } from './last-command.js';
 import { type MarkerEvent, MarkerScanner } from './markers.js';
@@ -71,6 +72,8 @@ export class TerminalSession {
   private readonly confinement: Confinement | null;
   private changedToolFiles: readonly string[] = [];
   private readonly emulator: Emulator;
+  /** Where each command started and how it ended, from the integration's markers only (issue 29). */
+  readonly marks: CommandMarks;
   private readonly scanner: MarkerScanner;
   private readonly redirectTracker: RedirectTracker;
   private readonly history: StreamHistory;
@@ -153,6 +156,7 @@ export class TerminalSession {
         // The PTY thread keeps an exited PTY's entry for 10 s of trailing output; without its
         // listeners that entry no longer holds this session (a churning agent's closed terminals).
         spawned.release?.();
+        this.marks.dispose();
         this.emulator.dispose();
         if (this.historyFile && !this.confinement) rmSync(this.historyFile, { force: true });
         rmSync(this.rcDir, { recursive: true, force: true });
@@ -186,6 +190,7 @@ export class TerminalSession {
         this.lastActivityAt = this.clock.now();
       },
     });
+    this.marks = new CommandMarks(this.emulator);
     this.probeTarget = {
       shellPid: spawned.pid,
       ttyPath: this.platform.ttyPath(spawned.pid, spawned.ptsName),
@@ -384,7 +389,7 @@ export class TerminalSession {
   }
 
   /** The serialized screen and scrollback at a parse boundary, and the output offset it covers. */
-  snapshot(): Promise<{ data: string; offset: number }> {
+  snapshot(): Promise<EmulatorSnapshot> {
     return this.emulator.snapshot();
   }
 
@@ -424,12 +429,15 @@ export class TerminalSession {
   private onMarker(marker: MarkerEvent): void {
     switch (marker.kind) {
       case 'start':
+        this.marks.start(this.history.offset, marker.seq, marker.command);
         return this.feed({ type: 'start', seq: marker.seq }, { marker });
       case 'end':
         if (marker.cwd) this.cwd = marker.cwd;
         this.noteToolFiles();
+        this.marks.end(this.history.offset, marker.seq, marker.exitCode, marker.command);
         return this.feed({ type: 'end', seq: marker.seq, exitCode: marker.exitCode, closing: this.closing.pending }, { marker });
       case 'line':
+        this.marks.line(this.history.offset, marker.seq, marker.command);
         return this.feed({ type: 'line', seq: marker.seq }, { marker });
       case 'redirects':
         return this.redirectTracker.seen(marker.seq, marker.report);
@@ -459,6 +467,7 @@ export class TerminalSession {
   private emitState(): void {
     if (commandBegun(this.ready)) this.watcher.start();
     else this.watcher.stop();
+    this.marks.waiting(this.history.offset, this.status === 'waiting_input');
     for (const listener of this.stateListeners) listener();
   }
 
@@ -474,6 +483,8 @@ export class TerminalSession {
     }
     this.lastActivityAt = this.clock.now();
     this.watcher.activity();
+    // Ctrl+C to a running command: its mark says interrupted if it then ends with an error.
+    if (data.includes('\x03')) this.marks.interrupted();
     const body = async () => {
       if (this.emulator.mustDrainBeforeInput) await this.emulator.parsed();
       if (this.ready.ptyExit) throw new TandemError('exited', 'The shell of this terminal has exited; open a new terminal.');
@@ -611,6 +622,7 @@ export class TerminalSession {
    */
   async interrupt(): Promise<void> {
     this.assertUsable();
+    this.marks.interrupted();
     return interrupt(this.interruptTarget());
   }
 

@@ -67,8 +67,8 @@ export function serveWsConnection(ws: WebSocket, opts: WsTransportOptions): { cl
     send<K extends EventName>(event: K, payload: EventPayload<K>): void {
       gate.send(event, payload);
     },
-    sendOutput(attachmentId, seq, data) {
-      gate.run('output', () => write(encodeOutputFrame(attachmentId, seq, data)));
+    sendOutput(attachmentId, seq, data, marks) {
+      gate.run('output', () => write(encodeOutputFrame(attachmentId, seq, data, marks)));
     },
   };
   const dispatcher = new Dispatcher(opts.host, client, { ...opts.dispatch, mintLink: opts.mintLink });
