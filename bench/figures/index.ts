@@ -11,6 +11,7 @@ import { interruptFigure } from './interrupt.js';
 import { keystrokeFigure } from './keystroke.js';
 import { memoryFigure } from './memory.js';
 import { readinessFigure } from './readiness.js';
+import { remoteFigure } from './remote.js';
 import { roundtripFigure } from './roundtrip.js';
 import { soakFigure } from './soak.js';
 import { sandboxFigure } from './sandbox.js';
@@ -33,4 +34,5 @@ export const figures: Figure[] = [
   sandboxFigure,
   cpuFigure,
   exitBytesFigure,
+  remoteFigure,
 ];

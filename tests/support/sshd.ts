@@ -16,7 +16,7 @@ import { join, resolve } from 'node:path';
 
 export const sshdPath = '/usr/sbin/sshd';
 export const remoteUser = 'tandemremote';
-const root = resolve(__dirname, '..', '..');
+const root = resolve(import.meta.dirname, '..', '..');
 
 /** Why a real sshd cannot run here, or null when it can. */
 export function sshdUnavailable(): string | null {
