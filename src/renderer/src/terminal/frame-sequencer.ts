@@ -1,9 +1,13 @@
+import type { FrameMark } from '../../../shared/command-marks';
+
 /** How long a missing frame may hold back later ones before the view recovers. */
 export const frameGapTimeoutMs = 1000;
 
 export interface Frame {
   seq: number;
   data: string;
+  /** Command marks at positions in `data`. */
+  marks?: readonly FrameMark[];
 }
 
 /**
@@ -13,7 +17,7 @@ export interface Frame {
  */
 export class FrameSequencer {
   private nextSeq = 1;
-  private readonly waiting = new Map<number, string>();
+  private readonly waiting = new Map<number, Frame>();
   private gapTimer: ReturnType<typeof setTimeout> | null = null;
 
   constructor(
@@ -30,7 +34,7 @@ export class FrameSequencer {
   push(frame: Frame): void {
     if (frame.seq < this.nextSeq) return;
     if (frame.seq > this.nextSeq) {
-      this.waiting.set(frame.seq, frame.data);
+      this.waiting.set(frame.seq, frame);
       this.gapTimer ??= setTimeout(() => {
         this.gapTimer = null;
         if (this.waiting.size > 0) this.onGap();
@@ -39,9 +43,9 @@ export class FrameSequencer {
     }
     this.apply(frame);
     this.nextSeq += 1;
-    for (let data = this.waiting.get(this.nextSeq); data !== undefined; data = this.waiting.get(this.nextSeq)) {
+    for (let next = this.waiting.get(this.nextSeq); next !== undefined; next = this.waiting.get(this.nextSeq)) {
       this.waiting.delete(this.nextSeq);
-      this.apply({ seq: this.nextSeq, data });
+      this.apply(next);
       this.nextSeq += 1;
     }
     if (this.waiting.size === 0) this.clearGap();

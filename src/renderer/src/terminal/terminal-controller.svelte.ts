@@ -9,7 +9,10 @@ import { chunkInput } from './input-chunks';
 import { exposeForTests } from './test-hook';
 import { TypedInputTracker } from './typed-input';
 import { type PathClick, XtermView } from './xterm-view';
+import type { ViewMark } from './command-marks';
 import type { IProgressState } from '@xterm/addon-progress';
+
+const mac = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform);
 
 /** Quiet time after the last layout change before the new size goes to the host. */
 export const resizeDebounceMs = 80;
@@ -97,7 +100,7 @@ export class TerminalController {
       () => onBell.dispose(),
       () => onSelection.dispose(),
       () => onProgress.dispose(),
-      exposeForTests(terminalId, term),
+      exposeForTests(terminalId, term, this.view.marks),
     );
   }
 
@@ -152,9 +155,13 @@ export class TerminalController {
       }
       const term = this.view.term;
       term.reset();
+      this.view.marks.clear();
       if (term.cols !== result.info.cols || term.rows !== result.info.rows) term.resize(result.info.cols, result.info.rows);
       this.sentSize = { cols: result.info.cols, rows: result.info.rows };
-      term.write(result.snapshot);
+      // The snapshot's marks go on once it is parsed, before any frame after it.
+      term.write(result.snapshot, () => {
+        if (token === this.attachToken && result.marks) this.view.marks.restore(result.marks);
+      });
       this.attachmentId = result.attachmentId;
       this.writable = result.writable;
       this.sequencer.reset(result.seq);
@@ -216,7 +223,19 @@ export class TerminalController {
 
   private applyFrame(frame: Frame): void {
     const token = this.attachToken;
-    this.view.term.write(frame.data, () => {
+    const term = this.view.term;
+    // A mark is placed where the parser reaches its position: the data is written in pieces
+    // split there, and each piece's callback runs before the next piece is parsed.
+    let written = 0;
+    for (const mark of frame.marks ?? []) {
+      const at = Math.min(Math.max(mark.at, written), frame.data.length);
+      if (at > written) term.write(frame.data.slice(written, at));
+      written = at;
+      term.write('', () => {
+        if (token === this.attachToken) this.view.marks.apply(mark);
+      });
+    }
+    term.write(written === 0 ? frame.data : frame.data.slice(written), () => {
       if (token === this.attachToken) this.acks.applied(frame.seq, frame.data.length);
     });
   }
@@ -315,10 +334,38 @@ export class TerminalController {
 
   /** App shortcuts never reach the program; copy with a selection copies it. */
   private onKey(event: KeyboardEvent): boolean {
+    // Ctrl+Up/Down (Cmd on macOS): the previous or next command's mark, as in VS Code.
+    if ((event.key === 'ArrowUp' || event.key === 'ArrowDown') && (mac ? event.metaKey && !event.ctrlKey : event.ctrlKey && !event.metaKey) && !event.altKey && !event.shiftKey) {
+      if (event.type === 'keydown') this.view.marks.jump(event.key === 'ArrowUp' ? -1 : 1);
+      return false;
+    }
     const action: ShortcutAction | null = shortcutOf(event);
     if (!action) return true;
     if (action === 'copy' && event.type === 'keydown') this.copySelection();
     return false;
+  }
+
+  /** Puts text on the clipboard (a command line, a command's output). */
+  copyText(text: string): void {
+    if (text) navigator.clipboard?.writeText(text).catch(() => undefined);
+  }
+
+  /** Runs a marked command again: its line and Enter, as the person's own typing (the menu offers it only in their own idle terminals). */
+  rerun(mark: ViewMark): void {
+    const api = this.api;
+    const attachmentId = this.attachmentId;
+    if (!api || !attachmentId || !mark.command || !this.writable || this.holdInput) return;
+    api.call('input', { attachmentId, data: `${mark.command}\r`, typed: true }).catch((error: unknown) => this.onInputError(error));
+    this.view.term.scrollToBottom();
+  }
+
+  /** The buffer line under a point of the window, or null outside the grid. */
+  lineAt(clientY: number): number | null {
+    const screen = this.view.term.element?.querySelector('.xterm-screen');
+    if (!screen) return null;
+    const rect = screen.getBoundingClientRect();
+    if (clientY < rect.top || clientY >= rect.bottom) return null;
+    return this.view.term.buffer.active.viewportY + Math.floor(((clientY - rect.top) / rect.height) * this.view.term.rows);
   }
 
   copySelection(): void {

@@ -1,4 +1,5 @@
 import type { Terminal } from '@xterm/xterm';
+import type { CommandMarksView } from './command-marks';
 
 /**
  * A read-only window into the views for end-to-end tests, present only when the page was
@@ -12,10 +13,15 @@ export interface TandemTestHook {
   option(id: string, name: string): unknown;
   /** Where `text` first shows on the screen: its cell (0-based, from the top of the viewport), and the grid's size. */
   locate(id: string, text: string): { col: number; row: number; cols: number; rows: number } | null;
+  /** The viewport's first buffer line, the bottom's, and the buffer line where `text` first shows (or -1). */
+  viewport(id: string, text?: string): { viewportY: number; baseY: number; line: number } | null;
+  /** The view's command marks, oldest first: their buffer lines and how they ended. */
+  marks(id: string): Array<{ line: number; status: string; exitCode: number | null; command: string | null; output: string }> | null;
 }
 
 const enabled = typeof location !== 'undefined' && new URLSearchParams(location.search).has('test');
 const terminals = new Map<string, Terminal>();
+const markViews = new Map<string, CommandMarksView>();
 
 function bufferText(term: Terminal): string {
   const buffer = term.buffer.active;
@@ -36,6 +42,18 @@ if (enabled) {
       const term = terminals.get(id);
       return term ? (term.options as Record<string, unknown>)[name] : undefined;
     },
+    marks: (id) => {
+      const marks = markViews.get(id);
+      return marks ? marks.list.map((mark) => ({ line: mark.start.line, status: mark.status, exitCode: mark.exitCode, command: mark.command, output: marks.outputText(mark) })) : null;
+    },
+    viewport: (id, text) => {
+      const term = terminals.get(id);
+      if (!term) return null;
+      const buffer = term.buffer.active;
+      let line = -1;
+      for (let y = 0; text !== undefined && y < buffer.length && line < 0; y++) if (buffer.getLine(y)?.translateToString(true).includes(text)) line = y;
+      return { viewportY: buffer.viewportY, baseY: buffer.baseY, line };
+    },
     locate: (id, text) => {
       const term = terminals.get(id);
       if (!term) return null;
@@ -50,10 +68,12 @@ if (enabled) {
   (window as unknown as { __tandemTest: TandemTestHook }).__tandemTest = hook;
 }
 
-export function exposeForTests(id: string, term: Terminal): () => void {
+export function exposeForTests(id: string, term: Terminal, marks?: CommandMarksView): () => void {
   if (!enabled) return () => undefined;
   terminals.set(id, term);
+  if (marks) markViews.set(id, marks);
   return () => {
     if (terminals.get(id) === term) terminals.delete(id);
+    if (markViews.get(id) === marks) markViews.delete(id);
   };
 }

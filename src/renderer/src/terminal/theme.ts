@@ -29,8 +29,12 @@ export function xtermTheme(appearance: Appearance): ITheme {
     brightMagenta,
     brightCyan,
     brightWhite,
+    // The command marks' ruler (command-marks.ts): its edge in the app's --border, not xterm.js's bright default.
+    overviewRulerBorder: rulerBorder[appearance],
   };
 }
+
+const rulerBorder: Record<Appearance, string> = { dark: '#262b34', light: '#dcdfe4' };
 
 /** Search highlight colours (#RRGGBB, as the search addon requires). */
 export const searchDecorations: Record<Appearance, { matchBackground: string; matchBorder: string; matchOverviewRuler: string; activeMatchBackground: string; activeMatchBorder: string; activeMatchColorOverviewRuler: string }> = {

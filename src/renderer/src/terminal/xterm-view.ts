@@ -9,6 +9,7 @@ import { type IBufferLine, type ILink, Terminal } from '@xterm/xterm';
 import { type Appearance, defaultSettings, type Settings } from '../../../shared/settings';
 import { findPaths, linkHint, type PathMatch } from './links';
 import { swallowProtocolRequests } from './protocol-guard';
+import { CommandMarksView } from './command-marks';
 import { xtermTheme } from './theme';
 
 /** The host's pseudoconsole when it runs on Windows (its `environment`); set before views attach. */
@@ -92,6 +93,8 @@ export class XtermView {
   readonly progress = new ProgressAddon();
   /** Programs may set the clipboard (a setting); never read it. */
   private osc52 = false;
+  /** Command marks in the gutter and the overview ruler (issue 29). */
+  readonly marks: CommandMarksView;
   /** Called for a clicked file path; the controller sends it to the host. */
   onOpenPath: (click: PathClick) => void = () => undefined;
 
@@ -112,6 +115,14 @@ export class XtermView {
       minimumContrastRatio,
       // ConPTY repaints on resize: without this xterm reflows too and lines are doubled.
       windowsPty: hostWindowsPty,
+      // The command marks' ruler beside the scrollbar.
+      overviewRuler: { width: 8 },
+    });
+    this.marks = new CommandMarksView(this.term);
+    // A full reset (a Clear, a reset shell) makes new buffers; xterm.js keeps the old markers alive.
+    this.term.parser.registerEscHandler({ final: 'c' }, () => {
+      this.marks.clear();
+      return false;
     });
     swallowProtocolRequests(this.term);
     this.term.loadAddon(new Unicode11Addon());
@@ -207,6 +218,7 @@ export class XtermView {
       this.appearance = appearance;
       options.theme = xtermTheme(appearance);
     }
+    this.marks.setAppearance(appearance);
     return resized;
   }
 
@@ -248,6 +260,7 @@ export class XtermView {
 
   dispose(): void {
     hideHint();
+    this.marks.dispose();
     this.images?.dispose();
     this.webgl?.dispose();
     this.term.dispose();

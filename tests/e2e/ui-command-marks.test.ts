@@ -1,0 +1,222 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { chromiumAvailable, chromiumRequired, resultsDir, skipReason } from './helpers/browser';
+import { openTerminal, typeLine, waitForPrompt, waitForScreen } from './helpers/page';
+import { testUrl } from './helpers/serve';
+import { useUiFixture } from './helpers/ui-fixture';
+
+const runUi = chromiumAvailable || chromiumRequired;
+if (!runUi) console.warn(skipReason);
+
+type Mark = { line: number; status: string; exitCode: number | null; command: string | null; output: string };
+
+interface Hook {
+  marks(id: string): Mark[] | null;
+  viewport(id: string, text?: string): { viewportY: number; baseY: number; line: number } | null;
+}
+
+async function marksOf(page: Page, id: string): Promise<Mark[]> {
+  return (await page.evaluate((terminalId) => (window as unknown as { __tandemTest: Hook }).__tandemTest.marks(terminalId), id)) ?? [];
+}
+
+async function viewport(page: Page, id: string, text?: string): Promise<{ viewportY: number; baseY: number; line: number }> {
+  return (await page.evaluate(([terminalId, find]) => (window as unknown as { __tandemTest: Hook }).__tandemTest.viewport(terminalId!, find), [id, text] as const))!;
+}
+
+async function shots(page: Page, name: string): Promise<void> {
+  const before = page.viewportSize()!;
+  mkdirSync(join(resultsDir, 'screenshots'), { recursive: true });
+  for (const size of [
+    { width: 1280, height: 800 },
+    { width: 800, height: 600 },
+  ]) {
+    await page.setViewportSize(size);
+    await page.waitForTimeout(400);
+    await page.screenshot({ path: join(resultsDir, 'screenshots', `${name}-${size.width}x${size.height}.png`) });
+  }
+  await page.setViewportSize(before);
+  await page.waitForTimeout(300);
+}
+
+/** The gutter marks drawn now (only rows in the viewport are drawn), with their colour and tooltip. */
+async function gutter(page: Page, id: string): Promise<Array<{ status: string; title: string; color: string }>> {
+  return await page.locator(`#pane-${id} .command-mark`).evaluateAll((elements) =>
+    elements.map((element) => ({ status: (element as HTMLElement).dataset.status ?? '', title: (element as HTMLElement).title, color: getComputedStyle(element).backgroundColor })),
+  );
+}
+
+/** A CSS variable of the page's theme as the browser computes a colour (rgb(...)). */
+async function themeColor(page: Page, variable: string): Promise<string> {
+  return await page.evaluate((name) => {
+    const probe = document.createElement('div');
+    probe.style.color = `var(${name})`;
+    document.body.append(probe);
+    const color = getComputedStyle(probe).color;
+    probe.remove();
+    return color;
+  }, variable);
+}
+
+/**
+ * Command marks (issue 29) against a real `tandem serve` (in process), bash and Chromium: a
+ * mark at each command's line coloured by its end, Ctrl+Up/Down between commands, the marks
+ * back after a reload from the attach snapshot, and OSC 133/633 printed by a program making none.
+ */
+describe.skipIf(!runUi)('Tandem UI: command marks', () => {
+  const ui = useUiFixture({ width: 1280, height: 800 }, async ({ serve, page }) => {
+    await page.goto(testUrl(serve.loginUrl));
+    await page.locator('[data-connection="connected"]').waitFor();
+  });
+  let id = '';
+
+  it('marks success, failure with its exit code, and an interrupt, in the theme colours', async () => {
+    const { page } = ui;
+    id = await openTerminal(page);
+    await waitForPrompt(page, id);
+    await typeLine(page, 'echo ok-one');
+    await expect.poll(async () => (await marksOf(page, id)).map((mark) => mark.status), { timeout: 15_000 }).toEqual(['success']);
+    await typeLine(page, 'ls /nonexistent-tandem');
+    await expect.poll(async () => (await marksOf(page, id)).map((mark) => mark.status), { timeout: 15_000 }).toEqual(['success', 'failure']);
+    await typeLine(page, 'sleep 30');
+    await expect.poll(async () => (await marksOf(page, id)).at(-1)?.status, { timeout: 15_000 }).toBe('running');
+    expect((await gutter(page, id)).at(-1)?.status).toBe('running');
+    await page.keyboard.press('Control+c');
+    await expect.poll(async () => (await marksOf(page, id)).map((mark) => [mark.status, mark.exitCode]), { timeout: 15_000 }).toEqual([
+      ['success', 0],
+      ['failure', 2],
+      ['interrupted', 130],
+    ]);
+    await waitForPrompt(page, id);
+    const marks = await marksOf(page, id);
+    expect(marks.map((mark) => mark.command)).toEqual(['echo ok-one', 'ls /nonexistent-tandem', 'sleep 30']);
+    expect(marks[0]!.output).toBe('ok-one');
+
+    // The gutter shows them in the theme's colours, the failure's exit code in its tooltip.
+    await expect.poll(async () => (await gutter(page, id)).map((mark) => mark.status)).toEqual(['success', 'failure', 'interrupted']);
+    const drawn = await gutter(page, id);
+    expect(drawn[0]!.color).toBe(await themeColor(page, '--ok'));
+    expect(drawn[1]!.color).toBe(await themeColor(page, '--danger'));
+    expect(drawn[2]!.color).toBe(await themeColor(page, '--warn'));
+    expect(drawn[1]!.title).toMatch(/^Failed \(exit code 2\)\nls \/nonexistent-tandem$/);
+    expect(drawn[2]!.title).toMatch(/^Interrupted \(exit code 130\)/);
+    // Each mark sits on its command's row.
+    const rows = await page.locator(`#pane-${id} .command-mark`).evaluateAll((elements) => elements.map((element) => element.getBoundingClientRect().top));
+    const screen = await page.locator(`#pane-${id} .xterm-screen`).boundingBox();
+    const rowHeight = screen!.height / (await page.evaluate((t) => (window as unknown as { __tandemTest: { locate(id: string, text: string): { rows: number } | null } }).__tandemTest.locate(t, 'ok-one')!.rows, id));
+    for (const [index, command] of ['echo ok-one', 'ls /nonexistent-tandem', 'sleep 30'].entries()) {
+      const { line, viewportY } = await viewport(page, id, command);
+      expect(Math.round((rows[index]! - screen!.y) / rowHeight)).toBe(line - viewportY);
+    }
+    await shots(page, 'command-marks-dark');
+  });
+
+  it('copies a command and its output, and re-runs it from the menu', async () => {
+    const { page } = ui;
+    await page.context().grantPermissions(['clipboard-read', 'clipboard-write'], { origin: ui.serve.origin });
+    const first = page.locator(`#pane-${id} .command-mark`).first();
+    await first.dispatchEvent('mousedown', { button: 0 });
+    const menu = page.getByRole('menu', { name: 'Terminal' });
+    await menu.getByRole('menuitem', { name: 'Copy output' }).click();
+    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe('ok-one');
+    await first.dispatchEvent('mousedown', { button: 0 });
+    await menu.getByRole('menuitem', { name: 'Copy command' }).click();
+    await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe('echo ok-one');
+    await first.dispatchEvent('mousedown', { button: 0 });
+    await menu.getByRole('menuitem', { name: 'Re-run command' }).click();
+    await expect.poll(async () => (await marksOf(page, id)).map((mark) => mark.command), { timeout: 15_000 }).toEqual(['echo ok-one', 'ls /nonexistent-tandem', 'sleep 30', 'echo ok-one']);
+    await expect.poll(async () => (await marksOf(page, id)).at(-1)?.status, { timeout: 15_000 }).toBe('success');
+  });
+
+  it('jumps between commands with Ctrl+Up and Ctrl+Down', async () => {
+    const { page } = ui;
+    await typeLine(page, 'echo alpha-cmd');
+    await typeLine(page, "seq -f 'fillA%g' 1 120");
+    await typeLine(page, 'echo beta-cmd');
+    await typeLine(page, "seq -f 'fillB%g' 1 120");
+    await typeLine(page, 'echo gamma-cmd');
+    await waitForScreen(page, id, /^gamma-cmd$/m);
+    await expect.poll(async () => (await marksOf(page, id)).at(-1)?.command, { timeout: 15_000 }).toBe('echo gamma-cmd');
+    await waitForPrompt(page, id);
+    const lineOf = async (text: string) => (await viewport(page, id, text)).line;
+    const fillB = await lineOf("seq -f 'fillB");
+    const beta = await lineOf('echo beta-cmd');
+    const fillA = await lineOf("seq -f 'fillA");
+    expect(fillB).toBeGreaterThan(beta);
+    const { baseY } = await viewport(page, id);
+    expect((await viewport(page, id)).viewportY).toBe(baseY);
+
+    // From the bottom: gamma (on the last screen, so the view stays), then each command's line at the top.
+    await page.keyboard.press('Control+ArrowUp');
+    await expect.poll(async () => (await viewport(page, id)).viewportY).toBe(Math.min(await lineOf('echo gamma-cmd'), baseY));
+    await page.keyboard.press('Control+ArrowUp');
+    await expect.poll(async () => (await viewport(page, id)).viewportY).toBe(fillB);
+    await page.keyboard.press('Control+ArrowUp');
+    await expect.poll(async () => (await viewport(page, id)).viewportY).toBe(beta);
+    await page.keyboard.press('Control+ArrowUp');
+    await expect.poll(async () => (await viewport(page, id)).viewportY).toBe(fillA);
+    await shots(page, 'command-marks-jump-dark');
+    await page.keyboard.press('Control+ArrowDown');
+    await expect.poll(async () => (await viewport(page, id)).viewportY).toBe(beta);
+    // The keys never reached the shell: its line is still empty.
+    await page.keyboard.press('Control+ArrowDown');
+    await page.keyboard.press('Control+ArrowDown');
+    await page.keyboard.press('Control+ArrowDown');
+    await expect.poll(async () => (await viewport(page, id)).viewportY).toBe(baseY);
+    expect((await page.evaluate((t) => (window as unknown as { __tandemTest: { screen(id: string): string } }).__tandemTest.screen(t), id)).split('\n').at(-1)).toMatch(/[$#] ?$/);
+  });
+
+  it('keeps the marks after a reload, from the attach snapshot', async () => {
+    const { page } = ui;
+    const before = await marksOf(page, id);
+    await page.reload();
+    await page.locator('[data-connection="connected"]').waitFor();
+    await page.locator(`[role="tab"][data-terminal-id="${id}"]`).click();
+    await waitForPrompt(page, id);
+    await expect.poll(async () => (await marksOf(page, id)).length, { timeout: 15_000 }).toBe(before.length);
+    const after = await marksOf(page, id);
+    expect(after.map((mark) => [mark.status, mark.exitCode, mark.command])).toEqual(before.map((mark) => [mark.status, mark.exitCode, mark.command]));
+    // On the same lines: each mark's line still shows its command.
+    for (const mark of after) {
+      const line = await page.evaluate(([t, y]) => (window as unknown as { __tandemTest: { screen(id: string): string } }).__tandemTest.screen(t as string).split('\n')[y as number], [id, mark.line] as const);
+      expect(line).toContain(mark.command!);
+    }
+    await page.keyboard.press('Control+ArrowUp');
+    await page.keyboard.press('Control+ArrowUp');
+    await expect.poll(async () => (await viewport(page, id)).viewportY).toBe((await viewport(page, id, "seq -f 'fillB")).line);
+  });
+
+  it('makes no mark for OSC 133/633 a program prints', async () => {
+    const { page } = ui;
+    const before = (await marksOf(page, id)).length;
+    await typeLine(page, "printf '\\e]133;A\\a\\e]133;B\\a\\e]133;C\\aforged-out\\n\\e]133;D;1\\a\\e]633;A\\a\\e]633;E;rm -rf x\\a\\e]633;C\\a\\e]633;D;1\\a\\e]7771;0123abcd;S;9;evil\\a'; echo done-$((6*7))");
+    await waitForScreen(page, id, /^done-42$/m);
+    await waitForPrompt(page, id);
+    await expect.poll(async () => (await marksOf(page, id)).at(-1)?.status, { timeout: 15_000 }).toBe('success');
+    // Exactly one new mark: the command the shell ran, not the five boundaries it printed.
+    const marks = await marksOf(page, id);
+    expect(marks.length).toBe(before + 1);
+    expect(marks.at(-1)!.command).toContain('printf');
+    expect(marks.at(-1)!.output).toBe('forged-out\ndone-42');
+  });
+
+  it('draws the marks in the light theme', async () => {
+    const { page, serve } = ui;
+    serve.host.settings.update({ theme: 'light' });
+    await expect.poll(() => page.evaluate(() => document.documentElement.dataset.theme)).toBe('light');
+    await typeLine(page, 'clear');
+    await typeLine(page, 'echo light-ok');
+    await typeLine(page, 'false');
+    await typeLine(page, 'sleep 30');
+    // bash names a command only after its end: a running one has its mark, not yet its line.
+    await expect.poll(async () => (await marksOf(page, id)).map((mark) => mark.status).slice(-3), { timeout: 15_000 }).toEqual(['success', 'failure', 'running']);
+    await page.keyboard.press('Control+c');
+    await expect.poll(async () => (await gutter(page, id)).map((mark) => mark.status).slice(-3), { timeout: 15_000 }).toEqual(['success', 'failure', 'interrupted']);
+    const drawn = (await gutter(page, id)).slice(-3);
+    expect(drawn.map((mark) => mark.color)).toEqual([await themeColor(page, '--ok'), await themeColor(page, '--danger'), await themeColor(page, '--warn')]);
+    expect(drawn[1]!.title).toMatch(/exit code 1/);
+    await shots(page, 'command-marks-light');
+    serve.host.settings.update({ theme: 'dark' });
+  });
+});
