@@ -1,7 +1,7 @@
 /** When the person is called: the renderer's attention rules over roster states and a test clock. */
 import { describe, expect, it } from 'vitest';
 import type { TerminalView } from '../../src/shared/contract.js';
-import { type AttentionInput, AttentionRules, commandShownMax, longCommandMs, shownCommand, unansweredAfterMs } from '../../src/renderer/src/lib/attention-rules.js';
+import { type AttentionInput, AttentionRules, commandLineWaitMs, commandShownMax, longCommandMs, shownCommand, unansweredAfterMs } from '../../src/renderer/src/lib/attention-rules.js';
 
 function terminal(id: string, change: Partial<TerminalView> = {}): TerminalView {
   return {
@@ -121,6 +121,37 @@ describe('attention rules', () => {
     rules.update(input([terminal('a', { origin: 'user', status: 'running' })], { activeId: 'a' }));
     advance(longCommandMs);
     expect(rules.update(input([terminal('a', { origin: 'user', lastCommand: { command: 'sleep 20', exitCode: 0, finishedAt: 'x3' } })], { activeId: 'a' })).calls).toEqual([]);
+  });
+
+  it('waits for the line of a command that ended unnamed (bash names it after its end), and calls unnamed when none comes', () => {
+    const { rules, input, advance } = setup();
+    const user = (change: Partial<TerminalView>) => terminal('a', { origin: 'user', ...change });
+    rules.update(input([user({})]));
+    rules.update(input([user({ status: 'running' })]));
+    advance(longCommandMs);
+    // The roster that carries the end before the line calls nobody yet, and says when to look again.
+    const ended = rules.update(input([user({ lastCommand: { command: null, exitCode: 3, finishedAt: 'z1' } })]));
+    expect(ended.calls).toEqual([]);
+    expect(ended.wakeAt).toBe(1000 + longCommandMs + commandLineWaitMs);
+    advance(50);
+    const named = rules.update(input([user({ lastCommand: { command: 'sleep 12; (exit 3)', exitCode: 3, finishedAt: 'z1' } })]));
+    expect(named.calls).toEqual([{ kind: 'finished', terminalId: 'a', title: '✗ sleep 12; (exit 3) failed (exit 3)', body: 'in t-a, after 10 s' }]);
+    expect(rules.update(input([user({ lastCommand: { command: 'sleep 12; (exit 3)', exitCode: 3, finishedAt: 'z1' } })])).calls).toEqual([]);
+
+    // No line comes (a command bash kept no history line for): the call goes out unnamed when the wait runs out.
+    rules.update(input([user({ status: 'running', lastCommand: { command: 'sleep 12; (exit 3)', exitCode: 3, finishedAt: 'z1' } })]));
+    advance(longCommandMs);
+    expect(rules.update(input([user({ lastCommand: { command: null, exitCode: 0, finishedAt: 'z2' } })])).calls).toEqual([]);
+    advance(commandLineWaitMs - 1);
+    expect(rules.update(input([user({ lastCommand: { command: null, exitCode: 0, finishedAt: 'z2' } })])).calls).toEqual([]);
+    advance(1);
+    expect(rules.update(input([user({ lastCommand: { command: null, exitCode: 0, finishedAt: 'z2' } })])).calls).toMatchObject([{ title: '✓ The command finished', body: 'in t-a, after 10 s' }]);
+
+    // A later command ends while one is held: the held one goes out as it is, the later one is judged on its own.
+    rules.update(input([user({ status: 'running', lastCommand: { command: null, exitCode: 0, finishedAt: 'z2' } })]));
+    advance(longCommandMs);
+    expect(rules.update(input([user({ lastCommand: { command: null, exitCode: 1, finishedAt: 'z3' } })])).calls).toEqual([]);
+    expect(rules.update(input([user({ lastCommand: { command: 'ls', exitCode: 0, finishedAt: 'z4' } })])).calls).toMatchObject([{ title: '✗ The command failed (exit 1)' }]);
   });
 
   it('names a long command that succeeded, and shortens a long command line to its first line', () => {

@@ -9,6 +9,13 @@ import type { AgentsState, TerminalView } from '../../../shared/contract';
 export const unansweredAfterMs = 5000;
 /** A command running at least this long calls the person when it finishes in a background tab. */
 export const longCommandMs = 10_000;
+/**
+ * How long a finished command without its line waits for it. bash names a command after its end
+ * marker (its history line comes from a fork, resources/shell/tandem.bash), so a roster can carry
+ * the end (exit code, no command) before the line; a shell that keeps no history line for it
+ * (ignorespace, ignoredups) never names it, and the call goes out unnamed when this runs out.
+ */
+export const commandLineWaitMs = 3000;
 /** Bounds of what is remembered: question ids already seen, terminals followed. */
 export const seenQuestionsMax = 512;
 
@@ -49,6 +56,24 @@ interface Followed {
   runningSince: number | null;
   stoppedAt: number | null;
   finishedAt: string | null;
+  /** A long command that finished unnamed, held until its line arrives or `due`. */
+  held: Held | null;
+}
+
+interface Held {
+  finishedAt: string;
+  command: string | null;
+  exitCode: number | null;
+  ranMs: number;
+  due: number;
+}
+
+function finishedCall(terminal: TerminalView, held: Held): Call {
+  const shown = shownCommand(held.command);
+  const { exitCode } = held;
+  // The exit code is unknown without shell integration: then it is not called a success.
+  const title = exitCode === 0 ? `✓ ${shown} finished` : exitCode === null ? `${shown} finished` : `✗ ${shown} failed (exit ${exitCode})`;
+  return { kind: 'finished', terminalId: terminal.id, title, body: `in ${terminal.title}, after ${Math.round(held.ranMs / 1000)} s` };
 }
 
 export class AttentionRules {
@@ -108,7 +133,7 @@ export class AttentionRules {
     for (const terminal of input.terminals) {
       let entry = this.followed.get(terminal.id);
       if (!entry) {
-        entry = { quietSince: null, unanswered: false, runningSince: null, stoppedAt: null, finishedAt: terminal.lastCommand?.finishedAt ?? null };
+        entry = { quietSince: null, unanswered: false, runningSince: null, stoppedAt: null, finishedAt: terminal.lastCommand?.finishedAt ?? null, held: null };
         this.followed.set(terminal.id, entry);
       }
       // A prompt in an agent's terminal: the agent answers most; the person is called when it does not.
@@ -135,20 +160,26 @@ export class AttentionRules {
         entry.runningSince = now;
         entry.stoppedAt = null;
       } else if (!busy && entry.runningSince !== null) entry.stoppedAt ??= now;
-      const finishedAt = terminal.lastCommand?.finishedAt ?? null;
+      const last = terminal.lastCommand;
+      const finishedAt = last?.finishedAt ?? null;
+      // The line of a held command arrived: it goes out named.
+      if (entry.held && last && last.finishedAt === entry.held.finishedAt) entry.held.command ??= last.command;
       if (finishedAt !== entry.finishedAt) {
+        // A later command ended first: the held one goes out as it is.
+        if (entry.held) calls.push(finishedCall(terminal, entry.held));
+        entry.held = null;
         entry.finishedAt = finishedAt;
         const ranMs = entry.runningSince === null ? 0 : (entry.stoppedAt ?? now) - entry.runningSince;
-        if (this.seeded && terminal.lastCommand && ranMs >= longCommandMs && !seesIt(terminal.id)) {
-          const { command, exitCode } = terminal.lastCommand;
-          const shown = shownCommand(command);
-          // The exit code is unknown without shell integration: then it is not called a success.
-          const title = exitCode === 0 ? `✓ ${shown} finished` : exitCode === null ? `${shown} finished` : `✗ ${shown} failed (exit ${exitCode})`;
-          calls.push({ kind: 'finished', terminalId: terminal.id, title, body: `in ${terminal.title}, after ${Math.round(ranMs / 1000)} s` });
+        if (this.seeded && last && ranMs >= longCommandMs && !seesIt(terminal.id)) {
+          entry.held = { finishedAt: last.finishedAt, command: last.command, exitCode: last.exitCode, ranMs, due: now + commandLineWaitMs };
         }
         entry.runningSince = busy ? now : null;
         entry.stoppedAt = null;
       }
+      if (entry.held && (entry.held.command !== null || now >= entry.held.due)) {
+        calls.push(finishedCall(terminal, entry.held));
+        entry.held = null;
+      } else if (entry.held) wakeAt = Math.min(wakeAt ?? Infinity, entry.held.due);
     }
     this.seeded = true;
     return { calls, wakeAt };
