@@ -231,6 +231,29 @@ describe('the local side', () => {
     await until(() => connections === 2 && machine.status === 'connected', 'the reconnect after backoff');
   });
 
+  test('a call waits through a link that is not up, within its bound: then it fails not_running (injected clock)', async () => {
+    const clock = new ManualClock();
+    // A remote that prints its start line and then nothing (a daemon hung before its hello).
+    const sock = await linkSocket((socket) => {
+      socket.write(startLine);
+      socket.on('error', () => undefined);
+    });
+    const machine = new RemoteMachine({ name: 'hung', destination: sock.path, ssh: pipe, remoteCommand: 'unused', clock, version: 'test' });
+    cleanups.push(() => sock.close(), () => machine.stop());
+    machine.start();
+    const outcome = machine.call('list', {}).then(
+      () => 'answered',
+      (error: { code: string; message: string }) => `${error.code}: ${error.message}`,
+    );
+    await clock.advance(119_000);
+    let settled = false;
+    void outcome.then(() => (settled = true));
+    await clock.advance(0);
+    expect(settled).toBe(false);
+    await clock.advance(1_000);
+    expect(await outcome).toBe('not_running: hung did not answer within 120 s.');
+  });
+
   test('a remote of another link protocol is told in one sentence, not crashed on', async () => {
     const sock = await linkSocket((socket) => {
       socket.write(`motd\n${startLine}`);

@@ -42,6 +42,7 @@ export interface MachineOptions {
   /** Reconnect delays, the last one repeated (default 250 ms doubling to 10 s). */
   backoffMs?: number[];
   maxReplayBytes?: number;
+  callTimeoutMs?: number;
 }
 
 interface View {
@@ -60,9 +61,12 @@ interface PendingCall {
   reject: (error: Error) => void;
   /** Runs as the result is delivered, before any later message (an attach's first frame follows its result at once). */
   onValue?: (value: unknown) => void;
+  timer: ReturnType<typeof setTimeout>;
 }
 
 const maxPendingCalls = 1000;
+/** A call waits this long for its result, through reconnects (default 2 minutes), then fails `not_running`. */
+export const defaultCallTimeoutMs = 120_000;
 
 /** The sentence for a remote that has no (or too old a) Tandem, from how ssh ended; null when it is something else. */
 export function missingTandemSentence(name: string, exitCode: number | null, stderr: string): string | null {
@@ -277,6 +281,7 @@ export class RemoteMachine {
       const pending = this.calls.get(body.id);
       if (!pending) return;
       this.calls.delete(body.id);
+      this.opts.clock.clearTimeout(pending.timer);
       if (body.ok) {
         pending.onValue?.(body.value);
         pending.resolve(body.value);
@@ -321,7 +326,11 @@ export class RemoteMachine {
     if (this.calls.size >= maxPendingCalls) return Promise.reject(new TandemError('busy', `${maxPendingCalls} operations already wait on ${this.opts.name}; try again once its link answers.`));
     const id = this.nextCallId++;
     return new Promise((resolve, reject) => {
-      this.calls.set(id, { resolve, reject, onValue });
+      const timer = this.opts.clock.setTimeout(() => {
+        if (!this.calls.delete(id)) return;
+        reject(new TandemError('not_running', `${this.opts.name} did not answer within ${Math.round((this.opts.callTimeoutMs ?? defaultCallTimeoutMs) / 1000)} s${this.problem ? ` (${this.problem})` : ''}.`));
+      }, this.opts.callTimeoutMs ?? defaultCallTimeoutMs);
+      this.calls.set(id, { resolve, reject, onValue, timer });
       this.session.send({ t: 'call', id, op, args });
     });
   }
@@ -364,7 +373,10 @@ export class RemoteMachine {
   private rejectPending(error: Error): void {
     const calls = [...this.calls.values()];
     this.calls.clear();
-    for (const call of calls) call.reject(error);
+    for (const call of calls) {
+      this.opts.clock.clearTimeout(call.timer);
+      call.reject(error);
+    }
   }
 
   private fail(sentence: string): void {
