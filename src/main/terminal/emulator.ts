@@ -295,8 +295,14 @@ export class Emulator {
 
   /** Whether a placed line is no longer in the scrollback (erased, recycled, or older than cold history). */
   gone(ref: LineRef): boolean {
-    if (!ref.placed || (ref.marker && !ref.marker.isDisposed)) return false;
-    return ref.cold === null || ref.cold < this.cold.pushed - this.cold.lines;
+    if (!ref.placed) return false;
+    const coldFirst = this.cold.pushed - this.cold.lines;
+    if (ref.marker && !ref.marker.isDisposed) {
+      // A live line already saved to cold history goes when cold history drops it, though the emulator still holds it.
+      const unsavedStart = this.savedLines - this.trimmedLines;
+      return this.coldEnabled && ref.marker.line < unsavedStart && this.cold.pushed - (unsavedStart - ref.marker.line) < coldFirst;
+    }
+    return ref.cold === null || ref.cold < coldFirst;
   }
 
   private placeDueLines(): void {
@@ -584,6 +590,11 @@ export class Emulator {
     }
     if (!due) return;
     if (this.terminal.buffer.active.type === 'normal') {
+      // Headless xterm.js's clear() keeps markers (the browser build's does not): the lines they followed are gone.
+      for (const ref of this.liveRefs.splice(0)) {
+        ref.marker?.dispose();
+        ref.marker = null;
+      }
       this.terminal.clear();
       // Nothing left in the live buffer was saved: cold history starts again from its top line.
       this.savedLines = this.trimmedLines;
