@@ -214,6 +214,13 @@ describeSandbox('network on: through the proxy only', () => {
     const t = await open();
     const r = await send(t.id, `exec 3<>/dev/tcp/127.0.0.1/3128 4<>/dev/tcp/127.0.0.1/3128; sleep 0.5; curl -sS --max-time 20 --noproxy '' -x "$HTTP_PROXY" -w ' %{http_code}' http://elsewhere.example.net/; exec 3>&- 4>&-`);
     expect(r.output).toMatch(/"code":"capacity".*2 connections open.* 503$/s);
+    // A flood past the bound: the first few are told why, the rest are closed at once, and
+    // once they are gone the agent is served again.
+    const flood = await send(t.id, `for i in $(seq 40); do exec {fd}<>/dev/tcp/127.0.0.1/3128; done; sleep 1; curl -s --max-time 20 --noproxy '' -x "$HTTP_PROXY" -o /dev/null -w '%{http_code}' http://elsewhere.example.net/; echo " $?"`);
+    expect(flood.output).toMatch(/^000 (52|56)$/);
+    await f.call(client, 'terminal_close', { id: t.id });
+    const again = await open();
+    expect((await viaProxy(again.id, 'http://nothing.invalid/')).output).toMatch(/"code":"not_found".*could not resolve nothing\.invalid.* 502$/s);
   });
 
   it('the forwarder is no child of the shell and ends with the terminal, its proxy socket too', async () => {

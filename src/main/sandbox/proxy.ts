@@ -51,6 +51,8 @@ export const proxyBounds = {
   /** To send the head, and to connect to the target. */
   headMs: 30_000,
   connectMs: 30_000,
+  /** Connections past the bound that are still answered (a capacity error) rather than closed at once. */
+  refusalsAnswered: 8,
   /** Refusals kept for the panel. */
   refusalsKept: 200,
 };
@@ -165,6 +167,12 @@ export class SandboxProxy {
     });
     client.on('error', () => client.destroy());
     const over = held > config.connectionsPerAgent;
+    // Past the bound a few connections wait for their first bytes to be told why in their own
+    // protocol; the rest close at once, so a flood holds no descriptors of this process.
+    if (held > config.connectionsPerAgent + proxyBounds.refusalsAnswered) {
+      client.destroy();
+      return;
+    }
     client.setTimeout(proxyBounds.headMs, () => client.destroy());
     let head = Buffer.alloc(0);
     let socks: SocksState | null = null;
