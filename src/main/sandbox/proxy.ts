@@ -60,6 +60,8 @@ export const proxyBounds = {
 interface ProxyConfig {
   /** This machine's addresses (tests give a list without the address their "remote" server listens on). */
   ownAddresses: () => Iterable<string>;
+  /** The resolver (tests give a slow one: no real resolver can be made slow here). */
+  lookup: (host: string) => Promise<Array<{ address: string }>>;
   connectionsPerAgent: number;
 }
 
@@ -67,10 +69,10 @@ function interfaceAddresses(): string[] {
   return Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((entry) => entry.address));
 }
 
-const defaults: ProxyConfig = { ownAddresses: interfaceAddresses, connectionsPerAgent: proxyBounds.connectionsPerAgent };
+const defaults: ProxyConfig = { ownAddresses: interfaceAddresses, lookup: (host) => lookup(host, { all: true, verbatim: true }), connectionsPerAgent: proxyBounds.connectionsPerAgent };
 let config: ProxyConfig = { ...defaults };
 
-/** Tests only: what counts as this machine's addresses, and the per-agent bound. No argument: the defaults. */
+/** Tests only: what counts as this machine's addresses, the resolver, the per-agent bound. No argument: the defaults. */
 export function configureSandboxProxy(next?: Partial<ProxyConfig>): void {
   config = { ...defaults, ...next };
 }
@@ -311,7 +313,7 @@ export class SandboxProxy {
   /** One address of `host` the policy admits; refuses when every address it has is refused. */
   private async resolve(host: string, target: string): Promise<string> {
     const own = new Set([...config.ownAddresses()].map(canonicalAddress));
-    const addresses = net.isIP(host) ? [host] : (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
+    const addresses = net.isIP(host) ? [host] : (await limitedLookup(host)).map((entry) => entry.address);
     let first: Refused | null = null;
     for (const address of addresses) {
       const reason = addressRefusal(address, own);
@@ -333,6 +335,28 @@ export class SandboxProxy {
     const body = `${JSON.stringify({ error })}\n`;
     const reason = { 400: 'Bad Request', 403: 'Forbidden', 431: 'Request Header Fields Too Large', 502: 'Bad Gateway', 503: 'Service Unavailable' }[status] ?? 'Error';
     client.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nX-Tandem-Sandbox: ${error.code}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  }
+}
+
+/**
+ * getaddrinfo runs on libuv's thread pool (4 threads), which this process's file system calls
+ * share: names that take the resolver's whole timeout must not occupy all of it. At most two
+ * lookups run at once, the rest wait in order (as many as connections are open: bounded).
+ */
+const lookupsAtOnce = 2;
+let lookupsRunning = 0;
+const lookupsWaiting: Array<() => void> = [];
+
+async function limitedLookup(host: string): Promise<Array<{ address: string }>> {
+  // A finishing lookup hands its slot to the next waiter directly, so none can slip in between.
+  if (lookupsRunning >= lookupsAtOnce) await new Promise<void>((resolve) => lookupsWaiting.push(resolve));
+  else lookupsRunning++;
+  try {
+    return await config.lookup(host);
+  } finally {
+    const next = lookupsWaiting.shift();
+    if (next) next();
+    else lookupsRunning--;
   }
 }
 
