@@ -2,11 +2,12 @@
  * The proxy's lookups (src/main/sandbox/proxy.ts): getaddrinfo runs on libuv's thread pool,
  * which Tandem's file system calls share, so names that take the resolver's whole timeout must
  * not occupy all of it. A real proxy on a real Unix socket and real clients; the resolver is
- * the one fake (no real resolver can be made slow on demand here).
+ * the one fake (no real resolver can be made slow on demand here). And the proxy's macOS form,
+ * a loopback TCP port, run here (no Mac: the Seatbelt profile around it is unit-tested).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
+import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { configureSandboxProxy, SandboxProxy } from '../../src/main/sandbox/proxy.js';
@@ -56,5 +57,29 @@ it('runs at most two lookups at once; the others wait their turn and are all ans
   } finally {
     proxy.close();
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+it('macOS form: listens on a loopback TCP port only, known once listening, and refuses the machine there too', async () => {
+  const proxy = SandboxProxy.listen({ agent: 'a', terminalId: 't', domains: [], listen: { tcp: true } });
+  try {
+    await proxy.listening();
+    const port = proxy.port!;
+    expect(port).toBeGreaterThan(0);
+    const answer = await new Promise<string>((resolve) => {
+      const socket = net.connect({ host: '127.0.0.1', port }, () => socket.write('CONNECT localhost:22 HTTP/1.1\r\n\r\n'));
+      let text = '';
+      socket.on('data', (chunk) => (text += chunk.toString()));
+      socket.on('close', () => resolve(text));
+    });
+    expect(answer).toMatch(/^HTTP\/1\.1 403 .*"code":"forbidden".*localhost:22: it resolves to (127\.0\.0\.1|::1)/s);
+    // Not on the machine's other addresses: the local network cannot use it.
+    const lan = Object.values(networkInterfaces()).flatMap((list) => list ?? []).find((entry) => entry.family === 'IPv4' && !entry.internal)?.address;
+    if (lan) {
+      const refused = await new Promise<string>((resolve) => net.connect({ host: lan, port }).on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? '')).on('connect', () => resolve('connected')));
+      expect(refused).toBe('ECONNREFUSED');
+    }
+  } finally {
+    proxy.close();
   }
 });

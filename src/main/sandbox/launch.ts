@@ -162,7 +162,7 @@ export class Confinement {
   readonly historyFile: string;
   private readonly spec: SandboxSpec;
   private readonly runDir: string;
-  private readonly cacheEnv: Record<string, string>;
+  private cacheEnv: Record<string, string>;
   private readonly platform: NodeJS.Platform;
   /**
    * Changes to workspace files the person's tools run on their own (`.envrc`, `.vscode/`,
@@ -172,6 +172,8 @@ export class Confinement {
   readonly toolFiles: ToolFilesWatch | null;
   /** `commondir` files written to protect the repository, released on dispose. */
   private readonly gitWritten: string[];
+  /** Resolves when `wrap` may be called: the proxy's TCP port is known (macOS); at once elsewhere. */
+  readonly prepared: Promise<void> = Promise.resolve();
   /** Network on: the host side of the terminal's only way out. */
   private readonly proxy: SandboxProxy | null = null;
   private readonly proxyDir: string | null = null;
@@ -242,12 +244,24 @@ export class Confinement {
       const started = this.startProxy(input, personHome);
       this.proxy = started.proxy;
       this.proxyDir = started.dir;
-      this.spec.proxy = started.spec;
-      const port = 'port' in started.spec ? started.spec.port : proxyPortInside;
-      const http = `http://127.0.0.1:${port}`;
-      const socks = `socks5h://127.0.0.1:${port}`;
-      const none = 'localhost,127.0.0.1,::1';
-      this.cacheEnv = { ...this.cacheEnv, HTTP_PROXY: http, HTTPS_PROXY: http, ALL_PROXY: socks, NO_PROXY: none, http_proxy: http, https_proxy: http, all_proxy: socks, no_proxy: none };
+      const proxyAt = (port: number) => {
+        const http = `http://127.0.0.1:${port}`;
+        const socks = `socks5h://127.0.0.1:${port}`;
+        const none = 'localhost,127.0.0.1,::1';
+        this.cacheEnv = { ...this.cacheEnv, HTTP_PROXY: http, HTTPS_PROXY: http, ALL_PROXY: socks, NO_PROXY: none, http_proxy: http, https_proxy: http, all_proxy: socks, no_proxy: none };
+      };
+      if (started.spec) {
+        this.spec.proxy = started.spec;
+        proxyAt(proxyPortInside);
+      } else {
+        // macOS: the loopback port is known a tick later; the launch waits for `prepared`.
+        const proxy = started.proxy;
+        this.prepared = proxy.listening().then(() => {
+          this.spec.proxy = { port: proxy.port ?? 0 };
+          proxyAt(proxy.port ?? 0);
+        });
+        this.prepared.catch(() => {});
+      }
     }
   }
 
@@ -255,11 +269,10 @@ export class Confinement {
    * The proxy of a terminal with the network on: a Unix socket bound into the sandbox and the
    * forwarder run with this process's own runtime (Linux), or a loopback port (macOS).
    */
-  private startProxy(input: ConfineInput, personHome: string): { proxy: SandboxProxy; dir: string | null; spec: NonNullable<SandboxSpec['proxy']> } {
+  private startProxy(input: ConfineInput, personHome: string): { proxy: SandboxProxy; dir: string | null; spec: NonNullable<SandboxSpec['proxy']> | null } {
     const domains = input.networkDomains ?? [];
     if (this.platform !== 'linux') {
-      const proxy = SandboxProxy.listen({ agent: input.agent, terminalId: input.terminalId, domains, listen: { tcp: true } });
-      return { proxy, dir: null, spec: { port: proxy.port ?? 0 } };
+      return { proxy: SandboxProxy.listen({ agent: input.agent, terminalId: input.terminalId, domains, listen: { tcp: true } }), dir: null, spec: null };
     }
     let socket = join(this.runDir, 'proxy.sock');
     let dir: string | null = null;
@@ -286,6 +299,7 @@ export class Confinement {
 
   /** The confined launch of `file args` (the shell with its integration arguments). */
   wrap(file: string, args: string[], env: Record<string, string>): Launch {
+    if (this.spec.network && !this.spec.proxy) throw new Error('Confinement.wrap before its proxy listens: await prepared first');
     const base = { ...env };
     for (const name of hiddenVariables) delete base[name];
     // setenv() refuses a name with '=' (bubblewrap would die on it); no real variable has one.

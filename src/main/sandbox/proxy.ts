@@ -127,8 +127,8 @@ export class SandboxProxy {
   }
 
   /**
-   * Listens at once: binding a Unix path or 127.0.0.1 happens inside `listen` (no lookup), so
-   * the socket exists, or the port is known, when this returns. A later error fails `ready`.
+   * Listens at once: a Unix path is bound inside `listen`, so the socket exists when this
+   * returns; a TCP port is known after `listening()`. A later error fails `ready`.
    */
   static listen(opts: ProxyOptions): SandboxProxy {
     const proxy = new SandboxProxy(opts);
@@ -138,6 +138,14 @@ export class SandboxProxy {
       proxy.server.listen(opts.listen.path);
     } else proxy.server.listen(0, '127.0.0.1');
     return proxy;
+  }
+
+  /** Resolves once the server listens: at once for a Unix path (bound inside `listen`), a tick later for TCP. */
+  listening(): Promise<void> {
+    return this.server.listening ? Promise.resolve() : new Promise((resolve, reject) => {
+      this.server.once('listening', () => resolve());
+      this.server.once('error', reject);
+    });
   }
 
   /** The TCP port (macOS), or null for a Unix socket. */

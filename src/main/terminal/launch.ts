@@ -83,6 +83,14 @@ export async function launchShell(opts: SessionOptions): Promise<LaunchedShell> 
   }
   const cols = clampInt(opts.cols, 120, 2, DEFAULT_LIMITS.maxCols);
   const rows = clampInt(opts.rows, 32, 2, DEFAULT_LIMITS.maxRows);
+  // A confined terminal's proxy port (macOS) is known once it listens (src/main/sandbox/launch.ts).
+  try {
+    await confinement?.prepared;
+  } catch (error) {
+    rmSync(rcDir, { recursive: true, force: true });
+    confinement?.dispose();
+    throw new TandemError('sandbox_unavailable', `The sandbox's network proxy could not listen: ${(error as Error).message}.`);
+  }
   const launch = confinement ? confinement.wrap(opts.shell.path, args, spawnEnv) : { file: opts.shell.path, args, env: spawnEnv };
   let spawned: PtyProcess;
   try {
