@@ -19,8 +19,9 @@ import { decodeMessage, encodeMessage, LINK_PROTOCOL, type LinkBody, type LinkMe
 import { RemoteMachine, RemoteMachines } from '../../src/main/remote/machine.js';
 import { LinkServer } from '../../src/main/remote/server.js';
 import { systemClock } from '../../src/main/terminal/clock.js';
-import type { EventName, EventPayload, TerminalView } from '../../src/shared/contract.js';
+import type { AgentsState, EventName, EventPayload, TerminalView } from '../../src/shared/contract.js';
 import { ManualClock } from '../support/manual-clock.js';
+import { startAgentFixture } from './agent-helpers.js';
 import { until } from '../support/until.js';
 
 const pipe = [process.execPath, resolve(__dirname, '../support/link-pipe.mjs')];
@@ -309,5 +310,53 @@ describe('the local side', () => {
     expect(resets).toHaveLength(1);
     expect(frames.map((f) => f.seq)).toEqual(frames.map((_, i) => i + 1));
     await dispatcher.call('detach', { attachmentId });
+  }, 120_000);
+
+  test("a remote agent's approval is answered in the local UI, and the command runs on the remote; pairing stays there", async () => {
+    const remote = await startAgentFixture();
+    const local = await startAgentFixture();
+    const server = new LinkServer({ host: remote.host, agents: remote.layer, clock: systemClock, version: remote.host.version, idleMs: 3_600_000, onIdle: () => undefined });
+    const sock = await linkSocket((s) => server.accept(s));
+    const machines = new RemoteMachines();
+    const machine = new RemoteMachine({ name: 'far', destination: sock.path, ssh: pipe, remoteCommand: 'unused', clock: systemClock, version: remote.host.version });
+    machines.add(machine);
+    const panels: AgentsState[] = [];
+    const client: UiClient = {
+      id: 'ui',
+      send: <K extends EventName>(event: K, payload: EventPayload<K>) => {
+        if (event === 'agents') panels.push(payload as AgentsState);
+      },
+    };
+    const dispatcher = new Dispatcher(local.host, client, { agents: local.layer, remote: machines });
+    cleanups.push(
+      () => local.close(),
+      () => remote.close(),
+      () => sock.close(),
+      () => server.close(),
+      () => machine.stop(),
+      () => dispatcher.dispose(),
+    );
+    machines.start();
+    await until(() => machine.status === 'connected', 'the link');
+    const token = remote.layer.pairAgent({ name: 'builder' }).token;
+    remote.layer.setAgentPolicy({ name: 'builder', policy: 'ask' });
+    const agent = await remote.client(token);
+    const { id } = (await remote.call(agent, 'terminal_open', { title: 'far build' })) as { id: string };
+    const sending = remote.call(agent, 'terminal_send', { id, text: 'echo approved-$((40+2))', waitMs: 55_000 });
+    await until(() => panels.some((p) => p.approvals.length > 0), 'the remote approval in the local panel');
+    const approval = panels[panels.length - 1]!.approvals[0]!;
+    expect(approval).toMatchObject({ agent: 'builder@far', terminalId: `far:${id}`, command: 'echo approved-$((40+2))' });
+    expect(approval.id.startsWith('far:')).toBe(true);
+    // The local agents op shows it too; the remote's pairing is not answerable from here.
+    const listed = (await dispatcher.call('agents', {})) as AgentsState;
+    expect(listed.approvals.map((a) => a.id)).toContain(approval.id);
+    expect(((await machine.call('pairAgent', { name: 'x' }).catch((e: unknown) => e)) as { code: string }).code).toBe('forbidden');
+    await dispatcher.call('answerApproval', { requestId: approval.id, decision: 'approve' });
+    expect(await sending).toMatchObject({ status: 'done', output: 'approved-42' });
+    await until(() => panels[panels.length - 1]!.approvals.length === 0, 'the answered approval gone');
+    // A policy change aimed at the remote agent's name here finds no local agent: it changes nothing there.
+    const refused = (await dispatcher.call('setAgentPolicy', { name: approval.agent, policy: 'always' }).catch((e: unknown) => e)) as { code?: string };
+    expect(refused.code).toBe('not_found');
+    expect(remote.layer.state().paired.find((p) => p.name === 'builder')!.policy).toBe('ask');
   }, 120_000);
 });

@@ -58,6 +58,9 @@ export interface RemoteRouter {
   /** The call's promise when it is about a remote terminal or view (remote machines), else null. */
   route(op: OpName, args: Record<string, unknown>, clientId: string, sink: FrameSink): Promise<unknown> | null;
   detachClient(clientId: string): void;
+  /** The agents panel with the machines' questions (approvals, handoffs) in it, and when they change. */
+  agentsOverlay(local: AgentsState): AgentsState;
+  onAgents(listener: () => void): () => void;
 }
 
 function noDesktop(): never {
@@ -77,7 +80,7 @@ export class Dispatcher {
   private rosterOff: () => void;
   private readonly remote: RemoteRouter | null;
   private readonly remoteSink: FrameSink;
-  private readonly agentsOff: () => void;
+  private agentsOff: () => void;
   private readonly settingsOff: () => void;
 
   constructor(
@@ -198,6 +201,15 @@ export class Dispatcher {
         localOff();
         remoteOff();
       };
+      if (agents) {
+        this.agentsOff();
+        const localAgentsOff = agents.onChange((state) => client.send('agents', remote.agentsOverlay(state)));
+        const remoteAgentsOff = remote.onAgents(() => client.send('agents', remote.agentsOverlay(agents.state())));
+        this.agentsOff = () => {
+          localAgentsOff();
+          remoteAgentsOff();
+        };
+      }
     }
   }
 
@@ -214,6 +226,7 @@ export class Dispatcher {
     const handler = this.handlers[op] as (input: unknown) => unknown;
     const result = await handler(parsed.data);
     if (op === 'list' && this.remote) return { terminals: [...(result as { terminals: TerminalView[] }).terminals, ...this.remote.roster()] };
+    if (op === 'agents' && this.remote) return this.remote.agentsOverlay(result as AgentsState);
     return result;
   }
 

@@ -9,7 +9,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import type { OpName, TerminalView } from '../../shared/contract.js';
+import type { AgentsState, OpName, TerminalView } from '../../shared/contract.js';
 import { TandemError, type ErrorCode, ERROR_CODES } from '../../shared/errors.js';
 import type { FrameSink } from '../host/attachment.js';
 import type { Clock } from '../terminal/clock.js';
@@ -80,6 +80,9 @@ export class RemoteMachine {
   /** Why the link is not up, in one sentence (null while it is). */
   problem: string | null = null;
   terminals: TerminalView[] = [];
+  /** The remote agent layer's state, for its questions (null until told, or when it has none). */
+  agents: AgentsState | null = null;
+  private readonly agentListeners = new Set<() => void>();
   /** Bytes an rc file or motd printed before the link started, last connection (bounded preview). */
   junkSeen = '';
   private child: ChildProcess | null = null;
@@ -116,6 +119,16 @@ export class RemoteMachine {
 
   private changed(): void {
     for (const listener of this.listeners) listener();
+  }
+
+  onAgents(listener: () => void): () => void {
+    this.agentListeners.add(listener);
+    return () => this.agentListeners.delete(listener);
+  }
+
+  private agentsChanged(state: AgentsState | null): void {
+    this.agents = state;
+    for (const listener of this.agentListeners) listener();
   }
 
   private newSession(): LinkSession {
@@ -253,6 +266,11 @@ export class RemoteMachine {
     } catch {
       // the next roster event brings it
     }
+    // A remote without an agent layer (or an older one) refuses: it has no questions to answer.
+    this.call('agents', {}).then(
+      (state) => this.agentsChanged(state as AgentsState),
+      () => this.agentsChanged(null),
+    );
     for (const view of [...this.views.values()]) {
       if (this.byRemote.get(view.remoteId) === view) this.byRemote.delete(view.remoteId);
       try {
@@ -295,6 +313,9 @@ export class RemoteMachine {
       case 'roster':
         this.terminals = (payload as { terminals: TerminalView[] }).terminals;
         this.changed();
+        return;
+      case 'agents':
+        this.agentsChanged(payload as unknown as AgentsState);
         return;
       case 'output': {
         const view = this.byRemote.get(payload.attachmentId as string);
@@ -444,12 +465,40 @@ export class RemoteMachines {
   readonly machines = new Map<string, RemoteMachine>();
   private readonly listeners = new Set<() => void>();
 
+  private readonly agentListeners = new Set<() => void>();
+
   add(machine: RemoteMachine): void {
     if (this.machines.has(machine.name)) throw new Error(`Two machines are named ${machine.name}.`);
     this.machines.set(machine.name, machine);
     machine.onChange(() => {
       for (const listener of this.listeners) listener();
     });
+    machine.onAgents(() => {
+      for (const listener of this.agentListeners) listener();
+    });
+  }
+
+  onAgents(listener: () => void): () => void {
+    this.agentListeners.add(listener);
+    return () => this.agentListeners.delete(listener);
+  }
+
+  /**
+   * The local agents panel with every machine's questions in it: approvals and handoffs with ids
+   * and terminal ids as `NAME:<remote id>`, the agent as `agent@NAME` (so a policy change meant
+   * for it never lands on a local agent of the same name). Pairing stays on each machine.
+   */
+  agentsOverlay(local: AgentsState): AgentsState {
+    const approvals = [...local.approvals];
+    const handoffs = [...local.handoffs];
+    for (const machine of this.machines.values()) {
+      const remote = machine.agents;
+      if (!remote) continue;
+      const at = (id: string) => `${machine.name}:${id}`;
+      for (const approval of remote.approvals) approvals.push({ ...approval, id: at(approval.id), terminalId: at(approval.terminalId), agent: `${approval.agent}@${machine.name}` });
+      for (const handoff of remote.handoffs) handoffs.push({ ...handoff, id: at(handoff.id), terminalId: at(handoff.terminalId), agent: `${handoff.agent}@${machine.name}` });
+    }
+    return { ...local, approvals, handoffs };
   }
 
   start(): void {
@@ -510,6 +559,11 @@ export class RemoteMachines {
         return machine.attach(remoteId, clientId, sink, { cols: args.cols as number | undefined, rows: args.rows as number | undefined }).then((result) => ({ ...result, info: this.mapped(machine, result.info) }));
       }
       return machine.call(op, { ...args, id: remoteId }).then((value) => (isView(value) ? this.mapped(machine, value) : value));
+    }
+    if (op === 'answerApproval' || op === 'answerHandoff') {
+      const target = this.split(args.requestId as string);
+      if (!target) return null;
+      return target.machine.call(op, { ...args, requestId: target.remoteId });
     }
     if (op === 'detach' || op === 'input' || op === 'resize' || op === 'ack') {
       const found = this.viewOf(args.attachmentId as string, clientId);

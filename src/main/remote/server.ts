@@ -2,14 +2,15 @@
  * The remote end of a link, inside the per-user daemon (`tandem host --daemon`): each
  * connection on the daemon's Unix socket (the `tandem host --stdio` relay pipes an ssh
  * session to it) speaks the framed link; sessions outlive connections, so a dropped ssh
- * resumes with nothing lost. Only the terminal operations of the contract are served: the
- * agents panel, login links and settings stay on this machine (its agents' authority with them).
+ * resumes with nothing lost. Only the terminal operations of the contract and the answers to
+ * this machine's agents' questions are served: pairing, tokens, login links and settings stay on
+ * this machine (its agents' authority with them).
  */
 import { randomBytes } from 'node:crypto';
 import type { Socket } from 'node:net';
 import { type EventName, type EventPayload, type OpName } from '../../shared/contract.js';
 import { TandemError } from '../../shared/errors.js';
-import { Dispatcher, newClientId, toWireError, type UiClient } from '../host/dispatch.js';
+import { type AgentPanel, Dispatcher, newClientId, toWireError, type UiClient } from '../host/dispatch.js';
 import type { TerminalHost } from '../host/host.js';
 import type { Clock } from '../terminal/clock.js';
 import { EventGate } from '../web/event-gate.js';
@@ -33,13 +34,20 @@ export const linkOps: ReadonlySet<OpName> = new Set<OpName>([
   'handBack',
   'reset',
   'clearScrollback',
+  // The person answers this machine's agents' questions from the other end; pairing, policies
+  // and tokens stay here (an agent's authority is decided on its machine).
+  'agents',
+  'answerApproval',
+  'answerHandoff',
 ]);
 
-/** Events a link carries (the agents panel and settings are this machine's). */
-const linkEvents: ReadonlySet<EventName> = new Set<EventName>(['roster', 'output', 'attachmentClosed', 'writable']);
+/** Events a link carries (settings are this machine's). */
+const linkEvents: ReadonlySet<EventName> = new Set<EventName>(['roster', 'output', 'attachmentClosed', 'writable', 'agents']);
 
 export interface LinkServerOptions {
   host: TerminalHost;
+  /** This machine's agent layer: its questions (approvals, handoffs) are answered over the link. */
+  agents?: AgentPanel;
   clock: Clock;
   version: string;
   /** The daemon ends after this long with no link connected (the person's idle lifetime). */
@@ -75,7 +83,7 @@ class RemoteSession {
         if (linkEvents.has(event)) this.gate.send(event, payload);
       },
     };
-    this.dispatcher = new Dispatcher(host, client, {});
+    this.dispatcher = new Dispatcher(host, client, opts.agents ? { agents: opts.agents } : {});
   }
 
   private onBody(body: LinkBody): void {
