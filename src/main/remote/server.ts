@@ -139,13 +139,17 @@ export class LinkServer {
     this.sockets.add(socket);
     this.disarmIdle();
     let session: RemoteSession | null = null;
+    let junkReports = 0;
     const write = (frame: Buffer) => {
       if (!socket.destroyed) socket.write(frame);
     };
     const drop = () => socket.destroy();
     const decoder = new FrameDecoder({
       start: () => undefined,
-      junk: (bytes) => this.opts.log?.(`link: skipped ${bytes.length} stray bytes from the local side: ${junkPreview(bytes)}`),
+      // Reported, a few times per connection (the daemon's log stays bounded).
+      junk: (bytes) => {
+        if (junkReports++ < 5) this.opts.log?.(`link: skipped ${bytes.length} stray bytes from the local side: ${junkPreview(bytes)}`);
+      },
       fail: drop,
       frame: (payload) => {
         const message = decodeMessage(payload);
