@@ -6,7 +6,9 @@
  * is tests/support/link-pipe.mjs, which pipes to the daemon side's socket as the relay does.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -358,5 +360,59 @@ describe('the local side', () => {
     const refused = (await dispatcher.call('setAgentPolicy', { name: approval.agent, policy: 'always' }).catch((e: unknown) => e)) as { code?: string };
     expect(refused.code).toBe('not_found');
     expect(remote.layer.state().paired.find((p) => p.name === 'builder')!.policy).toBe('ask');
+  }, 120_000);
+
+  test.skipIf(!existsSync(resolve(__dirname, '../../out/main/cli.js')))("a remote agent's pairing request is answered in the local UI; its token stays on its machine", async () => {
+    const home = mkdtempSync(join(tmpdir(), 'tandem-remote-pair-'));
+    cleanups.push(() => rmSync(home, { recursive: true, force: true }));
+    const remote = await startAgentFixture({ tandemHome: home });
+    const local = await startAgentFixture();
+    const server = new LinkServer({ host: remote.host, agents: remote.layer, clock: systemClock, version: remote.host.version, idleMs: 3_600_000, onIdle: () => undefined });
+    const sock = await linkSocket((s) => server.accept(s));
+    const machines = new RemoteMachines();
+    const machine = new RemoteMachine({ name: 'far', destination: sock.path, ssh: pipe, remoteCommand: 'unused', clock: systemClock, version: remote.host.version });
+    machines.add(machine);
+    const frames: string[] = [];
+    const panels: AgentsState[] = [];
+    const client: UiClient = {
+      id: 'ui',
+      send: <K extends EventName>(event: K, payload: EventPayload<K>) => {
+        frames.push(JSON.stringify(payload));
+        if (event === 'agents') panels.push(payload as AgentsState);
+      },
+    };
+    const dispatcher = new Dispatcher(local.host, client, { agents: local.layer, remote: machines });
+    cleanups.push(
+      () => local.close(),
+      () => remote.close(),
+      () => sock.close(),
+      () => server.close(),
+      () => machine.stop(),
+      () => dispatcher.dispose(),
+    );
+    machines.start();
+    await until(() => machine.status === 'connected', 'the link');
+    // An agent on the far machine starts its stdio bridge there, as it would locally.
+    const transport = new StdioClientTransport({ command: process.execPath, args: [resolve(__dirname, '../../bin/tandem.js'), 'mcp', '--name', 'far-agent'], env: { PATH: process.env.PATH ?? '', HOME: home, TANDEM_HOME: home }, stderr: 'pipe' });
+    const agent = new Client({ name: 'far-agent', version: '1.0.0' });
+    await agent.connect(transport);
+    cleanups.push(() => agent.close());
+    const list = async () => {
+      const result = await agent.callTool({ name: 'terminal_list', arguments: {} }, undefined, { timeout: 70_000 });
+      return { isError: result.isError === true, ...(result.structuredContent as Record<string, unknown>) };
+    };
+    expect(await list()).toMatchObject({ isError: true, error: { code: 'pairing_pending' } });
+    await until(() => panels.some((p) => p.pairings.length > 0), 'the remote pairing request in the local panel');
+    const request = panels[panels.length - 1]!.pairings[0]!;
+    expect(request).toMatchObject({ name: 'far-agent@far' });
+    expect(request.id.startsWith('far:')).toBe(true);
+    await dispatcher.call('answerPairing', { requestId: request.id, decision: 'always' });
+    await until(() => remote.layer.state().paired.some((p) => p.name === 'far-agent'), 'the agent paired on its machine');
+    expect(await list()).toMatchObject({ isError: false, terminals: [] });
+    // The bridge keeps the token it was given on the far machine; nothing the local UI received carries it.
+    const token = readFileSync(join(home, 'agents', 'far-agent.token'), 'utf8').trim();
+    expect(token.length).toBeGreaterThanOrEqual(20);
+    expect(frames.join('\n')).not.toContain(token);
+    expect(local.layer.state().paired.some((p) => p.name.startsWith('far-agent'))).toBe(false);
   }, 120_000);
 });

@@ -484,21 +484,23 @@ export class RemoteMachines {
   }
 
   /**
-   * The local agents panel with every machine's questions in it: approvals and handoffs with ids
-   * and terminal ids as `NAME:<remote id>`, the agent as `agent@NAME` (so a policy change meant
-   * for it never lands on a local agent of the same name). Pairing stays on each machine.
+   * The local agents panel with every machine's questions in it: pairing requests, approvals and
+   * handoffs with ids and terminal ids as `NAME:<remote id>`, the agent as `agent@NAME` (so a
+   * policy change meant for it never lands on a local agent of the same name).
    */
   agentsOverlay(local: AgentsState): AgentsState {
     const approvals = [...local.approvals];
     const handoffs = [...local.handoffs];
+    const pairings = [...local.pairings];
     for (const machine of this.machines.values()) {
       const remote = machine.agents;
       if (!remote) continue;
       const at = (id: string) => `${machine.name}:${id}`;
       for (const approval of remote.approvals) approvals.push({ ...approval, id: at(approval.id), terminalId: at(approval.terminalId), agent: `${approval.agent}@${machine.name}` });
+      for (const pairing of remote.pairings) pairings.push({ ...pairing, id: at(pairing.id), name: `${pairing.name}@${machine.name}` });
       for (const handoff of remote.handoffs) handoffs.push({ ...handoff, id: at(handoff.id), terminalId: at(handoff.terminalId), agent: `${handoff.agent}@${machine.name}` });
     }
-    return { ...local, approvals, handoffs };
+    return { ...local, pairings, approvals, handoffs };
   }
 
   start(): void {
@@ -560,7 +562,7 @@ export class RemoteMachines {
       }
       return machine.call(op, { ...args, id: remoteId }).then((value) => (isView(value) ? this.mapped(machine, value) : value));
     }
-    if (op === 'answerApproval' || op === 'answerHandoff') {
+    if (op === 'answerApproval' || op === 'answerHandoff' || op === 'answerPairing') {
       const target = this.split(args.requestId as string);
       if (!target) return null;
       return target.machine.call(op, { ...args, requestId: target.remoteId });

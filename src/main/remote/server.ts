@@ -34,9 +34,11 @@ export const linkOps: ReadonlySet<OpName> = new Set<OpName>([
   'handBack',
   'reset',
   'clearScrollback',
-  // The person answers this machine's agents' questions from the other end; pairing, policies
-  // and tokens stay here (an agent's authority is decided on its machine).
+  // The person answers this machine's agents' questions from the other end (a pairing request
+  // too: the agent gets its token here, from this host, never over the link); minting tokens,
+  // policies and revocation stay here (an agent's authority is decided on its machine).
   'agents',
+  'answerPairing',
   'answerApproval',
   'answerHandoff',
 ]);
