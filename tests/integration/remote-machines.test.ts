@@ -155,13 +155,13 @@ describe.skipIf(ssh.skip)(`remote machines over a real sshd${ssh.reason ? ` (ski
     await ui.dispatcher.call('close', { id: view.id });
   }, 180_000);
 
-  test('the link serves no pairing, policy, login link or settings: a pairing over it is refused and writes no token', async () => {
+  test('the link mints no token or login link and changes no policy or setting: a pairAgent over it is refused and writes no token', async () => {
     const agentsFile = join(sshd.home, '.config', 'Tandem', 'agents.json');
     const before = existsSync(agentsFile) ? readFileSync(agentsFile, 'utf8') : null;
     for (const [op, args] of [
       ['pairAgent', { name: 'sneaky' }],
       ['mintLink', {}],
-      ['answerPairing', { requestId: 'any', decision: 'always' }],
+      ['revokeAgent', { name: 'any' }],
       ['setAgentPolicy', { name: 'any', policy: 'always' }],
       ['getSettings', {}],
     ] as const) {
