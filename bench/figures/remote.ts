@@ -82,6 +82,12 @@ export const remoteFigure: Figure = {
       description: 'one typed character into `cat` on a remote terminal (link over ssh to 127.0.0.1) until its echo frame; baseline: the same keystroke on a local terminal plus one character through an open `ssh -T host cat`, interleaved',
     },
     {
+      name: 'remote.flood',
+      unit: 'MiB/s',
+      target: { metric: 'ratio', op: '>=', value: 0.8 },
+      description: '`cat` of a file of printable lines on a remote terminal until its last line reaches the view (acknowledged as applied); baseline: `ssh -T host cat` of the same file',
+    },
+    {
       name: 'remote.reconnect',
       unit: 'ms',
       target: { metric: 'median', op: '<=', value: 3000 },
@@ -90,7 +96,7 @@ export const remoteFigure: Figure = {
   ],
   async run(opts) {
     const ssh = requireSsh();
-    if (ssh.skip) return ['remote.keystroke.echo', 'remote.reconnect'].map((row) => ({ row, status: 'skipped' as const, note: ssh.reason ?? undefined }));
+    if (ssh.skip) return ['remote.keystroke.echo', 'remote.flood', 'remote.reconnect'].map((row) => ({ row, status: 'skipped' as const, note: ssh.reason ?? undefined }));
     const iterations = opts.pick(200, 20);
     const warmup = opts.pick(10, 3);
     const reconnects = opts.pick(20, 3);
@@ -142,6 +148,31 @@ export const remoteFigure: Figure = {
           parts.push(l + s);
         }
       }
+      // Flood: a file of printable lines on the remote, cat in the remote terminal vs through plain ssh.
+      const mib = opts.pick(32, 8);
+      const file = `/tmp/tandem-bench-flood-${process.pid}.txt`;
+      sshd.run(`yes 'tandem remote flood line 0123456789 abcdefghijklmnopqrstuvwxyz' | head -c ${mib * 1024 * 1024} > ${file}`);
+      await ui.dispatcher.call('input', { attachmentId: remoteView, data: '\x03', typed: true });
+      await sleep(300);
+      const flood: number[] = [];
+      const plain: number[] = [];
+      for (let i = 0; i < opts.pick(5, 2); i++) {
+        const t0 = performance.now();
+        const done = ui.next(remoteView, `FLOOD-${i}-END`, 300_000);
+        await ui.dispatcher.call('input', { attachmentId: remoteView, data: `cat ${file}; echo FLOOD-${i}-E''ND\r`, typed: true });
+        await done;
+        flood.push(mib / ((performance.now() - t0) / 1000));
+        const p0 = performance.now();
+        await new Promise<void>((resolve, reject) => {
+          const child = spawn(sshd.ssh[0]!, [...sshd.ssh.slice(1), '-T', sshd.destination, `cat ${file}`], { stdio: ['ignore', 'pipe', 'ignore'] });
+          child.stdout!.on('data', () => undefined);
+          child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`ssh cat exited ${code}`))));
+        });
+        plain.push(mib / ((performance.now() - p0) / 1000));
+      }
+      sshd.run(`rm -f ${file}`);
+      await ui.dispatcher.call('input', { attachmentId: remoteView, data: 'cat\r', typed: true });
+      await sleep(300);
       const reconnect: number[] = [];
       for (let i = 0; i < reconnects; i++) {
         const before = machine.spawned.length;
@@ -154,6 +185,7 @@ export const remoteFigure: Figure = {
       }
       return [
         { row: 'remote.keystroke.echo', samples: remote, baselines: [{ name: 'local keystroke + ssh cat round trip', samples: parts }] },
+        { row: 'remote.flood', samples: flood, baselines: [{ name: 'ssh -T host cat', samples: plain }], note: `${mib} MiB; the plain ssh run includes its connection setup` },
         { row: 'remote.reconnect', samples: reconnect, note: `p95 ${[...reconnect].sort((a, b) => a - b)[Math.min(reconnect.length - 1, Math.floor(reconnect.length * 0.95))]!.toFixed(0)} ms` },
       ];
     } finally {
