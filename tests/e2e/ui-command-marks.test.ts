@@ -42,8 +42,11 @@ async function shots(page: Page, name: string): Promise<void> {
 
 /** The gutter marks drawn now (only rows in the viewport are drawn), with their colour and tooltip. */
 async function gutter(page: Page, id: string): Promise<Array<{ status: string; title: string; color: string }>> {
+  // In row order (xterm.js adds a decoration's element when it first draws it, not in line order).
   return await page.locator(`#pane-${id} .command-mark`).evaluateAll((elements) =>
-    elements.map((element) => ({ status: (element as HTMLElement).dataset.status ?? '', title: (element as HTMLElement).title, color: getComputedStyle(element).backgroundColor })),
+    elements
+      .sort((a, b) => a.getBoundingClientRect().top - b.getBoundingClientRect().top)
+      .map((element) => ({ status: (element as HTMLElement).dataset.status ?? '', title: (element as HTMLElement).title, color: getComputedStyle(element).backgroundColor })),
   );
 }
 
@@ -102,7 +105,7 @@ describe.skipIf(!runUi)('Tandem UI: command marks', () => {
     expect(drawn[1]!.title).toMatch(/^Failed \(exit code 2\)\nls \/nonexistent-tandem$/);
     expect(drawn[2]!.title).toMatch(/^Interrupted \(exit code 130\)/);
     // Each mark sits on its command's row.
-    const rows = await page.locator(`#pane-${id} .command-mark`).evaluateAll((elements) => elements.map((element) => element.getBoundingClientRect().top));
+    const rows = await page.locator(`#pane-${id} .command-mark`).evaluateAll((elements) => elements.map((element) => element.getBoundingClientRect().top).sort((a, b) => a - b));
     const screen = await page.locator(`#pane-${id} .xterm-screen`).boundingBox();
     const rowHeight = screen!.height / (await page.evaluate((t) => (window as unknown as { __tandemTest: { locate(id: string, text: string): { rows: number } | null } }).__tandemTest.locate(t, 'ok-one')!.rows, id));
     for (const [index, command] of ['echo ok-one', 'ls /nonexistent-tandem', 'sleep 30'].entries()) {
@@ -199,6 +202,22 @@ describe.skipIf(!runUi)('Tandem UI: command marks', () => {
     expect(marks.length).toBe(before + 1);
     expect(marks.at(-1)!.command).toContain('printf');
     expect(marks.at(-1)!.output).toBe('forged-out\ndone-42');
+  });
+
+  it("offers no re-run in an agent's terminal", async () => {
+    const { page, serve } = ui;
+    const opened = await serve.host.create({ shell: 'bash', origin: 'agent', agent: 'codex', title: 'agent marks' });
+    await page.locator(`[role="tab"][data-terminal-id="${opened.id}"]`).click();
+    await waitForPrompt(page, opened.id);
+    await serve.host.get(opened.id).session.write('echo agent-ran\r');
+    await expect.poll(async () => (await marksOf(page, opened.id)).at(-1)?.status, { timeout: 15_000 }).toBe('success');
+    await page.locator(`#pane-${opened.id} .command-mark`).first().dispatchEvent('mousedown', { button: 0 });
+    const menu = page.getByRole('menu', { name: 'Terminal' });
+    const labels = async () => (await menu.getByRole('menuitem').allTextContents()).map((label) => label.trim());
+    await expect.poll(labels).toContain('Copy output');
+    expect(await labels()).not.toContain('Re-run command');
+    await page.keyboard.press('Escape');
+    await page.locator(`[role="tab"][data-terminal-id="${id}"]`).click();
   });
 
   it('draws the marks in the light theme', async () => {

@@ -29,7 +29,7 @@ async function viewLines(snapshot: { data: string }, marks: { cursorLine: number
   const buffer = t.buffer.active;
   const lines = marks.list.map((mark) => {
     if (buffer.baseY + buffer.cursorY + mark.line - marks.cursorLine < 0) return null;
-    const marker = t.registerMarker(mark.line - marks.cursorLine);
+    const marker = t.registerMarker(mark.line - marks.cursorLine)!;
     return buffer.getLine(marker.line)!.translateToString(true);
   });
   t.dispose();

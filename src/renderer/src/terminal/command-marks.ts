@@ -36,7 +36,11 @@ export interface ViewMark {
   status: MarkStatus;
   exitCode: number | null;
   readonly start: IMarker;
-  end: IMarker | null;
+  /**
+   * Lines from the command's line to its end marker's, null while it runs: a count, not a second
+   * marker (each xterm marker listens to every trimmed line; with thousands that is the frame's cost).
+   */
+  endDelta: number | null;
   /** The output's last line is the end marker's own (no newline before the prompt). */
   endInclusive: boolean;
   decoration: IDecoration | null;
@@ -97,8 +101,7 @@ export class CommandMarksView {
       // Lines this view's scrollback did not keep have no mark.
       if (cursor + entry.line - snapshot.cursorLine < 0) continue;
       const start = this.term.registerMarker(entry.line - snapshot.cursorLine);
-      const end = entry.endLine === null ? null : this.term.registerMarker(entry.endLine - snapshot.cursorLine);
-      this.add({ id: entry.id, command: entry.command, status: entry.status, exitCode: entry.exitCode }, start, end, false);
+      this.add({ id: entry.id, command: entry.command, status: entry.status, exitCode: entry.exitCode }, start, entry.endLine === null ? null : entry.endLine - entry.line, false);
     }
   }
 
@@ -112,8 +115,8 @@ export class CommandMarksView {
       return;
     }
     if (!mark) return;
-    if (news.kind === 'end' && !mark.end && normal) {
-      mark.end = this.term.registerMarker(0);
+    if (news.kind === 'end' && mark.endDelta === null && normal && mark.start.line >= 0) {
+      mark.endDelta = buffer.baseY + buffer.cursorY - mark.start.line;
       mark.endInclusive = buffer.cursorX > 0;
     }
     mark.command = news.command;
@@ -122,9 +125,9 @@ export class CommandMarksView {
     this.paint(mark);
   }
 
-  private add(info: { id: number; command: string | null; status: MarkStatus; exitCode: number | null }, start: IMarker | undefined, end: IMarker | null | undefined, endInclusive: boolean): void {
+  private add(info: { id: number; command: string | null; status: MarkStatus; exitCode: number | null }, start: IMarker | undefined, endDelta: number | null, endInclusive: boolean): void {
     if (!start || start.isDisposed) return;
-    const mark: ViewMark = { ...info, start, end: end ?? null, endInclusive, decoration: null, selected: false };
+    const mark: ViewMark = { ...info, start, endDelta, endInclusive, decoration: null, selected: false };
     this.byId.set(mark.id, mark);
     this.ordered.push(mark);
     start.onDispose(() => this.remove(mark));
@@ -145,7 +148,6 @@ export class CommandMarksView {
 
   private disposeMark(mark: ViewMark): void {
     mark.decoration?.dispose();
-    mark.end?.dispose();
     if (!mark.start.isDisposed) mark.start.dispose();
   }
 
@@ -227,7 +229,7 @@ export class CommandMarksView {
     let first = mark.start.line + 1;
     while (buffer.getLine(first)?.isWrapped) first += 1;
     let last: number;
-    if (mark.end && mark.end.line >= 0) last = mark.endInclusive ? mark.end.line : mark.end.line - 1;
+    if (mark.endDelta !== null) last = mark.start.line + mark.endDelta - (mark.endInclusive ? 0 : 1);
     else {
       // Still running: up to the cursor, or the next command's line.
       const next = this.ordered[this.ordered.indexOf(mark) + 1];
