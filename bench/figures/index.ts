@@ -9,6 +9,7 @@ import { exitBytesFigure } from './exit-bytes.js';
 import { firstCommandFigure } from './first-command.js';
 import { interruptFigure } from './interrupt.js';
 import { keystrokeFigure } from './keystroke.js';
+import { marksFigure } from './marks.js';
 import { memoryFigure } from './memory.js';
 import { readinessFigure } from './readiness.js';
 import { remoteFigure } from './remote.js';
@@ -35,4 +36,5 @@ export const figures: Figure[] = [
   cpuFigure,
   exitBytesFigure,
   remoteFigure,
+  marksFigure,
 ];
