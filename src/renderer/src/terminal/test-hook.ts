@@ -16,6 +16,8 @@ export interface TandemTestHook {
   /** The viewport's first buffer line, the bottom's, and the buffer line where `text` first shows (or -1). */
   viewport(id: string, text?: string): { viewportY: number; baseY: number; line: number } | null;
   /** The view's command marks, oldest first: their buffer lines and how they ended. */
+  /** For the bench (bench/figures/marks.ts): ms xterm.js spent parsing `data` and drawing the frame after it (not the wait for that frame). */
+  timeWrite(id: string, data: string): Promise<{ parse: number; total: number }>;
   marks(id: string): Array<{ line: number; status: string; exitCode: number | null; command: string | null; output: string }> | null;
 }
 
@@ -41,6 +43,18 @@ if (enabled) {
     option: (id, name) => {
       const term = terminals.get(id);
       return term ? (term.options as Record<string, unknown>)[name] : undefined;
+    },
+    timeWrite: (id, data) => {
+      const term = terminals.get(id);
+      if (!term) return Promise.resolve({ parse: Number.NaN, total: Number.NaN });
+      // Parsing, then the drawing frame's work up to here (from its start, not the wait for it).
+      const start = performance.now();
+      return new Promise((resolve) =>
+        term.write(data, () => {
+          const parsed = performance.now() - start;
+          requestAnimationFrame((frameStart) => resolve({ parse: parsed, total: parsed + performance.now() - frameStart }));
+        }),
+      );
     },
     marks: (id) => {
       const marks = markViews.get(id);
