@@ -359,8 +359,9 @@ export class ManagedTerminal {
 
   /** The person's input from the writing view, through the control machine and their lease. */
   async personInput(data: string, typed: boolean): Promise<void> {
-    // Echo is judged before the write: a password read could restore echo before a later look.
-    const hidden = typed && this.journal.enabled ? await this.journal.inputHidden() : false;
+    // Judged before the write, without waiting: the text of keys a program reads is not kept
+    // (a password read with echo off among them); at the prompt the line editor echoes them.
+    const hidden = typed && this.journal.enabled ? this.journal.programHoldsInput() : false;
     const effects = this.control.dispatch({ type: 'input', typed, offset: this.session.streamOffset });
     if (!effects.some((effect) => effect.type === 'write')) return;
     if (typed) this.journal.input({ who: 'person', handoff: this.meta.origin === 'agent' }, data, hidden);

@@ -14,6 +14,12 @@ export interface TerminalJournal {
   readonly enabled: boolean;
   /** Whether input written now would be typed with echo off at a line-mode read (a password prompt). */
   inputHidden(): Promise<boolean>;
+  /**
+   * The person's keystrokes: whether a program (not the shell's line editor) holds the terminal.
+   * Their text is then not kept: whether the terminal echoes would cost a `stty` process before
+   * every key (typing into vim or a REPL), and what the program echoes is in the output anyway.
+   */
+  programHoldsInput(): boolean;
   /** Input on its way to the terminal; `hidden` input is never kept, only the fact of it. */
   input(by: Actor, data: string, hidden: boolean): void;
   /** An agent's write, judged and about to be typed. */
@@ -33,6 +39,7 @@ export interface TerminalJournal {
 export const noJournal: TerminalJournal = {
   enabled: false,
   inputHidden: async () => false,
+  programHoldsInput: () => false,
   input: () => undefined,
   send: () => undefined,
   settled: () => undefined,

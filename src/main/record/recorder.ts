@@ -189,6 +189,11 @@ export class TerminalRecorder implements TerminalJournal {
     return modes === null || (!modes.echo && modes.icanon);
   }
 
+  programHoldsInput(): boolean {
+    const session = this.session;
+    return session !== null && session.phase !== 'idle' && session.status !== 'exited';
+  }
+
   input(by: Actor, data: string, hidden: boolean): void {
     this.lastInputBy = by;
     const typist = `input by ${actorName(by)}${by.handoff ? ' (handoff)' : ''}`;
