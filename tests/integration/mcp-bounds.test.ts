@@ -91,7 +91,7 @@ describe('/mcp bounds', () => {
 
   it(`gives one token at most ${maxSessionsPerToken} sessions (attack 10): past its share it gets capacity, another agent still gets in`, { timeout: 120_000 }, async () => {
     const { f, token } = await fixture();
-    const sessions = [];
+    const sessions: Array<Awaited<ReturnType<typeof liveSession>>> = [];
     for (let i = 0; i < maxSessionsPerToken; i++) sessions.push(await liveSession(f, token));
     cleanups.push(() => sessions.forEach((session) => session.drop()));
     const refused = await send(f, token, 'POST', { body: initialize }).reply;
