@@ -13,6 +13,7 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, test } from 'vitest';
+import { posixModes, runs } from '../support/capabilities.js';
 import { parseMachine } from '../../src/main/cli.js';
 import { Dispatcher, type UiClient } from '../../src/main/host/dispatch.js';
 import { TerminalHost } from '../../src/main/host/host.js';
@@ -143,7 +144,7 @@ afterEach(async () => {
 });
 
 describe('the daemon side', () => {
-  test.skipIf(process.platform === 'win32' || !existsSync(resolve(__dirname, '../../out/main/cli.js')))('tandem host --stdio refuses a link directory others can enter or a symlink, and starts no daemon there', () => {
+  test.skipIf(!runs('a link directory with POSIX modes', posixModes) || !existsSync(resolve(__dirname, '../../out/main/cli.js')))('tandem host --stdio refuses a link directory others can enter or a symlink, and starts no daemon there', () => {
     const base = mkdtempSync(join(tmpdir(), 'tandem-linkdir-'));
     cleanups.push(() => rmSync(base, { recursive: true, force: true }));
     const cli = resolve(__dirname, '../../bin/tandem.js');

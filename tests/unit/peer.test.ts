@@ -3,6 +3,7 @@ import { createServer, connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { procfs, runs } from '../support/capabilities.js';
 import { namedPipePeer, parseProcNetTcp, parseSsUnix, tcpPeer, unixSocketPeer } from '../../src/main/agent/peer.js';
 import { createServer as createHttp } from 'node:http';
 
@@ -38,7 +39,7 @@ describe('socket tables', () => {
   });
 });
 
-describe.runIf(process.platform === 'linux')('the kernel names the peer', () => {
+describe.runIf(runs('the kernel names the peer (/proc/net/unix, /proc/<pid>/fd)', procfs))('the kernel names the peer', () => {
   it('of a Unix-socket connection: this process, its uid and executable', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tandem-peer-'));
     dirs.push(dir);
