@@ -281,13 +281,15 @@ export class McpSocketEndpoint {
     const queued: Array<Record<string, unknown>> = [first];
     let peer: PeerFacts | null = null;
     /** Lines of this connection in order; a second request replaces the first (the broker knows the connection). */
+    // A connection holds its place only while a request of it waits: a bad line ends one that has none.
+    const refuseLine = (line: string) => (broker.waitingOn(socket) ? this.write(socket, line) : void socket.end(line));
     const ask = (message: Record<string, unknown>) => {
       const id = requestId(message);
       if (message.method !== bridgePairMethod || id === null) {
-        return this.write(socket, errorLine(id, -32600, 'invalid_argument', `A pairing connection takes only ${bridgePairMethod} requests.`));
+        return refuseLine(errorLine(id, -32600, 'invalid_argument', `A pairing connection takes only ${bridgePairMethod} requests.`));
       }
       const parsed = pairingClaimSchema.safeParse(message.params);
-      if (!parsed.success) return this.write(socket, errorLine(id, channelErrorCode, 'invalid_argument', describeIssue(parsed.error)));
+      if (!parsed.success) return refuseLine(errorLine(id, channelErrorCode, 'invalid_argument', describeIssue(parsed.error)));
       let requestIdOf: string;
       try {
         requestIdOf = broker.request(parsed.data, { connection: socket, peer: peer! });
