@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { WebSocketServer } from 'ws';
 import { chromiumAvailable, chromiumRequired, launchChromium, screenshotPath, skipReason } from './helpers/browser';
 import { dropUiConnections } from './helpers/in-process';
@@ -101,17 +101,24 @@ describe.skipIf(!runUi || missingBuild() !== null)('Tandem UI: Tandem stops or c
   let browser: Browser;
   let home: string;
   const running = new Set<Served>();
+  const homes: string[] = [];
   beforeAll(async () => {
     browser = await launchChromium();
-    home = mkdtempSync(join(tmpdir(), 'tandem-ui-restart-'));
   }, 60_000);
+  // A state directory per case: a Tandem stopped by one case brings its tabs back as transcripts
+  // ("From the last session") in the next run on the same directory, which the next case would
+  // count among the terminals that ended.
+  beforeEach(() => {
+    home = mkdtempSync(join(tmpdir(), 'tandem-ui-restart-'));
+    homes.push(home);
+  });
   afterAll(async () => {
     await browser?.close();
     for (const served of running) {
       served.child.kill('SIGKILL');
       await served.exited;
     }
-    rmSync(home, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+    for (const dir of homes) rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
   }, 30_000);
 
   async function start(port: number): Promise<Served> {
