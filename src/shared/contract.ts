@@ -236,6 +236,15 @@ export const operations = {
       verification: z.object({ ok: z.boolean(), records: z.number(), firstBad: z.number().nullable(), reason: z.string().nullable() }),
     }),
   },
+  /**
+   * A recording's .cast in pages (a replay or export of more than exportRecording's 8 MiB):
+   * whole lines from byte `offset` (0, then each page's `nextOffset`), at most 8 MiB a page;
+   * `nextOffset` null at the end. A line longer than a page is left out (`skippedBytes`).
+   */
+  readRecordingCast: {
+    args: z.object({ id: z.string().min(1).max(100), offset: z.number().int().min(0).max(2 ** 45) }).strict(),
+    result: z.object({ id: z.string(), text: z.string(), offset: z.number(), nextOffset: z.number().nullable(), size: z.number(), skippedBytes: z.number() }),
+  },
   /** Whether the person's system is dark, for the "system" theme's answers to colour queries. */
   reportAppearance: { args: z.object({ dark: z.boolean() }), result: z.object({}) },
 } as const;

@@ -162,6 +162,7 @@ export class Dispatcher {
       setSettings: (patch) => host.settings.update(patch),
       listRecordings: async () => ({ recordings: await host.recordings().list() }),
       exportRecording: ({ id }) => host.recordings().export(id),
+      readRecordingCast: ({ id, offset }) => host.recordings().readCast(id, offset),
       reportAppearance: ({ dark }) => (host.settings.setSystemAppearance(dark), {}),
       notify: ({ title, body, terminalId }) => {
         if (!opts.desktop) noDesktop();

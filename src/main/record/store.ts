@@ -51,6 +51,18 @@ export interface RecordingExport {
   verification: TimelineVerification;
 }
 
+/** One page of a .cast (readCast): `text` is whole lines from byte `offset`; `nextOffset` is null once the file's end is reached. */
+export interface RecordingCastPage {
+  id: string;
+  text: string;
+  offset: number;
+  nextOffset: number | null;
+  /** The file's size when the page was read (a live recording grows). */
+  size: number;
+  /** Bytes of one event line longer than a page, left out (its offset is passed: the replay goes on without it). */
+  skippedBytes: number;
+}
+
 export interface StoreOptions {
   clock: Clock;
   wall?: () => number;
@@ -197,6 +209,57 @@ export class RecordingStore {
       if (!/"type":"close"/.test(lastLine)) verification = { ok: false, records: verification.records, firstBad: verification.records + 1, reason: 'the timeline of a finished terminal ends without its close record: records were removed from its end (or Tandem stopped without closing it)' };
     }
     return { id, cast: cast.text, castTruncated: cast.truncated, timeline: timeline.text, timelineTruncated: timeline.truncated, verification };
+  }
+
+  /**
+   * A .cast in pages, for a replay or an export past the 8 MiB of `export`: at most
+   * `maxExportCastBytes` of whole lines from `offset` (0, or a `nextOffset` of the page before:
+   * a line's start). A line longer than a page is left out and counted in `skippedBytes`.
+   */
+  async readCast(idOrTerminal: string, offset: number): Promise<RecordingCastPage> {
+    const id = await this.resolve(idOrTerminal);
+    await this.live.get(id)?.flushed();
+    const handle = await open(join(this.dir, `${id}.cast`), 'r').catch(() => null);
+    if (!handle) throw new TandemError('not_found', `The recording "${id}" has no .cast.`);
+    try {
+      const size = (await handle.stat()).size;
+      if (offset > size) throw new TandemError('invalid_argument', `offset ${offset} is past the end of the .cast (${size} bytes).`);
+      if (offset > 0) {
+        const before = Buffer.alloc(1);
+        await handle.read(before, 0, 1, offset - 1);
+        if (before[0] !== 0x0a) throw new TandemError('invalid_argument', 'offset must be 0 or the start of a line (a nextOffset of readRecordingCast).');
+      }
+      let skippedBytes = 0;
+      let at = offset;
+      for (;;) {
+        const buffer = Buffer.alloc(Math.min(size - at, maxExportCastBytes));
+        const { bytesRead } = await handle.read(buffer, 0, buffer.length, at);
+        const whole = at + bytesRead >= size;
+        const end = whole ? bytesRead : buffer.subarray(0, bytesRead).lastIndexOf(0x0a) + 1;
+        if (end > 0 || whole) {
+          const nextOffset = at + end >= size ? null : at + end;
+          return { id, text: buffer.subarray(0, end).toString('utf8'), offset: at, nextOffset, size, skippedBytes };
+        }
+        // One line longer than a page: find its end and go on after it.
+        let lineEnd = at + bytesRead;
+        const probe = Buffer.alloc(64 * 1024);
+        for (;;) {
+          const { bytesRead: n } = await handle.read(probe, 0, probe.length, lineEnd);
+          if (n === 0) break;
+          const nl = probe.subarray(0, n).indexOf(0x0a);
+          if (nl >= 0) {
+            lineEnd += nl + 1;
+            break;
+          }
+          lineEnd += n;
+        }
+        skippedBytes += lineEnd - at;
+        at = lineEnd;
+        if (at >= size) return { id, text: '', offset: at, nextOffset: null, size, skippedBytes };
+      }
+    } finally {
+      await handle.close();
+    }
   }
 
   private async resolve(idOrTerminal: string): Promise<string> {
