@@ -16,6 +16,7 @@ import { remoteFigure } from './remote.js';
 import { roundtripFigure } from './roundtrip.js';
 import { soakFigure } from './soak.js';
 import { sandboxFigure } from './sandbox.js';
+import { seekFigure } from './seek.js';
 import { startupFigure } from './startup.js';
 import { throughputFigure } from './throughput.js';
 import { waitingFigure } from './waiting.js';
@@ -37,4 +38,5 @@ export const figures: Figure[] = [
   exitBytesFigure,
   remoteFigure,
   marksFigure,
+  seekFigure,
 ];
