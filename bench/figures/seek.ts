@@ -191,6 +191,8 @@ export function synthesizeRecording(opts: { seconds: number; seed?: number; floo
   return { cast: `${lines.join('\n')}\n`, timeline: `${timeline.join('\n')}\n`, commands, seconds: t };
 }
 
+const size = (bytes: number): string => (bytes >= 1048576 ? `${(bytes / 1048576).toFixed(1)} MiB` : `${(bytes / 1024).toFixed(0)} KiB`);
+
 interface PageApi {
   load(json: string): Promise<number>;
   seek(marker: number, from: string): Promise<{ ms: number; screen: string; time: number }>;
@@ -291,13 +293,13 @@ export const seekFigure: Figure = {
           if (Math.abs(result.time - entry.playT) > 0.01) throw new Error(`after the seek the player is at ${result.time} s, not ${entry.playT} s`);
           if (i > 0) seek.push(result.ms);
         }
-        return { load, seek, note: `${(Buffer.byteLength(JSON.stringify(cast.playerData)) / 1048576).toFixed(1)} MiB, ${cast.entries.length} markers, marker ${marker} at ${entry.playT.toFixed(0)} s of ${cast.playDuration.toFixed(0)} s replayed (${cast.duration.toFixed(0)} s recorded)` };
+        return { load, seek, note: `${size(Buffer.byteLength(json))}, ${cast.entries.length} markers, marker ${marker} at ${entry.playT.toFixed(0)} s of ${cast.playDuration.toFixed(0)} s replayed (${cast.duration.toFixed(0)} s recorded)` };
       };
       const h = await measure(hourCast);
       opts.log(`seek: hour measured (${h.note})`);
       const m = await measure(minuteCast);
       return [
-        { row: 'seek.hour.late', samples: h.seek, baselines: [{ name: 'one-minute recording', samples: m.seek }], note: `hour: ${h.note}; minute: ${m.note}; .cast ${(Buffer.byteLength(hour.cast) / 1048576).toFixed(1)} MiB, ${hour.commands.length} commands` },
+        { row: 'seek.hour.late', samples: h.seek, baselines: [{ name: 'one-minute recording', samples: m.seek }], note: `hour: ${h.note}; minute: ${m.note}; the hour's .cast ${size(Buffer.byteLength(hour.cast))}, ${hour.commands.length} commands` },
         { row: 'seek.hour.load', samples: h.load, baselines: [{ name: 'one-minute recording', samples: m.load }] },
       ];
     } finally {
