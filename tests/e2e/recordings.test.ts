@@ -1,9 +1,10 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Download, Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { synthesizeRecording } from '../../bench/figures/seek';
 import { maxExportCastBytes } from '../../src/main/record/store';
+import { replayMaxBytes } from '../../src/renderer/src/components/recordings/cast';
 import { chromiumAvailable, chromiumRequired, resultsDir, skipReason } from './helpers/browser';
 import { openTerminal, typeLine, waitForPrompt, waitForScreen } from './helpers/page';
 import { testUrl } from './helpers/serve';
@@ -207,4 +208,30 @@ describe.skipIf(!runUi)('Tandem UI: recordings, replay and export', () => {
     await expect.poll(async () => (await page.locator('.entries').textContent()) ?? '').toContain('echo delta-$((2*2))');
     expect(await page.locator('.item.selected .badge').textContent()).toBe('ended');
   });
+
+  it('replays the first 64 MiB of a larger recording and says so, while Export saves all of it', async () => {
+    const { page, serve } = fixture;
+    const big = synthesizeRecording({ seconds: 3600, floods: 18, seed: 11 });
+    const bytes = Buffer.byteLength(big.cast);
+    expect(bytes).toBeGreaterThan(replayMaxBytes);
+    const id = '20261203T070000000Z-synthetic-big';
+    const path = join(serve.host.recordings().dir, `${id}.cast`);
+    writeFileSync(path, big.cast, { mode: 0o600 });
+    writeFileSync(join(serve.host.recordings().dir, `${id}.timeline.jsonl`), big.timeline, { mode: 0o600 });
+    await openRecordings(page);
+    await page.getByRole('button', { name: 'Refresh the list' }).click();
+    const item = page.locator(`.item[data-recording-id="${id}"]`);
+    await item.getByRole('button', { name: 'Replay' }).click();
+    await expect.poll(() => replay(page).getAttribute('data-state'), { timeout: 60_000 }).toBe('ready');
+    await expect.poll(async () => (await page.locator('[data-notice="replay-cut"]').textContent()) ?? '').toMatch(/Truncated for replay: the first 6\d\.\d MiB of \d+\.\d MiB are shown/);
+    const shown = await page.locator('.entries .entry.command').count();
+    expect(shown).toBeGreaterThan(0);
+    expect(shown).toBeLessThan(big.commands.length);
+
+    const download = page.waitForEvent('download', { predicate: (d: Download) => d.suggestedFilename().endsWith('.cast'), timeout: 60_000 });
+    await replay(page).getByRole('button', { name: 'Export' }).click();
+    const saved = (await (await download).path())!;
+    expect(statSync(saved).size).toBe(bytes);
+    expect(readFileSync(saved, 'utf8') === big.cast).toBe(true);
+  }, 120_000);
 });

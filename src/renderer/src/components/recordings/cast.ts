@@ -5,6 +5,9 @@
  * the player knows is `entries[k]`, so `player.seek({ marker: k })` lands on that entry.
  */
 
+/** What a replay loads of a .cast at most (a recording may be up to 1 GiB: settings' recordingMaxMiB); an export takes all of it. */
+export const replayMaxBytes = 64 * 1024 * 1024;
+
 /** Pauses longer than this (seconds) are shortened to it in the replay. */
 export const idleLimitS = 2;
 
@@ -183,8 +186,8 @@ export function exportNames(id: string, title: string): { cast: string; timeline
  * Saves text as a file through the browser's download (a Blob and an `<a download>`): the same
  * path in `tandem serve` and in Electron's renderer, where the download asks where to save.
  */
-export function downloadText(name: string, text: string, type: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type }));
+export function downloadText(name: string, parts: string[], type: string): void {
+  const url = URL.createObjectURL(new Blob(parts, { type }));
   const link = document.createElement('a');
   link.href = url;
   link.download = name;

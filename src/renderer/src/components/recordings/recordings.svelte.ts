@@ -7,7 +7,7 @@
 import type { OpResult, TandemApi } from '../../../../shared/contract';
 import { connection } from '../../lib/connection.svelte';
 import { type Problem, toProblem } from '../../lib/problem';
-import { downloadText, exportNames, utf8Length } from './cast';
+import { downloadText, exportNames, replayMaxBytes, utf8Length } from './cast';
 
 export type RecordingInfo = OpResult<'listRecordings'>['recordings'][number];
 type Verification = OpResult<'exportRecording'>['verification'];
@@ -21,6 +21,8 @@ export interface LoadedRecording {
   timelineTruncated: boolean;
   /** Bytes of event lines the host left out (one line longer than a page). */
   skippedBytes: number;
+  /** Set when the replay loaded only the first `loaded` bytes of the .cast's `total`. */
+  replayCut: { loaded: number; total: number } | null;
 }
 
 export type LoadState =
@@ -29,30 +31,39 @@ export type LoadState =
   | { state: 'error'; problem: Problem }
   | { state: 'ready'; recording: LoadedRecording };
 
-/** Reads a whole recording: the export, then the .cast's pages after its first 8 MiB. */
-export async function loadRecording(api: TandemApi, id: string, progress: (loaded: number, total: number) => void): Promise<LoadedRecording> {
+interface LoadedParts extends Omit<LoadedRecording, 'cast'> {
+  /** The .cast in the pages it came in (an export makes its Blob of them: no one huge string). */
+  parts: string[];
+}
+
+/** Reads a recording: the export, then the .cast's pages after its first 8 MiB, up to `maxBytes`. */
+export async function loadRecording(api: TandemApi, id: string, progress: (loaded: number, total: number) => void, maxBytes = Infinity): Promise<LoadedParts> {
   const exported = await api.call('exportRecording', { id });
-  let cast = exported.cast;
+  const parts = [exported.cast];
   let skippedBytes = 0;
+  let replayCut: LoadedParts['replayCut'] = null;
   if (exported.castTruncated) {
-    let offset: number | null = utf8Length(cast);
-    const parts = [cast];
+    let offset: number | null = utf8Length(exported.cast);
     while (offset !== null) {
       const page: OpResult<'readRecordingCast'> = await api.call('readRecordingCast', { id: exported.id, offset });
+      const end = page.offset + utf8Length(page.text) + page.skippedBytes;
+      if (end > maxBytes) {
+        replayCut = { loaded: page.offset, total: page.size };
+        break;
+      }
       parts.push(page.text);
       skippedBytes += page.skippedBytes;
-      progress(page.offset + utf8Length(page.text) + page.skippedBytes, page.size);
+      progress(end, page.size);
       offset = page.nextOffset;
     }
-    cast = parts.join('');
   }
   let title = '';
   try {
-    title = String((JSON.parse(cast.slice(0, cast.indexOf('\n'))) as { title?: unknown }).title ?? '');
+    title = String((JSON.parse(exported.cast.slice(0, exported.cast.indexOf('\n'))) as { title?: unknown }).title ?? '');
   } catch {
     // The replay says the header is unreadable.
   }
-  return { id: exported.id, title, cast, timeline: exported.timeline, verification: exported.verification, timelineTruncated: exported.timelineTruncated, skippedBytes };
+  return { id: exported.id, title, parts, timeline: exported.timeline, verification: exported.verification, timelineTruncated: exported.timelineTruncated, skippedBytes, replayCut };
 }
 
 class RecordingsStore {
@@ -66,15 +77,19 @@ class RecordingsStore {
   /** An export in progress (its id), and the last export's problem. */
   exporting = $state<string | null>(null);
   exportProblem = $state<Problem | null>(null);
+  /** Said over the list when a tab asked for its terminal's recording and there is none. */
+  notice = $state<string | null>(null);
   private generation = 0;
 
   /** Opens the panel; with a terminal id, replays that terminal's newest recording. */
   show(terminalId?: string): void {
     this.open = true;
+    this.notice = null;
     void this.refresh().then(() => {
-      if (!terminalId) return;
+      if (!terminalId || this.listProblem) return;
       const newest = this.list.filter((r) => r.terminalId === terminalId).at(-1);
       if (newest) this.replay(newest.id);
+      else this.notice = 'This terminal has no recording: recording was off when it opened, or its recording was removed (Settings bound its size and age).';
     });
   }
 
@@ -111,11 +126,16 @@ class RecordingsStore {
     this.selected = id;
     const info = this.list.find((r) => r.id === id);
     this.load = { state: 'loading', loaded: 0, total: info?.castBytes ?? 0 };
-    loadRecording(api, id, (loaded, total) => {
-      if (generation === this.generation) this.load = { state: 'loading', loaded, total };
-    }).then(
-      (recording) => {
-        if (generation === this.generation) this.load = { state: 'ready', recording };
+    loadRecording(
+      api,
+      id,
+      (loaded, total) => {
+        if (generation === this.generation) this.load = { state: 'loading', loaded, total };
+      },
+      replayMaxBytes,
+    ).then(
+      ({ parts, ...loaded }) => {
+        if (generation === this.generation) this.load = { state: 'ready', recording: { ...loaded, cast: parts.join('') } };
       },
       (error: unknown) => {
         if (generation === this.generation) this.load = { state: 'error', problem: toProblem(error) };
@@ -137,10 +157,13 @@ class RecordingsStore {
     this.exporting = id;
     this.exportProblem = null;
     try {
-      const loaded = this.load.state === 'ready' && this.load.recording.id === id ? this.load.recording : await loadRecording(api, id, () => undefined);
+      // The recording on screen is saved as loaded, unless it was cut for the replay or is still growing.
+      const live = this.list.find((r) => r.id === id)?.live ?? true;
+      const shown = this.load.state === 'ready' && this.load.recording.id === id && !this.load.recording.replayCut && !live ? this.load.recording : null;
+      const loaded = shown ? { ...shown, parts: [shown.cast] } : await loadRecording(api, id, () => undefined);
       const names = exportNames(loaded.id, loaded.title || (this.list.find((r) => r.id === id)?.title ?? ''));
-      downloadText(names.cast, loaded.cast, 'application/x-asciicast');
-      downloadText(names.timeline, loaded.timeline, 'application/jsonl');
+      downloadText(names.cast, loaded.parts, 'application/x-asciicast');
+      downloadText(names.timeline, [loaded.timeline], 'application/jsonl');
     } catch (error) {
       this.exportProblem = toProblem(error);
     } finally {
