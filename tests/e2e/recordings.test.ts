@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Download, Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
@@ -234,4 +234,25 @@ describe.skipIf(!runUi)('Tandem UI: recordings, replay and export', () => {
     expect(statSync(saved).size).toBe(bytes);
     expect(readFileSync(saved, 'utf8') === big.cast).toBe(true);
   }, 120_000);
+
+  it('says why a recording cannot be replayed: not asciicast v3, or gone since the list was read', async () => {
+    const { page, serve } = fixture;
+    const dir = serve.host.recordings().dir;
+    const junk = '20261203T060000000Z-synthetic-junk';
+    writeFileSync(join(dir, `${junk}.cast`), '{"version":2,"width":80,"height":24}\n[0.1,"o","hi"]\n', { mode: 0o600 });
+    writeFileSync(join(dir, `${junk}.timeline.jsonl`), '', { mode: 0o600 });
+    const gone = '20261203T060001000Z-synthetic-gone';
+    writeFileSync(join(dir, `${gone}.cast`), synthesizeRecording({ seconds: 30, floods: 0 }).cast, { mode: 0o600 });
+    await openRecordings(page);
+    await page.getByRole('button', { name: 'Refresh the list' }).click();
+    await page.locator(`.item[data-recording-id="${junk}"]`).getByRole('button', { name: 'Replay' }).click();
+    await expect.poll(async () => (await replay(page).getByRole('alert').first().textContent()) ?? '').toMatch(/cannot be replayed: The recording is not asciicast v3 \(version 2\)/);
+
+    await expect.poll(() => page.locator(`.item[data-recording-id="${gone}"]`).count()).toBe(1);
+    rmSync(join(dir, `${gone}.cast`));
+    await page.locator(`.item[data-recording-id="${gone}"]`).getByRole('button', { name: 'Replay' }).click();
+    await expect.poll(() => replay(page).getAttribute('data-state')).toBe('error');
+    await expect.poll(async () => (await replay(page).getByRole('alert').first().textContent()) ?? '').toMatch(/could not be loaded: No recording/);
+    await expect(replay(page).getByRole('button', { name: 'Try again' }).count()).resolves.toBe(1);
+  });
 });
