@@ -207,6 +207,10 @@ describe.skipIf(!runUi)('Tandem UI: recordings, replay and export', () => {
     await expect.poll(() => replay(page).getAttribute('data-state')).toBe('ready');
     await expect.poll(async () => (await page.locator('.entries').textContent()) ?? '').toContain('echo delta-$((2*2))');
     expect(await page.locator('.item.selected .badge').textContent()).toBe('ended');
+    // Choosing another tab goes back to the terminals.
+    const other = page.locator(`[role="tab"][data-terminal-id]:not([data-terminal-id="${id2}"])`).first();
+    await other.click();
+    await expect.poll(() => page.getByRole('region', { name: 'Recordings' }).count()).toBe(0);
   });
 
   it('replays the first 64 MiB of a larger recording and says so, while Export saves all of it', async () => {
