@@ -245,6 +245,20 @@ export const operations = {
     args: z.object({ id: z.string().min(1).max(100), offset: z.number().int().min(0).max(2 ** 45) }).strict(),
     result: z.object({ id: z.string(), text: z.string(), offset: z.number(), nextOffset: z.number().nullable(), size: z.number(), skippedBytes: z.number() }),
   },
+  /**
+   * The Timeline panel (docs/recordings.md): one terminal's timeline records (its newest
+   * recording), or one agent's across its terminals', oldest first, at most `limit` (≤ 5000, the
+   * newest kept: `truncated`); each record as written (docs/recordings.md) plus where it came
+   * from, and each file's hash-chain verification. The UI's only: agents get no tool for it.
+   */
+  timeline: {
+    args: z.object({ terminalId: id.optional(), agent: z.string().min(1).max(64).optional(), limit: z.number().int().min(1).max(5000).optional() }).strict().refine((a) => (a.terminalId === undefined) !== (a.agent === undefined), 'give terminalId or agent, one of them'),
+    result: z.object({
+      records: z.array(z.looseObject({ seq: z.number(), type: z.string(), t: z.number(), at: z.string(), recordingId: z.string(), terminalId: z.string(), line: z.number() })),
+      chains: z.array(z.object({ recordingId: z.string(), terminalId: z.string(), live: z.boolean(), ok: z.boolean(), records: z.number(), firstBad: z.number().nullable(), reason: z.string().nullable() })),
+      truncated: z.boolean(),
+    }),
+  },
   /** Whether the person's system is dark, for the "system" theme's answers to colour queries. */
   reportAppearance: { args: z.object({ dark: z.boolean() }), result: z.object({}) },
 } as const;

@@ -4,6 +4,7 @@ import { type AgentsState, describeIssue, type EventName, type EventPayload, isO
 import { TandemError } from '../../shared/errors.js';
 import type { FrameMark } from '../../shared/command-marks.js';
 import type { TerminalHost } from './host.js';
+import { readTimelines } from '../record/timeline.js';
 import { openResolved, type PathOpenerOptions, resolveClickedPath } from './open-path.js';
 
 /** One connected UI (a renderer, a browser tab): where its events go. */
@@ -163,6 +164,7 @@ export class Dispatcher {
       listRecordings: async () => ({ recordings: await host.recordings().list() }),
       exportRecording: ({ id }) => host.recordings().export(id),
       readRecordingCast: ({ id, offset }) => host.recordings().readCast(id, offset),
+      timeline: (args) => readTimelines(host.recordings(), args),
       reportAppearance: ({ dark }) => (host.settings.setSystemAppearance(dark), {}),
       notify: ({ title, body, terminalId }) => {
         if (!opts.desktop) noDesktop();

@@ -112,3 +112,89 @@ export function verifyTimeline(text: string, expect?: { count: number; hash: str
   }
   return { ok: true, records: lines.length, firstBad: null, reason: null };
 }
+
+// ---- reading timelines for the app's Timeline panel (the `timeline` operation) ------------------
+
+/** Records the `timeline` operation returns at most (the newest; `limit` may ask for fewer). */
+export const maxTimelineRecords = 5000;
+/** Recordings an agent's timeline reads at most (its newest): each is one file read and verified. */
+export const maxAgentRecordings = 40;
+
+/** What reading timelines needs of the store (store.ts `RecordingStore`). */
+export interface TimelineSource {
+  list(): Promise<{ id: string; terminalId: string; startedAt: string; live: boolean }[]>;
+  export(id: string): Promise<{ id: string; timeline: string; timelineTruncated: boolean; verification: TimelineVerification }>;
+}
+
+export interface TimelineChain extends TimelineVerification {
+  recordingId: string;
+  terminalId: string;
+  live: boolean;
+}
+
+export interface TimelineRead {
+  /** Oldest first (newest last), each with the recording and terminal it came from; `line` is its line in that file. */
+  records: (TimelineRecord & { recordingId: string; terminalId: string; line: number })[];
+  /** Each recording read, with whether its hash chain holds (`firstBad`: the line where it breaks). */
+  chains: TimelineChain[];
+  /** Older records were left out (past `limit`). */
+  truncated: boolean;
+}
+
+/** A JSONL timeline's records; a line that does not parse is left out (the verification names it). */
+export function parseTimeline(text: string): { record: TimelineRecord; line: number }[] {
+  const out: { record: TimelineRecord; line: number }[] = [];
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (line === '') continue;
+    try {
+      const record = JSON.parse(line) as TimelineRecord;
+      if (record && typeof record === 'object' && typeof record.type === 'string') out.push({ record, line: i + 1 });
+    } catch {
+      // Named by verifyTimeline.
+    }
+  }
+  return out;
+}
+
+/** Whether a record is about this agent: by it, handed to or from it, or in a terminal it opened. */
+function aboutAgent(record: TimelineRecord, agent: string): boolean {
+  return record.by === `agent:${agent}` || record.to === agent || record.from === agent || record.agent === agent;
+}
+
+/**
+ * One terminal's timeline (its newest recording), or one agent's across its terminals' (the
+ * terminals it opened, and the records by it or handed to it in others), newest last, at most
+ * `limit` records, with each chain's verification.
+ */
+export async function readTimelines(source: TimelineSource, what: { terminalId?: string; agent?: string; limit?: number }): Promise<TimelineRead> {
+  const limit = Math.min(what.limit ?? maxTimelineRecords, maxTimelineRecords);
+  const all = await source.list();
+  let chosen: typeof all;
+  if (what.terminalId !== undefined) {
+    const newest = all.filter((r) => r.terminalId === what.terminalId).at(-1);
+    chosen = newest ? [newest] : [];
+  } else chosen = all.slice(-maxAgentRecordings);
+  const records: TimelineRead['records'] = [];
+  const chains: TimelineChain[] = [];
+  for (const info of chosen) {
+    let exported: Awaited<ReturnType<TimelineSource['export']>>;
+    try {
+      exported = await source.export(info.id);
+    } catch {
+      continue; // Pruned since the list was read.
+    }
+    const parsed = parseTimeline(exported.timeline);
+    const agent = what.agent;
+    const opened = agent !== undefined && parsed[0]?.record.type === 'open' && parsed[0].record.agent === agent;
+    const kept = agent === undefined || opened ? parsed : parsed.filter(({ record }) => aboutAgent(record, agent));
+    if (kept.length === 0 && agent !== undefined) continue;
+    chains.push({ recordingId: info.id, terminalId: info.terminalId, live: info.live, ...exported.verification });
+    for (const { record, line } of kept) records.push({ ...record, recordingId: info.id, terminalId: info.terminalId, line });
+  }
+  // Across terminals, by wall time (each file is already in order; a stable sort keeps it).
+  if (chosen.length > 1) records.sort((a, b) => String(a.at).localeCompare(String(b.at)));
+  const truncated = records.length > limit;
+  return { records: truncated ? records.slice(-limit) : records, chains, truncated };
+}
