@@ -9,7 +9,11 @@ const base = { id: 'a', title: 'bash', shell: 'bash', program: null as string | 
 describe('tab titles', () => {
   it('names a default-titled tab by its program, else its folder; a chosen title leads', () => {
     expect(tabTitle(base, '/home/me')).toEqual({ label: 'tandem', detail: null });
-    expect(tabTitle({ ...base, program: 'vim' }, '/home/me')).toEqual({ label: 'vim', detail: 'tandem' });
+    expect(tabTitle({ ...base, program: 'vim' }, '/home/me')).toEqual({ label: 'tandem', detail: 'vim' });
+    // A program's own title is never the label (Tandem's words): cleaned of control and bidi characters, bounded, as the detail.
+    expect(tabTitle({ ...base, program: '(approved)\u202e rm\x1b[31m -rf\u200b\n' }, '/home/me')).toEqual({ label: 'tandem', detail: '(approved) rm [31m -rf' });
+    expect(tabTitle({ ...base, program: 'x'.repeat(500) }, '/home/me').detail).toHaveLength(48);
+    expect(tabTitle({ ...base, program: '\u202e\u2066 \x07' }, '/home/me')).toEqual({ label: 'tandem', detail: null });
     expect(tabTitle({ ...base, cwd: '/home/me' }, '/home/me')).toEqual({ label: '~', detail: null });
     expect(tabTitle({ ...base, cwd: null }, null)).toEqual({ label: 'bash', detail: null });
     expect(tabTitle({ ...base, title: 'deploy', program: 'ssh' }, null)).toEqual({ label: 'deploy', detail: 'ssh' });
@@ -28,12 +32,11 @@ describe('tab titles', () => {
     const labels = (list: (typeof base)[]): string[] => Object.values(tabTitles(list, '/home/me', memory)).map((title) => title.label);
     const [a, b, c] = [home, { ...home, id: 'b' }, { ...home, id: 'c' }];
     expect(labels([a, b, c])).toEqual(['~', '~ (2)', '~ (3)']);
-    // Another tab starts a program: "~ (3)" stays "~ (3)".
-    expect(labels([a, { ...b, program: 'vim' }, c])).toEqual(['~', 'vim', '~ (3)']);
+    // A tab starts a program (or sets its title): no tab is renumbered, the label stays Tandem's.
+    expect(labels([a, { ...b, program: 'vim' }, c])).toEqual(['~', '~ (2)', '~ (3)']);
     // A tab closes: the others keep their numbers; a new look-alike takes the lowest free one.
-    expect(labels([{ ...b, program: 'vim' }, c])).toEqual(['vim', '~ (3)']);
-    expect(labels([{ ...b, program: 'vim' }, c, { ...home, id: 'd' }])).toEqual(['vim', '~ (3)', '~']);
-    // The tab that started the program reads as itself again with a number no other tab holds.
+    expect(labels([{ ...b, program: 'vim' }, c])).toEqual(['~ (2)', '~ (3)']);
+    expect(labels([{ ...b, program: 'vim' }, c, { ...home, id: 'd' }])).toEqual(['~ (2)', '~ (3)', '~']);
     expect(labels([b, c, { ...home, id: 'd' }])).toEqual(['~ (2)', '~ (3)', '~']);
     // Reordering changes nothing.
     expect(labels([c, { ...home, id: 'd' }, b])).toEqual(['~ (3)', '~', '~ (2)']);

@@ -8,16 +8,50 @@ export function lastFolder(path: string | null, home: string | null): string | n
   return parts.at(-1) ?? path;
 }
 
+/** A program's own title is cut to this many characters where Tandem shows it. */
+export const programTextMax = 48;
+
 /**
- * What a tab says. A title someone chose (a rename, the agent's `terminal_open` title) leads,
- * with the program beside it; a default title (the shell's name) gives way to what tells
- * terminals apart: the program's own title or foreground program, else the cwd's last folder.
+ * A program's own words (its OSC 0/2 title, or the foreground program's name) made safe to show
+ * beside Tandem's: control characters (C0, DEL, C1), bidirectional overrides, isolates and marks,
+ * zero-width and other invisible format characters and line/paragraph separators are removed,
+ * runs of spaces folded, and the text cut to `programTextMax` characters (an ellipsis says so).
+ * Null when nothing visible is left. Shown only as the program's (quoted, in its own style,
+ * never where Tandem writes its own states): see `programQuoted`.
+ */
+export function programText(raw: string | null | undefined): string | null {
+  if (!raw) return null;
+  const cleaned = raw
+    // eslint-disable-next-line no-control-regex
+    .replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ')
+    .replace(/[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb]/g, '')
+    .replace(/[\u2028\u2029]/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (cleaned === '') return null;
+  const chars = [...cleaned];
+  return chars.length > programTextMax ? `${chars.slice(0, programTextMax - 1).join('')}…` : cleaned;
+}
+
+/** How a program's words read in Tandem's sentences and tooltips: quoted and named as the program's. */
+export function programQuoted(raw: string | null | undefined): string | null {
+  const text = programText(raw);
+  return text === null ? null : `program: \u201c${text}\u201d`;
+}
+
+/**
+ * What a tab says. The label is always Tandem's: a title someone chose in Tandem (a rename, the
+ * agent's `terminal_open` title), else the cwd's last folder, else the shell's name. What the
+ * program says of itself (its OSC 0/2 title or its name) is never the label: it is the `detail`,
+ * cleaned by `programText`, and shown in the program's own style beside the label. A program can
+ * thus never write in the place where Tandem names the terminal (an approval card names the
+ * terminal by this label).
  */
 export function tabTitle(info: Pick<TerminalView, 'title' | 'shell' | 'program' | 'cwd'>, home: string | null): { label: string; detail: string | null } {
   const chosen = info.title !== info.shell;
-  const where = lastFolder(info.cwd, home);
-  if (chosen) return { label: info.title, detail: info.program };
-  return { label: info.program ?? where ?? info.title, detail: info.program && where ? where : null };
+  const program = programText(info.program);
+  if (chosen) return { label: info.title, detail: program };
+  return { label: lastFolder(info.cwd, home) ?? info.title, detail: program };
 }
 
 /** Survives a reload of this window (or browser tab), as the tab order does. */
@@ -96,14 +130,19 @@ function writeMemory(entries: [string, { key: string; n: number }][]): void {
 /** The page's one memory: the tabs, the list of all tabs, the cards and dialogs all read the same labels. */
 export const labelMemory = new LabelMemory(typeof sessionStorage !== 'undefined');
 
-/** Every tab's title; tabs that would read the same get a number from the second on (`~ (2)`), kept as long as the tab reads the same. */
+/**
+ * Every tab's title; tabs whose Tandem label would read the same get a number from the second on
+ * (`~ (2)`), kept as long as the label reads the same. The program's detail plays no part: the label
+ * alone names one terminal (approval and handoff cards name it so), and a program starting or
+ * setting its title never renumbers a tab.
+ */
 export function tabTitles(
   list: readonly Pick<TerminalView, 'id' | 'title' | 'shell' | 'program' | 'cwd'>[],
   home: string | null,
   memory: LabelMemory = labelMemory,
 ): Record<string, { label: string; detail: string | null }> {
   const plain = list.map((info) => ({ id: info.id, title: tabTitle(info, home) }));
-  const numbers = memory.assign(plain.map(({ id, title }) => ({ id, key: `${title.label}\u0000${title.detail ?? ''}` })));
+  const numbers = memory.assign(plain.map(({ id, title }) => ({ id, key: title.label })));
   const titles: Record<string, { label: string; detail: string | null }> = {};
   for (const { id, title } of plain) {
     const n = numbers[id] ?? 1;
