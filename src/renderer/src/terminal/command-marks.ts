@@ -207,6 +207,15 @@ export class CommandMarksView {
     return target;
   }
 
+  /** Scrolls to one command's mark by its id (the Timeline panel); false when it is not in the scrollback. */
+  jumpTo(markId: number): boolean {
+    const mark = this.byId.get(markId);
+    if (!mark || mark.start.line < 0 || this.term.buffer.active.type !== 'normal') return false;
+    this.select(mark);
+    this.term.scrollToLine(mark.start.line);
+    return true;
+  }
+
   private select(mark: ViewMark | null): void {
     if (this.selected === mark) return;
     const previous = this.selected;
