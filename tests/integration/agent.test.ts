@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { gate } from '../support/gate.js';
 import { until } from '../support/until.js';
 import { startAgentFixture, type AgentFixture } from './agent-helpers.js';
+import { ERROR_CODES } from '../../src/shared/errors.js';
 
 let f: AgentFixture;
 let token: string;
@@ -290,6 +291,20 @@ describe('the /mcp endpoint refuses', () => {
     expect(await post({ authorization: `Bearer ${token}`, origin: 'http://evil.example' })).toBe(403);
     expect(await post({ authorization: `Bearer ${token}`, host: 'evil.example' })).toBe(403);
     expect(await post({ authorization: `Bearer ${token}`, origin: new URL(f.url).origin })).toBe(200);
+  });
+
+  it('a missing or unknown token with a contract code (forbidden), not a code of its own', async () => {
+    for (const headers of [{}, { authorization: 'Bearer tdm_not_a_token' }]) {
+      const res = await fetch(`${f.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }),
+      });
+      expect(res.status).toBe(401);
+      const body = (await res.json()) as { error: { data: { code: string } } };
+      expect(body.error.data.code).toBe('forbidden');
+      expect(ERROR_CODES).toContain(body.error.data.code);
+    }
   });
 });
 

@@ -62,7 +62,7 @@ export const maxSessionsPerToken = maxSessions / 4;
 /** Calls in flight on one session at once; more are refused as `busy`. */
 export const maxInflightPerSession = 64;
 
-function sendJson(res: ServerResponse, status: number, code: ErrorCode | 'unauthorized', message: string): void {
+function sendJson(res: ServerResponse, status: number, code: ErrorCode, message: string): void {
   res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message, data: { code } }, id: null }));
 }
@@ -134,10 +134,10 @@ export class McpHttpEndpoint {
     const check = checkRequest({ host: req.headers.host, origin: req.headers.origin }, this.opts.allowOrigins);
     if (!check.ok) return sendJson(res, check.status, 'forbidden', check.message);
     const token = bearer(req);
-    if (!token) return sendJson(res, 401, 'unauthorized', 'Missing Authorization: Bearer <token>; pair this agent in Tandem first.');
+    if (!token) return sendJson(res, 401, 'forbidden', 'Missing Authorization: Bearer <token>; pair this agent in Tandem first.');
     if (this.opts.isUiCredential?.(token)) return sendJson(res, 403, 'forbidden', 'UI credentials are not accepted on /mcp; use an agent token.');
     const identity = this.service.tokens.identify(token);
-    if (!identity) return sendJson(res, 401, 'unauthorized', 'This token is not valid (revoked or never paired); pair the agent again.');
+    if (!identity) return sendJson(res, 401, 'forbidden', 'This token is not valid (revoked or never paired); pair the agent again.');
 
     const sessionId = req.headers['mcp-session-id'];
     let body: unknown;
