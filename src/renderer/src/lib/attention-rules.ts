@@ -3,6 +3,7 @@
  * agents' questions) and an injected clock: which tabs need them, how many things wait, and
  * which notifications to raise. No Svelte and no DOM, so it is tested without a browser.
  */
+import { programText } from './tab-title';
 import type { AgentsState, TerminalView } from '../../../shared/contract';
 
 /** An agent terminal's program waiting this long with no agent call waiting on it calls the person. */
@@ -149,7 +150,7 @@ export class AttentionRules {
           entry.unanswered = true;
           if (this.seeded && !seesIt(terminal.id)) {
             const why = terminal.agentConnected ? `${terminal.agent} is not answering` : `${terminal.agent} is disconnected`;
-            calls.push({ kind: 'input', terminalId: terminal.id, title: `${terminal.title} waits for input`, body: `${terminal.program ?? 'A program'} waits for input and ${why}.` });
+            calls.push({ kind: 'input', terminalId: terminal.id, title: `${terminal.title} waits for input`, body: `${programSays(terminal.program)} waits for input and ${why}.` });
           }
         } else if (!entry.unanswered) wakeAt = Math.min(wakeAt ?? Infinity, due);
       }
@@ -192,4 +193,10 @@ export class AttentionRules {
     if (this.seen.size > seenQuestionsMax) this.seen.delete(this.seen.values().next().value!);
     return false;
   }
+}
+
+/** A program's own title or name in a notification: cleaned, bounded and quoted as the program's, never Tandem's words. */
+function programSays(program: string | null): string {
+  const text = programText(program);
+  return text === null ? 'A program' : `The program \u201c${text}\u201d`;
 }

@@ -14,6 +14,16 @@ export interface Notifier {
   setCount(count: number, grew: boolean): void;
 }
 
+/**
+ * Text a system notification shows, made plain: control characters, line separators and format
+ * characters (bidi overrides and isolates, zero-width) that a program's title could carry into a
+ * call are removed, so nothing reorders or hides the words around them.
+ */
+export function plainText(text: string, max: number): string {
+  const plain = text.replace(/[\p{Cc}\p{Zl}\p{Zp}]/gu, ' ').replace(/[\p{Cf}\p{Co}\p{Cs}]/gu, '').replace(/\s+/g, ' ').trim();
+  return [...plain].slice(0, max).join('');
+}
+
 export function pageTitle(count: number): string {
   return count > 0 ? `(${count}) ${baseTitle}` : baseTitle;
 }
@@ -44,7 +54,7 @@ export function browserNotifier(show: (terminalId: string) => void): Notifier {
     notify(call) {
       if (typeof Notification === 'undefined' || Notification.permission !== 'granted') return;
       // One notification per terminal and kind: a newer one replaces the older.
-      const notification = new Notification(call.title, { body: call.body, tag: `${call.kind}:${call.terminalId ?? call.title}` });
+      const notification = new Notification(plainText(call.title, 200), { body: plainText(call.body, 500), tag: `${call.kind}:${call.terminalId ?? call.title}` });
       notification.onclick = () => {
         window.focus();
         if (call.terminalId) show(call.terminalId);
@@ -64,7 +74,7 @@ export function desktopNotifier(api: TandemApi, show: (terminalId: string) => vo
   return {
     notifier: {
       notify(call) {
-        api.call('notify', { title: call.title.slice(0, 200), body: call.body.slice(0, 500), ...(call.terminalId ? { terminalId: call.terminalId } : {}) }).catch(quiet);
+        api.call('notify', { title: plainText(call.title, 200) || baseTitle, body: plainText(call.body, 500), ...(call.terminalId ? { terminalId: call.terminalId } : {}) }).catch(quiet);
       },
       setCount(count, grew) {
         document.title = pageTitle(count);

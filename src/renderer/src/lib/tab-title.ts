@@ -22,10 +22,9 @@ export const programTextMax = 48;
 export function programText(raw: string | null | undefined): string | null {
   if (!raw) return null;
   const cleaned = raw
-    // eslint-disable-next-line no-control-regex
-    .replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ')
-    .replace(/[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\ufff0-\ufffb]/g, '')
-    .replace(/[\u2028\u2029]/g, ' ')
+    .replace(/[\p{Cc}\p{Zl}\p{Zp}]/gu, ' ')
+    // Format characters (bidi overrides, isolates and marks, zero-width, soft hyphen, BOM), private use, lone surrogates, fillers.
+    .replace(/[\p{Cf}\p{Co}\p{Cs}\u115f\u1160\u3164\uffa0]/gu, '')
     .replace(/\s+/g, ' ')
     .trim();
   if (cleaned === '') return null;
