@@ -294,7 +294,8 @@ describe('the /mcp endpoint refuses', () => {
   });
 
   it('a missing or unknown token with a contract code (forbidden), not a code of its own', async () => {
-    for (const headers of [{}, { authorization: 'Bearer tdm_not_a_token' }]) {
+    const tries: Record<string, string>[] = [{}, { authorization: 'Bearer tdm_not_a_token' }];
+    for (const headers of tries) {
       const res = await fetch(`${f.url}/mcp`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
