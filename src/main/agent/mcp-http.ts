@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { ErrorCode } from '../../shared/errors.js';
+import { readBody, sendJson } from '../web/http.js';
 import { checkRequest } from '../web/origin.js';
 import { linkSignals, sourceController } from './linked-signal.js';
 import { createMcpServer, runTool } from './mcp-server.js';
@@ -62,9 +63,9 @@ export const maxSessionsPerToken = maxSessions / 4;
 /** Calls in flight on one session at once; more are refused as `busy`. */
 export const maxInflightPerSession = 64;
 
-function sendJson(res: ServerResponse, status: number, code: ErrorCode, message: string): void {
-  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32001, message, data: { code } }, id: null }));
+/** A refusal as a JSON-RPC error whose data carries the contract code. */
+function refuse(res: ServerResponse, status: number, code: ErrorCode, message: string): void {
+  sendJson(res, status, { jsonrpc: '2.0', error: { code: -32001, message, data: { code } }, id: null });
 }
 
 function bearer(req: IncomingMessage): string | null {
@@ -82,18 +83,6 @@ function headerValue(req: IncomingMessage, name: string): string | null {
   } catch {
     return null;
   }
-}
-
-async function readBody(req: IncomingMessage, maxBytes: number): Promise<unknown> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req) {
-    size += (chunk as Buffer).length;
-    if (size > maxBytes) throw new Error('too large');
-    chunks.push(chunk as Buffer);
-  }
-  const text = Buffer.concat(chunks).toString('utf8');
-  return text ? JSON.parse(text) : undefined;
 }
 
 /**
@@ -132,29 +121,31 @@ export class McpHttpEndpoint {
 
   async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const check = checkRequest({ host: req.headers.host, origin: req.headers.origin }, this.opts.allowOrigins);
-    if (!check.ok) return sendJson(res, check.status, 'forbidden', check.message);
+    if (!check.ok) return refuse(res, check.status, 'forbidden', check.message);
     const token = bearer(req);
-    if (!token) return sendJson(res, 401, 'forbidden', 'Missing Authorization: Bearer <token>; pair this agent in Tandem first.');
-    if (this.opts.isUiCredential?.(token)) return sendJson(res, 403, 'forbidden', 'UI credentials are not accepted on /mcp; use an agent token.');
+    if (!token) return refuse(res, 401, 'forbidden', 'Missing Authorization: Bearer <token>; pair this agent in Tandem first.');
+    if (this.opts.isUiCredential?.(token)) return refuse(res, 403, 'forbidden', 'UI credentials are not accepted on /mcp; use an agent token.');
     const identity = this.service.tokens.identify(token);
-    if (!identity) return sendJson(res, 401, 'forbidden', 'This token is not valid (revoked or never paired); pair the agent again.');
+    if (!identity) return refuse(res, 401, 'forbidden', 'This token is not valid (revoked or never paired); pair the agent again.');
 
     const sessionId = req.headers['mcp-session-id'];
     let body: unknown;
     if (req.method === 'POST') {
       try {
-        body = await readBody(req, this.opts.maxBodyBytes ?? 1024 * 1024);
+        const text = await readBody(req, this.opts.maxBodyBytes ?? 1024 * 1024);
+        if (text === null) throw new Error('too large');
+        body = text ? JSON.parse(text) : undefined;
       } catch {
-        return sendJson(res, 413, 'input_too_large', 'The request body is too large or not JSON.');
+        return refuse(res, 413, 'input_too_large', 'The request body is too large or not JSON.');
       }
     }
     if (typeof sessionId === 'string') {
       const session = this.sessions.get(sessionId);
-      if (!session) return sendJson(res, 404, 'not_found', 'Unknown MCP session; initialize a new one.');
-      if (session.connection.identity.tokenHash !== identity.tokenHash) return sendJson(res, 403, 'forbidden', 'This MCP session belongs to another token.');
+      if (!session) return refuse(res, 404, 'not_found', 'Unknown MCP session; initialize a new one.');
+      if (session.connection.identity.tokenHash !== identity.tokenHash) return refuse(res, 403, 'forbidden', 'This MCP session belongs to another token.');
       // Requests only: a notification (a cancellation above all) frees slots rather than taking one.
       if (req.method === 'POST' && isRequest(body) && session.inflight.size >= maxInflightPerSession) {
-        return sendJson(res, 429, 'busy', `This session already has ${maxInflightPerSession} calls in flight; wait for some to finish.`);
+        return refuse(res, 429, 'busy', `This session already has ${maxInflightPerSession} calls in flight; wait for some to finish.`);
       }
       if (!this.track(session, req, res, body)) return;
       await session.transport.handleRequest(req, res, body);
@@ -163,12 +154,12 @@ export class McpHttpEndpoint {
       if (req.method === 'DELETE') await this.end(sessionId);
       return;
     }
-    if (req.method !== 'POST') return sendJson(res, 400, 'invalid_argument', 'Start with an initialize request (POST) before opening a stream.');
+    if (req.method !== 'POST') return refuse(res, 400, 'invalid_argument', 'Start with an initialize request (POST) before opening a stream.');
     if (!this.makeRoom(identity.tokenHash)) {
-      return sendJson(res, 503, 'capacity', `This agent already holds ${maxSessionsPerToken} live MCP sessions, its share of Tandem's ${maxSessions}; close some of its clients and try again.`);
+      return refuse(res, 503, 'capacity', `This agent already holds ${maxSessionsPerToken} live MCP sessions, its share of Tandem's ${maxSessions}; close some of its clients and try again.`);
     }
     if (!this.makeRoom(null)) {
-      return sendJson(res, 503, 'capacity', `Tandem already serves ${maxSessions} live agent sessions; end one (close an agent) and try again.`);
+      return refuse(res, 503, 'capacity', `Tandem already serves ${maxSessions} live agent sessions; end one (close an agent) and try again.`);
     }
     this.opening += 1;
     this.openingBy.set(identity.tokenHash, (this.openingBy.get(identity.tokenHash) ?? 0) + 1);

@@ -8,6 +8,7 @@ import { type AuthOptions, presentedSecret, UiAuth, offeredProtocols } from './a
 import { wsProtocol } from '../../shared/wire.js';
 import { challengeHeader, challengePattern, runProofLabel, sessionIdHeader, sessionIdLabel, sessionKeyLabel } from '../../shared/session-proof.js';
 import { checkRequest, normalizeOrigin } from './origin.js';
+import { readBody, sendJson } from './http.js';
 import { commonHeaders, serveStatic } from './static.js';
 import { closeCodes, defaultMaxBufferedBytes, serveWsConnection } from './ws-transport.js';
 
@@ -363,32 +364,4 @@ function refuseUpgrade(socket: Socket, status: number, code: string, message: st
   ];
   if (socket.writable) socket.end(`${headers.join('\r\n')}\r\n\r\n${body}`);
   else socket.destroy();
-}
-
-function sendJson(res: ServerResponse, status: number, value: unknown, extra: Record<string, string> = {}): void {
-  const body = JSON.stringify(value);
-  res.writeHead(status, {
-    ...commonHeaders,
-    'Content-Type': 'application/json; charset=utf-8',
-    'Content-Length': String(Buffer.byteLength(body)),
-    'Cache-Control': 'no-store',
-    ...extra,
-  });
-  res.end(body);
-}
-
-/** The request body as text, or null when it exceeds `limit` bytes. */
-function readBody(req: IncomingMessage, limit: number): Promise<string | null> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let over = false;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) over = true;
-      else chunks.push(chunk);
-    });
-    req.on('end', () => resolve(over ? null : Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
 }
