@@ -254,7 +254,7 @@ export const operations = {
   timeline: {
     args: z.object({ terminalId: id.optional(), agent: z.string().min(1).max(64).optional(), limit: z.number().int().min(1).max(5000).optional() }).strict().refine((a) => (a.terminalId === undefined) !== (a.agent === undefined), 'give terminalId or agent, one of them'),
     result: z.object({
-      records: z.array(z.looseObject({ seq: z.number(), type: z.string(), t: z.number(), at: z.string(), recordingId: z.string(), terminalId: z.string(), line: z.number() })),
+      records: z.array(z.looseObject({ seq: z.number(), type: z.string(), t: z.number(), at: z.string(), recordingId: z.string(), terminalId: z.string(), fileLine: z.number() })),
       chains: z.array(z.object({ recordingId: z.string(), terminalId: z.string(), live: z.boolean(), ok: z.boolean(), records: z.number(), firstBad: z.number().nullable(), reason: z.string().nullable() })),
       truncated: z.boolean(),
     }),

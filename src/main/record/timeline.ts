@@ -133,8 +133,8 @@ export interface TimelineChain extends TimelineVerification {
 }
 
 export interface TimelineRead {
-  /** Oldest first (newest last), each with the recording and terminal it came from; `line` is its line in that file. */
-  records: (TimelineRecord & { recordingId: string; terminalId: string; line: number })[];
+  /** Oldest first (newest last), each with the recording and terminal it came from; `fileLine` is its line in that file. */
+  records: (TimelineRecord & { recordingId: string; terminalId: string; fileLine: number })[];
   /** Each recording read, with whether its hash chain holds (`firstBad`: the line where it breaks). */
   chains: TimelineChain[];
   /** Older records were left out (past `limit`). */
@@ -160,7 +160,8 @@ export function parseTimeline(text: string): { record: TimelineRecord; line: num
 
 /** Whether a record is about this agent: by it, handed to or from it, or in a terminal it opened. */
 function aboutAgent(record: TimelineRecord, agent: string): boolean {
-  return record.by === `agent:${agent}` || record.to === agent || record.from === agent || record.agent === agent;
+  const named = `agent:${agent}`;
+  return record.by === named || record.to === named || record.from === named || record.agent === agent;
 }
 
 /**
@@ -191,7 +192,7 @@ export async function readTimelines(source: TimelineSource, what: { terminalId?:
     const kept = agent === undefined || opened ? parsed : parsed.filter(({ record }) => aboutAgent(record, agent));
     if (kept.length === 0 && agent !== undefined) continue;
     chains.push({ recordingId: info.id, terminalId: info.terminalId, live: info.live, ...exported.verification });
-    for (const { record, line } of kept) records.push({ ...record, recordingId: info.id, terminalId: info.terminalId, line });
+    for (const { record, line } of kept) records.push({ ...record, recordingId: info.id, terminalId: info.terminalId, fileLine: line });
   }
   // Across terminals, by wall time (each file is already in order; a stable sort keeps it).
   if (chosen.length > 1) records.sort((a, b) => String(a.at).localeCompare(String(b.at)));
