@@ -4,8 +4,9 @@ import { describeIssue } from '../../shared/contract.js';
 import { TandemError } from '../../shared/errors.js';
 import type { AgentConnection, AgentService } from './service.js';
 import { isToolName, toolArgs, toolList, type ToolName } from './tool-defs.js';
+import { tandemVersion } from '../version.js';
 
-export const serverInfo = { name: 'tandem', version: '0.1.0' };
+export const serverInfo = { name: 'tandem', version: tandemVersion };
 
 const instructions =
   'Tandem terminals are shared with the person at the computer: every terminal you open is a tab they see. ' +

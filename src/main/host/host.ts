@@ -18,6 +18,7 @@ import { SettingsStore } from './settings-store.js';
 import type { TerminalRecorder } from '../record/recorder.js';
 import type { RecordingStore } from '../record/store.js';
 import { saveEveryMs, TranscriptStore } from './transcripts.js';
+import { tandemVersion } from '../version.js';
 
 export interface HostOptions {
   limits?: Partial<Limits>;
@@ -51,8 +52,6 @@ export interface CreateRequest {
   signal?: AbortSignal;
   sandbox?: SandboxRequest;
 }
-
-const version = '0.1.0';
 
 /** Who asked for a terminal's close, as the host was told (the record of every removal). */
 export type CloseCause = 'ui' | 'agent' | 'unattended' | 'shutdown' | 'host';
@@ -124,7 +123,7 @@ export class TerminalHost {
   }
 
   get version(): string {
-    return this.opts.version ?? version;
+    return this.opts.version ?? tandemVersion;
   }
 
   environment(): { platform: string; home: string; defaultShell: ShellCandidate | null; shells: ShellCandidate[]; version: string; windowsPty?: WindowsPtyInfo } {
