@@ -57,6 +57,10 @@ export function whoLabel(by: string | null, handoff: boolean): string {
   return `${agent ?? 'you'}${handoff ? ' (handoff)' : ''}`;
 }
 
+function whoOrNull(value: string | null): string | null {
+  return value === null ? null : whoLabel(value, false);
+}
+
 function sandboxText(value: unknown): string | null {
   if (!value || typeof value !== 'object') return null;
   const sandbox = value as Record<string, unknown>;
@@ -91,7 +95,7 @@ export function toEntries(records: readonly TimelineRecord[], chains: readonly T
     const by = str(r.by);
     const handoff = r.handoff === true;
     const bad = firstBad.get(r.recordingId) ?? null;
-    const base = { key: `${r.recordingId}:${r.line}`, type: r.type, by, agent: agentOf(by), handoff, at: r.at, terminalId: r.terminalId, recordingId: r.recordingId, suspect: bad !== null && r.line >= bad, markId: null as number | null, allowed: null as string | null, outcome: null as Outcome | null };
+    const base = { key: `${r.recordingId}:${r.fileLine}`, type: r.type, by, agent: agentOf(by), handoff, at: r.at, terminalId: r.terminalId, recordingId: r.recordingId, suspect: bad !== null && r.fileLine >= bad, markId: null as number | null, allowed: null as string | null, outcome: null as Outcome | null };
     switch (r.type) {
       case 'command': {
         const ordinal = (commandsSeen.get(r.recordingId) ?? 0) + 1;
@@ -133,19 +137,21 @@ export function toEntries(records: readonly TimelineRecord[], chains: readonly T
         break;
       case 'handoff': {
         const kind = str(r.kind) ?? 'handoff';
-        const kinds: Record<string, string> = { takeover: 'You took control', hand_back: 'Handed back', hand_to: 'Handed to an agent', request: 'Handoff requested', answer: 'Handoff request answered' };
+        const kinds: Record<string, string> = { takeover: 'You took control', hand_back: 'You handed control back', hand_to: 'Handed to an agent', request: 'The agent asked you to take over', accepted: 'You accepted the handoff', declined: 'You declined the handoff', answer: 'Handoff request answered' };
         entries.push({
           ...base,
-          agent: str(r.to) ?? str(r.from) ?? null,
+          by: str(r.from) ?? 'person',
+          handoff: false,
+          agent: agentOf(str(r.to)) ?? agentOf(str(r.from)),
           title: kinds[kind] ?? `Handoff: ${kind}`,
-          details: fields(['from', str(r.from)], ['to', str(r.to)], ['note', str(r.note)], ['accepted', typeof r.accepted === 'boolean' ? (r.accepted ? 'yes' : 'no') : null]),
+          details: fields(['to', whoOrNull(str(r.to))], ['note', str(r.note)], ['accepted', typeof r.accepted === 'boolean' ? (r.accepted ? 'yes' : 'no') : null]),
         });
         break;
       }
       case 'policy':
       case 'sandbox': {
         const shown = Object.entries(r)
-          .filter(([k]) => !['seq', 'type', 't', 'at', 'prev', 'recordingId', 'terminalId', 'line'].includes(k))
+          .filter(([k]) => !['seq', 'type', 't', 'at', 'prev', 'recordingId', 'terminalId', 'fileLine'].includes(k))
           .map(([k, v]) => ({ label: k, value: typeof v === 'string' ? v : JSON.stringify(v) }));
         entries.push({ ...base, agent: str(r.agent), title: r.type === 'policy' ? 'Approval policy changed' : 'Sandbox changed', details: shown });
         break;
@@ -175,7 +181,7 @@ export type OutcomeFilter = 'all' | 'ok' | 'failed' | 'rejected' | 'waiting';
 /** Entries that pass the filters: by who (`all`, `person`, or an agent's name) and how it ended. */
 export function filterEntries(entries: readonly TimelineEntry[], who: string, outcome: OutcomeFilter): TimelineEntry[] {
   return entries.filter((entry) => {
-    if (who === 'person' && !(entry.by === 'person' || (entry.type === 'handoff' && entry.by === null))) return false;
+    if (who === 'person' && entry.by !== 'person') return false;
     if (who !== 'all' && who !== 'person' && entry.agent !== who) return false;
     if (outcome === 'all') return true;
     if (outcome === 'failed') return entry.outcome === 'failed' || entry.outcome === 'interrupted';
