@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +8,7 @@ import { type AllowEntry, defaultAllowList, knownOption, knownOptions, matchEntr
 import { judgeAllowed } from '../../../src/main/agent/judge/judge-line.js';
 import { loadGrammars } from '../../../src/main/agent/judge/tree-sitter.js';
 import { envNeedingApproval } from '../../../src/main/agent/judge/env-names.js';
-import { findGitDir, gitConfigProblem } from '../../../src/main/agent/judge/git-config.js';
+import { gitConfigProblem } from '../../../src/main/agent/judge/git-config.js';
 import { holdsSensitivePath, isSensitivePath } from '../../../src/main/agent/judge/sensitive-paths.js';
 import { bracketedPaste } from '../../../src/main/terminal/keys.js';
 
@@ -16,9 +17,10 @@ afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 function repo(name: string, config: string, extra: Record<string, string> = {}): string {
   const dir = join(root, name);
-  mkdirSync(join(dir, '.git'), { recursive: true });
   mkdirSync(join(dir, 'src'), { recursive: true });
-  writeFileSync(join(dir, '.git', 'config'), config);
+  // A real repository (git finds an invalid `.git` directory no repository): then its own configuration.
+  execFileSync('git', ['init', '-q', dir], { env: { PATH: process.env.PATH, HOME: root } });
+  writeFileSync(join(dir, '.git', 'config'), `[core]\n\trepositoryformatversion = 0\n\tbare = false\n${config}`);
   for (const [path, content] of Object.entries(extra)) {
     mkdirSync(join(dir, path, '..'), { recursive: true });
     writeFileSync(join(dir, path), content);
@@ -26,50 +28,61 @@ function repo(name: string, config: string, extra: Record<string, string> = {}):
   return dir;
 }
 
-describe("a repository's own configuration", () => {
-  it('passes a plain configuration, from the repository and its subdirectories', () => {
-    const dir = repo('plain', '[core]\n\tbare = false\n\tfsmonitor = false\n[alias]\n\tst = status\n[remote "origin"]\n\turl = x\n');
+describe("the configuration git would use (asked of git, judged by an allow list)", () => {
+  it('passes keys known to run nothing, from the repository and its subdirectories', () => {
+    const dir = repo('plain', '\tautocrlf = input\n[user]\n\tname = me\n[remote "origin"]\n\turl = x\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n[branch "main"]\n\tremote = origin\n\tmerge = refs/heads/main\n');
     expect(gitConfigProblem(dir, root)).toBeNull();
     expect(gitConfigProblem(join(dir, 'src'), root)).toBeNull();
+    // Outside any repository: only the person's own files, which are not judged.
+    mkdirSync(join(root, 'nowhere'), { recursive: true });
+    expect(gitConfigProblem(join(root, 'nowhere'), root)).toBeNull();
   });
 
   it.each([
-    ['a filter driver', '[filter "lfs"]\n\tclean = touch /tmp/x\n'],
-    ['a process filter', '[filter "x"]\n\tprocess = sh\n'],
-    ['a diff command', '[diff "x"]\n\tcommand = sh\n'],
-    ['a textconv', '[diff "pdf"]\n  textconv = "sh -c x"\n'],
-    ['an external diff', '[diff]\n\texternal = sh\n'],
-    ['an fsmonitor hook', '[core]\n\tfsmonitor = /tmp/hook\n'],
-    ['a pager', '[core]\n\tpager = sh -c x\n'],
-    ['a per-command pager', '[pager]\n\tlog = sh\n'],
-    ['another work tree', '[core]\n\tworktree = /\n'],
-    ['the old section syntax', '[filter.lfs]\n\tsmudge = x\n'],
-    ['upper case names', '[FILTER "a"]\n\tClean = x\n'],
-    ['a line it cannot read', '[core\n\tpager = x\n'],
-    ['a key outside any section', 'pager = x\n'],
-  ])('asks for %s', (_name, config) => {
-    expect(gitConfigProblem(repo(`bad-${_name.replace(/\W/g, '-')}`, config), root)).toMatch(/configuration|cannot read/);
+    ['a filter driver', '[filter "lfs"]\n\tclean = touch /tmp/x\n', 'filter.lfs.clean'],
+    ['a process filter', '[filter "x"]\n\tprocess = sh\n', 'filter.x.process'],
+    ['a diff command', '[diff "x"]\n\tcommand = sh\n', 'diff.x.command'],
+    ['a textconv', '[diff "pdf"]\n  textconv = "sh -c x"\n', 'diff.pdf.textconv'],
+    ['an external diff', '[diff]\n\texternal = sh\n', 'diff.external'],
+    ['an fsmonitor hook', '[core]\n\tfsmonitor = /tmp/hook\n', 'core.fsmonitor'],
+    ['a hooks path', '[core]\n\thooksPath = .githooks\n', 'core.hookspath'],
+    ['an ssh command', '[core]\n\tsshCommand = sh -c x\n', 'core.sshcommand'],
+    ['a pager', '[core]\n\tpager = sh -c x\n', 'core.pager'],
+    ['a per-command pager', '[pager]\n\tlog = sh\n', 'pager.log'],
+    ['an alias', '[alias]\n\tst = !sh -c x\n', 'alias.st'],
+    ['another work tree', '[core]\n\tworktree = /\n', 'core.worktree'],
+    ['an unknown key', '[frobnicate]\n\tprogram = x\n', 'frobnicate.program'],
+    ['the old section syntax', '[filter.lfs]\n\tsmudge = x\n', 'filter.lfs.smudge'],
+    ['upper case names', '[FILTER "a"]\n\tClean = x\n', 'filter.a.clean'],
+  ])('asks for %s, naming the key', (name, config, key) => {
+    expect(gitConfigProblem(repo(`bad-${name.replace(/\W/g, '-')}`, config), root)).toContain(key);
   });
 
-  it('follows includes, relative and from home, and worktree pointers', () => {
+  it('asks when git cannot read the configuration', () => {
+    expect(gitConfigProblem(repo('unreadable', '[core\n\tpager = x\n'), root)).toMatch(/git refuses|could not read/);
+  });
+
+  it('follows includes, relative and from home, and worktrees, as git does', () => {
     const included = repo('included', '[include]\n\tpath = extra.cfg\n', { '.git/extra.cfg': '[diff "x"]\n\ttextconv = sh\n' });
-    expect(gitConfigProblem(included, root)).toMatch(/diff\.x\.textconv/);
+    expect(gitConfigProblem(included, root)).toMatch(/diff\.x\.textconv.*extra\.cfg/);
     mkdirSync(join(root, 'home'), { recursive: true });
     writeFileSync(join(root, 'home', 'evil.cfg'), '[core]\n\tpager = sh\n');
     expect(gitConfigProblem(repo('from-home', '[includeIf "gitdir:/"]\n\tpath = ~/evil.cfg\n'), join(root, 'home'))).toMatch(/core\.pager/);
-    // A linked worktree: `.git` is a file pointing into the main repository.
+    // An includeIf whose condition git finds false includes nothing.
+    expect(gitConfigProblem(repo('not-included', '[includeIf "gitdir:/nowhere/"]\n\tpath = ~/evil.cfg\n'), join(root, 'home'))).toBeNull();
+    // A linked worktree made by git: its `.git` file and `commondir` lead to the main repository's configuration.
     const main = repo('main', '[core]\n\tfsmonitor = /tmp/hook\n');
-    const linked = join(root, 'linked');
-    mkdirSync(join(main, '.git', 'worktrees', 'linked'), { recursive: true });
-    writeFileSync(join(main, '.git', 'worktrees', 'linked', 'commondir'), '../..\n');
-    mkdirSync(linked);
-    writeFileSync(join(linked, '.git'), `gitdir: ${join(main, '.git', 'worktrees', 'linked')}\n`);
-    expect(findGitDir(linked)).toBe(join(main, '.git', 'worktrees', 'linked'));
-    expect(gitConfigProblem(linked, root)).toMatch(/core\.fsmonitor/);
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '--allow-empty', '-m', 'x'], { cwd: main, env: { PATH: process.env.PATH, HOME: root } });
+    execFileSync('git', ['worktree', 'add', '-q', join(root, 'linked')], { cwd: main, env: { PATH: process.env.PATH, HOME: root } });
+    expect(gitConfigProblem(join(root, 'linked'), root)).toMatch(/core\.fsmonitor/);
   });
 
   it('checks submodule configurations too', () => {
-    expect(gitConfigProblem(repo('with-module', '[core]\n\tbare = false\n', { '.git/modules/lib/config': '[core]\n\tpager = sh\n' }), root)).toMatch(/core\.pager/);
+    const dir = repo('with-module', '');
+    execFileSync('git', ['init', '-q', '--bare', join(dir, '.git', 'modules', 'lib')], { env: { PATH: process.env.PATH, HOME: root } });
+    expect(gitConfigProblem(dir, root)).toBeNull();
+    writeFileSync(join(dir, '.git', 'modules', 'lib', 'config'), '[core]\n\tbare = true\n\tpager = sh\n');
+    expect(gitConfigProblem(dir, root)).toMatch(/submodule: .*core\.pager/);
   });
 });
 

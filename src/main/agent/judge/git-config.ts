@@ -1,118 +1,190 @@
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 
 /**
- * Whether a repository's own configuration could make a read-only git command run a program
- * or read outside the workspace. Read from the files directly (never by running git, which
- * would honour that very configuration). Any file it cannot read or parse counts as unsafe.
+ * Whether the configuration git would use for a command in `cwd` could make an allow-listed
+ * git line run a program or read elsewhere. Git itself is asked (`git config --list
+ * --show-scope --show-origin -z`), so the repository, its worktree and every include are found
+ * exactly as git finds them: `.git` files with `gitdir:`, `commondir`, linked worktrees and their
+ * `config.worktree` (only when `extensions.worktreeConfig` makes git read it), an invalid `.git`
+ * directory skipped for the parent's, `safe.directory` (a refused repository asks), `include` and
+ * `includeIf` with git's own conditions. Listing configuration runs nothing: no hook, pager,
+ * filter, fsmonitor or external diff is started by `git config`, and `GIT_CONFIG_*` variables,
+ * `GIT_DIR` and the like are not passed in from Tandem's own environment.
+ *
+ * Then an ALLOW list: a key set by the repository, its worktree, a `-c`/`GIT_CONFIG_*` value
+ * (command scope) or any file included from anywhere must be one known to run nothing; any other
+ * key asks and the question names it and the file it came from. The person's own files (system
+ * and global, not what they include) are the person's and are not judged.
  */
-const maxFiles = 64;
-const maxFileBytes = 1 << 20;
-const maxIncludeDepth = 10;
+const gitTimeoutMs = 3000;
+const maxOutputBytes = 4 << 20;
+/** Submodule repositories looked at, at most (each is another `git config`): more asks. */
+const maxModules = 16;
 
-/** Keys (section.key, or section.*.key with any subsection), lower-case, that run or redirect. */
-const unsafeKeys = [
-  'filter.*.clean', 'filter.*.smudge', 'filter.*.process',
-  'diff.*.command', 'diff.*.textconv', 'diff.external',
-  'core.fsmonitor', 'core.pager', 'core.worktree', 'gpg.program', 'gpg.*.program',
+/**
+ * Keys, lower-case, known to run nothing and read nothing outside the repository. `*` stands
+ * for one subsection (`branch.*.merge`) or any key of a section (`user.*`).
+ */
+const safeKeys: readonly string[] = [
+  // Layout and format.
+  'core.repositoryformatversion', 'core.bare', 'core.filemode', 'core.logallrefupdates', 'core.ignorecase',
+  'core.precomposeunicode', 'core.symlinks', 'core.autocrlf', 'core.eol', 'core.safecrlf', 'core.quotepath',
+  'core.abbrev', 'core.compression', 'core.loosecompression', 'core.whitespace', 'core.checkstat',
+  'core.trustctime', 'core.untrackedcache', 'core.splitindex', 'core.commentchar', 'core.commentstring',
+  'core.sparsecheckout', 'core.sparsecheckoutcone', 'core.multipackindex', 'core.preloadindex', 'core.fscache',
+  'core.longpaths', 'core.protectntfs', 'core.protecthfs', 'core.warnambiguousrefs',
+  'extensions.worktreeconfig', 'extensions.objectformat', 'extensions.refstorage', 'extensions.preciousobjects',
+  'extensions.partialclone', 'index.version', 'index.threads', 'pack.threads', 'feature.manyfiles',
+  // Who commits.
+  'user.*', 'author.*', 'committer.*',
+  // Branches and remotes: names and refspecs (a URL's transport is fetched only by a fetch, which asks).
+  'branch.*.remote', 'branch.*.merge', 'branch.*.rebase', 'branch.*.pushremote', 'branch.*.description',
+  'branch.autosetupmerge', 'branch.autosetuprebase', 'branch.sort',
+  'remote.*.url', 'remote.*.pushurl', 'remote.*.fetch', 'remote.*.push', 'remote.*.mirror', 'remote.*.tagopt',
+  'remote.*.prune', 'remote.*.prunetags', 'remote.*.skipdefaultupdate', 'remote.*.promisor', 'remote.*.partialclonefilter',
+  'submodule.*.url', 'submodule.*.active', 'submodule.*.branch', 'submodule.active',
+  // How output looks and what commands default to.
+  'color.*', 'column.*', 'advice.*', 'i18n.*', 'init.defaultbranch',
+  'pull.rebase', 'pull.ff', 'push.default', 'push.autosetupremote', 'fetch.prune', 'fetch.prunetags',
+  'merge.ff', 'merge.conflictstyle', 'rebase.autosquash', 'rebase.autostash', 'rebase.updaterefs',
+  'diff.renames', 'diff.algorithm', 'diff.colormoved', 'diff.mnemonicprefix', 'diff.noprefix', 'diff.context',
+  'diff.indentheuristic', 'diff.relative', 'status.showuntrackedfiles', 'status.short', 'status.branch',
+  'status.relativepaths', 'log.date', 'log.decorate', 'log.abbrevcommit', 'log.follow', 'blame.date',
+  'lfs.repositoryformatversion', 'gui.wmstate', 'gui.geometry',
+  // Includes themselves: what they include is listed by git and judged key by key.
+  'include.path', 'includeif.*.path',
 ];
-/** Whole sections whose every key picks a program. */
-const unsafeSections = ['pager'];
 
-/** Where git itself would look for the repository of `cwd`, or null outside one. */
-export function findGitDir(cwd: string): string | null {
-  for (let dir = resolve(cwd); ; dir = dirname(dir)) {
-    const dotGit = join(dir, '.git');
-    try {
-      const stat = statSync(dotGit);
-      if (stat.isDirectory()) return dotGit;
-      const pointer = /^gitdir:\s*(.+?)\s*$/m.exec(readFileSync(dotGit, 'utf8'));
-      return pointer ? resolve(dir, pointer[1]!) : dotGit;
-    } catch {
-      // A bare repository is found by its layout, as git does.
-      if (existsSync(join(dir, 'HEAD')) && existsSync(join(dir, 'objects')) && existsSync(join(dir, 'refs'))) return dir;
-    }
-    if (dirname(dir) === dir) return null;
+function isSafe(key: string): boolean {
+  const parts = key.split('.');
+  const section = parts[0]!;
+  const name = parts.at(-1)!;
+  const middle = parts.length > 2;
+  return safeKeys.some((pattern) => {
+    const want = pattern.split('.');
+    if (want.length === 2 && want[1] === '*') return section === want[0];
+    if (want.length === 2) return !middle && section === want[0] && name === want[1];
+    return middle && section === want[0] && name === want[2];
+  });
+}
+
+export interface GitEntry {
+  scope: string;
+  origin: string;
+  key: string;
+}
+
+/** Parses `git config --list --show-scope --show-origin -z`: `scope NUL origin NUL key [LF value] NUL`, repeated. */
+export function parseConfigList(out: string): GitEntry[] | null {
+  const fields = out.split('\0');
+  if (fields.at(-1) === '') fields.pop();
+  if (fields.length % 3 !== 0) return null;
+  const entries: GitEntry[] = [];
+  for (let i = 0; i < fields.length; i += 3) {
+    const key = fields[i + 2]!.split('\n', 1)[0]!.toLowerCase();
+    entries.push({ scope: fields[i]!, origin: fields[i + 1]!, key });
   }
+  return entries;
 }
 
-interface Scan {
-  seen: Set<string>;
-  home: string;
+/** The person's own top-level files: judged only for what they include. */
+function personsFile(entry: GitEntry, home: string): boolean {
+  if (entry.scope === 'system') return entry.origin === 'file:/etc/gitconfig' || /^file:\/(usr|opt|etc)\//.test(entry.origin) && entry.origin.endsWith('/gitconfig');
+  if (entry.scope !== 'global') return false;
+  const xdg = process.env.XDG_CONFIG_HOME && process.env.XDG_CONFIG_HOME !== '' ? process.env.XDG_CONFIG_HOME : join(home, '.config');
+  return entry.origin === `file:${join(home, '.gitconfig')}` || entry.origin === `file:${join(xdg, 'git', 'config')}`;
 }
 
-function unsafeKey(section: string, subsection: string | null, key: string, value: string | null): boolean {
-  if (unsafeSections.includes(section)) return true;
-  if (section === 'core' && key === 'fsmonitor' && value !== null && /^(false|no|off|0|)$/i.test(value.trim())) return false;
-  const name = subsection === null ? `${section}.${key}` : `${section}.*.${key}`;
-  return unsafeKeys.includes(name);
+/** A clean environment for git: nothing of Tandem's own `GIT_*` (a locator or `-c` values) reaches it. */
+function gitEnv(home: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, LC_ALL: 'C', GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0' };
+  if (process.env.XDG_CONFIG_HOME) env.XDG_CONFIG_HOME = process.env.XDG_CONFIG_HOME;
+  if (process.env.SYSTEMROOT) env.SYSTEMROOT = process.env.SYSTEMROOT;
+  return { ...env, ...extra };
 }
 
-/** Returns a reason when the file (or one it includes) is unsafe or unreadable, else null. */
-function scanFile(path: string, scan: Scan, depth: number): string | null {
-  if (scan.seen.has(path)) return null;
-  if (scan.seen.size >= maxFiles || depth > maxIncludeDepth) return 'its configuration includes too many files to check';
-  scan.seen.add(path);
-  let text: string;
-  try {
-    if (!existsSync(path)) return null;
-    if (statSync(path).size > maxFileBytes) return `${path} is too large to check`;
-    text = readFileSync(path, 'utf8');
-  } catch {
-    return `${path} could not be read`;
+function listConfig(cwd: string, home: string, extraEnv: Record<string, string> = {}): { entries: GitEntry[] } | { problem: string } {
+  const run = spawnSync('git', ['--no-pager', 'config', '--list', '--show-scope', '--show-origin', '-z'], {
+    cwd,
+    env: gitEnv(home, extraEnv),
+    encoding: 'utf8',
+    timeout: gitTimeoutMs,
+    maxBuffer: maxOutputBytes,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    windowsHide: true,
+  });
+  if (run.error) return { problem: `git could not read this repository's configuration (${(run.error as NodeJS.ErrnoException).code ?? run.error.message})` };
+  if (run.status !== 0) {
+    const said = (run.stderr ?? '').split('\n').find((line) => line.startsWith('fatal:') || line.startsWith('error:'))?.slice(0, 200);
+    return { problem: said ? `git refuses this repository's configuration: ${said}` : 'git could not read this repository\'s configuration' };
   }
-  let section = '';
-  let subsection: string | null = null;
-  const lines = text.replace(/\\\r?\n/g, '').split(/\r?\n/);
-  for (const raw of lines) {
-    const line = raw.trim();
-    if (line === '' || line.startsWith('#') || line.startsWith(';')) continue;
-    const header = /^\[\s*([A-Za-z0-9.-]+)(?:\s+"((?:[^"\\]|\\.)*)")?\s*\](.*)$/.exec(line);
-    if (header) {
-      const [name, ...rest] = header[1]!.toLowerCase().split('.');
-      section = name!;
-      subsection = header[2] ?? (rest.length ? rest.join('.') : null);
-      const tail = header[3]!.trim();
-      if (tail === '' || tail.startsWith('#') || tail.startsWith(';')) continue;
-      return `${path} has a line this check cannot read`;
-    }
-    const entry = /^([A-Za-z][A-Za-z0-9-]*)\s*(?:=\s*(.*))?$/.exec(line);
-    if (!entry || section === '') return `${path} has a line this check cannot read`;
-    const key = entry[1]!.toLowerCase();
-    const value = entry[2] === undefined ? null : entry[2].replace(/^"(.*)"$/, '$1');
-    if (unsafeKey(section, subsection, key, value)) return `the repository's configuration sets ${section}${subsection === null ? '' : `.${subsection}`}.${key}`;
-    if ((section === 'include' || section === 'includeif') && key === 'path' && value) {
-      const target = value.startsWith('~/') ? join(scan.home, value.slice(2)) : isAbsolute(value) ? value : resolve(dirname(path), value);
-      const problem = scanFile(target, scan, depth + 1);
-      if (problem) return problem;
-    }
+  const entries = parseConfigList(run.stdout);
+  return entries ? { entries } : { problem: 'git listed a configuration this check cannot read' };
+}
+
+function judgeEntries(entries: readonly GitEntry[], home: string): string | null {
+  for (const entry of entries) {
+    if (personsFile(entry, home)) continue;
+    if (isSafe(entry.key)) continue;
+    const where = entry.origin.startsWith('file:') ? entry.origin.slice(5) : entry.origin;
+    return `git would use ${entry.key} (set in ${entry.scope === 'command' ? 'the command line or environment' : where}), which is not on the list of keys known to run nothing`;
   }
   return null;
 }
 
-/** Why git lines in `cwd` must ask because of the repository's configuration, or null. */
+/** The repository's git directory as git finds it from `cwd`, or null outside one. */
+function gitDirOf(cwd: string, home: string): string | null {
+  const run = spawnSync('git', ['rev-parse', '--absolute-git-dir', '--git-common-dir'], { cwd, env: gitEnv(home), encoding: 'utf8', timeout: gitTimeoutMs, stdio: ['ignore', 'pipe', 'ignore'], windowsHide: true });
+  if (run.status !== 0) return null;
+  const [, common] = run.stdout.trim().split('\n');
+  return common ? (common.startsWith('/') || /^[A-Za-z]:/.test(common) ? common : join(cwd, common)) : null;
+}
+
+/** Submodule repositories (`modules/...` under the common git dir), which status and diff run git in. */
+function moduleDirs(common: string): string[] | null {
+  const found: string[] = [];
+  const walk = (dir: string): boolean => {
+    let names: string[];
+    try {
+      names = readdirSync(dir);
+    } catch {
+      return true;
+    }
+    for (const name of names) {
+      const path = join(dir, name);
+      try {
+        if (!statSync(path).isDirectory()) continue;
+      } catch {
+        continue;
+      }
+      if (existsSync(join(path, 'HEAD')) || existsSync(join(path, 'config'))) {
+        if (found.length >= maxModules) return false;
+        found.push(path);
+        if (existsSync(join(path, 'modules')) && !walk(join(path, 'modules'))) return false;
+      } else if (!walk(path)) return false;
+    }
+    return true;
+  };
+  return walk(join(common, 'modules')) ? found : null;
+}
+
+/** Why git lines in `cwd` must ask because of the configuration git would use there, or null. */
 export function gitConfigProblem(cwd: string, home: string): string | null {
-  const gitDir = findGitDir(cwd);
-  if (!gitDir) return null;
-  let common = gitDir;
-  try {
-    const pointer = join(gitDir, 'commondir');
-    if (existsSync(pointer)) common = resolve(gitDir, readFileSync(pointer, 'utf8').trim());
-  } catch {
-    return 'the repository layout could not be read';
-  }
-  const scan: Scan = { seen: new Set(), home };
-  const files = [join(common, 'config'), join(gitDir, 'config.worktree')];
-  // Submodules have their own configuration, which status and diff honour too.
-  try {
-    const modules = join(common, 'modules');
-    if (existsSync(modules)) for (const name of readdirSync(modules).slice(0, maxFiles)) files.push(join(modules, name, 'config'));
-  } catch {
-    return 'the repository layout could not be read';
-  }
-  for (const file of files) {
-    const problem = scanFile(file, scan, 0);
-    if (problem) return problem;
+  const listed = listConfig(cwd, home);
+  if ('problem' in listed) return listed.problem;
+  const problem = judgeEntries(listed.entries, home);
+  if (problem) return problem;
+  const common = gitDirOf(cwd, home);
+  if (!common || !existsSync(join(common, 'modules'))) return null;
+  const modules = moduleDirs(common);
+  if (!modules) return 'the repository has too many submodules to check';
+  for (const dir of modules) {
+    const inModule = listConfig(cwd, home, { GIT_DIR: dir });
+    if ('problem' in inModule) return inModule.problem;
+    const found = judgeEntries(inModule.entries, home);
+    if (found) return `a submodule: ${found}`;
   }
   return null;
 }
