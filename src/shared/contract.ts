@@ -261,6 +261,15 @@ export const operations = {
   },
   /** Whether the person's system is dark, for the "system" theme's answers to colour queries. */
   reportAppearance: { args: z.object({ dark: z.boolean() }), result: z.object({}) },
+  /**
+   * Remote machines (`tandem serve --machine NAME=DESTINATION`): each one's name, ssh destination,
+   * link state and, while it is not connected, why in one sentence (`problem`). Empty without any.
+   * The roster event follows every change of a machine's state, so a UI reads this again on it.
+   */
+  machines: {
+    args: z.object({}).strict(),
+    result: z.object({ machines: z.array(z.object({ name: z.string(), destination: z.string(), status: z.enum(['connecting', 'connected', 'reconnecting', 'failed']), problem: z.string().nullable() })) }),
+  },
 } as const;
 
 /** Events pushed to every client of a transport. */

@@ -62,6 +62,8 @@ export interface RemoteRouter {
   /** The agents panel with the machines' questions (approvals, handoffs) in it, and when they change. */
   agentsOverlay(local: AgentsState): AgentsState;
   onAgents(listener: () => void): () => void;
+  /** Each machine's name, destination and link state (the `machines` operation). */
+  machineStates?(): OpResult<'machines'>['machines'];
 }
 
 function noDesktop(): never {
@@ -166,6 +168,7 @@ export class Dispatcher {
       readRecordingCast: ({ id, offset }) => host.recordings().readCast(id, offset),
       timeline: (args) => readTimelines(host.recordings(), args),
       reportAppearance: ({ dark }) => (host.settings.setSystemAppearance(dark), {}),
+      machines: () => ({ machines: opts.remote?.machineStates?.() ?? [] }),
       notify: ({ title, body, terminalId }) => {
         if (!opts.desktop) noDesktop();
         opts.desktop.notify({ title, body }, () => client.send('notificationClicked', terminalId ? { terminalId } : {}));

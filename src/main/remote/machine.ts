@@ -112,6 +112,10 @@ export class RemoteMachine {
     return this.opts.name;
   }
 
+  get destination(): string {
+    return this.opts.destination;
+  }
+
   onChange(listener: () => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -514,6 +518,11 @@ export class RemoteMachines {
   onChange(listener: () => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /** Each machine's name, destination, link state and why it is down (the `machines` operation). */
+  machineStates(): Array<{ name: string; destination: string; status: MachineStatus; problem: string | null }> {
+    return [...this.machines.values()].map((machine) => ({ name: machine.name, destination: machine.destination, status: machine.status, problem: machine.status === 'connected' ? null : machine.problem }));
   }
 
   /** Every remote terminal, with its machine, as the roster shows it. */
