@@ -16,8 +16,12 @@ import { frameMaxChars, highWatermarkChars, lowWatermarkChars, maxBufferedChars,
 
 /** Reads arriving this close together are batched into one frame (of about `frameMaxChars`). */
 export const frameBatchMs = 8;
-/** A frame this large means output is streaming: the next reads are worth batching. */
-export const streamingChars = 8 * 1024;
+/**
+ * A viewer frame this large means output is streaming: the next reads are worth batching. Not
+ * the PTY pump's `streamingChars` (src/main/pty/pump.ts, 32K posted in 10 ms), which decides how
+ * often the pump thread posts reads; this one decides how frames to viewers are batched.
+ */
+const streamingFrameChars = 8 * 1024;
 /** Mark news kept for a new viewer whose snapshot the parser had not reached them in (it lags a flood by a window at most). */
 const recentMarksKept = 256;
 
@@ -169,7 +173,7 @@ export class ManagedTerminal {
     }
     if (this.pendingChars >= frameMaxChars) this.scheduleFlush(0);
     // A keystroke's echo goes out at once; a stream of full reads is batched into larger frames.
-    else this.scheduleFlush(this.lastFlushChars >= streamingChars && this.clock.now() - this.lastFlushAt < frameBatchMs ? frameBatchMs : 0);
+    else this.scheduleFlush(this.lastFlushChars >= streamingFrameChars && this.clock.now() - this.lastFlushAt < frameBatchMs ? frameBatchMs : 0);
   }
 
   private onMark(update: MarkUpdate): void {
