@@ -206,8 +206,9 @@ describe.skipIf(!runUi)('Tandem UI: the timeline of a terminal and of an agent',
     const changed = lines.findIndex((line) => line.includes('not on the main branch')) + 1;
     // The chain breaks at the record after the changed one (its prev no longer matches).
     await expect.poll(() => warning.textContent()).toMatch(new RegExp(`This timeline was changed after it was written.*breaks at record ${changed + 1}\\b`));
-    // Entries from the break on are marked.
     await expect.poll(() => panel(page).locator('li.entry.suspect').count()).toBeGreaterThan(0);
+    // The changed record itself (the chain cannot tell it from the one after) and those after it; not those before.
+    expect(await panel(page).locator('li.entry.suspect[data-type="rejection"]').count()).toBe(1);
     expect(await panel(page).locator('li.entry.suspect', { hasText: 'echo mark-target' }).count()).toBe(0);
     await screenshots(fixture, 'tampered');
   }, 60_000);

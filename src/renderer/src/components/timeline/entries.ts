@@ -32,7 +32,7 @@ export interface TimelineEntry {
   recordingId: string;
   /** The command's mark in its live view: the host numbers marks 1, 2, … in the order commands start. */
   markId: number | null;
-  /** At or after the line where its file's hash chain breaks: it cannot be trusted. */
+  /** At or after the line where its file's hash chain breaks, or the one before it (a changed line breaks the chain at the next): it cannot be trusted. */
   suspect: boolean;
 }
 
@@ -95,7 +95,7 @@ export function toEntries(records: readonly TimelineRecord[], chains: readonly T
     const by = str(r.by);
     const handoff = r.handoff === true;
     const bad = firstBad.get(r.recordingId) ?? null;
-    const base = { key: `${r.recordingId}:${r.fileLine}`, type: r.type, by, agent: agentOf(by), handoff, at: r.at, terminalId: r.terminalId, recordingId: r.recordingId, suspect: bad !== null && r.fileLine >= bad, markId: null as number | null, allowed: null as string | null, outcome: null as Outcome | null };
+    const base = { key: `${r.recordingId}:${r.fileLine}`, type: r.type, by, agent: agentOf(by), handoff, at: r.at, terminalId: r.terminalId, recordingId: r.recordingId, suspect: bad !== null && r.fileLine >= Math.max(1, bad - 1), markId: null as number | null, allowed: null as string | null, outcome: null as Outcome | null };
     switch (r.type) {
       case 'command': {
         const ordinal = (commandsSeen.get(r.recordingId) ?? 0) + 1;
@@ -144,7 +144,7 @@ export function toEntries(records: readonly TimelineRecord[], chains: readonly T
           handoff: false,
           agent: agentOf(str(r.to)) ?? agentOf(str(r.from)),
           title: kinds[kind] ?? `Handoff: ${kind}`,
-          details: fields(['to', whoOrNull(str(r.to))], ['note', str(r.note)], ['accepted', typeof r.accepted === 'boolean' ? (r.accepted ? 'yes' : 'no') : null]),
+          details: fields(['to', r.to === 'person' ? null : whoOrNull(str(r.to))], ['note', str(r.note)], ['accepted', typeof r.accepted === 'boolean' ? (r.accepted ? 'yes' : 'no') : null]),
         });
         break;
       }
