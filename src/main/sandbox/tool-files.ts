@@ -75,7 +75,13 @@ export function gitlinkRepos(workspace: string): string[] {
 }
 
 function indexStamp(workspace: string): string {
-  const st = statSync(posix.join(workspace, '.git', 'index'), { throwIfNoEntry: false });
+  let st;
+  try {
+    st = statSync(posix.join(workspace, '.git', 'index'), { throwIfNoEntry: false });
+  } catch {
+    // `.git` is a file (a linked worktree or a submodule): ENOTDIR, no index of its own here.
+    return '';
+  }
   return st ? `${st.size}:${st.mtimeMs}:${st.ino}` : '';
 }
 

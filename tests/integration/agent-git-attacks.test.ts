@@ -1,0 +1,174 @@
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startAgentFixture, type AgentFixture } from './agent-helpers.js';
+
+/**
+ * Issue 23, "git as git reads it": the configuration git would use (found by git itself) must
+ * hold only keys known to run nothing, or an allow-listed git line asks. Each attack goes through
+ * the real MCP client and a real bash, by an agent with the default policy, and proves that the
+ * program the configuration names did not run (its canary file is absent); where plain git runs
+ * that program for the same line, the test shows it does (the attack is live, not hypothetical).
+ */
+let f: AgentFixture;
+let agent: Client;
+let project: string;
+let n = 0;
+
+const gitEnv = (): NodeJS.ProcessEnv => {
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: f.home, GIT_CONFIG_NOSYSTEM: '1' };
+  return env;
+};
+const git = (cwd: string, ...args: string[]): string => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t.invalid', ...args], { cwd, encoding: 'utf8', env: gitEnv() });
+
+/** A fresh repository inside the project with one commit, and a canary path with a script that creates it. */
+function scenario(): { repo: string; canary: string; script: string } {
+  n += 1;
+  const repo = join(project, `repo${n}`);
+  mkdirSync(join(repo, 'pkg'), { recursive: true });
+  git(repo, 'init', '-q');
+  writeFileSync(join(repo, 'a.txt'), 'one\n');
+  writeFileSync(join(repo, 'pkg', 'b.txt'), 'one\n');
+  git(repo, 'add', '.');
+  git(repo, 'commit', '-qm', 'one');
+  const canary = join(f.home, `ran-${n}`);
+  const script = join(f.home, `program-${n}.sh`);
+  writeFileSync(script, `#!/bin/sh\ntouch ${canary}\ncat >/dev/null 2>&1 </dev/null\n`);
+  chmodSync(script, 0o755);
+  return { repo, canary, script };
+}
+
+beforeAll(async () => {
+  f = await startAgentFixture();
+  agent = await f.client(f.layer.pairAgent({ name: 'gitty' }).token);
+  project = join(f.home, 'project');
+  mkdirSync(project, { recursive: true });
+});
+afterAll(async () => {
+  await f.close();
+});
+afterEach(async () => {
+  for (const request of f.layer.state().approvals) f.layer.answerApproval({ requestId: request.id, decision: 'reject', reason: 'test over' });
+  await Promise.all(f.host.list().map((t) => f.host.close(t.id)));
+});
+
+async function open(cwd: string): Promise<string> {
+  const opened = await f.call(agent, 'terminal_open', { title: 'git-attack', shell: 'bash', cwd });
+  expect(opened, JSON.stringify(opened)).not.toHaveProperty('isError');
+  return opened.id as string;
+}
+
+/** The line waits for the person and the card names `key`; then it is rejected, so nothing runs. */
+async function asksNaming(id: string, text: string, key: string): Promise<void> {
+  const result = await f.call(agent, 'terminal_send', { id, text, waitMs: 300 });
+  expect(result, text).toMatchObject({ status: 'awaiting_approval' });
+  const request = f.layer.state().approvals.find((entry) => entry.terminalId === id);
+  expect(request?.command).toBe(text);
+  expect(request?.why).toContain(key);
+  f.layer.answerApproval({ requestId: request!.id, decision: 'reject', reason: 'no' });
+}
+
+describe('git lines ask unless every key git would use is known to run nothing', () => {
+  it('a repository with only harmless keys runs git status and git diff without asking', async () => {
+    const { repo } = scenario();
+    git(repo, 'config', 'user.name', 'Someone');
+    git(repo, 'config', 'core.autocrlf', 'input');
+    git(repo, 'remote', 'add', 'origin', 'https://example.invalid/x.git');
+    const id = await open(repo);
+    for (const text of ['git status', 'git diff']) expect(await f.call(agent, 'terminal_send', { id, text, waitMs: 55_000 }), text).toMatchObject({ status: 'done', approval: null });
+  });
+
+  it('an empty pkg/.git directory: git uses the parent repository and its diff.external, so git diff asks', async () => {
+    const { repo, canary, script } = scenario();
+    mkdirSync(join(repo, 'pkg', '.git'));
+    git(repo, 'config', 'diff.external', script);
+    writeFileSync(join(repo, 'pkg', 'b.txt'), 'two\n');
+    const id = await open(join(repo, 'pkg'));
+    await asksNaming(id, 'git diff', 'diff.external');
+    expect(existsSync(canary)).toBe(false);
+    // Plain git in the same place runs the parent's program: the attack is live.
+    git(join(repo, 'pkg'), 'diff');
+    expect(existsSync(canary)).toBe(true);
+  });
+
+  it('core.hooksPath: git status would run its post-index-change hook, so it asks', async () => {
+    const { repo, canary, script } = scenario();
+    mkdirSync(join(repo, '.githooks'));
+    writeFileSync(join(repo, '.githooks', 'post-index-change'), `#!/bin/sh\nexec ${script}\n`);
+    chmodSync(join(repo, '.githooks', 'post-index-change'), 0o755);
+    git(repo, 'config', 'core.hooksPath', '.githooks');
+    writeFileSync(join(repo, 'a.txt'), 'two\n');
+    const id = await open(repo);
+    await asksNaming(id, 'git status', 'core.hookspath');
+    expect(existsSync(canary)).toBe(false);
+    git(repo, 'status');
+    expect(existsSync(canary)).toBe(true);
+  });
+
+  it('includeIf gitdir: an included file that sets core.fsmonitor makes git status ask', async () => {
+    const { repo, canary, script } = scenario();
+    writeFileSync(join(repo, 'inc.cfg'), `[core]\n\tfsmonitor = ${script}\n`);
+    git(repo, 'config', `includeIf.gitdir:${repo}/.path`, join(repo, 'inc.cfg'));
+    const id = await open(repo);
+    await asksNaming(id, 'git status', 'core.fsmonitor');
+    expect(existsSync(canary)).toBe(false);
+    git(repo, 'status');
+    expect(existsSync(canary)).toBe(true);
+  });
+
+  it("a linked worktree's config.worktree (extensions.worktreeConfig) makes git status there ask", async () => {
+    const { repo, canary, script } = scenario();
+    git(repo, 'config', 'extensions.worktreeConfig', 'true');
+    const linked = join(project, `linked${n}`);
+    git(repo, 'worktree', 'add', '-q', linked);
+    git(linked, 'config', '--worktree', 'core.fsmonitor', script);
+    // The main worktree does not use the linked one's config.worktree.
+    const main = await open(repo);
+    expect(await f.call(agent, 'terminal_send', { id: main, text: 'git status', waitMs: 55_000 })).toMatchObject({ status: 'done', approval: null });
+    const id = await open(linked);
+    await asksNaming(id, 'git status', 'core.fsmonitor');
+    expect(existsSync(canary)).toBe(false);
+    git(linked, 'status');
+    expect(existsSync(canary)).toBe(true);
+  });
+
+  it('core.fsmonitor in the repository makes git status ask', async () => {
+    const { repo, canary, script } = scenario();
+    git(repo, 'config', 'core.fsmonitor', script);
+    const id = await open(repo);
+    await asksNaming(id, 'git status', 'core.fsmonitor');
+    expect(existsSync(canary)).toBe(false);
+    git(repo, 'status');
+    expect(existsSync(canary)).toBe(true);
+  });
+
+  it('core.sshCommand, alias.* and any key not known to be harmless make git lines ask', async () => {
+    const { repo, canary, script } = scenario();
+    git(repo, 'config', 'core.sshCommand', script);
+    const id = await open(repo);
+    await asksNaming(id, 'git status', 'core.sshcommand');
+    git(repo, 'config', '--unset', 'core.sshCommand');
+    git(repo, 'config', 'alias.status', `!${script}`);
+    await asksNaming(id, 'git status', 'alias.status');
+    git(repo, 'config', '--unset', 'alias.status');
+    git(repo, 'config', 'frobnicate.anything', 'x');
+    await asksNaming(id, 'git log -1', 'frobnicate.anything');
+    expect(existsSync(canary)).toBe(false);
+  });
+
+  it('filter.*.clean named by .gitattributes makes git status and git diff ask', async () => {
+    const { repo, canary, script } = scenario();
+    writeFileSync(join(repo, '.gitattributes'), '*.txt filter=evil\n');
+    git(repo, 'config', 'filter.evil.clean', script);
+    writeFileSync(join(repo, 'a.txt'), 'two\n');
+    const id = await open(repo);
+    await asksNaming(id, 'git status', 'filter.evil.clean');
+    await asksNaming(id, 'git diff', 'filter.evil.clean');
+    expect(existsSync(canary)).toBe(false);
+    git(repo, 'diff');
+    expect(existsSync(canary)).toBe(true);
+    rmSync(canary);
+  });
+});
