@@ -5,6 +5,15 @@ import { setHostWindowsPty } from '../terminal/xterm-view';
 import { moveTo, TabOrder } from './tab-order';
 
 export type Environment = OpResult<'environment'>;
+export type MachineState = OpResult<'machines'>['machines'][number];
+
+/** Local terminals first, then each machine's together (machines in the order the host lists them), each group in tab order. */
+export function groupByMachine(list: readonly TerminalView[], machines: readonly MachineState[]): TerminalView[] {
+  const key = (terminal: TerminalView): string => (terminal.machine && terminal.machine !== 'local' ? terminal.machine : '');
+  const names = ['', ...machines.map((machine) => machine.name)];
+  for (const terminal of list) if (!names.includes(key(terminal))) names.push(key(terminal));
+  return names.flatMap((name) => list.filter((terminal) => key(terminal) === name));
+}
 
 export type CloseState = { phase: 'closing' } | { phase: 'failed'; message: string };
 
@@ -38,6 +47,8 @@ export class TerminalsStore {
   /** True once the roster has been read from the host at least once. */
   loaded = $state(false);
   environment = $state.raw<Environment | null>(null);
+  /** Remote machines (`tandem serve --machine`): read again on every roster event, which follows their state. */
+  machines = $state.raw<MachineState[]>([]);
   closing = $state<Record<string, CloseState>>({});
   creating = $state(false);
   /** The latest failed operation, shown until dismissed. */
@@ -52,8 +63,11 @@ export class TerminalsStore {
   async bind(api: TandemApi): Promise<void> {
     this.offRoster();
     this.api = api;
-    this.offRoster = api.on('roster', ({ terminals }) => this.applyRoster(terminals));
-    const [{ terminals }, environment] = await Promise.all([api.call('list', {}), api.call('environment', {})]);
+    this.offRoster = api.on('roster', ({ terminals }) => {
+      this.applyRoster(terminals);
+      void this.readMachines(api);
+    });
+    const [{ terminals }, environment] = await Promise.all([api.call('list', {}), api.call('environment', {}), this.readMachines(api)]);
     if (this.api !== api) return;
     setHostWindowsPty(environment.windowsPty);
     this.applyRoster(terminals);
@@ -61,9 +75,20 @@ export class TerminalsStore {
     this.loaded = true;
   }
 
+  private async readMachines(api: TandemApi): Promise<void> {
+    try {
+      const { machines } = await api.call('machines', {});
+      if (this.api !== api) return;
+      this.machines = machines;
+      this.list = groupByMachine(this.list, machines);
+    } catch {
+      // An older host without the operation: no machines to show.
+    }
+  }
+
   private applyRoster(terminals: TerminalView[]): void {
     const previous = this.list;
-    this.list = this.order.apply(terminals);
+    this.list = groupByMachine(this.order.apply(terminals), this.machines);
     const listed = (id: string | null): boolean => terminals.some((terminal) => terminal.id === id);
     for (const id of Object.keys(this.closing)) if (!listed(id)) delete this.closing[id];
     if (listed(this.activeId)) return;
@@ -90,7 +115,7 @@ export class TerminalsStore {
 
   /** Drag and drop: the tab goes to `index` among the others. */
   move(id: string, index: number): void {
-    this.list = moveTo(this.list, id, index);
+    this.list = groupByMachine(moveTo(this.list, id, index), this.machines);
     this.order.remember(this.list);
   }
 
@@ -120,13 +145,14 @@ export class TerminalsStore {
   }
 
   /** Opens a terminal (in `cwd`, else the home directory) and selects its tab; false when it could not be opened. */
-  async create(shell?: string, size?: { cols: number; rows: number } | null, cwd?: string | null): Promise<boolean> {
+  async create(shell?: string, size?: { cols: number; rows: number } | null, cwd?: string | null, machine?: string): Promise<boolean> {
     if (this.creating) return false;
     this.creating = true;
     try {
-      const view = await this.run('create', { ...(shell ? { shell } : {}), ...(size ?? {}), ...(cwd ? { cwd } : {}) });
+      const view = await this.run('create', { ...(shell ? { shell } : {}), ...(size ?? {}), ...(cwd ? { cwd } : {}), ...(machine ? { machine } : {}) });
       if (!view) return false;
       this.upsert(view);
+      this.list = groupByMachine(this.list, this.machines);
       this.select(view.id);
       return true;
     } finally {
@@ -177,7 +203,7 @@ export class TerminalsStore {
 
   /** A new terminal of the person's own in a transcript's last directory, beside it. */
   async openShellHere(info: TerminalView): Promise<boolean> {
-    return this.create(undefined, null, info.cwd);
+    return this.create(undefined, null, info.cwd, info.machine && info.machine !== 'local' ? info.machine : undefined);
   }
 
   dismissCloseFailure(id: string): void {
