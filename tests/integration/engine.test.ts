@@ -468,7 +468,7 @@ describe('bad input', () => {
   });
 });
 
-describe('review fixes', () => {
+describe('Ctrl+C and SIGINT: a REPL that catches it, a continuation prompt, a coloured flood', () => {
   // Not under the legacy bash integration: it failed there once in this stop's final CI run (Known limitations).
   it.runIf(process.env.TANDEM_BASH_INTEGRATION !== 'legacy')('leaves a REPL that caught SIGINT alone (no escalation to SIGTERM)', async () => {
     const clock = new WatchedClock();
