@@ -107,7 +107,8 @@ export function toEntries(records: readonly TimelineRecord[], chains: readonly T
           title: str(r.command) ?? '(command line not known)',
           allowed,
           outcome: commandOutcome(exitCode),
-          markId: ordinal,
+          // A record naming its mark (`mark`) is taken at its word; else the n-th command is the n-th mark.
+          markId: num(r.mark) ?? ordinal,
           details: fields(
             ['exit', exitCode === null ? 'unknown' : String(exitCode)],
             ['started', time(r.startedAt)],
