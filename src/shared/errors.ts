@@ -17,6 +17,9 @@ export const ERROR_CODES = [
   'shell_unsupported',
   'startup_timeout',
   'sandbox_unavailable',
+  // Tandem itself failed (a bug or an unexpected fault), not the caller's arguments: the message
+  // says what failed. An addition to agent-api.md's list (issue 25).
+  'internal',
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -253,6 +253,19 @@ describe('tandem serve: HTTP, login and WebSocket refusals', () => {
     expect((await rawRequest(port, { path: '/mcp' })).status).toBe(404);
   });
 
+  it('answers a route that throws with 500 and the internal code, not invalid_argument', async () => {
+    const unmount = t.server.route('/mcp', () => {
+      throw new Error('the route broke');
+    });
+    try {
+      const answer = await rawRequest(port, { path: '/mcp' });
+      expect(answer.status).toBe(500);
+      expect(JSON.parse(answer.body)).toEqual({ error: { code: 'internal', message: 'Tandem could not answer: the route broke' } });
+    } finally {
+      unmount();
+    }
+  });
+
   it('mints single-use login links addressed like the asking tab', async () => {
     const { secret } = await login(port, tokenOf(t.server.loginUrl()));
     const client = await TestClient.connect(port, secret!);

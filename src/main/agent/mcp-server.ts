@@ -18,11 +18,12 @@ export function toolResult(value: object): CallToolResult {
   return { content: [{ type: 'text', text: JSON.stringify(value) }], structuredContent: value as Record<string, unknown> };
 }
 
+/** A thrown TandemError keeps its code; anything else is Tandem's own failure: `internal`. */
 export function toolError(error: unknown): CallToolResult {
   const body =
     error instanceof TandemError
       ? error.toJSON()
-      : { code: 'invalid_argument' as const, message: `The call failed: ${(error as Error)?.message ?? String(error)}` };
+      : { code: 'internal' as const, message: `Tandem failed inside this call (not its arguments): ${(error as Error)?.message ?? String(error)}` };
   return { ...toolResult({ error: body }), isError: true };
 }
 

@@ -85,7 +85,7 @@ export class WebServer {
     });
     this.http = createServer((req, res) => {
       this.onRequest(req, res).catch((error: unknown) => {
-        if (!res.headersSent) sendJson(res, 500, { error: { code: 'invalid_argument', message: `Tandem could not answer: ${(error as Error).message}` } });
+        if (!res.headersSent) sendJson(res, 500, { error: { code: 'internal', message: `Tandem could not answer: ${(error as Error).message}` } });
         else res.destroy();
       });
     });
