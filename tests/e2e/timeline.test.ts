@@ -185,9 +185,27 @@ describe.skipIf(!runUi)('Tandem UI: the timeline of a terminal and of an agent',
     // Only codex's records of the person's terminal (its commands, the handoffs to it), not the person's own commands.
     expect(texts.some((t) => t.includes('printf edited-two'))).toBe(true);
     expect(texts.some((t) => t.includes('echo mark-target'))).toBe(false);
+    await screenshots(fixture, 'agent');
     await page.keyboard.press('Escape');
     await panel(page).waitFor({ state: 'hidden' });
     await agentsButton.click();
+  }, 60_000);
+
+  it('says so when a terminal has nothing recorded (recording off)', async () => {
+    const { page, serve } = fixture;
+    if (await panel(page).isVisible()) await page.keyboard.press('Escape');
+    serve.host.settings.update({ recording: false });
+    const unrecorded = await openTerminal(page);
+    await waitForPrompt(page, unrecorded);
+    await page.locator(`#pane-${unrecorded} .xterm`).click({ button: 'right' });
+    await page.getByRole('menu', { name: 'Terminal' }).getByRole('menuitem', { name: 'Timeline…' }).click();
+    await panel(page).getByText('Nothing recorded yet in this terminal').waitFor();
+    expect(await entries(page).count()).toBe(0);
+    await page.keyboard.press('Escape');
+    await panel(page).waitFor({ state: 'hidden' });
+    serve.host.settings.update({ recording: true });
+    await page.locator(`[role="tab"][data-terminal-id="${id}"]`).click();
+    await page.locator(`#pane-${id}`).waitFor();
   }, 60_000);
 
   it('reports a timeline record changed on disk', async () => {
