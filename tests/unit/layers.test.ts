@@ -2,6 +2,7 @@
 // today's known violations listed, and an import planted against the picture fails, in a copy of
 // the real tree (so the known-violations list does not hide a new one) and in a small tree per rule.
 import { execFile } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -57,6 +58,10 @@ function cleanTree(): string {
   write(root, 'src/main/host/host.ts', 'import { session } from "../terminal/session";\nexport const host = session;\n');
   write(root, 'src/main/agent/service.ts', 'import { host } from "../host/host";\nexport const agent = host;\n');
   write(root, 'src/main/web/server.ts', 'import { host } from "../host/host";\nexport const web = host;\n');
+  write(root, 'src/main/electron/ipc.ts', 'import { host } from "../host/host";\nexport const ipc = host;\n');
+  write(root, 'src/main/launch/app-location.ts', 'export const where = "/opt/tandem";\n');
+  write(root, 'src/main/runtime.ts', 'import { agent } from "./agent/service";\nimport { web } from "./web/server";\nimport { where } from "./launch/app-location";\nexport const runtime = [agent, web, where];\n');
+  write(root, 'src/main/index.ts', 'import { ipc } from "./electron/ipc";\nimport { runtime } from "./runtime";\nexport const main = [ipc, runtime];\n');
   write(root, 'src/preload/index.ts', 'import { code } from "../shared/contract";\nexport const preload = code;\n');
   write(root, 'src/renderer/src/App.ts', 'import { code } from "../../shared/contract";\nexport const app = code;\n');
   return root;
@@ -92,24 +97,36 @@ describe('layer rules (dependency-cruiser)', () => {
 
   const plants: { rule: string; file: string; text: string }[] = [
     { rule: 'layer-shared-imports-upward', file: 'src/shared/bad.ts', text: 'import { pty } from "../main/pty/platform";\nexport const bad = pty;\n' },
+    { rule: 'layer-leaf-imports-upward', file: 'src/main/launch/bad.ts', text: 'import { host } from "../host/host";\nexport const bad = host;\n' },
     { rule: 'layer-terminal-imports-upward', file: 'src/main/terminal/bad.ts', text: 'import { host } from "../host/host";\nexport const bad = host;\n' },
     { rule: 'layer-host-imports-upward', file: 'src/main/host/bad.ts', text: 'import { agent } from "../agent/service";\nexport const bad = agent;\n' },
     { rule: 'agent-only-through-host', file: 'src/main/agent/bad.ts', text: 'import { session } from "../terminal/session";\nexport const bad = session;\n' },
+    { rule: 'layer-edge-imports-upward', file: 'src/main/agent/root-bad.ts', text: 'import { runtime } from "../runtime";\nexport const bad = runtime;\n' },
+    { rule: 'edge-imports-electron-shell', file: 'src/main/web/ipc-bad.ts', text: 'import { ipc } from "../electron/ipc";\nexport const bad = ipc;\n' },
+    { rule: 'main-imports-renderer', file: 'src/main/host/ui-bad.ts', text: 'import { app } from "../../renderer/src/App";\nexport const bad = app;\n' },
     { rule: 'transport-imports-agent', file: 'src/main/web/bad.ts', text: 'import { agent } from "../agent/service";\nexport const bad = agent;\n' },
     { rule: 'renderer-imports-main', file: 'src/renderer/src/bad.ts', text: 'import { host } from "../../main/host/host";\nexport const bad = host;\n' },
     { rule: 'preload-imports-beyond-shared', file: 'src/preload/bad.ts', text: 'import { host } from "../main/host/host";\nexport const bad = host;\n' },
-    { rule: 'electron-outside-shell', file: 'src/main/host/bad.ts', text: 'import { app } from "electron";\nexport const bad = app;\n' },
+    { rule: 'electron-outside-shell', file: 'src/main/host/electron-bad.ts', text: 'import { app } from "electron";\nexport const bad = app;\n' },
     // a type-only import counts too: a layer that needs another's types depends on it
     { rule: 'layer-platform-imports-upward', file: 'src/main/pty/bad.ts', text: 'import type { session } from "../terminal/session";\nexport type Bad = typeof session;\n' },
     { rule: 'no-circular', file: 'src/main/host/a.ts', text: 'import { b } from "./b";\nexport const a = () => b;\n' },
   ];
 
-  it.each(plants)('fail on $rule', async ({ rule, file, text }) => {
+  it('plant one import against every rule the config has', () => {
+    const config = createRequire(import.meta.url)(join(repo, '.dependency-cruiser.cjs')) as { forbidden: { name: string }[] };
+    expect(new Set(plants.map((plant) => plant.rule))).toEqual(new Set(config.forbidden.map((rule) => rule.name)));
+  });
+
+  it('fail on an import planted against each rule, each named with its file', async () => {
     const root = cleanTree();
-    write(root, file, text);
-    if (rule === 'no-circular') write(root, 'src/main/host/b.ts', 'import { a } from "./a";\nexport const b = () => a;\n');
+    for (const { file, text } of plants) write(root, file, text);
+    write(root, 'src/main/host/b.ts', 'import { a } from "./a";\nexport const b = () => a;\n');
     const run = await cruise(root);
     expect(run.code).not.toBe(0);
-    expect(run.out).toContain(rule);
+    const lines = run.out.split('\n');
+    for (const { rule, file } of plants) {
+      expect(lines.some((line) => line.includes(`${rule}:`) && line.includes(file)), `${rule} on ${file}`).toBe(true);
+    }
   });
 });
