@@ -1,0 +1,162 @@
+/**
+ * Remote machines in the UI (issue 30): a real OpenSSH server on 127.0.0.1 (tests/support/sshd.ts)
+ * for a second local user, that user's real `tandem host --stdio`, and this side's `tandem serve`
+ * (in this process, with its machines wired as `tandem serve --machine box=DEST` wires them:
+ * cli.ts `startMachines`) in Debian's Chromium. The machine's group carries its name, a terminal
+ * opened from the new-terminal menu runs there, and killing the ssh process shows "reconnecting"
+ * on the tab, then the view resumes with every line of a count, in order, once.
+ */
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startMachines, startServe } from '../../src/main/cli';
+import type { Runtime } from '../../src/main/runtime';
+import type { RemoteMachines } from '../../src/main/remote/machine';
+import { requireSsh, type Sshd, startSshd } from '../support/sshd';
+import { chromiumAvailable, chromiumRequired, launchChromium, screenshotPath, skipReason } from './helpers/browser';
+import { screenText, typeLine, waitForPrompt, waitForScreen } from './helpers/page';
+import { missingBuild, projectRoot, serveEnv, testUrl } from './helpers/serve';
+
+// Fails (not skips) without sshd when TANDEM_REQUIRE_SSH=1, as the integration tests do.
+const ssh = requireSsh();
+const runUi = chromiumAvailable || chromiumRequired;
+if (!runUi) console.warn(skipReason);
+
+/** This process's children named `comm` (sshd's listener, started by startSshd here). */
+function childrenNamed(comm: string): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (name === comm && ppid === process.pid) found.push(Number(entry));
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return found;
+}
+
+async function shots(page: Page, name: string): Promise<void> {
+  for (const size of [
+    { width: 1280, height: 800 },
+    { width: 800, height: 600 },
+  ]) {
+    await page.setViewportSize(size);
+    // The strip re-measures on resize before the shot.
+    await page.waitForTimeout(150);
+    await page.screenshot({ path: screenshotPath(`${name}-${size.width}x${size.height}`) });
+  }
+  await page.setViewportSize({ width: 1280, height: 800 });
+}
+
+describe.skipIf(ssh.skip || !runUi)(`Tandem UI: a remote machine over a real sshd${ssh.reason ? ` (skipped: ${ssh.reason})` : ''}`, () => {
+  let sshd: Sshd;
+  let serve: Runtime;
+  let home: string;
+  let machines: RemoteMachines;
+  let browser: Browser;
+  let page: Page;
+
+  beforeAll(async () => {
+    sshd = await startSshd();
+    const missing = missingBuild();
+    if (missing) throw new Error(missing);
+    home = mkdtempSync(join(tmpdir(), 'tandem-ui-remote-'));
+    // What `tandem serve --machine box=DEST` runs (cli.ts serve), with TANDEM_SSH and
+    // TANDEM_REMOTE_COMMAND pointing ssh at the test server and its user's `tandem host --stdio`.
+    const env = { ...serveEnv(home), TANDEM_SSH: sshd.ssh.join(' '), TANDEM_REMOTE_COMMAND: sshd.remoteTandem };
+    const io = { out: () => undefined, err: () => undefined, env };
+    serve = await startServe({ port: 0, allowOrigins: [], trustLocalAgents: false }, io, join(projectRoot, 'out/renderer'));
+    machines = startMachines([{ name: 'box', destination: sshd.destination }], io, serve.host.version);
+    // Read per connection: set before the page connects, as serve does.
+    serve.dispatch.remote = machines;
+    browser = await launchChromium();
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    context.setDefaultTimeout(60_000);
+    page = await context.newPage();
+    page.on('pageerror', (error) => console.error('page error:', error));
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    machines?.stop();
+    await serve?.stop();
+    if (home) rmSync(home, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+    await sshd?.stop();
+  }, 60_000);
+
+  it("shows the machine's group, opens a terminal there from the menu, and resumes it without loss after ssh is killed", async () => {
+    await page.goto(testUrl(serve.server.loginUrl()));
+    // The machine's group is there before any of its terminals: its name, connected.
+    const chip = page.locator('[data-machine-group="box"]');
+    await page.locator('[data-machine-group="box"][data-status="connected"]').waitFor();
+    expect((await chip.textContent())?.trim()).toBe('box');
+
+    // A local terminal first: the remote group comes after the local tabs.
+    await page.getByRole('button', { name: 'New terminal', exact: true }).click();
+    await page.locator('[role="tab"][aria-selected="true"][data-terminal-id]').waitFor();
+
+    await page.getByRole('button', { name: 'Choose a shell' }).click();
+    await page.getByRole('menuitem').filter({ hasText: 'box' }).click();
+    const remoteTab = page.locator('[role="tab"][aria-selected="true"][data-terminal-id^="box:"]');
+    await remoteTab.waitFor();
+    const id = (await remoteTab.getAttribute('data-terminal-id'))!;
+    expect(await page.locator(`[data-tab-id="${id}"]`).getAttribute('data-machine')).toBe('box');
+    // Local tab, then the machine's chip, then its tab.
+    // (The remote user's daemon outlives a run: terminals of an earlier run may be in the group too.)
+    const order = await page.locator('[role="tablist"] > *').evaluateAll((nodes) => nodes.map((node) => ((node as HTMLElement).dataset.machineGroup ? `group:${(node as HTMLElement).dataset.machineGroup}` : ((node as HTMLElement).dataset.machine ?? 'local'))));
+    expect(order.slice(0, 2)).toEqual(['local', 'group:box']);
+    expect(order.slice(2).every((entry) => entry === 'box')).toBe(true);
+    expect(order.length).toBeGreaterThan(2);
+
+    await waitForPrompt(page, id);
+    await typeLine(page, 'echo "on-$(whoami)"');
+    await waitForScreen(page, id, new RegExp(`^on-${sshd.user}$`, 'm'));
+    for (const theme of ['dark', 'light'] as const) {
+      serve.host.settings.update({ theme });
+      await page.waitForFunction((wanted) => document.documentElement.dataset.theme === wanted, theme);
+      await shots(page, `remote-group-${theme}`);
+    }
+    serve.host.settings.update({ theme: 'dark' });
+
+    // A count that runs across the drop: every line must arrive once, in order.
+    const count = 3000;
+    await typeLine(page, `for i in $(seq 1 ${count}); do echo "n=$i"; if [ $((i % 100)) = 0 ]; then sleep 0.05; fi; done; echo count-"done"`);
+    await waitForScreen(page, id, /^n=300$/m);
+    // sshd's listener paused: the reconnect waits (its TCP connect is queued), so "reconnecting" stays up to be seen.
+    const listeners = childrenNamed('sshd');
+    expect(listeners.length).toBe(1);
+    process.kill(listeners[0]!, 'SIGSTOP');
+    try {
+      const box = machines.machines.get('box')!;
+      box.process!.kill('SIGKILL');
+      const reconnecting = page.locator(`[data-tab-id="${id}"] [data-link-state="reconnecting"]`);
+      await reconnecting.waitFor();
+      expect((await reconnecting.textContent())?.trim()).toBe('reconnecting');
+      await page.locator('[data-machine-group="box"][data-status="reconnecting"]').waitFor();
+      for (const theme of ['dark', 'light'] as const) {
+        serve.host.settings.update({ theme });
+        await page.waitForFunction((wanted) => document.documentElement.dataset.theme === wanted, theme);
+        await shots(page, `remote-reconnecting-${theme}`);
+      }
+      serve.host.settings.update({ theme: 'dark' });
+    } finally {
+      process.kill(listeners[0]!, 'SIGCONT');
+    }
+    await page.locator(`[data-tab-id="${id}"][data-link="connected"]`).waitFor();
+    expect(await page.locator(`[data-tab-id="${id}"] [data-link-state]`).count()).toBe(0);
+    await waitForScreen(page, id, /^count-done$/m, 120_000);
+    const seen = [...(await screenText(page, id)).matchAll(/^n=([0-9]+)$/gm)].map((match) => Number(match[1]));
+    expect(seen).toEqual(Array.from({ length: count }, (_, i) => i + 1));
+
+    // The link carries typing again.
+    await typeLine(page, 'echo after-$((6*7))');
+    await waitForScreen(page, id, /^after-42$/m);
+    await shots(page, 'remote-resumed-dark');
+  }, 300_000);
+});
