@@ -108,8 +108,8 @@ describe.skipIf(ssh.skip || !runUi)(`Tandem UI: a remote machine over a real ssh
     const id = (await remoteTab.getAttribute('data-terminal-id'))!;
     expect(await page.locator(`[data-tab-id="${id}"]`).getAttribute('data-machine')).toBe('box');
     // Local tab, then the machine's chip, then its tab.
-    // (The remote user's daemon outlives a run: terminals of an earlier run may be in the group too.)
     const order = await page.locator('[role="tablist"] > *').evaluateAll((nodes) => nodes.map((node) => ((node as HTMLElement).dataset.machineGroup ? `group:${(node as HTMLElement).dataset.machineGroup}` : ((node as HTMLElement).dataset.machine ?? 'local'))));
+    // (The remote user's daemon outlives a run and keeps closed sessions as transcripts: an earlier run's may be in the group too.)
     expect(order.slice(0, 2)).toEqual(['local', 'group:box']);
     expect(order.slice(2).every((entry) => entry === 'box')).toBe(true);
     expect(order.length).toBeGreaterThan(2);
@@ -158,5 +158,7 @@ describe.skipIf(ssh.skip || !runUi)(`Tandem UI: a remote machine over a real ssh
     await typeLine(page, 'echo after-$((6*7))');
     await waitForScreen(page, id, /^after-42$/m);
     await shots(page, 'remote-resumed-dark');
+    await page.locator(`[data-tab-id="${id}"] button[aria-label^="Close"]`).click();
+    await page.locator(`[data-tab-id="${id}"]`).waitFor({ state: 'detached' });
   }, 300_000);
 });
