@@ -270,6 +270,15 @@ export const operations = {
     args: z.object({}).strict(),
     result: z.object({ machines: z.array(z.object({ name: z.string(), destination: z.string(), status: z.enum(['connecting', 'connected', 'reconnecting', 'failed']), problem: z.string().nullable() })) }),
   },
+  /**
+   * Adds a remote machine while Tandem runs (the settings' form), as `--machine NAME=DESTINATION`
+   * would: its link starts at once; its progress and problem follow in `machines`. `invalid_argument`
+   * for a bad name or destination or a name in use. Not kept across a restart yet.
+   */
+  addMachine: {
+    args: z.object({ name: z.string().min(1).max(32), destination: z.string().min(1).max(255) }).strict(),
+    result: z.object({ name: z.string(), destination: z.string(), status: z.enum(['connecting', 'connected', 'reconnecting', 'failed']), problem: z.string().nullable() }),
+  },
 } as const;
 
 /** Events pushed to every client of a transport. */

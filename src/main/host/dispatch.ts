@@ -64,6 +64,8 @@ export interface RemoteRouter {
   onAgents(listener: () => void): () => void;
   /** Each machine's name, destination and link state (the `machines` operation). */
   machineStates?(): OpResult<'machines'>['machines'];
+  /** Adds and starts a machine (the `addMachine` operation). */
+  addMachine?(args: OpArgs<'addMachine'>): OpResult<'addMachine'>;
 }
 
 function noDesktop(): never {
@@ -169,6 +171,10 @@ export class Dispatcher {
       timeline: (args) => readTimelines(host.recordings(), args),
       reportAppearance: ({ dark }) => (host.settings.setSystemAppearance(dark), {}),
       machines: () => ({ machines: opts.remote?.machineStates?.() ?? [] }),
+      addMachine: (args) => {
+        if (!opts.remote?.addMachine) throw new TandemError('not_running', 'Remote machines can be added only in tandem serve here; start it with --machine NAME=DESTINATION.');
+        return opts.remote.addMachine(args);
+      },
       notify: ({ title, body, terminalId }) => {
         if (!opts.desktop) noDesktop();
         opts.desktop.notify({ title, body }, () => client.send('notificationClicked', terminalId ? { terminalId } : {}));
