@@ -1,7 +1,8 @@
 /** What a tab says and where it sits: titles, numbering of look-alikes, order, agent colours. */
 import { describe, expect, it } from 'vitest';
 import { agentLook } from '../../src/renderer/src/lib/agent-colour.js';
-import { LabelMemory, lastFolder, tabTitle, tabTitles } from '../../src/renderer/src/lib/tab-title.js';
+import { LabelMemory, lastFolder, programQuoted, tabTitle, tabTitles } from '../../src/renderer/src/lib/tab-title.js';
+import { plainText } from '../../src/renderer/src/lib/notifier.js';
 import { moveTo, sortByOrder } from '../../src/renderer/src/lib/tab-order.js';
 
 const base = { id: 'a', title: 'bash', shell: 'bash', program: null as string | null, cwd: '/home/me/src/tandem' as string | null };
@@ -63,5 +64,19 @@ describe('agent colours', () => {
     expect(agentLook('codex').mark).toBe('C');
     const hues = new Set(['agent-1', 'agent-2', 'agent-3', 'agent-4'].map((name) => agentLook(name).hue));
     expect(hues.size).toBeGreaterThan(1);
+  });
+});
+
+describe("a program's own title (issue 23, attack 11)", () => {
+  it('reads as the program\'s: quoted and named, with no control or bidi character, bounded', () => {
+    expect(programQuoted('(approved) rm -rf')).toBe('program: \u201c(approved) rm -rf\u201d');
+    expect(programQuoted('\u2067needs you\u2069\u0007')).toBe('program: \u201cneeds you\u201d');
+    expect(programQuoted('\u200b')).toBeNull();
+    expect(programQuoted(null)).toBeNull();
+  });
+
+  it('notifications carry no control, bidi or line-separator characters', () => {
+    expect(plainText('a\u202eb\u2028c\x1b[1m\r\nd', 200)).toBe('ab c [1m d');
+    expect(plainText('x'.repeat(300), 200)).toHaveLength(200);
   });
 });
