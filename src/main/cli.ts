@@ -114,11 +114,11 @@ export function parseMachine(spec: string): { name: string; destination: string 
  * and `TANDEM_REMOTE_COMMAND` (what runs there) change how they are reached, for tests.
  */
 export function startMachines(machines: Array<{ name: string; destination: string }>, io: CliIo, version: string): RemoteMachines {
-  const all = new RemoteMachines();
   const ssh = io.env.TANDEM_SSH?.trim() ? io.env.TANDEM_SSH.trim().split(/\s+/) : undefined;
-  for (const { name, destination } of machines) {
-    all.add(new RemoteMachine({ name, destination, clock: systemClock, version, ssh, remoteCommand: io.env.TANDEM_REMOTE_COMMAND || undefined, log: (line) => io.err(`tandem: ${line}`) }));
-  }
+  const make = (name: string, destination: string) => new RemoteMachine({ name, destination, clock: systemClock, version, ssh, remoteCommand: io.env.TANDEM_REMOTE_COMMAND || undefined, log: (line) => io.err(`tandem: ${line}`) });
+  // The same factory adds machines from the app (the addMachine operation).
+  const all = new RemoteMachines(make);
+  for (const { name, destination } of machines) all.add(make(name, destination));
   all.start();
   return all;
 }
@@ -187,10 +187,23 @@ async function serve(args: string[], io: CliIo): Promise<number> {
   }
   const { root, rendererDir } = buildPaths();
   if (!ensureRenderer(root, rendererDir, io)) return 1;
+  // The stop signals are ours before anything is published: instance.json (and the ready line)
+  // appear before the lines below run, and a SIGTERM that came first killed the process with
+  // Node's default action, dropping a bridge mid-hello without the shutdown line (issue 22).
+  let signalled: NodeJS.Signals | null = null;
+  let onStopSignal: (signal: NodeJS.Signals) => void = (signal) => {
+    // A second one while starting: stop waiting (the lock is released with the process).
+    if (signalled) process.exit(130);
+    signalled = signal;
+  };
+  const stopSignal = (signal: NodeJS.Signals) => onStopSignal(signal);
+  const stopSignals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+  for (const signal of stopSignals) process.on(signal, stopSignal);
   let running: Runtime;
   try {
     running = await startServe(opts, io, rendererDir);
   } catch (error) {
+    for (const signal of stopSignals) process.off(signal, stopSignal);
     if (error instanceof InstanceConflictError) {
       io.err(error.message);
       return 1;
@@ -202,16 +215,15 @@ async function serve(args: string[], io: CliIo): Promise<number> {
     io.err(`tandem serve could not start: ${(error as Error).message}`);
     return 1;
   }
-  const machines = opts.machines ? startMachines(opts.machines, io, running.host.version) : null;
-  if (machines) {
-    // Read per connection by both transports: set before any browser connects.
-    running.dispatch.remote = machines;
-    const stop = running.stop;
-    running.stop = () => {
-      machines.stop();
-      return stop();
-    };
-  }
+  // Always present (maybe empty): machines can be added from the app's settings while it runs.
+  const machines = startMachines(opts.machines ?? [], io, running.host.version);
+  // Read per connection by both transports: set before any browser connects.
+  running.dispatch.remote = machines;
+  const stopServe = running.stop;
+  running.stop = () => {
+    machines.stop();
+    return stopServe();
+  };
   // A bug in one request must not take every terminal down with the process.
   process.on('unhandledRejection', (reason) => io.err(`tandem: unexpected error (kept running): ${(reason as Error)?.stack ?? String(reason)}`));
   io.out(`Tandem is running. Open this link in your browser (it logs you in once, within 10 minutes):`);
@@ -233,15 +245,15 @@ async function serve(args: string[], io: CliIo): Promise<number> {
   if (process.platform !== 'win32') process.on('SIGUSR2', onNewLink);
 
   return await new Promise<number>((resolveExit) => {
-    let signalled = false;
+    let stopping = false;
     const onSignal = (signal: NodeJS.Signals) => {
-      if (signalled) {
+      if (stopping) {
         // A second signal: stop waiting for the teardown.
         running.lock.release();
         resolveExit(130);
         return;
       }
-      signalled = true;
+      stopping = true;
       io.err(`${signal}: closing Tandem's terminals…`);
       running.stop().then(
         () => resolveExit(0),
@@ -252,9 +264,9 @@ async function serve(args: string[], io: CliIo): Promise<number> {
         },
       );
     };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-    process.on('SIGHUP', onSignal);
+    onStopSignal = onSignal;
+    // A signal during the start stops now that there is something to stop.
+    if (signalled) onSignal(signalled);
   });
 }
 

@@ -83,9 +83,10 @@ function firstLine(socket: ReturnType<typeof connect>): Promise<Record<string, u
 }
 
 describe('bridge channel across a Tandem that stops or restarts', () => {
-  // Skipped: since this stop's pairing and transcript changes the connection closes without the
-  // line (every run here at the end of the stop); the cause is not found yet (README, Known limitations).
-  it.skip('a Tandem shutting down tells a bridge saying hello so, with its instance.json already gone', async () => {
+  // Failed in about half the runs before the fix: `tandem serve` printed its link (and had
+  // published instance.json) before it took SIGINT/SIGTERM/SIGHUP, so a signal sent as soon as
+  // it was ready killed it by Node's default action and the socket closed without a line.
+  it('a Tandem shutting down tells a bridge saying hello so, with its instance.json already gone', async () => {
     const home = tempDir('tandem-stopping-');
     const host = await serve(home);
     const instancePath = join(discoveryDir({ TANDEM_HOME: home }), 'instance.json');
