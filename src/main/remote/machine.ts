@@ -465,9 +465,29 @@ export class RemoteMachine {
 const byTerminalId: ReadonlySet<OpName> = new Set<OpName>(['rename', 'close', 'share', 'handToAgent', 'takeControl', 'handBack', 'reset', 'clearScrollback']);
 
 /** Every machine of this host, as the Dispatcher sees them. */
+/** Makes a machine the way this Tandem reaches machines (its ssh, remote command, version and log). */
+export type MachineFactory = (name: string, destination: string) => RemoteMachine;
+
 export class RemoteMachines {
   readonly machines = new Map<string, RemoteMachine>();
   private readonly listeners = new Set<() => void>();
+
+  /** `factory`: how `addMachine` makes one (none: machines are only added in code). */
+  constructor(private readonly factory: MachineFactory | null = null) {}
+
+  /** A machine added while Tandem runs (the `addMachine` operation): checked as `--machine` is, started at once. */
+  addMachine({ name, destination }: { name: string; destination: string }): { name: string; destination: string; status: MachineStatus; problem: string | null } {
+    if (!this.factory) throw new TandemError('not_running', 'This Tandem cannot add remote machines while it runs.');
+    if (!machineNamePattern.test(name) || name === 'local') throw new TandemError('invalid_argument', `The name must be 1-32 letters, digits, '.', '_' or '-' (not "local"), as in dev.`);
+    if (destination.startsWith('-') || /\s/.test(destination)) throw new TandemError('invalid_argument', 'The destination must be an ssh destination such as me@devbox or a Host of ~/.ssh/config.');
+    if (this.machines.has(name)) throw new TandemError('invalid_argument', `A machine is already named ${name}.`);
+    const machine = this.factory(name, destination);
+    this.add(machine);
+    machine.start();
+    // Every UI reads the machines again on the roster that follows.
+    for (const listener of this.listeners) listener();
+    return { name, destination, status: machine.status, problem: machine.problem };
+  }
 
   private readonly agentListeners = new Set<() => void>();
 

@@ -160,6 +160,19 @@ export class TerminalsStore {
     }
   }
 
+  /** Adds a remote machine (the settings' form): null when added (its progress then shows in `machines`), else why not. */
+  async addMachine(name: string, destination: string): Promise<string | null> {
+    const api = this.api;
+    if (!api) return 'Tandem is not connected.';
+    try {
+      await api.call('addMachine', { name: name.trim(), destination: destination.trim() });
+      await this.readMachines(api);
+      return null;
+    } catch (error) {
+      return toProblem(error).message;
+    }
+  }
+
   /** Close awaits the host's teardown; survivors keep the tab, with the reason and a retry. */
   async close(id: string): Promise<void> {
     const api = this.api;
