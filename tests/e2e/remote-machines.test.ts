@@ -9,7 +9,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMachines, startServe } from '../../src/main/cli';
 import type { Runtime } from '../../src/main/runtime';
@@ -41,7 +41,7 @@ function childrenNamed(comm: string): number[] {
   return found;
 }
 
-async function shots(page: Page, name: string): Promise<void> {
+async function shots(page: Page, name: string, reveal?: Locator): Promise<void> {
   for (const size of [
     { width: 1280, height: 800 },
     { width: 800, height: 600 },
@@ -49,6 +49,7 @@ async function shots(page: Page, name: string): Promise<void> {
     await page.setViewportSize(size);
     // The strip re-measures on resize before the shot.
     await page.waitForTimeout(150);
+    await reveal?.scrollIntoViewIfNeeded();
     await page.screenshot({ path: screenshotPath(`${name}-${size.width}x${size.height}`) });
   }
   await page.setViewportSize({ width: 1280, height: 800 });
@@ -161,4 +162,35 @@ describe.skipIf(ssh.skip || !runUi)(`Tandem UI: a remote machine over a real ssh
     await page.locator(`[data-tab-id="${id}"] button[aria-label^="Close"]`).click();
     await page.locator(`[data-tab-id="${id}"]`).waitFor({ state: 'detached' });
   }, 300_000);
+
+  it('adds a machine from the settings: a bad name is told, a reachable one connects and gets its group, an unreachable one shows why', async () => {
+    await page.getByRole('button', { name: 'Settings' }).click();
+    const name = page.getByLabel('Machine name');
+    const destination = page.getByLabel('ssh destination');
+    await name.fill('-bad');
+    await destination.fill(sshd.destination);
+    await page.getByRole('button', { name: 'Add', exact: true }).click();
+    await expect.poll(async () => (await page.locator('[data-machine-error]').textContent()) ?? '').toMatch(/The name must be/);
+
+    await name.fill('box2');
+    await page.getByRole('button', { name: 'Add', exact: true }).click();
+    await page.locator('[data-settings="machines"] [data-machine="box2"][data-status="connected"]').waitFor();
+    await page.locator('[data-machine-group="box2"][data-status="connected"]').waitFor();
+    expect(await page.locator('[data-machine-error]').count()).toBe(0);
+
+    // Nothing listens on 127.0.0.2's port: ssh fails, and the machine says so in one sentence.
+    await name.fill('nowhere');
+    await destination.fill(sshd.destination.replace('127.0.0.1', '127.0.0.2'));
+    await page.getByRole('button', { name: 'Add', exact: true }).click();
+    const row = page.locator('[data-settings="machines"] [data-machine="nowhere"]');
+    await row.waitFor();
+    const problem = page.locator('[data-settings="machines"] .machine-problem').last();
+    await expect.poll(async () => (await problem.textContent()) ?? '', { timeout: 30_000 }).toMatch(/\S/);
+    for (const theme of ['dark', 'light'] as const) {
+      serve.host.settings.update({ theme });
+      await page.waitForFunction((wanted) => document.documentElement.dataset.theme === wanted, theme);
+      await shots(page, `remote-settings-${theme}`, page.locator('.machine-form'));
+    }
+    serve.host.settings.update({ theme: 'dark' });
+  }, 120_000);
 });
