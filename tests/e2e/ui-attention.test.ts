@@ -175,12 +175,12 @@ describe.skipIf(!runUi)('Tandem UI: tab states, notifications, closing and hando
     expect(await call('terminal_send', { id: agentTerminal, text: "bash -c 'exit 3'", waitMs: 20_000 })).toMatchObject({ status: 'done', exitCode: 3 });
     await expect.poll(() => tab(agentTerminal).locator('[data-mark="failed"]').textContent()).toBe('✗ 3');
 
-    // The person's idle tab is named after its folder; a running program names it.
+    // The person's idle tab is named after its folder; a running program is shown beside it as the program's (issue 23).
     await typeLine(ui.page, 'cd /tmp');
     await expect.poll(() => tab(ownTerminal).locator('.title').textContent()).toBe('tmp');
     await typeLine(ui.page, 'sleep 300');
-    await expect.poll(() => tab(ownTerminal).locator('.title').textContent()).toBe('sleep');
-    await expect.poll(() => tab(ownTerminal).locator('.detail').textContent()).toBe('tmp');
+    await expect.poll(() => tab(ownTerminal).locator('[data-program-title]').textContent()).toMatch(/^program:\s\u201csleep\u201d$/);
+    expect(await tab(ownTerminal).locator('.title').textContent()).toBe('tmp');
     await shoot('failed-and-running');
   }, 60_000);
 
@@ -188,7 +188,7 @@ describe.skipIf(!runUi)('Tandem UI: tab states, notifications, closing and hando
     await tab(ownTerminal).getByRole('button', { name: /^Close/ }).click();
     const dialog = ui.page.getByRole('dialog', { name: /^Close/ });
     await dialog.waitFor();
-    await expect.poll(() => dialog.textContent()).toContain('sleep is still running');
+    await expect.poll(() => dialog.textContent()).toContain('The program \u201csleep\u201d is still running');
     await shoot('close-running');
     await dialog.getByRole('button', { name: 'Cancel' }).click();
     await dialog.waitFor({ state: 'hidden' });

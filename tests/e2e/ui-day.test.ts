@@ -305,10 +305,14 @@ describe.skipIf(!runUi)('Tandem UI: the person’s day', () => {
     await expect.poll(async () => [await tabLabel(ownTerminal), await tabLabel(second), await tabLabel(third)]).toEqual(['~', '~ (2)', '~ (3)']);
     await ui.page.locator(`[data-tab-id="${second}"] [role="tab"]`).click();
     await typeLine(ui.page, 'sleep 300');
-    await expect.poll(() => tabLabel(second), { timeout: 10_000 }).toBe('sleep');
+    // The program is shown beside the label as the program's; the label (Tandem's) keeps its number (issue 23).
+    const program = ui.page.locator(`[data-tab-id="${second}"] [data-program-title]`);
+    await expect.poll(() => program.textContent(), { timeout: 10_000 }).toMatch(/\u201csleep\u201d$/);
+    expect(await tabLabel(second)).toBe('~ (2)');
     expect(await tabLabel(third)).toBe('~ (3)');
     await ui.page.keyboard.press('Control+C');
-    await expect.poll(() => tabLabel(second), { timeout: 10_000 }).toBe('~ (2)');
+    await program.waitFor({ state: 'detached', timeout: 10_000 });
+    expect(await tabLabel(second)).toBe('~ (2)');
     expect(await tabLabel(third)).toBe('~ (3)');
     // A reload keeps them too.
     await ui.page.reload();

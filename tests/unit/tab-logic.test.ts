@@ -78,5 +78,6 @@ describe("a program's own title (issue 23, attack 11)", () => {
   it('notifications carry no control, bidi or line-separator characters', () => {
     expect(plainText('a\u202eb\u2028c\x1b[1m\r\nd', 200)).toBe('ab c [1m d');
     expect(plainText('x'.repeat(300), 200)).toHaveLength(200);
+    expect(plainText('printf x\r\nin \u202ecodex\x07', 500, true)).toBe('printf x\nin codex');
   });
 });

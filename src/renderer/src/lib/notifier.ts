@@ -17,10 +17,15 @@ export interface Notifier {
 /**
  * Text a system notification shows, made plain: control characters, line separators and format
  * characters (bidi overrides and isolates, zero-width) that a program's title could carry into a
- * call are removed, so nothing reorders or hides the words around them.
+ * call are removed, so nothing reorders or hides the words around them. A body (`lines`) keeps its line breaks.
  */
-export function plainText(text: string, max: number): string {
-  const plain = text.replace(/[\p{Cc}\p{Zl}\p{Zp}]/gu, ' ').replace(/[\p{Cf}\p{Co}\p{Cs}]/gu, '').replace(/\s+/g, ' ').trim();
+export function plainText(text: string, max: number, lines = false): string {
+  const kept = lines ? text.replace(/\r\n?/g, '\n') : text;
+  const plain = kept
+    .replace(lines ? /[^\P{Cc}\n]|[\p{Zl}\p{Zp}]/gu : /[\p{Cc}\p{Zl}\p{Zp}]/gu, ' ')
+    .replace(/[\p{Cf}\p{Co}\p{Cs}]/gu, '')
+    .replace(lines ? /[^\S\n]+/g : /\s+/g, ' ')
+    .trim();
   return [...plain].slice(0, max).join('');
 }
 
@@ -54,7 +59,7 @@ export function browserNotifier(show: (terminalId: string) => void): Notifier {
     notify(call) {
       if (typeof Notification === 'undefined' || Notification.permission !== 'granted') return;
       // One notification per terminal and kind: a newer one replaces the older.
-      const notification = new Notification(plainText(call.title, 200), { body: plainText(call.body, 500), tag: `${call.kind}:${call.terminalId ?? call.title}` });
+      const notification = new Notification(plainText(call.title, 200), { body: plainText(call.body, 500, true), tag: `${call.kind}:${call.terminalId ?? call.title}` });
       notification.onclick = () => {
         window.focus();
         if (call.terminalId) show(call.terminalId);
@@ -74,7 +79,7 @@ export function desktopNotifier(api: TandemApi, show: (terminalId: string) => vo
   return {
     notifier: {
       notify(call) {
-        api.call('notify', { title: plainText(call.title, 200) || baseTitle, body: plainText(call.body, 500), ...(call.terminalId ? { terminalId: call.terminalId } : {}) }).catch(quiet);
+        api.call('notify', { title: plainText(call.title, 200) || baseTitle, body: plainText(call.body, 500, true), ...(call.terminalId ? { terminalId: call.terminalId } : {}) }).catch(quiet);
       },
       setCount(count, grew) {
         document.title = pageTitle(count);
