@@ -185,7 +185,7 @@ describe.skipIf(ssh.skip || !runUi)(`Tandem UI: a remote machine over a real ssh
     const row = page.locator('[data-settings="machines"] [data-machine="nowhere"]');
     await row.waitFor();
     const problem = page.locator('[data-settings="machines"] .machine-problem').last();
-    await expect.poll(async () => (await problem.textContent()) ?? '', { timeout: 30_000 }).toMatch(/\S/);
+    await expect.poll(async () => (await problem.textContent()) ?? '', { timeout: 30_000 }).toMatch(/^ssh to \S+@127\.0\.0\.2 failed: .*refused/);
     for (const theme of ['dark', 'light'] as const) {
       serve.host.settings.update({ theme });
       await page.waitForFunction((wanted) => document.documentElement.dataset.theme === wanted, theme);
