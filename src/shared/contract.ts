@@ -265,10 +265,22 @@ export const operations = {
    * Remote machines (`tandem serve --machine NAME=DESTINATION`): each one's name, ssh destination,
    * link state and, while it is not connected, why in one sentence (`problem`). Empty without any.
    * The roster event follows every change of a machine's state, so a UI reads this again on it.
+   * `agents`: the agents paired on that machine (their policy is set there), as its host last told;
+   * an agents event follows their changes. Their questions are in the agents state (`agent@NAME`).
    */
   machines: {
     args: z.object({}).strict(),
-    result: z.object({ machines: z.array(z.object({ name: z.string(), destination: z.string(), status: z.enum(['connecting', 'connected', 'reconnecting', 'failed']), problem: z.string().nullable() })) }),
+    result: z.object({
+      machines: z.array(
+        z.object({
+          name: z.string(),
+          destination: z.string(),
+          status: z.enum(['connecting', 'connected', 'reconnecting', 'failed']),
+          problem: z.string().nullable(),
+          agents: z.array(z.object({ name: z.string(), connected: z.boolean(), policy: z.string() })).optional(),
+        }),
+      ),
+    }),
   },
   /**
    * Adds a remote machine while Tandem runs (the settings' form), as `--machine NAME=DESTINATION`

@@ -541,8 +541,14 @@ export class RemoteMachines {
   }
 
   /** Each machine's name, destination, link state and why it is down (the `machines` operation). */
-  machineStates(): Array<{ name: string; destination: string; status: MachineStatus; problem: string | null }> {
-    return [...this.machines.values()].map((machine) => ({ name: machine.name, destination: machine.destination, status: machine.status, problem: machine.status === 'connected' ? null : machine.problem }));
+  machineStates(): Array<{ name: string; destination: string; status: MachineStatus; problem: string | null; agents: Array<{ name: string; connected: boolean; policy: string }> }> {
+    return [...this.machines.values()].map((machine) => ({
+      name: machine.name,
+      destination: machine.destination,
+      status: machine.status,
+      problem: machine.status === 'connected' ? null : machine.problem,
+      agents: (machine.agents?.paired ?? []).map((agent) => ({ name: agent.name, connected: agent.connected, policy: String(agent.policy) })),
+    }));
   }
 
   /** Every remote terminal, with its machine, as the roster shows it. */
