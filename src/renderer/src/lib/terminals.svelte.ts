@@ -75,6 +75,11 @@ export class TerminalsStore {
     this.loaded = true;
   }
 
+  /** Reads the machines again (their agents change with the agents event, not the roster). */
+  async refreshMachines(): Promise<void> {
+    if (this.api) await this.readMachines(this.api);
+  }
+
   private async readMachines(api: TandemApi): Promise<void> {
     try {
       const { machines } = await api.call('machines', {});
