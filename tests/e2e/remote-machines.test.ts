@@ -192,5 +192,15 @@ describe.skipIf(ssh.skip || !runUi)(`Tandem UI: a remote machine over a real ssh
       await shots(page, `remote-settings-${theme}`, page.locator('.machine-form'));
     }
     serve.host.settings.update({ theme: 'dark' });
+
+    // The agents panel has a group per machine, under its name: box's host has no paired agent
+    // (that this side reads it from the host, not guesses, shows in the unreachable one's line).
+    await page.getByRole('button', { name: /^Agents/ }).click();
+    const onBox = page.locator('[data-machine-agents="box"]');
+    await onBox.waitFor();
+    expect((await onBox.locator('h3').textContent())?.replace(/\s+/g, ' ').trim()).toBe('On box 0');
+    expect(await onBox.textContent()).toContain('No agent is paired on box.');
+    await expect.poll(async () => (await page.locator('[data-machine-agents="nowhere"]').textContent()) ?? '').toMatch(/The link is connecting|Not reachable/);
+    await shots(page, 'remote-agents-dark', onBox);
   }, 120_000);
 });
