@@ -39,6 +39,8 @@ export const helloTimeoutMs = 5000;
 /** Replies a bridge has not read yet; past this it is not reading and is dropped (bytes). */
 export const maxUnsentBytes = 16 * 1024 * 1024;
 /** The answer to a bridge that says hello while Tandem shuts down (code not_running). */
+/** How long close() lets a connection's last line drain to a peer that does not read before ending it. */
+export const closeFlushMs = 1000;
 export const shuttingDownMessage = 'Tandem is shutting down; its terminals are closing. Call the tool again once Tandem runs again.';
 /** A contract error on the channel: JSON-RPC server error, the contract's code in `data.code`. */
 export const channelErrorCode = -32001;
@@ -123,6 +125,12 @@ export class McpSocketEndpoint {
   /** Set by close(): connections still saying hello are told Tandem is shutting down. */
   private closing = false;
   private readonly shuttingDown = new Set<() => void>();
+  /**
+   * Every accepted connection until it closes, with what it is now. close() ends each one
+   * itself: a refused connection is only half-closed by `end()` and stayed open (and the
+   * server's close() waited on it) for as long as its peer kept its end (issue 22).
+   */
+  private readonly connections = new Map<Socket, 'hello' | 'refused' | 'pairing' | 'session'>();
   private readonly clock: Clock;
 
   private constructor(
@@ -172,14 +180,16 @@ export class McpSocketEndpoint {
 
   private accept(socket: Socket): void {
     socket.on('error', () => undefined);
+    this.connections.set(socket, 'hello');
+    socket.once('close', () => this.connections.delete(socket));
     if (this.closing) {
       debug('refused a bridge connection: shutting down');
-      socket.end(errorLine(null, channelErrorCode, 'not_running', shuttingDownMessage));
+      this.refuse(socket, errorLine(null, channelErrorCode, 'not_running', shuttingDownMessage));
       return;
     }
     if (this.pendingHellos >= maxPendingHellos) {
       debug(`refused a bridge connection: ${maxPendingHellos} hellos pending`);
-      socket.end(errorLine(null, channelErrorCode, 'capacity', 'Too many bridge connections are starting at once; try again.'));
+      this.refuse(socket, errorLine(null, channelErrorCode, 'capacity', 'Too many bridge connections are starting at once; try again.'));
       return;
     }
     this.pendingHellos += 1;
@@ -199,7 +209,7 @@ export class McpSocketEndpoint {
     };
     const refuse = (id: Id, code: ErrorCode, message: string) => {
       debug(`refused a bridge before its hello: ${code} ${message}`);
-      if (settle()) socket.end(errorLine(id, channelErrorCode, code, message));
+      if (settle()) this.refuse(socket, errorLine(id, channelErrorCode, code, message));
     };
     socket.once('close', () => {
       if (settle()) debug('a bridge connection closed before its hello');
@@ -269,20 +279,21 @@ export class McpSocketEndpoint {
   private pairOn(socket: Socket, setLines: (handler: (message: Record<string, unknown>) => void) => void, first: Record<string, unknown>): void {
     const broker = this.opts.pairing;
     if (!broker) {
-      socket.end(errorLine(requestId(first), channelErrorCode, 'forbidden', 'This Tandem takes pairing requests at its pairUrl.'));
+      this.refuse(socket, errorLine(requestId(first), channelErrorCode, 'forbidden', 'This Tandem takes pairing requests at its pairUrl.'));
       return;
     }
     if (this.pairingConnections >= maxPairingConnections) {
-      socket.end(errorLine(requestId(first), channelErrorCode, 'capacity', `${maxPairingConnections} pairing connections are open already; try again once the person answered some.`));
+      this.refuse(socket, errorLine(requestId(first), channelErrorCode, 'capacity', `${maxPairingConnections} pairing connections are open already; try again once the person answered some.`));
       return;
     }
+    this.connections.set(socket, 'pairing');
     this.pairingConnections += 1;
     this.pairingSockets.add(socket);
     const queued: Array<Record<string, unknown>> = [first];
     let peer: PeerFacts | null = null;
     /** Lines of this connection in order; a second request replaces the first (the broker knows the connection). */
     // A connection holds its place only while a request of it waits: a bad line ends one that has none.
-    const refuseLine = (line: string) => (broker.waitingOn(socket) ? this.write(socket, line) : void socket.end(line));
+    const refuseLine = (line: string) => (broker.waitingOn(socket) ? this.write(socket, line) : this.refuse(socket, line));
     const ask = (message: Record<string, unknown>) => {
       const id = requestId(message);
       if (message.method !== bridgePairMethod || id === null) {
@@ -296,12 +307,12 @@ export class McpSocketEndpoint {
       } catch (error) {
         const tandem = error instanceof TandemError ? error : new TandemError('invalid_argument', String(error));
         // A refusal ends the connection: a flood pays a connection for every try.
-        return void socket.end(errorLine(id, channelErrorCode, tandem.code, tandem.message));
+        return this.refuse(socket, errorLine(id, channelErrorCode, tandem.code, tandem.message));
       }
       void broker.waitOutcome(requestIdOf).then((outcome) => {
         this.write(socket, `${JSON.stringify({ jsonrpc: '2.0', id, result: { requestId: requestIdOf, ...outcome } })}\n`);
         // Done with this connection, unless the request was replaced by a newer one on it.
-        if (!broker.waitingOn(socket)) socket.end();
+        if (!broker.waitingOn(socket)) this.refuse(socket, '');
       });
     };
     setLines((message) => {
@@ -432,12 +443,40 @@ export class McpSocketEndpoint {
     socket.write(line);
   }
 
+  /** The connection's last line, then its end; it counts as refused until its peer closes or close() ends it. */
+  private refuse(socket: Socket, line: string): void {
+    if (this.connections.has(socket)) this.connections.set(socket, 'refused');
+    socket.end(line);
+  }
+
   async close(): Promise<void> {
     this.closing = true;
     for (const refuse of [...this.shuttingDown]) refuse();
     for (const session of this.sessions) session.socket.destroy();
     for (const socket of this.pairingSockets) socket.destroy();
-    await new Promise<void>((resolve) => this.net.close(() => resolve()));
+    const closed = new Promise<void>((resolve) => this.net.close(() => resolve()));
+    // The server's close waits for every connection: end the rest now, each once its last
+    // line (a refusal, the shutdown answer) is written, or after closeFlushMs if its peer reads none.
+    const left = [...this.connections.entries()].filter(([socket]) => !socket.destroyed);
+    if (left.length > 0) debug(`closing ${left.length} connections still open: ${left.map(([, kind]) => kind).join(', ')}`);
+    await Promise.all(
+      left.map(
+        ([socket]) =>
+          new Promise<void>((done) => {
+            const timer = this.clock.setTimeout(() => socket.destroy(), closeFlushMs);
+            socket.once('close', () => {
+              this.clock.clearTimeout(timer);
+              done();
+            });
+            if (socket.writableLength === 0) socket.destroy();
+            else {
+              socket.once('drain', () => socket.destroy());
+              socket.once('finish', () => socket.destroy());
+            }
+          }),
+      ),
+    );
+    await closed;
     if (hostPlatform.os !== 'win32') {
       rmSync(this.opts.path, { force: true });
       if (this.opts.ownDir) rmSync(this.opts.ownDir, { recursive: true, force: true });
