@@ -2,20 +2,24 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { gitConfigProblem } from '../../src/main/agent/judge/git-config.js';
 import { loadGrammars, type Grammars } from '../../src/main/agent/judge/tree-sitter.js';
 import { defaultPolicy, judge, type PolicySettings } from '../../src/main/agent/policy.js';
 
 let grammars: Grammars;
 let workspace: string;
+let gitConfig: Map<string, string | null>;
 beforeAll(async () => {
   grammars = await loadGrammars();
   workspace = mkdtempSync(join(tmpdir(), 'tandem-policy-'));
   mkdirSync(join(workspace, 'src'));
   writeFileSync(join(workspace, 'README.md'), 'hello');
+  // Found before judging, as send.ts does (the judge itself runs no git).
+  gitConfig = new Map([[workspace, await gitConfigProblem(workspace, '/nonexistent-home')]]);
 });
 
 function verdict(line: string, settings: PolicySettings = defaultPolicy, hasKeys = false): string {
-  return judge(line, settings, { hasKeys, shell: 'bash', grammars, operands: { cwd: workspace, workspace, roots: { home: '/nonexistent-home', tandemDirs: [] } }, home: '/nonexistent-home' }).verdict;
+  return judge(line, settings, { hasKeys, shell: 'bash', grammars, operands: { cwd: workspace, workspace, roots: { home: '/nonexistent-home', tandemDirs: [] } }, home: '/nonexistent-home', gitConfig }).verdict;
 }
 
 describe('approval policy', () => {

@@ -5,6 +5,7 @@ import type { ManagedTerminal } from '../host/managed-terminal.js';
 import { waitFor } from '../terminal/clock.js';
 import type { SendRequest } from '../terminal/session-types.js';
 import { type AgentContext, decorate, emptyResult } from './context.js';
+import { gitConfigFor, type LineContext } from './judge/judge-line.js';
 import { grammarsNow, loadGrammars } from './judge/tree-sitter.js';
 import { judge } from './policy.js';
 import { atFreshPrompt, type LineReader, planSend, resetLine, type SendPlan, shellLineOf, typedEdit, typedUnjudged } from './shell-line.js';
@@ -54,16 +55,22 @@ export async function send(ctx: AgentContext, connection: AgentConnection, args:
   // A grammar that fails to load classifies nothing: lines ask, they are never let through.
   const loaded = grammarsNow();
   const grammars = loaded !== undefined ? loaded : await loadGrammars().catch(() => null);
-  const judgeLine = (line: string, hasKeys: boolean) =>
-    judge(line, settings, {
-      hasKeys,
-      shell: where.shell,
-      grammars,
-      operands: { cwd: where.cwd, workspace: where.workspace, roots: { home: ctx.home, tandemDirs: ctx.tandemDirs } },
-      home: ctx.home,
-    });
   const lineText = judged ? judged.line : (args.text ?? '');
-  const judgement = judgeLine(lineText, judged ? judged.hasKeys : (args.keys?.length ?? 0) > 0);
+  const hasKeys = judged ? judged.hasKeys : (args.keys?.length ?? 0) > 0;
+  const lineContext: LineContext = {
+    shell: where.shell,
+    grammars,
+    operands: { cwd: where.cwd, workspace: where.workspace, roots: { home: ctx.home, tandemDirs: ctx.tandemDirs } },
+    home: ctx.home,
+  };
+  // The judge is synchronous: the git configuration it needs is found first, git running as a
+  // child process the event loop does not wait on (a line typed without submit runs nothing yet).
+  if (settings.policy === 'ask-unless-allowed' && !hasKeys && !judged?.deferred) {
+    lineContext.gitConfig = await gitConfigFor(lineText, settings.allow, lineContext);
+    if (holds()) throw new TandemError('busy', busyWrite);
+  }
+  const judgeLine = (line: string, hasKeys: boolean) => judge(line, settings, { ...lineContext, hasKeys });
+  const judgement = judgeLine(lineText, hasKeys);
   let verdict = judgement.verdict;
   let why = judgement.verdict === 'ask' ? judgement.why : null;
   if (judged?.mustAsk && verdict !== 'deny') {

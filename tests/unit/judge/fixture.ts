@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultAllowList } from '../../../src/main/agent/judge/allow-entries.js';
+import { gitConfigProblem } from '../../../src/main/agent/judge/git-config.js';
 import { judgeAllowed, type LineContext } from '../../../src/main/agent/judge/judge-line.js';
 import type { JudgedShell } from '../../../src/main/agent/judge/parse-line.js';
 import type { Grammars } from '../../../src/main/agent/judge/tree-sitter.js';
@@ -16,7 +17,7 @@ export interface JudgeFixture {
   verdict(line: string, shell: JudgedShell, allow?: readonly string[]): 'run' | 'ask';
 }
 
-export function makeJudgeFixture(grammars: Grammars): JudgeFixture {
+export async function makeJudgeFixture(grammars: Grammars): Promise<JudgeFixture> {
   const root = mkdtempSync(join(tmpdir(), 'tandem-judge-'));
   const home = join(root, 'home');
   const workspace = join(home, 'project');
@@ -34,7 +35,9 @@ export function makeJudgeFixture(grammars: Grammars): JudgeFixture {
   symlinkSync('/proc', join(workspace, 'proc-link'));
   // A FIFO in the workspace: reading it blocks, or reads what another program writes (attack 8).
   execFileSync('mkfifo', [join(workspace, 'fifo')]);
-  const context = (shell: JudgedShell): LineContext => ({ shell, grammars, home, operands: { cwd: workspace, workspace, roots: { home, tandemDirs: [stateDir] } } });
+  // What the git check finds in the workspace, found once as send.ts finds it before judging.
+  const gitConfig = new Map([[workspace, await gitConfigProblem(workspace, home)]]);
+  const context = (shell: JudgedShell): LineContext => ({ shell, grammars, home, operands: { cwd: workspace, workspace, roots: { home, tandemDirs: [stateDir] } }, gitConfig });
   return {
     root,
     workspace,

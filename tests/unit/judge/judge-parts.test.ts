@@ -29,13 +29,13 @@ function repo(name: string, config: string, extra: Record<string, string> = {}):
 }
 
 describe("the configuration git would use (asked of git, judged by an allow list)", () => {
-  it('passes keys known to run nothing, from the repository and its subdirectories', () => {
+  it('passes keys known to run nothing, from the repository and its subdirectories', async () => {
     const dir = repo('plain', '\tautocrlf = input\n[user]\n\tname = me\n[remote "origin"]\n\turl = x\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n[branch "main"]\n\tremote = origin\n\tmerge = refs/heads/main\n');
-    expect(gitConfigProblem(dir, root)).toBeNull();
-    expect(gitConfigProblem(join(dir, 'src'), root)).toBeNull();
+    expect(await gitConfigProblem(dir, root)).toBeNull();
+    expect(await gitConfigProblem(join(dir, 'src'), root)).toBeNull();
     // Outside any repository: only the person's own files, which are not judged.
     mkdirSync(join(root, 'nowhere'), { recursive: true });
-    expect(gitConfigProblem(join(root, 'nowhere'), root)).toBeNull();
+    expect(await gitConfigProblem(join(root, 'nowhere'), root)).toBeNull();
   });
 
   it.each([
@@ -54,35 +54,35 @@ describe("the configuration git would use (asked of git, judged by an allow list
     ['an unknown key', '[frobnicate]\n\tprogram = x\n', 'frobnicate.program'],
     ['the old section syntax', '[filter.lfs]\n\tsmudge = x\n', 'filter.lfs.smudge'],
     ['upper case names', '[FILTER "a"]\n\tClean = x\n', 'filter.a.clean'],
-  ])('asks for %s, naming the key', (name, config, key) => {
-    expect(gitConfigProblem(repo(`bad-${name.replace(/\W/g, '-')}`, config), root)).toContain(key);
+  ])('asks for %s, naming the key', async (name, config, key) => {
+    expect(await gitConfigProblem(repo(`bad-${name.replace(/\W/g, '-')}`, config), root)).toContain(key);
   });
 
-  it('asks when git cannot read the configuration', () => {
-    expect(gitConfigProblem(repo('unreadable', '[core\n\tpager = x\n'), root)).toMatch(/git refuses|could not read/);
+  it('asks when git cannot read the configuration', async () => {
+    expect(await gitConfigProblem(repo('unreadable', '[core\n\tpager = x\n'), root)).toMatch(/git refuses|could not read/);
   });
 
-  it('follows includes, relative and from home, and worktrees, as git does', () => {
+  it('follows includes, relative and from home, and worktrees, as git does', async () => {
     const included = repo('included', '[include]\n\tpath = extra.cfg\n', { '.git/extra.cfg': '[diff "x"]\n\ttextconv = sh\n' });
-    expect(gitConfigProblem(included, root)).toMatch(/diff\.x\.textconv.*extra\.cfg/);
+    expect(await gitConfigProblem(included, root)).toMatch(/diff\.x\.textconv.*extra\.cfg/);
     mkdirSync(join(root, 'home'), { recursive: true });
     writeFileSync(join(root, 'home', 'evil.cfg'), '[core]\n\tpager = sh\n');
-    expect(gitConfigProblem(repo('from-home', '[includeIf "gitdir:/"]\n\tpath = ~/evil.cfg\n'), join(root, 'home'))).toMatch(/core\.pager/);
+    expect(await gitConfigProblem(repo('from-home', '[includeIf "gitdir:/"]\n\tpath = ~/evil.cfg\n'), join(root, 'home'))).toMatch(/core\.pager/);
     // An includeIf whose condition git finds false includes nothing.
-    expect(gitConfigProblem(repo('not-included', '[includeIf "gitdir:/nowhere/"]\n\tpath = ~/evil.cfg\n'), join(root, 'home'))).toBeNull();
+    expect(await gitConfigProblem(repo('not-included', '[includeIf "gitdir:/nowhere/"]\n\tpath = ~/evil.cfg\n'), join(root, 'home'))).toBeNull();
     // A linked worktree made by git: its `.git` file and `commondir` lead to the main repository's configuration.
     const main = repo('main', '[core]\n\tfsmonitor = /tmp/hook\n');
     execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '--allow-empty', '-m', 'x'], { cwd: main, env: { PATH: process.env.PATH, HOME: root } });
     execFileSync('git', ['worktree', 'add', '-q', join(root, 'linked')], { cwd: main, env: { PATH: process.env.PATH, HOME: root } });
-    expect(gitConfigProblem(join(root, 'linked'), root)).toMatch(/core\.fsmonitor/);
+    expect(await gitConfigProblem(join(root, 'linked'), root)).toMatch(/core\.fsmonitor/);
   });
 
-  it('checks submodule configurations too', () => {
+  it('checks submodule configurations too', async () => {
     const dir = repo('with-module', '');
     execFileSync('git', ['init', '-q', '--bare', join(dir, '.git', 'modules', 'lib')], { env: { PATH: process.env.PATH, HOME: root } });
-    expect(gitConfigProblem(dir, root)).toBeNull();
+    expect(await gitConfigProblem(dir, root)).toBeNull();
     writeFileSync(join(dir, '.git', 'modules', 'lib', 'config'), '[core]\n\tbare = true\n\tpager = sh\n');
-    expect(gitConfigProblem(dir, root)).toMatch(/submodule: .*core\.pager/);
+    expect(await gitConfigProblem(dir, root)).toMatch(/submodule: .*core\.pager/);
   });
 });
 
@@ -167,8 +167,9 @@ describe('programs that read trees (issue 28)', () => {
     mkdirSync(join(home, '.ssh'), { recursive: true });
     mkdirSync(join(workspace, 'src'), { recursive: true });
     writeFileSync(join(home, '.ssh', 'id_rsa'), 'secret');
+    const gitConfig = new Map([[workspace, await gitConfigProblem(workspace, home)], [home, await gitConfigProblem(home, home)]]);
     const verdict = (line: string, cwd: string, ws = workspace): string =>
-      judgeAllowed(line, defaultAllowList, { shell: 'bash', grammars, home, operands: { cwd, workspace: ws, roots: { home, tandemDirs: [] } } }).verdict;
+      judgeAllowed(line, defaultAllowList, { shell: 'bash', grammars, home, operands: { cwd, workspace: ws, roots: { home, tandemDirs: [] } }, gitConfig }).verdict;
     for (const line of ['grep -r secret', 'grep -rn secret src', 'rg secret', 'find', 'find . -name id_rsa', 'du -sh', 'git grep secret']) {
       expect(verdict(line, workspace), line).toBe('run');
       // The shell moved home: the same lines would search the credentials.

@@ -8,7 +8,7 @@ import { posixAllowed, posixHostile, pwshAllowed, pwshAskConservatively, pwshHos
 
 let f: JudgeFixture;
 beforeAll(async () => {
-  f = makeJudgeFixture(await loadGrammars());
+  f = await makeJudgeFixture(await loadGrammars());
 });
 afterAll(() => rmSync(f.root, { recursive: true, force: true }));
 

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -17,6 +17,9 @@ import { join } from 'node:path';
  * (command scope) or any file included from anywhere must be one known to run nothing; any other
  * key asks and the question names it and the file it came from. The person's own files (system
  * and global, not what they include) are the person's and are not judged.
+ *
+ * Git runs as a child process the event loop waits for without blocking (`runGit`): the judge
+ * itself is synchronous and is handed the answer beforehand (judge-line.ts, `gitConfigFor`).
  */
 const gitTimeoutMs = 3000;
 const maxOutputBytes = 4 << 20;
@@ -105,22 +108,70 @@ function gitEnv(home: string, extra: Record<string, string> = {}): NodeJS.Proces
   return { ...env, ...extra };
 }
 
-function listConfig(cwd: string, home: string, extraEnv: Record<string, string> = {}): { entries: GitEntry[] } | { problem: string } {
-  const run = spawnSync('git', ['--no-pager', 'config', '--list', '--show-scope', '--show-origin', '-z'], {
-    cwd,
-    env: gitEnv(home, extraEnv),
-    encoding: 'utf8',
-    timeout: gitTimeoutMs,
-    maxBuffer: maxOutputBytes,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    windowsHide: true,
+/** What one git run gave: its exit status (null when it did not exit by itself), its output, and why it failed to run or was stopped. */
+export interface GitRun {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+  /** An errno-like code: `ENOENT` (no git), `ETIMEDOUT` (killed after the timeout), `ENOBUFS` (killed past the output cap). */
+  error?: string;
+}
+
+/** Runs git with `args` in `cwd`; injectable so a test can hold a run open. */
+export type GitRunner = (args: readonly string[], options: { cwd: string; env: NodeJS.ProcessEnv }) => Promise<GitRun>;
+
+/**
+ * The real runner: git as a child process, stdin closed, killed (SIGKILL) after `gitTimeoutMs`
+ * or once its output passes `maxOutputBytes`. Never rejects.
+ */
+export const runGit: GitRunner = (args, { cwd, env }) =>
+  new Promise<GitRun>((resolve) => {
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    let size = 0;
+    let failure: string | undefined;
+    let settled = false;
+    let child: ReturnType<typeof spawn>;
+    try {
+      child = spawn('git', [...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true });
+    } catch (error) {
+      resolve({ status: null, stdout: '', stderr: '', error: (error as NodeJS.ErrnoException).code ?? String(error) });
+      return;
+    }
+    const finish = (status: number | null) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve({ status: failure ? null : status, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), ...(failure ? { error: failure } : {}) });
+    };
+    const stop = (code: string) => {
+      failure ??= code;
+      child.kill('SIGKILL');
+    };
+    const timer = setTimeout(() => stop('ETIMEDOUT'), gitTimeoutMs);
+    const take = (into: Buffer[]) => (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > maxOutputBytes) return stop('ENOBUFS');
+      into.push(chunk);
+    };
+    child.stdout!.on('data', take(out));
+    child.stderr!.on('data', take(err));
+    child.on('error', (error: NodeJS.ErrnoException) => {
+      failure ??= error.code ?? error.message;
+      child.kill('SIGKILL');
+      finish(null);
+    });
+    child.on('close', (code) => finish(code));
   });
-  if (run.error) return { problem: `git could not read this repository's configuration (${(run.error as NodeJS.ErrnoException).code ?? run.error.message})` };
-  if (run.status !== 0) {
-    const said = (run.stderr ?? '').split('\n').find((line) => line.startsWith('fatal:') || line.startsWith('error:'))?.slice(0, 200);
+
+async function listConfig(run: GitRunner, cwd: string, home: string, extraEnv: Record<string, string> = {}): Promise<{ entries: GitEntry[] } | { problem: string }> {
+  const result = await run(['--no-pager', 'config', '--list', '--show-scope', '--show-origin', '-z'], { cwd, env: gitEnv(home, extraEnv) });
+  if (result.error) return { problem: `git could not read this repository's configuration (${result.error})` };
+  if (result.status !== 0) {
+    const said = result.stderr.split('\n').find((line) => line.startsWith('fatal:') || line.startsWith('error:'))?.slice(0, 200);
     return { problem: said ? `git refuses this repository's configuration: ${said}` : 'git could not read this repository\'s configuration' };
   }
-  const entries = parseConfigList(run.stdout);
+  const entries = parseConfigList(result.stdout);
   return entries ? { entries } : { problem: 'git listed a configuration this check cannot read' };
 }
 
@@ -135,10 +186,10 @@ function judgeEntries(entries: readonly GitEntry[], home: string): string | null
 }
 
 /** The repository's git directory as git finds it from `cwd`, or null outside one. */
-function gitDirOf(cwd: string, home: string): string | null {
-  const run = spawnSync('git', ['rev-parse', '--absolute-git-dir', '--git-common-dir'], { cwd, env: gitEnv(home), encoding: 'utf8', timeout: gitTimeoutMs, stdio: ['ignore', 'pipe', 'ignore'], windowsHide: true });
-  if (run.status !== 0) return null;
-  const [, common] = run.stdout.trim().split('\n');
+async function gitDirOf(run: GitRunner, cwd: string, home: string): Promise<string | null> {
+  const result = await run(['rev-parse', '--absolute-git-dir', '--git-common-dir'], { cwd, env: gitEnv(home) });
+  if (result.error || result.status !== 0) return null;
+  const [, common] = result.stdout.trim().split('\n');
   return common ? (common.startsWith('/') || /^[A-Za-z]:/.test(common) ? common : join(cwd, common)) : null;
 }
 
@@ -170,18 +221,21 @@ function moduleDirs(common: string): string[] | null {
   return walk(join(common, 'modules')) ? found : null;
 }
 
-/** Why git lines in `cwd` must ask because of the configuration git would use there, or null. */
-export function gitConfigProblem(cwd: string, home: string): string | null {
-  const listed = listConfig(cwd, home);
+/**
+ * Why git lines in `cwd` must ask because of the configuration git would use there, or null.
+ * Asynchronous: git runs while the event loop keeps serving every terminal and connection.
+ */
+export async function gitConfigProblem(cwd: string, home: string, run: GitRunner = runGit): Promise<string | null> {
+  const listed = await listConfig(run, cwd, home);
   if ('problem' in listed) return listed.problem;
   const problem = judgeEntries(listed.entries, home);
   if (problem) return problem;
-  const common = gitDirOf(cwd, home);
+  const common = await gitDirOf(run, cwd, home);
   if (!common || !existsSync(join(common, 'modules'))) return null;
   const modules = moduleDirs(common);
   if (!modules) return 'the repository has too many submodules to check';
   for (const dir of modules) {
-    const inModule = listConfig(cwd, home, { GIT_DIR: dir });
+    const inModule = await listConfig(run, cwd, home, { GIT_DIR: dir });
     if ('problem' in inModule) return inModule.problem;
     const found = judgeEntries(inModule.entries, home);
     if (found) return `a submodule: ${found}`;

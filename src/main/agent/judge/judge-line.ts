@@ -14,6 +14,12 @@ export interface LineContext {
   /** Where file operands resolve and must stay; null: every file operand asks. */
   operands: OperandContext | null;
   home: string;
+  /**
+   * What the git configuration check (git-config.ts) found for a cwd, run beforehand without
+   * blocking the event loop (`gitConfigFor`): a problem, or null when there is none. A git line
+   * whose cwd has no answer here asks.
+   */
+  gitConfig?: ReadonlyMap<string, string | null>;
 }
 
 export type LineVerdict = { verdict: 'run' } | { verdict: 'ask'; why: string };
@@ -54,6 +60,36 @@ function operandsProblem(paths: string[], maybePaths: string[], trees: boolean, 
  * repository whose configuration runs nothing. Anything not proven so asks, with the reason.
  */
 export function judgeAllowed(line: string, allow: readonly string[], context: LineContext): LineVerdict {
+  return judgeWith(line, allow, context, (cwd) => context.gitConfig?.get(cwd));
+}
+
+/**
+ * The cwds whose git configuration judging `line` needs: those the judge would look up, found by
+ * the same parse and the same entries, so git runs only for a line that could run it.
+ */
+export function gitChecksWanted(line: string, allow: readonly string[], context: LineContext): string[] {
+  const wanted: string[] = [];
+  judgeWith(line, allow, context, (cwd) => {
+    wanted.push(cwd);
+    return null;
+  });
+  return wanted;
+}
+
+/**
+ * The git configuration answers judging `line` needs, found asynchronously (git runs as a child
+ * process the event loop does not wait on), added to the context's own: pass the result as
+ * `gitConfig` to the synchronous judge.
+ */
+export async function gitConfigFor(line: string, allow: readonly string[], context: LineContext, check: (cwd: string, home: string) => Promise<string | null> = gitConfigProblem): Promise<Map<string, string | null>> {
+  const answers = new Map(context.gitConfig ?? []);
+  for (const cwd of gitChecksWanted(line, allow, context)) {
+    if (!answers.has(cwd)) answers.set(cwd, await check(cwd, context.home).catch((error: unknown) => `the configuration git would use could not be checked (${String(error)})`));
+  }
+  return answers;
+}
+
+function judgeWith(line: string, allow: readonly string[], context: LineContext, gitProblem: (cwd: string) => string | null | undefined): LineVerdict {
   if (!context.shell || !judgedShells.includes(context.shell)) return ask(`lines in ${context.shell ?? 'this shell'} always ask`);
   if (!context.grammars) return ask('the shell grammars could not be loaded');
   // Trailing newlines are dropped before typing (the send submits once): judge the line as typed.
@@ -75,7 +111,8 @@ export function judgeAllowed(line: string, allow: readonly string[], context: Li
     }
     if (entry.program === 'git') {
       if (!context.operands) return ask('the repository of this terminal is not known');
-      const config = gitConfigProblem(context.operands.cwd, context.home);
+      const config = gitProblem(context.operands.cwd);
+      if (config === undefined) return ask('the configuration git would use here was not checked');
       if (config) return ask(config);
     }
     return { verdict: 'run' };
