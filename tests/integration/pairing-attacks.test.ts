@@ -171,9 +171,12 @@ setInterval(() => undefined, 1000);
 `;
 
 describe.runIf(runs('a flood of the person’s own uid (the kernel names each peer through /proc)', procfs))('a flood of the person’s own uid', () => {
-  // Skipped: in a loaded .ci/run its cleanup (the 200 connections and their processes) outlived
-  // the hook's 120 s after the case itself; the cause was not found before this stop ended
-  // (README, Known limitations). The bounds it checks are in place and in tests/unit/pairing.test.ts.
+  // Its cleanup used to outlive the hook's 120 s (1 run in 3 here, unloaded): the channel's close
+  // waited on refused connections that `end()` had only half-closed while their flood processes
+  // (SIGKILLed, not awaited) still held them; close() now ends every connection itself (mcp-socket.ts).
+  // Still skipped: in 2 of 10 runs the case itself waits out its 30 s, with refusals + waiting cards
+  // above 201 (193 + 12, 191 + 13): a connection is counted twice or a card outlives its refusal;
+  // not explained yet (issue 22). The failure message lists the lines by kind.
   it.skip('200 requests with rotating claims from several processes never push out the waiting one; Deny all then pauses new requests, visibly', async () => {
     const { f, home } = await setup();
     const legit = await bridge(home, 'codex');
@@ -206,7 +209,9 @@ describe.runIf(runs('a flood of the person’s own uid (the kernel names each pe
     const refusals = () => parsed().filter((reply) => reply.error !== undefined).length;
     // 201 connections (the rotating one too): each ends refused (one error line, then closed) or holds one card.
     await until(() => refusals() + floodCards().length === 201, 'every flood request answered or waiting').catch((error: Error) => {
-      throw new Error(`${error.message}: ${refusals()} refused, ${floodCards().length} waiting, ${lines.length} lines: ${lines.slice(0, 5).join(' | ')}`);
+      const kinds = new Map<string, number>();
+      for (const line of lines) kinds.set(line.replace(/"id":("[^"]*"|\d+|null)/, '"id":_').replace(/"requestId":"[^"]*"/, ''), (kinds.get(line.replace(/"id":("[^"]*"|\d+|null)/, '"id":_').replace(/"requestId":"[^"]*"/, '')) ?? 0) + 1);
+      throw new Error(`${error.message}: ${refusals()} refused, ${floodCards().length} waiting, ${lines.length} lines: ${[...kinds].map(([line, n]) => `${n}× ${line}`).join(' | ')}`);
     });
 
     expect(JSON.stringify(f.layer.state().pairings.find((request) => request.id === card!.id))).toBe(legitCard);
