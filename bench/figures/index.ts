@@ -13,6 +13,7 @@ import { marksFigure } from './marks.js';
 import { memoryFigure } from './memory.js';
 import { readinessFigure } from './readiness.js';
 import { remoteFigure } from './remote.js';
+import { recordingFigure } from './recording.js';
 import { roundtripFigure } from './roundtrip.js';
 import { soakFigure } from './soak.js';
 import { sandboxFigure } from './sandbox.js';
@@ -39,4 +40,5 @@ export const figures: Figure[] = [
   remoteFigure,
   marksFigure,
   seekFigure,
+  recordingFigure,
 ];

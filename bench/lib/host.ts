@@ -77,13 +77,15 @@ export class HostProcess {
   static async start(
     home: string,
     root: string,
-    opts: { agent?: string; agents?: string[]; exposeGc?: boolean; onStderr?: (text: string) => void } = {},
+    opts: { agent?: string; agents?: string[]; exposeGc?: boolean; onStderr?: (text: string) => void; settings?: Record<string, unknown> } = {},
   ): Promise<HostProcess> {
     const scratch = mkdtempSync(join(home, 'host-'));
     const tandemHome = join(scratch, 'tandem');
     const rendererDir = join(scratch, 'renderer');
     mkdirSync(tandemHome);
     mkdirSync(rendererDir);
+    // The person's settings as the instance reads them at start (the recording figure turns recording off).
+    if (opts.settings) writeFileSync(join(tandemHome, 'settings.json'), JSON.stringify(opts.settings));
     // /ws is served only with a UI directory; the bench needs the transport, not the UI.
     writeFileSync(join(rendererDir, 'index.html'), '<!doctype html><title>bench</title>\n');
     // Plain JavaScript, as the app runs (builtProbe): no TypeScript loader in the host.
