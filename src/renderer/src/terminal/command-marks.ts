@@ -66,6 +66,8 @@ export class CommandMarksView {
   /** Snapshot marks held while the alternate screen is shown: placed when the shell's screen returns. */
   private deferred: SnapshotMarks | null = null;
   private readonly bufferChange: IDisposable;
+  /** What each gutter element last showed (render skips unchanged ones). */
+  private readonly drawn = new WeakMap<HTMLElement, { id: number; status: MarkStatus; exitCode: number | null; command: string | null; selected: boolean }>();
   /** A click on a gutter mark: the view opens the command's menu there. */
   onMarkClick: (mark: ViewMark, x: number, y: number) => void = () => undefined;
 
@@ -165,6 +167,12 @@ export class CommandMarksView {
         this.onMarkClick(mark, event.clientX, event.clientY);
       });
     }
+    // xterm.js calls this on every frame for every mark it ever drew, off screen too: a hidden
+    // mark is written when it shows again (xterm calls again then), a shown one only on a change.
+    if (element.style.display === 'none') return;
+    const last = this.drawn.get(element);
+    if (last && last.id === mark.id && last.status === mark.status && last.exitCode === mark.exitCode && last.command === mark.command && last.selected === mark.selected) return;
+    this.drawn.set(element, { id: mark.id, status: mark.status, exitCode: mark.exitCode, command: mark.command, selected: mark.selected });
     element.dataset.status = mark.status;
     element.dataset.markId = String(mark.id);
     element.classList.toggle('selected', mark.selected);
