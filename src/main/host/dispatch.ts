@@ -258,5 +258,7 @@ export function newClientId(): string {
 /** Any thrown value as a contract error (unexpected ones become a generic sentence). */
 export function toWireError(error: unknown): { code: TandemError['code']; message: string } {
   if (error instanceof TandemError) return error.toJSON();
-  return { code: 'invalid_argument', message: `The request failed: ${(error as Error)?.message ?? String(error)}` };
+  // Arguments are checked against the operation's schema before a handler runs (a TandemError
+  // then), so anything else thrown is Tandem's own failure, not the caller's.
+  return { code: 'internal', message: `Tandem failed to carry out the request: ${(error as Error)?.message ?? String(error)}` };
 }

@@ -308,7 +308,7 @@ export class RemoteMachine {
         pending.onValue?.(body.value);
         pending.resolve(body.value);
       }
-      else pending.reject(new TandemError((ERROR_CODES as readonly string[]).includes(body.error.code) ? (body.error.code as ErrorCode) : 'invalid_argument', body.error.message));
+      else pending.reject(new TandemError((ERROR_CODES as readonly string[]).includes(body.error.code) ? (body.error.code as ErrorCode) : 'internal', body.error.message));
       return;
     }
     if (body.t !== 'event') return;
