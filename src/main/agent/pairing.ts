@@ -5,6 +5,7 @@ import { describeIssue } from '../../shared/contract.js';
 import { TandemError } from '../../shared/errors.js';
 import type { Clock } from '../terminal/clock.js';
 import { systemClock } from '../terminal/clock.js';
+import { readBody, sendJson } from '../web/http.js';
 import { checkRequest } from '../web/origin.js';
 import { defaultPolicy, type PolicySettings } from './policy.js';
 import { tcpPeer } from './peer.js';
@@ -370,10 +371,7 @@ export class PairingBroker {
 
   /** `/pair` (POST a claim) and `/pair/<id>` (GET the outcome). */
   async handle(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
-    const reply = (status: number, body: object) => {
-      res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-      res.end(JSON.stringify(body));
-    };
+    const reply = (status: number, body: object) => sendJson(res, status, body);
     const check = checkRequest({ host: req.headers.host, origin: req.headers.origin }, this.opts.allowOrigins);
     if (!check.ok) return reply(check.status, { error: { code: 'forbidden', message: check.message } });
     // Browsers can POST JSON cross-site only with a preflight we never grant; still refuse any Origin here.
@@ -384,16 +382,11 @@ export class PairingBroker {
         if (this.channelPath !== null) {
           throw new TandemError('forbidden', `Pairing requests come over the bridge channel (bridgeSocket in instance.json: ${this.channelPath}), which proves who asks; use a current \`tandem mcp\`.`);
         }
-        const chunks: Buffer[] = [];
-        let size = 0;
-        for await (const chunk of req) {
-          size += (chunk as Buffer).length;
-          if (size > 16 * 1024) throw new TandemError('input_too_large', 'A pairing request is at most 16 KiB.');
-          chunks.push(chunk as Buffer);
-        }
+        const text = await readBody(req, 16 * 1024);
+        if (text === null) throw new TandemError('input_too_large', 'A pairing request is at most 16 KiB.');
         let body: unknown;
         try {
-          body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+          body = JSON.parse(text);
         } catch {
           throw new TandemError('invalid_argument', 'The pairing request is not JSON.');
         }
@@ -415,8 +408,8 @@ export class PairingBroker {
       }
       return reply(404, { error: { code: 'not_found', message: 'POST /pair with { name, pid, exe, cwd }, then GET /pair/<requestId>.' } });
     } catch (error) {
-      const body = error instanceof TandemError ? error.toJSON() : { code: 'invalid_argument', message: String(error) };
-      return reply(body.code === 'not_found' ? 404 : body.code === 'forbidden' || body.code === 'pairing_denied' ? 403 : body.code === 'capacity' ? 503 : 400, { error: body });
+      const body = error instanceof TandemError ? error.toJSON() : { code: 'internal', message: `Tandem failed to handle the pairing request: ${String(error)}` };
+      return reply(body.code === 'not_found' ? 404 : body.code === 'forbidden' || body.code === 'pairing_denied' ? 403 : body.code === 'capacity' ? 503 : body.code === 'internal' ? 500 : 400, { error: body });
     }
   }
 }
