@@ -89,6 +89,8 @@ describe('a terminal recorded as asciicast v3 with its timeline', () => {
       ['cd /tmp', 0, 'person'],
     ]);
     expect(commands[2]!.cwd).toBe('/tmp');
+    // Each names its command mark in the terminal's views (numbered from 1 as commands start).
+    expect(commands.map((c) => c.mark)).toEqual([1, 2, 3]);
     for (const c of commands) expect(c.end as number).toBeGreaterThanOrEqual(c.start as number);
     expect(recs.at(-1)).toMatchObject({ type: 'close', cause: 'host', exitCode: 3 });
     expect(exported.verification).toEqual({ ok: true, records: recs.length, firstBad: null, reason: null });

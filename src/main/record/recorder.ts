@@ -68,7 +68,9 @@ export class TerminalRecorder implements TerminalJournal {
   private lastTypist: string | null = null;
   private lastInputBy: Actor | null = null;
   private pendingSend: { by: Actor; line: string; allowed: Allowance } | null = null;
-  private command: { t: number; at: string; by: Actor | null; line: string | null; allowed: Allowance | null } | null = null;
+  private command: { t: number; at: string; by: Actor | null; line: string | null; allowed: Allowance | null; mark: number | null } | null = null;
+  /** The session's newest command mark (its start comes just before the phase turns running). */
+  private lastMark: number | null = null;
   private ended: ({ command: string | null } & Record<string, unknown>) | null = null;
   private endTimer: ReturnType<typeof setTimeout> | null = null;
   private session: TerminalSession | null = null;
@@ -113,6 +115,9 @@ export class TerminalRecorder implements TerminalJournal {
     let phase = session.phase;
     let lastEnd = session.lastCommand?.finishedAt ?? null;
     const offOutput = session.onOutput((text) => this.output(text));
+    const offMarks = session.marks.onUpdate((update) => {
+      if (update.kind === 'start') this.lastMark = update.id;
+    });
     const offState = session.onStateChange(() => {
       if (session.cols !== cols || session.rows !== rows) {
         cols = session.cols;
@@ -136,6 +141,7 @@ export class TerminalRecorder implements TerminalJournal {
     this.unfollow = () => {
       offOutput();
       offState();
+      offMarks();
     };
   }
 
@@ -250,7 +256,8 @@ export class TerminalRecorder implements TerminalJournal {
     // The command is the last typist's: an agent's judged line carries how it was allowed.
     const by = this.lastInputBy;
     const fromSend = send && by && by.who === 'agent' && actorName(send.by) === actorName(by);
-    this.command = { t: this.t, at: this.at(), by, line: fromSend ? send.line : null, allowed: fromSend ? send.allowed : null };
+    this.command = { t: this.t, at: this.at(), by, line: fromSend ? send.line : null, allowed: fromSend ? send.allowed : null, mark: this.lastMark };
+    this.lastMark = null;
     this.marker(`command start${by ? ` by ${actorName(by)}` : ''}${fromSend ? `: ${send.line.slice(0, 200)}` : ''}`);
   }
 
@@ -273,6 +280,8 @@ export class TerminalRecorder implements TerminalJournal {
       exitCode,
       cwd,
       sandbox: this.meta.sandbox,
+      // The command's mark in the terminal's views (the timeline jumps to it); a reset renumbers.
+      mark: started?.mark ?? null,
     };
     // Its line may follow the end marker (bash): the record waits for it, the next command, the close, or this.
     if (command !== null) this.finishCommand();
