@@ -3,6 +3,7 @@
  * lock, the host, the agent layer, and the loopback HTTP server (/mcp and /pair always; the
  * browser UI and /ws only in `tandem serve`). Plain Node: never imports electron.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadGrammars } from './agent/judge/tree-sitter.js';
 import { AgentLayer } from './agent/layer.js';
@@ -21,6 +22,9 @@ import { RecordingStore } from './record/store.js';
 import { TranscriptStore } from './host/transcripts.js';
 import { systemClock } from './terminal/clock.js';
 import { WebServer } from './web/server.js';
+import type { RemoteMachines } from './remote/machine.js';
+import { startRemoteMachines } from './remote/setup.js';
+import { type MachineEntry, storedMachines } from '../shared/settings.js';
 
 export interface RuntimeOptions {
   env: NodeJS.ProcessEnv;
@@ -33,6 +37,13 @@ export interface RuntimeOptions {
   rendererDir: string | null;
   /** How agents start the stdio bridge, for the ready-to-copy configurations. */
   bridge: BridgeCommand;
+  /**
+   * Remote machines: the `--machine` ones (this run only), beside the ones kept in the settings
+   * (added in the app). `false`: none at all (the remote end's own host, `tandem host --daemon`).
+   */
+  machines?: readonly MachineEntry[] | false;
+  /** Where lines about remote machines go (default stderr). */
+  log?: (line: string) => void;
 }
 
 export interface Runtime {
@@ -44,6 +55,8 @@ export interface Runtime {
   lock: InstanceLock;
   /** What both UI transports pass to their dispatchers. */
   dispatch: DispatchOptions;
+  /** Remote machines (null with `machines: false`); `dispatch.remote` is the same. */
+  machines: RemoteMachines | null;
   /** Tears the terminals down, closes the server and removes the discovery file. */
   stop(): Promise<void>;
 }
@@ -59,6 +72,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   let agents: AgentLayer | null = null;
   let server: WebServer | null = null;
   let bridgeChannel: McpSocketEndpoint | null = null;
+  let machines: RemoteMachines | null = null;
   try {
     const home = opts.env.HOME ?? opts.env.USERPROFILE ?? '';
     const state = stateDir({ platform: process.platform, env: opts.env, home });
@@ -80,7 +94,19 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
       bridge: forThisHost(opts.bridge, opts.env),
     });
     const layer = agents;
-    const dispatch: DispatchOptions = { agents: layer };
+    const dispatch: DispatchOptions = { agents: layer, stateDir: state };
+    if (opts.machines !== false) {
+      // Read per connection by both transports: set before any window or browser connects.
+      machines = startRemoteMachines({
+        env: opts.env,
+        version: host.version,
+        log: opts.log ?? ((line) => process.stderr.write(`${line}\n`)),
+        given: opts.machines ?? [],
+        settings,
+        refused: refusedMachines(join(state, 'settings.json')),
+      });
+      dispatch.remote = machines;
+    }
     server = await WebServer.start({
       host,
       rendererDir: opts.rendererDir,
@@ -114,7 +140,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
       ...(bridgeChannel ? { bridgeSocket: bridgeChannel.path } : {}),
       ...(opts.rendererDir ? { uiUrl: `${base}/` } : {}),
     });
-    const running = { host, agents, server, bridgeChannel, lock, dispatch };
+    const running = { host, agents, server, bridgeChannel, lock, dispatch, machines };
     let stopping: Promise<void> | null = null;
     return {
       ...running,
@@ -123,6 +149,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
           // Discovery first: a bridge starting now finds no instance (not_running, where it
           // looked) instead of one whose channel is closing under it.
           running.lock.unpublish();
+          running.machines?.stop();
           await running.bridgeChannel?.close();
           await running.server.close();
           await running.agents.close();
@@ -133,6 +160,7 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
       },
     };
   } catch (error) {
+    machines?.stop();
     await bridgeChannel?.close();
     await server?.close();
     await agents?.close();
@@ -140,4 +168,15 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
     lock.release();
     throw error;
   }
+}
+
+/** What settings.json's `machines` holds that is refused (the store keeps the good entries only). */
+function refusedMachines(path: string): string[] {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch {
+    return [];
+  }
+  return raw && typeof raw === 'object' ? storedMachines((raw as Record<string, unknown>).machines).refused : [];
 }

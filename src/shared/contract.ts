@@ -76,6 +76,9 @@ const homeReadableSchema = z.array(z.string().trim().min(2).max(300).regex(/^~\/
 /** A confined terminal's proxy lets only these hosts through (`example.org`, `*.example.org`); empty: any public host. */
 const networkDomainsSchema = z.array(z.string().trim().toLowerCase().max(255).regex(/^(\*\.)?(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/, 'must be a host name such as example.org or *.example.org')).max(100);
 
+/** A connection a confined terminal's proxy refused (src/main/sandbox/proxy.ts), for the agents panel. */
+export const sandboxRefusalSchema = z.object({ at: z.string(), terminalId: z.string(), host: z.string(), port: z.number(), address: z.string().nullable(), reason: z.string(), message: z.string() });
+
 export const agentsStateSchema = z.object({
   paired: z.array(
     z.object({ name: z.string(), createdAt: z.string(), policy: policySchema, allow: z.array(z.string()), deny: z.array(z.string()), connected: z.boolean(), sandbox: sandboxModeSchema.optional(), network: z.boolean().optional(), homeReadable: z.array(z.string()).optional(), networkDomains: z.array(z.string()).optional() }),
@@ -285,12 +288,32 @@ export const operations = {
   /**
    * Adds a remote machine while Tandem runs (the settings' form), as `--machine NAME=DESTINATION`
    * would: its link starts at once; its progress and problem follow in `machines`. `invalid_argument`
-   * for a bad name or destination or a name in use. Not kept across a restart yet.
+   * for a bad name or destination or a name in use. Kept in the settings' `machines` (so it is there
+   * after a restart) where the host keeps settings.
    */
   addMachine: {
     args: z.object({ name: z.string().min(1).max(32), destination: z.string().min(1).max(255) }).strict(),
     result: z.object({ name: z.string(), destination: z.string(), status: z.enum(['connecting', 'connected', 'reconnecting', 'failed']), problem: z.string().nullable() }),
   },
+  /**
+   * Removes a remote machine (the settings' Remove): its link stops, its views end
+   * (attachmentClosed), its terminals leave the roster, and a kept one leaves the settings.
+   * Its terminals go on on the machine, under its daemon's idle bound. `not_found` for no such machine.
+   */
+  removeMachine: { args: z.object({ name: z.string().min(1).max(32) }).strict(), result: z.object({}) },
+  /**
+   * The agents panel (issue 24): an agent's own directory in Tandem's state (`home`: its `$HOME`
+   * in confined terminals, kept across them; `exists` once a confined terminal made it), how many
+   * confined terminals of it are open, and the connections its proxy refused (newest last, at most 50).
+   */
+  agentSandbox: {
+    args: z.object({ name: agentName }).strict(),
+    result: z.object({ home: z.string(), exists: z.boolean(), openTerminals: z.number(), refusals: z.array(sandboxRefusalSchema) }),
+  },
+  /** Opens the agent's home with the system's file manager (on the host's machine). `not_found` before it exists. */
+  openAgentHome: { args: z.object({ name: agentName }).strict(), result: z.object({ path: z.string() }) },
+  /** Deletes the agent's home (history, caches, its `npm config`); `busy` while a confined terminal of it is open. */
+  removeAgentHome: { args: z.object({ name: agentName }).strict(), result: z.object({ removed: z.boolean() }) },
 } as const;
 
 /** Events pushed to every client of a transport. */
@@ -306,6 +329,8 @@ export const events = {
   settings: settingsSchema,
   /** The person clicked a desktop notification about this terminal. */
   notificationClicked: z.object({ terminalId: z.string().optional() }),
+  /** A confined terminal's proxy refused a connection (the agents panel's card shows it). */
+  sandboxRefusal: sandboxRefusalSchema.extend({ agent: z.string() }),
 } as const;
 
 export type Operations = typeof operations;

@@ -5,7 +5,9 @@ import { TandemError } from '../../shared/errors.js';
 import type { FrameMark } from '../../shared/command-marks.js';
 import type { TerminalHost } from './host.js';
 import { readTimelines } from '../record/timeline.js';
-import { openResolved, type PathOpenerOptions, resolveClickedPath } from './open-path.js';
+import { openResolved, type PathOpenerOptions, resolveClickedPath, startDetached, systemOpenerArgv } from './open-path.js';
+import { agentFiles, agentRefusals, removeAgentFiles } from '../sandbox/agent-files.js';
+import { onProxyRefusal } from '../sandbox/proxy.js';
 
 /** One connected UI (a renderer, a browser tab): where its events go. */
 export interface UiClient {
@@ -50,6 +52,8 @@ export interface DispatchOptions {
   opener?: Pick<PathOpenerOptions, 'systemOpen' | 'start'>;
   /** Remote machines (src/main/remote): their terminals join the roster and their operations go over the link. */
   remote?: RemoteRouter;
+  /** Tandem's state directory: the agents' own homes live under it (agentSandbox, openAgentHome, removeAgentHome). */
+  stateDir?: string;
 }
 
 /** What the Dispatcher needs of remote machines (src/main/remote/machine.ts `RemoteMachines`). */
@@ -66,6 +70,8 @@ export interface RemoteRouter {
   machineStates?(): OpResult<'machines'>['machines'];
   /** Adds and starts a machine (the `addMachine` operation). */
   addMachine?(args: OpArgs<'addMachine'>): OpResult<'addMachine'>;
+  /** Stops and forgets a machine (the `removeMachine` operation). */
+  removeMachine?(args: OpArgs<'removeMachine'>): OpResult<'removeMachine'>;
 }
 
 function noDesktop(): never {
@@ -87,6 +93,7 @@ export class Dispatcher {
   private readonly remoteSink: FrameSink;
   private agentsOff: () => void;
   private readonly settingsOff: () => void;
+  private readonly refusalsOff: () => void;
 
   constructor(
     private readonly host: TerminalHost,
@@ -97,6 +104,13 @@ export class Dispatcher {
     const agents = opts.agents;
     this.agentsOff = agents?.onChange((state) => client.send('agents', state)) ?? (() => undefined);
     this.settingsOff = host.settings.onChange((settings) => client.send('settings', settings));
+    this.refusalsOff = onProxyRefusal((refusal) => client.send('sandboxRefusal', { ...refusal }));
+    const stateDir = (): string => {
+      if (!opts.stateDir) throw new TandemError('not_running', 'This Tandem keeps no agent homes (no state directory was given to it).');
+      return opts.stateDir;
+    };
+    /** Confined terminals of an agent open now on this machine (they mount its home). */
+    const confinedOf = (name: string): number => host.list().filter((view) => view.agent === name && view.sandbox !== null && !view.transcript).length;
     this.handlers = {
       environment: () => host.environment(),
       list: () => ({ terminals: host.roster() }),
@@ -172,9 +186,27 @@ export class Dispatcher {
       reportAppearance: ({ dark }) => (host.settings.setSystemAppearance(dark), {}),
       machines: () => ({ machines: opts.remote?.machineStates?.() ?? [] }),
       addMachine: (args) => {
-        if (!opts.remote?.addMachine) throw new TandemError('not_running', 'Remote machines can be added only in tandem serve here; start it with --machine NAME=DESTINATION.');
+        if (!opts.remote?.addMachine) throw new TandemError('not_running', 'This Tandem runs no remote machines (it is the remote end of another); add the machine in the Tandem you use.');
         return opts.remote.addMachine(args);
       },
+      removeMachine: (args) => {
+        if (!opts.remote?.removeMachine) throw new TandemError('not_found', `No machine named "${args.name}".`);
+        return opts.remote.removeMachine(args);
+      },
+      agentSandbox: ({ name }) => {
+        const files = agentFiles(stateDir(), name);
+        return { home: files.home, exists: files.exists, openTerminals: confinedOf(name), refusals: agentRefusals(name) };
+      },
+      // The person's UI only: the path comes from the agent's name, never from the call.
+      openAgentHome: async ({ name }) => {
+        const files = agentFiles(stateDir(), name);
+        if (!files.exists) throw new TandemError('not_found', `${name} has no home yet: it is made when a confined terminal of it opens.`);
+        const at = files.home;
+        if (opts.opener?.systemOpen) await opts.opener.systemOpen(at);
+        else await (opts.opener?.start ?? startDetached)(systemOpenerArgv(at));
+        return { path: at };
+      },
+      removeAgentHome: ({ name }) => ({ removed: removeAgentFiles(stateDir(), name, confinedOf(name)) }),
       notify: ({ title, body, terminalId }) => {
         if (!opts.desktop) noDesktop();
         opts.desktop.notify({ title, body }, () => client.send('notificationClicked', terminalId ? { terminalId } : {}));
@@ -247,6 +279,7 @@ export class Dispatcher {
     this.rosterOff();
     this.agentsOff();
     this.settingsOff();
+    this.refusalsOff();
     this.host.detachClient(this.client.id);
   }
 }

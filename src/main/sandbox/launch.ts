@@ -151,7 +151,8 @@ function existing(paths: readonly string[]): HiddenPath[] {
   return out;
 }
 
-function safeName(agent: string): string {
+/** The agent's directory name under `<state>/sandbox` (its home, caches, history): readable, and unique by a hash. */
+export function agentDirName(agent: string): string {
   return `${agent.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40)}-${createHash('sha256').update(agent).digest('hex').slice(0, 8)}`;
 }
 
@@ -186,8 +187,8 @@ export class Confinement {
     // private inside; inside the workspace they are there already (and stay writable).
     const scripts = resolved(resourcesDir());
     this.info = { mode: input.mode, network: input.network };
-    mkdirSync(join(input.stateDir, 'sandbox', safeName(input.agent)), { recursive: true, mode: 0o700 });
-    const agentDir = resolved(join(input.stateDir, 'sandbox', safeName(input.agent)));
+    mkdirSync(join(input.stateDir, 'sandbox', agentDirName(input.agent)), { recursive: true, mode: 0o700 });
+    const agentDir = resolved(join(input.stateDir, 'sandbox', agentDirName(input.agent)));
     this.runDir = join(input.stateDir, 'sandbox', 'run', input.terminalId);
     const tmpDir = join(this.runDir, 'tmp');
     mkdirSync(tmpDir, { recursive: true, mode: 0o700 });
