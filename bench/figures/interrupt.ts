@@ -1,4 +1,9 @@
-/** Interrupt under a `yes` flood: interrupt() until the send's wait reports `done`. */
+/**
+ * Interrupt under a `yes` flood: interrupt() until the send's wait reports `done`. Each round
+ * also interrupts with the terminal's modes read by one `stty` per reading (the path before the
+ * kept tcgetattr reader, pty/termios.ts), in alternating order, so the two compare in one run.
+ */
+import { closeTtyModeReader, setTtyModeSource, type TtyModeSource } from '../../src/main/pty/termios.js';
 import { BareMarkerShell } from '../lib/bare-pty.js';
 import { expectStatus, SessionScope } from '../lib/engine.js';
 import { foregroundGroup, sleep } from '../lib/procs.js';
@@ -14,7 +19,7 @@ export const interruptFigure: Figure = {
     {
       name: 'interrupt.yes-flood',
       unit: 'ms',
-      target: { metric: 'median', op: '<=', value: 50 },
+      target: { metric: 'median', op: '<=', value: 10 },
       description: `send "yes" (returns running after ${floodMs} ms), then interrupt() + wait() until done`,
     },
   ],
@@ -27,20 +32,33 @@ export const interruptFigure: Figure = {
       bare = await BareMarkerShell.start(opts.home);
       const engine: number[] = [];
       const calls: number[] = [];
+      const viaStty: number[] = [];
+      const sttyCalls: number[] = [];
       const floor: number[] = [];
-      for (let i = 0; i < iterations; i++) {
+      const round = async (modes: TtyModeSource, total: number[], call: number[]): Promise<void> => {
+        setTtyModeSource(modes);
         const sent = await session.send({ text: 'yes', waitMs: floodMs });
         expectStatus(sent, 'running', 'yes');
         const t0 = performance.now();
         const waited = session.wait({ since: sent.cursor, waitMs: 10_000 });
         await session.interrupt();
-        calls.push(performance.now() - t0);
+        call.push(performance.now() - t0);
         const result = await waited;
-        engine.push(performance.now() - t0);
+        total.push(performance.now() - t0);
         expectStatus(result, 'done', 'interrupted yes');
         // Let the emulator finish the backlog so the next round starts from a quiet terminal.
         await session.drained();
         expectStatus(await session.send({ text: 'true' }), 'done', 'sync');
+      };
+      for (let i = 0; i < iterations; i++) {
+        if (i % 2 === 0) {
+          await round('reader', engine, calls);
+          await round('stty', viaStty, sttyCalls);
+        } else {
+          await round('stty', viaStty, sttyCalls);
+          await round('reader', engine, calls);
+        }
+        setTtyModeSource('reader');
 
         // Baseline: the same flood on bare node-pty; SIGINT to the foreground group, wait for the marker.
         const marker = bare.expectMarker(10_000);
@@ -61,15 +79,24 @@ export const interruptFigure: Figure = {
         await bare.roundTrip('true');
       }
       const call = summarize(calls);
+      const sttyCall = summarize(sttyCalls);
       return [
         {
           row: 'interrupt.yes-flood',
           samples: engine,
-          baselines: [{ name: 'bare node-pty: SIGINT to fg group', samples: floor }],
-          note: call ? `the interrupt() call itself: median ${call.median.toFixed(1)} ms, the rest is until the wait settles` : undefined,
+          baselines: [
+            { name: 'bare node-pty: SIGINT to fg group', samples: floor },
+            { name: 'engine, modes by one stty per reading (before)', samples: viaStty },
+          ],
+          note:
+            call && sttyCall
+              ? `the interrupt() call itself: median ${call.median.toFixed(1)} ms (with stty ${sttyCall.median.toFixed(1)} ms), the rest is until the wait settles`
+              : undefined,
         },
       ];
     } finally {
+      setTtyModeSource('reader');
+      closeTtyModeReader();
       await scope.closeAll();
       await bare?.close();
     }
