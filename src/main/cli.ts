@@ -20,8 +20,8 @@ import { type Runtime, startRuntime } from './runtime.js';
 import { SANDBOX_MODES, type SandboxMode } from './sandbox/types.js';
 import { normalizeOrigin } from './web/origin.js';
 import { defaultIdleMinutes, runDaemon, runRelay } from './remote/daemon.js';
-import { machineNamePattern, RemoteMachine, RemoteMachines } from './remote/machine.js';
-import { systemClock } from './terminal/clock.js';
+import { machineNamePattern, type RemoteMachines } from './remote/machine.js';
+import { startRemoteMachines } from './remote/setup.js';
 
 export interface ServeOptions {
   port: number;
@@ -114,13 +114,8 @@ export function parseMachine(spec: string): { name: string; destination: string 
  * and `TANDEM_REMOTE_COMMAND` (what runs there) change how they are reached, for tests.
  */
 export function startMachines(machines: Array<{ name: string; destination: string }>, io: CliIo, version: string): RemoteMachines {
-  const ssh = io.env.TANDEM_SSH?.trim() ? io.env.TANDEM_SSH.trim().split(/\s+/) : undefined;
-  const make = (name: string, destination: string) => new RemoteMachine({ name, destination, clock: systemClock, version, ssh, remoteCommand: io.env.TANDEM_REMOTE_COMMAND || undefined, log: (line) => io.err(`tandem: ${line}`) });
-  // The same factory adds machines from the app (the addMachine operation).
-  const all = new RemoteMachines(make);
-  for (const { name, destination } of machines) all.add(make(name, destination));
-  all.start();
-  return all;
+  // Not kept in any settings: startServe's runtime keeps the app's machines (src/main/remote/setup.ts).
+  return startRemoteMachines({ env: io.env, version, log: io.err, given: machines, settings: null });
 }
 
 /** Builds the UI when out/renderer is missing and the sources are here; false when it cannot. */
@@ -150,6 +145,9 @@ export function startServe(opts: ServeOptions, io: CliIo, rendererDir = buildPat
     trustLocalAgents: opts.trustLocalAgents,
     agentSandbox: opts.agentSandbox,
     rendererDir,
+    // The given machines beside the ones the person added in the app (kept in the settings).
+    machines: opts.machines ?? [],
+    log: io.err,
   });
 }
 
@@ -215,15 +213,6 @@ async function serve(args: string[], io: CliIo): Promise<number> {
     io.err(`tandem serve could not start: ${(error as Error).message}`);
     return 1;
   }
-  // Always present (maybe empty): machines can be added from the app's settings while it runs.
-  const machines = startMachines(opts.machines ?? [], io, running.host.version);
-  // Read per connection by both transports: set before any browser connects.
-  running.dispatch.remote = machines;
-  const stopServe = running.stop;
-  running.stop = () => {
-    machines.stop();
-    return stopServe();
-  };
   // A bug in one request must not take every terminal down with the process.
   process.on('unhandledRejection', (reason) => io.err(`tandem: unexpected error (kept running): ${(reason as Error)?.stack ?? String(reason)}`));
   io.out(`Tandem is running. Open this link in your browser (it logs you in once, within 10 minutes):`);
@@ -310,7 +299,8 @@ async function host(args: string[], io: CliIo): Promise<number> {
         env: io.env,
         idleMinutes: Number(idle),
         log: io.err,
-        start: () => startRuntime({ bridge: serveBridge(io.env), env: io.env, port: 0, allowOrigins: [], trustLocalAgents: false, rendererDir: null }),
+        // The remote end reaches no machines of its own.
+        start: () => startRuntime({ bridge: serveBridge(io.env), env: io.env, port: 0, allowOrigins: [], trustLocalAgents: false, rendererDir: null, machines: false }),
       });
     } catch (error) {
       io.err(`tandem host: ${(error as Error).message}`);

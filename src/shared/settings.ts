@@ -25,6 +25,26 @@ export type ThemeChoice = (typeof themeChoices)[number];
 /** A theme as drawn: "system" resolved by the person's operating system or browser. */
 export type Appearance = 'dark' | 'light';
 
+/** Remote machine names, as `--machine NAME=…` takes them (src/main/remote/machine.ts keeps the same pattern). */
+export const machineNamePattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,31}$/;
+export const machineNameRule = `the name must be 1-32 letters, digits, '.', '_' or '-' (not "local"), as in dev`;
+export const machineDestinationRule = 'the destination must be an ssh destination such as me@devbox or a Host of ~/.ssh/config (no spaces, not starting with -)';
+
+/** One remote machine the person added (Settings' "Remote machines"), checked as `--machine NAME=DESTINATION` is. */
+export const machineEntrySchema = z
+  .object({
+    name: z.string().refine((name) => machineNamePattern.test(name) && name !== 'local', machineNameRule),
+    // One ssh argument, never an option: ssh would read `-oProxyCommand=…` as one.
+    destination: z
+      .string()
+      .max(255)
+      .refine((destination) => destination.length > 0 && !destination.startsWith('-') && !/\s/.test(destination), machineDestinationRule),
+  })
+  .strict();
+export type MachineEntry = z.output<typeof machineEntrySchema>;
+/** At most this many kept machines. */
+export const maxMachines = 64;
+
 export const settingsSchema = z
   .object({
     theme: z.enum(themeChoices),
@@ -84,6 +104,14 @@ export const settingsSchema = z
     recordingDays: z.number().int().min(recordingBounds.days.min).max(recordingBounds.days.max),
     /** How long a closed terminal's tab stays as a read-only transcript, and the last session's tabs after a restart. */
     transcriptKeepHours: z.number().int().min(transcriptKeepBounds.min).max(transcriptKeepBounds.max),
+    /**
+     * Remote machines kept across restarts (added in the app; `tandem serve --machine` ones are
+     * given at each start and not kept). Changed by the addMachine and removeMachine operations.
+     */
+    machines: z
+      .array(machineEntrySchema)
+      .max(maxMachines)
+      .refine((list) => new Set(list.map((m) => m.name)).size === list.length, 'each machine needs a name of its own'),
   })
   .strict();
 
@@ -115,7 +143,39 @@ export const defaultSettings: Settings = {
   recordingTotalMiB: 500,
   recordingDays: 30,
   transcriptKeepHours: 72,
+  machines: [],
 };
+
+/**
+ * The stored `machines`, entry by entry: a malformed entry (hand-edited settings.json) is refused
+ * with a sentence naming it and why, and every good one is kept (the first of a repeated name).
+ */
+export function storedMachines(raw: unknown): { machines: MachineEntry[]; refused: string[] } {
+  if (raw === undefined) return { machines: [], refused: [] };
+  if (!Array.isArray(raw)) return { machines: [], refused: ['settings.json: "machines" is not a list of { "name", "destination" }; no saved machine is used.'] };
+  const machines: MachineEntry[] = [];
+  const refused: string[] = [];
+  raw.forEach((entry: unknown, index) => {
+    const label = `settings.json: machines[${index}] ${JSON.stringify(entry)?.slice(0, 120) ?? String(entry)}`;
+    if (machines.length >= maxMachines) {
+      refused.push(`${label} is refused: at most ${maxMachines} machines are kept.`);
+      return;
+    }
+    const parsed = machineEntrySchema.safeParse(entry);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const field = issue && issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
+      refused.push(`${label} is refused: ${field}${issue?.message ?? 'not a { "name", "destination" } entry'}.`);
+      return;
+    }
+    if (machines.some((m) => m.name === parsed.data.name)) {
+      refused.push(`${label} is refused: another entry is already named ${parsed.data.name}.`);
+      return;
+    }
+    machines.push(parsed.data);
+  });
+  return { machines, refused };
+}
 
 export function resolveAppearance(theme: ThemeChoice, systemDark: boolean): Appearance {
   if (theme === 'system') return systemDark ? 'dark' : 'light';

@@ -3,7 +3,7 @@ import { dirname } from 'node:path';
 import { describeIssue } from '../../shared/contract.js';
 import { TandemError } from '../../shared/errors.js';
 import { palettes, type Palette } from '../../shared/palette.js';
-import { type Appearance, defaultSettings, resolveAppearance, type Settings, settingsPatchSchema, settingsSchema } from '../../shared/settings.js';
+import { type Appearance, defaultSettings, resolveAppearance, type Settings, settingsPatchSchema, settingsSchema, storedMachines } from '../../shared/settings.js';
 
 /** Largest settings file read; anything bigger is not ours and is ignored. */
 const maxFileBytes = 64 * 1024;
@@ -82,6 +82,11 @@ export function parseStoredSettings(raw: unknown): Settings {
   if (!raw || typeof raw !== 'object') return settings;
   const shape = settingsSchema.shape;
   for (const key of Object.keys(shape) as Array<keyof Settings>) {
+    // Machines entry by entry: one bad entry does not cost the good ones (runtime.ts reports it).
+    if (key === 'machines') {
+      settings.machines = storedMachines((raw as Record<string, unknown>).machines).machines;
+      continue;
+    }
     const parsed = shape[key].safeParse((raw as Record<string, unknown>)[key]);
     if (parsed.success) (settings as Record<keyof Settings, unknown>)[key] = parsed.data;
   }

@@ -13,14 +13,15 @@ import type { AgentsState, OpName, TerminalView } from '../../shared/contract.js
 import { TandemError, type ErrorCode, ERROR_CODES } from '../../shared/errors.js';
 import type { FrameSink } from '../host/attachment.js';
 import type { Clock } from '../terminal/clock.js';
+import { machineNamePattern, type MachineEntry } from '../../shared/settings.js';
 import { FRAMING, FrameDecoder, junkPreview, startLine } from './frame.js';
 import { decodeMessage, encodeMessage, LINK_PROTOCOL, type LinkBody, type LinkMessage, LinkSession } from './link.js';
 import { protocolMismatch } from './server.js';
 
 export const installCommand = 'npm install -g tandem-terminal';
 export const defaultRemoteCommand = 'tandem host --stdio';
-/** Machine names: what `--machine NAME=…` and the roster's `machine` accept. */
-export const machineNamePattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,31}$/;
+/** Machine names: what `--machine NAME=…`, the settings' `machines` and the roster's `machine` accept. */
+export { machineNamePattern } from '../../shared/settings.js';
 
 export type MachineStatus = 'connecting' | 'connected' | 'reconnecting' | 'failed';
 
@@ -450,6 +451,14 @@ export class RemoteMachine {
     this.tickTimer = null;
   }
 
+  /** Ends every view of this machine for its client (the machine was removed). */
+  closeViews(message: string): void {
+    const views = [...this.views.values()];
+    this.views.clear();
+    this.byRemote.clear();
+    for (const view of views) view.sink.closed(view.localId, 'not_found', message);
+  }
+
   stop(): void {
     this.stopped = true;
     this.stopTick();
@@ -464,41 +473,144 @@ export class RemoteMachine {
 /** The terminal operations a remote terminal takes by its id. */
 const byTerminalId: ReadonlySet<OpName> = new Set<OpName>(['rename', 'close', 'share', 'handToAgent', 'takeControl', 'handBack', 'reset', 'clearScrollback']);
 
-/** Every machine of this host, as the Dispatcher sees them. */
 /** Makes a machine the way this Tandem reaches machines (its ssh, remote command, version and log). */
 export type MachineFactory = (name: string, destination: string) => RemoteMachine;
 
+/** Where machines added in the app are kept: the person's settings (src/main/host/settings-store.ts). */
+export interface MachineSettings {
+  get(): { machines: MachineEntry[] };
+  update(patch: { machines: MachineEntry[] }): unknown;
+  onChange(listener: (settings: { machines: MachineEntry[] }) => void): () => void;
+}
+
+/** Every machine of this host, as the Dispatcher sees them. */
 export class RemoteMachines {
   readonly machines = new Map<string, RemoteMachine>();
   private readonly listeners = new Set<() => void>();
+  private readonly agentListeners = new Set<() => void>();
+  private readonly offs = new Map<string, () => void>();
+  /** Names of the machines that come from the settings (kept across restarts); the rest were given (`--machine`). */
+  private readonly saved = new Set<string>();
+  private settings: MachineSettings | null = null;
+  private settingsOff: (() => void) | null = null;
+  private started = false;
 
-  /** `factory`: how `addMachine` makes one (none: machines are only added in code). */
-  constructor(private readonly factory: MachineFactory | null = null) {}
+  /** `factory`: how `addMachine` and the settings make one (none: machines are only added in code). */
+  constructor(
+    private readonly factory: MachineFactory | null = null,
+    private readonly log: (line: string) => void = () => undefined,
+  ) {}
 
-  /** A machine added while Tandem runs (the `addMachine` operation): checked as `--machine` is, started at once. */
+  /**
+   * Keeps the machines added in the app in `settings` (its `machines` list) and follows that list:
+   * an entry added there starts a machine, one removed stops it. A name already given with
+   * `--machine` stays the given one.
+   */
+  keepIn(settings: MachineSettings): void {
+    if (!this.factory) throw new Error('RemoteMachines without a factory cannot follow settings.');
+    this.settingsOff?.();
+    this.settings = settings;
+    this.settingsOff = settings.onChange((values) => this.follow(values.machines));
+    this.follow(settings.get().machines);
+  }
+
+  private follow(entries: readonly MachineEntry[]): void {
+    const wanted = new Map(entries.map((entry) => [entry.name, entry.destination]));
+    let changed = false;
+    for (const name of [...this.saved]) {
+      const machine = this.machines.get(name);
+      if (!wanted.has(name) || (machine && machine.destination !== wanted.get(name))) {
+        this.drop(name, `${name} was removed from Tandem's machines.`);
+        changed = true;
+      }
+    }
+    for (const [name, destination] of wanted) {
+      const given = this.machines.get(name);
+      if (given) {
+        if (!this.saved.has(name)) this.log(`the saved machine ${name} (${destination}) is not used: --machine ${name}=${given.destination} is given.`);
+        continue;
+      }
+      const machine = this.factory!(name, destination);
+      this.add(machine);
+      this.saved.add(name);
+      if (this.started) machine.start();
+      changed = true;
+    }
+    if (changed) this.emit();
+  }
+
+  private emit(): void {
+    for (const listener of this.listeners) listener();
+  }
+
+  /** Stops a machine, ends its views and takes it (and its terminals) out of the roster. */
+  private drop(name: string, why: string): void {
+    const machine = this.machines.get(name);
+    this.saved.delete(name);
+    if (!machine) return;
+    this.offs.get(name)?.();
+    this.offs.delete(name);
+    this.machines.delete(name);
+    machine.stop();
+    machine.closeViews(why);
+  }
+
+  /** A machine added while Tandem runs (the `addMachine` operation): checked as `--machine` is, started at once, kept in the settings when they are followed. */
   addMachine({ name, destination }: { name: string; destination: string }): { name: string; destination: string; status: MachineStatus; problem: string | null } {
     if (!this.factory) throw new TandemError('not_running', 'This Tandem cannot add remote machines while it runs.');
     if (!machineNamePattern.test(name) || name === 'local') throw new TandemError('invalid_argument', `The name must be 1-32 letters, digits, '.', '_' or '-' (not "local"), as in dev.`);
     if (destination.startsWith('-') || /\s/.test(destination)) throw new TandemError('invalid_argument', 'The destination must be an ssh destination such as me@devbox or a Host of ~/.ssh/config.');
     if (this.machines.has(name)) throw new TandemError('invalid_argument', `A machine is already named ${name}.`);
-    const machine = this.factory(name, destination);
-    this.add(machine);
-    machine.start();
-    // Every UI reads the machines again on the roster that follows.
-    for (const listener of this.listeners) listener();
+    let machine: RemoteMachine | undefined;
+    if (this.settings) {
+      // Saved first: following the settings starts it (and every window's settings hear of it).
+      const list = this.settings.get().machines;
+      this.settings.update({ machines: [...list.filter((entry) => entry.name !== name), { name, destination }] });
+      machine = this.machines.get(name);
+    }
+    if (!machine) {
+      machine = this.factory(name, destination);
+      this.add(machine);
+      if (this.settings) this.saved.add(name);
+      machine.start();
+      // Every UI reads the machines again on the roster that follows.
+      this.emit();
+    }
     return { name, destination, status: machine.status, problem: machine.problem };
   }
 
-  private readonly agentListeners = new Set<() => void>();
+  /**
+   * Removes a machine (the `removeMachine` operation): its link stops, its views end, its
+   * terminals leave the roster (they go on running on the machine, under its daemon's idle
+   * bound), and a saved one is taken out of the settings. A `--machine` one is gone for this run.
+   */
+  removeMachine({ name }: { name: string }): Record<string, never> {
+    if (!this.machines.has(name)) throw new TandemError('not_found', `No machine named "${name}".`);
+    if (this.settings && this.saved.has(name)) this.settings.update({ machines: this.settings.get().machines.filter((entry) => entry.name !== name) });
+    // Following the settings dropped it already, unless they did not tell their listeners at once.
+    if (this.machines.has(name)) {
+      this.drop(name, `${name} was removed from Tandem's machines.`);
+      this.emit();
+    }
+    return {};
+  }
+
+  /** A machine made as this Tandem makes them (not added). */
+  make(name: string, destination: string): RemoteMachine {
+    if (!this.factory) throw new Error('RemoteMachines without a factory cannot make machines.');
+    return this.factory(name, destination);
+  }
 
   add(machine: RemoteMachine): void {
     if (this.machines.has(machine.name)) throw new Error(`Two machines are named ${machine.name}.`);
     this.machines.set(machine.name, machine);
-    machine.onChange(() => {
-      for (const listener of this.listeners) listener();
-    });
-    machine.onAgents(() => {
+    const changeOff = machine.onChange(() => this.emit());
+    const agentsOff = machine.onAgents(() => {
       for (const listener of this.agentListeners) listener();
+    });
+    this.offs.set(machine.name, () => {
+      changeOff();
+      agentsOff();
     });
   }
 
@@ -528,10 +640,13 @@ export class RemoteMachines {
   }
 
   start(): void {
+    this.started = true;
     for (const machine of this.machines.values()) machine.start();
   }
 
   stop(): void {
+    this.settingsOff?.();
+    this.settingsOff = null;
     for (const machine of this.machines.values()) machine.stop();
   }
 
