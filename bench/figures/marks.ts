@@ -50,7 +50,8 @@ export const marksFigure: Figure = {
   async run(opts) {
     const commands = opts.pick(10_000, 2_000);
     const frames = opts.pick(100, 20);
-    const serve = await startInProcessServe();
+    // TANDEM_BENCH_RENDERER: another built renderer (a saved build, to compare two versions in turn).
+    const serve = await startInProcessServe(process.env.TANDEM_BENCH_RENDERER || undefined);
     const browser = await launchChromium();
     try {
       const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
