@@ -46,8 +46,32 @@ function progressed(sample: ForegroundSample, tid: number, syscr: number | null,
 }
 
 /**
+ * Shells whose line editor reads the terminal in raw mode with echo off (zsh's ZLE, bash's
+ * readline), by the shell's process name. pwsh is not one: .NET keeps the terminal so for
+ * Read-Host too, so its own reads cannot be told apart this way.
+ */
+const rawEditorShells = new Set(['zsh', 'bash']);
+
+/**
+ * The shell itself reads the terminal in its line editor's mode (no line mode, no echo): it is
+ * at its prompt, whatever the markers said so far. Its end marker may still be on its way (the
+ * kernel hands a pty's output to the reading side later, on a worker of its own), and after a
+ * silent stretch (`sleep`) zsh's read passed the read quiet period at once: a multi-line send
+ * came back `waiting_input` (issue 22). So the shell's own reads in that mode are never
+ * evidence. What a command runs in the shell itself with the same modes (zsh's `vared`,
+ * bash's `read -e` and `read -s -n 1`) is not seen as waiting either: it reports `running`.
+ * Builtin reads in line mode (`read`, `read -s`) or with echo on (`read -k`, `read -n 1`) still count.
+ */
+async function shellEditing(target: ProbeTarget, sample: ForegroundSample, readModes: (tty: string) => Promise<TtyModes | null>): Promise<boolean> {
+  const own = sample.threads.some((thread) => thread.pid === target.shellPid && thread.watchesTty && (thread.kind === 'read' || thread.kind === 'poll'));
+  if (!own || !target.ttyPath || !rawEditorShells.has(readStat(target.shellPid)?.comm ?? '')) return false;
+  const modes = await readModes(target.ttyPath);
+  return modes !== null && !modes.icanon && !modes.echo;
+}
+
+/**
  * One look at the foreground job: does it wait for the terminal, and with what proof?
- * Unknown is never "waiting". `shellAtPrompt` excludes the shell's own line editor.
+ * Unknown is never "waiting"; the shell's own line editor never is (`shellEditing`).
  */
 export async function probeWaiting(
   target: ProbeTarget,
@@ -75,8 +99,11 @@ export async function probeLook(
   const sample = sampleFor(target);
   let quietDueMs: number | null = null;
   if (sample) {
+    // Read fresh, not from a cache keyed by the foreground group: the shell's group is the same at its prompt and in a builtin `read`.
+    const editing = await shellEditing(target, sample, readTtyModes);
     for (const thread of sample.threads) {
       if (!thread.watchesTty || !progressed(sample, thread.tid, thread.syscr, baseline)) continue;
+      if (editing && thread.pid === target.shellPid) continue;
       if (thread.kind === 'read' && quietMs >= readQuietMs) return { evidence: 'read', quietDueMs: null };
       if (thread.kind === 'poll' && quietMs >= pollQuietMs) return { evidence: 'poll', quietDueMs: null };
       const due = (thread.kind === 'read' ? readQuietMs : thread.kind === 'poll' ? pollQuietMs : Infinity) - quietMs;
