@@ -175,13 +175,20 @@ export class TerminalRecorder implements TerminalJournal {
         this.flushTimer = this.opts.clock.setTimeout(() => this.flushOutput(false), flushMs);
       }
     }
-    if (text !== '') this.event('o', redact(text), this.pendingAt);
-    this.pendingAt = this.opts.clock.now();
-    if (this.skippedChars > 0) {
-      const skipped = this.skippedChars;
-      this.skippedChars = 0;
-      this.marker(`recording skipped ${skipped} characters of output (the disk was behind)`);
+    // Output refused in an earlier batch (the disk was behind) is marked where it went missing.
+    this.markSkipped();
+    if (text !== '' && !this.closed) {
+      const data = redact(text);
+      if (!this.write('o', data, this.pendingAt, false) && !this.castStopped) this.skippedChars += data.length;
     }
+    this.pendingAt = this.opts.clock.now();
+    this.markSkipped();
+  }
+
+  /** The marker for output not kept; the count waits for a later batch while the disk stays behind. */
+  private markSkipped(): void {
+    if (this.skippedChars === 0 || this.castStopped || this.closed) return;
+    if (this.write('m', `recording skipped ${this.skippedChars} characters of output (the disk was behind)`, this.opts.clock.now(), false)) this.skippedChars = 0;
   }
 
   // ---- the journal port -----------------------------------------------------------------
@@ -343,26 +350,41 @@ export class TerminalRecorder implements TerminalJournal {
     this.write(code, data, at, false);
   }
 
-  private write(code: CastCode, data: string, at: number, reserved: boolean): void {
-    if (this.castStopped && !reserved) return;
+  /** Writes one event line; false when it was not queued (the bound was reached, or the disk is behind). */
+  private write(code: CastCode, data: string, at: number, reserved: boolean): boolean {
+    if (this.castStopped && !reserved) return false;
     const when = Math.max(at, this.lastEventAt);
-    const line = `${JSON.stringify([Math.round((when - this.lastEventAt) / 1000 * 1e6) / 1e6, code, data])}\n`;
-    const bytes = Buffer.byteLength(line);
-    if (!reserved && bytes > this.cast.room - castReserve) {
+    const line = encodeLine(JSON.stringify([Math.round((when - this.lastEventAt) / 1000 * 1e6) / 1e6, code, data]));
+    if (!reserved && line.length > this.cast.room - castReserve) {
       this.castStopped = true;
       this.pending = [];
       this.held = '';
       this.write('m', `recording stopped: the ${Math.round(this.opts.maxCastBytes / 1048576)} MiB bound of this terminal's recording was reached (the timeline goes on)`, at, true);
       this.record('recording', { state: 'stopped', reason: 'size' });
-      return;
+      return false;
     }
-    if (this.cast.write(line, bytes)) this.lastEventAt = when;
+    if (!this.cast.write(line)) return false;
+    this.lastEventAt = when;
+    return true;
   }
 
   private record(type: TimelineType, fields: Record<string, unknown>): void {
     if (this.closed) return;
     this.timeline.append(type, this.t, this.at(), fields);
   }
+}
+
+/**
+ * A JSON line encoded once: measured and encoded in one UTF-8 pass into a Buffer with its newline,
+ * which the sink writes as it is. (Measuring the string, then letting the file write encode it
+ * again, and joining `line + '\n'` first, cost three passes over every flood batch.)
+ */
+function encodeLine(json: string): Buffer {
+  const bytes = Buffer.byteLength(json);
+  const line = Buffer.allocUnsafe(bytes + 1);
+  line.write(json, 0, bytes, 'utf8');
+  line[bytes] = 0x0a;
+  return line;
 }
 
 /** The platform's modes for the session's terminal (stty on POSIX, nothing on Windows). */
