@@ -33,6 +33,8 @@ export const maxBridgeSessions = 128;
 export const maxBridgeSessionsPerToken = maxBridgeSessions / 4;
 /** Pairing connections open at once (each holds at most one waiting request). */
 export const maxPairingConnections = 64;
+/** Requests a pairing connection may send while the kernel is asked who it is; one more ends it (capacity). */
+export const maxQueuedBeforePeer = 4;
 /** Connections that have not said hello yet, at once, and how long each may take. */
 export const maxPendingHellos = 32;
 export const helloTimeoutMs = 5000;
@@ -291,10 +293,22 @@ export class McpSocketEndpoint {
     this.pairingSockets.add(socket);
     const queued: Array<Record<string, unknown>> = [first];
     let peer: PeerFacts | null = null;
+    /**
+     * Set once the connection's last line went out: what it sends after that is never asked
+     * (issue 22: a later line of a refused connection could still open a request, so one
+     * connection was both refused and waiting), and it is answered once.
+     */
+    let ended = false;
+    const end = (line: string) => {
+      ended = true;
+      queued.length = 0;
+      this.refuse(socket, line);
+    };
     /** Lines of this connection in order; a second request replaces the first (the broker knows the connection). */
     // A connection holds its place only while a request of it waits: a bad line ends one that has none.
-    const refuseLine = (line: string) => (broker.waitingOn(socket) ? this.write(socket, line) : this.refuse(socket, line));
+    const refuseLine = (line: string) => (broker.waitingOn(socket) ? this.write(socket, line) : end(line));
     const ask = (message: Record<string, unknown>) => {
+      if (ended) return;
       const id = requestId(message);
       if (message.method !== bridgePairMethod || id === null) {
         return refuseLine(errorLine(id, -32600, 'invalid_argument', `A pairing connection takes only ${bridgePairMethod} requests.`));
@@ -307,18 +321,23 @@ export class McpSocketEndpoint {
       } catch (error) {
         const tandem = error instanceof TandemError ? error : new TandemError('invalid_argument', String(error));
         // A refusal ends the connection: a flood pays a connection for every try.
-        return this.refuse(socket, errorLine(id, channelErrorCode, tandem.code, tandem.message));
+        return end(errorLine(id, channelErrorCode, tandem.code, tandem.message));
       }
       void broker.waitOutcome(requestIdOf).then((outcome) => {
+        if (ended) return;
         this.write(socket, `${JSON.stringify({ jsonrpc: '2.0', id, result: { requestId: requestIdOf, ...outcome } })}\n`);
         // Done with this connection, unless the request was replaced by a newer one on it.
-        if (!broker.waitingOn(socket)) this.refuse(socket, '');
+        if (!broker.waitingOn(socket)) end('');
       });
     };
     setLines((message) => {
+      if (ended) return;
       if (peer) return ask(message);
-      // Still reading who asks: a few lines wait, a flood of them ends the connection.
-      if (queued.push(message) > 4) socket.destroy();
+      // Still reading who asks: a few lines wait, a flood of them ends the connection, with why
+      // (it was closed without a word, so a flood's connections were not all answered: issue 22).
+      if (queued.push(message) > maxQueuedBeforePeer) {
+        end(errorLine(requestId(message), channelErrorCode, 'capacity', `More than ${maxQueuedBeforePeer} pairing requests arrived before Tandem knew who sent them; send one and wait for its answer.`));
+      }
     });
     socket.once('close', () => {
       this.pairingConnections -= 1;
@@ -327,7 +346,7 @@ export class McpSocketEndpoint {
     });
     const identify = this.opts.identifyPeer ?? (hostPlatform.os === 'win32' ? async () => namedPipePeer() : (s: Socket) => unixSocketPeer(s, { ownUid: process.getuid?.() ?? -1 }));
     // One at a time: a flood of connections runs the kernel lookups (ss, /proc) in turn, not all at once.
-    const identified = this.identifying.then(() => (socket.destroyed ? Promise.reject(new Error('gone')) : identify(socket)));
+    const identified = this.identifying.then(() => (socket.destroyed || ended ? Promise.reject(new Error('gone')) : identify(socket)));
     this.identifying = identified.then(
       () => undefined,
       () => undefined,
@@ -337,7 +356,7 @@ export class McpSocketEndpoint {
         peer = facts;
         for (const message of queued.splice(0)) ask(message);
       },
-      () => socket.destroy(),
+      () => void (ended || socket.destroy()),
     );
   }
 
