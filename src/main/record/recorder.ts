@@ -375,11 +375,20 @@ export class TerminalRecorder implements TerminalJournal {
 }
 
 /**
- * A JSON line encoded once: measured and encoded in one UTF-8 pass into a Buffer with its newline,
- * which the sink writes as it is. (Measuring the string, then letting the file write encode it
- * again, and joining `line + '\n'` first, cost three passes over every flood batch.)
+ * A JSON line encoded once into a Buffer with its newline, which the sink writes as it is.
+ * (Measuring the string with Buffer.byteLength, joining `line + '\n'`, then letting the file
+ * write encode it again cost three more passes over every flood batch; the measuring alone took
+ * as long as JSON.stringify.) The common case, ASCII, needs no measuring: encoded into `length + 4`
+ * bytes, the text wrote exactly `length` bytes only if every character took one (a longer
+ * character that did not fit leaves at most 3 bytes unused, so any other text writes more).
  */
 function encodeLine(json: string): Buffer {
+  const room = Buffer.allocUnsafe(json.length + 4);
+  const written = room.write(json, 'utf8');
+  if (written === json.length) {
+    room[written] = 0x0a;
+    return room.subarray(0, written + 1);
+  }
   const bytes = Buffer.byteLength(json);
   const line = Buffer.allocUnsafe(bytes + 1);
   line.write(json, 0, bytes, 'utf8');
