@@ -9,6 +9,7 @@ import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { closeTtyModeReader } from '../src/main/pty/termios.js';
 import { figures } from './figures/index.js';
 import { descendantsOf, processesMatching, sleep } from './lib/procs.js';
 import { buildRows, errorRows, pendingRows, renderTable } from './lib/report.js';
@@ -110,6 +111,8 @@ async function main(): Promise<void> {
   } finally {
     rmSync(home, { recursive: true, force: true });
   }
+  // The engine's kept tty-mode reader (pty/termios.ts) is the bench process's own, not a figure's.
+  closeTtyModeReader();
   const stray = await leftovers();
   const results = {
     mode: quick ? 'quick' : 'full',

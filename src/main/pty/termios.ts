@@ -23,8 +23,8 @@ export interface TtyModes {
 const STTY_TIMEOUT_MS = 500;
 /** How long one reader question may take before it counts as dead (then stty answers). */
 const READER_TIMEOUT_MS = 500;
-/** An idle reader ends after this long, so no process is left behind a quiet host or a test. */
-const READER_IDLE_MS = 2000;
+/** An idle reader ends after this long (a restart costs a perl start, 10 to 100 ms under load). */
+const READER_IDLE_MS = 30_000;
 
 /** `reader`: the kept tcgetattr process (stty where it cannot run); `stty`: one stty per reading. */
 export type TtyModeSource = 'reader' | 'stty';

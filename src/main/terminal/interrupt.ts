@@ -36,7 +36,10 @@ export async function interrupt(target: InterruptTarget): Promise<void> {
   }
   const fg = platform.foregroundGroup(pid);
   const shellPgrp = platform.shellGroup(pid);
-  const modes = target.ttyPath ? await platform.ttyModes(target.ttyPath) : null;
+  // The modes matter only where a job or a shell sharing its parent's group is in front: no
+  // front group, or the shell's own group led by the shell, gets the key whatever they say.
+  const modesMatter = fg !== null && (fg !== shellPgrp || shellPgrp !== pid);
+  const modes = modesMatter && target.ttyPath ? await platform.ttyModes(target.ttyPath) : null;
   // The command to escalate against: the running one, or the one whose start is still due.
   const state = target.readiness();
   const phase = state.phase;
