@@ -116,7 +116,7 @@ describe.skipIf(!runUi)('Tandem UI: a confined agent’s files and network', () 
     await openPanel();
     const list = card().getByRole('region', { name: `Refused connections of ${agent}` });
     await list.getByText('elsewhere.example.net:80').waitFor();
-    expect(await list.textContent()).toMatch(/not in the domain list/);
+    expect(await list.textContent()).toMatch(/not in its domain list/);
     await card().locator('summary', { hasText: 'Network: only registry.npmjs.org' }).click();
     await shoot('card');
     // One click puts the refused host on the list; the host keeps it.
