@@ -2,10 +2,11 @@
  * The terminal's modes read by tcgetattr in the kept reader process (pty/termios.ts) are the
  * modes `stty -a` reports for the same real PTY: cooked, raw, and a password prompt's echo off.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
 import * as pty from 'node-pty';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { closeTtyModeReader, parseSttyModes, readTtyModes, readTtyModesTcgetattr, setTtyModeSource, type TtyModes } from '../../src/main/pty/termios';
@@ -82,5 +83,20 @@ describe.skipIf(!suite)('tty modes through tcgetattr', () => {
     closeTtyModeReader();
     const answers = await Promise.all([readTtyModesTcgetattr(raw), readTtyModesTcgetattr(cooked), readTtyModesTcgetattr(raw)]);
     expect(answers.map((m) => m?.isig)).toEqual([false, true, false]);
+  });
+
+  it('falls back to one stty per reading where perl cannot be started', async () => {
+    const raw = await terminalWith('raw -echo');
+    // A PATH with stty and no perl, in a process of its own (the reader's state is per process).
+    const bin = mkdtempSync(join(tmpdir(), 'tandem-noperl-'));
+    try {
+      symlinkSync(stty.path!, join(bin, 'stty'));
+      const module = resolve(__dirname, '../../src/main/pty/termios.ts');
+      const script = `const m = await import(${JSON.stringify(module)}); console.log(JSON.stringify([await m.readTtyModesTcgetattr(${JSON.stringify(raw)}) ?? 'none', await m.readTtyModes(${JSON.stringify(raw)})]));`;
+      const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: resolve(__dirname, '../..'), env: { ...process.env, PATH: bin } });
+      expect(JSON.parse(stdout.trim())).toEqual(['none', { echo: false, icanon: false, isig: false }]);
+    } finally {
+      rmSync(bin, { recursive: true, force: true });
+    }
   });
 });
