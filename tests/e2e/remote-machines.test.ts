@@ -140,6 +140,10 @@ describe.skipIf(ssh.skip || !runUi)(`Tandem UI: a remote machine over a real ssh
       await reconnecting.waitFor();
       expect((await reconnecting.textContent())?.trim()).toBe('reconnecting');
       await page.locator('[data-machine-group="box"][data-status="reconnecting"]').waitFor();
+      // The page's own link is up; the status line says the machine's is not.
+      const note = page.locator('[data-connection="connected"] [data-machines-reconnecting="box"]');
+      await note.waitFor();
+      expect((await note.textContent())?.trim()).toBe('· box reconnecting…');
       for (const theme of ['dark', 'light'] as const) {
         serve.host.settings.update({ theme });
         await page.waitForFunction((wanted) => document.documentElement.dataset.theme === wanted, theme);
@@ -202,5 +206,13 @@ describe.skipIf(ssh.skip || !runUi)(`Tandem UI: a remote machine over a real ssh
     expect(await onBox.textContent()).toContain('No agent is paired on box.');
     await expect.poll(async () => (await page.locator('[data-machine-agents="nowhere"]').textContent()) ?? '').toMatch(/The link is connecting|Not reachable/);
     await shots(page, 'remote-agents-dark', onBox);
+
+    // Remove: the unreachable machine's row, its link and its agents group go; the others stay.
+    await page.getByRole('button', { name: 'Settings' }).click();
+    await page.getByRole('button', { name: 'Remove nowhere' }).click();
+    await page.locator('[data-settings="machines"] [data-machine="nowhere"]').waitFor({ state: 'detached' });
+    expect(machines.machines.has('nowhere')).toBe(false);
+    expect(await page.locator('[data-settings="machines"] [data-machine]').evaluateAll((rows) => rows.map((row) => (row as HTMLElement).dataset.machine))).toEqual(['box', 'box2']);
+    await shots(page, 'remote-settings-remove-dark', page.locator('[data-settings="machines"]'));
   }, 120_000);
 });
