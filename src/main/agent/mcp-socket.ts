@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { chmodSync, lstatSync, mkdirSync, rmSync } from 'node:fs';
 import { createServer, type Server as NetServer, type Socket } from 'node:net';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -272,6 +273,20 @@ export class McpSocketEndpoint {
   private readonly pairingSockets = new Set<Socket>();
   /** The kernel lookup of the last pairing connection; the next one starts after it. */
   private identifying: Promise<void> = Promise.resolve();
+  /** Pairing connections accepted so far, and the socket table (`ss -x`) read once the last `seq` of them was accepted. */
+  private pairingSeq = 0;
+  private socketTable: { seq: number; output: Promise<string | null> } | null = null;
+
+  /**
+   * The kernel's socket table for the lookup of connection `seq`: the one already read if it was
+   * read after that connection was accepted, else a fresh one. A flood of connections costs a
+   * table per turn of lookups, not one `ss` per connection: 64 of them in turn took over 30 s on
+   * a loaded machine, and the flood test waited them out (issue 22).
+   */
+  private tableFor(seq: number): Promise<string | null> {
+    if (!this.socketTable || this.socketTable.seq < seq) this.socketTable = { seq: this.pairingSeq, output: readSocketTable() };
+    return this.socketTable.output;
+  }
 
   /**
    * A connection that asks to pair: who asks is read from the kernel once, before the first
@@ -344,13 +359,19 @@ export class McpSocketEndpoint {
       this.pairingSockets.delete(socket);
       broker.connectionClosed(socket);
     });
-    const identify = this.opts.identifyPeer ?? (hostPlatform.os === 'win32' ? async () => namedPipePeer() : (s: Socket) => unixSocketPeer(s, { ownUid: process.getuid?.() ?? -1 }));
+    const seq = ++this.pairingSeq;
+    const identify = this.opts.identifyPeer ?? (hostPlatform.os === 'win32' ? async () => namedPipePeer() : (s: Socket) => unixSocketPeer(s, { ownUid: process.getuid?.() ?? -1, ss: () => this.tableFor(seq) }));
     // One at a time: a flood of connections runs the kernel lookups (ss, /proc) in turn, not all at once.
     const identified = this.identifying.then(() => (socket.destroyed || ended ? Promise.reject(new Error('gone')) : identify(socket)));
-    this.identifying = identified.then(
+    const turn = identified.then(
       () => undefined,
       () => undefined,
     );
+    this.identifying = turn;
+    // The last lookup done: the table goes (it may be megabytes on a busy machine).
+    void turn.then(() => {
+      if (this.identifying === turn) this.socketTable = null;
+    });
     void identified.then(
       (facts) => {
         peer = facts;
@@ -501,6 +522,13 @@ export class McpSocketEndpoint {
       if (this.opts.ownDir) rmSync(this.opts.ownDir, { recursive: true, force: true });
     }
   }
+}
+
+/** The kernel's Unix socket table with each socket's peer and holders (peer.ts reads it); null where ss fails. */
+function readSocketTable(): Promise<string | null> {
+  return new Promise((resolve) => {
+    execFile('ss', ['-xpnH'], { timeout: 5000, maxBuffer: 16 * 1024 * 1024 }, (error, stdout) => resolve(error ? null : stdout));
+  });
 }
 
 /** A directory for the socket that only this user can enter, refusing one someone else prepared. */
