@@ -136,6 +136,13 @@ describe.skipIf(!runUi)('Tandem UI: a confined agent’s files and network', () 
     expect(await card().getByRole('group', { name: 'Network domains' }).locator('code').allTextContents()).toEqual(['elsewhere.example.net', '*.pypi.org']);
     // The refusal is still on the card after the reload (the host keeps it).
     await card().getByRole('region', { name: `Refused connections of ${agent}` }).getByText('elsewhere.example.net:80').waitFor();
+    // The read list of the person's home, beside it.
+    await card().locator('summary', { hasText: 'Your home: toolchains and startup files only' }).click();
+    const read = card().getByRole('group', { name: 'Readable in your home' });
+    await read.getByRole('textbox', { name: 'Add to readable in your home' }).fill('~/.config/foo');
+    await read.getByRole('button', { name: 'Add' }).click();
+    await expect.poll(() => paired()?.homeReadable).toEqual(['~/.config/foo']);
+    expect(paired()?.networkDomains).toEqual(['elsewhere.example.net', '*.pypi.org']);
   }, 120_000);
 
   it('shows the agent’s home, opens it, and removes it only with its terminals closed and after asking', async () => {
