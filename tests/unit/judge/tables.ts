@@ -52,6 +52,8 @@ export const posixHostile: readonly string[] = [
   'git branch --set-upstream-to=x', 'git push', 'git commit -m x', 'git checkout .', 'git stash', 'git config core.pager x', 'git show --ext-diff HEAD',
   'git log --exec=x', 'git diff --open-files-in-pager', 'git log --paginate', 'tail -F README.md', 'wc --files0-from=list', 'date -s 2020-01-01', 'date -f /etc/shadow',
   'date --set=now', 'ls --hyperlink',
+  // Following symlinks while listing reaches the home or / (-R walks what they point at); signatures run gpg.
+  'ls -laRL', 'ls -L', 'ls --dereference -R', 'ls --deref', 'git log --show-signature', 'git show --show-sig HEAD', 'git log --format=%GS', 'git log --pretty=format:%GK -1', 'git log --format %GG',
   // Class 4: reads outside the workspace or of protected places.
   'cat /etc/passwd', 'cat ../outside.txt', 'cat /proc/1/environ', 'cat /proc/self/environ', 'head /dev/pts/0', 'tail -f /dev/pts/1', 'cat /sys/kernel/notes',
   'cat link-outside', 'cat keys/id_ed25519', 'ls keys', 'cat proc-link/1/environ', 'ls /', 'ls ..', 'cat {home}/.ssh/id_ed25519', 'cat {state}/agents/bridge.token',

@@ -35,6 +35,8 @@ export const builtinRefusals: Readonly<Record<string, readonly string[]>> = {
     '--output', '--output-directory', '-o', '--ext-diff', '--textconv', '--no-index', '--upload-pack', '--receive-pack', '--exec',
     '--git-dir', '--work-tree', '--exec-path', '--config-env', '--namespace', '--super-prefix', '--open-files-in-pager', '-O',
     '--submodule', '--recurse-submodules', '--paginate', '--run', '--extcmd', '--tool', '--orderfile',
+    // Verifying a signature runs gpg (which writes its home) on data the repository holds.
+    '--show-signature',
   ],
   // -L and -follow follow symlinks out of the directories searched.
   find: ['-exec', '-execdir', '-ok', '-okdir', '-delete', '-fprint', '-fprint0', '-fprintf', '-fls', '-files0-from', '-L', '-follow'],
@@ -50,7 +52,8 @@ export const builtinRefusals: Readonly<Record<string, readonly string[]>> = {
   'git grep': ['-f'],
   // Following (-f, -F, --follow, --retry) keeps reading whatever the name comes to point at later.
   tail: ['--follow=name', '--follow', '-f', '-F', '--retry'],
-  ls: ['--hyperlink'],
+  // -L follows every symlink it lists (with -R, into whatever they point at, the home or /).
+  ls: ['--hyperlink', '-L', '--dereference'],
   // -C compiles (writes) a magic file, -m and -f read other files, -z/-Z may run decompressors, -p sets times back.
   file: ['-C', '--compile', '-m', '--magic-file', '-f', '--files-from', '-z', '-Z', '--uncompress', '--uncompress-noreport', '-p', '--preserve-date'],
 };
@@ -271,6 +274,8 @@ export function matchEntry(entry: AllowEntry, words: readonly string[]): EntryMa
   const name = fixed.join(' ');
   // git's global options (-C, -c, --git-dir, ...) come before the subcommand: never allowed.
   if (entry.program === 'git' && words[1]?.startsWith('-')) return { ok: false, reason: 'git options before the subcommand change which repository or configuration it uses' };
+  // A format's %G placeholders verify signatures: git runs gpg for them, as --show-signature does.
+  if (entry.program === 'git' && words.some((word) => word.includes('%G'))) return { ok: false, reason: 'a %G format placeholder makes git run gpg to check signatures' };
   const refused = [...(builtinRefusals[entry.program] ?? []), ...(entry.subcommand.length > 0 ? (builtinRefusals[name] ?? []) : []), ...entry.refuse];
   const before: string[] = [];
   const after: string[] = [];
