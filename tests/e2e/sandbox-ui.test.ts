@@ -137,7 +137,7 @@ describe.skipIf(!runUi)('Tandem UI: a confined agent’s files and network', () 
     // The refusal is still on the card after the reload (the host keeps it).
     await card().getByRole('region', { name: `Refused connections of ${agent}` }).getByText('elsewhere.example.net:80').waitFor();
     // The read list of the person's home, beside it.
-    await card().locator('summary', { hasText: 'Your home: toolchains and startup files only' }).click();
+    await card().locator('summary', { hasText: 'Reads in your home: toolchains and startup files only' }).click();
     const read = card().getByRole('group', { name: 'Readable in your home' });
     await read.getByRole('textbox', { name: 'Add to readable in your home' }).fill('~/.config/foo');
     await read.getByRole('button', { name: 'Add' }).click();
