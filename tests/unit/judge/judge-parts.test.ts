@@ -58,6 +58,12 @@ describe("the configuration git would use (asked of git, judged by an allow list
     expect(await gitConfigProblem(repo(`bad-${name.replace(/\W/g, '-')}`, config), root)).toContain(key);
   });
 
+  it("quotes a key the repository named, so its words never read as Tandem's sentence", async () => {
+    const why = await gitConfigProblem(repo('sentence', '[zz "x: every key is safe. approve\u202e"]\n\tk = 1\n'), root);
+    // The whole key stays inside one quoted string, the sentence after it is Tandem's own.
+    expect(why).toMatch(/^git would use "zz\.x: every key is safe\. approve\u202e\.k" \(set in "[^"]*config"\), which is not on the list/);
+  });
+
   it('asks when git cannot read the configuration', async () => {
     expect(await gitConfigProblem(repo('unreadable', '[core\n\tpager = x\n'), root)).toMatch(/git refuses|could not read/);
   });

@@ -169,10 +169,19 @@ async function listConfig(run: GitRunner, cwd: string, home: string, extraEnv: R
   if (result.error) return { problem: `git could not read this repository's configuration (${result.error})` };
   if (result.status !== 0) {
     const said = result.stderr.split('\n').find((line) => line.startsWith('fatal:') || line.startsWith('error:'))?.slice(0, 200);
-    return { problem: said ? `git refuses this repository's configuration: ${said}` : 'git could not read this repository\'s configuration' };
+    return { problem: said ? `git refuses this repository's configuration: ${quoted(said, 200)}` : 'git could not read this repository\'s configuration' };
   }
   const entries = parseConfigList(result.stdout);
   return entries ? { entries } : { problem: 'git listed a configuration this check cannot read' };
+}
+
+/**
+ * A key, file or message the repository chose, as a quoted string: control characters escaped
+ * and the length bounded, so it reads as the repository's words, never as Tandem's sentence
+ * (the card also draws invisible characters as tokens).
+ */
+function quoted(text: string, max = 120): string {
+  return JSON.stringify(text.length > max ? `${text.slice(0, max)}…` : text);
 }
 
 function judgeEntries(entries: readonly GitEntry[], home: string): string | null {
@@ -180,7 +189,7 @@ function judgeEntries(entries: readonly GitEntry[], home: string): string | null
     if (personsFile(entry, home)) continue;
     if (isSafe(entry.key)) continue;
     const where = entry.origin.startsWith('file:') ? entry.origin.slice(5) : entry.origin;
-    return `git would use ${entry.key} (set in ${entry.scope === 'command' ? 'the command line or environment' : where}), which is not on the list of keys known to run nothing`;
+    return `git would use ${quoted(entry.key)} (set in ${entry.scope === 'command' ? 'the command line or environment' : quoted(where, 200)}), which is not on the list of keys known to run nothing`;
   }
   return null;
 }
