@@ -226,7 +226,8 @@ describe.skipIf(!runUi)('Tandem UI: recordings, replay and export', () => {
     await page.getByRole('button', { name: 'Refresh the list' }).click();
     const item = page.locator(`.item[data-recording-id="${id}"]`);
     await item.getByRole('button', { name: 'Replay' }).click();
-    await expect.poll(() => replay(page).getAttribute('data-state'), { timeout: 60_000 }).toBe('ready');
+    // 64 MiB through the WebSocket in pages and into the player: a bound for a hang, not a speed target (a loaded 2-core run took over 60 s).
+    await expect.poll(() => replay(page).getAttribute('data-state'), { timeout: 180_000 }).toBe('ready');
     await expect.poll(async () => (await page.locator('[data-notice="replay-cut"]').textContent()) ?? '').toMatch(/Truncated for replay: the first 6\d\.\d MiB of \d+\.\d MiB are shown/);
     const shown = await page.locator('.entries .entry.command').count();
     expect(shown).toBeGreaterThan(0);
@@ -237,7 +238,7 @@ describe.skipIf(!runUi)('Tandem UI: recordings, replay and export', () => {
     const saved = (await (await download).path())!;
     expect(statSync(saved).size).toBe(bytes);
     expect(readFileSync(saved, 'utf8') === big.cast).toBe(true);
-  }, 120_000);
+  }, 300_000);
 
   it('says why a recording cannot be replayed: not asciicast v3, or gone since the list was read', async () => {
     const { page, serve } = fixture;

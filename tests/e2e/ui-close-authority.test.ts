@@ -147,7 +147,8 @@ describe.skipIf(!runUi)('Tandem UI: a close reaches exactly the terminal the per
     await ui.page.keyboard.press('Alt+Shift+ArrowLeft');
     await ui.page.keyboard.press('Alt+Shift+W');
     expect(await activeTerminalId(ui.page)).toBe(own);
-    expect(await dialog().getByRole('heading').textContent()).toMatch(/^Close “sleep”\?$/);
+    // Tandem's label for the person's own tab (its folder), not the program's name nor the agent's terminal.
+    expect(await dialog().getByRole('heading').textContent()).toMatch(/^Close “~”\?$/);
     expect(await dialog().getByRole('checkbox', { name: "Don't ask again" }).isChecked()).toBe(true);
     const from = logMark();
     await dialog().getByRole('button', { name: 'Close terminal' }).click();
