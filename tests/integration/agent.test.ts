@@ -49,6 +49,17 @@ describe('MCP over HTTP', () => {
     expect(await f.call(client, 'terminal_list')).toHaveProperty('terminals');
   });
 
+  it('refuses a terminal title that reorders or hides how it reads, and opens nothing', async () => {
+    const client = await f.client(token);
+    const before = f.host.list().length;
+    for (const title of ['build \u202edliub', 'ok\u200b(approved)', 'a\x1b[31mred', 'two\nlines']) {
+      const r = await f.call(client, 'terminal_open', { title });
+      expect(r, JSON.stringify(title)).toMatchObject({ isError: true, error: { code: 'invalid_argument' } });
+      expect((r.error as { message: string }).message).toMatch(/^title:/);
+    }
+    expect(f.host.list()).toHaveLength(before);
+  });
+
   it('refuses a wrong token', async () => {
     await expect(f.client('tdm_wrong')).rejects.toThrow(/401|not valid/);
   });

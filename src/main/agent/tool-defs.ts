@@ -4,6 +4,7 @@
  * schemas listed to clients. The stdio bridge lists the same definitions without a host.
  */
 import { z } from 'zod';
+import { findRefusedControl } from '../../shared/control-chars.js';
 import { DEFAULT_LIMITS } from '../../shared/limits.js';
 import { SIGNALS } from '../../shared/types.js';
 
@@ -15,7 +16,14 @@ export const toolArgs = {
   terminal_list: z.object({}).strict(),
   terminal_open: z
     .object({
-      title: z.string().trim().min(1).max(120).describe('Tab title the person sees.'),
+      // The person reads it on tabs and approval cards: nothing that reorders or hides how it reads.
+      title: z
+        .string()
+        .trim()
+        .min(1)
+        .max(120)
+        .refine((text) => findRefusedControl(text) === null && !/[\t\n\r\u00ad\u200b-\u200d\u2028\u2029\u2060\ufeff]/u.test(text), 'A title holds no control, bidirectional or invisible characters.')
+        .describe('Tab title the person sees.'),
       shell: z.string().min(1).max(4096).optional().describe('bash, zsh, sh, pwsh, or a path (default: bash where available).'),
       cwd: z.string().min(1).max(4096).optional().describe("Working directory (default: the agent's project directory)."),
       env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string().max(32768)).optional().describe('Extra environment variables.'),
