@@ -38,7 +38,7 @@ async function until(check: () => Promise<boolean>, what: string, timeoutMs: num
 
 export const marksFigure: Figure = {
   id: 'marks',
-  title: 'Command marks: frame time with 10,000 commands in scrollback (the view keeps the newest 500 marks)',
+  title: 'Command marks: frame time with 10,000 commands in scrollback, all marked in the view',
   rows: [
     {
       name: 'marks.view.frame',
@@ -78,8 +78,7 @@ export const marksFigure: Figure = {
         await until(async () => ended >= done + n, `commands ${done}-${done + n}`, 300_000);
         opts.log(`marks: ${done + n} commands run`);
       }
-      // Each command is one line: a full view keeps nearly all of them.
-      // The view keeps the newest maxViewMarks (the host all 10,000): the figure is the person's view as it is.
+      // Each command is one line: a full view keeps nearly all of them (up to maxViewMarks, the host's 10,000).
       await until(async () => (await hook.count(marked)) >= Math.min(commands, maxViewMarks) * 0.95, 'the view\'s marks', 120_000);
       const marks = await hook.count(marked);
       const plain = await open();
