@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultAllowList } from '../../../src/main/agent/judge/allow-entries.js';
-import { gitConfigProblem, type GitRun, type GitRunner } from '../../../src/main/agent/judge/git-config.js';
+import { gitConfigProblem, type GitRun, type GitRunner, limitRuns } from '../../../src/main/agent/judge/git-config.js';
 import { gitChecksWanted, gitConfigFor, judgeAllowed, type LineContext } from '../../../src/main/agent/judge/judge-line.js';
 import { type Grammars, loadGrammars } from '../../../src/main/agent/judge/tree-sitter.js';
 
@@ -84,5 +84,31 @@ describe('the git configuration check does not block the event loop', () => {
 
   it('the real runner reports a git it could not start in a missing directory', async () => {
     expect(await gitConfigProblem(join(root, 'missing'), home)).toMatch(/could not read this repository's configuration \(ENOENT\)/);
+  });
+});
+
+describe('git checks at once', () => {
+  it('start at most the bound, the rest in order as places free', async () => {
+    const started: string[] = [];
+    const finish = new Map<string, (run: GitRun) => void>();
+    const held: GitRunner = (args) => {
+      started.push(args[0]!);
+      return new Promise<GitRun>((resolve) => finish.set(args[0]!, resolve));
+    };
+    const limited = limitRuns(held, 2);
+    const options = { cwd: root, env: {} };
+    const runs = ['a', 'b', 'c', 'd'].map((name) => limited([name], options));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(started).toEqual(['a', 'b']);
+    finish.get('b')!({ status: 0, stdout: '', stderr: '' });
+    await runs[1];
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(started).toEqual(['a', 'b', 'c']);
+    for (const name of ['a', 'c']) finish.get(name)!({ status: 0, stdout: '', stderr: '' });
+    await Promise.all([runs[0], runs[2]]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(started).toEqual(['a', 'b', 'c', 'd']);
+    finish.get('d')!({ status: 0, stdout: 'd-done', stderr: '' });
+    expect((await runs[3]).stdout).toBe('d-done');
   });
 });

@@ -124,7 +124,7 @@ export type GitRunner = (args: readonly string[], options: { cwd: string; env: N
  * The real runner: git as a child process, stdin closed, killed (SIGKILL) after `gitTimeoutMs`
  * or once its output passes `maxOutputBytes`. Never rejects.
  */
-export const runGit: GitRunner = (args, { cwd, env }) =>
+const spawnGit: GitRunner = (args, { cwd, env }) =>
   new Promise<GitRun>((resolve) => {
     const out: Buffer[] = [];
     const err: Buffer[] = [];
@@ -163,6 +163,30 @@ export const runGit: GitRunner = (args, { cwd, env }) =>
     });
     child.on('close', (code) => finish(code));
   });
+
+/** How many git checks run at once, host-wide: a flood of git lines waits its turn. */
+export const maxConcurrentGitRuns = 4;
+
+/** `runner` with at most `max` runs at once; the rest start in order as places free. */
+export function limitRuns(runner: GitRunner, max = maxConcurrentGitRuns): GitRunner {
+  let running = 0;
+  const waiting: Array<() => void> = [];
+  return async (args, options) => {
+    if (running >= max) await new Promise<void>((start) => waiting.push(start));
+    else running += 1;
+    try {
+      return await runner(args, options);
+    } finally {
+      // The place passes straight to the next waiting run, or is given back.
+      const next = waiting.shift();
+      if (next) next();
+      else running -= 1;
+    }
+  };
+}
+
+/** The real runner, bounded: a hostile agent's flood of git lines starts no more than this many gits. */
+export const runGit: GitRunner = limitRuns(spawnGit);
 
 async function listConfig(run: GitRunner, cwd: string, home: string, extraEnv: Record<string, string> = {}): Promise<{ entries: GitEntry[] } | { problem: string }> {
   const result = await run(['--no-pager', 'config', '--list', '--show-scope', '--show-origin', '-z'], { cwd, env: gitEnv(home, extraEnv) });
