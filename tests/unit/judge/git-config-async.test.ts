@@ -109,6 +109,6 @@ describe('git checks at once', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(started).toEqual(['a', 'b', 'c', 'd']);
     finish.get('d')!({ status: 0, stdout: 'd-done', stderr: '' });
-    expect((await runs[3]).stdout).toBe('d-done');
+    expect((await runs[3]!).stdout).toBe('d-done');
   });
 });
