@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TandemError } from '../../src/shared/errors.js';
@@ -242,6 +242,23 @@ describe.each(availableShells)('%s engine', (shell) => {
     // `wait` returns at once when a trapped signal arrives (bash and zsh manuals), so however late
     // the key comes, the shell catches it: the background sleep outlives the test's interrupt.
     await interruptCatching(t, "trap 'echo caught' INT; sleep 100 & wait; sleep 100", 0);
+  });
+
+  it.runIf(full)('follows the job when the shell goes on to it only after the repeated key', async () => {
+    // The shell's trap is still busy when the escalation repeats the key (a loaded machine): it
+    // goes on to its next program later, which neither key reached. The trap spins on a builtin
+    // (no program of its own in front) until the test says so, after the escalation has decided.
+    const clock = new WatchedClock();
+    const t = await pool.open(shell, { clock });
+    const flag = join(home.home, `trap-done-${shell}`);
+    const r = await t.send({ text: `trap 'echo caught; while [ ! -e ${flag} ]; do :; done' INT; sleep 100 & wait; sleep 100`, waitMs: 0 });
+    expect(r.status).toBe('running');
+    const w = t.wait({ since: r.cursor, waitMs: 30_000 });
+    await clock.timersOf(() => t.interrupt());
+    writeFileSync(flag, '');
+    const done = await w;
+    expect(done).toMatchObject({ status: 'done', exitCode: 130 });
+    expect(done.output).toContain('caught');
   });
 
   it.runIf(full)('interrupts again a job whose program began after the first SIGINT, before any SIGTERM', async () => {

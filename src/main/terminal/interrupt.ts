@@ -10,6 +10,8 @@ import { type Clock, waitFor } from './clock.js';
 import type { ReadinessState } from './readiness.js';
 
 const interruptEscalateMs = 1000;
+/** How many more escalation periods a key that went to the shell's own group watches for it moving on to a job. */
+const shellFollowChecks = 10;
 /** How long an interrupt waits for a just-submitted command's start marker. */
 const interruptStartWaitMs = 5000;
 
@@ -98,7 +100,7 @@ function submittedNotStarted(state: ReadinessState): boolean {
  * same command now runs in a new foreground group, that group gets the SIGINT it never had,
  * escalated in turn like any job.
  */
-function escalate(target: InterruptTarget, pgid: number | null, seq: number | null, then: () => void): void {
+function escalate(target: InterruptTarget, pgid: number | null, seq: number | null, then: () => void, follows = shellFollowChecks): void {
   const { platform, pid } = target;
   const shellPgrp = platform.shellGroup(pid);
   target.clock.setTimeout(async () => {
@@ -109,8 +111,11 @@ function escalate(target: InterruptTarget, pgid: number | null, seq: number | nu
     const movedOn = pgid !== null && pgid === shellPgrp && fg !== null && fg !== shellPgrp;
     if (pgid !== null && fg !== pgid && !movedOn) return;
     if (await target.probeNow()) return;
-    if (!movedOn) return then();
-    interruptJob(target, fg, seq);
+    if (movedOn) return interruptJob(target, fg, seq);
+    then();
+    // The shell may still be busy with the key (a trap that takes its time on a loaded machine)
+    // and go on to its next program later: that program is followed for a while, no key repeated.
+    if (pgid !== null && pgid === shellPgrp && follows > 0) escalate(target, pgid, seq, () => undefined, follows - 1);
   }, interruptEscalateMs);
 }
 
