@@ -5,7 +5,8 @@
  * hidden inside) that only an unconfined process could create. The variables still reach the
  * confined shell.
  */
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -75,8 +76,9 @@ describeSandbox('the agent’s environment stays inside its sandbox', () => {
       source,
       `#include <fcntl.h>\n#include <unistd.h>\n__attribute__((constructor)) static void escape(void) { int fd = open("${canary('LD_PRELOAD')}", O_WRONLY | O_CREAT, 0644); if (fd >= 0) close(fd); }\n`,
     );
-    const built = spawnSync('gcc', ['-shared', '-fPIC', '-o', library, source], { encoding: 'utf8' });
-    expect(built.status, built.stderr).toBe(0);
+    // Not spawnSync: the host shares this event loop, and a compile that blocks it past the HTTP
+    // server's keep-alive timeout has the next request land on a socket the server then resets.
+    await promisify(execFile)('gcc', ['-shared', '-fPIC', '-o', library, source]);
     const t = await open({ LD_PRELOAD: library, LD_LIBRARY_PATH: f.project, GCONV_PATH: f.project, MYVAR: 'preloaded' });
     expect((await send(t.id, 'echo "$MYVAR" "$LD_PRELOAD"')).output).toBe(`preloaded ${library}`);
     expect(existsSync(canary('LD_PRELOAD'))).toBe(false);
