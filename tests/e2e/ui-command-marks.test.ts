@@ -303,4 +303,14 @@ describe.skipIf(!runUi)('Tandem UI: command marks', () => {
     await shots(page, 'command-marks-light');
     serve.host.settings.update({ theme: 'dark' });
   });
+
+  it('keeps no mark on a line that `clear` erased, its own included', async () => {
+    const { page } = ui;
+    // `clear`'s output often arrives in the same write as its start: the mark must hear the erase.
+    for (let round = 0; round < 4; round++) {
+      await typeLine(page, 'clear');
+      await typeLine(page, `echo after-clear-${round}`);
+      await expect.poll(async () => (await marksOf(page, id)).map((mark) => mark.command), { timeout: 15_000 }).toEqual([`echo after-clear-${round}`]);
+    }
+  });
 });

@@ -259,6 +259,10 @@ export class CommandMarksView {
       if (normal) {
         this.hook();
         this.add(news, buffer.baseY + buffer.cursorY + commandLineOffset(buffer), null, false);
+        // Its marker now, not at the next update: the rest of this write may erase the line
+        // (`clear`), and only a marker hears that (xterm.js parses on before microtasks run).
+        const entry = this.byId.get(news.id);
+        if (entry && !entry.marker) this.enliven(entry);
       }
       return;
     }
