@@ -16,6 +16,9 @@ export interface LineWindow {
   totalLines: number;
 }
 
+/** Only a safety bound: the parser's own progress decides how long a read waits. */
+const readCatchUpMs = 10_000;
+
 /** `count` lines ending `offset` lines back from the newest, trimmed from the top to `maxBytes`. */
 export function readLines(terminal: HeadlessTerminal, req: { offset?: number; count: number; maxBytes: number }): LineWindow {
   const buffer = terminal.buffer.active;
@@ -48,8 +51,10 @@ export interface ReadSource {
  * the newest), or the output since a cursor; the newest text within `maxBytes`.
  */
 export async function readTerminal(src: ReadSource, req: ReadRequest): Promise<TerminalRead> {
-  // Let the screen catch up with what arrived, but never wait out a flood.
-  await waitFor(src.clock, { ms: 200, until: src.emulator.drained() });
+  // The screen catches up with what arrived before this call (a flood holds that back no longer
+  // than one flood window); output after it is not waited for. A time bound alone read a
+  // half-parsed screen on a loaded machine (blank lines where a finished echo was: the soak).
+  await waitFor(src.clock, { ms: readCatchUpMs, until: src.emulator.parsed() });
   const maxBytes = clampInt(req.maxBytes, DEFAULT_LIMITS.defaultOutputBytes, 1, DEFAULT_LIMITS.maxOutputBytes);
   let window: LineWindow;
   if (req.since !== undefined) {
