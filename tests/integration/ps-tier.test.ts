@@ -124,13 +124,15 @@ describe.runIf(ps)('ps evidence tier (TANDEM_EVIDENCE=ps)', () => {
     const t = await pool.open('bash');
     const nonce = String(Math.floor(Math.random() * 1e9));
     await t.send({ text: `sleep 2001.${nonce} & nohup sleep 2002.${nonce} >/dev/null 2>&1 & setsid sleep 2003.${nonce} & ( (sleep 2004.${nonce} &) & )` });
-    const before = await waitFor(() => findTerminalProcesses(t.pid, t.id), (pids) => pids.length >= 5);
-    expect(before.length).toBeGreaterThanOrEqual(5);
-    const daemon = execFileSync('ps', ['-A', '-o', 'pid=,args='], { encoding: 'utf8' })
-      .split('\n')
-      .find((line) => line.includes(`sleep 2003.${nonce}`));
-    expect(daemon).toBeDefined();
-    const daemonPid = Number(daemon!.trim().split(/\s+/)[0]);
+    // The four sleeps as ps shows them (setsid forks before the daemon's sleep exists): then the
+    // terminal's processes must hold each of them.
+    const sleeps = await waitFor(
+      () => execFileSync('ps', ['-A', '-o', 'pid=,args='], { encoding: 'utf8' }).split('\n').filter((line) => /sleep 200[1-4]\./.test(line) && line.includes(nonce)),
+      (lines) => lines.length >= 4,
+    );
+    const pidOf = (n: number) => Number(sleeps.find((line) => line.includes(`sleep 200${n}.${nonce}`))!.trim().split(/\s+/)[0]);
+    const daemonPid = pidOf(3);
+    const before = await waitFor(() => findTerminalProcesses(t.pid, t.id), (pids) => [1, 2, 3, 4].every((n) => pids.includes(pidOf(n))));
     expect(before).toContain(daemonPid);
     expect(await t.close()).toEqual({ closed: true, orphans: [] });
     for (const pid of before) expect(running(pid)).toBe(false);
