@@ -119,6 +119,47 @@ describeSandbox('the workspace repository, attacked from a confined terminal', (
     expect(undone, undone.output).toMatchObject({ exitCode: 0 });
   });
 
+  it('protects a repository nested in the workspace (a gitlink with its own .git), and one nested in that', async () => {
+    // Old-style submodules: the person's `git status` at the root runs git inside each.
+    const nest = (dir: string) => {
+      mkdirSync(dir, { recursive: true });
+      execFileSync('git', ['-c', 'user.name=P', '-c', 'user.email=p@e', 'init', '-q'], { cwd: dir });
+      writeFileSync(join(dir, 'n.txt'), 'n\n');
+    };
+    const outer = join(repo, 'nested');
+    const inner = join(outer, 'deeper');
+    nest(outer);
+    nest(inner);
+    const commitIn = (dir: string, ...paths: string[]) => {
+      execFileSync('git', ['add', ...paths], { cwd: dir, stdio: 'ignore' });
+      execFileSync('git', ['-c', 'user.name=P', '-c', 'user.email=p@e', 'commit', '-q', '-m', 'nest'], { cwd: dir });
+    };
+    commitIn(inner, 'n.txt');
+    commitIn(outer, 'n.txt', 'deeper');
+    personGit('add', 'nested');
+    personGit('commit', '-q', '-m', 'nested repository');
+    expect(personGit('ls-files', '-s', 'nested').slice(0, 6)).toBe('160000');
+    try {
+      const t = await open();
+      for (const dir of ['nested', 'nested/deeper']) {
+        await fails(t.id, `printf '[core]\\n\\tfsmonitor = touch ${canary}\\n[filter "x"]\\n\\tclean = touch ${canary}\\n' >> ${dir}/.git/config`);
+        await fails(t.id, `git -C ${dir} config core.fsmonitor 'touch ${canary}'`);
+        await fails(t.id, `echo '* filter=x' > ${dir}/.git/info/attributes`);
+        await fails(t.id, `mv ${dir}/.git ${dir}/.git-x`);
+      }
+      // What the agent may write (a .gitattributes naming a filter) needs a config it cannot write.
+      expect(await send(t.id, "echo '* filter=x' > nested/.gitattributes && echo changed >> nested/n.txt")).toMatchObject({ exitCode: 0 });
+      for (const dir of [outer, inner]) expect(readFileSync(join(dir, '.git', 'config'), 'utf8')).not.toMatch(/fsmonitor|filter/);
+      personGit('status');
+      personGit('diff');
+      expect(existsSync(canary)).toBe(false);
+    } finally {
+      await Promise.all(f.host.list().map((t) => f.host.close(t.id)));
+      personGit('rm', '-q', '--cached', 'nested');
+      personGit('commit', '-q', '-m', 'no nested repository');
+    }
+  });
+
   it('removes the commondir it wrote once the last confined terminal closes', async () => {
     const one = await open();
     const two = await open();

@@ -17,11 +17,18 @@
  *   after the last one closes. A missing `config.worktree` is made empty when the repository
  *   enables `extensions.worktreeConfig` (only then does git read it).
  *
- * A repository the agent creates inside the workspace is its own and not protected.
+ * - Repositories nested in the workspace that the person's `git status` runs git in (the
+ *   index's gitlinks that hold a `.git` of their own, and theirs in turn, up to
+ *   `maxNestedRepos`) are protected the same way: their config would otherwise run the agent's
+ *   filter or fsmonitor in the person's next `git status` at the workspace's root.
+ *
+ * A repository the agent creates inside the workspace is its own and not protected (adding it
+ * to the index is told to the person: tool-files.ts).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { posix } from 'node:path';
+import { gitlinkRepos } from './tool-files.js';
 import type { HiddenPath } from './types.js';
 import { within } from './types.js';
 
@@ -37,6 +44,8 @@ export interface GitProtection {
 /** `commondir` files Tandem wrote, and how many confined terminals hold each. */
 const heldCommondirs = new Map<string, number>();
 const neutralCommondir = '.\n';
+/** Nested repositories protected at most (each is a `git ls-files` at open); past it the tab's tool-files warning still tells. */
+const maxNestedRepos = 32;
 
 function stat(path: string) {
   return statSync(path, { throwIfNoEntry: false });
@@ -173,6 +182,18 @@ export function gitProtection(workspace: string): GitProtection {
   };
 
   protectDotGit(posix.join(workspace, '.git'));
+  // Nested repositories, breadth first: each one's own gitlinks are read from its own index.
+  const roots = [workspace];
+  let budget = maxNestedRepos;
+  while (roots.length > 0 && budget > 0) {
+    const root = roots.shift()!;
+    for (const rel of gitlinkRepos(root)) {
+      if (budget-- <= 0) break;
+      const dotGit = posix.join(root, rel);
+      protectDotGit(dotGit);
+      roots.push(posix.dirname(dotGit));
+    }
+  }
   // Outermost first: an inner anchor mounts on top of the outer one.
   out.anchors.sort((a, b) => a.path.split('/').length - b.path.split('/').length);
   return out;
