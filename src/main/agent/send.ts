@@ -6,6 +6,7 @@ import { waitFor } from '../terminal/clock.js';
 import type { SendRequest } from '../terminal/session-types.js';
 import { type AgentContext, decorate, emptyResult } from './context.js';
 import { gitConfigFor, type LineContext } from './judge/judge-line.js';
+import { heldStateProblem, lineSubmitted } from './judge/terminal-state.js';
 import { grammarsNow, loadGrammars } from './judge/tree-sitter.js';
 import { judge } from './policy.js';
 import { atFreshPrompt, type LineReader, planSend, resetLine, type SendPlan, shellLineOf, typedEdit, typedUnjudged } from './shell-line.js';
@@ -62,6 +63,7 @@ export async function send(ctx: AgentContext, connection: AgentConnection, args:
     grammars,
     operands: { cwd: where.cwd, workspace: where.workspace, roots: { home: ctx.home, tandemDirs: ctx.tandemDirs } },
     home: ctx.home,
+    env: where.env,
   };
   // The judge is synchronous: the git configuration it needs is found first, git running as a
   // child process the event loop does not wait on (a line typed without submit runs nothing yet).
@@ -81,6 +83,15 @@ export async function send(ctx: AgentContext, connection: AgentConnection, args:
   if (judged?.deferred && verdict === 'ask' && settings.policy === 'ask-unless-allowed') {
     verdict = 'run';
     why = null;
+  }
+  // An allowed line asks in a terminal whose state the judge cannot see: opened with variables
+  // the person approved, or changed by an earlier line (judge/terminal-state.ts).
+  if (verdict === 'run' && settings.policy === 'ask-unless-allowed' && !judged?.deferred) {
+    const held = heldStateProblem(terminal, where.openEnv);
+    if (held) {
+      verdict = 'ask';
+      why = `allowed, but ${held}`;
+    }
   }
   // An allowed line asks when the shell reported what would make its program run something else.
   if (verdict === 'run' && settings.policy !== 'always' && ops.status === 'idle' && !judged?.deferred) {
@@ -157,17 +168,26 @@ interface Plan {
 function typedAs(terminal: ManagedTerminal, plan: Plan, args: ToolArgs<'terminal_send'>, edit: string | null): Pick<SendRequest, 'text' | 'keys' | 'submit' | 'clearLine'> | null {
   const line = shellLineOf(terminal);
   const reader = terminal.ops.lineReader;
+  // Every line submitted, by any route, is read for what it changes of the shell's state
+  // (null: what was submitted is not known); later allow-listed lines ask after a change.
+  const submitted = (text: string | null) => lineSubmitted(terminal, text, terminal.ops.judgeContext.shell, grammarsNow() ?? null, reader === 'program');
   if (!plan.judged) {
+    const keys = (args.keys?.length ?? 0) > 0;
+    if (keys) submitted(null);
+    else if (args.submit ?? args.text !== undefined) submitted(reader === 'program' || (line.typed === '' && !line.keyed && reader === 'prompt') ? (args.text ?? '') : null);
     typedUnjudged(line, reader, args);
     return { text: args.text, keys: args.keys, submit: args.submit };
   }
   if (reader !== plan.reader || line.version !== plan.version) return null;
   if (edit !== null) {
     // The person's edit is the whole line: nothing the agent typed before rides along.
-    const submitted = plan.judged.submit !== false;
-    typedEdit(line, edit, submitted);
+    const submits = plan.judged.submit !== false;
+    if (submits) submitted(reader === 'continuation' ? (line.held === null ? null : line.held + edit) : edit);
+    typedEdit(line, edit, submits);
     return { text: edit, keys: undefined, submit: plan.judged.submit, clearLine: reader === 'prompt' };
   }
+  if (plan.judged.hasKeys) submitted(null);
+  else if (!plan.judged.deferred) submitted(plan.judged.mustAsk ? null : plan.judged.line);
   plan.judged.typedNow(line);
   return { text: plan.judged.text, keys: plan.judged.keys, submit: plan.judged.submit, clearLine: plan.judged.clearLine };
 }

@@ -57,10 +57,13 @@ export class TerminalOps {
     return this.session.banner;
   }
 
-  /** What the judge needs: the shell's dialect and where commands run. */
-  get judgeContext(): { shell: string | null; cwd: string; workspace: string } {
+  /**
+   * What the judge needs: the shell's dialect, where commands run, the environment the shell
+   * started with, and the variables an agent asked for when it opened the terminal.
+   */
+  get judgeContext(): { shell: string | null; cwd: string; workspace: string; env: Readonly<Record<string, string>>; openEnv: Readonly<Record<string, string>> } {
     const session = this.session;
-    return { shell: session.shell.dialect?.name ?? null, cwd: session.cwd ?? session.workspace, workspace: session.workspace };
+    return { shell: session.shell.dialect?.name ?? null, cwd: session.cwd ?? session.workspace, workspace: session.workspace, env: session.launchEnv, openEnv: session.origin === 'agent' ? session.openEnv : {} };
   }
 
   /** The turn without waiting when the queue is free (null: call `turn`); throws if `signal` has aborted. */

@@ -24,6 +24,8 @@ export interface LaunchedShell {
   confinement: Confinement | null;
   cols: number;
   rows: number;
+  /** The environment the shell was started with (before a sandbox's own variables): the judge's git check reads it. */
+  env: Record<string, string>;
 }
 
 function randomId(): string {
@@ -100,5 +102,5 @@ export async function launchShell(opts: SessionOptions): Promise<LaunchedShell> 
     confinement?.dispose();
     throw new TandemError('shell_not_found', `The shell ${opts.shell.path} could not be started: ${(error as Error).message}.`);
   }
-  return { id, secret, rcDir, historyFile, spawned, confinement, cols, rows };
+  return { id, secret, rcDir, historyFile, spawned, confinement, cols, rows, env };
 }

@@ -58,6 +58,9 @@ export class TerminalSession {
   cwd: string | null;
   /** The cwd at open: the terminal's workspace for the approval policy's file checks. */
   readonly workspace: string;
+  /** The variables the opener asked for (an agent's `terminal_open` env), and the whole environment the shell started with: the judge reads both. */
+  readonly openEnv: Readonly<Record<string, string>>;
+  launchEnv: Readonly<Record<string, string>> = {};
   cols: number;
   rows: number;
   banner = '';
@@ -122,6 +125,7 @@ export class TerminalSession {
     this.ready = initialReadiness(this.integrationLevel);
     this.cwd = opts.cwd;
     this.workspace = opts.cwd;
+    this.openEnv = { ...(opts.env ?? {}) };
     this.cols = opts.cols ?? 120;
     this.rows = opts.rows ?? 32;
     this.clock = opts.clock ?? systemClock;
@@ -235,8 +239,9 @@ export class TerminalSession {
 
   /** Spawns the shell and resolves once it is ready: a verified prompt for agent terminals. */
   static async start(opts: SessionOptions): Promise<TerminalSession> {
-    const { id, secret, rcDir, historyFile, spawned, confinement, cols, rows } = await launchShell(opts);
+    const { id, secret, rcDir, historyFile, spawned, confinement, cols, rows, env } = await launchShell(opts);
     const session = new TerminalSession({ ...opts, cols, rows }, id, secret, rcDir, historyFile, spawned, confinement);
+    session.launchEnv = env;
     // The shell deletes its rc directory once read; this is the backstop. A person's terminal
     // opens on first output, which can come before the shell reads it (pwsh): keep it until then.
     const removeRc = () => rmSync(rcDir, { recursive: true, force: true });

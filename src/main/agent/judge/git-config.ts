@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { gitHookSettings } from '../../shells/git-hooks.js';
 
 /**
  * Whether the configuration git would use for a command in `cwd` could make an allow-listed
@@ -39,14 +40,17 @@ const safeKeys: readonly string[] = [
   'core.sparsecheckout', 'core.sparsecheckoutcone', 'core.multipackindex', 'core.preloadindex', 'core.fscache',
   'core.longpaths', 'core.protectntfs', 'core.protecthfs', 'core.warnambiguousrefs',
   'extensions.worktreeconfig', 'extensions.objectformat', 'extensions.refstorage', 'extensions.preciousobjects',
-  'extensions.partialclone', 'index.version', 'index.threads', 'pack.threads', 'feature.manyfiles',
+  'index.version', 'index.threads', 'pack.threads', 'feature.manyfiles',
   // Who commits.
   'user.*', 'author.*', 'committer.*',
   // Branches and remotes: names and refspecs (a URL's transport is fetched only by a fetch, which asks).
+  // Not here: a partial clone's `extensions.partialclone`, `remote.*.promisor` and
+  // `remote.*.partialclonefilter`, with which any read of a missing object fetches from the
+  // remote's URL (any transport, the person's ssh keys) and then runs `git maintenance run --auto`.
   'branch.*.remote', 'branch.*.merge', 'branch.*.rebase', 'branch.*.pushremote', 'branch.*.description',
   'branch.autosetupmerge', 'branch.autosetuprebase', 'branch.sort',
   'remote.*.url', 'remote.*.pushurl', 'remote.*.fetch', 'remote.*.push', 'remote.*.mirror', 'remote.*.tagopt',
-  'remote.*.prune', 'remote.*.prunetags', 'remote.*.skipdefaultupdate', 'remote.*.promisor', 'remote.*.partialclonefilter',
+  'remote.*.prune', 'remote.*.prunetags', 'remote.*.skipdefaultupdate',
   'submodule.*.url', 'submodule.*.active', 'submodule.*.branch', 'submodule.active',
   // How output looks and what commands default to.
   'color.*', 'column.*', 'advice.*', 'i18n.*', 'init.defaultbranch',
@@ -77,6 +81,8 @@ export interface GitEntry {
   scope: string;
   origin: string;
   key: string;
+  /** The value as git lists it (null: a key set without `=`). */
+  value: string | null;
 }
 
 /** Parses `git config --list --show-scope --show-origin -z`: `scope NUL origin NUL key [LF value] NUL`, repeated. */
@@ -86,8 +92,10 @@ export function parseConfigList(out: string): GitEntry[] | null {
   if (fields.length % 3 !== 0) return null;
   const entries: GitEntry[] = [];
   for (let i = 0; i < fields.length; i += 3) {
-    const key = fields[i + 2]!.split('\n', 1)[0]!.toLowerCase();
-    entries.push({ scope: fields[i]!, origin: fields[i + 1]!, key });
+    const item = fields[i + 2]!;
+    const newline = item.indexOf('\n');
+    const key = (newline < 0 ? item : item.slice(0, newline)).toLowerCase();
+    entries.push({ scope: fields[i]!, origin: fields[i + 1]!, key, value: newline < 0 ? null : item.slice(newline + 1) });
   }
   return entries;
 }
@@ -100,12 +108,49 @@ function personsFile(entry: GitEntry, home: string): boolean {
   return entry.origin === `file:${join(home, '.gitconfig')}` || entry.origin === `file:${join(xdg, 'git', 'config')}`;
 }
 
-/** A clean environment for git: nothing of Tandem's own `GIT_*` (a locator or `-c` values) reaches it. */
-function gitEnv(home: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, LC_ALL: 'C', GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0' };
-  if (process.env.XDG_CONFIG_HOME) env.XDG_CONFIG_HOME = process.env.XDG_CONFIG_HOME;
+/** Tandem's own command-scope settings in agent terminals (git-hooks.ts): they switch programs off. */
+function tandemsOwn(entry: GitEntry): boolean {
+  return entry.scope === 'command' && gitHookSettings.some(([key, value]) => key.toLowerCase() === entry.key && value === entry.value);
+}
+
+/**
+ * The variables of a terminal's environment that decide what git reads there: every `GIT_*`
+ * (`GIT_CONFIG_COUNT`/`KEY_n`/`VALUE_n`, `GIT_CONFIG_PARAMETERS`, `GIT_DIR`, `GIT_WORK_TREE`,
+ * `GIT_CONFIG_GLOBAL`, `GIT_CONFIG_SYSTEM`, `GIT_CONFIG_NOSYSTEM`...), `HOME` and
+ * `XDG_CONFIG_HOME` (where the global file is).
+ */
+export function gitRelevantEnv(env: Readonly<Record<string, string | undefined>> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env ?? {})) {
+    if (value !== undefined && (name.startsWith('GIT_') || name === 'HOME' || name === 'XDG_CONFIG_HOME')) out[name] = value;
+  }
+  return out;
+}
+
+/**
+ * Variables git drops before it runs git in a submodule (git's `local_repo_env`): they name the
+ * outer repository or its command-line configuration, not the submodule's.
+ */
+const localRepoEnv = new Set([
+  'GIT_ALTERNATE_OBJECT_DIRECTORIES', 'GIT_CONFIG', 'GIT_CONFIG_COUNT', 'GIT_OBJECT_DIRECTORY', 'GIT_DIR', 'GIT_WORK_TREE',
+  'GIT_IMPLICIT_WORK_TREE', 'GIT_GRAFT_FILE', 'GIT_INDEX_FILE', 'GIT_NO_REPLACE_OBJECTS', 'GIT_REPLACE_REF_BASE', 'GIT_PREFIX',
+  'GIT_SHALLOW_FILE', 'GIT_COMMON_DIR',
+]);
+
+function nestedEnv(terminal: Readonly<Record<string, string>>): Record<string, string> {
+  return Object.fromEntries(Object.entries(terminal).filter(([name]) => !localRepoEnv.has(name) && !/^GIT_CONFIG_(KEY|VALUE)_\d+$/.test(name)));
+}
+
+/**
+ * The environment git runs in for a check: the terminal's own variables that decide what git
+ * reads (`terminal`, see `gitRelevantEnv`; none of Tandem's own process), with the person's home
+ * when the terminal names none, and what keeps the check itself from prompting or locking.
+ */
+function gitEnv(home: string, terminal: Readonly<Record<string, string>> = {}, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home };
+  if (process.env.XDG_CONFIG_HOME && !('HOME' in terminal)) env.XDG_CONFIG_HOME = process.env.XDG_CONFIG_HOME;
   if (process.env.SYSTEMROOT) env.SYSTEMROOT = process.env.SYSTEMROOT;
-  return { ...env, ...extra };
+  return { ...env, ...terminal, ...extra, LC_ALL: 'C', GIT_TERMINAL_PROMPT: '0', GIT_OPTIONAL_LOCKS: '0' };
 }
 
 /** What one git run gave: its exit status (null when it did not exit by itself), its output, and why it failed to run or was stopped. */
@@ -117,14 +162,18 @@ export interface GitRun {
   error?: string;
 }
 
-/** Runs git with `args` in `cwd`; injectable so a test can hold a run open. */
-export type GitRunner = (args: readonly string[], options: { cwd: string; env: NodeJS.ProcessEnv }) => Promise<GitRun>;
+/**
+ * Runs git with `args` in `cwd`; injectable so a test can hold a run open. With `onStdout`, the
+ * output goes to it as it comes (not kept, not capped: the reader keeps what it needs), and
+ * returning false stops git (`ENOBUFS`).
+ */
+export type GitRunner = (args: readonly string[], options: { cwd: string; env: NodeJS.ProcessEnv; onStdout?: (chunk: Buffer) => boolean }) => Promise<GitRun>;
 
 /**
  * The real runner: git as a child process, stdin closed, killed (SIGKILL) after `gitTimeoutMs`
- * or once its output passes `maxOutputBytes`. Never rejects.
+ * or once its kept output passes `maxOutputBytes`. Never rejects.
  */
-const spawnGit: GitRunner = (args, { cwd, env }) =>
+const spawnGit: GitRunner = (args, { cwd, env, onStdout }) =>
   new Promise<GitRun>((resolve) => {
     const out: Buffer[] = [];
     const err: Buffer[] = [];
@@ -154,7 +203,7 @@ const spawnGit: GitRunner = (args, { cwd, env }) =>
       if (size > maxOutputBytes) return stop('ENOBUFS');
       into.push(chunk);
     };
-    child.stdout!.on('data', take(out));
+    child.stdout!.on('data', onStdout ? (chunk: Buffer) => void (failure === undefined && !onStdout(chunk) && stop('ENOBUFS')) : take(out));
     child.stderr!.on('data', take(err));
     child.on('error', (error: NodeJS.ErrnoException) => {
       failure ??= error.code ?? error.message;
@@ -188,8 +237,8 @@ export function limitRuns(runner: GitRunner, max = maxConcurrentGitRuns): GitRun
 /** The real runner, bounded: a hostile agent's flood of git lines starts no more than this many gits. */
 export const runGit: GitRunner = limitRuns(spawnGit);
 
-async function listConfig(run: GitRunner, cwd: string, home: string, extraEnv: Record<string, string> = {}): Promise<{ entries: GitEntry[] } | { problem: string }> {
-  const result = await run(['--no-pager', 'config', '--list', '--show-scope', '--show-origin', '-z'], { cwd, env: gitEnv(home, extraEnv) });
+async function listConfig(run: GitRunner, cwd: string, env: NodeJS.ProcessEnv): Promise<{ entries: GitEntry[] } | { problem: string }> {
+  const result = await run(['--no-pager', 'config', '--list', '--show-scope', '--show-origin', '-z'], { cwd, env });
   if (result.error) return { problem: `git could not read this repository's configuration (${result.error})` };
   if (result.status !== 0) {
     const said = result.stderr.split('\n').find((line) => line.startsWith('fatal:') || line.startsWith('error:'))?.slice(0, 200);
@@ -204,30 +253,75 @@ async function listConfig(run: GitRunner, cwd: string, home: string, extraEnv: R
  * and the length bounded, so it reads as the repository's words, never as Tandem's sentence
  * (the card also draws invisible characters as tokens).
  */
-function quoted(text: string, max = 120): string {
+export function quoted(text: string, max = 120): string {
   return JSON.stringify(text.length > max ? `${text.slice(0, max)}…` : text);
 }
 
 function judgeEntries(entries: readonly GitEntry[], home: string): string | null {
   for (const entry of entries) {
     if (personsFile(entry, home)) continue;
-    if (isSafe(entry.key)) continue;
+    if (isSafe(entry.key) || tandemsOwn(entry)) continue;
     const where = entry.origin.startsWith('file:') ? entry.origin.slice(5) : entry.origin;
     return `git would use ${quoted(entry.key)} (set in ${entry.scope === 'command' ? 'the command line or environment' : quoted(where, 200)}), which is not on the list of keys known to run nothing`;
   }
   return null;
 }
 
-/** The repository's git directory as git finds it from `cwd`, or null outside one. */
-async function gitDirOf(run: GitRunner, cwd: string, home: string): Promise<string | null> {
-  const result = await run(['rev-parse', '--absolute-git-dir', '--git-common-dir'], { cwd, env: gitEnv(home) });
+/** The worktree's top and the common git directory as git finds them from `cwd`; null outside a repository (or a bare one: no worktree). */
+async function locate(run: GitRunner, cwd: string, env: NodeJS.ProcessEnv): Promise<{ top: string | null; common: string } | null> {
+  const result = await run(['rev-parse', '--absolute-git-dir', '--git-common-dir', '--is-inside-work-tree'], { cwd, env });
   if (result.error || result.status !== 0) return null;
-  const [, common] = result.stdout.trim().split('\n');
-  return common ? (common.startsWith('/') || /^[A-Za-z]:/.test(common) ? common : join(cwd, common)) : null;
+  const [, common, inside] = result.stdout.trim().split('\n');
+  if (!common) return null;
+  const commonDir = common.startsWith('/') || /^[A-Za-z]:/.test(common) ? common : join(cwd, common);
+  if (inside !== 'true') return { top: null, common: commonDir };
+  const top = await run(['rev-parse', '--show-toplevel'], { cwd, env });
+  return { top: top.error || top.status !== 0 || top.stdout.trim() === '' ? null : top.stdout.trim(), common: commonDir };
+}
+
+/** Gitlinks (index entries of mode 160000) listed before the check asks instead. */
+const maxGitlinks = 256;
+/** The longest index entry kept while it streams in; git's paths are far shorter. */
+const maxEntryBytes = 64 << 10;
+
+/**
+ * The paths of the index's gitlinks (mode 160000: a nested repository or a submodule), read from
+ * `git ls-files -z --stage` as it streams: only those entries are kept, so a huge index neither
+ * grows memory nor hits an output cap. null when git could not list them or there are more than
+ * `maxGitlinks`.
+ */
+async function gitlinks(run: GitRunner, top: string, env: NodeJS.ProcessEnv): Promise<{ paths: string[] } | { problem: string }> {
+  const paths: string[] = [];
+  let rest = Buffer.alloc(0);
+  let tooMany = false;
+  const onStdout = (chunk: Buffer): boolean => {
+    let data = rest.length > 0 ? Buffer.concat([rest, chunk]) : chunk;
+    let at = data.indexOf(0);
+    while (at >= 0) {
+      // `<mode> <object> <stage>\t<path>`
+      if (data.subarray(0, 7).toString('latin1') === '160000 ') {
+        const entry = data.subarray(0, at).toString('utf8');
+        const tab = entry.indexOf('\t');
+        if (tab > 0) paths.push(entry.slice(tab + 1));
+        if (paths.length > maxGitlinks) {
+          tooMany = true;
+          return false;
+        }
+      }
+      data = data.subarray(at + 1);
+      at = data.indexOf(0);
+    }
+    rest = Buffer.from(data);
+    return rest.length <= maxEntryBytes;
+  };
+  const result = await run(['ls-files', '-z', '--stage'], { cwd: top, env, onStdout });
+  if (tooMany) return { problem: `the repository has more than ${maxGitlinks} nested repositories or submodules to check` };
+  if (result.error || result.status !== 0) return { problem: `git could not list this repository's nested repositories (${result.error ?? `exit ${result.status}`})` };
+  return { paths };
 }
 
 /** Submodule repositories (`modules/...` under the common git dir), which status and diff run git in. */
-function moduleDirs(common: string): string[] | null {
+function moduleDirs(common: string, budget: { left: number }): string[] | null {
   const found: string[] = [];
   const walk = (dir: string): boolean => {
     let names: string[];
@@ -244,7 +338,8 @@ function moduleDirs(common: string): string[] | null {
         continue;
       }
       if (existsSync(join(path, 'HEAD')) || existsSync(join(path, 'config'))) {
-        if (found.length >= maxModules) return false;
+        if (budget.left <= 0) return false;
+        budget.left -= 1;
         found.push(path);
         if (existsSync(join(path, 'modules')) && !walk(join(path, 'modules'))) return false;
       } else if (!walk(path)) return false;
@@ -254,24 +349,55 @@ function moduleDirs(common: string): string[] | null {
   return walk(join(common, 'modules')) ? found : null;
 }
 
+const tooManyRepositories = `the repository has more than ${maxModules} nested repositories or submodules to check`;
+
 /**
- * Why git lines in `cwd` must ask because of the configuration git would use there, or null.
- * Asynchronous: git runs while the event loop keeps serving every terminal and connection.
+ * One repository as git reads it from `cwd` with `env`, then every repository git would run
+ * itself in for status and diff: each populated gitlink's worktree (a nested repository with its
+ * own `.git`, recorded in the index as mode 160000, with or without `.gitmodules`), read from
+ * that directory as git reads it there, recursively; and the submodule repositories kept under
+ * `modules/`. At most `maxModules` of them in all (`budget`): more asks.
  */
-export async function gitConfigProblem(cwd: string, home: string, run: GitRunner = runGit): Promise<string | null> {
-  const listed = await listConfig(run, cwd, home);
-  if ('problem' in listed) return listed.problem;
+async function checkRepository(run: GitRunner, cwd: string, home: string, env: NodeJS.ProcessEnv, terminal: Readonly<Record<string, string>>, budget: { left: number }, within: string): Promise<string | null> {
+  const listed = await listConfig(run, cwd, env);
+  if ('problem' in listed) return `${within}${listed.problem}`;
   const problem = judgeEntries(listed.entries, home);
-  if (problem) return problem;
-  const common = await gitDirOf(run, cwd, home);
-  if (!common || !existsSync(join(common, 'modules'))) return null;
-  const modules = moduleDirs(common);
-  if (!modules) return 'the repository has too many submodules to check';
+  if (problem) return `${within}${problem}`;
+  const found = await locate(run, cwd, env);
+  if (!found) return null;
+  const inner = gitEnv(home, nestedEnv(terminal));
+  if (found.top) {
+    const links = await gitlinks(run, found.top, env);
+    if ('problem' in links) return `${within}${links.problem}`;
+    for (const path of links.paths) {
+      const dir = join(found.top, path);
+      // git runs itself only in a populated one: a `.git` file or directory in its worktree.
+      if (!existsSync(join(dir, '.git'))) continue;
+      if (budget.left <= 0) return tooManyRepositories;
+      budget.left -= 1;
+      const nested = await checkRepository(run, dir, home, inner, terminal, budget, `${within}in the nested repository ${quoted(path, 200)}: `);
+      if (nested) return nested;
+    }
+  }
+  if (!existsSync(join(found.common, 'modules'))) return null;
+  const modules = moduleDirs(found.common, budget);
+  if (!modules) return tooManyRepositories;
   for (const dir of modules) {
-    const inModule = await listConfig(run, cwd, home, { GIT_DIR: dir });
-    if ('problem' in inModule) return inModule.problem;
-    const found = judgeEntries(inModule.entries, home);
-    if (found) return `a submodule: ${found}`;
+    const inModule = await listConfig(run, cwd, { ...inner, GIT_DIR: dir });
+    if ('problem' in inModule) return `${within}${inModule.problem}`;
+    const bad = judgeEntries(inModule.entries, home);
+    if (bad) return `${within}a submodule: ${bad}`;
   }
   return null;
+}
+
+/**
+ * Why git lines in `cwd` must ask because of the configuration git would use there, or null.
+ * `terminal`: the terminal's own variables that decide what git reads (`gitRelevantEnv`), so git
+ * lists what it would really use there (its `GIT_CONFIG_*` as command scope, its `GIT_DIR`...).
+ * Asynchronous: git runs while the event loop keeps serving every terminal and connection.
+ */
+export async function gitConfigProblem(cwd: string, home: string, run: GitRunner = runGit, terminal: Readonly<Record<string, string>> = {}): Promise<string | null> {
+  const relevant = gitRelevantEnv(terminal);
+  return checkRepository(run, cwd, home, gitEnv(home, relevant), relevant, { left: maxModules }, '');
 }

@@ -20,6 +20,11 @@ export interface LineContext {
    * whose cwd has no answer here asks.
    */
   gitConfig?: ReadonlyMap<string, string | null>;
+  /**
+   * The terminal's environment as its shell started with it (what the git check passes on of it:
+   * `GIT_*`, `HOME`, `XDG_CONFIG_HOME`); none: git is asked with the person's home and no `GIT_*`.
+   */
+  env?: Readonly<Record<string, string>>;
 }
 
 export type LineVerdict = { verdict: 'run' } | { verdict: 'ask'; why: string };
@@ -81,10 +86,15 @@ export function gitChecksWanted(line: string, allow: readonly string[], context:
  * process the event loop does not wait on), added to the context's own: pass the result as
  * `gitConfig` to the synchronous judge.
  */
-export async function gitConfigFor(line: string, allow: readonly string[], context: LineContext, check: (cwd: string, home: string) => Promise<string | null> = gitConfigProblem): Promise<Map<string, string | null>> {
+export async function gitConfigFor(
+  line: string,
+  allow: readonly string[],
+  context: LineContext,
+  check: (cwd: string, home: string, env: Readonly<Record<string, string>>) => Promise<string | null> = (cwd, home, env) => gitConfigProblem(cwd, home, undefined, env),
+): Promise<Map<string, string | null>> {
   const answers = new Map(context.gitConfig ?? []);
   for (const cwd of gitChecksWanted(line, allow, context)) {
-    if (!answers.has(cwd)) answers.set(cwd, await check(cwd, context.home).catch((error: unknown) => `the configuration git would use could not be checked (${String(error)})`));
+    if (!answers.has(cwd)) answers.set(cwd, await check(cwd, context.home, context.env ?? {}).catch((error: unknown) => `the configuration git would use could not be checked (${String(error)})`));
   }
   return answers;
 }
