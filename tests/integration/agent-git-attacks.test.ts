@@ -181,3 +181,108 @@ describe('git lines ask unless every key git would use is known to run nothing',
     rmSync(canary);
   });
 });
+
+/**
+ * Repositories git runs itself in for status and diff: a nested repository recorded in the
+ * outer index as a gitlink (mode 160000), without `.gitmodules`, and one nested in that; and a
+ * partial clone, whose every read of a missing object fetches from the remote (black-box round
+ * 41, F1-F3).
+ */
+describe('git as git reads it: nested repositories and partial clones', () => {
+  /** `repo/path` as its own repository with a.txt committed and `*.txt filter=evil` whose clean program is `script`; recorded in `repo`'s index as a gitlink. */
+  function nest(repo: string, path: string, script: string | null): string {
+    const dir = join(repo, path);
+    mkdirSync(dir, { recursive: true });
+    git(dir, 'init', '-q');
+    writeFileSync(join(dir, 'a.txt'), 'one\n');
+    if (script) writeFileSync(join(dir, '.gitattributes'), '*.txt filter=evil\n');
+    git(dir, 'add', '.');
+    git(dir, 'commit', '-qm', 'inner');
+    // git add of an embedded repository records a gitlink (and hints about submodules).
+    git(repo, 'add', path);
+    git(repo, 'commit', '-qm', `nest ${path}`);
+    expect(git(repo, 'ls-files', '--stage', path)).toMatch(/^160000 /);
+    if (script) git(dir, 'config', 'filter.evil.clean', script);
+    return dir;
+  }
+
+  it("a nested repository's filter: git status and git diff in the outer repository ask, naming it", async () => {
+    const { repo, canary, script } = scenario();
+    const inner = nest(repo, 'vendor/inner', script);
+    writeFileSync(join(inner, 'a.txt'), 'two\n');
+    const id = await open(repo);
+    await asksNaming(id, 'git status', 'filter.evil.clean');
+    await asksNaming(id, 'git diff', 'filter.evil.clean');
+    expect(f.layer.state().approvals).toEqual([]);
+    expect(existsSync(canary)).toBe(false);
+    // The reason says where: the nested repository's path, quoted.
+    await f.call(agent, 'terminal_send', { id, text: 'git status', waitMs: 300 });
+    const request = f.layer.state().approvals.find((entry) => entry.terminalId === id)!;
+    expect(request.why).toContain('nested repository "vendor/inner"');
+    f.layer.answerApproval({ requestId: request.id, decision: 'reject', reason: 'no' });
+    // Plain git status in the outer repository runs the nested one's filter: the attack is live.
+    git(repo, 'status');
+    expect(existsSync(canary)).toBe(true);
+  });
+
+  it('a repository nested in a nested one: git status in the outermost asks', async () => {
+    const { repo, canary, script } = scenario();
+    const mid = join(repo, 'mid');
+    mkdirSync(mid);
+    git(mid, 'init', '-q');
+    writeFileSync(join(mid, 'm.txt'), 'm\n');
+    git(mid, 'add', '.');
+    git(mid, 'commit', '-qm', 'mid');
+    const inner = nest(mid, 'inner', script);
+    git(repo, 'add', 'mid');
+    git(repo, 'commit', '-qm', 'nest mid');
+    writeFileSync(join(inner, 'a.txt'), 'two\n');
+    const id = await open(repo);
+    await asksNaming(id, 'git status', 'filter.evil.clean');
+    expect(existsSync(canary)).toBe(false);
+    git(repo, 'status');
+    expect(existsSync(canary)).toBe(true);
+  });
+
+  it('nested repositories with harmless keys: git status and git diff still run without asking', async () => {
+    const { repo } = scenario();
+    nest(repo, 'one', null);
+    nest(join(repo, 'one'), 'two', null);
+    writeFileSync(join(repo, 'one', 'two', 'a.txt'), 'changed\n');
+    const id = await open(repo);
+    for (const text of ['git status', 'git diff']) expect(await f.call(agent, 'terminal_send', { id, text, waitMs: 55_000 }), text).toMatchObject({ status: 'done', approval: null });
+  });
+
+  it('more nested repositories than the check reads: git status asks, saying so', async () => {
+    const { repo } = scenario();
+    for (let i = 0; i < 17; i++) nest(repo, `n${i}`, null);
+    const id = await open(repo);
+    await asksNaming(id, 'git status', 'nested repositories or submodules to check');
+  });
+
+  it('a partial clone: git show of a missing blob asks instead of fetching it from the remote', async () => {
+    const { repo: origin } = scenario();
+    writeFileSync(join(origin, 'a.txt'), 'only in the second commit\n');
+    git(origin, 'commit', '-qam', 'two');
+    writeFileSync(join(origin, 'a.txt'), 'three\n');
+    git(origin, 'commit', '-qam', 'three');
+    git(origin, 'config', 'uploadpack.allowFilter', 'true');
+    git(origin, 'config', 'uploadpack.allowAnySHA1InWant', 'true');
+    const clone = join(project, `partial${n}`);
+    git(project, 'clone', '-q', '--filter=blob:none', `file://${origin}`, clone);
+    const missing = () => git(clone, 'rev-list', '--objects', '--missing=print', 'HEAD~1').split('\n').filter((line) => line.startsWith('?'));
+    // The first commit's a.txt was not fetched.
+    expect(missing()).toHaveLength(1);
+    const id = await open(clone);
+    const result = await f.call(agent, 'terminal_send', { id, text: 'git show HEAD~1:a.txt', waitMs: 300 });
+    expect(result).toMatchObject({ status: 'awaiting_approval' });
+    const request = f.layer.state().approvals.find((entry) => entry.terminalId === id)!;
+    expect(request.why).toMatch(/"remote\.origin\.(promisor|partialclonefilter)"|"extensions\.partialclone"/);
+    f.layer.answerApproval({ requestId: request.id, decision: 'reject', reason: 'no' });
+    // Nothing was fetched: the blob is still missing.
+    expect(missing()).toHaveLength(1);
+    // Plain git fetches it from the remote to show it: the attack is live.
+    expect(git(clone, 'show', 'HEAD~1:a.txt')).toBe('only in the second commit\n');
+    expect(missing()).toHaveLength(0);
+  });
+});
