@@ -2,8 +2,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { describeIssue } from '../../shared/contract.js';
 import { TandemError } from '../../shared/errors.js';
-import type { AgentConnection, AgentService } from './service.js';
-import { isToolName, toolArgs, toolList, type ToolName } from './tool-defs.js';
+import { isToolName, type ToolArgs, toolList, type ToolName, tools, type ToolService } from './tool-defs.js';
 import { tandemVersion } from '../version.js';
 
 export const serverInfo = { name: 'tandem', version: tandemVersion };
@@ -28,35 +27,22 @@ export function toolError(error: unknown): CallToolResult {
 }
 
 /** Parses arguments in the handler, so a malformed call reaches the agent as `invalid_argument`. */
-export function parseToolArgs(name: string, args: unknown): { name: ToolName; args: unknown } {
-  if (!isToolName(name)) throw new TandemError('invalid_argument', `name: "${name.slice(0, 60)}" is not a Tandem tool; call tools/list.`);
-  const parsed = toolArgs[name].safeParse(args ?? {});
+function parseToolArgs<K extends ToolName>(name: K, args: unknown): ToolArgs<K> {
+  const parsed = tools[name].args.safeParse(args ?? {});
   if (!parsed.success) throw new TandemError('invalid_argument', describeIssue(parsed.error));
-  return { name, args: parsed.data };
+  return parsed.data;
 }
 
-export async function runTool(service: AgentService, connection: AgentConnection, name: string, rawArgs: unknown, signal?: AbortSignal): Promise<CallToolResult> {
+/** One call of the table's tool `name`: its handler gets the arguments its own schema parsed. */
+async function runNamed<K extends ToolName, C>(name: K, service: ToolService<C>, connection: C, rawArgs: unknown, signal: AbortSignal | undefined): Promise<object> {
+  return await tools[name].run(service, connection, parseToolArgs(name, rawArgs), signal);
+}
+
+/** Runs a `tools/call` on the agent layer (AgentService); every failure is a tool result with a contract code. */
+export async function runTool<C>(service: ToolService<C>, connection: C, name: string, rawArgs: unknown, signal?: AbortSignal): Promise<CallToolResult> {
   try {
-    const call = parseToolArgs(name, rawArgs);
-    const args = call.args as never;
-    switch (call.name) {
-      case 'terminal_list':
-        return toolResult(service.list(connection));
-      case 'terminal_open':
-        return toolResult(await service.open(connection, args, signal));
-      case 'terminal_send':
-        return toolResult(await service.listening(connection, (call.args as { id: string }).id, () => service.send(connection, args, signal)));
-      case 'terminal_wait':
-        return toolResult(await service.listening(connection, (call.args as { id: string }).id, () => service.wait(connection, args, signal)));
-      case 'terminal_read':
-        return toolResult(await service.read(connection, args));
-      case 'terminal_signal':
-        return toolResult(await service.signal(connection, args, signal));
-      case 'terminal_handoff':
-        return toolResult(await service.listening(connection, (call.args as { id: string }).id, () => service.handoff(connection, args, signal)));
-      case 'terminal_close':
-        return toolResult(await service.close(connection, args));
-    }
+    if (!isToolName(name)) throw new TandemError('invalid_argument', `name: "${name.slice(0, 60)}" is not a Tandem tool; call tools/list.`);
+    return toolResult(await runNamed(name, service, connection, rawArgs, signal));
   } catch (error) {
     return toolError(error);
   }
