@@ -1,7 +1,7 @@
 // The MCP tools table (src/main/agent/tool-defs.ts): what `tools/list` tells clients is the
 // public contract (agent-api.md), so it stays byte for byte what the fixture holds. The fixture
 // was generated from `toolList()` before the tools became one table (issue 25); regenerate it
-// only for a deliberate contract change, and say so in the changelog:
+// only for a deliberate contract change, made in agent-api.md too:
 //   node --import tsx -e "import('./src/main/agent/tool-defs.ts').then(m => process.stdout.write(JSON.stringify(m.toolList(), null, 2) + '\n'))" > tests/unit/fixtures/tool-list.json
 import { readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
