@@ -35,21 +35,17 @@ describe('lines that keep the shell state', () => {
 
 describe('lines that change it', () => {
   const changing: Array<[string, string, RegExp]> = [
-    ['bash', 'alias ls="touch x"', /alias/],
     ['bash', 'export GIT_EXTERNAL_DIFF=/tmp/x', /export/],
+    ['bash', 'export -f ls', /export/],
     ['bash', 'declare -x PATH=/tmp', /declare/],
-    ['bash', 'f() { touch x; }', /function/],
-    ['bash', 'function ls { :; }', /function/],
     ['bash', 'x=1', /variable/],
-    ['bash', 'PATH=/tmp:$PATH', /variable/],
-    ['bash', 'unset PATH', /unset/],
+    ['bash', 'PATH=${X:=/tmp}', /variable/],
+    ['bash', 'unset PATH', /unsets/],
     ['bash', 'source ./env.sh', /source/],
     ['bash', '. ./env.sh', /"\."/],
     ['bash', 'eval "$X"', /eval/],
     ['bash', 'set -o vi', /set/],
     ['bash', 'shopt -s expand_aliases', /shopt/],
-    ['bash', 'enable -f ./x.so ls', /enable/],
-    ['bash', 'hash -p /tmp/x ls', /hash/],
     ['bash', 'builtin alias ls=x', /builtin/],
     ['bash', 'command alias ls=x', /command/],
     ['bash', "trap 'touch x' DEBUG", /trap/],
@@ -59,22 +55,34 @@ describe('lines that change it', () => {
     ['bash', 'echo ${X:=/tmp}', /expansion/],
     ['bash', 'echo $((x=1))', /arithmetic/],
     ['bash', 'for PATH in /tmp; do :; done', /loop/],
-    ['bash', 'ls && alias ls=x', /alias/],
+    ['bash', 'ls && export X=1', /export/],
     ['bash', 'IFS=: read a b', /read/],
     ['bash', '$cmd args', /name/],
     ['bash', "'alias' ls=x", /name/],
+    ['bash', 'alias -p', /alias/],
+    ['bash', 'alias ls="$(touch x)"', /alias/],
     ['bash', 'exec bash --rcfile x', /exec/],
+    ['bash', 'command_not_found_handle() { touch x; }', /function "command_not_found_handle"/],
+    ['bash', 'builtin() { touch x; }', /function "builtin"/],
     ['bash', 'if true; then', /could not be read/],
+    ['zsh', 'preexec() { touch x; }', /function "preexec"/],
+    ['zsh', 'TRAPDEBUG() { touch x; }', /function "TRAPDEBUG"/],
     ['zsh', 'setopt aliases', /setopt/],
+    ['zsh', 'alias -g L="| touch x"', /alias/],
+    ['zsh', 'alias -s txt=vim', /alias/],
+    ['zsh', 'hash ls=/tmp/x', /hash/],
     ['zsh', 'bindkey -s "^M" "touch x^M"', /bindkey/],
     ['zsh', 'zmodload zsh/files', /zmodload/],
     ['zsh', 'ls *(e:"alias q=x":)', /could not be read|has/],
     ['zsh', 'echo ${(e)X}', /expansion|could not be read/],
+    // sh reports nothing: aliases, functions and PATH change its state unseen.
+    ['sh', 'alias ls="touch x"', /alias/],
+    ['sh', 'f() { touch x; }', /function "f"/],
+    ['sh', 'PATH=/tmp:$PATH', /variable/],
     ['pwsh', '$env:PATH = "/tmp"', /assigns/],
     ['pwsh', '$x = 1', /assigns/],
-    ['pwsh', 'Set-Alias ls evil', /Set-Alias/],
-    ['pwsh', 'New-Alias ls evil', /New-Alias/],
     ['pwsh', 'function ls { }', /function/],
+    ['pwsh', 'Set-Alias ls "$(evil)"', /Set-Alias|expansion/],
     ['pwsh', 'Import-Module ./evil.psm1', /Import-Module/],
     ['pwsh', '. ./profile.ps1', /operator/],
     ['pwsh', '& ./x.ps1', /operator/],
@@ -91,15 +99,38 @@ describe('lines that change it', () => {
   it('without grammars every line counts as a change', () => expect(stateChangeOf('ls', 'bash', null)).toMatch(/could not be read/));
 });
 
+/**
+ * What the shell's redirect report shows after each command (aliases, functions by name, bash's
+ * hash table and loaded builtins, PATH): those lines keep the terminal judged line by line, the
+ * redirect check asks for a line they concern (tests/integration/agent-hardening.test.ts).
+ */
+describe('lines whose change the shell reports', () => {
+  const reported: Array<[string, string]> = [
+    ['bash', 'alias ls="touch x"'],
+    ['bash', 'unalias ls; cat() { touch "$1"; }'],
+    ['bash', 'function ls { :; }'],
+    ['bash', 'unset -f cat; PATH=/tmp:$PATH'],
+    ['bash', 'export PATH=/tmp:$PATH'],
+    ['bash', 'hash -p /tmp/x ls'],
+    ['bash', 'enable -f /usr/lib/bash/head head'],
+    ['zsh', 'f() { touch x; }'],
+    ['pwsh', 'Set-Alias cat Remove-Item'],
+    ['pwsh', 'New-Alias ls evil'],
+  ];
+  for (const [shell, line] of reported) {
+    it(`${shell}: ${line}`, () => expect(stateChangeOf(line, shell, grammars)).toBeNull());
+  }
+});
+
 describe('a terminal whose state the judge cannot see', () => {
   it('an approved state change holds for the terminal, quoting the line; cd does not', () => {
     const terminal = {};
     lineSubmitted(terminal, 'cd sub', 'bash', grammars);
     lineSubmitted(terminal, 'ls', 'bash', grammars);
     expect(heldStateProblem(terminal, {})).toBeNull();
-    lineSubmitted(terminal, 'alias ls="touch\u202e x"', 'bash', grammars);
+    lineSubmitted(terminal, 'export X="touch\u202e x"', 'bash', grammars);
     lineSubmitted(terminal, 'ls', 'bash', grammars);
-    expect(heldStateProblem(terminal, {})).toBe('an earlier line in this terminal ("alias ls=\\"touch\u202e x\\"") runs "alias", and the judge cannot see what that changed');
+    expect(heldStateProblem(terminal, {})).toBe('an earlier line in this terminal ("export X=\\"touch\u202e x\\"") runs "export", and the judge cannot see what that changed');
     expect(heldStateProblem({}, {})).toBeNull();
   });
 
@@ -111,8 +142,8 @@ describe('a terminal whose state the judge cannot see', () => {
     lineSubmitted(repl, 'def f(x):', 'bash', grammars, true);
     lineSubmitted(repl, null, 'bash', grammars, true);
     expect(heldStateProblem(repl, {})).toBeNull();
-    lineSubmitted(repl, 'alias ls=x', 'bash', grammars, true);
-    expect(heldStateProblem(repl, {})).toMatch(/alias/);
+    lineSubmitted(repl, 'export X=1', 'bash', grammars, true);
+    expect(heldStateProblem(repl, {})).toMatch(/export/);
   });
 
   it('an open env with any name that is not harmless holds, naming the variables; locale and colour do not', () => {

@@ -64,6 +64,7 @@ export async function send(ctx: AgentContext, connection: AgentConnection, args:
     operands: { cwd: where.cwd, workspace: where.workspace, roots: { home: ctx.home, tandemDirs: ctx.tandemDirs } },
     home: ctx.home,
     env: where.env,
+    openEnvNames: Object.keys(where.openEnv),
   };
   // The judge is synchronous: the git configuration it needs is found first, git running as a
   // child process the event loop does not wait on (a line typed without submit runs nothing yet).

@@ -100,12 +100,28 @@ export function parseConfigList(out: string): GitEntry[] | null {
   return entries;
 }
 
-/** The person's own top-level files: judged only for what they include. */
-function personsFile(entry: GitEntry, home: string): boolean {
-  if (entry.scope === 'system') return entry.origin === 'file:/etc/gitconfig' || /^file:\/(usr|opt|etc)\//.test(entry.origin) && entry.origin.endsWith('/gitconfig');
+/**
+ * The person's own top-level files: judged only for what they include. Those in the person's
+ * home, the system's, and the files the terminal's `GIT_CONFIG_GLOBAL`/`GIT_CONFIG_SYSTEM` name
+ * when the person's environment gave them (`terminal.agentSet`: names the agent chose at open,
+ * whose files are judged like the repository's).
+ */
+function personsFile(entry: GitEntry, home: string, terminal: TerminalGit): boolean {
+  const named = (name: string) => {
+    const value = terminal.env?.[name];
+    return value !== undefined && value !== '' && !terminal.agentSet?.includes(name) && entry.origin === `file:${value}`;
+  };
+  if (entry.scope === 'system') return named('GIT_CONFIG_SYSTEM') || entry.origin === 'file:/etc/gitconfig' || /^file:\/(usr|opt|etc)\//.test(entry.origin) && entry.origin.endsWith('/gitconfig');
   if (entry.scope !== 'global') return false;
+  if (named('GIT_CONFIG_GLOBAL')) return true;
   const xdg = process.env.XDG_CONFIG_HOME && process.env.XDG_CONFIG_HOME !== '' ? process.env.XDG_CONFIG_HOME : join(home, '.config');
   return entry.origin === `file:${join(home, '.gitconfig')}` || entry.origin === `file:${join(xdg, 'git', 'config')}`;
+}
+
+/** What of a terminal's environment the check uses: its variables, and those the agent chose at open. */
+export interface TerminalGit {
+  env?: Readonly<Record<string, string>>;
+  agentSet?: readonly string[];
 }
 
 /** Tandem's own command-scope settings in agent terminals (git-hooks.ts): they switch programs off. */
@@ -257,9 +273,9 @@ export function quoted(text: string, max = 120): string {
   return JSON.stringify(text.length > max ? `${text.slice(0, max)}…` : text);
 }
 
-function judgeEntries(entries: readonly GitEntry[], home: string): string | null {
+function judgeEntries(entries: readonly GitEntry[], home: string, terminal: TerminalGit): string | null {
   for (const entry of entries) {
-    if (personsFile(entry, home)) continue;
+    if (personsFile(entry, home, terminal)) continue;
     if (isSafe(entry.key) || tandemsOwn(entry)) continue;
     const where = entry.origin.startsWith('file:') ? entry.origin.slice(5) : entry.origin;
     return `git would use ${quoted(entry.key)} (set in ${entry.scope === 'command' ? 'the command line or environment' : quoted(where, 200)}), which is not on the list of keys known to run nothing`;
@@ -358,14 +374,14 @@ const tooManyRepositories = `the repository has more than ${maxModules} nested r
  * that directory as git reads it there, recursively; and the submodule repositories kept under
  * `modules/`. At most `maxModules` of them in all (`budget`): more asks.
  */
-async function checkRepository(run: GitRunner, cwd: string, home: string, env: NodeJS.ProcessEnv, terminal: Readonly<Record<string, string>>, budget: { left: number }, within: string): Promise<string | null> {
+async function checkRepository(run: GitRunner, cwd: string, home: string, env: NodeJS.ProcessEnv, terminal: TerminalGit & { env: Record<string, string> }, budget: { left: number }, within: string): Promise<string | null> {
   const listed = await listConfig(run, cwd, env);
   if ('problem' in listed) return `${within}${listed.problem}`;
-  const problem = judgeEntries(listed.entries, home);
+  const problem = judgeEntries(listed.entries, home, terminal);
   if (problem) return `${within}${problem}`;
   const found = await locate(run, cwd, env);
   if (!found) return null;
-  const inner = gitEnv(home, nestedEnv(terminal));
+  const inner = gitEnv(home, nestedEnv(terminal.env));
   if (found.top) {
     const links = await gitlinks(run, found.top, env);
     if ('problem' in links) return `${within}${links.problem}`;
@@ -385,7 +401,7 @@ async function checkRepository(run: GitRunner, cwd: string, home: string, env: N
   for (const dir of modules) {
     const inModule = await listConfig(run, cwd, { ...inner, GIT_DIR: dir });
     if ('problem' in inModule) return `${within}${inModule.problem}`;
-    const bad = judgeEntries(inModule.entries, home);
+    const bad = judgeEntries(inModule.entries, home, terminal);
     if (bad) return `${within}a submodule: ${bad}`;
   }
   return null;
@@ -393,11 +409,12 @@ async function checkRepository(run: GitRunner, cwd: string, home: string, env: N
 
 /**
  * Why git lines in `cwd` must ask because of the configuration git would use there, or null.
- * `terminal`: the terminal's own variables that decide what git reads (`gitRelevantEnv`), so git
- * lists what it would really use there (its `GIT_CONFIG_*` as command scope, its `GIT_DIR`...).
+ * `terminal`: the terminal's own variables (`gitRelevantEnv` of them decide what git reads), so
+ * git lists what it would really use there (its `GIT_CONFIG_*` as command scope, its
+ * `GIT_DIR`...), and which of them the agent chose at open.
  * Asynchronous: git runs while the event loop keeps serving every terminal and connection.
  */
-export async function gitConfigProblem(cwd: string, home: string, run: GitRunner = runGit, terminal: Readonly<Record<string, string>> = {}): Promise<string | null> {
-  const relevant = gitRelevantEnv(terminal);
-  return checkRepository(run, cwd, home, gitEnv(home, relevant), relevant, { left: maxModules }, '');
+export async function gitConfigProblem(cwd: string, home: string, run: GitRunner = runGit, terminal: TerminalGit = {}): Promise<string | null> {
+  const relevant = gitRelevantEnv(terminal.env);
+  return checkRepository(run, cwd, home, gitEnv(home, relevant), { env: relevant, agentSet: terminal.agentSet ?? [] }, { left: maxModules }, '');
 }

@@ -1,5 +1,5 @@
 import { type AllowEntry, matchEntry, parseAllowEntry } from './allow-entries.js';
-import { gitConfigProblem } from './git-config.js';
+import { gitConfigProblem, type TerminalGit } from './git-config.js';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { changeableProblem, looksLikePath, type OperandContext, operandProblem, treeProblem } from './operands.js';
@@ -25,6 +25,8 @@ export interface LineContext {
    * `GIT_*`, `HOME`, `XDG_CONFIG_HOME`); none: git is asked with the person's home and no `GIT_*`.
    */
   env?: Readonly<Record<string, string>>;
+  /** The names an agent set when it opened the terminal: files they name are not the person's. */
+  openEnvNames?: readonly string[];
 }
 
 export type LineVerdict = { verdict: 'run' } | { verdict: 'ask'; why: string };
@@ -90,11 +92,11 @@ export async function gitConfigFor(
   line: string,
   allow: readonly string[],
   context: LineContext,
-  check: (cwd: string, home: string, env: Readonly<Record<string, string>>) => Promise<string | null> = (cwd, home, env) => gitConfigProblem(cwd, home, undefined, env),
+  check: (cwd: string, home: string, terminal: TerminalGit) => Promise<string | null> = (cwd, home, terminal) => gitConfigProblem(cwd, home, undefined, terminal),
 ): Promise<Map<string, string | null>> {
   const answers = new Map(context.gitConfig ?? []);
   for (const cwd of gitChecksWanted(line, allow, context)) {
-    if (!answers.has(cwd)) answers.set(cwd, await check(cwd, context.home, context.env ?? {}).catch((error: unknown) => `the configuration git would use could not be checked (${String(error)})`));
+    if (!answers.has(cwd)) answers.set(cwd, await check(cwd, context.home, { env: context.env ?? {}, agentSet: context.openEnvNames ?? [] }).catch((error: unknown) => `the configuration git would use could not be checked (${String(error)})`));
   }
   return answers;
 }

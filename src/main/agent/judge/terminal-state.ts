@@ -67,14 +67,52 @@ function assignmentHarmless(node: Node): boolean {
   return value?.type !== 'array' && /^[A-Za-z0-9_.@,+-]*$/.test(text) && isHarmlessEnv(name, text);
 }
 
-function bashChange(node: Node): string | null {
+/**
+ * Functions a shell runs by itself (at a prompt, before a command, on a signal, for an unknown
+ * command): defining one runs code with no line naming it.
+ */
+const hookFunction = /^(command_not_found_handler?|precmd|preexec|chpwd|periodic|zshaddhistory|zshexit|zsh_directory_name|TRAP[A-Z0-9]+|_?_?tandem.*)$/;
+
+/** A function the redirect report shows by name (judge/redirect-check.ts asks for a line that runs it): a plain name, not a hook or a builtin. */
+function reportedFunction(name: string): boolean {
+  return /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/.test(name) && !hookFunction.test(name) && !keepingBuiltins.has(name) && !changingBuiltins.has(name);
+}
+
+/**
+ * What the shell's redirect report shows after each command (terminal/redirect-report.ts): an
+ * alias, a function by name, a bash hash entry, a loaded builtin, a changed PATH. Lines that
+ * change only that leave the terminal judged line by line: `redirectedBy` asks for a line the
+ * change concerns, and the line runs unasked again once the change is undone. `sh` reports
+ * nothing.
+ */
+const reportingShells: readonly string[] = ['bash', 'zsh', 'pwsh'];
+
+interface Reading {
+  /** The shell reports aliases, functions, PATH... (`reportingShells`). */
+  reports: boolean;
+  shell: string;
+}
+
+function pathAssignment(node: Node, reading: Reading): boolean {
+  const name = node.childForFieldName('name')?.text ?? node.namedChildren[0]?.text ?? '';
+  const value = node.childForFieldName('value');
+  return reading.reports && name === 'PATH' && value?.type !== 'array' && (value === null || bashChange(value, reading) === null);
+}
+
+function bashChange(node: Node, reading: Reading): string | null {
   const type = node.type;
   if (childProcessNodes.has(type)) return null;
-  if (type === 'function_definition') return 'defines a function';
-  if (type === 'unset_command') return 'unsets a variable or function';
-  if (type === 'variable_assignment') return assignmentHarmless(node) ? null : 'sets a shell variable';
+  if (type === 'function_definition') {
+    const name = node.childForFieldName('name')?.text ?? node.namedChildren[0]?.text ?? '';
+    return reading.reports && reportedFunction(name) ? null : `defines the function ${quoted(name, 64)}`;
+  }
+  if (type === 'unset_command') {
+    // unset -f removes functions, which the report shows; any other unset changes variables.
+    return reading.reports && /^unset\s+-f\s/.test(node.text) && node.namedChildren.every((child) => child !== null && /^(word|variable_name)$/.test(child.type)) ? null : 'unsets a variable';
+  }
+  if (type === 'variable_assignment') return assignmentHarmless(node) || pathAssignment(node, reading) ? null : 'sets a shell variable';
   if (type === 'declaration_command') {
-    const harmless = node.namedChildren.every((child) => child !== null && child.type === 'variable_assignment' && assignmentHarmless(child)) && /^export\s/.test(node.text);
+    const harmless = node.namedChildren.every((child) => child !== null && child.type === 'variable_assignment' && (assignmentHarmless(child) || pathAssignment(child, reading))) && /^export\s/.test(node.text);
     return harmless ? null : `runs ${quoted(node.text.split(/\s/, 1)[0] ?? '')}`;
   }
   if (type === 'for_statement' || type === 'c_style_for_statement' || type === 'select_statement') return 'sets a loop variable';
@@ -84,14 +122,16 @@ function bashChange(node: Node): string | null {
     const word = name?.namedChildren[0];
     if (!name || name.namedChildren.length !== 1 || word?.type !== 'word' || !/^[A-Za-z0-9_./:+@%,[-]+$/.test(word.text)) return 'runs a command whose name is not a plain word';
     const program = word.text;
+    const args = node.namedChildren.filter((child): child is Node => child !== null && child.type !== 'command_name' && child.type !== 'variable_assignment');
+    const prefixed = node.namedChildren.some((child) => child?.type === 'variable_assignment');
+    if (reading.reports && !prefixed && reportedCommand(program, args, reading.shell)) return null;
     // printf only prints, unless -v assigns its output to a variable.
     const assigningPrintf = program === 'printf' && node.namedChildren.some((child) => child !== null && child.type !== 'command_name' && /^-[A-Za-z]*v/.test(child.text));
     if (assigningPrintf || (program !== 'printf' && changingBuiltins.has(program))) return `runs ${quoted(program)}`;
-    const prefixed = node.namedChildren.some((child) => child?.type === 'variable_assignment');
     if (prefixed && (keepingBuiltins.has(program) || program === 'printf')) return `assigns before the builtin ${quoted(program)}`;
     for (const child of node.namedChildren) {
       if (!child || child.type === 'command_name' || child.type === 'variable_assignment') continue;
-      const inner = bashChange(child);
+      const inner = bashChange(child, reading);
       if (inner) return inner;
     }
     return null;
@@ -99,10 +139,23 @@ function bashChange(node: Node): string | null {
   if (!plainBashNodes.has(type)) return `has ${type.replace(/_/g, ' ')}`;
   for (const child of node.namedChildren) {
     if (!child) continue;
-    const inner = bashChange(child);
+    const inner = bashChange(child, reading);
     if (inner) return inner;
   }
   return null;
+}
+
+/**
+ * A builtin whose whole effect the report shows: `alias name=value` without options, `unalias`,
+ * bash's `hash` (its table is reported; zsh's is not) and `enable` (loaded builtins are), each
+ * with plain literal words only.
+ */
+function reportedCommand(program: string, args: readonly Node[], shell: string): boolean {
+  const plain = args.every((arg) => /^(word|raw_string|string|concatenation)$/.test(arg.type) && !/[`$]/.test(arg.text));
+  if (!plain) return false;
+  if (program === 'alias') return args.length > 0 && args.every((arg) => !arg.text.startsWith('-') && arg.text.includes('='));
+  if (program === 'unalias') return true;
+  return shell === 'bash' && (program === 'hash' || program === 'enable');
 }
 
 /** pwsh cmdlets and aliases that change the session's state or run text as code in it (lower-case). */
@@ -124,6 +177,14 @@ const plainPwshNodes = new Set([
   'expression_with_unary_operator',
 ]);
 
+/** Cmdlets that set an alias: the redirect report shows every alias that differs from the session's start. */
+const pwshAliasing = new Set(['set-alias', 'sal', 'new-alias', 'nal']);
+
+function literalElements(command: Node): boolean {
+  const elements = command.childForFieldName('command_elements');
+  return (elements?.namedChildren ?? []).every((element) => element !== null && /^(command_argument_sep|generic_token|command_parameter)$/.test(element.type) && !/[$({]/.test(element.text));
+}
+
 /** A provider path (`env:`, `function:`, `alias:`, `variable:`...): items there are the session's state. */
 const providerPath = /(^|[\s'"=:\\/])[A-Za-z][A-Za-z0-9]+:/;
 
@@ -138,7 +199,7 @@ function pwshChange(node: Node): string | null {
     }
     const program = name.text.toLowerCase();
     if (/[\\/]|\.ps[dm]?1$/.test(program)) return `runs the script ${quoted(name.text)}`;
-    if (pwshChanging.has(program)) return `runs ${quoted(name.text)}`;
+    if (pwshChanging.has(program) && !(pwshAliasing.has(program) && literalElements(node))) return `runs ${quoted(name.text)}`;
     for (const child of node.namedChildren) {
       if (!child || child.type === 'command_name') continue;
       if (providerPath.test(child.text)) return `names a provider path (${quoted(child.text)})`;
@@ -172,7 +233,7 @@ export function stateChangeOf(line: string, shell: string | null, grammars: Gram
   if (!tree) return 'could not be read as a shell line';
   try {
     if (tree.rootNode.hasError) return 'could not be read as a shell line';
-    return dialect === 'pwsh' ? pwshChange(tree.rootNode) : bashChange(tree.rootNode);
+    return dialect === 'pwsh' ? pwshChange(tree.rootNode) : bashChange(tree.rootNode, { reports: reportingShells.includes(dialect), shell: dialect });
   } finally {
     tree.delete();
   }
