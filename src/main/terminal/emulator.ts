@@ -13,6 +13,7 @@ import { windowsPtyInfo } from '../pty/win-pty.js';
 import { answerDynamicColor, answerIndexedColor } from './color-queries.js';
 import { compactScreen } from './screen-text.js';
 import { serializeLines } from './line-serializer.js';
+import { type LineTrims, normalBuffer, normalLines } from './xterm-internals.js';
 
 const { Terminal } = xtermHeadless as unknown as { Terminal: typeof HeadlessTerminal };
 const { SerializeAddon } = serializeAddon as unknown as { SerializeAddon: typeof SerializeAddonType };
@@ -82,10 +83,6 @@ function countLines(text: string, from: number, to = text.length): number {
   let lines = 0;
   for (let at = text.indexOf('\n', from); at >= 0 && at < to; at = text.indexOf('\n', at + 1)) lines++;
   return lines;
-}
-
-interface TrimmableLines {
-  onTrim(listener: (amount: number) => void): unknown;
 }
 
 /**
@@ -165,7 +162,7 @@ export class Emulator {
   private savedLines = 0;
   private readonly coldEnabled: boolean;
   /** The normal buffer's line list whose recycling is counted (a full reset replaces it). */
-  private trimSource: TrimmableLines | null = null;
+  private trimSource: LineTrims | null = null;
   /** Rows an erase of the scrollback (`CSI 3 J`) is about to trim: erased, not recycled. */
   private erasing = 0;
   /** Output offsets at which the person's Clear applies, oldest first (see `clear`). */
@@ -209,7 +206,7 @@ export class Emulator {
       // ConPTY repaints on resize: xterm must not reflow its lines too (see win-pty.ts).
       windowsPty: windowsPtyInfo(),
     });
-    this.coldEnabled = opts.scrollback > this.hotLines && this.normalLines() !== null;
+    this.coldEnabled = opts.scrollback > this.hotLines && normalLines(this.terminal) !== null;
     if (this.coldEnabled) {
       this.watchTrims();
       // A full reset (`ESC c`) makes new buffers: the old scrollback is gone, as on screen.
@@ -243,14 +240,9 @@ export class Emulator {
     }
   }
 
-  /** The line list's own trim event is internal to xterm; without it there is no cold history. */
-  private normalLines(): TrimmableLines | null {
-    const lines = (this.terminal as unknown as { _core?: { buffers?: { normal?: { lines?: TrimmableLines } } } })._core?.buffers?.normal?.lines;
-    return typeof lines?.onTrim === 'function' ? lines : null;
-  }
-
+  /** The line list's own trim event is internal to xterm (xterm-internals.ts); without it there is no cold history. */
   private watchTrims(): void {
-    const lines = this.normalLines();
+    const lines = normalLines(this.terminal);
     if (!lines || lines === this.trimSource) return;
     if (this.trimSource) {
       this.cold.clear();
@@ -606,7 +598,7 @@ export class Emulator {
 
   /** What `CSI 3 J` does to the normal buffer (xterm's eraseInDisplay), while the alternate one is shown. */
   private eraseNormalScrollback(): void {
-    const normal = (this.terminal as unknown as { _core?: { buffers?: { normal?: { lines: { length: number; trimStart(amount: number): void }; ybase: number; ydisp: number } } } })._core?.buffers?.normal;
+    const normal = normalBuffer(this.terminal);
     const rows = normal ? normal.lines.length - this.terminal.rows : 0;
     if (!normal || rows <= 0) return;
     // Erased rows count as saved (see watchTrims): nothing of them is kept, and no note stands for them.
