@@ -1,5 +1,6 @@
 import type { IDecoration, IDisposable, IMarker, Terminal } from '@xterm/xterm';
 import { MarkRuler } from './mark-ruler';
+import { type LineList, normalLines } from './xterm-internals';
 import { commandLineOffset, type FrameMark, type MarkStatus, type SnapshotMarks } from '../../../shared/command-marks';
 import type { Appearance } from '../../../shared/settings';
 
@@ -47,20 +48,6 @@ export interface ViewMark {
   /** The output's last line is the end marker's own (no newline before the prompt). */
   endInclusive: boolean;
   selected: boolean;
-}
-
-/** The normal buffer's line list inside xterm.js 6 (src/common/CircularList.ts): the events its markers follow. */
-interface LineList {
-  readonly length: number;
-  onTrim(listener: (amount: number) => void): IDisposable;
-  onInsert(listener: (event: { index: number; amount: number }) => void): IDisposable;
-  onDelete(listener: (event: { index: number; amount: number }) => void): IDisposable;
-}
-
-function normalLines(term: Terminal): LineList | null {
-  const core = (term as unknown as { _core?: { buffers?: { normal?: { lines?: LineList } } } })._core;
-  const lines = core?.buffers?.normal?.lines;
-  return lines && typeof lines.onTrim === 'function' && typeof lines.onInsert === 'function' && typeof lines.onDelete === 'function' ? lines : null;
 }
 
 class Entry implements ViewMark {
