@@ -42,8 +42,9 @@ export interface ToolDef<T> {
 
 /**
  * Gives `run` its own argument type, inferred from `args`. Annotate `run`'s return as
- * `ToolOutput`: `ToolService` is typed by this table, so an inferred return type would be
- * circular (tsc says "'run' implicitly has return type 'any'").
+ * `ToolOutput`: `ToolService` is typed by this table, so inferring it from a call of the service
+ * makes the table's type circular (tsc: "'definitions' implicitly has type 'any'", "'ToolArgs'
+ * circularly references itself").
  */
 function tool<A extends z.ZodType>(def: { args: A; description: string; run: <C>(service: ToolService<C>, connection: C, args: z.output<A>, signal: AbortSignal | undefined) => ToolOutput }) {
   return def;
