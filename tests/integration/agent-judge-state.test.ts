@@ -266,6 +266,22 @@ describe('an approved line that changes the shell state makes later allow-listed
     expect(existsSync(canary)).toBe(false);
   });
 
+  it('a line submitted by named keys (an approved history recall) is not known, so later lines ask; keys that only edit keep the terminal', async () => {
+    const { dir } = scenario();
+    const id = await open(dir);
+    await runsUnasked(id, 'ls');
+    const keys = async (sent: string[]) => {
+      const sending = f.call(agent, 'terminal_send', { id, keys: sent, waitMs: 1_000 });
+      f.layer.answerApproval({ requestId: (await card((entry) => entry.kind === 'command' && entry.terminalId === id)).id, decision: 'approve' });
+      expect(await sending).not.toHaveProperty('isError');
+    };
+    // Recalled, not submitted: the next line empties it first, nothing unknown ran.
+    await keys(['Up']);
+    await runsUnasked(id, 'ls');
+    await keys(['Up', 'Enter']);
+    await asks(id, 'ls', /submitted as named keys left it/);
+  });
+
   it.skipIf(!pwsh && !pwshRequired)('pwsh: an approved $env: assignment makes git diff ask', async () => {
     const { dir, canary, script } = scenario();
     writeFileSync(join(dir, 'a.txt'), 'two\n');

@@ -155,6 +155,16 @@ export async function send(ctx: AgentContext, connection: AgentConnection, args:
   }
 }
 
+/**
+ * Keys that can submit the line as the line editor holds it (Enter and its control forms,
+ * bash's operate-and-get-next, a C-x or Escape/Meta sequence such as edit-and-execute): what
+ * they submit is not known. Other keys only edit the line, which the next send empties or asks
+ * about (shell-line.ts).
+ */
+function submittingKeys(keys: readonly string[]): boolean {
+  return keys.some((key) => ['enter', 'c-j', 'c-m', 'c-o', 'c-x', 'escape'].includes(key.toLowerCase()));
+}
+
 interface Plan {
   reader: LineReader;
   version: number;
@@ -174,8 +184,9 @@ function typedAs(terminal: ManagedTerminal, plan: Plan, args: ToolArgs<'terminal
   const submitted = (text: string | null) => lineSubmitted(terminal, text, terminal.ops.judgeContext.shell, grammarsNow() ?? null, reader === 'program');
   if (!plan.judged) {
     const keys = (args.keys?.length ?? 0) > 0;
-    if (keys) submitted(null);
-    else if (args.submit ?? args.text !== undefined) submitted(reader === 'program' || (line.typed === '' && !line.keyed && reader === 'prompt') ? (args.text ?? '') : null);
+    if (keys) {
+      if (submittingKeys(args.keys!)) submitted(null);
+    } else if (args.submit ?? args.text !== undefined) submitted(reader === 'program' || (line.typed === '' && !line.keyed && reader === 'prompt') ? (args.text ?? '') : null);
     typedUnjudged(line, reader, args);
     return { text: args.text, keys: args.keys, submit: args.submit };
   }
@@ -187,7 +198,9 @@ function typedAs(terminal: ManagedTerminal, plan: Plan, args: ToolArgs<'terminal
     typedEdit(line, edit, submits);
     return { text: edit, keys: undefined, submit: plan.judged.submit, clearLine: reader === 'prompt' };
   }
-  if (plan.judged.hasKeys) submitted(null);
+  if (plan.judged.hasKeys) {
+    if (submittingKeys(plan.judged.keys ?? [])) submitted(null);
+  }
   else if (!plan.judged.deferred) submitted(plan.judged.mustAsk ? null : plan.judged.line);
   plan.judged.typedNow(line);
   return { text: plan.judged.text, keys: plan.judged.keys, submit: plan.judged.submit, clearLine: plan.judged.clearLine };

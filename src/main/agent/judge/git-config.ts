@@ -11,20 +11,27 @@ import { gitHookSettings } from '../../shells/git-hooks.js';
  * `config.worktree` (only when `extensions.worktreeConfig` makes git read it), an invalid `.git`
  * directory skipped for the parent's, `safe.directory` (a refused repository asks), `include` and
  * `includeIf` with git's own conditions. Listing configuration runs nothing: no hook, pager,
- * filter, fsmonitor or external diff is started by `git config`, and `GIT_CONFIG_*` variables,
- * `GIT_DIR` and the like are not passed in from Tandem's own environment.
+ * filter, fsmonitor or external diff is started by `git config`. Git gets the terminal's own
+ * `GIT_*`, `HOME` and `XDG_CONFIG_HOME` (never Tandem's process's), so it lists what it would
+ * really use there: `GIT_CONFIG_COUNT`/`KEY_n`/`VALUE_n` as command scope, `GIT_DIR`,
+ * `GIT_CONFIG_GLOBAL`...
  *
  * Then an ALLOW list: a key set by the repository, its worktree, a `-c`/`GIT_CONFIG_*` value
- * (command scope) or any file included from anywhere must be one known to run nothing; any other
- * key asks and the question names it and the file it came from. The person's own files (system
- * and global, not what they include) are the person's and are not judged.
+ * (command scope; Tandem's own switches in agent terminals excepted) or any file included from
+ * anywhere must be one known to run nothing; any other key asks and the question names it and
+ * the file it came from. The person's own files (system and global, not what they include) are
+ * the person's and are not judged; one named by a variable the agent set at open is judged.
+ *
+ * Then every repository git runs itself in for `status` and `diff`: each populated gitlink of the
+ * index (a nested repository or a submodule's worktree), read from its own directory as git
+ * reads it there, recursively, and the submodule repositories under `modules/`; bounded.
  *
  * Git runs as a child process the event loop waits for without blocking (`runGit`): the judge
  * itself is synchronous and is handed the answer beforehand (judge-line.ts, `gitConfigFor`).
  */
 const gitTimeoutMs = 3000;
 const maxOutputBytes = 4 << 20;
-/** Submodule repositories looked at, at most (each is another `git config`): more asks. */
+/** Nested and submodule repositories looked at, at most (each is another `git config`): more asks. */
 const maxModules = 16;
 
 /**
