@@ -64,7 +64,7 @@ describe.skipIf(ssh.skip || !runUi)(`Tandem UI: a remote machine over a real ssh
   let page: Page;
 
   beforeAll(async () => {
-    sshd = await startSshd();
+    sshd = await startSshd('tandemremui');
     const missing = missingBuild();
     if (missing) throw new Error(missing);
     home = mkdtempSync(join(tmpdir(), 'tandem-ui-remote-'));

@@ -67,7 +67,7 @@ describe.skipIf(ssh.skip)(`remote machines over a real sshd${ssh.reason ? ` (ski
   const log: string[] = [];
 
   beforeAll(async () => {
-    sshd = await startSshd();
+    sshd = await startSshd('tandemremote');
     host = new TerminalHost();
     machines = new RemoteMachines();
     box = new RemoteMachine({ name: 'box', destination: sshd.destination, ssh: sshd.ssh, remoteCommand: sshd.remoteTandem, clock: systemClock, version: host.version, log: (line) => log.push(line) });

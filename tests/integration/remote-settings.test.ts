@@ -69,7 +69,7 @@ describe.skipIf(ssh.skip)(`remote machines kept in the settings, over a real ssh
   }
 
   beforeAll(async () => {
-    sshd = await startSshd();
+    sshd = await startSshd('tandemremset');
     base = mkdtempSync(join(tmpdir(), 'tandem-remote-settings-'));
   }, 120_000);
 

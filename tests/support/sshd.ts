@@ -1,7 +1,7 @@
 /**
  * A real OpenSSH server for the remote-machine tests: Debian's sshd on a free port of
  * 127.0.0.1 with its own host key and config (keys only, `AllowTcpForwarding no`), for a
- * second local user created with `useradd` whose ~/.bashrc prints junk (to prove the link's
+ * second local user (one per test file) created with `useradd` whose ~/.bashrc prints junk (to prove the link's
  * framing). The remote command runs this checkout's built CLI with node, which the other user
  * can read (the checkout is world-readable here; `remoteTandem` says when it is not).
  *
@@ -15,7 +15,12 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 export const sshdPath = '/usr/sbin/sshd';
-export const remoteUser = 'tandemremote';
+/**
+ * Each test file gets its own remote user: files run in parallel, and one user would share
+ * its authorized_keys (each start writes its own key) and its single remote daemon, so two
+ * files reaching it together refuse each other.
+ */
+export type RemoteUser = 'tandemremote' | 'tandemremset' | 'tandemremui';
 const root = resolve(import.meta.dirname, '..', '..');
 
 /** Why a real sshd cannot run here, or null when it can. */
@@ -67,7 +72,7 @@ function freePort(): Promise<number> {
 }
 
 /** The second user, its key and junk-printing rc file (idempotent: the user is kept between runs). */
-function ensureUser(dir: string): { home: string; uid: number; gid: number; key: string } {
+function ensureUser(remoteUser: RemoteUser, dir: string): { home: string; uid: number; gid: number; key: string } {
   if (spawnSync('id', ['-u', remoteUser]).status !== 0) execFileSync('useradd', ['-m', '-s', '/bin/bash', remoteUser]);
   // `!` (locked) is refused by sshd without PAM; `*` has no password and is not locked.
   execFileSync('usermod', ['-p', '*', remoteUser]);
@@ -86,10 +91,10 @@ function ensureUser(dir: string): { home: string; uid: number; gid: number; key:
   return { home, uid, gid, key };
 }
 
-export async function startSshd(): Promise<Sshd> {
+export async function startSshd(remoteUser: RemoteUser): Promise<Sshd> {
   const dir = mkdtempSync(join(tmpdir(), 'tandem-sshd-'));
   chmodSync(dir, 0o755);
-  const { home, key } = ensureUser(dir);
+  const { home, key } = ensureUser(remoteUser, dir);
   const hostKey = join(dir, 'host_ed25519');
   execFileSync('ssh-keygen', ['-q', '-t', 'ed25519', '-N', '', '-f', hostKey]);
   const port = await freePort();
