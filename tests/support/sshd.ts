@@ -20,7 +20,7 @@ export const sshdPath = '/usr/sbin/sshd';
  * its authorized_keys (each start writes its own key) and its single remote daemon, so two
  * files reaching it together refuse each other.
  */
-export type RemoteUser = 'tandemremote' | 'tandemremset' | 'tandemremui';
+export type RemoteUser = 'tandemremote' | 'tandemremset' | 'tandemremui' | 'tandemrembench';
 const root = resolve(import.meta.dirname, '..', '..');
 
 /** Why a real sshd cannot run here, or null when it can. */
