@@ -22,12 +22,26 @@
  *   `maxNestedRepos`) are protected the same way: their config would otherwise run the agent's
  *   filter or fsmonitor in the person's next `git status` at the workspace's root.
  *
- * A repository the agent creates inside the workspace is its own and not protected (adding it
- * to the index is told to the person: tool-files.ts).
+ * - Every other repository under the workspace (a `.git` directory or file found by a bounded
+ *   walk that follows no symbolic link and skips `node_modules`): the person runs git in it
+ *   when they `cd` there, so an agent must not plant its fsmonitor or hooks there either.
+ *
+ * Nothing is written through a symbolic link (issue 24's black-box round: a planted `.git` or
+ * `commondir` link made the host create `hooks/` in ~/.ssh). A symbolic link inside the
+ * workspace where git reads a repository from (`.git`, an entry of a git directory, a component
+ * of a `gitdir:` or `core.hooksPath` path) cannot be pinned by a mount (a mount lands on its
+ * target, and the link itself stays replaceable), so the open is refused (`sandbox_unavailable`)
+ * naming the path. What Tandem creates, it creates relative to a directory handle it holds open
+ * and has checked (`createIn`).
+ *
+ * A repository the agent creates inside the workspace is its own and not protected while the
+ * terminal that made it is open (adding it to the index is told to the person: tool-files.ts);
+ * the next confined open finds it and protects it like the person's.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, writeSync } from 'node:fs';
 import { posix } from 'node:path';
+import { TandemError } from '../../shared/errors.js';
 import { gitlinkRepos } from './tool-files.js';
 import type { HiddenPath } from './types.js';
 import { within } from './types.js';
@@ -44,26 +58,102 @@ export interface GitProtection {
 /** `commondir` files Tandem wrote, and how many confined terminals hold each. */
 const heldCommondirs = new Map<string, number>();
 const neutralCommondir = '.\n';
-/** Nested repositories protected at most (each is a `git ls-files` at open); past it the tab's tool-files warning still tells. */
-const maxNestedRepos = 32;
+/** Repositories nested in the workspace protected at most; more makes the open refuse (each costs a config read and its mounts). */
+export const maxNestedRepos = 256;
+/** Directories the walk for nested repositories reads at most, and how deep; past either the open is refused. */
+export const maxScannedDirs = 50_000;
+const maxScanDepth = 32;
+/** Entries of a git directory that git reads as configuration, runs, or follows to another repository. */
+const gitDirEntries = ['config', 'config.worktree', 'hooks', 'info', 'commondir', 'gitdir', 'objects', 'objects/info', 'modules', 'worktrees'];
 
-function stat(path: string) {
-  return statSync(path, { throwIfNoEntry: false });
+function lstat(path: string) {
+  return lstatSync(path, { throwIfNoEntry: false });
 }
 
-function real(path: string): string {
+function refuse(path: string, why: string): never {
+  throw new TandemError(
+    'sandbox_unavailable',
+    `${path} ${why}: a confined terminal could not keep the agent from changing what git runs there. Open the terminal elsewhere, or replace the link with what it points to.`,
+  );
+}
+
+function linkText(path: string): string {
   try {
-    return realpathSync(path);
+    return readlinkSync(path);
   } catch {
-    return path;
+    return '?';
   }
 }
 
-/** The git directory a `.git` file points to (`gitdir: PATH`), resolved against the file's directory. */
+/** Refuses the open when git reaches `path` through a symbolic link inside the workspace (one the agent could replace). */
+function noLinkInside(path: string, workspace: string): void {
+  if (!within(path, workspace) || path === workspace) return;
+  let at = workspace;
+  for (const part of path.slice(workspace.length + 1).split('/')) {
+    at = posix.join(at, part);
+    const st = lstat(at);
+    if (!st) return;
+    if (st.isSymbolicLink()) refuse(at, `is a symbolic link (to ${linkText(at)}) where git looks for a repository`);
+  }
+}
+
+/** Entries are made through /proc/self/fd/N (Linux): relative to a held directory handle. */
+const procFd = existsSync('/proc/self/fd');
+
+/**
+ * Creates `name` in `dir` (a directory inside the workspace, reached through no symbolic link):
+ * a directory, or a file holding `content`. `dir` is opened without following a link and must
+ * be the directory at that path (same inode; its /proc link names the path); the entry is made
+ * relative to that handle, and anything already there (a dangling link included) is left alone
+ * (mkdir(2) and O_EXCL never follow a last component). So a directory or link swapped in
+ * meanwhile gets nothing. Returns whether it created the entry.
+ */
+function createIn(dir: string, name: string, content: string | null): boolean {
+  let fd: number;
+  try {
+    fd = openSync(dir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+  } catch {
+    return false;
+  }
+  try {
+    const held = fstatSync(fd);
+    const there = lstat(dir);
+    if (!there?.isDirectory() || there.ino !== held.ino || there.dev !== held.dev) return false;
+    const base = procFd ? `/proc/self/fd/${fd}` : dir;
+    if (procFd && readlinkSync(base) !== dir) return false;
+    if (content === null) {
+      mkdirSync(`${base}/${name}`, { mode: 0o755 });
+      return true;
+    }
+    const file = openSync(`${base}/${name}`, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
+    try {
+      writeSync(file, content);
+    } finally {
+      closeSync(file);
+    }
+    return true;
+  } catch {
+    return false;
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Creates the missing directories of `path` below `from` (which exists), each with `createIn`. */
+function createDirsIn(from: string, path: string): void {
+  let at = from;
+  for (const part of path.slice(from.length + 1).split('/')) {
+    const next = posix.join(at, part);
+    if (!lstat(next)) createIn(at, part, null);
+    at = next;
+  }
+}
+
+/** The git directory a `.git` file points to (`gitdir: PATH`), resolved lexically against the file's directory. */
 function gitfileTarget(file: string): string | null {
   try {
     const match = /^gitdir:\s*(.+?)\s*$/m.exec(readFileSync(file, 'utf8').slice(0, 4096));
-    return match ? real(posix.resolve(posix.dirname(file), match[1]!)) : null;
+    return match ? posix.resolve(posix.dirname(file), match[1]!) : null;
   } catch {
     return null;
   }
@@ -73,7 +163,7 @@ function gitfileTarget(file: string): string | null {
 const configCache = new Map<string, { stamp: string; values: Map<string, string> }>();
 
 function gitConfigValue(configFile: string, key: string): string | null {
-  const st = stat(configFile);
+  const st = lstat(configFile);
   if (!st?.isFile()) return null;
   const stamp = `${st.mtimeMs}:${st.size}:${st.ino}`;
   let cached = configCache.get(configFile);
@@ -85,6 +175,8 @@ function gitConfigValue(configFile: string, key: string): string | null {
       if (record !== '') values.set((newline < 0 ? record : record.slice(0, newline)).toLowerCase(), newline < 0 ? 'true' : record.slice(newline + 1));
     }
     cached = { stamp, values };
+    // Bounded: one entry per config file seen; a long-running host forgets them all past 1,024.
+    if (configCache.size >= 1024) configCache.clear();
     configCache.set(configFile, cached);
   }
   return cached.values.get(key.toLowerCase()) ?? null;
@@ -94,56 +186,64 @@ function looksLikeGitDir(dir: string): boolean {
   return existsSync(posix.join(dir, 'HEAD')) && (existsSync(posix.join(dir, 'objects')) || existsSync(posix.join(dir, 'commondir')));
 }
 
-/** Where a git directory's `core.hooksPath` and `core.worktree` point (config read without includes). */
+/** Where a git directory's `core.hooksPath` and `core.worktree` point (config read without includes), resolved lexically. */
 function configPaths(gitDir: string): { hooksPath: string | null; worktree: string | null; worktreeConfig: boolean } {
   const config = posix.join(gitDir, 'config');
   const hooks = gitConfigValue(config, 'core.hooksPath');
   const worktree = gitConfigValue(config, 'core.worktree');
   return {
-    hooksPath: hooks ? real(posix.resolve(gitDir, '..', hooks.replace(/^~(?=\/)/, process.env.HOME ?? '~'))) : null,
-    worktree: worktree ? real(posix.resolve(gitDir, worktree)) : null,
+    hooksPath: hooks ? posix.resolve(gitDir, '..', hooks.replace(/^~(?=\/)/, process.env.HOME ?? '~')) : null,
+    worktree: worktree ? posix.resolve(gitDir, worktree) : null,
     worktreeConfig: gitConfigValue(config, 'extensions.worktreeConfig') === 'true',
   };
 }
 
-/** Everything to protect for a confined terminal whose workspace is `workspace` (resolved). */
-export function gitProtection(workspace: string): GitProtection {
+/** Resolves symbolic links outside the workspace (a /tmp that is /private/tmp); inside, `noLinkInside` has refused any. */
+function real(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/**
+ * Everything to protect for a confined terminal whose workspace is `workspace` (resolved).
+ * Throws `sandbox_unavailable` (before anything is created) where a symbolic link inside the
+ * workspace leads git to a repository, or where the workspace holds more repositories or
+ * directories than the bounds. The walk for unrecorded repositories is skipped where the person
+ * made their whole home (or `/`) the workspace: the agent may write their rc files there, which
+ * run more than any repository's hooks.
+ */
+export function gitProtection(workspace: string, personHome = ''): GitProtection {
   const out: GitProtection = { anchors: [], readOnly: [], written: [] };
   const seen = new Set<string>();
+  const gitDirs: string[] = [];
   const inside = (path: string) => within(path, workspace);
   const readOnly = (path: string) => {
-    const st = stat(path);
+    const st = lstat(path);
     if (st && inside(path)) out.readOnly.push({ path, dir: st.isDirectory() });
   };
 
-  const protectGitDir = (gitDir: string) => {
-    if (seen.has(gitDir) || !inside(gitDir) || !stat(gitDir)?.isDirectory()) return;
+  // First every check (each may refuse), then the writes: a refused open creates nothing.
+  const findGitDir = (gitDir: string) => {
+    if (seen.has(gitDir) || !inside(gitDir)) return;
+    noLinkInside(gitDir, workspace);
+    if (!lstat(gitDir)?.isDirectory()) return;
     seen.add(gitDir);
+    for (const entry of gitDirEntries) noLinkInside(posix.join(gitDir, entry), workspace);
+    gitDirs.push(gitDir);
     out.anchors.push({ path: gitDir, dir: true });
     const config = configPaths(gitDir);
-    for (const dir of ['hooks', 'info']) if (!existsSync(posix.join(gitDir, dir))) mkdirSync(posix.join(gitDir, dir));
-    if (existsSync(posix.join(gitDir, 'objects')) && !existsSync(posix.join(gitDir, 'objects', 'info'))) mkdirSync(posix.join(gitDir, 'objects', 'info'));
-    const commondir = posix.join(gitDir, 'commondir');
-    if (!existsSync(commondir) && existsSync(posix.join(gitDir, 'objects'))) {
-      writeFileSync(commondir, neutralCommondir);
-      heldCommondirs.set(commondir, 0);
-    }
-    if (heldCommondirs.has(commondir)) {
-      heldCommondirs.set(commondir, heldCommondirs.get(commondir)! + 1);
-      out.written.push(commondir);
-    }
-    const worktreeConfig = posix.join(gitDir, 'config.worktree');
-    if (config.worktreeConfig && !existsSync(worktreeConfig)) writeFileSync(worktreeConfig, '');
-    for (const name of ['config', 'config.worktree', 'hooks', 'info', 'commondir', 'gitdir', 'objects/info']) readOnly(posix.join(gitDir, name));
-    if (config.hooksPath) readOnly(config.hooksPath);
+    if (config.hooksPath) noLinkInside(config.hooksPath, workspace);
     // A submodule's work tree holds a `.git` file naming this directory.
-    if (config.worktree) protectDotGit(posix.join(config.worktree, '.git'));
+    if (config.worktree) findDotGit(posix.join(config.worktree, '.git'));
     for (const group of ['modules', 'worktrees']) walkGitDirs(posix.join(gitDir, group), group === 'modules' ? 4 : 1);
     // A linked worktree's `gitdir` file names its `.git` file.
     const linked = posix.join(gitDir, 'gitdir');
-    if (stat(linked)?.isFile()) {
+    if (lstat(linked)?.isFile()) {
       try {
-        protectDotGit(real(posix.resolve(gitDir, readFileSync(linked, 'utf8').trim())));
+        findDotGit(posix.resolve(gitDir, readFileSync(linked, 'utf8').trim()));
       } catch {
         // Unreadable: nothing to follow.
       }
@@ -160,38 +260,93 @@ export function gitProtection(workspace: string): GitProtection {
     }
     for (const name of names) {
       const path = posix.join(dir, name);
-      if (!stat(path)?.isDirectory()) continue;
-      if (looksLikeGitDir(path)) protectGitDir(path);
+      noLinkInside(path, workspace);
+      if (!lstat(path)?.isDirectory()) continue;
+      if (looksLikeGitDir(path)) findGitDir(path);
       else if (depth > 1) walkGitDirs(path, depth - 1);
     }
   };
 
-  const protectDotGit = (dotGit: string) => {
+  const findDotGit = (dotGit: string) => {
     if (seen.has(dotGit) || !inside(dotGit)) return;
-    const st = stat(dotGit);
+    noLinkInside(dotGit, workspace);
+    const st = lstat(dotGit);
     if (!st) return;
     if (st.isDirectory()) {
-      protectGitDir(dotGit);
+      findGitDir(dotGit);
       return;
     }
+    if (!st.isFile()) return;
     seen.add(dotGit);
     out.anchors.push({ path: dotGit, dir: false });
     out.readOnly.push({ path: dotGit, dir: false });
     const target = gitfileTarget(dotGit);
-    if (target) protectGitDir(target);
+    if (target) {
+      noLinkInside(target, workspace);
+      findGitDir(inside(target) ? target : real(target));
+    }
   };
 
-  protectDotGit(posix.join(workspace, '.git'));
-  // Nested repositories, breadth first: each one's own gitlinks are read from its own index.
-  const roots = [workspace];
+  findDotGit(posix.join(workspace, '.git'));
   let budget = maxNestedRepos;
-  while (roots.length > 0 && budget > 0) {
+  const nested = (dotGit: string) => {
+    if (seen.has(dotGit)) return;
+    if (budget-- <= 0) refuse(workspace, `holds more than ${maxNestedRepos} git repositories`);
+    findDotGit(dotGit);
+  };
+  // The index's gitlinks (the person's `git status` at the root runs git in them), breadth first.
+  const roots = [workspace];
+  for (let n = 0; roots.length > 0 && n < maxNestedRepos; n++) {
     const root = roots.shift()!;
     for (const rel of gitlinkRepos(root)) {
-      if (budget-- <= 0) break;
       const dotGit = posix.join(root, rel);
-      protectDotGit(dotGit);
+      nested(dotGit);
       roots.push(posix.dirname(dotGit));
+    }
+  }
+  // Then every other `.git` under the workspace: the person runs git there when they `cd` in.
+  // The walk follows no link, and skips node_modules (package managers leave no repositories there).
+  const queue: Array<{ dir: string; depth: number }> = workspace === personHome || workspace === '/' ? [] : [{ dir: workspace, depth: 0 }];
+  let scanned = 0;
+  while (queue.length > 0) {
+    const { dir, depth } = queue.shift()!;
+    if (++scanned > maxScannedDirs) refuse(workspace, `holds more than ${maxScannedDirs} folders to look through for git repositories`);
+    let entries: import('node:fs').Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      const path = posix.join(dir, entry.name);
+      if (entry.name === '.git') {
+        if (dir !== workspace) nested(path);
+        continue;
+      }
+      if (!entry.isDirectory() || entry.name === 'node_modules') continue;
+      if (depth >= maxScanDepth) refuse(path, `lies more than ${maxScanDepth} folders deep, past where Tandem looks for git repositories`);
+      queue.push({ dir: path, depth: depth + 1 });
+    }
+  }
+
+  // The checks held: create what git would read if it existed, each through a held handle.
+  for (const gitDir of gitDirs) {
+    const config = configPaths(gitDir);
+    for (const dir of ['hooks', 'info']) if (!lstat(posix.join(gitDir, dir))) createIn(gitDir, dir, null);
+    const objects = posix.join(gitDir, 'objects');
+    if (lstat(objects)?.isDirectory() && !lstat(posix.join(objects, 'info'))) createIn(objects, 'info', null);
+    const commondir = posix.join(gitDir, 'commondir');
+    if (!lstat(commondir) && lstat(objects)?.isDirectory() && createIn(gitDir, 'commondir', neutralCommondir)) heldCommondirs.set(commondir, 0);
+    if (heldCommondirs.has(commondir)) {
+      heldCommondirs.set(commondir, heldCommondirs.get(commondir)! + 1);
+      out.written.push(commondir);
+    }
+    if (config.worktreeConfig && !lstat(posix.join(gitDir, 'config.worktree'))) createIn(gitDir, 'config.worktree', '');
+    for (const name of ['config', 'config.worktree', 'hooks', 'info', 'commondir', 'gitdir', 'objects/info']) readOnly(posix.join(gitDir, name));
+    // A hooks folder the config names inside the workspace, made if missing so the agent cannot make it.
+    if (config.hooksPath && inside(config.hooksPath)) {
+      if (!lstat(config.hooksPath)) createDirsIn(workspace, config.hooksPath);
+      readOnly(config.hooksPath);
     }
   }
   // Outermost first: an inner anchor mounts on top of the outer one.

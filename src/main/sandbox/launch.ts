@@ -187,20 +187,21 @@ export class Confinement {
     // private inside; inside the workspace they are there already (and stay writable).
     const scripts = resolved(resourcesDir());
     this.info = { mode: input.mode, network: input.network };
+    const workspace = resolved(input.workspace);
+    const personHome = input.home === '' ? '' : resolved(input.home);
+    // May refuse (a link where git looks, too many repositories): before anything is created.
+    const git = gitProtection(workspace, personHome);
     mkdirSync(join(input.stateDir, 'sandbox', agentDirName(input.agent)), { recursive: true, mode: 0o700 });
     const agentDir = resolved(join(input.stateDir, 'sandbox', agentDirName(input.agent)));
     this.runDir = join(input.stateDir, 'sandbox', 'run', input.terminalId);
     const tmpDir = join(this.runDir, 'tmp');
     mkdirSync(tmpDir, { recursive: true, mode: 0o700 });
-    const workspace = resolved(input.workspace);
-    const personHome = input.home === '' ? '' : resolved(input.home);
     const readable = [resolved(input.rcDir), ...(within(scripts, workspace) ? [] : [scripts])];
     const history = `.${input.shellName.replace(/[^A-Za-z0-9._-]/g, '_')}_history`;
     // The agent's own home where the person's was (Linux); not where the person made their
     // whole home the workspace (they approved that), nor for a home of / or none.
     const home = this.platform === 'linux' && personHome !== '' && personHome !== '/' && personHome !== workspace ? this.homeSpec(personHome, agentDir, workspace, input) : undefined;
     let writable: string[] = [];
-    const git = gitProtection(workspace);
     this.toolFiles = input.mode === 'workspace-write' ? new ToolFilesWatch(workspace) : null;
     this.gitWritten = git.written;
     if (home) {
