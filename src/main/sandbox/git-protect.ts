@@ -215,7 +215,7 @@ function real(path: string): string {
  * made their whole home (or `/`) the workspace: the agent may write their rc files there, which
  * run more than any repository's hooks.
  */
-export function gitProtection(workspace: string, personHome = ''): GitProtection {
+export function gitProtection(workspace: string, personHome = '', limits = { repos: maxNestedRepos, dirs: maxScannedDirs }): GitProtection {
   const out: GitProtection = { anchors: [], readOnly: [], written: [] };
   const seen = new Set<string>();
   const gitDirs: string[] = [];
@@ -288,15 +288,15 @@ export function gitProtection(workspace: string, personHome = ''): GitProtection
   };
 
   findDotGit(posix.join(workspace, '.git'));
-  let budget = maxNestedRepos;
+  let budget = limits.repos;
   const nested = (dotGit: string) => {
     if (seen.has(dotGit)) return;
-    if (budget-- <= 0) refuse(workspace, `holds more than ${maxNestedRepos} git repositories`);
+    if (budget-- <= 0) refuse(workspace, `holds more than ${limits.repos} git repositories`);
     findDotGit(dotGit);
   };
   // The index's gitlinks (the person's `git status` at the root runs git in them), breadth first.
   const roots = [workspace];
-  for (let n = 0; roots.length > 0 && n < maxNestedRepos; n++) {
+  for (let n = 0; roots.length > 0 && n < limits.repos; n++) {
     const root = roots.shift()!;
     for (const rel of gitlinkRepos(root)) {
       const dotGit = posix.join(root, rel);
@@ -310,7 +310,7 @@ export function gitProtection(workspace: string, personHome = ''): GitProtection
   let scanned = 0;
   while (queue.length > 0) {
     const { dir, depth } = queue.shift()!;
-    if (++scanned > maxScannedDirs) refuse(workspace, `holds more than ${maxScannedDirs} folders to look through for git repositories`);
+    if (++scanned > limits.dirs) refuse(workspace, `holds more than ${limits.dirs} folders to look through for git repositories`);
     let entries: import('node:fs').Dirent[];
     try {
       entries = readdirSync(dir, { withFileTypes: true });
