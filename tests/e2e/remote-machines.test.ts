@@ -4,9 +4,10 @@
  * (in this process, with its machines wired as `tandem serve --machine box=DEST` wires them:
  * cli.ts `startMachines`) in Debian's Chromium. The machine's group carries its name, a terminal
  * opened from the new-terminal menu runs there, and killing the ssh process shows "reconnecting"
- * on the tab, then the view resumes with every line of a count, in order, once.
+ * on the tab, then the view resumes with every line of a count, in order, once. A machine whose
+ * Tandem is gone when the link comes back is lost for good, and the page says so and why.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
@@ -62,6 +63,9 @@ describe.skipIf(ssh.skip || !runUi)(`Tandem UI: a remote machine over a real ssh
   let machines: RemoteMachines;
   let browser: Browser;
   let page: Page;
+  /** What ssh runs on the remote (`sh remote.sh`): the test can make Tandem vanish there. */
+  let remoteDir: string;
+  let remoteScript: string;
 
   beforeAll(async () => {
     sshd = await startSshd('tandemremui');
@@ -70,7 +74,12 @@ describe.skipIf(ssh.skip || !runUi)(`Tandem UI: a remote machine over a real ssh
     home = mkdtempSync(join(tmpdir(), 'tandem-ui-remote-'));
     // What `tandem serve --machine box=DEST` runs (cli.ts serve), with TANDEM_SSH and
     // TANDEM_REMOTE_COMMAND pointing ssh at the test server and its user's `tandem host --stdio`.
-    const env = { ...serveEnv(home), TANDEM_SSH: sshd.ssh.join(' '), TANDEM_REMOTE_COMMAND: sshd.remoteTandem };
+    // The remote user reads the script: its own world-readable folder, not the 0700 home.
+    remoteDir = mkdtempSync(join(tmpdir(), 'tandem-ui-remote-cmd-'));
+    chmodSync(remoteDir, 0o755);
+    remoteScript = join(remoteDir, 'remote.sh');
+    writeFileSync(remoteScript, `exec ${sshd.remoteTandem}\n`, { mode: 0o644 });
+    const env = { ...serveEnv(home), TANDEM_SSH: sshd.ssh.join(' '), TANDEM_REMOTE_COMMAND: `sh ${remoteScript}` };
     const io = { out: () => undefined, err: () => undefined, env };
     serve = await startServe({ port: 0, allowOrigins: [], trustLocalAgents: false }, io, join(projectRoot, 'out/renderer'));
     machines = startMachines([{ name: 'box', destination: sshd.destination }], io, serve.host.version);
@@ -88,6 +97,7 @@ describe.skipIf(ssh.skip || !runUi)(`Tandem UI: a remote machine over a real ssh
     machines?.stop();
     await serve?.stop();
     if (home) rmSync(home, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+    if (remoteDir) rmSync(remoteDir, { recursive: true, force: true });
     await sshd?.stop();
   }, 60_000);
 
@@ -214,5 +224,43 @@ describe.skipIf(ssh.skip || !runUi)(`Tandem UI: a remote machine over a real ssh
     expect(machines.machines.has('nowhere')).toBe(false);
     expect(await page.locator('[data-settings="machines"] [data-machine]').evaluateAll((rows) => rows.map((row) => (row as HTMLElement).dataset.machine))).toEqual(['box', 'box2']);
     await shots(page, 'remote-settings-remove-dark', page.locator('[data-settings="machines"]'));
+  }, 120_000);
+  it("a machine whose Tandem is gone when the link comes back is lost: the tab, its group and the status line say so and why", async () => {
+    // The remote daemon outlives a run and restores its last session's tabs as transcripts, and
+    // one of them may be selected now: the new terminal is the selected tab no one saw before.
+    const before = new Set(await page.locator('[role="tab"][data-terminal-id]').evaluateAll((tabs) => tabs.map((tab) => (tab as HTMLElement).dataset.terminalId)));
+    await page.getByRole('button', { name: 'Choose a shell' }).click();
+    await page.locator('[role="menuitem"][data-machine="box"]').click();
+    const selected = () => page.locator('[role="tab"][aria-selected="true"][data-terminal-id^="box:"]').getAttribute('data-terminal-id', { timeout: 1000 }).catch(() => null);
+    await expect.poll(async () => { const seen = await selected(); return seen !== null && !before.has(seen); }).toBe(true);
+    const id = (await selected())!;
+    await waitForPrompt(page, id);
+    // Tandem uninstalled there meanwhile: the shell says what a missing command says.
+    writeFileSync(remoteScript, "echo 'sh: 1: tandem: command not found' >&2; exit 127\n");
+    machines.machines.get('box')!.process!.kill('SIGKILL');
+    const lost = page.locator(`[data-tab-id="${id}"] [data-link-state="lost"]`);
+    await lost.waitFor();
+    expect((await lost.textContent())?.trim()).toBe('lost');
+    expect(await lost.getAttribute('title')).toBe('Tandem could not reach box; see its machine in the tab bar');
+    const group = page.locator('[data-machine-group="box"][data-status="failed"]');
+    await group.waitFor();
+    const why = 'Tandem is not installed on box; install it there with: npm install -g tandem-terminal';
+    expect(await group.getAttribute('title')).toContain(why);
+    const note = page.locator('[data-connection="connected"] [data-machines-lost="box"]');
+    await note.waitFor();
+    expect((await note.textContent())?.trim()).toBe(`· box lost: ${why}`);
+    expect(await note.getAttribute('title')).toBe(`box: ${why}`);
+    // Its pane says why it takes no typing (not "another window has input").
+    const pane = page.locator('[data-pane-link="lost"]');
+    await pane.waitFor();
+    expect((await pane.textContent())?.trim()).toBe('Read-only: the link to box is lost');
+    // The other machine is untouched.
+    await page.locator('[data-machine-group="box2"][data-status="connected"]').waitFor();
+    for (const theme of ['dark', 'light'] as const) {
+      serve.host.settings.update({ theme });
+      await page.waitForFunction((wanted) => document.documentElement.dataset.theme === wanted, theme);
+      await shots(page, `remote-lost-${theme}`);
+    }
+    serve.host.settings.update({ theme: 'dark' });
   }, 120_000);
 });
