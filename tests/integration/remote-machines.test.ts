@@ -9,14 +9,17 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { EventName, EventPayload, TerminalView } from '../../src/shared/contract.js';
+import type { AgentsState, EventName, EventPayload, TerminalView } from '../../src/shared/contract.js';
 import { Dispatcher, type UiClient } from '../../src/main/host/dispatch.js';
 import { TerminalHost } from '../../src/main/host/host.js';
 import { RemoteMachine, RemoteMachines } from '../../src/main/remote/machine.js';
 import { systemClock } from '../../src/main/terminal/clock.js';
 import { bashrcJunk, requireSsh, type Sshd, startSshd } from '../support/sshd.js';
 import { until } from '../support/until.js';
+import { startAgentFixture } from './agent-helpers.js';
 import { exitOf, login, TestClient, tokenOf } from './web-helpers.js';
 
 const ssh = requireSsh();
@@ -222,4 +225,55 @@ describe.skipIf(ssh.skip)(`remote machines over a real sshd${ssh.reason ? ` (ski
       rmSync(base, { recursive: true, force: true });
     }
   }, 120_000);
+  test("an agent on the machine pairs with its own host there, and its approval is answered here; the command runs there", async () => {
+    // The person's side here: a local agent layer and a UI client that sees the agents panel.
+    const local = await startAgentFixture();
+    const panels: AgentsState[] = [];
+    const dispatcher = new Dispatcher(local.host, { id: 'agents-ui', send: (event, payload) => void (event === 'agents' && panels.push(payload as AgentsState)) }, { agents: local.layer, remote: machines });
+    // The agent runs on the machine as its user (this box is 127.0.0.1): its stdio bridge finds
+    // that user's daemon by its own discovery, as a local agent finds a local Tandem.
+    sshd.run('mkdir -p ~/proj && rm -f ~/proj/approved.txt ~/.config/Tandem/agents/far-agent.token');
+    const transport = new StdioClientTransport({
+      command: 'runuser',
+      args: ['-u', sshd.user, '--', process.execPath, resolve(import.meta.dirname, '../../bin/tandem.js'), 'mcp', '--name', 'far-agent'],
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: sshd.home },
+      cwd: join(sshd.home, 'proj'),
+      stderr: 'pipe',
+    });
+    const agent = new Client({ name: 'far-agent', version: '1.0.0' });
+    try {
+      await agent.connect(transport);
+      const call = async (name: string, args: Record<string, unknown>) => {
+        const result = await agent.callTool({ name, arguments: args }, undefined, { timeout: 70_000 });
+        return { isError: result.isError === true, ...(result.structuredContent as Record<string, unknown>) };
+      };
+      expect(await call('terminal_list', {})).toMatchObject({ isError: true, error: { code: 'pairing_pending' } });
+      await until(() => panels.some((p) => p.pairings.some((r) => r.name === 'far-agent@box')), 'the pairing request from box in the local panel', 60_000);
+      const request = panels[panels.length - 1]!.pairings.find((r) => r.name === 'far-agent@box')!;
+      await dispatcher.call('answerPairing', { requestId: request.id, decision: 'once' });
+      await until(async () => !(await call('terminal_list', {})).isError, 'paired on box', 60_000);
+      const opened = (await call('terminal_open', { title: 'far build', shell: 'bash' })) as { isError: boolean; id?: string };
+      expect(opened.isError, JSON.stringify(opened)).toBe(false);
+      // A redirect is never allow-listed: it asks the person, here.
+      const line = "printf 'approved-%s\\n' $((40+2)) > approved.txt && cat approved.txt";
+      const sending = call('terminal_send', { id: opened.id, text: line, waitMs: 55_000 });
+      sending.catch(() => undefined); // awaited below; a failure before then must not go unhandled
+      await until(() => panels.some((p) => p.approvals.some((a) => a.agent === 'far-agent@box')), 'the remote approval in the local panel', 60_000);
+      const approval = panels[panels.length - 1]!.approvals.find((a) => a.agent === 'far-agent@box')!;
+      expect(approval).toMatchObject({ terminalId: `box:${opened.id}`, command: line });
+      // Not run before the answer.
+      // (The box is this machine: its files are read here, past the rc file's junk.)
+      expect(existsSync(join(sshd.home, 'proj', 'approved.txt'))).toBe(false);
+      await dispatcher.call('answerApproval', { requestId: approval.id, decision: 'approve' });
+      expect(await sending).toMatchObject({ isError: false, status: 'done', exitCode: 0, output: 'approved-42' });
+      expect(readFileSync(join(sshd.home, 'proj', 'approved.txt'), 'utf8')).toBe('approved-42\n');
+      // The agent's authority stays there: nothing of it was paired here.
+      expect(local.layer.state().paired.some((p) => p.name.startsWith('far-agent'))).toBe(false);
+      await call('terminal_close', { id: opened.id });
+    } finally {
+      await agent.close().catch(() => undefined);
+      dispatcher.dispose();
+      await local.close();
+    }
+  }, 180_000);
 });
