@@ -10,7 +10,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { Dispatcher, type UiClient } from '../../src/main/host/dispatch.js';
 import { TerminalHost } from '../../src/main/host/host.js';
 import { RemoteMachine, RemoteMachines } from '../../src/main/remote/machine.js';
-import { systemClock } from '../../src/main/terminal/clock.js';
+import { systemClock } from '../../src/main/clock.js';
 import type { EventName, EventPayload } from '../../src/shared/contract.js';
 import { requireSsh, startSshd, type Sshd } from '../../tests/support/sshd.js';
 import { sleep } from '../lib/procs.js';
@@ -59,10 +59,11 @@ class SshCat {
       }
     });
   }
-  roundTrip(key: string): Promise<number> {
-    return new Promise((resolve) => {
+  roundTrip(key: string, ms = 30_000): Promise<number> {
+    return new Promise((resolve, reject) => {
       const t0 = performance.now();
-      this.waiting = { text: key, resolve: () => resolve(performance.now() - t0) };
+      const timer = setTimeout(() => ((this.waiting = null), reject(new Error(`ssh cat: no ${JSON.stringify(key)} within ${ms} ms`))), ms);
+      this.waiting = { text: key, resolve: () => (clearTimeout(timer), resolve(performance.now() - t0)) };
       this.child.stdin!.write(key);
     });
   }
@@ -120,6 +121,7 @@ export const remoteFigure: Figure = {
         await ready;
         return attachmentId;
       };
+      opts.log('remote: link up; opening a remote and a local terminal');
       const remoteView = await open({ machine: 'bench' });
       const localView = await open({});
       await sleep(200);
@@ -132,6 +134,7 @@ export const remoteFigure: Figure = {
         await echoed;
         return performance.now() - t0;
       };
+      opts.log('remote: keystrokes');
       const remote: number[] = [];
       const parts: number[] = [];
       for (let i = 0; i < warmup + iterations; i++) {
@@ -152,10 +155,12 @@ export const remoteFigure: Figure = {
       const mib = opts.pick(32, 8);
       const file = `/tmp/tandem-bench-flood-${process.pid}.txt`;
       sshd.run(`yes 'tandem remote flood line 0123456789 abcdefghijklmnopqrstuvwxyz' | head -c ${mib * 1024 * 1024} > ${file}`);
-      await ui.dispatcher.call('input', { attachmentId: remoteView, data: '\x03', typed: true });
+      for (const view of [remoteView, localView]) await ui.dispatcher.call('input', { attachmentId: view, data: '\x03', typed: true });
       await sleep(300);
+      opts.log('remote: flood');
       const flood: number[] = [];
       const plain: number[] = [];
+      const local: number[] = [];
       for (let i = 0; i < opts.pick(5, 2); i++) {
         const t0 = performance.now();
         const done = ui.next(remoteView, `FLOOD-${i}-END`, 300_000);
@@ -169,23 +174,38 @@ export const remoteFigure: Figure = {
           child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`ssh cat exited ${code}`))));
         });
         plain.push(mib / ((performance.now() - p0) / 1000));
+        // The same file on a local terminal: what the engine itself costs, without the link.
+        const l0 = performance.now();
+        const localDone = ui.next(localView, `FLOOD-${i}-END`, 300_000);
+        await ui.dispatcher.call('input', { attachmentId: localView, data: `cat ${file}; echo FLOOD-${i}-E''ND\r`, typed: true });
+        await localDone;
+        local.push(mib / ((performance.now() - l0) / 1000));
       }
       sshd.run(`rm -f ${file}`);
       await ui.dispatcher.call('input', { attachmentId: remoteView, data: 'cat\r', typed: true });
       await sleep(300);
+      opts.log('remote: reconnects');
       const reconnect: number[] = [];
       for (let i = 0; i < reconnects; i++) {
-        const before = machine.spawned.length;
+        // The machine keeps its last 16 ssh processes: a new one is a new last entry, not a longer list.
+        const before = machine.spawned.at(-1);
         const t0 = performance.now();
         machine.process!.kill('SIGKILL');
-        while (machine.spawned.length === before || machine.status !== 'connected') await sleep(5);
+        while (machine.spawned.at(-1) === before || machine.status !== 'connected') {
+          if (performance.now() - t0 > 60_000) throw new Error(`no reconnect within 60 s: ${machine.status} ${machine.problem ?? ''}`);
+          await sleep(5);
+        }
         reconnect.push(performance.now() - t0);
         // The resumed view answers again.
         await type(remoteView, 'q');
       }
       return [
         { row: 'remote.keystroke.echo', samples: remote, baselines: [{ name: 'local keystroke + ssh cat round trip', samples: parts }] },
-        { row: 'remote.flood', samples: flood, baselines: [{ name: 'ssh -T host cat', samples: plain }], note: `${mib} MiB; the plain ssh run includes its connection setup` },
+        { row: 'remote.flood', samples: flood, baselines: [
+            { name: 'ssh -T host cat', samples: plain },
+            { name: 'the same cat on a local terminal', samples: local },
+          ],
+          note: `${mib} MiB; the plain ssh run includes its connection setup` },
         { row: 'remote.reconnect', samples: reconnect, note: `p95 ${[...reconnect].sort((a, b) => a - b)[Math.min(reconnect.length - 1, Math.floor(reconnect.length * 0.95))]!.toFixed(0)} ms` },
       ];
     } finally {
