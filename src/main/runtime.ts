@@ -20,7 +20,7 @@ import type { SandboxMode } from './sandbox/types.js';
 import { stateDir } from './state-dir.js';
 import { RecordingStore } from './record/store.js';
 import { TranscriptStore } from './host/transcripts.js';
-import { systemClock } from './terminal/clock.js';
+import { systemClock } from './clock.js';
 import { WebServer } from './web/server.js';
 import type { RemoteMachines } from './remote/machine.js';
 import { startRemoteMachines } from './remote/setup.js';

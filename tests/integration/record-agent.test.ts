@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RecordingStore } from '../../src/main/record/store.js';
-import { systemClock } from '../../src/main/terminal/clock.js';
+import { systemClock } from '../../src/main/clock.js';
 import { WebServer } from '../../src/main/web/server.js';
 import { defaultSettings } from '../../src/shared/settings.js';
 import { until } from '../support/until.js';

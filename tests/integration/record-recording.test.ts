@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TerminalHost } from '../../src/main/host/host.js';
 import { RecordingStore } from '../../src/main/record/store.js';
-import { systemClock } from '../../src/main/terminal/clock.js';
+import { systemClock } from '../../src/main/clock.js';
 import { defaultSettings } from '../../src/shared/settings.js';
 import { until } from '../support/until.js';
 

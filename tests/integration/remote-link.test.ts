@@ -21,7 +21,7 @@ import { encodeFrame, FrameDecoder, startLine } from '../../src/main/remote/fram
 import { decodeMessage, encodeMessage, LINK_PROTOCOL, type LinkBody, type LinkMessage, LinkSession } from '../../src/main/remote/link.js';
 import { RemoteMachine, RemoteMachines } from '../../src/main/remote/machine.js';
 import { LinkServer } from '../../src/main/remote/server.js';
-import { systemClock } from '../../src/main/terminal/clock.js';
+import { systemClock } from '../../src/main/clock.js';
 import type { AgentsState, EventName, EventPayload, TerminalView } from '../../src/shared/contract.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { startAgentFixture } from './agent-helpers.js';

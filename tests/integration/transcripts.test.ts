@@ -11,7 +11,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Dispatcher, type UiClient } from '../../src/main/host/dispatch.js';
 import { TerminalHost } from '../../src/main/host/host.js';
 import { TranscriptStore } from '../../src/main/host/transcripts.js';
-import { systemClock } from '../../src/main/terminal/clock.js';
+import { systemClock } from '../../src/main/clock.js';
 import type { TerminalView } from '../../src/shared/contract.js';
 import { caught } from '../support/caught.js';
 import { until } from '../support/until.js';

@@ -1,4 +1,4 @@
-import type { Clock } from '../../src/main/terminal/clock.js';
+import type { Clock } from '../../src/main/clock.js';
 
 /** A clock the test moves by hand: decisions that depend on time depend only on it. */
 export class ManualClock implements Clock {

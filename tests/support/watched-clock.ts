@@ -1,4 +1,4 @@
-import { type Clock, systemClock } from '../../src/main/terminal/clock.js';
+import { type Clock, systemClock } from '../../src/main/clock.js';
 
 /**
  * The real clock, watched: a test can wait until every timer set during some step has fired and

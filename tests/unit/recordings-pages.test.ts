@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { defaultSettings } from '../../src/shared/settings';
 import { maxExportCastBytes, RecordingStore } from '../../src/main/record/store';
-import { systemClock } from '../../src/main/terminal/clock';
+import { systemClock } from '../../src/main/clock.js';
 
 const root = mkdtempSync(join(tmpdir(), 'tandem-recording-pages-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

@@ -4,7 +4,7 @@
  * machine, where a short time bound has passed before xterm.js parses), and the emulator is real.
  */
 import { describe, expect, it } from 'vitest';
-import type { Clock } from '../../src/main/terminal/clock.js';
+import type { Clock } from '../../src/main/clock.js';
 import { Emulator } from '../../src/main/terminal/emulator.js';
 import { StreamHistory } from '../../src/main/terminal/history.js';
 import { readTerminal, type ReadSource } from '../../src/main/terminal/screen-read.js';

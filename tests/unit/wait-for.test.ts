@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { waitFor } from '../../src/main/terminal/clock.js';
+import { waitFor } from '../../src/main/clock.js';
 import { ManualClock } from '../support/manual-clock.js';
 
 describe('waitFor', () => {

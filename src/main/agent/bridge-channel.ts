@@ -1,7 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { ERROR_CODES, type ErrorCode, TandemError } from '../../shared/errors.js';
-import { systemClock, waitFor } from '../terminal/clock.js';
+import { systemClock, waitFor } from '../clock.js';
 import { LineSplitter, trailingId } from './line-splitter.js';
 import { bridgeHelloMethod, helloTimeoutMs, maxBridgeLineBytes } from './mcp-socket.js';
 import { toolError } from './mcp-server.js';

@@ -10,7 +10,7 @@ import { isRunOf, parseInstance, type InstanceInfo } from '../host/instance.js';
 import { hostProves } from '../host/instance-proof.js';
 import { stateDir } from '../state-dir.js';
 import { BridgeChannel, ChannelClosedBeforeHello, ChannelPairing, ChannelUnreachable, type PairingAnswer, type RequestId, resultLine } from './bridge-channel.js';
-import { systemClock, waitFor } from '../terminal/clock.js';
+import { systemClock, waitFor } from '../clock.js';
 import { BridgeStdioTransport } from './bridge-stdio.js';
 import { bridgeHeaders } from './mcp-http.js';
 import { createMcpServer, serverInfo, toolError } from './mcp-server.js';

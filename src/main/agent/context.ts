@@ -1,7 +1,7 @@
 import type { ApprovalInfo, SendResult } from '../../shared/types.js';
 import type { TerminalHost } from '../host/host.js';
 import type { ManagedTerminal } from '../host/managed-terminal.js';
-import type { Clock } from '../terminal/clock.js';
+import type { Clock } from '../clock.js';
 import type { PolicySettings } from './policy.js';
 import type { QuestionOwners } from './question-owners.js';
 import type { RanLog } from './ran-log.js';

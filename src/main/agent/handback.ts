@@ -2,7 +2,7 @@ import type { HandoffInfo, SendResult } from '../../shared/types.js';
 import type { ControlEffect } from '../host/control.js';
 import type { ManagedTerminal } from '../host/managed-terminal.js';
 import type { CommandRecord } from '../terminal/history.js';
-import { waitFor } from '../terminal/clock.js';
+import { waitFor } from '../clock.js';
 import { OutputProjector } from '../terminal/projection.js';
 import { DEFAULT_LIMITS } from '../../shared/limits.js';
 import { type AgentContext, decorate, emptyResult } from './context.js';

@@ -4,7 +4,7 @@ import { describeControl, findRefusedControl } from '../../shared/control-chars.
 import { TandemError } from '../../shared/errors.js';
 import type { AgentPanel } from '../host/dispatch.js';
 import type { TerminalHost } from '../host/host.js';
-import type { Clock } from '../terminal/clock.js';
+import type { Clock } from '../clock.js';
 import { type BridgeCommand, clientConfigs } from './configs.js';
 import { McpHttpEndpoint } from './mcp-http.js';
 import { PairingBroker } from './pairing.js';

@@ -5,7 +5,7 @@ import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { type ErrorCode, TandemError } from '../../shared/errors.js';
-import { type Clock, systemClock } from '../terminal/clock.js';
+import { type Clock, systemClock } from '../clock.js';
 import { LineSplitter, trailingId } from './line-splitter.js';
 import { linkSignals, sourceController } from './linked-signal.js';
 import { maxInflightPerSession } from './mcp-http.js';

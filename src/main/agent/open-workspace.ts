@@ -9,7 +9,7 @@ import { posix } from 'node:path';
 import { TandemError } from '../../shared/errors.js';
 import type { SandboxRequest } from '../sandbox/launch.js';
 import { within } from '../sandbox/types.js';
-import { type Clock, waitFor } from '../terminal/clock.js';
+import { type Clock, waitFor } from '../clock.js';
 import type { ApprovalDecision, ApprovalRequestInfo } from './service.js';
 
 function real(path: string): string {

@@ -4,7 +4,7 @@ import type { ManagedTerminal } from '../host/managed-terminal.js';
 import { sandboxRequest } from '../sandbox/agent-sandbox.js';
 import type { SandboxMode } from '../sandbox/types.js';
 import { which } from '../shells/resolve.js';
-import { waitFor } from '../terminal/clock.js';
+import { waitFor } from '../clock.js';
 import type { AgentContext } from './context.js';
 import { envNeedingApproval } from './judge/env-names.js';
 import { confirmedSandbox } from './open-workspace.js';

@@ -2,7 +2,7 @@ import { TandemError } from '../../shared/errors.js';
 import type { ApprovalInfo, SendResult } from '../../shared/types.js';
 import { findRefusedControl, describeControl } from '../../shared/control-chars.js';
 import type { ManagedTerminal } from '../host/managed-terminal.js';
-import { waitFor } from '../terminal/clock.js';
+import { waitFor } from '../clock.js';
 import type { SendRequest } from '../terminal/session-types.js';
 import { type AgentContext, decorate, emptyResult } from './context.js';
 import { gitConfigFor, type LineContext } from './judge/judge-line.js';

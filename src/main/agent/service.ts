@@ -3,7 +3,7 @@ import { TandemError } from '../../shared/errors.js';
 import type { SendResult, TerminalInfo } from '../../shared/types.js';
 import type { TerminalHost } from '../host/host.js';
 import type { ManagedTerminal } from '../host/managed-terminal.js';
-import { type Clock, systemClock, waitFor } from '../terminal/clock.js';
+import { type Clock, systemClock, waitFor } from '../clock.js';
 import type { SandboxMode } from '../sandbox/types.js';
 import type { AgentContext, AgentTerminalState } from './context.js';
 import { handoff, wait } from './handback.js';

@@ -9,7 +9,7 @@ import type { ClosedBy, Origin } from '../../shared/types.js';
 import { discoverShells, readShellVersionsAhead, type DiscoveredShell } from '../shells/discovery.js';
 import type { StartupFiles } from '../shells/dialect.js';
 import { resolveShell, shellName, type ResolvedShell } from '../shells/resolve.js';
-import { type Clock, systemClock } from '../terminal/clock.js';
+import { type Clock, systemClock } from '../clock.js';
 import type { SandboxRequest } from '../sandbox/launch.js';
 import { TerminalSession, type SessionOptions } from '../terminal/session.js';
 import type { Attachment, FrameSink } from './attachment.js';

@@ -2,7 +2,7 @@ import { TandemError } from '../../shared/errors.js';
 import { DEFAULT_LIMITS } from '../../shared/limits.js';
 import type { Controller, TerminalInfo } from '../../shared/types.js';
 import type { TerminalView } from '../../shared/contract.js';
-import type { Clock } from '../terminal/clock.js';
+import type { Clock } from '../clock.js';
 import type { TerminalSession } from '../terminal/session.js';
 import { ProgramTitle } from '../terminal/program-title.js';
 import { hostPlatform } from '../pty/platform.js';

@@ -1,6 +1,6 @@
 import { TandemError } from '../../shared/errors.js';
 import type { ClosedBy, SendResult, SignalName, TerminalStatus } from '../../shared/types.js';
-import { type Clock, waitFor } from '../terminal/clock.js';
+import { type Clock, waitFor } from '../clock.js';
 import type { CommandRecord } from '../terminal/history.js';
 import type { RedirectReport } from '../terminal/redirect-report.js';
 import type { SendRequest, TerminalRead, TerminalSession, WaitRequest } from '../terminal/session.js';

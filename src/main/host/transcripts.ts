@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import { terminalInfoSchema, type TerminalView } from '../../shared/contract.js';
 import { TandemError } from '../../shared/errors.js';
-import type { Clock } from '../terminal/clock.js';
+import type { Clock } from '../clock.js';
 
 /** Transcripts kept at once; past this the oldest goes first. */
 export const maxTranscripts = 20;

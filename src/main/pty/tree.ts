@@ -3,7 +3,7 @@
  * find the tree ourselves, SIGTERM, wait, SIGKILL survivors and late arrivals, then verify.
  */
 import fs from 'node:fs';
-import { type Clock, sleep, systemClock } from '../terminal/clock.js';
+import { type Clock, sleep, systemClock } from '../clock.js';
 import type { CreatedWindow } from './child-pid.js';
 import { readStat, scanProcesses, type ProcStat } from './proc';
 import { environArgs, hostPsFlavour, processTable as psTable, runPsSync, terminalIds } from './ps-source.js';

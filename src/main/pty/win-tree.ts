@@ -5,7 +5,7 @@
  * still there is reported, as on Linux.
  */
 import { execFile } from 'node:child_process';
-import { type Clock, sleep, systemClock } from '../terminal/clock.js';
+import { type Clock, sleep, systemClock } from '../clock.js';
 import type { CreatedWindow } from './child-pid.js';
 
 export interface WinProcess {

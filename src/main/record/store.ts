@@ -8,7 +8,7 @@ import { chmodSync, mkdirSync } from 'node:fs';
 import { open, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { TandemError } from '../../shared/errors.js';
-import type { Clock } from '../terminal/clock.js';
+import type { Clock } from '../clock.js';
 import { type RecorderMeta, TerminalRecorder } from './recorder.js';
 import { type TimelineVerification, verifyTimeline } from './timeline.js';
 

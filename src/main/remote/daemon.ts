@@ -10,7 +10,7 @@ import { closeSync, lstatSync, mkdirSync, openSync, readFileSync, unlinkSync } f
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { stateDir } from '../state-dir.js';
-import { systemClock } from '../terminal/clock.js';
+import { systemClock } from '../clock.js';
 import type { Runtime } from '../runtime.js';
 import { LinkServer } from './server.js';
 

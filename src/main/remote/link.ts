@@ -4,7 +4,7 @@
  * comes back (a new ssh process, the same session on the remote) resends exactly what the
  * other end had not received: nothing lost, nothing doubled. The same class runs on both ends.
  */
-import type { Clock } from '../terminal/clock.js';
+import type { Clock } from '../clock.js';
 import { encodeFrame } from './frame.js';
 
 /** The link protocol's version, in both hellos. A change in messages is a new number. */

@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto';
 import type { AgentsState, OpName, TerminalView } from '../../shared/contract.js';
 import { TandemError, type ErrorCode, ERROR_CODES } from '../../shared/errors.js';
 import type { FrameSink } from '../host/attachment.js';
-import type { Clock } from '../terminal/clock.js';
+import type { Clock } from '../clock.js';
 import { machineNamePattern, type MachineEntry } from '../../shared/settings.js';
 import { FRAMING, FrameDecoder, junkPreview, startLine } from './frame.js';
 import { decodeMessage, encodeMessage, LINK_PROTOCOL, type LinkBody, type LinkMessage, LinkSession } from './link.js';

@@ -12,7 +12,7 @@ import { type EventName, type EventPayload, type OpName } from '../../shared/con
 import { TandemError } from '../../shared/errors.js';
 import { type AgentPanel, Dispatcher, newClientId, toWireError, type UiClient } from '../host/dispatch.js';
 import type { TerminalHost } from '../host/host.js';
-import type { Clock } from '../terminal/clock.js';
+import type { Clock } from '../clock.js';
 import { EventGate } from '../web/event-gate.js';
 import { FrameDecoder, FRAMING, junkPreview, startLine } from './frame.js';
 import { decodeMessage, encodeMessage, LINK_PROTOCOL, type LinkBody, LinkSession, type LinkMessage } from './link.js';

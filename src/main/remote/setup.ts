@@ -5,7 +5,7 @@
  * `TANDEM_REMOTE_COMMAND` (what runs there) change how they are reached, for tests.
  */
 import type { MachineEntry } from '../../shared/settings.js';
-import { systemClock } from '../terminal/clock.js';
+import { systemClock } from '../clock.js';
 import { type MachineFactory, type MachineSettings, RemoteMachine, RemoteMachines } from './machine.js';
 
 export function machineFactory(env: NodeJS.ProcessEnv, version: string, log: (line: string) => void): MachineFactory {

@@ -2,7 +2,7 @@
 import type { ClosedBy } from '../../shared/types.js';
 import type { PtyPlatform } from '../pty/platform.js';
 import type { PtyProcess } from '../pty/pump.js';
-import { type Clock, waitFor } from './clock.js';
+import { type Clock, waitFor } from '../clock.js';
 import type { CloseResult } from './session-types.js';
 
 /** The parts of a session a close tears down. */

@@ -7,7 +7,7 @@ import xtermHeadless from '@xterm/headless';
 import type { Terminal as HeadlessTerminal, IMarker } from '@xterm/headless';
 import { commandLineOffset } from '../../shared/command-marks.js';
 import type { Palette } from '../../shared/palette.js';
-import { type Clock, systemClock } from './clock.js';
+import { type Clock, systemClock } from '../clock.js';
 import { ColdHistory } from './cold-history.js';
 import { windowsPtyInfo } from '../pty/win-pty.js';
 import { answerDynamicColor, answerIndexedColor } from './color-queries.js';

@@ -2,7 +2,7 @@
  * The shell's exit, drained: output can lag the PTY's exit event, so `exited` is reported once
  * the output has been quiet for 25 ms, and at most 500 ms after the exit.
  */
-import type { Clock } from './clock.js';
+import type { Clock } from '../clock.js';
 
 const exitDrainQuietMs = 25;
 const exitDrainMaxMs = 500;

@@ -1,4 +1,4 @@
-import type { Clock } from './clock.js';
+import type { Clock } from '../clock.js';
 import type { MarkerEvent } from './markers.js';
 import { packOldest, packQuietMs, type PackedText } from './packed-text.js';
 

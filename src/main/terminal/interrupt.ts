@@ -6,7 +6,7 @@
 import { TandemError } from '../../shared/errors.js';
 import type { SignalName } from '../../shared/types.js';
 import type { PtyPlatform } from '../pty/platform.js';
-import { type Clock, waitFor } from './clock.js';
+import { type Clock, waitFor } from '../clock.js';
 import type { ReadinessState } from './readiness.js';
 
 const interruptEscalateMs = 1000;

@@ -4,7 +4,7 @@
  */
 import { DEFAULT_LIMITS } from '../../shared/limits.js';
 import type { Evidence, SendResult } from '../../shared/types.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../clock.js';
 import type { ProbeBaseline } from './probe.js';
 import { OutputProjector } from './projection.js';
 import type { Candidate, SettleScope } from './readiness.js';

@@ -3,7 +3,7 @@
  * never two rounds at once, timed by ProbeCadence (probe-cadence.ts). A round that saw evidence
  * once is confirmed by a later look only after the PTY delivered what it held (`sync`).
  */
-import type { Clock } from './clock.js';
+import type { Clock } from '../clock.js';
 import type { Observer } from './observer.js';
 import { ProbeCadence } from './probe-cadence.js';
 

@@ -1,4 +1,4 @@
-import type { Clock } from './clock.js';
+import type { Clock } from '../clock.js';
 
 /** A program's own title longer than this is cut: it is a tab label, not a document. */
 export const programTitleMaxChars = 120;

@@ -1,5 +1,5 @@
 /** The shell's reports of aliases, functions and PATH changes, and whether the last command's has come. */
-import { type Clock, waitFor } from './clock.js';
+import { type Clock, waitFor } from '../clock.js';
 import type { RedirectReport } from './redirect-report.js';
 
 export class RedirectTracker {

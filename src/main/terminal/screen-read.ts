@@ -2,7 +2,7 @@
 import type { Terminal as HeadlessTerminal } from '@xterm/headless';
 import { DEFAULT_LIMITS } from '../../shared/limits.js';
 import type { TerminalStatus } from '../../shared/types.js';
-import { type Clock, waitFor } from './clock.js';
+import { type Clock, waitFor } from '../clock.js';
 import type { Emulator } from './emulator.js';
 import type { StreamHistory } from './history.js';
 import { OutputProjector } from './projection.js';

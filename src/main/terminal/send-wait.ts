@@ -3,7 +3,7 @@ import { TandemError } from '../../shared/errors.js';
 import { DEFAULT_LIMITS } from '../../shared/limits.js';
 import type { Evidence, SendResult } from '../../shared/types.js';
 import type { ShellDialect } from '../shells/dialect.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../clock.js';
 import type { StreamHistory } from './history.js';
 import { encodeKeys } from './keys.js';
 import type { ObserveSpec, ObserverMode, observe } from './observer.js';

@@ -6,7 +6,7 @@ import type { spawnPty } from '../pty/pump.js';
 import type { SandboxRequest } from '../sandbox/launch.js';
 import type { StartupFiles } from '../shells/dialect.js';
 import type { ResolvedShell } from '../shells/resolve.js';
-import type { Clock } from './clock.js';
+import type { Clock } from '../clock.js';
 
 export interface SessionOptions {
   shell: ResolvedShell;

@@ -7,7 +7,7 @@ import { hostPlatform, type PtyPlatform } from '../pty/platform.js';
 import { Confinement, type SandboxRequest } from '../sandbox/launch.js';
 import type { SandboxInfo } from '../sandbox/types.js';
 import type { ResolvedShell } from '../shells/resolve.js';
-import { type Clock, systemClock } from './clock.js';
+import { type Clock, systemClock } from '../clock.js';
 import { CommandMarks } from './command-marks.js';
 import { Emulator, type EmulatorSnapshot } from './emulator.js';
 import { type CommandRecord, StreamHistory } from './history.js';

@@ -3,7 +3,7 @@
  * person's (whose integration then has until the same deadline to report, or is dropped).
  */
 import { TandemError } from '../../shared/errors.js';
-import { type Clock, waitFor } from './clock.js';
+import { type Clock, waitFor } from '../clock.js';
 
 export interface StartupTarget {
   readonly clock: Clock;

@@ -1,4 +1,4 @@
-import type { Clock } from './clock.js';
+import type { Clock } from '../clock.js';
 import type { TtyModes } from '../pty/termios.js';
 import type { ProbeBaseline, WaitEvidence } from './probe.js';
 
