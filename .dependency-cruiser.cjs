@@ -1,5 +1,6 @@
 /**
- * Tandem's layer rules, checked by `npm test` (`depcruise src --ignore-known`).
+ * Tandem's layer rules, checked by `npm test` (`depcruise src`): every import obeys them, with no
+ * list of known exceptions.
  *
  * The picture (docs/architecture.md, "Layers and how they are checked"): data flows down, a
  * module may import its own layer or any layer below it, never one above.
@@ -16,11 +17,6 @@
  * the transports (web, remote, electron) never import the agent layer; only the Electron shell
  * (src/main/electron, src/main/index.ts, src/preload) imports `electron`; the renderer never
  * imports main or preload; preload imports only shared; no import circles.
- *
- * Imports that break a rule today are listed in .dependency-cruiser-known-violations.json (the
- * work left for issue 25); `--ignore-known` lets those pass and fails on any new one. Regenerate
- * the list only when one is fixed: `npx depcruise src --output-type baseline >
- * .dependency-cruiser-known-violations.json`.
  */
 
 /** Layers, lowest first; each entry is a path regex (dependency-cruiser matches from the repo root). */

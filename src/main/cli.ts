@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { runBridge } from './agent/bridge.js';
 import { InstanceConflictError } from './host/instance.js';
-import type { BridgeCommand } from './agent/configs.js';
+import type { BridgeCommand } from './launch/bridge-command.js';
 import { bridgeCommand } from './launch/bridge-command.js';
 import { which } from './shells/resolve.js';
 import { type Runtime, startRuntime } from './runtime.js';

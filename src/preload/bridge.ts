@@ -3,26 +3,15 @@
  * by the sandboxed preload (src/preload/index.ts) and by tests (with an in-process stand-in).
  * Never imports electron.
  */
-import { type EventName, events, isOpName, type OpName } from '../shared/contract.js';
-import { ipcEventChannel, type IpcEventMessage, ipcOpChannel, type IpcReply } from '../shared/wire.js';
+import { type EventName, events, isOpName } from '../shared/contract.js';
+import { ipcEventChannel, type IpcEventMessage, ipcOpChannel, type IpcReply, type TandemBridge } from '../shared/wire.js';
+
+export type { TandemBridge };
 
 /** The part of Electron's ipcRenderer the bridge uses. */
 export interface IpcRendererLike {
   invoke(channel: string, ...args: unknown[]): Promise<unknown>;
   on(channel: string, listener: (event: unknown, ...args: unknown[]) => void): unknown;
-}
-
-/**
- * What the renderer sees as `window.tandem`: runtime facts, and the contract's operations and
- * events by name. Only names from the contract's table pass; raw ipcRenderer is never exposed.
- */
-export interface TandemBridge {
-  readonly platform: NodeJS.Platform;
-  readonly versions: { readonly electron: string; readonly chrome: string; readonly node: string };
-  /** Runs a contract operation; resolves with `{ok, value}` or `{ok: false, error}`, never rejects for a refused call. */
-  call(op: OpName, args: unknown): Promise<IpcReply>;
-  /** Subscribes to a contract event; returns the unsubscribe function. */
-  on(event: EventName, listener: (payload: unknown) => void): () => void;
 }
 
 const eventNames = new Set<string>(Object.keys(events));

@@ -24,6 +24,19 @@ export interface IpcEventMessage {
 }
 
 /** Subprotocol names of the UI WebSocket: the protocol itself and the one carrying the secret. */
+/**
+ * What the renderer sees as `window.tandem`: runtime facts, and the contract's operations and
+ * events by name. Only names from the contract's table pass; raw ipcRenderer is never exposed.
+ */
+export interface TandemBridge {
+  readonly platform: NodeJS.Platform;
+  readonly versions: { readonly electron: string; readonly chrome: string; readonly node: string };
+  /** Runs a contract operation; resolves with `{ok, value}` or `{ok: false, error}`, never rejects for a refused call. */
+  call(op: OpName, args: unknown): Promise<IpcReply>;
+  /** Subscribes to a contract event; returns the unsubscribe function. */
+  on(event: EventName, listener: (payload: unknown) => void): () => void;
+}
+
 export const wsProtocol = 'tandem.v1';
 export const wsAuthPrefix = 'tandem.auth.';
 

@@ -7,7 +7,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { AgentLayer } from '../../src/main/agent/layer.js';
 import { McpSocketEndpoint } from '../../src/main/agent/mcp-socket.js';
-import { bridgeSocketPath } from '../../src/main/agent/socket-path.js';
+import { bridgeSocketPath } from '../../src/main/launch/socket-path.js';
 import { bridgeHeaders } from '../../src/main/agent/mcp-http.js';
 import { type HostOptions, TerminalHost } from '../../src/main/host/host.js';
 import { InstanceLock } from '../../src/main/host/instance.js';

@@ -6,7 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { helloTimeoutMs, maxBridgeLineBytes, maxBridgeSessionsPerToken, maxPendingHellos, McpSocketEndpoint } from '../../src/main/agent/mcp-socket.js';
-import { shortSocketDir } from '../../src/main/agent/socket-path.js';
+import { shortSocketDir } from '../../src/main/launch/socket-path.js';
 import { discoveryDir } from '../../src/main/host/instance.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { gate } from '../support/gate.js';

@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exitOf, isAlive, login, rawRequest, TestClient, tokenOf, waitUntil } from './web-helpers.js';
-import { bridgeSocketPath } from '../../src/main/agent/socket-path.js';
+import { bridgeSocketPath } from '../../src/main/launch/socket-path.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const bin = join(root, 'bin/tandem.js');

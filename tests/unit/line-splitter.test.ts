@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LineSplitter, trailingId } from '../../src/main/agent/line-splitter.js';
-import { bridgeSocketPath, maxSocketPathBytes, shortSocketDir } from '../../src/main/agent/socket-path.js';
+import { bridgeSocketPath, maxSocketPathBytes, shortSocketDir } from '../../src/main/launch/socket-path.js';
 
 function split(max: number, chunks: string[]): { lines: string[]; oversize: string[] } {
   const lines: string[] = [];

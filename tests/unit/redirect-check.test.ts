@@ -4,7 +4,7 @@ import { loadGrammars, type Grammars } from '../../src/main/agent/judge/tree-sit
 import { redirectedBy } from '../../src/main/agent/redirect-check.js';
 import { defaultPolicy, judge } from '../../src/main/agent/policy.js';
 import { decodeField, MarkerScanner } from '../../src/main/terminal/markers.js';
-import { parseRedirectReport, type RedirectReport } from '../../src/main/terminal/redirect-report.js';
+import { parseRedirectReport, type RedirectReport } from '../../src/main/shells/redirect-report.js';
 
 function report(overrides: Partial<RedirectReport> = {}): RedirectReport {
   return { pathChanged: false, incomplete: false, aliases: new Map(), globalAliases: new Set(), hashed: new Map(), builtins: new Set(), functions: new Set(), ...overrides };

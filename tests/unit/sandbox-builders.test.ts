@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { bwrapArgs } from '../../src/main/sandbox/bwrap.js';
 import { hiddenPathCandidates } from '../../src/main/sandbox/hidden-paths.js';
-import { shortSocketDir } from '../../src/main/agent/socket-path.js';
+import { shortSocketDir } from '../../src/main/launch/socket-path.js';
 import { seatbeltProfile } from '../../src/main/sandbox/seatbelt.js';
 import type { SandboxSpec } from '../../src/main/sandbox/types.js';
 

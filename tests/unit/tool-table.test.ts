@@ -9,7 +9,8 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, expectTypeOf, it } from 'vitest';
 import { createMcpServer, runTool } from '../../src/main/agent/mcp-server.js';
-import type { AgentConnection, AgentService } from '../../src/main/agent/service.js';
+import type { AgentService } from '../../src/main/agent/service.js';
+import type { AgentConnection } from '../../src/main/agent/types.js';
 import { type ToolName, toolNames, toolList, type ToolService } from '../../src/main/agent/tool-defs.js';
 
 const fixture = readFileSync(new URL('./fixtures/tool-list.json', import.meta.url), 'utf8');

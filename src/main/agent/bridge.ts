@@ -16,7 +16,6 @@ import { bridgeHeaders } from './mcp-http.js';
 import { createMcpServer, serverInfo, toolError } from './mcp-server.js';
 import { settlingFetch } from './settling-fetch.js';
 import { agentNamePattern } from './tokens.js';
-import { hostPlatform } from '../pty/platform.js';
 
 export interface BridgeOptions {
   /** The claimed agent name (`--name`), else the MCP client's own name. */
@@ -75,7 +74,7 @@ export class Upstream {
   }
 
   private tokenFile(): string {
-    return join(stateDir({ platform: hostPlatform.os, env: this.env, home: this.env.HOME ?? this.env.USERPROFILE ?? '' }), 'agents', `${safeName(this.nameOf())}.token`);
+    return join(stateDir({ platform: process.platform, env: this.env, home: this.env.HOME ?? this.env.USERPROFILE ?? '' }), 'agents', `${safeName(this.nameOf())}.token`);
   }
 
   /** Sends relayed answers (whole JSON-RPC lines) to the client. */

@@ -3,14 +3,9 @@
  * decides it per kind of install): a command, its arguments, and variables it needs besides the
  * agent's token (ELECTRON_RUN_AS_NODE for the app binary).
  */
-import { hostPlatform } from '../pty/platform.js';
 import { bridgeLocation, moveInstruction } from '../launch/app-location.js';
+import type { BridgeCommand } from '../launch/bridge-command.js';
 
-export interface BridgeCommand {
-  command: string;
-  args: string[];
-  env?: Record<string, string>;
-}
 
 export interface ClientConfig {
   client: string;
@@ -32,7 +27,7 @@ export function quoteArg(value: string, platform: NodeJS.Platform): string {
  * into `mcpServers` (never a whole file, which would drop the person's other servers). Every
  * one names the agent as the person did. tests/e2e/agent-clis.test.ts runs them with the real CLIs.
  */
-export function clientConfigs(bridge: BridgeCommand, agentName: string, token: string, platform: NodeJS.Platform = hostPlatform.os): ClientConfig[] {
+export function clientConfigs(bridge: BridgeCommand, agentName: string, token: string, platform: NodeJS.Platform = process.platform): ClientConfig[] {
   // A disk image or a translocated copy is gone after this run: no configuration names it.
   const temporary = bridgeLocation(bridge, platform);
   if (temporary) return [{ client: 'Move Tandem to Applications first', file: 'instruction', text: moveInstruction(temporary) }];

@@ -6,7 +6,7 @@ import type { PolicySettings } from './policy.js';
 import type { QuestionOwners } from './question-owners.js';
 import type { RanLog } from './ran-log.js';
 import type { PendingRequests } from './requests.js';
-import type { ApprovalDecision, ApprovalRequestInfo, AgentConnection, HandoffDecision, HandoffRequestInfo } from './service.js';
+import type { ApprovalDecision, ApprovalRequestInfo, AgentConnection, HandoffDecision, HandoffRequestInfo } from './types.js';
 import type { TokenStore } from './tokens.js';
 
 /** What the agent layer keeps per terminal beyond the host's control machine and queue. */

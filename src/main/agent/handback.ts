@@ -1,12 +1,9 @@
 import type { HandoffInfo, SendResult } from '../../shared/types.js';
 import type { ControlEffect } from '../host/control.js';
 import type { ManagedTerminal } from '../host/managed-terminal.js';
-import type { CommandRecord } from '../terminal/history.js';
 import { waitFor } from '../clock.js';
-import { OutputProjector } from '../terminal/projection.js';
-import { DEFAULT_LIMITS } from '../../shared/limits.js';
 import { type AgentContext, decorate, emptyResult } from './context.js';
-import type { AgentConnection } from './service.js';
+import type { AgentConnection } from './types.js';
 import type { ToolArgs } from './tool-defs.js';
 
 /** terminal_wait: the terminal's own wait, or, while the person holds control, the hand-back. */
@@ -57,8 +54,7 @@ async function waitForHandBack(ctx: AgentContext, terminal: ManagedTerminal, wai
 async function describeAfterHandBack(ctx: AgentContext, terminal: ManagedTerminal, startedAt: number): Promise<SendResult> {
   const ops = terminal.ops;
   const { lease, handoff, words } = terminal.control.state;
-  const report = ops.leaseReport(lease?.since ?? ops.streamOffset, words?.shareOutput === true);
-  const summary = handBackSummary(report.commands, report.output, report.screen);
+  const { summary, last } = ops.handBackReport(lease?.since ?? ops.streamOffset, words?.shareOutput === true);
   const status = ops.status;
   let evidence: SendResult['evidence'] = 'handoff';
   let resultStatus: SendResult['status'] = status === 'idle' ? 'done' : status === 'exited' ? 'exited' : 'running';
@@ -67,7 +63,6 @@ async function describeAfterHandBack(ctx: AgentContext, terminal: ManagedTermina
     if (waiting) resultStatus = 'waiting_input';
   }
   if (resultStatus === 'exited') evidence = 'exit';
-  const last = report.commands.at(-1);
   const handoffState: HandoffInfo['state'] = handoff?.state === 'declined' ? 'declined' : 'returned';
   const note = handoffState === 'declined' ? (handoff?.note ?? null) : (words?.note ?? null);
   terminal.control.dispatch({ type: 'settled' });
@@ -130,22 +125,4 @@ export async function handoff(ctx: AgentContext, connection: AgentConnection, ar
 
 function withdrawAll(ctx: AgentContext, effects: ControlEffect[]): void {
   for (const effect of effects) if (effect.type === 'withdraw_request') ctx.handoffs.withdraw(effect.requestId);
-}
-
-/** What the person shares on hand-back is bounded like a result's output. */
-export const sharedOutputMaxBytes = DEFAULT_LIMITS.defaultOutputBytes;
-
-/**
- * `handoff.summary` at hand-back: the commands the person ran and their exit codes; what the
- * terminal printed meanwhile only when the person chose to share it (`raw` is then the output
- * stream since they took control, else null and nothing of it reaches the agent).
- */
-export function handBackSummary(commands: readonly CommandRecord[], raw: string | null, screen: () => string): string {
-  const ran = commands.length === 0 ? 'The person ran no commands.' : commands.map((record) => `${record.command ?? '(command)'} → exit ${record.exitCode ?? '?'}`).join('\n');
-  if (raw === null) return ran;
-  const projector = new OutputProjector({ maxBytes: sharedOutputMaxBytes });
-  projector.push(raw);
-  const projected = projector.snapshot();
-  const text = (projected.altScreen ? screen() : projected.output).trimEnd();
-  return `${ran}\n\nThe person shared their output:\n${text === '' ? '(no output)' : text}`;
 }

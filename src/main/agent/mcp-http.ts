@@ -8,7 +8,8 @@ import { checkRequest } from '../web/origin.js';
 import { linkSignals, sourceController } from './linked-signal.js';
 import { createMcpServer, runTool } from './mcp-server.js';
 import { forgetRequest, heldStreams, releaseAnsweredStreams } from './mcp-stream-release.js';
-import type { AgentConnection, AgentService } from './service.js';
+import type { AgentService } from './service.js';
+import type { AgentConnection } from './types.js';
 import type { AgentIdentity } from './tokens.js';
 
 /** Headers the stdio bridge sets so the host knows the agent's project and its own terminal. */

@@ -10,12 +10,12 @@ import { LineSplitter, trailingId } from './line-splitter.js';
 import { linkSignals, sourceController } from './linked-signal.js';
 import { maxInflightPerSession } from './mcp-http.js';
 import { createMcpServer, runTool, toolError } from './mcp-server.js';
-import type { AgentConnection, AgentService } from './service.js';
+import type { AgentService } from './service.js';
+import type { AgentConnection } from './types.js';
 import type { AgentIdentity } from './tokens.js';
 import { type PairingBroker, pairingClaimSchema } from './pairing.js';
 import { namedPipePeer, type PeerFacts, unixSocketPeer } from './peer.js';
 import { describeIssue } from '../../shared/contract.js';
-import { hostPlatform } from '../pty/platform.js';
 
 /** The first line on the channel: `{ token, cwd?, terminalId? }` as a JSON-RPC request. */
 export const bridgeHelloMethod = 'tandem/hello';
@@ -149,7 +149,7 @@ export class McpSocketEndpoint {
   }
 
   static async listen(service: AgentService, opts: McpSocketOptions): Promise<McpSocketEndpoint> {
-    if (hostPlatform.os !== 'win32') {
+    if (process.platform !== 'win32') {
       if (opts.ownDir) ensurePrivateDir(opts.ownDir);
       // The instance lock is held: a socket file left here is a crashed instance's.
       rmSync(opts.path, { force: true });
@@ -162,7 +162,7 @@ export class McpSocketEndpoint {
         resolve();
       });
     });
-    if (hostPlatform.os !== 'win32') chmodSync(opts.path, 0o600);
+    if (process.platform !== 'win32') chmodSync(opts.path, 0o600);
     // Pairing now goes over this channel, which proves who asks; /pair over TCP refuses it.
     if (opts.pairing) opts.pairing.channelPath = opts.path;
     return new McpSocketEndpoint(net, service, opts);
@@ -360,7 +360,7 @@ export class McpSocketEndpoint {
       broker.connectionClosed(socket);
     });
     const seq = ++this.pairingSeq;
-    const identify = this.opts.identifyPeer ?? (hostPlatform.os === 'win32' ? async () => namedPipePeer() : (s: Socket) => unixSocketPeer(s, { ownUid: process.getuid?.() ?? -1, ss: () => this.tableFor(seq) }));
+    const identify = this.opts.identifyPeer ?? (process.platform === 'win32' ? async () => namedPipePeer() : (s: Socket) => unixSocketPeer(s, { ownUid: process.getuid?.() ?? -1, ss: () => this.tableFor(seq) }));
     // One at a time: a flood of connections runs the kernel lookups (ss, /proc) in turn, not all at once.
     const identified = this.identifying.then(() => (socket.destroyed || ended ? Promise.reject(new Error('gone')) : identify(socket)));
     const turn = identified.then(
@@ -517,7 +517,7 @@ export class McpSocketEndpoint {
       ),
     );
     await closed;
-    if (hostPlatform.os !== 'win32') {
+    if (process.platform !== 'win32') {
       rmSync(this.opts.path, { force: true });
       if (this.opts.ownDir) rmSync(this.opts.ownDir, { recursive: true, force: true });
     }

@@ -10,7 +10,7 @@ import { TandemError } from '../../shared/errors.js';
 import type { SandboxRequest } from '../sandbox/launch.js';
 import { within } from '../sandbox/types.js';
 import { type Clock, waitFor } from '../clock.js';
-import type { ApprovalDecision, ApprovalRequestInfo } from './service.js';
+import type { ApprovalDecision, ApprovalRequestInfo } from './types.js';
 
 function real(path: string): string {
   try {

@@ -8,7 +8,7 @@ import { waitFor } from '../clock.js';
 import type { AgentContext } from './context.js';
 import { envNeedingApproval } from './judge/env-names.js';
 import { confirmedSandbox } from './open-workspace.js';
-import type { AgentConnection, ApprovalRequestInfo } from './service.js';
+import type { AgentConnection, ApprovalRequestInfo } from './types.js';
 import type { ToolArgs } from './tool-defs.js';
 
 /** Which agent terminals exist and are being opened: the per-agent and per-host limits count both. */

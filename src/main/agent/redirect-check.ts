@@ -1,4 +1,4 @@
-import type { RedirectReport } from '../terminal/redirect-report.js';
+import type { RedirectReport } from '../shells/redirect-report.js';
 
 function unquote(word: string): string {
   return word.replace(/['"\\]/g, '');

@@ -3,7 +3,7 @@ import type { ApprovalInfo, SendResult } from '../../shared/types.js';
 import { findRefusedControl, describeControl } from '../../shared/control-chars.js';
 import type { ManagedTerminal } from '../host/managed-terminal.js';
 import { waitFor } from '../clock.js';
-import type { SendRequest } from '../terminal/session-types.js';
+import type { SendRequest } from '../host/terminal-ops.js';
 import { type AgentContext, decorate, emptyResult } from './context.js';
 import { gitConfigFor, type LineContext } from './judge/judge-line.js';
 import { heldStateProblem, lineSubmitted } from './judge/terminal-state.js';
@@ -11,7 +11,7 @@ import { grammarsNow, loadGrammars } from './judge/tree-sitter.js';
 import { judge } from './policy.js';
 import { atFreshPrompt, type LineReader, planSend, resetLine, type SendPlan, shellLineOf, typedEdit, typedUnjudged } from './shell-line.js';
 import { redirectedBy } from './redirect-check.js';
-import type { AgentConnection, ApprovalDecision } from './service.js';
+import type { AgentConnection, ApprovalDecision } from './types.js';
 import type { ToolArgs } from './tool-defs.js';
 import { agentActor, journalAgentLine, journalAgentWrite } from '../record/agent-hooks.js';
 

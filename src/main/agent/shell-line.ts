@@ -7,7 +7,7 @@
  * (`clearLine`), so the shell holds exactly what was judged.
  */
 import type { ManagedTerminal } from '../host/managed-terminal.js';
-import { lineClear } from '../terminal/line-clear.js';
+import { lineClear } from '../shells/line-clear.js';
 
 export interface ShellLine {
   /** Text the agent typed on the current line without submitting it. */

@@ -2,15 +2,26 @@ import { TandemError } from '../../shared/errors.js';
 import type { ClosedBy, SendResult, SignalName, TerminalStatus } from '../../shared/types.js';
 import { type Clock, waitFor } from '../clock.js';
 import type { CommandRecord } from '../terminal/history.js';
-import type { RedirectReport } from '../terminal/redirect-report.js';
+import { OutputProjector } from '../terminal/projection.js';
+import { DEFAULT_LIMITS } from '../../shared/limits.js';
+import type { RedirectReport } from '../shells/redirect-report.js';
 import type { SendRequest, TerminalRead, TerminalSession, WaitRequest } from '../terminal/session.js';
-import type { ManagedTerminal } from './managed-terminal.js';
+import type { TerminalControl } from './terminal-control.js';
 import type { Turn } from './op-queue.js';
+
+/** What a send asks of a terminal, as the agent layer names it (the host's port, not the terminal's file). */
+export type { SendRequest };
+
+/** What the ops read of their terminal (the host's ManagedTerminal): its session as it is now (a reset replaces it) and its control. */
+export interface OpsTerminal {
+  readonly session: TerminalSession;
+  readonly control: TerminalControl;
+}
 
 /** What the agent layer asks of a terminal: writes take a turn in its queue; reads and waits do not. */
 export class TerminalOps {
   constructor(
-    private readonly terminal: ManagedTerminal,
+    private readonly terminal: OpsTerminal,
     private readonly clock: Clock,
   ) {}
 
@@ -123,9 +134,15 @@ export class TerminalOps {
   }
 
   /** What the person did under their lease: the commands, and the raw output only when they share it. */
-  leaseReport(since: number, shareOutput: boolean): { commands: CommandRecord[]; output: string | null; screen: () => string } {
+  /**
+   * `handoff.summary` at hand-back: the commands the person ran since `since` and their exit
+   * codes; what the terminal printed meanwhile only when the person chose to share it (else
+   * nothing of it reaches the agent), bounded like a result's output.
+   */
+  handBackReport(since: number, shareOutput: boolean): { summary: string; last: CommandRecord | undefined } {
     const session = this.session;
-    return { commands: session.commandsSince(since), output: shareOutput ? session.outputSince(since) : null, screen: () => session.screen.text };
+    const commands = session.commandsSince(since);
+    return { summary: handBackSummary(commands, shareOutput ? session.outputSince(since) : null, () => session.screen.text), last: commands.at(-1) };
   }
 
   /** Calls `listener` once the shell has exited (at once if it has); returns the unsubscribe. */
@@ -139,4 +156,18 @@ export class TerminalOps {
       if (session.status === 'exited') listener();
     });
   }
+}
+
+/** What the person shares on hand-back is bounded like a result's output. */
+export const sharedOutputMaxBytes = DEFAULT_LIMITS.defaultOutputBytes;
+
+/** The summary's text: `raw` is the output stream since the person took control, or null when they did not share it. */
+export function handBackSummary(commands: readonly CommandRecord[], raw: string | null, screen: () => string): string {
+  const ran = commands.length === 0 ? 'The person ran no commands.' : commands.map((record) => `${record.command ?? '(command)'} → exit ${record.exitCode ?? '?'}`).join('\n');
+  if (raw === null) return ran;
+  const projector = new OutputProjector({ maxBytes: sharedOutputMaxBytes });
+  projector.push(raw);
+  const projected = projector.snapshot();
+  const text = (projected.altScreen ? screen() : projected.output).trimEnd();
+  return `${ran}\n\nThe person shared their output:\n${text === '' ? '(no output)' : text}`;
 }

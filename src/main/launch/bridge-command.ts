@@ -1,5 +1,4 @@
 import { posix, resolve, win32 } from 'node:path';
-import type { BridgeCommand } from '../agent/configs.js';
 
 /**
  * How agents start Tandem's stdio bridge, for each kind of install. The bridge runs as Node
@@ -21,7 +20,7 @@ export interface InstallFacts {
   appImage: string | undefined;
   /** An absolute `node` found on PATH (for `npm start` from a checkout), or null. */
   nodeOnPath: string | null;
-  /** Whether `tandem` on PATH is this copy's bin/tandem.js (a global npm install). */
+/** Whether `tandem` on PATH is this copy's bin/tandem.js (a global npm install). */
   tandemOnPath: boolean;
 }
 
@@ -31,6 +30,13 @@ export function installKind(facts: InstallFacts): InstallKind {
   if (facts.electron && facts.packaged) return facts.platform === 'linux' && facts.appImage ? 'appimage' : 'app';
   if (facts.electron) return 'source';
   return facts.tandemOnPath ? 'npm-global' : 'npm-local';
+}
+
+/** How an MCP client starts the stdio bridge: a command, its arguments, and variables it needs besides the agent's token. */
+export interface BridgeCommand {
+  command: string;
+  args: string[];
+  env?: Record<string, string>;
 }
 
 const runAsNode = { ELECTRON_RUN_AS_NODE: '1' } as const;

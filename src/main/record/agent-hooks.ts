@@ -3,10 +3,16 @@
  * line is judged before it is typed; what it types at a password prompt (echo off) is never
  * kept, neither as input nor in the timeline's records of it.
  */
-import type { ManagedTerminal } from '../host/managed-terminal.js';
-import type { Actor, Allowance } from './journal.js';
+import type { TerminalInfo } from '../../shared/types.js';
+import type { Actor, Allowance, TerminalJournal } from './journal.js';
 
-export function agentActor(terminal: ManagedTerminal, name: string): Actor {
+/** What these hooks read of a terminal (the host's ManagedTerminal is one): who opened it, and its journal. */
+export interface JournaledTerminal {
+  readonly meta: { readonly origin: TerminalInfo['origin'] };
+  readonly journal: TerminalJournal;
+}
+
+export function agentActor(terminal: JournaledTerminal, name: string): Actor {
   // An agent typing in a person's terminal does so because it was handed to it.
   return { who: 'agent', name, handoff: terminal.meta.origin === 'user' };
 }
@@ -19,7 +25,7 @@ export function typedText(typing: { text?: string; keys?: string[]; submit?: boo
 }
 
 /** An agent's write about to go out: the `send` record (how it was allowed) and its `i` event, or the fact of hidden input. */
-export async function journalAgentWrite(terminal: ManagedTerminal, agent: string, line: string, typing: { text?: string; keys?: string[]; submit?: boolean }, allowed: Allowance): Promise<void> {
+export async function journalAgentWrite(terminal: JournaledTerminal, agent: string, line: string, typing: { text?: string; keys?: string[]; submit?: boolean }, allowed: Allowance): Promise<void> {
   const journal = terminal.journal;
   if (!journal.enabled) return;
   const by = agentActor(terminal, agent);
@@ -29,7 +35,7 @@ export async function journalAgentWrite(terminal: ManagedTerminal, agent: string
 }
 
 /** A line asked about or rejected, unless it goes to a password prompt (then only that it was). */
-export async function journalAgentLine(terminal: ManagedTerminal, agent: string, line: string, what: { asked: string | null } | { rejected: string; decidedBy: 'deny_list' | 'person' }): Promise<void> {
+export async function journalAgentLine(terminal: JournaledTerminal, agent: string, line: string, what: { asked: string | null } | { rejected: string; decidedBy: 'deny_list' | 'person' }): Promise<void> {
   const journal = terminal.journal;
   if (!journal.enabled) return;
   const by = agentActor(terminal, agent);

@@ -11,8 +11,7 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { stateDir } from '../state-dir.js';
 import { systemClock } from '../clock.js';
-import type { Runtime } from '../runtime.js';
-import { LinkServer } from './server.js';
+import { LinkServer, type LinkServerOptions } from './server.js';
 
 /** The default idle lifetime: a daemon with no link for this long stops (and closes its terminals). */
 export const defaultIdleMinutes = 24 * 60;
@@ -39,10 +38,17 @@ export function linkPaths(env: NodeJS.ProcessEnv): LinkPaths {
   return { dir, socket, log: join(dir, 'daemon.log') };
 }
 
+/** What the daemon needs of the host it serves (src/main/runtime.ts's Runtime is one). */
+export interface DaemonRuntime {
+  host: LinkServerOptions['host'];
+  dispatch: { agents?: LinkServerOptions['agents'] };
+  stop(): Promise<void>;
+}
+
 export interface DaemonOptions {
   env: NodeJS.ProcessEnv;
   idleMinutes: number;
-  start: () => Promise<Runtime>;
+  start: () => Promise<DaemonRuntime>;
   log: (line: string) => void;
 }
 

@@ -7,12 +7,12 @@
  */
 import { type Dirent, readdirSync, realpathSync } from 'node:fs';
 import { posix } from 'node:path';
-import { credentialPaths } from '../agent/judge/sensitive-paths.js';
-import { shortSocketDir } from '../agent/socket-path.js';
+import { credentialPaths } from './sensitive-paths.js';
+import { shortSocketDir } from '../launch/socket-path.js';
 
 /**
  * Credential locations under the home directory: the one documented list the approval judge
- * also refuses to read (src/main/agent/judge/sensitive-paths.ts). An entry ending in `*` names
+ * also refuses to read (./sensitive-paths.ts). An entry ending in `*` names
  * the bare name and every entry of the home directory with that prefix (`.claude*`: `.claude`,
  * `.claude.json`).
  */

@@ -3,7 +3,7 @@
  * The secret reaches the shell only through a deleted 0600 rc file, so a program's output cannot
  * forge a marker; sequences with a wrong secret pass through as ordinary output.
  */
-import { parseRedirectReport, type RedirectReport } from './redirect-report.js';
+import { parseRedirectReport, type RedirectReport } from '../shells/redirect-report.js';
 
 export const MARKER_OSC = 7771;
 const PREFIX = `\x1b]${MARKER_OSC};`;

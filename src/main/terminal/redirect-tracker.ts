@@ -1,6 +1,6 @@
 /** The shell's reports of aliases, functions and PATH changes, and whether the last command's has come. */
 import { type Clock, waitFor } from '../clock.js';
-import type { RedirectReport } from './redirect-report.js';
+import type { RedirectReport } from '../shells/redirect-report.js';
 
 export class RedirectTracker {
   private report: RedirectReport | null = null;

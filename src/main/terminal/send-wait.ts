@@ -10,7 +10,7 @@ import type { ObserveSpec, ObserverMode, observe } from './observer.js';
 import { takeBaseline, type ProbeBaseline, type ProbeTarget } from './probe.js';
 import { OutputProjector } from './projection.js';
 import { commandBegun, type ReadinessEvent, type ReadinessState } from './readiness.js';
-import { lineClear } from './line-clear.js';
+import { lineClear } from '../shells/line-clear.js';
 import { sendPayload } from './send-payload.js';
 import { clampInt, type SendRequest, type WaitRequest } from './session-types.js';
 

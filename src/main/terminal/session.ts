@@ -14,7 +14,7 @@ import { type CommandRecord, StreamHistory } from './history.js';
 import { LastCommandTracker } from './last-command.js';
 import { type MarkerEvent, MarkerScanner } from './markers.js';
 import { commandBegun, hasExited, initialReadiness, type ReadinessEvent, type ReadinessState, step, terminalStatus } from './readiness.js';
-import type { RedirectReport } from './redirect-report.js';
+import type { RedirectReport } from '../shells/redirect-report.js';
 import { probeLook, probeWaiting, takeBaseline, type ProbeBaseline, type ProbeTarget, type WaitEvidence } from './probe.js';
 import { OutputProjector } from './projection.js';
 import { launchShell } from './launch.js';

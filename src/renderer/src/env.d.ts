@@ -1,4 +1,4 @@
-import type { TandemBridge } from '../../preload/index';
+import type { TandemBridge } from '../../shared/wire.js';
 
 declare global {
   interface Window {

@@ -9,7 +9,7 @@ import { judgeAllowed } from '../../../src/main/agent/judge/judge-line.js';
 import { loadGrammars } from '../../../src/main/agent/judge/tree-sitter.js';
 import { envNeedingApproval } from '../../../src/main/agent/judge/env-names.js';
 import { gitConfigProblem } from '../../../src/main/agent/judge/git-config.js';
-import { holdsSensitivePath, isSensitivePath } from '../../../src/main/agent/judge/sensitive-paths.js';
+import { holdsSensitivePath, isSensitivePath } from '../../../src/main/sandbox/sensitive-paths.js';
 import { bracketedPaste } from '../../../src/main/terminal/keys.js';
 
 const root = mkdtempSync(join(tmpdir(), 'tandem-judge-parts-'));

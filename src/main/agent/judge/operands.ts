@@ -1,6 +1,6 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
-import { holdsSensitivePath, isSensitivePath, type SensitiveRoots } from './sensitive-paths.js';
+import { holdsSensitivePath, isSensitivePath, type SensitiveRoots } from '../../sandbox/sensitive-paths.js';
 
 export interface OperandContext {
   /** The shell's working directory now: relative operands start here. */

@@ -79,7 +79,7 @@ function reportedFunction(name: string): boolean {
 }
 
 /**
- * What the shell's redirect report shows after each command (terminal/redirect-report.ts): an
+ * What the shell's redirect report shows after each command (shells/redirect-report.ts): an
  * alias, a function by name, a bash hash entry, a loaded builtin, a changed PATH. Lines that
  * change only that leave the terminal judged line by line: `redirectedBy` asks for a line the
  * change concerns, and the line runs unasked again once the change is undone. `sh` reports

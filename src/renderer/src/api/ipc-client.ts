@@ -1,5 +1,5 @@
 import type { EventName, EventPayload, OpArgs, OpName, OpResult, TandemApi } from '../../../shared/contract';
-import type { TandemBridge } from '../../../preload/bridge';
+import type { TandemBridge } from '../../../shared/wire.js';
 import { TandemCallError } from './errors';
 
 /** The contract over Electron IPC, through the preload's `window.tandem` bridge. */
