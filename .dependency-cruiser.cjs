@@ -47,8 +47,7 @@ module.exports = {
     ...upward,
     {
       name: 'agent-only-through-host',
-      comment:
-        'the agent layer asks the host for outcomes; it never reaches src/main/terminal or src/main/pty (ARCHITECTURE.md: one port per layer boundary)',
+      comment: 'the agent layer asks the host for outcomes; it never reaches src/main/terminal or src/main/pty (ARCHITECTURE.md: one port per layer boundary)',
       severity: 'error',
       from: { path: '^src/main/agent/' },
       to: { path: '^src/main/(terminal|pty)/' },

@@ -53,15 +53,20 @@ try {
   // Floods as shaded spans along the bottom of each panel, reloads as dashed vertical lines.
   const marks = () => [
     `set style rect fc rgb '#f0c080' fs solid 0.35 noborder`,
-    ...(soak.floods ?? []).map((f, i) => `set object ${i + 1} rect from ${(f.t / 60).toFixed(3)},graph 0 to ${((f.t + Math.max(f.s, 3)) / 60).toFixed(3)},graph 1 behind`),
-    ...(soak.reloads ?? []).map((r, i) => `set arrow ${i + 1} from ${(r.t / 60).toFixed(3)},graph 0 to ${(r.t / 60).toFixed(3)},graph 1 nohead dt 2 lc rgb '${r.ok ? '#2a7f2a' : '#d00000'}' lw 1.5`),
+    ...(soak.floods ?? []).map(
+      (f, i) => `set object ${i + 1} rect from ${(f.t / 60).toFixed(3)},graph 0 to ${((f.t + Math.max(f.s, 3)) / 60).toFixed(3)},graph 1 behind`,
+    ),
+    ...(soak.reloads ?? []).map(
+      (r, i) =>
+        `set arrow ${i + 1} from ${(r.t / 60).toFixed(3)},graph 0 to ${(r.t / 60).toFixed(3)},graph 1 nohead dt 2 lc rgb '${r.ok ? '#2a7f2a' : '#d00000'}' lw 1.5`,
+    ),
   ];
   const script = [
     `set terminal pngcairo size 1400,1150 font 'Sans,11'`,
     `set output ${q(output)}`,
     `set multiplot layout 3,1 title "${title}" font 'Sans,12'`,
     `set grid ytics xtics lc rgb '#dddddd'`,
-    `set xrange [0:${(Math.max(minutes, samples.at(-1).t / 60)).toFixed(2)}]`,
+    `set xrange [0:${Math.max(minutes, samples.at(-1).t / 60).toFixed(2)}]`,
     `set key outside right top vertical`,
     `set lmargin 12`,
     `set rmargin 34`,

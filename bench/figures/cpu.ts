@@ -15,7 +15,8 @@ export const cpuFigure: Figure = {
       name: 'cpu.idle-running-terminal',
       unit: '%',
       target: { metric: 'median', op: '<=', value: 0.5 },
-      description: 'CPU of a plain Node process (the probe bundled, no TypeScript loader) holding one engine terminal running `sleep 600`, measured over 20 s after 15 s of settling (V8 keeps collecting for seconds after start-up; a clock tick is 0.05% of such a window); the watcher looks once a second; stty children included; baseline: the same with the terminal at its prompt, in a process of its own at the same time',
+      description:
+        'CPU of a plain Node process (the probe bundled, no TypeScript loader) holding one engine terminal running `sleep 600`, measured over 20 s after 15 s of settling (V8 keeps collecting for seconds after start-up; a clock tick is 0.05% of such a window); the watcher looks once a second; stty children included; baseline: the same with the terminal at its prompt, in a process of its own at the same time',
     },
   ],
   async run(opts) {
@@ -27,7 +28,8 @@ export const cpuFigure: Figure = {
     const statuses = new Set<string>();
     try {
       const probe = await builtProbe('cpu-child.ts', opts.root);
-      const measure = (mode: 'running' | 'prompt') => runProbe<CpuResult>(probe, [mode, '--home', opts.home, '--seconds', seconds, '--settle', settle], opts.root);
+      const measure = (mode: 'running' | 'prompt') =>
+        runProbe<CpuResult>(probe, [mode, '--home', opts.home, '--seconds', seconds, '--settle', settle], opts.root);
       for (let i = 0; i < runs; i++) {
         // Side by side: both are idle, so neither takes CPU the other would see.
         const [r, p] = await Promise.all([measure('running'), measure('prompt')]);

@@ -31,7 +31,8 @@ export const firstCommandFigure: Figure = {
       name: 'roundtrip.first-command.bridge',
       unit: 'ms',
       target: { metric: 'ratio', op: '<=', value: 2 },
-      description: 'the first terminal_send echo hi of a new terminal through the stdio bridge, in an instance that has run a terminal before, against the later sends of the same terminals',
+      description:
+        'the first terminal_send echo hi of a new terminal through the stdio bridge, in an instance that has run a terminal before, against the later sends of the same terminals',
     },
     {
       name: 'roundtrip.first-command.fresh-instance',

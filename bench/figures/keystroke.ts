@@ -23,7 +23,8 @@ export const keystrokeFigure: Figure = {
       name: 'keystroke.websocket.echo',
       unit: 'ms',
       target: { metric: 'median', op: '<=', value: 5 },
-      description: 'one typed character from a WebSocket client to `cat` in the host process until its echo arrives in an output frame; baseline: the same on bare node-pty',
+      description:
+        'one typed character from a WebSocket client to `cat` in the host process until its echo arrives in an output frame; baseline: the same on bare node-pty',
     },
   ],
   async run(opts) {

@@ -25,7 +25,8 @@ interface Hook {
 const hookOf = (page: Page) => ({
   count: (id: string) => page.evaluate((t) => (window as unknown as { __tandemTest: Hook }).__tandemTest.marks(t)?.length ?? 0, id),
   screen: (id: string) => page.evaluate((t) => (window as unknown as { __tandemTest: Hook }).__tandemTest.screen(t) ?? '', id),
-  time: (id: string, data: string) => page.evaluate(([t, d]) => (window as unknown as { __tandemTest: Hook }).__tandemTest.timeWrite(t!, d!), [id, data] as const),
+  time: (id: string, data: string) =>
+    page.evaluate(([t, d]) => (window as unknown as { __tandemTest: Hook }).__tandemTest.timeWrite(t!, d!), [id, data] as const),
 });
 
 async function until(check: () => Promise<boolean>, what: string, timeoutMs: number): Promise<void> {
@@ -44,7 +45,8 @@ export const marksFigure: Figure = {
       name: 'marks.view.frame',
       unit: 'ms',
       target: { metric: 'median', op: '<=', value: 4 },
-      description: 'a 100-line frame written to a view holding ~10,000 command marks: its parse and the drawing frame after it (Chromium, built UI); baseline: the same view size with a full scrollback and no marks',
+      description:
+        'a 100-line frame written to a view holding ~10,000 command marks: its parse and the drawing frame after it (Chromium, built UI); baseline: the same view size with a full scrollback and no marks',
     },
   ],
   async run(opts) {
@@ -60,7 +62,10 @@ export const marksFigure: Figure = {
       const hook = hookOf(page);
       const open = async (): Promise<string> => {
         const before = new Set(serve.host.list().map((t) => t.id));
-        await page.getByRole('button', { name: /^New terminal/ }).first().click();
+        await page
+          .getByRole('button', { name: /^New terminal/ })
+          .first()
+          .click();
         let id = '';
         await until(async () => Boolean((id = serve.host.list().find((t) => !before.has(t.id))?.id ?? '')), 'a terminal', 30_000);
         await until(async () => serve.host.get(id).session.status === 'idle', 'the prompt', 30_000);
@@ -79,7 +84,7 @@ export const marksFigure: Figure = {
         opts.log(`marks: ${done + n} commands run`);
       }
       // Each command is one line: a full view keeps nearly all of them (up to maxViewMarks, the host's 10,000).
-      await until(async () => (await hook.count(marked)) >= Math.min(commands, maxViewMarks) * 0.95, 'the view\'s marks', 120_000);
+      await until(async () => (await hook.count(marked)) >= Math.min(commands, maxViewMarks) * 0.95, "the view's marks", 120_000);
       const marks = await hook.count(marked);
       const plain = await open();
       await serve.host.get(plain).session.write(`seq -f 'plain%g' 1 ${commands + 100}\r`);
@@ -103,7 +108,14 @@ export const marksFigure: Figure = {
       const withMarks = await timeIn(marked);
       const parseMedian = [...parses].sort((a, b) => a - b)[parses.length >> 1]!;
       const without = await timeIn(plain);
-      return [{ row: 'marks.view.frame', samples: withMarks, baselines: [{ name: 'no marks, full scrollback', samples: without }], note: `${marks} marks in the view at the start; of the frame time, parsing takes ${parseMedian.toFixed(1)} ms (median)` }];
+      return [
+        {
+          row: 'marks.view.frame',
+          samples: withMarks,
+          baselines: [{ name: 'no marks, full scrollback', samples: without }],
+          note: `${marks} marks in the view at the start; of the frame time, parsing takes ${parseMedian.toFixed(1)} ms (median)`,
+        },
+      ];
     } finally {
       await browser.close();
       await serve.stop();

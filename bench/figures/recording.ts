@@ -22,7 +22,9 @@ interface Side {
 }
 
 async function side(home: string, root: string, recording: boolean): Promise<Side> {
-  const host = await HostProcess.start(home, root, { settings: recording ? { recording: true, recordingMaxMiB: 1024, recordingTotalMiB: 100_000 } : { recording: false } });
+  const host = await HostProcess.start(home, root, {
+    settings: recording ? { recording: true, recordingMaxMiB: 1024, recordingTotalMiB: 100_000 } : { recording: false },
+  });
   const ws = await BenchWsClient.connect(host.info.origin, host.info.login);
   const terminal = await ws.call<{ id: string }>('create', { shell: 'bash', cwd: home, cols, rows, title: recording ? 'recorded' : 'not recorded' });
   const { attachmentId } = await ws.call<{ attachmentId: string }>('attach', { id: terminal.id, cols, rows });
@@ -63,13 +65,15 @@ export const recordingFigure: Figure = {
       name: 'recording.flood.64mib',
       unit: 'MiB/s',
       target: { metric: 'ratio', op: '>=', value: 0.95 },
-      description: "64 MiB colored `yes | head -c` (4 MiB in quick mode) to a WebSocket client, the host recording all of it (redacted, batched, written off the output path); baseline: the same through a host with recording off, interleaved",
+      description:
+        '64 MiB colored `yes | head -c` (4 MiB in quick mode) to a WebSocket client, the host recording all of it (redacted, batched, written off the output path); baseline: the same through a host with recording off, interleaved',
     },
     {
       name: 'recording.idle-prompt-cpu',
       unit: '%',
       target: { metric: 'over', op: '<=', value: 0.1 },
-      description: "the host process's CPU (all threads, % of one core) over 20 s with one terminal at its prompt and a viewer attached, recording on; baseline: recording off, measured at the same time",
+      description:
+        "the host process's CPU (all threads, % of one core) over 20 s with one terminal at its prompt and a viewer attached, recording on; baseline: recording off, measured at the same time",
     },
   ],
   async run(opts) {
@@ -99,8 +103,15 @@ export const recordingFigure: Figure = {
       await new Promise((resolve) => setTimeout(resolve, opts.pick(3000, 200)));
       // The recorded side must hold every flood byte (JSON-escaped, so more), the other none.
       const recorded = castBytes(on);
-      if (recorded < (rounds * bytes + MiB)) throw new Error(`the recording holds ${(recorded / MiB).toFixed(1)} MiB of ${(rounds * bytes + MiB) / MiB} MiB flooded`);
-      const offRecorded = (() => { try { return castBytes(off); } catch { return 0; } })();
+      if (recorded < rounds * bytes + MiB)
+        throw new Error(`the recording holds ${(recorded / MiB).toFixed(1)} MiB of ${(rounds * bytes + MiB) / MiB} MiB flooded`);
+      const offRecorded = (() => {
+        try {
+          return castBytes(off);
+        } catch {
+          return 0;
+        }
+      })();
       if (offRecorded > 0) throw new Error(`recording off still wrote ${offRecorded} bytes`);
       const onCpu: number[] = [];
       const offCpu: number[] = [];
@@ -110,8 +121,18 @@ export const recordingFigure: Figure = {
         offCpu.push(b);
       }
       return [
-        { row: 'recording.flood.64mib', samples: onRates, baselines: [{ name: 'recording off', samples: offRates }], note: `${bytes / MiB} MiB × ${rounds}, the whole flood recorded (${(recorded / MiB).toFixed(0)} MiB of .cast)` },
-        { row: 'recording.idle-prompt-cpu', samples: onCpu, baselines: [{ name: 'recording off', samples: offCpu }], note: `${seconds} s windows, both hosts side by side` },
+        {
+          row: 'recording.flood.64mib',
+          samples: onRates,
+          baselines: [{ name: 'recording off', samples: offRates }],
+          note: `${bytes / MiB} MiB × ${rounds}, the whole flood recorded (${(recorded / MiB).toFixed(0)} MiB of .cast)`,
+        },
+        {
+          row: 'recording.idle-prompt-cpu',
+          samples: onCpu,
+          baselines: [{ name: 'recording off', samples: offCpu }],
+          note: `${seconds} s windows, both hosts side by side`,
+        },
       ];
     } finally {
       await on?.ws.close();

@@ -80,13 +80,15 @@ export const remoteFigure: Figure = {
       name: 'remote.keystroke.echo',
       unit: 'ms',
       target: { metric: 'over', op: '<=', value: 1 },
-      description: 'one typed character into `cat` on a remote terminal (link over ssh to 127.0.0.1) until its echo frame; baseline: the same keystroke on a local terminal plus one character through an open `ssh -T host cat`, interleaved',
+      description:
+        'one typed character into `cat` on a remote terminal (link over ssh to 127.0.0.1) until its echo frame; baseline: the same keystroke on a local terminal plus one character through an open `ssh -T host cat`, interleaved',
     },
     {
       name: 'remote.flood',
       unit: 'MiB/s',
       target: { metric: 'ratio', op: '>=', value: 0.8 },
-      description: '`cat` of a file of printable lines on a remote terminal until its last line reaches the view (acknowledged as applied); baseline: `ssh -T host cat` of the same file',
+      description:
+        '`cat` of a file of printable lines on a remote terminal until its last line reaches the view (acknowledged as applied); baseline: `ssh -T host cat` of the same file',
     },
     {
       name: 'remote.reconnect',
@@ -97,14 +99,22 @@ export const remoteFigure: Figure = {
   ],
   async run(opts) {
     const ssh = requireSsh();
-    if (ssh.skip) return ['remote.keystroke.echo', 'remote.flood', 'remote.reconnect'].map((row) => ({ row, status: 'skipped' as const, note: ssh.reason ?? undefined }));
+    if (ssh.skip)
+      return ['remote.keystroke.echo', 'remote.flood', 'remote.reconnect'].map((row) => ({ row, status: 'skipped' as const, note: ssh.reason ?? undefined }));
     const iterations = opts.pick(200, 20);
     const warmup = opts.pick(10, 3);
     const reconnects = opts.pick(20, 3);
     const sshd = await startSshd('tandemrembench');
     const host = new TerminalHost({ env: { ...process.env, HOME: opts.home } });
     const machines = new RemoteMachines();
-    const machine = new RemoteMachine({ name: 'bench', destination: sshd.destination, ssh: sshd.ssh, remoteCommand: sshd.remoteTandem, clock: systemClock, version: host.version });
+    const machine = new RemoteMachine({
+      name: 'bench',
+      destination: sshd.destination,
+      ssh: sshd.ssh,
+      remoteCommand: sshd.remoteTandem,
+      clock: systemClock,
+      version: host.version,
+    });
     machines.add(machine);
     const ui = new BenchUi();
     ui.dispatcher = new Dispatcher(host, ui.client, { remote: machines });
@@ -201,12 +211,20 @@ export const remoteFigure: Figure = {
       }
       return [
         { row: 'remote.keystroke.echo', samples: remote, baselines: [{ name: 'local keystroke + ssh cat round trip', samples: parts }] },
-        { row: 'remote.flood', samples: flood, baselines: [
+        {
+          row: 'remote.flood',
+          samples: flood,
+          baselines: [
             { name: 'ssh -T host cat', samples: plain },
             { name: 'the same cat on a local terminal', samples: local },
           ],
-          note: `${mib} MiB; the plain ssh run includes its connection setup` },
-        { row: 'remote.reconnect', samples: reconnect, note: `p95 ${[...reconnect].sort((a, b) => a - b)[Math.min(reconnect.length - 1, Math.floor(reconnect.length * 0.95))]!.toFixed(0)} ms` },
+          note: `${mib} MiB; the plain ssh run includes its connection setup`,
+        },
+        {
+          row: 'remote.reconnect',
+          samples: reconnect,
+          note: `p95 ${[...reconnect].sort((a, b) => a - b)[Math.min(reconnect.length - 1, Math.floor(reconnect.length * 0.95))]!.toFixed(0)} ms`,
+        },
       ];
     } finally {
       cat?.close();

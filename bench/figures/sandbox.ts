@@ -113,7 +113,10 @@ export const sandboxFigure: Figure = {
       const outside = await scope.open('bash', { cwd: workspace });
       const echo = { confined: [] as number[], plain: [] as number[] };
       for (let i = 0; i < warmup + iterations; i++) {
-        const pair = [[inBox, echo.confined], [outside, echo.plain]] as const;
+        const pair = [
+          [inBox, echo.confined],
+          [outside, echo.plain],
+        ] as const;
         for (const [session, into] of i % 2 === 0 ? pair : [...pair].reverse()) {
           const t0 = performance.now();
           const result = expectStatus(await session.send({ text: 'echo hi' }), 'done', 'echo');
@@ -139,7 +142,9 @@ export const sandboxFigure: Figure = {
 /** The download through the proxy against the same download unconfined, alternately. */
 async function measureDownload(scope: SessionScope, workspace: string, sandbox: SandboxRequest, runs: number): Promise<Measurement> {
   const row = 'sandbox.download.proxy';
-  const address = Object.values(networkInterfaces()).flatMap((list) => list ?? []).find((entry) => entry.family === 'IPv4' && !entry.internal)?.address;
+  const address = Object.values(networkInterfaces())
+    .flatMap((list) => list ?? [])
+    .find((entry) => entry.family === 'IPv4' && !entry.internal)?.address;
   if (!address) return { row, status: 'skipped', note: 'this machine has no non-loopback IPv4 address to serve the download from' };
   try {
     execFileSync('curl', ['--version'], { stdio: 'ignore' });
@@ -147,7 +152,14 @@ async function measureDownload(scope: SessionScope, workspace: string, sandbox: 
     return { row, status: 'skipped', note: 'curl is not installed' };
   }
   // The server runs in its own process: in Tandem's it would share the event loop the proxy relays on.
-  const server = spawn(process.execPath, ['-e', `const b = Buffer.alloc(${downloadBytes}, 7); const s = require('http').createServer((q, r) => r.writeHead(200, { 'content-length': String(b.length) }).end(b)); s.listen(0, ${JSON.stringify(address)}, () => console.log(s.address().port));`], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const server = spawn(
+    process.execPath,
+    [
+      '-e',
+      `const b = Buffer.alloc(${downloadBytes}, 7); const s = require('http').createServer((q, r) => r.writeHead(200, { 'content-length': String(b.length) }).end(b)); s.listen(0, ${JSON.stringify(address)}, () => console.log(s.address().port));`,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   const port = await new Promise<number>((resolve, reject) => {
     server.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim())));
     server.once('exit', () => reject(new Error('the download server exited')));
@@ -160,10 +172,17 @@ async function measureDownload(scope: SessionScope, workspace: string, sandbox: 
     const outside = await scope.open('bash', { cwd: workspace });
     const samples = { proxied: [] as number[], direct: [] as number[] };
     for (let i = -1; i < runs; i++) {
-      const pair = [[inBox, samples.proxied, ''], [outside, samples.direct, "--noproxy '*'"]] as const;
+      const pair = [
+        [inBox, samples.proxied, ''],
+        [outside, samples.direct, "--noproxy '*'"],
+      ] as const;
       for (const [session, into, flags] of i % 2 === 0 ? pair : [...pair].reverse()) {
         const t0 = performance.now();
-        const result = expectStatus(await session.send({ text: `curl -sS ${flags} -o /dev/null -w '%{size_download}' ${url}`, waitMs: 120_000 }), 'done', 'download');
+        const result = expectStatus(
+          await session.send({ text: `curl -sS ${flags} -o /dev/null -w '%{size_download}' ${url}`, waitMs: 120_000 }),
+          'done',
+          'download',
+        );
         const ms = performance.now() - t0;
         if (result.output !== String(downloadBytes)) throw new Error(`the download got ${JSON.stringify(result.output)}`);
         if (i >= 0) into.push(ms);

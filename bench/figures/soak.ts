@@ -202,7 +202,9 @@ class Person {
   private async attach(): Promise<void> {
     this.attachmentId = null;
     this.early = [];
-    const result = await this.client.call<{ attachmentId: string; snapshot: string; seq: number; info: { cols: number; rows: number } }>('attach', { id: this.terminalId });
+    const result = await this.client.call<{ attachmentId: string; snapshot: string; seq: number; info: { cols: number; rows: number } }>('attach', {
+      id: this.terminalId,
+    });
     const term = new Terminal({ cols: result.info.cols, rows: result.info.rows, scrollback: 1000, allowProposedApi: true });
     this.mirror?.dispose();
     this.mirror = term;
@@ -234,7 +236,7 @@ class Person {
 
   /** Until no frame came for `ms` (the prompt after a command has arrived). */
   private async quiet(ms: number): Promise<void> {
-    for (let frames = -1; frames !== this.client.frames; ) {
+    for (let frames = -1; frames !== this.client.frames;) {
       frames = this.client.frames;
       await sleep(ms);
     }
@@ -374,7 +376,8 @@ export const soakFigure: Figure = {
       name: 'soak.errors',
       unit: 'count',
       target: { metric: 'median', op: '<=', value: 0 },
-      description: 'failed or wrong results: an echo not its text, a read without the last echo, a list without the terminal; with --soak N a flood not all there, a reload whose snapshot differs from the view',
+      description:
+        'failed or wrong results: an echo not its text, a read without the last echo, a list without the terminal; with --soak N a flood not all there, a reload whose snapshot differs from the view',
     },
   ],
   async run(opts: BenchOptions) {
@@ -415,8 +418,18 @@ export const soakFigure: Figure = {
         await person.start(host.info.login, opts.home);
       }
       const warnings = () => [
-        ...agents.flatMap((agent) => agent.stderr.join('').split('\n').filter((line) => /warning/i.test(line)).map((line) => `${agent.name}: ${line.trim()}`)),
-        ...hostStderr.join('').split('\n').filter((line) => /warning/i.test(line)).map((line) => `host: ${line.trim()}`),
+        ...agents.flatMap((agent) =>
+          agent.stderr
+            .join('')
+            .split('\n')
+            .filter((line) => /warning/i.test(line))
+            .map((line) => `${agent.name}: ${line.trim()}`),
+        ),
+        ...hostStderr
+          .join('')
+          .split('\n')
+          .filter((line) => /warning/i.test(line))
+          .map((line) => `host: ${line.trim()}`),
       ];
       const callsSoFar = () => agents.reduce((sum, agent) => sum + agent.calls, 0);
       const samples: Sample[] = [];
@@ -506,7 +519,11 @@ export const soakFigure: Figure = {
       const slopeText = (s: { first: number | null; last: number | null }) => `${s.first?.toFixed(3) ?? '?'} → ${s.last?.toFixed(3) ?? '?'}`;
       const note = [
         `${calls} calls in ${seconds} s (${(calls / seconds).toFixed(0)}/s), ${opened} terminals opened and closed`,
-        ...(person ? [`person: ${person.floods.length} floods of seq 1 ${floodLines}, ${person.reloads.filter((r) => r.ok).length}/${person.reloads.length} reloads right`] : []),
+        ...(person
+          ? [
+              `person: ${person.floods.length} floods of seq 1 ${floodLines}, ${person.reloads.filter((r) => r.ok).length}/${person.reloads.length} reloads right`,
+            ]
+          : []),
         `heap after GC: start ${heapText(start)}, after ${Math.round(firstPhaseMs / 1000)} s ${heapText(middle)}, end ${heapText(end)} MiB`,
         `V8 heap committed/external/array buffers ${splitText(start)} → ${splitText(middle)} → ${splitText(end)} MiB`,
         `RSS ${mib(start.rss).toFixed(0)} → ${mib(middle.rss).toFixed(0)} → ${mib(end.rss).toFixed(0)} MiB; descriptors ${fdText(start)} → ${fdText(middle)} → ${fdText(end)}`,
@@ -515,7 +532,14 @@ export const soakFigure: Figure = {
           : `RSS MiB/descriptors/sockets while running: ${series}`,
       ].join('; ');
       if (long) {
-        const checkpoint = (m: HostMemory) => ({ heapMiB: round1(mib(m.heapUsed)), rssMiB: round1(mib(m.rss)), heapTotalMiB: round1(mib(m.heapTotal)), externalMiB: round1(mib(m.external)), fds: m.fds, sockets: m.sockets });
+        const checkpoint = (m: HostMemory) => ({
+          heapMiB: round1(mib(m.heapUsed)),
+          rssMiB: round1(mib(m.rss)),
+          heapTotalMiB: round1(mib(m.heapTotal)),
+          externalMiB: round1(mib(m.external)),
+          fds: m.fds,
+          sockets: m.sockets,
+        });
         mkdirSync(dirname(long.out), { recursive: true });
         const record = {
           seconds,

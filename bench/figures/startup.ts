@@ -32,7 +32,15 @@ function findPwsh(): string | null {
 }
 
 const cases: ShellCase[] = [
-  { name: 'bash', locate: () => which('bash'), bareArgs: ['--noprofile', '--norc', '-i'], bareUntil: {}, bareName: 'bare node-pty bash to first output', full: 20, quick: 3 },
+  {
+    name: 'bash',
+    locate: () => which('bash'),
+    bareArgs: ['--noprofile', '--norc', '-i'],
+    bareUntil: {},
+    bareName: 'bare node-pty bash to first output',
+    full: 20,
+    quick: 3,
+  },
   { name: 'zsh', locate: () => which('zsh'), bareArgs: ['-f', '-i'], bareUntil: {}, bareName: 'bare node-pty zsh to first output', full: 20, quick: 3 },
   {
     name: 'pwsh',
@@ -100,7 +108,13 @@ export const startupFigure: Figure = {
         }
         const baselines = [{ name: shellCase.bareName, samples: bare }];
         if (engineReady) out.push({ row, samples: engine, baselines });
-        else out.push({ row, status: 'pending', baselines, note: `no engine dialect for ${shellCase.name} yet (resolveShell().dialect is null); baseline measured` });
+        else
+          out.push({
+            row,
+            status: 'pending',
+            baselines,
+            note: `no engine dialect for ${shellCase.name} yet (resolveShell().dialect is null); baseline measured`,
+          });
       } catch (error) {
         out.push({ row, error: (error as Error).message });
       }

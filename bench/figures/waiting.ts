@@ -17,19 +17,22 @@ export const waitingFigure: Figure = {
       name: 'readiness.waiting-latency.read',
       unit: 'ms',
       target: { metric: 'median', op: '<=', value: 50 },
-      description: 'session.send({text: "read -p \'name? \' x"}) until waiting_input (bash, clean startup files); baseline: `echo hi` until done, interleaved in the same terminal',
+      description:
+        'session.send({text: "read -p \'name? \' x"}) until waiting_input (bash, clean startup files); baseline: `echo hi` until done, interleaved in the same terminal',
     },
     {
       name: 'readiness.waiting-latency.read.ps',
       unit: 'ms',
       target: { metric: 'median', op: '<=', value: 100 },
-      description: 'the same with the ps evidence tier (TANDEM_EVIDENCE=ps: one `ps -t` per look, as on macOS); baseline: the /proc tier\'s samples of the row above, interleaved',
+      description:
+        "the same with the ps evidence tier (TANDEM_EVIDENCE=ps: one `ps -t` per look, as on macOS); baseline: the /proc tier's samples of the row above, interleaved",
     },
     {
       name: 'cpu.idle-running-terminal.ps',
       unit: '%',
       target: { metric: 'median', op: '<=', value: 0.5 },
-      description: 'the cpu figure\'s probe (one terminal running `sleep 600`, the watcher looking once a second, ps and stty children included) with TANDEM_EVIDENCE=ps; baseline: the same probe on the /proc tier, side by side',
+      description:
+        "the cpu figure's probe (one terminal running `sleep 600`, the watcher looking once a second, ps and stty children included) with TANDEM_EVIDENCE=ps; baseline: the same probe on the /proc tier, side by side",
     },
   ],
   async run(opts) {
@@ -107,5 +110,10 @@ async function idleCpu(opts: Parameters<NonNullable<Figure['run']>>[0]): Promise
   } catch (error) {
     return { row: 'cpu.idle-running-terminal.ps', error: (error as Error).message };
   }
-  return { row: 'cpu.idle-running-terminal.ps', samples: ps, baselines: [{ name: '/proc tier', samples: proc }], note: `${seconds} s windows; the ps terminal's status was ${[...statuses].join(', ')}` };
+  return {
+    row: 'cpu.idle-running-terminal.ps',
+    samples: ps,
+    baselines: [{ name: '/proc tier', samples: proc }],
+    note: `${seconds} s windows; the ps terminal's status was ${[...statuses].join(', ')}`,
+  };
 }

@@ -206,7 +206,13 @@ export class BarePty {
   private waiter: { needle: string; tail: string; resolve: () => void; timer: ReturnType<typeof setTimeout> } | null = null;
 
   constructor(file: string, args: string[], home: string, cols = 120, rows = 30) {
-    this.proc = pty.spawn(file, args, { name: 'xterm-256color', cols, rows, cwd: home, env: { ...benchEnv(home), TERM: 'xterm-256color' } as Record<string, string> });
+    this.proc = pty.spawn(file, args, {
+      name: 'xterm-256color',
+      cols,
+      rows,
+      cwd: home,
+      env: { ...benchEnv(home), TERM: 'xterm-256color' } as Record<string, string>,
+    });
     this.proc.onData((data) => {
       const waiter = this.waiter;
       if (!waiter) return;

@@ -20,7 +20,16 @@ export function builtProbe(name: string, root: string): Promise<string> {
   const outfile = join(root, 'out', 'bench', basename(name).replace(/\.ts$/, '.mjs'));
   let built = builds.get(outfile);
   if (!built) {
-    built = build({ entryPoints: [probePath(name)], outfile, bundle: true, platform: 'node', format: 'esm', target: 'node20', packages: 'external', logLevel: 'error' }).then(() => outfile);
+    built = build({
+      entryPoints: [probePath(name)],
+      outfile,
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: 'node20',
+      packages: 'external',
+      logLevel: 'error',
+    }).then(() => outfile);
     builds.set(outfile, built);
   }
   return built;

@@ -9,7 +9,10 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { expectStatus, SessionScope } from '../lib/engine.js';
 
-const { positionals, values } = parseArgs({ allowPositionals: true, options: { home: { type: 'string' }, seconds: { type: 'string', default: '10' }, settle: { type: 'string', default: '3' } } });
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: { home: { type: 'string' }, seconds: { type: 'string', default: '10' }, settle: { type: 'string', default: '3' } },
+});
 const mode = positionals[0];
 const ticksPerSecond = 100;
 

@@ -143,7 +143,15 @@ async function handle(command: Command): Promise<unknown> {
       }
       const usage = process.memoryUsage();
       const fds = process.platform === 'linux' ? openDescriptors() : null;
-      return { heapUsed: usage.heapUsed, heapTotal: usage.heapTotal, rss: usage.rss, external: usage.external, arrayBuffers: usage.arrayBuffers, fds: fds?.all ?? null, sockets: fds?.sockets ?? null };
+      return {
+        heapUsed: usage.heapUsed,
+        heapTotal: usage.heapTotal,
+        rss: usage.rss,
+        external: usage.external,
+        arrayBuffers: usage.arrayBuffers,
+        fds: fds?.all ?? null,
+        sockets: fds?.sockets ?? null,
+      };
     }
     case 'heap-snapshot': {
       // Diagnostics of the soak (BENCH_HEAP_SNAPSHOTS): what the live heap holds, for bench/heap-diff.mjs.

@@ -24,7 +24,9 @@ const home = mkdtempSync(join(tmpdir(), 'tandem-installed-'));
 const token = `tdm_${randomBytes(24).toString('base64url')}`;
 writeFileSync(
   join(home, 'agents.json'),
-  JSON.stringify({ agents: [{ name: 'ci', tokenHash: createHash('sha256').update(token).digest('hex'), createdAt: new Date().toISOString(), settings: { policy: 'always' } }] }),
+  JSON.stringify({
+    agents: [{ name: 'ci', tokenHash: createHash('sha256').update(token).digest('hex'), createdAt: new Date().toISOString(), settings: { policy: 'always' } }],
+  }),
   { mode: 0o600 },
 );
 
@@ -54,7 +56,8 @@ const opened = await client.callTool({ name: 'terminal_open', arguments: { title
 const id = opened.structuredContent?.id;
 if (!id) fail(`terminal_open failed: ${JSON.stringify(opened)}`);
 const sent = await client.callTool({ name: 'terminal_send', arguments: { id, text: 'echo installed-bridge-ok' } });
-if (sent.structuredContent?.status !== 'done' || sent.structuredContent?.output !== 'installed-bridge-ok') fail(`terminal_send: ${JSON.stringify(sent.structuredContent)}`);
+if (sent.structuredContent?.status !== 'done' || sent.structuredContent?.output !== 'installed-bridge-ok')
+  fail(`terminal_send: ${JSON.stringify(sent.structuredContent)}`);
 await client.callTool({ name: 'terminal_close', arguments: { id } });
 await client.close();
 app.removeAllListeners('exit');

@@ -89,14 +89,21 @@ export function parseServeArgs(args: string[]): ServeOptions {
     return normalized;
   });
   const mode = values['agent-sandbox'];
-  if (mode !== undefined && !(SANDBOX_MODES as readonly string[]).includes(mode)) throw new Error(`--agent-sandbox ${mode} is not one of ${SANDBOX_MODES.join(', ')}.`);
+  if (mode !== undefined && !(SANDBOX_MODES as readonly string[]).includes(mode))
+    throw new Error(`--agent-sandbox ${mode} is not one of ${SANDBOX_MODES.join(', ')}.`);
   const machines = (values.machine ?? []).map(parseMachine);
   const names = new Set<string>();
   for (const { name } of machines) {
     if (names.has(name)) throw new Error(`--machine ${name} is given twice.`);
     names.add(name);
   }
-  return { port, allowOrigins, trustLocalAgents: values['trust-local-agents'] ?? false, agentSandbox: mode as SandboxMode | undefined, ...(machines.length > 0 ? { machines } : {}) };
+  return {
+    port,
+    allowOrigins,
+    trustLocalAgents: values['trust-local-agents'] ?? false,
+    agentSandbox: mode as SandboxMode | undefined,
+    ...(machines.length > 0 ? { machines } : {}),
+  };
 }
 
 /** `NAME=DESTINATION`; a destination is one ssh argument, never an option (it must not start with `-`). */
@@ -104,8 +111,10 @@ export function parseMachine(spec: string): { name: string; destination: string 
   const at = spec.indexOf('=');
   const name = at > 0 ? spec.slice(0, at) : '';
   const destination = at > 0 ? spec.slice(at + 1) : '';
-  if (!machineNamePattern.test(name) || name === 'local') throw new Error(`--machine ${spec}: the name must be 1-32 letters, digits, '.', '_' or '-' (not "local"), as in --machine dev=me@devbox.`);
-  if (!destination || destination.startsWith('-') || /\s/.test(destination)) throw new Error(`--machine ${spec}: the destination must be an ssh destination such as me@devbox or a Host of ~/.ssh/config.`);
+  if (!machineNamePattern.test(name) || name === 'local')
+    throw new Error(`--machine ${spec}: the name must be 1-32 letters, digits, '.', '_' or '-' (not "local"), as in --machine dev=me@devbox.`);
+  if (!destination || destination.startsWith('-') || /\s/.test(destination))
+    throw new Error(`--machine ${spec}: the destination must be an ssh destination such as me@devbox or a Host of ~/.ssh/config.`);
   return { name, destination };
 }
 
@@ -217,7 +226,9 @@ async function serve(args: string[], io: CliIo): Promise<number> {
   process.on('unhandledRejection', (reason) => io.err(`tandem: unexpected error (kept running): ${(reason as Error)?.stack ?? String(reason)}`));
   io.out(`Tandem is running. Open this link in your browser (it logs you in once, within 10 minutes):`);
   io.out(`  ${running.server.loginUrl()}`);
-  io.out(`Through an SSH tunnel (ssh -L 8080:127.0.0.1:${running.server.port} host), use the same link with your local port. Ctrl+C stops Tandem and closes its terminals.`);
+  io.out(
+    `Through an SSH tunnel (ssh -L 8080:127.0.0.1:${running.server.port} host), use the same link with your local port. Ctrl+C stops Tandem and closes its terminals.`,
+  );
   io.out(`Another link: "open in another tab" in Tandem, or kill -USR2 ${process.pid} (logs every browser out and prints a new link here).`);
   // A spent link is worthless, so what serve printed may sit in a log. A fresh one goes only to a
   // terminal: a file or pipe (nohup.out, a journal) is where an agent could read it and log in
@@ -281,7 +292,12 @@ async function mcp(args: string[], io: CliIo): Promise<number> {
 async function host(args: string[], io: CliIo): Promise<number> {
   let values: { stdio?: boolean; daemon?: boolean; 'idle-timeout'?: string };
   try {
-    ({ values } = parseArgs({ args, options: { stdio: { type: 'boolean' }, daemon: { type: 'boolean' }, 'idle-timeout': { type: 'string' } }, strict: true, allowPositionals: false }));
+    ({ values } = parseArgs({
+      args,
+      options: { stdio: { type: 'boolean' }, daemon: { type: 'boolean' }, 'idle-timeout': { type: 'string' } },
+      strict: true,
+      allowPositionals: false,
+    }));
   } catch (error) {
     io.err(`tandem host: ${(error as Error).message}`);
     io.err(usage);
@@ -300,7 +316,8 @@ async function host(args: string[], io: CliIo): Promise<number> {
         idleMinutes: Number(idle),
         log: io.err,
         // The remote end reaches no machines of its own.
-        start: () => startRuntime({ bridge: serveBridge(io.env), env: io.env, port: 0, allowOrigins: [], trustLocalAgents: false, rendererDir: null, machines: false }),
+        start: () =>
+          startRuntime({ bridge: serveBridge(io.env), env: io.env, port: 0, allowOrigins: [], trustLocalAgents: false, rendererDir: null, machines: false }),
       });
     } catch (error) {
       io.err(`tandem host: ${(error as Error).message}`);

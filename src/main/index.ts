@@ -113,7 +113,12 @@ if (bridgeArgs) {
     });
     // A clicked path with no editor command set opens as the system would open it.
     const opener = { systemOpen: electronSystemOpen((path) => shell.openPath(path)) };
-    installIpcTransport({ ipcMain, host: runtime.host, dispatch: { ...runtime.dispatch, desktop, opener }, trustedUrl: devServerUrl ?? pathToFileURL(rendererHtmlPath).href });
+    installIpcTransport({
+      ipcMain,
+      host: runtime.host,
+      dispatch: { ...runtime.dispatch, desktop, opener },
+      trustedUrl: devServerUrl ?? pathToFileURL(rendererHtmlPath).href,
+    });
     createMainWindow();
     // Started from the disk image or a translocated copy: offer /Applications (a path that lasts).
     void offerMoveToApplications();

@@ -32,7 +32,10 @@ export function resourcesDir(): string {
   if (found) return found;
   const dir = locateResources(path.dirname(fileURLToPath(import.meta.url)));
   if (!existsSync(path.join(dir, 'shell', 'tandem.bash'))) {
-    throw new TandemError('shell_unsupported', `Tandem's shell integration scripts are missing from ${dir}; reinstall Tandem (in a source checkout, run \`npm run build\`).`);
+    throw new TandemError(
+      'shell_unsupported',
+      `Tandem's shell integration scripts are missing from ${dir}; reinstall Tandem (in a source checkout, run \`npm run build\`).`,
+    );
   }
   return (found = dir);
 }

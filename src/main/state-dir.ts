@@ -14,9 +14,7 @@ export interface StateDirEnv {
  * Where Tandem keeps its state (settings, tokens, Electron's userData).
  * `$TANDEM_HOME` wins on every platform so tests and portable setups can isolate it.
  */
-export function stateDir(
-  from: StateDirEnv = { platform: process.platform, env: process.env, home: homedir() },
-): string {
+export function stateDir(from: StateDirEnv = { platform: process.platform, env: process.env, home: homedir() }): string {
   const { platform, env, home } = from;
   // Electron's app.setPath rejects relative paths.
   if (env.TANDEM_HOME) return resolve(env.TANDEM_HOME);
@@ -27,10 +25,7 @@ export function stateDir(
       return win32.join(env.APPDATA || win32.join(home, 'AppData', 'Roaming'), appDirName);
     default:
       // XDG says a relative XDG_CONFIG_HOME is invalid and must be ignored.
-      return posix.join(
-        env.XDG_CONFIG_HOME && posix.isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : posix.join(home, '.config'),
-        appDirName,
-      );
+      return posix.join(env.XDG_CONFIG_HOME && posix.isAbsolute(env.XDG_CONFIG_HOME) ? env.XDG_CONFIG_HOME : posix.join(home, '.config'), appDirName);
   }
 }
 
@@ -39,9 +34,7 @@ export function stateDir(
  * Windows that is %LOCALAPPDATA%, which never roams to another machine with the profile; on
  * Linux and macOS it is the state directory.
  */
-export function localStateDir(
-  from: StateDirEnv = { platform: process.platform, env: process.env, home: homedir() },
-): string {
+export function localStateDir(from: StateDirEnv = { platform: process.platform, env: process.env, home: homedir() }): string {
   const { platform, env, home } = from;
   if (env.TANDEM_HOME || platform !== 'win32') return stateDir(from);
   return win32.join(env.LOCALAPPDATA || win32.join(home, 'AppData', 'Local'), appDirName);

@@ -43,7 +43,10 @@ export function createBridge(ipc: IpcRendererLike, runtime: Pick<TandemBridge, '
       }
       return ipc.invoke(ipcOpChannel(op), args).then(
         (reply) => reply as IpcReply,
-        (error: unknown) => ({ ok: false, error: { code: 'not_running', message: `Tandem's host did not answer: ${(error as Error)?.message ?? String(error)}` } }),
+        (error: unknown) => ({
+          ok: false,
+          error: { code: 'not_running', message: `Tandem's host did not answer: ${(error as Error)?.message ?? String(error)}` },
+        }),
       );
     },
     on(event, listener) {

@@ -72,16 +72,56 @@ const policySchema = z.enum(['always', 'ask', 'ask-unless-allowed']);
 const sandboxModeSchema = z.enum(['off', 'workspace-write', 'read-only']);
 const agentName = z.string().trim().min(1).max(64);
 /** Paths of the person's home a confined terminal of the agent may read beyond the defaults (src/main/sandbox/agent-home.ts). */
-const homeReadableSchema = z.array(z.string().trim().min(2).max(300).regex(/^~\/|^\//, 'must start with ~/ or /')).max(50);
+const homeReadableSchema = z
+  .array(
+    z
+      .string()
+      .trim()
+      .min(2)
+      .max(300)
+      .regex(/^~\/|^\//, 'must start with ~/ or /'),
+  )
+  .max(50);
 /** A confined terminal's proxy lets only these hosts through (`example.org`, `*.example.org`); empty: any public host. */
-const networkDomainsSchema = z.array(z.string().trim().toLowerCase().max(255).regex(/^(\*\.)?(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/, 'must be a host name such as example.org or *.example.org')).max(100);
+const networkDomainsSchema = z
+  .array(
+    z
+      .string()
+      .trim()
+      .toLowerCase()
+      .max(255)
+      .regex(
+        /^(\*\.)?(?=.{1,253}$)[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/,
+        'must be a host name such as example.org or *.example.org',
+      ),
+  )
+  .max(100);
 
 /** A connection a confined terminal's proxy refused (src/main/sandbox/proxy.ts), for the agents panel. */
-export const sandboxRefusalSchema = z.object({ at: z.string(), terminalId: z.string(), host: z.string(), port: z.number(), address: z.string().nullable(), reason: z.string(), message: z.string() });
+export const sandboxRefusalSchema = z.object({
+  at: z.string(),
+  terminalId: z.string(),
+  host: z.string(),
+  port: z.number(),
+  address: z.string().nullable(),
+  reason: z.string(),
+  message: z.string(),
+});
 
 export const agentsStateSchema = z.object({
   paired: z.array(
-    z.object({ name: z.string(), createdAt: z.string(), policy: policySchema, allow: z.array(z.string()), deny: z.array(z.string()), connected: z.boolean(), sandbox: sandboxModeSchema.optional(), network: z.boolean().optional(), homeReadable: z.array(z.string()).optional(), networkDomains: z.array(z.string()).optional() }),
+    z.object({
+      name: z.string(),
+      createdAt: z.string(),
+      policy: policySchema,
+      allow: z.array(z.string()),
+      deny: z.array(z.string()),
+      connected: z.boolean(),
+      sandbox: sandboxModeSchema.optional(),
+      network: z.boolean().optional(),
+      homeReadable: z.array(z.string()).optional(),
+      networkDomains: z.array(z.string()).optional(),
+    }),
   ),
   connected: z.array(z.object({ name: z.string(), connections: z.number() })),
   /**
@@ -100,7 +140,13 @@ export const agentsStateSchema = z.object({
       at: z.string(),
       nameInUse: z.boolean(),
       verified: z
-        .object({ uid: z.number().nullable(), pid: z.number().nullable(), exe: z.string().nullable(), by: z.enum(['kernel', 'directory', 'none']), via: z.enum(['unix-socket', 'named-pipe', 'tcp', 'in-process']) })
+        .object({
+          uid: z.number().nullable(),
+          pid: z.number().nullable(),
+          exe: z.string().nullable(),
+          by: z.enum(['kernel', 'directory', 'none']),
+          via: z.enum(['unix-socket', 'named-pipe', 'tcp', 'in-process']),
+        })
         .optional(),
     }),
   ),
@@ -111,7 +157,10 @@ export const agentsStateSchema = z.object({
   /** Pairing claims the person denied: answered without asking until lifted. */
   deniedClaims: z.array(z.object({ id: z.string(), name: z.string(), exe: z.string(), cwd: z.string(), at: z.string() })),
   /** Why confined terminals cannot start on this machine (src/main/sandbox/availability.ts), once probed; absent or null when they can. */
-  sandboxProblem: z.object({ cause: z.enum(['apparmor', 'userns', 'missing', 'platform']), message: z.string() }).nullable().optional(),
+  sandboxProblem: z
+    .object({ cause: z.enum(['apparmor', 'userns', 'missing', 'platform']), message: z.string() })
+    .nullable()
+    .optional(),
   approvals: z.array(
     z.object({
       id: z.string(),
@@ -147,7 +196,14 @@ export const operations = {
   },
   list: { args: z.object({}), result: z.object({ terminals: z.array(terminalInfoSchema) }) },
   create: {
-    args: z.object({ shell: z.string().max(4096).optional(), cwd: z.string().max(4096).optional(), title: title.optional(), cols: cols.optional(), rows: rows.optional(), machine: z.string().min(1).max(32).optional() }),
+    args: z.object({
+      shell: z.string().max(4096).optional(),
+      cwd: z.string().max(4096).optional(),
+      title: title.optional(),
+      cols: cols.optional(),
+      rows: rows.optional(),
+      machine: z.string().min(1).max(32).optional(),
+    }),
     result: terminalInfoSchema,
   },
   rename: { args: z.object({ id, title }), result: terminalInfoSchema },
@@ -188,7 +244,16 @@ export const operations = {
   },
   revokeAgent: { args: z.object({ name: agentName }), result: z.object({}) },
   setAgentPolicy: {
-    args: z.object({ name: agentName, policy: policySchema, allow: z.array(z.string().min(1).max(200)).max(200).optional(), deny: z.array(z.string().min(1).max(200)).max(200).optional(), sandbox: sandboxModeSchema.optional(), network: z.boolean().optional(), homeReadable: homeReadableSchema.optional(), networkDomains: networkDomainsSchema.optional() }),
+    args: z.object({
+      name: agentName,
+      policy: policySchema,
+      allow: z.array(z.string().min(1).max(200)).max(200).optional(),
+      deny: z.array(z.string().min(1).max(200)).max(200).optional(),
+      sandbox: sandboxModeSchema.optional(),
+      network: z.boolean().optional(),
+      homeReadable: homeReadableSchema.optional(),
+      networkDomains: networkDomainsSchema.optional(),
+    }),
     result: z.object({}),
   },
   answerPairing: { args: z.object({ requestId: id, decision: z.enum(['once', 'always', 'deny']) }), result: z.object({}) },
@@ -197,7 +262,12 @@ export const operations = {
   liftPairingDenial: { args: z.object({ id }), result: z.object({}) },
   revokeAllowedOnce: { args: z.object({ id }), result: z.object({}) },
   answerApproval: {
-    args: z.object({ requestId: id, decision: z.enum(['approve', 'edit', 'reject']), command: z.string().min(1).max(DEFAULT_LIMITS.maxInputBytes).optional(), reason: z.string().max(500).optional() }),
+    args: z.object({
+      requestId: id,
+      decision: z.enum(['approve', 'edit', 'reject']),
+      command: z.string().min(1).max(DEFAULT_LIMITS.maxInputBytes).optional(),
+      reason: z.string().max(500).optional(),
+    }),
     result: z.object({}),
   },
   answerHandoff: { args: z.object({ requestId: id, accept: z.boolean(), note: handoffNote.optional() }), result: z.object({}) },
@@ -209,7 +279,14 @@ export const operations = {
    * of the settings, or the system's opener. Run without a shell, the path as one argument.
    */
   openPath: {
-    args: z.object({ id, path: z.string().min(1).max(4096), line: z.number().int().min(1).max(10_000_000).optional(), column: z.number().int().min(1).max(100_000).optional() }).strict(),
+    args: z
+      .object({
+        id,
+        path: z.string().min(1).max(4096),
+        line: z.number().int().min(1).max(10_000_000).optional(),
+        column: z.number().int().min(1).max(100_000).optional(),
+      })
+      .strict(),
     result: z.object({ path: z.string() }),
   },
   /** Desktop app only: the count of what waits for the person (dock/taskbar badge), and a window flash when it grew. */
@@ -221,7 +298,19 @@ export const operations = {
   /** Recordings kept in the state directory (docs/recordings.md), oldest first; `live` while its terminal runs. */
   listRecordings: {
     args: z.object({}).strict(),
-    result: z.object({ recordings: z.array(z.object({ id: z.string(), terminalId: z.string(), title: z.string(), startedAt: z.string(), castBytes: z.number(), timelineBytes: z.number(), live: z.boolean() })) }),
+    result: z.object({
+      recordings: z.array(
+        z.object({
+          id: z.string(),
+          terminalId: z.string(),
+          title: z.string(),
+          startedAt: z.string(),
+          castBytes: z.number(),
+          timelineBytes: z.number(),
+          live: z.boolean(),
+        }),
+      ),
+    }),
   },
   /**
    * One recording (by its id, or a terminal id for that terminal's newest): the .cast from its
@@ -245,7 +334,16 @@ export const operations = {
    * `nextOffset` null at the end. A line longer than a page is left out (`skippedBytes`).
    */
   readRecordingCast: {
-    args: z.object({ id: z.string().min(1).max(100), offset: z.number().int().min(0).max(2 ** 45) }).strict(),
+    args: z
+      .object({
+        id: z.string().min(1).max(100),
+        offset: z
+          .number()
+          .int()
+          .min(0)
+          .max(2 ** 45),
+      })
+      .strict(),
     result: z.object({ id: z.string(), text: z.string(), offset: z.number(), nextOffset: z.number().nullable(), size: z.number(), skippedBytes: z.number() }),
   },
   /**
@@ -255,10 +353,33 @@ export const operations = {
    * from, and each file's hash-chain verification. The UI's only: agents get no tool for it.
    */
   timeline: {
-    args: z.object({ terminalId: id.optional(), agent: z.string().min(1).max(64).optional(), limit: z.number().int().min(1).max(5000).optional() }).strict().refine((a) => (a.terminalId === undefined) !== (a.agent === undefined), 'give terminalId or agent, one of them'),
+    args: z
+      .object({ terminalId: id.optional(), agent: z.string().min(1).max(64).optional(), limit: z.number().int().min(1).max(5000).optional() })
+      .strict()
+      .refine((a) => (a.terminalId === undefined) !== (a.agent === undefined), 'give terminalId or agent, one of them'),
     result: z.object({
-      records: z.array(z.looseObject({ seq: z.number(), type: z.string(), t: z.number(), at: z.string(), recordingId: z.string(), terminalId: z.string(), fileLine: z.number() })),
-      chains: z.array(z.object({ recordingId: z.string(), terminalId: z.string(), live: z.boolean(), ok: z.boolean(), records: z.number(), firstBad: z.number().nullable(), reason: z.string().nullable() })),
+      records: z.array(
+        z.looseObject({
+          seq: z.number(),
+          type: z.string(),
+          t: z.number(),
+          at: z.string(),
+          recordingId: z.string(),
+          terminalId: z.string(),
+          fileLine: z.number(),
+        }),
+      ),
+      chains: z.array(
+        z.object({
+          recordingId: z.string(),
+          terminalId: z.string(),
+          live: z.boolean(),
+          ok: z.boolean(),
+          records: z.number(),
+          firstBad: z.number().nullable(),
+          reason: z.string().nullable(),
+        }),
+      ),
       truncated: z.boolean(),
     }),
   },
@@ -293,7 +414,12 @@ export const operations = {
    */
   addMachine: {
     args: z.object({ name: z.string().min(1).max(32), destination: z.string().min(1).max(255) }).strict(),
-    result: z.object({ name: z.string(), destination: z.string(), status: z.enum(['connecting', 'connected', 'reconnecting', 'failed']), problem: z.string().nullable() }),
+    result: z.object({
+      name: z.string(),
+      destination: z.string(),
+      status: z.enum(['connecting', 'connected', 'reconnecting', 'failed']),
+      problem: z.string().nullable(),
+    }),
   },
   /**
    * Removes a remote machine (the settings' Remove): its link stops, its views end

@@ -8,8 +8,23 @@
 const refusedPattern = /[\x00-\x08\x0b-\x1f\x7f\x80-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
 
 const names: Record<number, string> = {
-  0x00: 'NUL', 0x07: 'BEL', 0x09: 'TAB', 0x0a: 'LF', 0x08: 'BS', 0x0b: 'VT', 0x0c: 'FF', 0x0d: 'CR', 0x1b: 'ESC', 0x7f: 'DEL', 0x9b: 'CSI', 0x9d: 'OSC',
-  0x200b: 'ZERO WIDTH SPACE', 0x202e: 'RIGHT-TO-LEFT OVERRIDE', 0x202d: 'LEFT-TO-RIGHT OVERRIDE', 0x2066: 'LEFT-TO-RIGHT ISOLATE', 0x2067: 'RIGHT-TO-LEFT ISOLATE',
+  0x00: 'NUL',
+  0x07: 'BEL',
+  0x09: 'TAB',
+  0x0a: 'LF',
+  0x08: 'BS',
+  0x0b: 'VT',
+  0x0c: 'FF',
+  0x0d: 'CR',
+  0x1b: 'ESC',
+  0x7f: 'DEL',
+  0x9b: 'CSI',
+  0x9d: 'OSC',
+  0x200b: 'ZERO WIDTH SPACE',
+  0x202e: 'RIGHT-TO-LEFT OVERRIDE',
+  0x202d: 'LEFT-TO-RIGHT OVERRIDE',
+  0x2066: 'LEFT-TO-RIGHT ISOLATE',
+  0x2067: 'RIGHT-TO-LEFT ISOLATE',
 };
 
 function codePoint(code: number): string {
@@ -19,7 +34,9 @@ function codePoint(code: number): string {
 /** A name a person recognises: `ESC (U+001B)`, `C-c (U+0003)`, `U+202E RIGHT-TO-LEFT OVERRIDE`. */
 export function describeControl(char: string): string {
   const code = char.codePointAt(0)!;
-  const name = names[code] ?? (code < 0x20 ? `C-${String.fromCharCode(code + 96)}` : code <= 0x9f ? 'C1 control' : refusedPattern.test(char) ? 'bidi control' : 'invisible character');
+  const name =
+    names[code] ??
+    (code < 0x20 ? `C-${String.fromCharCode(code + 96)}` : code <= 0x9f ? 'C1 control' : refusedPattern.test(char) ? 'bidi control' : 'invisible character');
   return `${name} (${codePoint(code)})`;
 }
 

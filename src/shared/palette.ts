@@ -23,6 +23,7 @@ const dark: Palette = {
   cursorAccent: '#0f1115',
   selectionBackground: '#3a4a66',
   selectionInactiveBackground: '#2a3242',
+  // prettier-ignore
   ansi: [
     '#1c1f26', '#e06c75', '#98c379', '#e5c07b', '#61afef', '#c678dd', '#56b6c2', '#c8ccd4',
     '#5c6370', '#ef8189', '#b5e08f', '#f0d197', '#82c3f7', '#d799e8', '#77cfd9', '#f0f2f5',
@@ -36,6 +37,7 @@ const light: Palette = {
   cursorAccent: '#fafafa',
   selectionBackground: '#bcd4f5',
   selectionInactiveBackground: '#dde6f2',
+  // prettier-ignore
   ansi: [
     '#383a42', '#ca1243', '#3f8a2f', '#986801', '#2f62d8', '#a626a4', '#0e7f8f', '#9ea1a8',
     '#5c6370', '#e0455e', '#50a14f', '#b07d06', '#4078f2', '#b94ab7', '#0184bc', '#d4d6db',

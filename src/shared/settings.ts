@@ -28,7 +28,8 @@ export type Appearance = 'dark' | 'light';
 /** Remote machine names, as `--machine NAME=…` takes them (src/main/remote/machine.ts keeps the same pattern). */
 export const machineNamePattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,31}$/;
 export const machineNameRule = `the name must be 1-32 letters, digits, '.', '_' or '-' (not "local"), as in dev`;
-export const machineDestinationRule = 'the destination must be an ssh destination such as me@devbox or a Host of ~/.ssh/config (no spaces, not starting with -)';
+export const machineDestinationRule =
+  'the destination must be an ssh destination such as me@devbox or a Host of ~/.ssh/config (no spaces, not starting with -)';
 
 /** One remote machine the person added (Settings' "Remote machines"), checked as `--machine NAME=DESTINATION` is. */
 export const machineEntrySchema = z
@@ -152,7 +153,8 @@ export const defaultSettings: Settings = {
  */
 export function storedMachines(raw: unknown): { machines: MachineEntry[]; refused: string[] } {
   if (raw === undefined) return { machines: [], refused: [] };
-  if (!Array.isArray(raw)) return { machines: [], refused: ['settings.json: "machines" is not a list of { "name", "destination" }; no saved machine is used.'] };
+  if (!Array.isArray(raw))
+    return { machines: [], refused: ['settings.json: "machines" is not a list of { "name", "destination" }; no saved machine is used.'] };
   const machines: MachineEntry[] = [];
   const refused: string[] = [];
   raw.forEach((entry: unknown, index) => {

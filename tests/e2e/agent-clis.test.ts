@@ -17,14 +17,26 @@ import { startAgentFixture } from '../integration/agent-helpers.js';
 const binDir = process.env.TANDEM_AGENT_CLIS ? join(process.env.TANDEM_AGENT_CLIS, 'node_modules', '.bin') : null;
 // Where .ci/run provides the CLIs, a missing one fails instead of skipping.
 const has = (name: string) => binDir !== null && (existsSync(join(binDir, name)) || process.env.CI === 'true');
-if (!binDir) console.warn('agent CLI checks skipped: set TANDEM_AGENT_CLIS to a folder with @anthropic-ai/claude-code, @google/gemini-cli and @openai/codex installed (.ci/run does).');
+if (!binDir)
+  console.warn(
+    'agent CLI checks skipped: set TANDEM_AGENT_CLIS to a folder with @anthropic-ai/claude-code, @google/gemini-cli and @openai/codex installed (.ci/run does).',
+  );
 
 const cli = resolve(__dirname, '../../bin/tandem.js');
 const token = 'tdm_example-token-for-config-checks';
 // The bridge as an installed app prints it (`<app binary> <app>/bin/tandem.js mcp` with
 // ELECTRON_RUN_AS_NODE=1), with this machine's node standing in for the app binary: node runs
 // the same script and ignores the variable, so every argument and variable is exercised.
-const bridge = bridgeCommand({ platform: process.platform, electron: true, packaged: true, execPath: process.execPath, binScript: cli, appImage: undefined, nodeOnPath: null, tandemOnPath: false });
+const bridge = bridgeCommand({
+  platform: process.platform,
+  electron: true,
+  packaged: true,
+  execPath: process.execPath,
+  binScript: cli,
+  appImage: undefined,
+  nodeOnPath: null,
+  tandemOnPath: false,
+});
 const agentName = 'my-agent';
 const configs = clientConfigs(bridge, agentName, token);
 const config = (client: string) => configs.find((entry) => entry.client === client)!.text;
@@ -56,7 +68,11 @@ describe('agent CLIs accept the printed configurations', { timeout: 300_000 }, (
     const added = spawnSync('sh', ['-c', config('Gemini CLI')], { cwd: project, env, encoding: 'utf8', timeout: 90_000 });
     expect(added.status, added.stderr).toBe(0);
     const settings = JSON.parse(readFileSync(join(HOME, '.gemini', 'settings.json'), 'utf8')) as { mcpServers: Record<string, unknown> };
-    expect(settings.mcpServers.tandem).toEqual({ command: bridge.command, args: [...bridge.args, '--name', agentName], env: { TANDEM_TOKEN: token, ...bridge.env } });
+    expect(settings.mcpServers.tandem).toEqual({
+      command: bridge.command,
+      args: [...bridge.args, '--name', agentName],
+      env: { TANDEM_TOKEN: token, ...bridge.env },
+    });
     // Gemini runs MCP servers only in folders the person trusts.
     writeFileSync(join(HOME, '.gemini', 'trustedFolders.json'), JSON.stringify({ [project]: 'TRUST_FOLDER' }));
     // Gemini prints the list on stderr.
@@ -69,7 +85,9 @@ describe('agent CLIs accept the printed configurations', { timeout: 300_000 }, (
     const added = spawnSync('sh', ['-c', config('Codex')], { cwd: HOME, env, encoding: 'utf8', timeout: 60_000 });
     expect(added.status, added.stderr).toBe(0);
     const listed = execFileSync(join(binDir!, 'codex'), ['mcp', 'list'], { cwd: HOME, env, encoding: 'utf8', timeout: 60_000 });
-    expect(listed).toMatch(new RegExp(`tandem\\s+\\S*node\\S*\\s+\\S*tandem\\.js mcp --name ${agentName}\\s+ELECTRON_RUN_AS_NODE=\\*+, TANDEM_TOKEN=\\*+.*enabled`));
+    expect(listed).toMatch(
+      new RegExp(`tandem\\s+\\S*node\\S*\\s+\\S*tandem\\.js mcp --name ${agentName}\\s+ELECTRON_RUN_AS_NODE=\\*+, TANDEM_TOKEN=\\*+.*enabled`),
+    );
   });
 
   it.runIf(has('mcp-inspector'))('MCP Inspector (CLI mode) lists the tools and drives a terminal through the bridge', async () => {
@@ -81,14 +99,30 @@ describe('agent CLIs accept the printed configurations', { timeout: 300_000 }, (
     try {
       const inspect = (...args: string[]) =>
         new Promise<string>((resolveRun, reject) => {
-          execFile(join(binDir!, 'mcp-inspector'), ['--cli', process.execPath, cli, 'mcp', '--name', 'inspector', ...args], { cwd: HOME, env, encoding: 'utf8', timeout: 60_000 }, (error, stdout) =>
-            error ? reject(error) : resolveRun(stdout),
+          execFile(
+            join(binDir!, 'mcp-inspector'),
+            ['--cli', process.execPath, cli, 'mcp', '--name', 'inspector', ...args],
+            { cwd: HOME, env, encoding: 'utf8', timeout: 60_000 },
+            (error, stdout) => (error ? reject(error) : resolveRun(stdout)),
           );
         });
       const tools = JSON.parse(await inspect('--method', 'tools/list')) as { tools: Array<{ name: string }> };
       expect(tools.tools.map((tool) => tool.name)).toContain('terminal_send');
-      const opened = JSON.parse(await inspect('--method', 'tools/call', '--tool-name', 'terminal_open', '--tool-arg', 'title=inspector')) as { structuredContent: { id: string } };
-      const sent = JSON.parse(await inspect('--method', 'tools/call', '--tool-name', 'terminal_send', '--tool-arg', `id=${opened.structuredContent.id}`, '--tool-arg', 'text=echo from-inspector')) as {
+      const opened = JSON.parse(await inspect('--method', 'tools/call', '--tool-name', 'terminal_open', '--tool-arg', 'title=inspector')) as {
+        structuredContent: { id: string };
+      };
+      const sent = JSON.parse(
+        await inspect(
+          '--method',
+          'tools/call',
+          '--tool-name',
+          'terminal_send',
+          '--tool-arg',
+          `id=${opened.structuredContent.id}`,
+          '--tool-arg',
+          'text=echo from-inspector',
+        ),
+      ) as {
         structuredContent: { status: string; output: string };
       };
       expect(sent.structuredContent).toMatchObject({ status: 'done', output: 'from-inspector' });
@@ -101,7 +135,10 @@ describe('agent CLIs accept the printed configurations', { timeout: 300_000 }, (
     const existing = '{\n  "mcpServers": {\n    "other": { "command": "other-server" }\n  }\n}\n';
     const merged = existing.replace(/\n {2}}\n}\n$/, `,\n${config('Cursor')}\n  }\n}\n`);
     expect(JSON.parse(merged)).toEqual({
-      mcpServers: { other: { command: 'other-server' }, tandem: { command: bridge.command, args: [...bridge.args, '--name', agentName], env: { TANDEM_TOKEN: token, ...bridge.env } } },
+      mcpServers: {
+        other: { command: 'other-server' },
+        tandem: { command: bridge.command, args: [...bridge.args, '--name', agentName], env: { TANDEM_TOKEN: token, ...bridge.env } },
+      },
     });
   });
 });

@@ -35,9 +35,7 @@ function findElectronBinary(): { path: string } | { reason: string } {
 const electron = findElectronBinary();
 const electronAvailable = 'path' in electron;
 if (!electronAvailable) {
-  console.warn(
-    `Skipping the Electron smoke test: ${electron.reason}. Run \`node node_modules/electron/install.js\` to install it.`,
-  );
+  console.warn(`Skipping the Electron smoke test: ${electron.reason}. Run \`node node_modules/electron/install.js\` to install it.`);
 }
 
 interface ReadyReport {
@@ -120,7 +118,9 @@ describe.skipIf(!electronAvailable)('Electron app smoke', () => {
   async function bridgeTools(command: string, args: string[], env: Record<string, string>): Promise<string[]> {
     const client = new Client({ name: 'tandem-e2e', version: '1.0.0' });
     // The SDK passes a minimal environment; `--mcp` on Linux needs the display like any window.
-    const display = Object.fromEntries(['DISPLAY', 'XAUTHORITY', 'WAYLAND_DISPLAY', 'XDG_RUNTIME_DIR'].flatMap((key) => (process.env[key] ? [[key, process.env[key]!]] : [])));
+    const display = Object.fromEntries(
+      ['DISPLAY', 'XAUTHORITY', 'WAYLAND_DISPLAY', 'XDG_RUNTIME_DIR'].flatMap((key) => (process.env[key] ? [[key, process.env[key]!]] : [])),
+    );
     await client.connect(new StdioClientTransport({ command, args, env: { TANDEM_HOME: tandemHome, ...display, ...env } }));
     try {
       return (await client.listTools()).tools.map((tool) => tool.name);
@@ -136,7 +136,9 @@ describe.skipIf(!electronAvailable)('Electron app smoke', () => {
 
   it('serves the stdio bridge as the app binary run as Node, as configured agents start it', async () => {
     if (!('path' in electron)) return;
-    expect(await bridgeTools(electron.path, [join(projectRoot, 'bin', 'tandem.js'), 'mcp', '--name', 'e2e'], { ELECTRON_RUN_AS_NODE: '1' })).toContain('terminal_send');
+    expect(await bridgeTools(electron.path, [join(projectRoot, 'bin', 'tandem.js'), 'mcp', '--name', 'e2e'], { ELECTRON_RUN_AS_NODE: '1' })).toContain(
+      'terminal_send',
+    );
   });
 
   it('hands a second launch to the running instance and exits', async () => {

@@ -78,7 +78,16 @@ describe.skipIf(!runUi)('Tandem UI: recordings, replay and export', () => {
     await waitForScreen(page, id, /^gamma-9$/m);
     await waitForPrompt(page, id);
     // bash names a command after its end marker: the timeline's record of the last one waits for its line.
-    await expect.poll(async () => readFileSync(join(fixture.serve.host.recordings().dir, (await fixture.serve.host.recordings().list()).find((r) => r.terminalId === id)!.id + '.timeline.jsonl'), 'utf8'), { timeout: 15_000 }).toContain('echo gamma-$((3*3))');
+    await expect
+      .poll(
+        async () =>
+          readFileSync(
+            join(fixture.serve.host.recordings().dir, (await fixture.serve.host.recordings().list()).find((r) => r.terminalId === id)!.id + '.timeline.jsonl'),
+            'utf8',
+          ),
+        { timeout: 15_000 },
+      )
+      .toContain('echo gamma-$((3*3))');
 
     await openRecordings(page);
     const item = page.locator(`.item[data-terminal-id="${id}"]`);
@@ -134,12 +143,20 @@ describe.skipIf(!runUi)('Tandem UI: recordings, replay and export', () => {
     expect(header.version).toBe(3);
     expect(header.term.cols).toBeGreaterThan(0);
     const events = eventLines.filter((line) => line.startsWith('[')).map((line) => JSON.parse(line) as [number, string, string]);
-    const output = events.filter((e) => e[1] === 'o').map((e) => e[2]).join('');
+    const output = events
+      .filter((e) => e[1] === 'o')
+      .map((e) => e[2])
+      .join('');
     for (const text of ['alpha-42', 'beta-out', 'gamma-9']) expect(output).toContain(text);
     expect(events.filter((e) => e[1] === 'm' && e[2].startsWith('command start')).length).toBe(4);
     expect(events.some((e) => e[1] === 'm' && e[2].startsWith('command end: exit 2'))).toBe(true);
     const timeline = readFileSync((await byName('.timeline.jsonl').path())!, 'utf8');
-    const commands = timeline.trimEnd().split('\n').map((line) => JSON.parse(line) as { type: string; command?: string }).filter((r) => r.type === 'command').map((r) => r.command);
+    const commands = timeline
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; command?: string })
+      .filter((r) => r.type === 'command')
+      .map((r) => r.command);
     expect(commands).toEqual(['echo alpha-$((40+2))', "printf 'beta-%s\\n' out", 'ls /no-such-dir-e2e', 'echo gamma-$((3*3))']);
 
     await page.keyboard.press('Escape');
@@ -181,7 +198,12 @@ describe.skipIf(!runUi)('Tandem UI: recordings, replay and export', () => {
     const short = synthesizeRecording({ seconds: 120, floods: 0, seed: 3 });
     const lines = short.cast.trimEnd().split('\n');
     // As the recorder writes it when a terminal's .cast reaches its bound: a marker, then only the exit.
-    const cut = [...lines.slice(0, Math.floor(lines.length / 2)), JSON.stringify([0.1, 'm', "recording stopped: the 20 MiB bound of this terminal's recording was reached (the timeline goes on)"]), JSON.stringify([5, 'x', '0'])].join('\n') + '\n';
+    const cut =
+      [
+        ...lines.slice(0, Math.floor(lines.length / 2)),
+        JSON.stringify([0.1, 'm', "recording stopped: the 20 MiB bound of this terminal's recording was reached (the timeline goes on)"]),
+        JSON.stringify([5, 'x', '0']),
+      ].join('\n') + '\n';
     const dir = serve.host.recordings().dir;
     const id = '20261203T080000000Z-synthetic-cut';
     writeFileSync(join(dir, `${id}.cast`), cut, { mode: 0o600 });
@@ -228,7 +250,9 @@ describe.skipIf(!runUi)('Tandem UI: recordings, replay and export', () => {
     await item.getByRole('button', { name: 'Replay' }).click();
     // 64 MiB through the WebSocket in pages and into the player: a bound for a hang, not a speed target (a loaded 2-core run took over 60 s).
     await expect.poll(() => replay(page).getAttribute('data-state'), { timeout: 180_000 }).toBe('ready');
-    await expect.poll(async () => (await page.locator('[data-notice="replay-cut"]').textContent()) ?? '').toMatch(/Truncated for replay: the first 6\d\.\d MiB of \d+\.\d MiB are shown/);
+    await expect
+      .poll(async () => (await page.locator('[data-notice="replay-cut"]').textContent()) ?? '')
+      .toMatch(/Truncated for replay: the first 6\d\.\d MiB of \d+\.\d MiB are shown/);
     const shown = await page.locator('.entries .entry.command').count();
     expect(shown).toBeGreaterThan(0);
     expect(shown).toBeLessThan(big.commands.length);
@@ -251,7 +275,9 @@ describe.skipIf(!runUi)('Tandem UI: recordings, replay and export', () => {
     await openRecordings(page);
     await page.getByRole('button', { name: 'Refresh the list' }).click();
     await page.locator(`.item[data-recording-id="${junk}"]`).getByRole('button', { name: 'Replay' }).click();
-    await expect.poll(async () => (await replay(page).getByRole('alert').first().textContent()) ?? '').toMatch(/cannot be replayed: The recording is not asciicast v3 \(version 2\)/);
+    await expect
+      .poll(async () => (await replay(page).getByRole('alert').first().textContent()) ?? '')
+      .toMatch(/cannot be replayed: The recording is not asciicast v3 \(version 2\)/);
 
     await expect.poll(() => page.locator(`.item[data-recording-id="${gone}"]`).count()).toBe(1);
     rmSync(join(dir, `${gone}.cast`));

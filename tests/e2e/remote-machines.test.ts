@@ -119,7 +119,15 @@ describe.skipIf(ssh.skip || !runUi)(`Tandem UI: a remote machine over a real ssh
     const id = (await remoteTab.getAttribute('data-terminal-id'))!;
     expect(await page.locator(`[data-tab-id="${id}"]`).getAttribute('data-machine')).toBe('box');
     // Local tab, then the machine's chip, then its tab.
-    const order = await page.locator('[role="tablist"] > *').evaluateAll((nodes) => nodes.map((node) => ((node as HTMLElement).dataset.machineGroup ? `group:${(node as HTMLElement).dataset.machineGroup}` : ((node as HTMLElement).dataset.machine ?? 'local'))));
+    const order = await page
+      .locator('[role="tablist"] > *')
+      .evaluateAll((nodes) =>
+        nodes.map((node) =>
+          (node as HTMLElement).dataset.machineGroup
+            ? `group:${(node as HTMLElement).dataset.machineGroup}`
+            : ((node as HTMLElement).dataset.machine ?? 'local'),
+        ),
+      );
     // (The remote user's daemon outlives a run and keeps closed sessions as transcripts: an earlier run's may be in the group too.)
     expect(order.slice(0, 2)).toEqual(['local', 'group:box']);
     expect(order.slice(2).every((entry) => entry === 'box')).toBe(true);
@@ -222,17 +230,30 @@ describe.skipIf(ssh.skip || !runUi)(`Tandem UI: a remote machine over a real ssh
     await page.getByRole('button', { name: 'Remove nowhere' }).click();
     await page.locator('[data-settings="machines"] [data-machine="nowhere"]').waitFor({ state: 'detached' });
     expect(machines.machines.has('nowhere')).toBe(false);
-    expect(await page.locator('[data-settings="machines"] [data-machine]').evaluateAll((rows) => rows.map((row) => (row as HTMLElement).dataset.machine))).toEqual(['box', 'box2']);
+    expect(
+      await page.locator('[data-settings="machines"] [data-machine]').evaluateAll((rows) => rows.map((row) => (row as HTMLElement).dataset.machine)),
+    ).toEqual(['box', 'box2']);
     await shots(page, 'remote-settings-remove-dark', page.locator('[data-settings="machines"]'));
   }, 120_000);
-  it("a machine whose Tandem is gone when the link comes back is lost: the tab, its group and the status line say so and why", async () => {
+  it('a machine whose Tandem is gone when the link comes back is lost: the tab, its group and the status line say so and why', async () => {
     // The remote daemon outlives a run and restores its last session's tabs as transcripts, and
     // one of them may be selected now: the new terminal is the selected tab no one saw before.
-    const before = new Set(await page.locator('[role="tab"][data-terminal-id]').evaluateAll((tabs) => tabs.map((tab) => (tab as HTMLElement).dataset.terminalId)));
+    const before = new Set(
+      await page.locator('[role="tab"][data-terminal-id]').evaluateAll((tabs) => tabs.map((tab) => (tab as HTMLElement).dataset.terminalId)),
+    );
     await page.getByRole('button', { name: 'Choose a shell' }).click();
     await page.locator('[role="menuitem"][data-machine="box"]').click();
-    const selected = () => page.locator('[role="tab"][aria-selected="true"][data-terminal-id^="box:"]').getAttribute('data-terminal-id', { timeout: 1000 }).catch(() => null);
-    await expect.poll(async () => { const seen = await selected(); return seen !== null && !before.has(seen); }).toBe(true);
+    const selected = () =>
+      page
+        .locator('[role="tab"][aria-selected="true"][data-terminal-id^="box:"]')
+        .getAttribute('data-terminal-id', { timeout: 1000 })
+        .catch(() => null);
+    await expect
+      .poll(async () => {
+        const seen = await selected();
+        return seen !== null && !before.has(seen);
+      })
+      .toBe(true);
     const id = (await selected())!;
     await waitForPrompt(page, id);
     // Tandem uninstalled there meanwhile: the shell says what a missing command says.

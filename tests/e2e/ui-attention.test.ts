@@ -122,7 +122,9 @@ describe.skipIf(!runUi)('Tandem UI: tab states, notifications, closing and hando
     const sent = call('terminal_send', { id: agentTerminal, text: 'printf approved-run', waitMs: 50_000 });
     await tab(agentTerminal).locator('[data-mark="approval"]').waitFor();
     await expect.poll(() => ui.page.title()).toBe('(1) Tandem');
-    await expect.poll(async () => (await recorded(ui.page)).notes).toEqual([{ title: 'codex asks to run a command', body: 'printf approved-run\nin codex: build', tag: `approval:${agentTerminal}` }]);
+    await expect
+      .poll(async () => (await recorded(ui.page)).notes)
+      .toEqual([{ title: 'codex asks to run a command', body: 'printf approved-run\nin codex: build', tag: `approval:${agentTerminal}` }]);
     // The agent's tab wears the agent's own mark.
     await expect.poll(() => tab(agentTerminal).locator('[data-agent-hue]').textContent()).toContain('C');
 
@@ -131,7 +133,10 @@ describe.skipIf(!runUi)('Tandem UI: tab states, notifications, closing and hando
     await ui.page.getByRole('button', { name: 'Choose a shell' }).click();
     const menu = ui.page.getByRole('menu', { name: 'New terminal with shell' });
     const box = (await menu.boundingBox())!;
-    const onTop = await ui.page.evaluate(({ x, y }) => Boolean(document.elementFromPoint(x, y)?.closest('[role="menu"]')), { x: box.x + box.width - 8, y: box.y + box.height - 8 });
+    const onTop = await ui.page.evaluate(({ x, y }) => Boolean(document.elementFromPoint(x, y)?.closest('[role="menu"]')), {
+      x: box.x + box.width - 8,
+      y: box.y + box.height - 8,
+    });
     expect(onTop).toBe(true);
     await ui.page.keyboard.press('Escape');
     const pane = (await ui.page.locator('[role="tabpanel"]:visible').boundingBox())!;
@@ -185,7 +190,9 @@ describe.skipIf(!runUi)('Tandem UI: tab states, notifications, closing and hando
   }, 60_000);
 
   it('asks before closing a tab whose command still runs', async () => {
-    await tab(ownTerminal).getByRole('button', { name: /^Close/ }).click();
+    await tab(ownTerminal)
+      .getByRole('button', { name: /^Close/ })
+      .click();
     const dialog = ui.page.getByRole('dialog', { name: /^Close/ });
     await dialog.waitFor();
     await expect.poll(() => dialog.textContent()).toContain('The program \u201csleep\u201d is still running');
@@ -194,10 +201,11 @@ describe.skipIf(!runUi)('Tandem UI: tab states, notifications, closing and hando
     await dialog.waitFor({ state: 'hidden' });
     expect(ui.serve.host.has(ownTerminal)).toBe(true);
 
-    await tab(ownTerminal).getByRole('button', { name: /^Close/ }).click();
+    await tab(ownTerminal)
+      .getByRole('button', { name: /^Close/ })
+      .click();
     await dialog.getByRole('button', { name: 'Close terminal' }).click();
     await expect.poll(() => ui.serve.host.has(ownTerminal)).toBe(false);
-
   }, 30_000);
 
   it('marks a waiting program, and calls the person once the agent leaves it unanswered', async () => {
@@ -210,9 +218,14 @@ describe.skipIf(!runUi)('Tandem UI: tab states, notifications, closing and hando
     await waitForPrompt(ui.page, ownTerminal);
     const before = (await recorded(ui.page)).notes.length;
     // An unclosed quote: the shell itself waits for the rest of the line.
-    expect(await call('terminal_send', { id: agentTerminal, text: 'echo "unclosed', waitMs: 20_000 })).toMatchObject({ status: 'waiting_input', evidence: 'continuation' });
+    expect(await call('terminal_send', { id: agentTerminal, text: 'echo "unclosed', waitMs: 20_000 })).toMatchObject({
+      status: 'waiting_input',
+      evidence: 'continuation',
+    });
     await tab(agentTerminal).locator('[data-mark="waiting"]').waitFor();
-    await expect.poll(async () => (await recorded(ui.page)).notes.slice(before).map((note) => note.tag), { timeout: 12_000 }).toEqual([`input:${agentTerminal}`]);
+    await expect
+      .poll(async () => (await recorded(ui.page)).notes.slice(before).map((note) => note.tag), { timeout: 12_000 })
+      .toEqual([`input:${agentTerminal}`]);
     await expect.poll(() => ui.page.title()).toBe('(1) Tandem');
     await expect.poll(() => tab(agentTerminal).locator('[data-mark="waiting"].unanswered').count()).toBe(1);
     await shoot('waiting-unanswered');
@@ -250,7 +263,9 @@ describe.skipIf(!runUi)('Tandem UI: tab states, notifications, closing and hando
     const target = (await tab(second).boundingBox())!;
     // Dropped on the right half of the second tab: after it.
     await tab(first).dragTo(tab(second), { targetPosition: { x: target.width - 12, y: 10 } });
-    await expect.poll(async () => (await ui.page.locator('[role="tab"]').evaluateAll((tabs) => tabs.map((el) => el.getAttribute('data-terminal-id')))).slice(0, 2)).toEqual([second, first]);
+    await expect
+      .poll(async () => (await ui.page.locator('[role="tab"]').evaluateAll((tabs) => tabs.map((el) => el.getAttribute('data-terminal-id')))).slice(0, 2))
+      .toEqual([second, first]);
     // The strip's own buttons reach the other end too.
     await ui.page.getByRole('button', { name: 'Scroll tabs right' }).click();
     await ui.page.screenshot({ path: screenshotPath('screenshots/twelve-tabs-800x600') });
@@ -267,7 +282,9 @@ describe.skipIf(!runUi)('Tandem UI: tab states, notifications, closing and hando
       await tab(agentTerminal).locator('[data-mark="handoff"]').waitFor();
       await banner.getByRole('button', { name: 'Take over' }).click();
       await bar().getByText('You have control').waitFor();
-      await expect.poll(() => ui.page.locator('[role="tabpanel"]:visible [data-testid="handoff-message"]').textContent()).toBe('codex asked you: please type the deploy password');
+      await expect
+        .poll(() => ui.page.locator('[role="tabpanel"]:visible [data-testid="handoff-message"]').textContent())
+        .toBe('codex asked you: please type the deploy password');
       await typeLine(ui.page, "printf 'pri%s\\n' vate-output");
       await waitForScreen(ui.page, agentTerminal, /^private-output$/m);
       return { handoff };

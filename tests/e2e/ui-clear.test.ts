@@ -55,7 +55,10 @@ describe.skipIf(!runUi)('Tandem UI: the menu Clear holds across views and reload
     await waitForScreen(page, id, /^line3000$/m);
 
     // A second page (another browser tab) watches the same terminal.
-    const context = await page.context().browser()!.newContext({ viewport: { width: 1280, height: 800 } });
+    const context = await page
+      .context()
+      .browser()!
+      .newContext({ viewport: { width: 1280, height: 800 } });
     second = await context.newPage();
     await second.goto(testUrl(serve.loginUrl));
     await showTerminal(second, id);

@@ -41,7 +41,8 @@ describe.skipIf(!runUi)('Tandem UI: a close reaches exactly the terminal the per
   /** The host's log of closes so far, to compare against later. */
   const logMark = (): Set<CloseRecord> => new Set(ui.serve.host.closeLog);
   /** Closes logged since `mark`, as `id cause`. */
-  const closesSince = (mark: Set<CloseRecord>): string[] => ui.serve.host.closeLog.filter((record) => !mark.has(record)).map((record) => `${record.id} ${record.cause}`);
+  const closesSince = (mark: Set<CloseRecord>): string[] =>
+    ui.serve.host.closeLog.filter((record) => !mark.has(record)).map((record) => `${record.id} ${record.cause}`);
 
   async function closeEverything(): Promise<void> {
     for (const view of ui.serve.host.list()) await ui.serve.host.close(view.id);
@@ -77,7 +78,9 @@ describe.skipIf(!runUi)('Tandem UI: a close reaches exactly the terminal the per
       await waitForPrompt(ui.page, own);
       await typeLine(ui.page, 'sleep 300');
       await expect.poll(() => ui.serve.host.get(own).session.status).toBe('running');
-      await tab(own).getByRole('button', { name: /^Close/ }).click();
+      await tab(own)
+        .getByRole('button', { name: /^Close/ })
+        .click();
       if (round === 0) {
         await dialog().getByRole('checkbox', { name: "Don't ask again" }).check();
         await dialog().getByRole('button', { name: 'Close terminal' }).click();
@@ -91,7 +94,10 @@ describe.skipIf(!runUi)('Tandem UI: a close reaches exactly the terminal the per
       await expect.poll(() => ui.serve.host.has(idle)).toBe(false);
       closedByPerson.push(idle);
       // The agent keeps calling its terminal meanwhile.
-      expect(await call('terminal_send', { id: agentTerminal, text: `echo round-${round}`, waitMs: 20_000 })).toMatchObject({ status: 'done', output: `round-${round}` });
+      expect(await call('terminal_send', { id: agentTerminal, text: `echo round-${round}`, waitMs: 20_000 })).toMatchObject({
+        status: 'done',
+        output: `round-${round}`,
+      });
     }
     expect(closesSince(from)).toEqual(closedByPerson.map((id) => `${id} ui`));
     expect(ui.serve.host.has(agentTerminal)).toBe(true);
@@ -121,11 +127,16 @@ describe.skipIf(!runUi)('Tandem UI: a close reaches exactly the terminal the per
     await dialog().waitFor({ state: 'hidden' });
     expect(await call('terminal_send', { id: agentTerminal, text: 'echo kept', waitMs: 20_000 })).toMatchObject({ status: 'done', output: 'kept' });
     // Confirmed, it closes that terminal and no other; the agent is told the truth.
-    await tab(agentTerminal).getByRole('button', { name: /^Close/ }).click();
+    await tab(agentTerminal)
+      .getByRole('button', { name: /^Close/ })
+      .click();
     await dialog().getByRole('button', { name: 'Close terminal' }).click();
     await expect.poll(() => ui.serve.host.has(agentTerminal)).toBe(false);
     expect(ui.serve.host.closeLog.at(-1)).toMatchObject({ id: agentTerminal, cause: 'ui', origin: 'agent', agent: 'codex' });
-    expect(await call('terminal_send', { id: agentTerminal, text: 'echo gone', waitMs: 20_000 })).toMatchObject({ isError: true, error: { code: 'not_found' } });
+    expect(await call('terminal_send', { id: agentTerminal, text: 'echo gone', waitMs: 20_000 })).toMatchObject({
+      isError: true,
+      error: { code: 'not_found' },
+    });
     await setNoAsk(false);
     await closeEverything();
   }, 90_000);
@@ -138,7 +149,9 @@ describe.skipIf(!runUi)('Tandem UI: a close reaches exactly the terminal the per
     await waitForPrompt(ui.page, own);
     await typeLine(ui.page, 'sleep 300');
     await expect.poll(() => ui.serve.host.get(own).session.status).toBe('running');
-    await tab(own).getByRole('button', { name: /^Close/ }).click();
+    await tab(own)
+      .getByRole('button', { name: /^Close/ })
+      .click();
     await dialog().getByRole('checkbox', { name: "Don't ask again" }).check();
     // The agent's terminal changes underneath (status, title, roster updates) while the question is open.
     expect(await call('terminal_send', { id: agentTerminal, text: 'echo busy-agent', waitMs: 20_000 })).toMatchObject({ status: 'done' });

@@ -43,7 +43,9 @@ async function menuShots(page: Page, id: string, name: string): Promise<void> {
     await page.setViewportSize(size);
     await page.waitForTimeout(250);
     const box = (await pane(page, id).locator('.xterm').boundingBox())!;
-    await pane(page, id).locator('.xterm').click({ button: 'right', position: { x: box.width * 0.3, y: box.height * 0.3 } });
+    await pane(page, id)
+      .locator('.xterm')
+      .click({ button: 'right', position: { x: box.width * 0.3, y: box.height * 0.3 } });
     await page.getByRole('menu', { name: 'Terminal' }).waitFor();
     await page.screenshot({ path: shot(`${name}-${size.width}x${size.height}`) });
     await page.keyboard.press('Escape');
@@ -59,16 +61,20 @@ function pane(page: Page, id: string) {
 
 async function typeInto(page: Page, id: string, line: string): Promise<void> {
   await pane(page, id).locator('.xterm').click();
-  await pane(page, id).locator('.xterm-helper-textarea').evaluate((element) => {
-    if (document.activeElement !== element) throw new Error('The clicked terminal does not have the keyboard.');
-  });
+  await pane(page, id)
+    .locator('.xterm-helper-textarea')
+    .evaluate((element) => {
+      if (document.activeElement !== element) throw new Error('The clicked terminal does not have the keyboard.');
+    });
   await page.keyboard.type(line);
   await page.keyboard.press('Enter');
 }
 
 async function viewportBackground(page: Page, id: string): Promise<string> {
   // xterm.js paints its theme's background on the scrollable element around the rows.
-  return await pane(page, id).locator('.xterm-scrollable-element').evaluate((element) => getComputedStyle(element).backgroundColor);
+  return await pane(page, id)
+    .locator('.xterm-scrollable-element')
+    .evaluate((element) => getComputedStyle(element).backgroundColor);
 }
 
 async function openSettings(page: Page): Promise<void> {
@@ -150,13 +156,15 @@ describe.skipIf(!runUi)('Tandem UI: settings, theme, context menu and split view
   it('flashes the view on a bell with the visual bell, and not with the bell off', async () => {
     const { page } = ui;
     const id = ids[0]!;
-    await pane(page, id).locator('.viewport').evaluate((viewport) => {
-      const counter = window as unknown as { flashes: number };
-      counter.flashes = 0;
-      new MutationObserver(() => {
-        if (viewport.classList.contains('flashing')) counter.flashes += 1;
-      }).observe(viewport, { attributes: true, attributeFilter: ['class'] });
-    });
+    await pane(page, id)
+      .locator('.viewport')
+      .evaluate((viewport) => {
+        const counter = window as unknown as { flashes: number };
+        counter.flashes = 0;
+        new MutationObserver(() => {
+          if (viewport.classList.contains('flashing')) counter.flashes += 1;
+        }).observe(viewport, { attributes: true, attributeFilter: ['class'] });
+      });
     const flashes = (): Promise<number> => page.evaluate(() => (window as unknown as { flashes: number }).flashes);
     expect(ui.serve.host.settings.get().bell).toBe('visual');
     await typeInto(page, id, `printf '\\a'; echo rang-1`);
@@ -177,12 +185,14 @@ describe.skipIf(!runUi)('Tandem UI: settings, theme, context menu and split view
     const cols = async (): Promise<number> => Number((await size.textContent())!.split('×')[0]);
     // The size settles after a layout change (screenshots resized the window).
     let start = -1;
-    await expect.poll(async () => {
-      const before = start;
-      await page.waitForTimeout(300);
-      start = await cols();
-      return start === before;
-    }).toBe(true);
+    await expect
+      .poll(async () => {
+        const before = start;
+        await page.waitForTimeout(300);
+        start = await cols();
+        return start === before;
+      })
+      .toBe(true);
     await pane(page, ids[0]!).locator('.xterm').click();
     await page.keyboard.press('Control+Equal');
     await page.keyboard.press('Control+Equal');

@@ -22,7 +22,10 @@ async function marksOf(page: Page, id: string): Promise<Mark[]> {
 }
 
 async function viewport(page: Page, id: string, text?: string): Promise<{ viewportY: number; baseY: number; line: number }> {
-  return (await page.evaluate(([terminalId, find]) => (window as unknown as { __tandemTest: Hook }).__tandemTest.viewport(terminalId!, find), [id, text] as const))!;
+  return (await page.evaluate(([terminalId, find]) => (window as unknown as { __tandemTest: Hook }).__tandemTest.viewport(terminalId!, find), [
+    id,
+    text,
+  ] as const))!;
 }
 
 async function shots(page: Page, name: string): Promise<void> {
@@ -47,7 +50,11 @@ async function gutter(page: Page, id: string): Promise<Array<{ status: string; t
     elements
       .filter((element) => getComputedStyle(element).display !== 'none')
       .sort((a, b) => a.getBoundingClientRect().top - b.getBoundingClientRect().top)
-      .map((element) => ({ status: (element as HTMLElement).dataset.status ?? '', title: (element as HTMLElement).title, color: getComputedStyle(element).backgroundColor })),
+      .map((element) => ({
+        status: (element as HTMLElement).dataset.status ?? '',
+        title: (element as HTMLElement).title,
+        color: getComputedStyle(element).backgroundColor,
+      })),
   );
 }
 
@@ -87,11 +94,13 @@ describe.skipIf(!runUi)('Tandem UI: command marks', () => {
     await expect.poll(async () => (await marksOf(page, id)).at(-1)?.status, { timeout: 15_000 }).toBe('running');
     expect((await gutter(page, id)).at(-1)?.status).toBe('running');
     await page.keyboard.press('Control+c');
-    await expect.poll(async () => (await marksOf(page, id)).map((mark) => [mark.status, mark.exitCode]), { timeout: 15_000 }).toEqual([
-      ['success', 0],
-      ['failure', 2],
-      ['interrupted', 130],
-    ]);
+    await expect
+      .poll(async () => (await marksOf(page, id)).map((mark) => [mark.status, mark.exitCode]), { timeout: 15_000 })
+      .toEqual([
+        ['success', 0],
+        ['failure', 2],
+        ['interrupted', 130],
+      ]);
     await waitForPrompt(page, id);
     const marks = await marksOf(page, id);
     expect(marks.map((mark) => mark.command)).toEqual(['echo ok-one', 'ls /nonexistent-tandem', 'sleep 30']);
@@ -106,9 +115,16 @@ describe.skipIf(!runUi)('Tandem UI: command marks', () => {
     expect(drawn[1]!.title).toMatch(/^Failed \(exit code 2\)\nls \/nonexistent-tandem$/);
     expect(drawn[2]!.title).toMatch(/^Interrupted \(exit code 130\)/);
     // Each mark sits on its command's row.
-    const rows = await page.locator(`#pane-${id} .command-mark`).evaluateAll((elements) => elements.map((element) => element.getBoundingClientRect().top).sort((a, b) => a - b));
+    const rows = await page
+      .locator(`#pane-${id} .command-mark`)
+      .evaluateAll((elements) => elements.map((element) => element.getBoundingClientRect().top).sort((a, b) => a - b));
     const screen = await page.locator(`#pane-${id} .xterm-screen`).boundingBox();
-    const rowHeight = screen!.height / (await page.evaluate((t) => (window as unknown as { __tandemTest: { locate(id: string, text: string): { rows: number } | null } }).__tandemTest.locate(t, 'ok-one')!.rows, id));
+    const rowHeight =
+      screen!.height /
+      (await page.evaluate(
+        (t) => (window as unknown as { __tandemTest: { locate(id: string, text: string): { rows: number } | null } }).__tandemTest.locate(t, 'ok-one')!.rows,
+        id,
+      ));
     for (const [index, command] of ['echo ok-one', 'ls /nonexistent-tandem', 'sleep 30'].entries()) {
       const { line, viewportY } = await viewport(page, id, command);
       expect(Math.round((rows[index]! - screen!.y) / rowHeight)).toBe(line - viewportY);
@@ -129,7 +145,9 @@ describe.skipIf(!runUi)('Tandem UI: command marks', () => {
     await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toBe('echo ok-one');
     await first.dispatchEvent('mousedown', { button: 0 });
     await menu.getByRole('menuitem', { name: 'Re-run command' }).click();
-    await expect.poll(async () => (await marksOf(page, id)).map((mark) => mark.command), { timeout: 15_000 }).toEqual(['echo ok-one', 'ls /nonexistent-tandem', 'sleep 30', 'echo ok-one']);
+    await expect
+      .poll(async () => (await marksOf(page, id)).map((mark) => mark.command), { timeout: 15_000 })
+      .toEqual(['echo ok-one', 'ls /nonexistent-tandem', 'sleep 30', 'echo ok-one']);
     await expect.poll(async () => (await marksOf(page, id)).at(-1)?.status, { timeout: 15_000 }).toBe('success');
   });
 
@@ -168,7 +186,9 @@ describe.skipIf(!runUi)('Tandem UI: command marks', () => {
     await page.keyboard.press('Control+ArrowDown');
     await page.keyboard.press('Control+ArrowDown');
     await expect.poll(async () => (await viewport(page, id)).viewportY).toBe(baseY);
-    expect((await page.evaluate((t) => (window as unknown as { __tandemTest: { screen(id: string): string } }).__tandemTest.screen(t), id)).split('\n').at(-1)).toMatch(/[$#] ?$/);
+    expect(
+      (await page.evaluate((t) => (window as unknown as { __tandemTest: { screen(id: string): string } }).__tandemTest.screen(t), id)).split('\n').at(-1),
+    ).toMatch(/[$#] ?$/);
   });
 
   it('keeps the marks after a reload, from the attach snapshot', async () => {
@@ -183,7 +203,10 @@ describe.skipIf(!runUi)('Tandem UI: command marks', () => {
     expect(after.map((mark) => [mark.status, mark.exitCode, mark.command])).toEqual(before.map((mark) => [mark.status, mark.exitCode, mark.command]));
     // On the same lines: each mark's line still shows its command.
     for (const mark of after) {
-      const line = await page.evaluate(([t, y]) => (window as unknown as { __tandemTest: { screen(id: string): string } }).__tandemTest.screen(t as string).split('\n')[y as number], [id, mark.line] as const);
+      const line = await page.evaluate(
+        ([t, y]) => (window as unknown as { __tandemTest: { screen(id: string): string } }).__tandemTest.screen(t as string).split('\n')[y as number],
+        [id, mark.line] as const,
+      );
       expect(line).toContain(mark.command!);
     }
     await page.keyboard.press('Control+ArrowUp');
@@ -194,7 +217,10 @@ describe.skipIf(!runUi)('Tandem UI: command marks', () => {
   it('makes no mark for OSC 133/633 a program prints', async () => {
     const { page } = ui;
     const before = (await marksOf(page, id)).length;
-    await typeLine(page, "printf '\\e]133;A\\a\\e]133;B\\a\\e]133;C\\aforged-out\\n\\e]133;D;1\\a\\e]633;A\\a\\e]633;E;rm -rf x\\a\\e]633;C\\a\\e]633;D;1\\a\\e]7771;0123abcd;S;9;evil\\a'; echo done-$((6*7))");
+    await typeLine(
+      page,
+      "printf '\\e]133;A\\a\\e]133;B\\a\\e]133;C\\aforged-out\\n\\e]133;D;1\\a\\e]633;A\\a\\e]633;E;rm -rf x\\a\\e]633;C\\a\\e]633;D;1\\a\\e]7771;0123abcd;S;9;evil\\a'; echo done-$((6*7))",
+    );
     await waitForScreen(page, id, /^done-42$/m);
     await waitForPrompt(page, id);
     await expect.poll(async () => (await marksOf(page, id)).at(-1)?.status, { timeout: 15_000 }).toBe('success');
@@ -245,8 +271,11 @@ describe.skipIf(!runUi)('Tandem UI: command marks', () => {
     const marks = await marksOf(page, many);
     expect(marks.length).toBeGreaterThan(5_000);
     expect(marks[0]!.line).toBeLessThan(100);
-    const screen = (await page.evaluate((t) => (window as unknown as { __tandemTest: { screen(id: string): string } }).__tandemTest.screen(t), many)).split('\n');
-    const placed = (list: Mark[], lines: string[]) => list.filter((mark) => !lines[mark.line]?.includes(`${mark.command!.split(' ').slice(0, 2).join(' ')}`)).map((mark) => mark.command);
+    const screen = (await page.evaluate((t) => (window as unknown as { __tandemTest: { screen(id: string): string } }).__tandemTest.screen(t), many)).split(
+      '\n',
+    );
+    const placed = (list: Mark[], lines: string[]) =>
+      list.filter((mark) => !lines[mark.line]?.includes(`${mark.command!.split(' ').slice(0, 2).join(' ')}`)).map((mark) => mark.command);
     // Type-ahead echo can leave a few commands' text on another row than the one above the cursor
     // at their start (the host's rule, the same in its emulator): a handful, not a drift.
     const misplaced = placed(marks, screen);
@@ -254,10 +283,15 @@ describe.skipIf(!runUi)('Tandem UI: command marks', () => {
     for (const mark of marks) expect([mark.status, mark.exitCode]).toEqual(/^false/.test(mark.command!) ? ['failure', 1] : ['success', 0]);
 
     /** From the top of the scrollback, Ctrl+Down reaches the first command kept; the gutter shows the screen's marks in their colours. */
-    const grid = async () => (await page.evaluate((t) => (window as unknown as { __tandemTest: { locate(id: string, text: string): { rows: number; cols: number } | null } }).__tandemTest.locate(t, 'c'), many))!;
+    const grid = async () =>
+      (await page.evaluate(
+        (t) => (window as unknown as { __tandemTest: { locate(id: string, text: string): { rows: number; cols: number } | null } }).__tandemTest.locate(t, 'c'),
+        many,
+      ))!;
     const jumpFromTop = async (previous?: Mark): Promise<Mark> => {
       // Shift+PageUp, a page at a time, to the top of the scrollback.
-      for (let round = 0; round < 100 && (await viewport(page, many)).viewportY > 0; round++) for (let page_ = 0; page_ < 25; page_++) await page.keyboard.press('Shift+PageUp');
+      for (let round = 0; round < 100 && (await viewport(page, many)).viewportY > 0; round++)
+        for (let page_ = 0; page_ < 25; page_++) await page.keyboard.press('Shift+PageUp');
       expect((await viewport(page, many)).viewportY).toBe(0);
       const now = await marksOf(page, many);
       await page.keyboard.press('Control+ArrowDown');
@@ -272,9 +306,16 @@ describe.skipIf(!runUi)('Tandem UI: command marks', () => {
       const drawn = await gutter(page, many);
       const [ok, danger] = [await themeColor(page, '--ok'), await themeColor(page, '--danger')];
       expect(drawn.map((mark) => mark.color)).toEqual(shown.map((mark) => (mark.status === 'failure' ? danger : ok)));
-      expect(drawn.map((mark) => mark.title)).toEqual(shown.map((mark) => (mark.status === 'failure' ? `Failed (exit code 1)\n${mark.command}` : `Succeeded\n${mark.command}`)));
+      expect(drawn.map((mark) => mark.title)).toEqual(
+        shown.map((mark) => (mark.status === 'failure' ? `Failed (exit code 1)\n${mark.command}` : `Succeeded\n${mark.command}`)),
+      );
       // Each on its command's row.
-      const tops = await page.locator(`#pane-${many} .command-mark`).evaluateAll((elements) => elements.filter((element) => getComputedStyle(element).display !== 'none').map((element) => element.getBoundingClientRect().top).sort((a, b) => a - b));
+      const tops = await page.locator(`#pane-${many} .command-mark`).evaluateAll((elements) =>
+        elements
+          .filter((element) => getComputedStyle(element).display !== 'none')
+          .map((element) => element.getBoundingClientRect().top)
+          .sort((a, b) => a - b),
+      );
       const screenBox = (await page.locator(`#pane-${many} .xterm-screen`).boundingBox())!;
       expect(tops.map((top) => Math.round(((top - screenBox.y) / screenBox.height) * rows) + first.line)).toEqual(shown.map((mark) => mark.line));
       return first;
@@ -294,9 +335,13 @@ describe.skipIf(!runUi)('Tandem UI: command marks', () => {
     await typeLine(page, 'false');
     await typeLine(page, 'sleep 30');
     // bash names a command only after its end: a running one has its mark, not yet its line.
-    await expect.poll(async () => (await marksOf(page, id)).map((mark) => mark.status).slice(-3), { timeout: 15_000 }).toEqual(['success', 'failure', 'running']);
+    await expect
+      .poll(async () => (await marksOf(page, id)).map((mark) => mark.status).slice(-3), { timeout: 15_000 })
+      .toEqual(['success', 'failure', 'running']);
     await page.keyboard.press('Control+c');
-    await expect.poll(async () => (await gutter(page, id)).map((mark) => mark.status).slice(-3), { timeout: 15_000 }).toEqual(['success', 'failure', 'interrupted']);
+    await expect
+      .poll(async () => (await gutter(page, id)).map((mark) => mark.status).slice(-3), { timeout: 15_000 })
+      .toEqual(['success', 'failure', 'interrupted']);
     const drawn = (await gutter(page, id)).slice(-3);
     expect(drawn.map((mark) => mark.color)).toEqual([await themeColor(page, '--ok'), await themeColor(page, '--danger'), await themeColor(page, '--warn')]);
     expect(drawn[1]!.title).toMatch(/exit code 1/);

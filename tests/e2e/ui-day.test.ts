@@ -72,7 +72,16 @@ function measureContrast(): TextContrast[] {
     if (el.closest('.xterm, .sr-only, [aria-hidden="true"], :disabled, [aria-disabled="true"], option')) continue;
     const style = getComputedStyle(el);
     const box = el.getBoundingClientRect();
-    if (style.visibility !== 'visible' || box.width === 0 || box.height === 0 || box.bottom < 0 || box.top > innerHeight || box.right < 0 || box.left > innerWidth) continue;
+    if (
+      style.visibility !== 'visible' ||
+      box.width === 0 ||
+      box.height === 0 ||
+      box.bottom < 0 ||
+      box.top > innerHeight ||
+      box.right < 0 ||
+      box.left > innerWidth
+    )
+      continue;
     const alpha = opacity(el);
     if (alpha < 0.05) continue;
     const colour = parse(style.color);
@@ -80,7 +89,12 @@ function measureContrast(): TextContrast[] {
     const fg = over([colour[0], colour[1], colour[2], colour[3] * alpha], bg);
     const [light, dark] = [luminance(fg), luminance(bg)].sort((a, b) => b - a) as [number, number];
     const path = [el.tagName.toLowerCase(), ...[...el.classList].filter((name) => !name.startsWith('svelte-')).map((name) => `.${name}`)].join('');
-    out.push({ text: node.textContent.trim().slice(0, 40), where: path, ratio: Math.round(((light + 0.05) / (dark + 0.05)) * 100) / 100, size: parseFloat(style.fontSize) });
+    out.push({
+      text: node.textContent.trim().slice(0, 40),
+      where: path,
+      ratio: Math.round(((light + 0.05) / (dark + 0.05)) * 100) / 100,
+      size: parseFloat(style.fontSize),
+    });
   }
   return out;
 }
@@ -178,7 +192,9 @@ describe.skipIf(!runUi)('Tandem UI: the person’s day', () => {
     const request = ui.page.getByRole('group', { name: 'Pairing request from gemini' });
     await request.waitFor();
     // What the kernel verified (nothing, for a request made inside the host) apart from what it claims.
-    await expect.poll(() => request.locator('dl[aria-label="Verified by the system"] dd').allTextContents()).toEqual(['not verified', 'not verified', 'not verified']);
+    await expect
+      .poll(() => request.locator('dl[aria-label="Verified by the system"] dd').allTextContents())
+      .toEqual(['not verified', 'not verified', 'not verified']);
     const facts = request.locator('dl[aria-label="What it claims"] dd');
     await expect.poll(() => facts.allTextContents()).toEqual(['gemini (/usr/bin/gemini)', short(ui.serve.project), '4242']);
     await request.getByText('Did you just start gemini in that folder? If not, deny.').waitFor();
@@ -216,7 +232,9 @@ describe.skipIf(!runUi)('Tandem UI: the person’s day', () => {
       expect(size(ownTerminal)).toEqual(host);
       await ui.page.getByRole('button', { name: /^Agents/ }).click();
       await panel().waitFor({ state: 'hidden' });
-      await card().getByRole('button', { name: /^Approve/ }).click();
+      await card()
+        .getByRole('button', { name: /^Approve/ })
+        .click();
       expect(await sent).toMatchObject({ status: 'done', approval: { state: 'approved' } });
       await card().waitFor({ state: 'detached' });
       expect(await sttySize(ownTerminal)).toBe(stty);
@@ -232,13 +250,19 @@ describe.skipIf(!runUi)('Tandem UI: the person’s day', () => {
     await expect.poll(() => where.first().textContent()).toBe(short(ui.serve.project));
     await expect.poll(() => where.nth(1).textContent()).toMatch(sandbox === 'off' ? /no sandbox/ : /sandbox: writes only here · network off/);
     await card().locator('[data-risk="destructive"]').waitFor();
-    expect(await card().getByLabel('Why it asks').textContent()).toBe('Nothing on codex\'s allow list covers “rm” yet.');
+    expect(await card().getByLabel('Why it asks').textContent()).toBe("Nothing on codex's allow list covers “rm” yet.");
     // No one-click way to let a destructive line run unasked from now on.
-    expect(await card().getByRole('button', { name: /^Always allow/ }).count()).toBe(0);
+    expect(
+      await card()
+        .getByRole('button', { name: /^Always allow/ })
+        .count(),
+    ).toBe(0);
     // The card names the terminal as its tab does.
     expect(await card().locator('.link').textContent()).toBe(await tabLabel(agentTerminal));
     await shoot('card-destructive');
-    await card().getByRole('button', { name: /^Reject/ }).click();
+    await card()
+      .getByRole('button', { name: /^Reject/ })
+      .click();
     await card().getByRole('button', { name: 'Reject', exact: true }).click();
     expect(await sent).toMatchObject({ isError: true, error: { code: 'rejected' } });
 
@@ -356,7 +380,9 @@ describe.skipIf(!runUi)('Tandem UI: the person’s day', () => {
     await tab(last).locator('[role="tab"]').click();
     await shoot('seven-tabs');
     await ui.page.setViewportSize({ width: 1280, height: 800 });
-    await card().getByRole('button', { name: /^Approve/ }).click();
+    await card()
+      .getByRole('button', { name: /^Approve/ })
+      .click();
     expect(await sent).toMatchObject({ status: 'done' });
   }, 180_000);
 
@@ -364,14 +390,16 @@ describe.skipIf(!runUi)('Tandem UI: the person’s day', () => {
     const id = await activeTerminalId(ui.page);
     await tab(id).locator('[role="tab"]').click({ button: 'right' });
     const menu = ui.page.getByRole('menu', { name: 'Tab' });
-    await expect.poll(async () => (await menu.getByRole('menuitem').allTextContents()).map((text) => text.trim())).toEqual([
-      expect.stringMatching(/^Rename…/),
-      'Share with agents (read-only)',
-      'Move left',
-      'Move right',
-      expect.stringMatching(/^Close/),
-      'Close other tabs',
-    ]);
+    await expect
+      .poll(async () => (await menu.getByRole('menuitem').allTextContents()).map((text) => text.trim()))
+      .toEqual([
+        expect.stringMatching(/^Rename…/),
+        'Share with agents (read-only)',
+        'Move left',
+        'Move right',
+        expect.stringMatching(/^Close/),
+        'Close other tabs',
+      ]);
     // A resize closes the menu: each size opens it again for its screenshots.
     for (const [width, height] of [
       [1280, 800],
@@ -405,7 +433,11 @@ describe.skipIf(!runUi)('Tandem UI: the person’s day', () => {
     await expect.poll(order).toEqual([...before.slice(0, index - 1), id, before[index - 1], ...before.slice(index + 1)]);
 
     await tab(id).locator('[role="tab"]').click({ button: 'right' });
-    await menu.getByRole('menuitem').filter({ hasText: /^Close/ }).filter({ hasNotText: 'other' }).click();
+    await menu
+      .getByRole('menuitem')
+      .filter({ hasText: /^Close/ })
+      .filter({ hasNotText: 'other' })
+      .click();
     await expect.poll(() => ui.serve.host.has(id)).toBe(false);
   }, 120_000);
 
@@ -466,7 +498,9 @@ describe.skipIf(!runUi)('Tandem UI: the person’s day', () => {
     }
     await theme('dark');
     expect(failures).toEqual([]);
-    await card().getByRole('button', { name: /^Approve/ }).click();
+    await card()
+      .getByRole('button', { name: /^Approve/ })
+      .click();
     expect(await sent).toMatchObject({ status: 'done' });
   }, 120_000);
 

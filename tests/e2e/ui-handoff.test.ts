@@ -43,7 +43,9 @@ describe.skipIf(!runUi)('Tandem UI: an agent terminal and handoff', () => {
     await bar().getByRole('button', { name: 'Take over' }).click();
     await bar().getByText('You have control').waitFor();
     expect(control()).toBe('user');
-    await bar().getByRole('button', { name: `Hand back to ${agentName}` }).click();
+    await bar()
+      .getByRole('button', { name: `Hand back to ${agentName}` })
+      .click();
     await bar().getByText(`Agent ${agentName} is driving`).waitFor();
     expect(control()).toBe('agent');
   });
@@ -79,9 +81,14 @@ describe.skipIf(!runUi)('Tandem UI: an agent terminal and handoff', () => {
     await ui.page.getByRole('combobox', { name: 'Agent to hand this terminal to' }).selectOption(agentName);
     await ui.page.getByRole('button', { name: 'Hand to agent' }).click();
     // The agent runs sandboxed (the default for new pairings); the person's own terminal is not.
-    await ui.page.getByRole('dialog', { name: /Hand an unsandboxed terminal/ }).getByRole('button', { name: 'Hand over unsandboxed' }).click();
+    await ui.page
+      .getByRole('dialog', { name: /Hand an unsandboxed terminal/ })
+      .getByRole('button', { name: 'Hand over unsandboxed' })
+      .click();
     // Driving, or holding it while its MCP session is away (the bar says which since issue 28).
-    await bar().getByText(new RegExp(`^Agent ${agentName} is (driving|disconnected)$`)).waitFor();
+    await bar()
+      .getByText(new RegExp(`^Agent ${agentName} is (driving|disconnected)$`))
+      .waitFor();
     expect(meta()).toMatchObject({ handedTo: agentName, control: 'agent' });
     await bar().getByRole('button', { name: 'Take back' }).click();
     await ui.page.getByRole('switch', { name: 'Share with agents' }).waitFor();

@@ -20,7 +20,7 @@ const hostileTitle = '(approved) rm -rf';
  * or the approval card's name of the terminal. A real shell prints the title; a real MCP client
  * asks; the page is a real Chromium against an in-process `tandem serve`.
  */
-describe.skipIf(!runUi)('Tandem UI: a program-set title is never shown as Tandem\'s words', () => {
+describe.skipIf(!runUi)("Tandem UI: a program-set title is never shown as Tandem's words", () => {
   const ui = useUiFixture({ width: 1280, height: 780 }, async ({ serve, page }) => {
     await page.goto(testUrl(serve.loginUrl));
     await page.locator('[data-connection="connected"]').waitFor();
@@ -37,7 +37,7 @@ describe.skipIf(!runUi)('Tandem UI: a program-set title is never shown as Tandem
     return result.isError ? { isError: true, ...structured } : structured;
   }
 
-  it('shows the title quoted as the program\'s beside Tandem\'s label, and the card names the terminal by Tandem\'s label', async () => {
+  it("shows the title quoted as the program's beside Tandem's label, and the card names the terminal by Tandem's label", async () => {
     const { token } = ui.serve.agents.pairAgent({ name: 'codex' });
     // `always` only to let the shell print the title without a card; then every line asks.
     ui.serve.agents.setAgentPolicy({ name: 'codex', policy: 'always' });

@@ -82,7 +82,11 @@ interface Served {
 
 /** The real `tandem serve` on a fixed port and state directory, as a person starts it again after a crash. */
 async function serveOn(port: number, home: string): Promise<Served> {
-  const child = spawn(process.execPath, [join(projectRoot, 'bin/tandem.js'), 'serve', '--port', String(port)], { cwd: projectRoot, env: serveEnv(home), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(projectRoot, 'bin/tandem.js'), 'serve', '--port', String(port)], {
+    cwd: projectRoot,
+    env: serveEnv(home),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const exited = new Promise<void>((done) => child.once('exit', () => done()));
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-2000)));
@@ -222,7 +226,9 @@ describe.skipIf(!runUi || missingBuild() !== null)('Tandem UI: Tandem stops or c
         req.setEncoding('utf8').on('data', (chunk: string) => received.push(chunk));
         req.on('end', () => {
           if (mode === 'answers 401 with a made-up instance id') {
-            res.writeHead(401, { 'Content-Type': 'application/json', 'X-Tandem-Instance': 'made-up-run' }).end(JSON.stringify({ error: { code: 'forbidden', message: 'x' }, instance: 'made-up-run' }));
+            res
+              .writeHead(401, { 'Content-Type': 'application/json', 'X-Tandem-Instance': 'made-up-run' })
+              .end(JSON.stringify({ error: { code: 'forbidden', message: 'x' }, instance: 'made-up-run' }));
           } else if (req.url === '/session' && req.headers['x-tandem-challenge']) {
             // It tries: a "proof" it cannot compute.
             res.writeHead(200, { 'Content-Type': 'application/json', 'X-Tandem-Instance': 'made-up-run' }).end(JSON.stringify({ proof: 'A'.repeat(43) }));
@@ -236,7 +242,8 @@ describe.skipIf(!runUi || missingBuild() !== null)('Tandem UI: Tandem stops or c
       squat.on('upgrade', (req, socket, head) => {
         upgrades++;
         record(req);
-        if (mode === 'answers 401 with a made-up instance id') return void socket.end('HTTP/1.1 401 Unauthorized\r\nX-Tandem-Instance: made-up-run\r\nContent-Length: 0\r\n\r\n');
+        if (mode === 'answers 401 with a made-up instance id')
+          return void socket.end('HTTP/1.1 401 Unauthorized\r\nX-Tandem-Instance: made-up-run\r\nContent-Length: 0\r\n\r\n');
         wss.handleUpgrade(req, socket, head, (ws) => ws.on('message', (data) => received.push(String(data))));
       });
       await new Promise<void>((done) => squat.listen(port, '127.0.0.1', () => done()));

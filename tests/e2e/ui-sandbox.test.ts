@@ -8,7 +8,8 @@ import { testUrl } from './helpers/serve';
 import { useUiFixture } from './helpers/ui-fixture';
 
 const runUi = (chromiumAvailable || chromiumRequired) && (sandboxAvailable || sandboxRequired);
-if (!runUi) console.warn(chromiumAvailable ? 'sandbox UI tests: skipped, bubblewrap cannot run here (set TANDEM_REQUIRE_SANDBOX=1 to fail instead).' : skipReason);
+if (!runUi)
+  console.warn(chromiumAvailable ? 'sandbox UI tests: skipped, bubblewrap cannot run here (set TANDEM_REQUIRE_SANDBOX=1 to fail instead).' : skipReason);
 
 /**
  * The agents panel's sandbox choices, in real Chromium against an in-process `tandem serve`:
@@ -81,7 +82,10 @@ describe.skipIf(!runUi)('Tandem UI: sandbox choices', () => {
 
     // A change while the terminal is open is refused, and the select shows what still applies.
     await agentSelect('boxed').selectOption('workspace-write');
-    await ui.page.getByRole('alert').filter({ hasText: /close them before changing its sandbox/ }).waitFor();
+    await ui.page
+      .getByRole('alert')
+      .filter({ hasText: /close them before changing its sandbox/ })
+      .waitFor();
     await expect.poll(() => agentSelect('boxed').inputValue()).toBe('read-only');
     expect(ui.serve.agents.state().paired.find((agent) => agent.name === 'boxed')).toMatchObject({ sandbox: 'read-only' });
 

@@ -29,8 +29,12 @@ describe.skipIf(!runUi || !realBash)('the new-terminal menu with several bash bi
 
   beforeAll(async () => {
     root = mkdtempSync(join(tmpdir(), 'tandem-e2e-shells-'));
-    newer = fakeShell(root, 'newer/bin/bash', 'newer-5.3', 'GNU bash, version 5.3.0(1)-release (x86_64-pc-linux-gnu)', join(root, 'runs'), { execs: realBash! });
-    older = fakeShell(root, 'older/bin/bash', 'older-3.2', 'GNU bash, version 3.2.57(1)-release (arm64-apple-darwin23)', join(root, 'runs'), { execs: realBash! });
+    newer = fakeShell(root, 'newer/bin/bash', 'newer-5.3', 'GNU bash, version 5.3.0(1)-release (x86_64-pc-linux-gnu)', join(root, 'runs'), {
+      execs: realBash!,
+    });
+    older = fakeShell(root, 'older/bin/bash', 'older-3.2', 'GNU bash, version 3.2.57(1)-release (arm64-apple-darwin23)', join(root, 'runs'), {
+      execs: realBash!,
+    });
     serve = await startServe({ TANDEM_SHELL_SEARCH_DIRS: [join(root, 'newer/bin'), join(root, 'older/bin')].join(':'), TANDEM_BASH_INTEGRATION: undefined });
     browser = await launchChromium();
     const context = await browser.newContext({ viewport: { width: 1180, height: 720 } });
@@ -56,7 +60,9 @@ describe.skipIf(!runUi || !realBash)('the new-terminal menu with several bash bi
 
   it('lists each bash with a label that says which is which, the default (SHELL=/bin/bash) first', async () => {
     const menu = await openMenu();
-    const items = await menu.getByRole('menuitem').evaluateAll((buttons) => buttons.map((button) => ({ name: button.querySelector('.name')?.textContent, path: button.getAttribute('title') })));
+    const items = await menu
+      .getByRole('menuitem')
+      .evaluateAll((buttons) => buttons.map((button) => ({ name: button.querySelector('.name')?.textContent, path: button.getAttribute('title') })));
     const bashes = items.filter((item) => item.name?.startsWith('bash'));
     expect(bashes).toEqual([
       { name: expect.stringMatching(/^bash \d+\.\d+ \(system\)$/), path: '/bin/bash' },

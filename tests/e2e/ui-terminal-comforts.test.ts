@@ -62,7 +62,10 @@ async function cellPoint(page: Page, id: string, text: string, offset = 0): Prom
   let place: Awaited<ReturnType<Hook['locate']>> = null;
   await expect
     .poll(async () => {
-      place = await page.evaluate(([terminalId, wanted]) => (window as unknown as { __tandemTest: Hook }).__tandemTest.locate(terminalId!, wanted!), [id, text]);
+      place = await page.evaluate(
+        ([terminalId, wanted]) => (window as unknown as { __tandemTest: Hook }).__tandemTest.locate(terminalId!, wanted!),
+        [id, text],
+      );
       return place !== null;
     })
     .toBe(true);
@@ -99,9 +102,14 @@ async function inkOf(page: Page, id: string, text: string, background: number[])
   const first = await cellPoint(page, id, text, 0);
   const last = await cellPoint(page, id, text, text.length - 1);
   const box = (await page.locator(`#pane-${id} .xterm-screen`).boundingBox())!;
-  const place = (await page.evaluate(([terminalId, wanted]) => (window as unknown as { __tandemTest: Hook }).__tandemTest.locate(terminalId!, wanted!), [id, text]))!;
+  const place = (await page.evaluate(
+    ([terminalId, wanted]) => (window as unknown as { __tandemTest: Hook }).__tandemTest.locate(terminalId!, wanted!),
+    [id, text],
+  ))!;
   const cell = { width: box.width / place.cols, height: box.height / place.rows };
-  const png = await page.screenshot({ clip: { x: first.x - cell.width / 2, y: first.y - cell.height / 2, width: last.x - first.x + cell.width, height: cell.height } });
+  const png = await page.screenshot({
+    clip: { x: first.x - cell.width / 2, y: first.y - cell.height / 2, width: last.x - first.x + cell.width, height: cell.height },
+  });
   const pixels = await page.evaluate(async (base64) => {
     const bytes = Uint8Array.from(atob(base64), (char) => char.charCodeAt(0));
     const bitmap = await createImageBitmap(new Blob([bytes], { type: 'image/png' }));
@@ -163,7 +171,9 @@ describe.skipIf(!runUi)('terminal comforts (issue 28): notifications, contrast, 
 
     const requestId = ui.serve.agents.pairing.request({ name: 'gemini', pid: 4242, exe: '/usr/bin/gemini', cwd: '/tmp/project' });
     await expect.poll(async () => (await recorded(ui.page)).notes.map((note) => note.title)).toContain('gemini asks to pair with Tandem');
-    expect((await recorded(ui.page)).notes.find((note) => note.title === 'gemini asks to pair with Tandem')).toMatchObject({ body: '/usr/bin/gemini (pid 4242)\nin /tmp/project' });
+    expect((await recorded(ui.page)).notes.find((note) => note.title === 'gemini asks to pair with Tandem')).toMatchObject({
+      body: '/usr/bin/gemini (pid 4242)\nin /tmp/project',
+    });
     await expect.poll(() => ui.page.title()).toBe('(1) Tandem');
     ui.serve.agents.answerPairing({ requestId, decision: 'deny' });
     await expect.poll(() => ui.page.title()).toBe('Tandem');
@@ -178,7 +188,7 @@ describe.skipIf(!runUi)('terminal comforts (issue 28): notifications, contrast, 
       // tandem.bash): on a loaded machine the roster carried the end (exit 3, no command) first,
       // and the notification went out as "The command failed". The trap makes that fork slow,
       // so the line comes after the end every time.
-      await typeLine(ui.page, "set -T; trap '[[ $BASH_COMMAND == *\"builtin history 1\" ]] && sleep 0.5' DEBUG");
+      await typeLine(ui.page, 'set -T; trap \'[[ $BASH_COMMAND == *"builtin history 1" ]] && sleep 0.5\' DEBUG');
       await waitForScreen(ui.page, long, /DEBUG\n[^\n]*[$#] ?$/m);
       // 12 s, not just over the 10 s threshold: the page times the run from the roster it receives.
       await typeLine(ui.page, 'sleep 12; (exit 3)');
@@ -206,46 +216,55 @@ describe.skipIf(!runUi)('terminal comforts (issue 28): notifications, contrast, 
     const pane = ui.page.locator(`#pane-${first}`);
     const background = rgbOf(await pane.locator('.xterm-scrollable-element').evaluate((element) => getComputedStyle(element).backgroundColor));
     expect(luminance(background)).toBeGreaterThan(0.8);
-    for (const text of ['WHITE-TEXT', 'BRIGHT-TEXT']) expect(contrast(await inkOf(ui.page, first, text, background), background), text).toBeGreaterThanOrEqual(4.5);
+    for (const text of ['WHITE-TEXT', 'BRIGHT-TEXT'])
+      expect(contrast(await inkOf(ui.page, first, text, background), background), text).toBeGreaterThanOrEqual(4.5);
     await shots(ui.page, 'issue28-contrast-light');
     ui.serve.host.settings.update({ theme: 'dark' });
     await typeLine(ui.page, "clear; printf '\\033[30mBLACK-TEXT\\033[0m\\n'");
     await waitForScreen(ui.page, first, /^BLACK-TEXT$/m);
-    await expect.poll(async () => luminance(rgbOf(await pane.locator('.xterm-scrollable-element').evaluate((element) => getComputedStyle(element).backgroundColor)))).toBeLessThan(0.1);
+    await expect
+      .poll(async () => luminance(rgbOf(await pane.locator('.xterm-scrollable-element').evaluate((element) => getComputedStyle(element).backgroundColor))))
+      .toBeLessThan(0.1);
     const dark = rgbOf(await pane.locator('.xterm-scrollable-element').evaluate((element) => getComputedStyle(element).backgroundColor));
     expect(contrast(await inkOf(ui.page, first, 'BLACK-TEXT', dark), dark)).toBeGreaterThanOrEqual(4.5);
     await shots(ui.page, 'issue28-contrast-dark');
   });
 
-  it('a printed path is a link: the hover says Ctrl+click, and Ctrl+click runs the editor of the settings with the path and line', { timeout: 60_000 }, async () => {
-    const argvFile = join(project, '..', 'editor-argv.txt');
-    const editor = join(project, '..', 'editor.sh');
-    writeFileSync(editor, `#!/bin/sh\nfor a in "$@"; do printf '%s\\n' "$a"; done > '${argvFile}'\n`);
-    chmodSync(editor, 0o755);
-    ui.serve.host.settings.update({ editorCommand: `${editor} --goto {path}:{line}:{column}` });
-    await typeLine(ui.page, `cd ${project} && clear && printf 'error at src/cli.ts:12:3 and see https://example.com/docs\\n'`);
-    await waitForScreen(ui.page, first, /^error at src\/cli\.ts:12:3 and see/m);
-    // The host learns the new cwd at the prompt.
-    await expect.poll(() => ui.serve.host.get(first).view().cwd).toBe(project);
-    const at = await cellPoint(ui.page, first, 'src/cli.ts', 2);
-    await ui.page.mouse.move(at.x, at.y);
-    const hint = ui.page.locator('.link-hint');
-    await expect.poll(async () => (await hint.isVisible()) && (await hint.textContent())).toBe('Ctrl+click to open in your editor');
-    // A plain click opens nothing.
-    await ui.page.mouse.click(at.x, at.y);
-    await ui.page.waitForTimeout(500);
-    expect(existsSync(argvFile)).toBe(false);
-    await ui.page.keyboard.down('Control');
-    await ui.page.mouse.click(at.x, at.y);
-    await ui.page.keyboard.up('Control');
-    await expect.poll(() => existsSync(argvFile) && readFileSync(argvFile, 'utf8'), { timeout: 10_000 }).toBe(`--goto\n${join(project, 'src', 'cli.ts')}:12:3\n`);
-    const url = await cellPoint(ui.page, first, 'https://example.com', 4);
-    await ui.page.mouse.move(at.x, at.y + 40);
-    await ui.page.mouse.move(url.x, url.y);
-    await expect.poll(async () => (await hint.isVisible()) && (await hint.textContent())).toBe('Ctrl+click to open the link');
-    await ui.page.screenshot({ path: screenshotPath('screenshots/issue28-link-hint-1280x800') });
-    rmSync(argvFile, { force: true });
-  });
+  it(
+    'a printed path is a link: the hover says Ctrl+click, and Ctrl+click runs the editor of the settings with the path and line',
+    { timeout: 60_000 },
+    async () => {
+      const argvFile = join(project, '..', 'editor-argv.txt');
+      const editor = join(project, '..', 'editor.sh');
+      writeFileSync(editor, `#!/bin/sh\nfor a in "$@"; do printf '%s\\n' "$a"; done > '${argvFile}'\n`);
+      chmodSync(editor, 0o755);
+      ui.serve.host.settings.update({ editorCommand: `${editor} --goto {path}:{line}:{column}` });
+      await typeLine(ui.page, `cd ${project} && clear && printf 'error at src/cli.ts:12:3 and see https://example.com/docs\\n'`);
+      await waitForScreen(ui.page, first, /^error at src\/cli\.ts:12:3 and see/m);
+      // The host learns the new cwd at the prompt.
+      await expect.poll(() => ui.serve.host.get(first).view().cwd).toBe(project);
+      const at = await cellPoint(ui.page, first, 'src/cli.ts', 2);
+      await ui.page.mouse.move(at.x, at.y);
+      const hint = ui.page.locator('.link-hint');
+      await expect.poll(async () => (await hint.isVisible()) && (await hint.textContent())).toBe('Ctrl+click to open in your editor');
+      // A plain click opens nothing.
+      await ui.page.mouse.click(at.x, at.y);
+      await ui.page.waitForTimeout(500);
+      expect(existsSync(argvFile)).toBe(false);
+      await ui.page.keyboard.down('Control');
+      await ui.page.mouse.click(at.x, at.y);
+      await ui.page.keyboard.up('Control');
+      await expect
+        .poll(() => existsSync(argvFile) && readFileSync(argvFile, 'utf8'), { timeout: 10_000 })
+        .toBe(`--goto\n${join(project, 'src', 'cli.ts')}:12:3\n`);
+      const url = await cellPoint(ui.page, first, 'https://example.com', 4);
+      await ui.page.mouse.move(at.x, at.y + 40);
+      await ui.page.mouse.move(url.x, url.y);
+      await expect.poll(async () => (await hint.isVisible()) && (await hint.textContent())).toBe('Ctrl+click to open the link');
+      await ui.page.screenshot({ path: screenshotPath('screenshots/issue28-link-hint-1280x800') });
+      rmSync(argvFile, { force: true });
+    },
+  );
 
   it('a path that is not a file shows why on the view, and runs nothing', async () => {
     const argvFile = join(project, '..', 'editor-argv.txt');
@@ -255,7 +274,10 @@ describe.skipIf(!runUi)('terminal comforts (issue 28): notifications, contrast, 
     await ui.page.keyboard.down('Control');
     await ui.page.mouse.click(at.x, at.y);
     await ui.page.keyboard.up('Control');
-    await ui.page.locator(`#pane-${first}`).getByText(/missing\.ts does not exist/).waitFor();
+    await ui.page
+      .locator(`#pane-${first}`)
+      .getByText(/missing\.ts does not exist/)
+      .waitFor();
     expect(existsSync(argvFile)).toBe(false);
     await ui.page.locator(`#pane-${first}`).getByRole('button', { name: 'Dismiss' }).click();
   });
@@ -288,7 +310,7 @@ describe.skipIf(!runUi)('terminal comforts (issue 28): notifications, contrast, 
     await waitForScreen(ui.page, first, /^sent-on$/m);
     await expect.poll(clipboard).toBe('from-osc52 ✓');
     // A program asking for the clipboard gets no answer: nothing arrives on its input.
-    await typeLine(ui.page, "stty -echo; printf '\\033]52;c;?\\007'; IFS= read -rs -t 2 r; stty echo; echo \"got=[$r]\"");
+    await typeLine(ui.page, 'stty -echo; printf \'\\033]52;c;?\\007\'; IFS= read -rs -t 2 r; stty echo; echo "got=[$r]"');
     await waitForScreen(ui.page, first, /^got=\[\]$/m);
     ui.serve.host.settings.update({ osc52Clipboard: false });
   });

@@ -35,7 +35,11 @@ describe.skipIf(!runUi)('Tandem UI: transcript tabs', () => {
 
   async function start(): Promise<Runtime> {
     const env = serveEnv(home);
-    return await startServe({ port: 0, allowOrigins: [], trustLocalAgents: false }, { out: () => undefined, err: () => undefined, env }, join(projectRoot, 'out/renderer'));
+    return await startServe(
+      { port: 0, allowOrigins: [], trustLocalAgents: false },
+      { out: () => undefined, err: () => undefined, env },
+      join(projectRoot, 'out/renderer'),
+    );
   }
 
   async function login(): Promise<void> {
@@ -67,7 +71,11 @@ describe.skipIf(!runUi)('Tandem UI: transcript tabs', () => {
     const token = running.agents.tokens.pair('codex');
     running.agents.setAgentPolicy({ name: 'codex', policy: 'always', sandbox: 'off' });
     mcp = new Client({ name: 'ui-transcripts-test', version: '1.0.0' });
-    await mcp.connect(new StreamableHTTPClientTransport(new URL(`${running.server.origin}/mcp`), { requestInit: { headers: { Authorization: `Bearer ${token}`, [bridgeHeaders.cwd]: encodeURIComponent(project) } } }));
+    await mcp.connect(
+      new StreamableHTTPClientTransport(new URL(`${running.server.origin}/mcp`), {
+        requestInit: { headers: { Authorization: `Bearer ${token}`, [bridgeHeaders.cwd]: encodeURIComponent(project) } },
+      }),
+    );
     browser = await launchChromium();
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     context.setDefaultTimeout(15_000);
@@ -153,8 +161,14 @@ describe.skipIf(!runUi)('Tandem UI: transcript tabs', () => {
     // The transcript stays beside it until dismissed, or until the person keeps closed tabs no longer.
     expect(await tab(own).count()).toBe(1);
     await page.getByRole('button', { name: 'Settings' }).click();
-    await page.getByRole('dialog', { name: 'Settings' }).getByLabel(/Keep closed tabs/).fill('0');
-    await page.getByRole('dialog', { name: 'Settings' }).getByLabel(/Keep closed tabs/).press('Tab');
+    await page
+      .getByRole('dialog', { name: 'Settings' })
+      .getByLabel(/Keep closed tabs/)
+      .fill('0');
+    await page
+      .getByRole('dialog', { name: 'Settings' })
+      .getByLabel(/Keep closed tabs/)
+      .press('Tab');
     await expect.poll(() => running!.host.settings.get().transcriptKeepHours).toBe(0);
     await page.keyboard.press('Escape');
     await expect.poll(() => tab(own).count()).toBe(0);

@@ -125,7 +125,11 @@ describe('pairing requests', () => {
   // The flood and replacement attacks (another uid, rotating claims, Deny all's pause) are in pairing-attacks.test.ts.
   it('refuses a pairing request over TCP where the bridge channel (which proves who asks) listens', async () => {
     const { f } = await setup();
-    const response = await fetch(`${f.url}/pair`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: 'flood-0', pid: 4242, exe: '/usr/bin/python3', cwd: '/tmp' }) });
+    const response = await fetch(`${f.url}/pair`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'flood-0', pid: 4242, exe: '/usr/bin/python3', cwd: '/tmp' }),
+    });
     expect(response.status).toBe(403);
     expect(await response.json()).toMatchObject({ error: { code: 'forbidden', message: expect.stringContaining('bridge channel') } });
     expect(f.layer.state().pairings).toEqual([]);

@@ -38,7 +38,11 @@ describe('the op queue under takeover', () => {
     // The gate holds the agent's turn (as long as the test needs, however loaded the machine):
     // the person's input must not queue behind it. go-42 says the shell runs the line, the tty echoing.
     const g = gate(f.project);
-    const sending = f.call(client, 'terminal_send', { id, text: `printf 'go-%s\\n' $((6*7)); until [ -e ${g.path} ]; do sleep 0.05; done; head -n1`, waitMs: 55_000 });
+    const sending = f.call(client, 'terminal_send', {
+      id,
+      text: `printf 'go-%s\\n' $((6*7)); until [ -e ${g.path} ]; do sleep 0.05; done; head -n1`,
+      waitMs: 55_000,
+    });
     await until(() => f.host.get(id).session.screen.text.includes('go-42'), 'the agent command to start');
     const view = await attachAsPerson(id);
     await f.host.input(view, 'typed-by-person\r', true);

@@ -64,7 +64,12 @@ async function agentEnv(token: string, shell: string): Promise<string> {
 }
 
 describe('agent terminals get an allow-listed environment', () => {
-  it.each(shells.flatMap((shell) => [[shell, 'unconfined'], [shell, 'confined']]))('%s %s: no secret of the host, whatever its name', async (shell, who) => {
+  it.each(
+    shells.flatMap((shell) => [
+      [shell, 'unconfined'],
+      [shell, 'confined'],
+    ]),
+  )('%s %s: no secret of the host, whatever its name', async (shell, who) => {
     if (who === 'confined' && !sandboxAvailable) console.warn('agent-env test: bubblewrap missing, the confined case runs unconfined.');
     const output = await agentEnv(who === 'confined' ? confinedToken : openToken, shell);
     expect(output).not.toContain('CANARY');

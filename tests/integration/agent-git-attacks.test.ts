@@ -21,7 +21,8 @@ const gitEnv = (): NodeJS.ProcessEnv => {
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: f.home, GIT_CONFIG_NOSYSTEM: '1' };
   return env;
 };
-const git = (cwd: string, ...args: string[]): string => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t.invalid', ...args], { cwd, encoding: 'utf8', env: gitEnv() });
+const git = (cwd: string, ...args: string[]): string =>
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t.invalid', ...args], { cwd, encoding: 'utf8', env: gitEnv() });
 
 /** A fresh repository inside the project with one commit, and a canary path with a script that creates it. */
 function scenario(): { repo: string; canary: string; script: string } {
@@ -77,7 +78,8 @@ describe('git lines ask unless every key git would use is known to run nothing',
     git(repo, 'config', 'core.autocrlf', 'input');
     git(repo, 'remote', 'add', 'origin', 'https://example.invalid/x.git');
     const id = await open(repo);
-    for (const text of ['git status', 'git diff']) expect(await f.call(agent, 'terminal_send', { id, text, waitMs: 55_000 }), text).toMatchObject({ status: 'done', approval: null });
+    for (const text of ['git status', 'git diff'])
+      expect(await f.call(agent, 'terminal_send', { id, text, waitMs: 55_000 }), text).toMatchObject({ status: 'done', approval: null });
   });
 
   it('an empty pkg/.git directory: git uses the parent repository and its diff.external, so git diff asks', async () => {
@@ -250,7 +252,8 @@ describe('git as git reads it: nested repositories and partial clones', () => {
     nest(join(repo, 'one'), 'two', null);
     writeFileSync(join(repo, 'one', 'two', 'a.txt'), 'changed\n');
     const id = await open(repo);
-    for (const text of ['git status', 'git diff']) expect(await f.call(agent, 'terminal_send', { id, text, waitMs: 55_000 }), text).toMatchObject({ status: 'done', approval: null });
+    for (const text of ['git status', 'git diff'])
+      expect(await f.call(agent, 'terminal_send', { id, text, waitMs: 55_000 }), text).toMatchObject({ status: 'done', approval: null });
   });
 
   it('more nested repositories than the check reads: git status asks, saying so', async () => {
@@ -270,7 +273,10 @@ describe('git as git reads it: nested repositories and partial clones', () => {
     git(origin, 'config', 'uploadpack.allowAnySHA1InWant', 'true');
     const clone = join(project, `partial${n}`);
     git(project, 'clone', '-q', '--filter=blob:none', `file://${origin}`, clone);
-    const missing = () => git(clone, 'rev-list', '--objects', '--missing=print', 'HEAD~1').split('\n').filter((line) => line.startsWith('?'));
+    const missing = () =>
+      git(clone, 'rev-list', '--objects', '--missing=print', 'HEAD~1')
+        .split('\n')
+        .filter((line) => line.startsWith('?'));
     // The first commit's a.txt was not fetched.
     expect(missing()).toHaveLength(1);
     const id = await open(clone);

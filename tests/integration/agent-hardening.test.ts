@@ -63,7 +63,11 @@ describe('output that looks like a marker (class 6)', () => {
     const { id } = (await f.call(client, 'terminal_open', { title: 'markers', shell })) as { id: string };
     const printed = await f.call(client, 'terminal_send', { id, text: "printf 'x\\033]7771;'", waitMs: 10_000 });
     expect(printed).toMatchObject({ status: 'done', evidence: 'marker', exitCode: 0 });
-    expect(await f.call(client, 'terminal_send', { id, text: "printf '\\033]7771;junk;E;99;0;;/'; false", waitMs: 10_000 })).toMatchObject({ status: 'done', evidence: 'marker', exitCode: 1 });
+    expect(await f.call(client, 'terminal_send', { id, text: "printf '\\033]7771;junk;E;99;0;;/'; false", waitMs: 10_000 })).toMatchObject({
+      status: 'done',
+      evidence: 'marker',
+      exitCode: 1,
+    });
     expect(await f.call(client, 'terminal_send', { id, text: 'echo next', waitMs: 10_000 })).toMatchObject({ status: 'done', exitCode: 0, output: 'next' });
   });
 });
@@ -144,42 +148,48 @@ describe('what could redirect a program (aliases, functions, PATH)', () => {
   });
 
   // bash only: zsh's table is not reported (README, Known limitations).
-  it.each([['bash', (script: string) => `hash -p ${script} ls`]])('%s: after an approved hash entry, an allow-listed ls asks, and nothing ran', async (shell, hash) => {
-    const dir = mkdtempSync(join(tmpdir(), 'tandem-hash-'));
-    const canary = join(dir, 'canary');
-    const script = join(dir, 'not-ls');
-    writeFileSync(script, `#!/bin/sh\ntouch ${canary}\n`, { mode: 0o755 });
-    const client = await f.client(guardedToken);
-    const { id } = (await f.call(client, 'terminal_open', { title: 'hash', shell, cwd: dir })) as { id: string };
-    // Hashed by running it: the entry a PATH search made does not ask.
-    expect(await f.call(client, 'terminal_send', { id, text: 'ls' })).toMatchObject({ status: 'done', approval: null });
-    expect(await f.call(client, 'terminal_send', { id, text: 'ls' })).toMatchObject({ status: 'done', approval: null });
-    expect(await sendApproving(f, client, id, hash(script))).toMatchObject({ status: 'done', asked: true });
-    const asked = await f.call(client, 'terminal_send', { id, text: 'ls', waitMs: 300 });
-    expect(asked).toMatchObject({ status: 'awaiting_approval' });
-    const [request] = f.layer.state().approvals.filter((approval) => approval.terminalId === id);
-    expect(request?.why).toContain(`hashed to ${script}`);
-    f.layer.answerApproval({ requestId: request!.id, decision: 'reject', reason: 'no' });
-    expect(existsSync(canary)).toBe(false);
-    // Cleared, it runs without asking again.
-    expect(await sendApproving(f, client, id, 'hash -r')).toMatchObject({ status: 'done' });
-    expect(await f.call(client, 'terminal_send', { id, text: 'ls' })).toMatchObject({ status: 'done', approval: null });
-    expect(existsSync(canary)).toBe(false);
-  });
+  it.each([['bash', (script: string) => `hash -p ${script} ls`]])(
+    '%s: after an approved hash entry, an allow-listed ls asks, and nothing ran',
+    async (shell, hash) => {
+      const dir = mkdtempSync(join(tmpdir(), 'tandem-hash-'));
+      const canary = join(dir, 'canary');
+      const script = join(dir, 'not-ls');
+      writeFileSync(script, `#!/bin/sh\ntouch ${canary}\n`, { mode: 0o755 });
+      const client = await f.client(guardedToken);
+      const { id } = (await f.call(client, 'terminal_open', { title: 'hash', shell, cwd: dir })) as { id: string };
+      // Hashed by running it: the entry a PATH search made does not ask.
+      expect(await f.call(client, 'terminal_send', { id, text: 'ls' })).toMatchObject({ status: 'done', approval: null });
+      expect(await f.call(client, 'terminal_send', { id, text: 'ls' })).toMatchObject({ status: 'done', approval: null });
+      expect(await sendApproving(f, client, id, hash(script))).toMatchObject({ status: 'done', asked: true });
+      const asked = await f.call(client, 'terminal_send', { id, text: 'ls', waitMs: 300 });
+      expect(asked).toMatchObject({ status: 'awaiting_approval' });
+      const [request] = f.layer.state().approvals.filter((approval) => approval.terminalId === id);
+      expect(request?.why).toContain(`hashed to ${script}`);
+      f.layer.answerApproval({ requestId: request!.id, decision: 'reject', reason: 'no' });
+      expect(existsSync(canary)).toBe(false);
+      // Cleared, it runs without asking again.
+      expect(await sendApproving(f, client, id, 'hash -r')).toMatchObject({ status: 'done' });
+      expect(await f.call(client, 'terminal_send', { id, text: 'ls' })).toMatchObject({ status: 'done', approval: null });
+      expect(existsSync(canary)).toBe(false);
+    },
+  );
 
   // Debian's bash-builtins package (.ci/run installs it) has loadables of allow-listed names.
-  it.runIf(runs('bash: a builtin loaded by enable -f', file('/usr/lib/bash/head', 'Debian package bash-builtins')))('bash: after an approved enable -f, the loaded head asks (skipped without /usr/lib/bash/head, Debian package bash-builtins)', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tandem-enable-'));
-    writeFileSync(join(dir, 'f.txt'), 'one\n');
-    const client = await f.client(guardedToken);
-    const { id } = (await f.call(client, 'terminal_open', { title: 'enable', shell: 'bash', cwd: dir })) as { id: string };
-    expect(await f.call(client, 'terminal_send', { id, text: 'head f.txt' })).toMatchObject({ status: 'done', output: 'one', approval: null });
-    expect(await sendApproving(f, client, id, 'enable -f /usr/lib/bash/head head')).toMatchObject({ status: 'done', exitCode: 0 });
-    expect(await f.call(client, 'terminal_send', { id, text: 'head f.txt', waitMs: 300 })).toMatchObject({ status: 'awaiting_approval' });
-    const [request] = f.layer.state().approvals.filter((approval) => approval.terminalId === id);
-    expect(request?.why).toContain('head is a builtin loaded into this shell');
-    f.layer.answerApproval({ requestId: request!.id, decision: 'reject', reason: 'no' });
-  });
+  it.runIf(runs('bash: a builtin loaded by enable -f', file('/usr/lib/bash/head', 'Debian package bash-builtins')))(
+    'bash: after an approved enable -f, the loaded head asks (skipped without /usr/lib/bash/head, Debian package bash-builtins)',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'tandem-enable-'));
+      writeFileSync(join(dir, 'f.txt'), 'one\n');
+      const client = await f.client(guardedToken);
+      const { id } = (await f.call(client, 'terminal_open', { title: 'enable', shell: 'bash', cwd: dir })) as { id: string };
+      expect(await f.call(client, 'terminal_send', { id, text: 'head f.txt' })).toMatchObject({ status: 'done', output: 'one', approval: null });
+      expect(await sendApproving(f, client, id, 'enable -f /usr/lib/bash/head head')).toMatchObject({ status: 'done', exitCode: 0 });
+      expect(await f.call(client, 'terminal_send', { id, text: 'head f.txt', waitMs: 300 })).toMatchObject({ status: 'awaiting_approval' });
+      const [request] = f.layer.state().approvals.filter((approval) => approval.terminalId === id);
+      expect(request?.why).toContain('head is a builtin loaded into this shell');
+      f.layer.answerApproval({ requestId: request!.id, decision: 'reject', reason: 'no' });
+    },
+  );
 
   it.runIf(findPwsh() !== null)('pwsh: an alias an approved line set is reported', async () => {
     const client = await f.client(guardedToken);
@@ -201,8 +211,14 @@ describe('what could redirect a program (aliases, functions, PATH)', () => {
 describe('Tandem owns TANDEM_TERMINAL_ID and TANDEM_INSTANCE', () => {
   it('an agent under always cannot override them, and teardown still finds a double-forked daemon', async () => {
     const client = await f.client(token);
-    const opened = (await f.call(client, 'terminal_open', { title: 'forged id', env: { TANDEM_TERMINAL_ID: 'forged-id', TANDEM_INSTANCE: '/tmp/forged.json', KEEP_ME: 'yes' } })) as { id: string };
-    const shown = await f.call(client, 'terminal_send', { id: opened.id, text: 'printf "%s|%s|%s" "$TANDEM_TERMINAL_ID" "${TANDEM_INSTANCE-unset}" "$KEEP_ME"' });
+    const opened = (await f.call(client, 'terminal_open', {
+      title: 'forged id',
+      env: { TANDEM_TERMINAL_ID: 'forged-id', TANDEM_INSTANCE: '/tmp/forged.json', KEEP_ME: 'yes' },
+    })) as { id: string };
+    const shown = await f.call(client, 'terminal_send', {
+      id: opened.id,
+      text: 'printf "%s|%s|%s" "$TANDEM_TERMINAL_ID" "${TANDEM_INSTANCE-unset}" "$KEEP_ME"',
+    });
     expect(shown).toMatchObject({ status: 'done', output: `${opened.id}|unset|yes` });
     const daemon = await f.call(client, 'terminal_send', { id: opened.id, text: '(setsid sleep 300 >/dev/null 2>&1 & echo $!)' });
     const pid = Number(daemon.output);

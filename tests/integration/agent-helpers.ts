@@ -36,7 +36,18 @@ export interface AgentFixture {
 
 /** A real host with the agent layer's real /mcp and /pair handlers on a loopback HTTP server. */
 export async function startAgentFixture(
-  opts: { trustLocalAgents?: boolean; unattendedGraceMs?: number; tandemHome?: string; defaultSandbox?: SandboxMode; trustedSandbox?: SandboxMode; procTier?: boolean; env?: Record<string, string>; agentStartupFiles?: 'user' | 'clean'; bridgeSocket?: boolean; host?: Partial<HostOptions> } = {},
+  opts: {
+    trustLocalAgents?: boolean;
+    unattendedGraceMs?: number;
+    tandemHome?: string;
+    defaultSandbox?: SandboxMode;
+    trustedSandbox?: SandboxMode;
+    procTier?: boolean;
+    env?: Record<string, string>;
+    agentStartupFiles?: 'user' | 'clean';
+    bridgeSocket?: boolean;
+    host?: Partial<HostOptions>;
+  } = {},
 ): Promise<AgentFixture> {
   const root = mkdtempSync(join(tmpdir(), 'tandem-agent-'));
   const home = join(root, 'home');
@@ -44,10 +55,22 @@ export async function startAgentFixture(
   const { mkdirSync } = await import('node:fs');
   const project = join(home, 'project');
   mkdirSync(project, { recursive: true });
-  const host = new TerminalHost({ home, env: { ...process.env, HOME: home, ZDOTDIR: undefined, ...opts.env }, agentStartupFiles: opts.agentStartupFiles ?? 'clean', procTier: opts.procTier, ...opts.host });
+  const host = new TerminalHost({
+    home,
+    env: { ...process.env, HOME: home, ZDOTDIR: undefined, ...opts.env },
+    agentStartupFiles: opts.agentStartupFiles ?? 'clean',
+    procTier: opts.procTier,
+    ...opts.host,
+  });
   // New pairings are confined by default; where bubblewrap cannot run, the other suites run unconfined.
   const defaultSandbox = opts.defaultSandbox ?? (sandboxAvailable ? undefined : 'off');
-  const layer = new AgentLayer(host, { stateDir, trustLocalAgents: opts.trustLocalAgents, unattendedGraceMs: opts.unattendedGraceMs, defaultSandbox, trustedSandbox: opts.trustedSandbox });
+  const layer = new AgentLayer(host, {
+    stateDir,
+    trustLocalAgents: opts.trustLocalAgents,
+    unattendedGraceMs: opts.unattendedGraceMs,
+    defaultSandbox,
+    trustedSandbox: opts.trustedSandbox,
+  });
   const routes = layer.routes();
   // Answered with the key publish() writes, as the runtime does (bridges send no token over TCP before it).
   let prove: ReturnType<typeof proveHandler> = async (_req, res) => void res.writeHead(404).end();
@@ -74,8 +97,16 @@ export async function startAgentFixture(
   if (lock) prove = proveHandler(lock.instanceKey);
   // As an older host would, when told: no bridge channel, so bridges use mcpUrl.
   const socketAt = lock && opts.bridgeSocket !== false ? bridgeSocketPath(process.platform, lock.dir) : null;
-  const bridgeChannel = socketAt ? await McpSocketEndpoint.listen(layer.service, { path: socketAt.path, ownDir: socketAt.dir === lock!.dir ? null : socketAt.dir, pairing: layer.pairing }) : null;
-  lock?.publish({ pid: process.pid, version: host.version, mcpUrl: `${url}/mcp`, pairUrl: `${url}/pair`, ...(bridgeChannel ? { bridgeSocket: bridgeChannel.path } : {}) });
+  const bridgeChannel = socketAt
+    ? await McpSocketEndpoint.listen(layer.service, { path: socketAt.path, ownDir: socketAt.dir === lock!.dir ? null : socketAt.dir, pairing: layer.pairing })
+    : null;
+  lock?.publish({
+    pid: process.pid,
+    version: host.version,
+    mcpUrl: `${url}/mcp`,
+    pairUrl: `${url}/pair`,
+    ...(bridgeChannel ? { bridgeSocket: bridgeChannel.path } : {}),
+  });
   return {
     host,
     layer,
@@ -119,7 +150,11 @@ export async function startAgentFixture(
  * (notifications/cancelled) a moment after it went out; the outcome of every call ('cancelled'
  * unless one was answered first).
  */
-export async function cancelledWaits(client: Client, id: unknown, opts: { batches: number; perBatch: number; waitMs: number; afterMs: number }): Promise<Set<string>> {
+export async function cancelledWaits(
+  client: Client,
+  id: unknown,
+  opts: { batches: number; perBatch: number; waitMs: number; afterMs: number },
+): Promise<Set<string>> {
   const outcomes = new Set<string>();
   for (let batch = 0; batch < opts.batches; batch++) {
     const aborts = Array.from({ length: opts.perBatch }, () => new AbortController());

@@ -25,7 +25,8 @@ const pwsh = findPwsh();
 if (!pwsh && !pwshRequired) console.warn('agent-judge-state test: pwsh cases skipped, pwsh is not installed.');
 
 const gitEnv = (): NodeJS.ProcessEnv => ({ PATH: process.env.PATH, HOME: f.home, GIT_CONFIG_NOSYSTEM: '1' });
-const git = (cwd: string, ...args: string[]): string => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t.invalid', ...args], { cwd, encoding: 'utf8', env: gitEnv() });
+const git = (cwd: string, ...args: string[]): string =>
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t.invalid', ...args], { cwd, encoding: 'utf8', env: gitEnv() });
 
 /** A fresh directory in the project with a clean repository (one commit, a sub directory), and a canary with a program that creates it. */
 function scenario(): { dir: string; canary: string; script: string } {
@@ -47,7 +48,10 @@ function scenario(): { dir: string; canary: string; script: string } {
 beforeAll(async () => {
   personsGitConfig = join(await import('node:os').then((os) => os.tmpdir()), `tandem-persons-gitconfig-${process.pid}`);
   writeFileSync(personsGitConfig, '[user]\n\tname = Person\n');
-  f = await startAgentFixture({ defaultSandbox: 'off', env: { GIT_CONFIG_GLOBAL: personsGitConfig, ...(pwsh ? { PATH: `${process.env.PATH}:${join(pwsh, '..')}` } : {}) } });
+  f = await startAgentFixture({
+    defaultSandbox: 'off',
+    env: { GIT_CONFIG_GLOBAL: personsGitConfig, ...(pwsh ? { PATH: `${process.env.PATH}:${join(pwsh, '..')}` } : {}) },
+  });
   f.host.settings.update({ agentEnvAllow: ['GIT_CONFIG_GLOBAL'] });
   agent = await f.client(f.layer.pairAgent({ name: 'stateful' }).token);
 });
@@ -147,7 +151,7 @@ describe('variables given at open, approved by the person', () => {
     expect(existsSync(canary)).toBe(true);
   });
 
-  it("GIT_DIR naming another repository whose config runs a program: git status asks", async () => {
+  it('GIT_DIR naming another repository whose config runs a program: git status asks', async () => {
     const { dir, canary, script } = scenario();
     const { dir: other } = scenario();
     git(other, 'config', 'core.fsmonitor', script);
@@ -184,7 +188,7 @@ describe('variables given at open, approved by the person', () => {
 });
 
 describe("the person's GIT_* reach the git check", () => {
-  it('a GIT_CONFIG_GLOBAL let through from the host names a file that includes the repository\'s: git status asks', async () => {
+  it("a GIT_CONFIG_GLOBAL let through from the host names a file that includes the repository's: git status asks", async () => {
     const { dir, canary, script } = scenario();
     // The person's file includes one in the workspace, which the agent can write.
     writeFileSync(join(dir, 'inc.cfg'), `[core]\n\tfsmonitor = ${script}\n`);

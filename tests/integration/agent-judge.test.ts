@@ -23,7 +23,12 @@ beforeAll(async () => {
   agent = await f.client(f.layer.pairAgent({ name: 'judged' }).token);
   workspace = join(f.home, 'project');
   mkdirSync(join(workspace, 'src'), { recursive: true });
-  git = (...args) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t.invalid', ...args], { cwd: workspace, encoding: 'utf8', env: { ...process.env, HOME: f.home } });
+  git = (...args) =>
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t.invalid', ...args], {
+      cwd: workspace,
+      encoding: 'utf8',
+      env: { ...process.env, HOME: f.home },
+    });
   git('init', '-q');
   writeFileSync(join(workspace, 'README.md'), 'hello from the readme\n');
   writeFileSync(join(workspace, 'src', 'main.ts'), 'export const a = 1;\n');
@@ -69,7 +74,10 @@ describe('allowed lines keep running without asking, and are logged', () => {
     await runsWithoutAsking(id, 'git status');
     expect(await runsWithoutAsking(id, 'git diff HEAD~1 -- src')).toMatchObject({ output: expect.stringContaining('+export const a = 2;') });
     expect(await runsWithoutAsking(id, 'cat README.md')).toMatchObject({ output: 'hello from the readme' });
-    const log = f.layer.state().ran.find((entry) => entry.agent === 'judged')!.entries.map((entry) => entry.command);
+    const log = f.layer
+      .state()
+      .ran.find((entry) => entry.agent === 'judged')!
+      .entries.map((entry) => entry.command);
     expect(log.slice(-4)).toEqual(['ls -la', 'git status', 'git diff HEAD~1 -- src', 'cat README.md']);
     expect(f.layer.state().ran[0]!.entries.at(-1)).toMatchObject({ terminalId: id, title: 'judge-bash' });
   });
@@ -87,7 +95,7 @@ describe('class 1: allowed programs that write or execute ask', () => {
     expect(existsSync(join(workspace, 'victim'))).toBe(false);
   });
 
-  it("a repository whose config runs programs makes git status and git diff ask", async () => {
+  it('a repository whose config runs programs makes git status and git diff ask', async () => {
     const configPath = join(workspace, '.git', 'config');
     const clean = readFileSync(configPath, 'utf8');
     const canary = join(f.home, 'fsmonitor-ran');

@@ -54,7 +54,10 @@ describe('questions per agent are bounded', () => {
     for (const request of f.layer.state().approvals) f.layer.answerApproval({ requestId: request.id, decision: 'reject', reason: 'test over' });
     const results = await Promise.all([...flood, again]);
     const codes = results.map(code);
-    expect(codes.filter((c) => c === 'capacity'), JSON.stringify(codes)).toHaveLength(4);
+    expect(
+      codes.filter((c) => c === 'capacity'),
+      JSON.stringify(codes),
+    ).toHaveLength(4);
     expect(codes.filter((c) => c === 'rejected')).toHaveLength(maxQuestionsPerAgent + 1);
     expect(results.find((result) => code(result) === 'capacity')).toMatchObject({ error: { message: expect.stringContaining('questions waiting') } });
     expect(code(await otherOpen)).toBe('rejected');

@@ -29,7 +29,8 @@ beforeAll(async () => {
   secret = join(f.home, '.ssh', 'id_rsa');
   writeFileSync(secret, `${secretText}\n`);
   writeFileSync(join(workspace, 'README.md'), 'hello\n');
-  const git = (...args: string[]) => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t.invalid', ...args], { cwd: workspace, env: { ...process.env, HOME: f.home } });
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t.invalid', ...args], { cwd: workspace, env: { ...process.env, HOME: f.home } });
   git('init', '-q');
   git('add', '.');
   git('commit', '-qm', 'one');
@@ -186,7 +187,11 @@ describe('a line split over sends is judged as the joined line', { timeout: 90_0
     expect(await runsWithoutAsking(id, { text: '--oneline' })).toMatchObject({ output: expect.stringMatching(/^[0-9a-f]+ .*one$/) });
     await typed(id, 'git log -1 --oneline');
     expect(await runsWithoutAsking(id, { keys: ['Enter'] })).toMatchObject({ status: 'done' });
-    const ran = f.layer.state().ran.find((entry) => entry.agent === 'splitter')!.entries.filter((entry) => entry.terminalId === id).map((entry) => entry.command);
+    const ran = f.layer
+      .state()
+      .ran.find((entry) => entry.agent === 'splitter')!
+      .entries.filter((entry) => entry.terminalId === id)
+      .map((entry) => entry.command);
     expect(ran.filter((command) => command === 'git log -1 --oneline')).toHaveLength(2);
   });
 });
@@ -258,7 +263,9 @@ describe('continuation prompts: the next send completes the earlier line', () =>
       const request = f.layer.state().approvals.find((entry) => entry.terminalId === id)!;
       f.layer.answerApproval({ requestId: request.id, decision: 'approve' });
     }
-    await expect.poll(async () => (await f.call(agent, 'terminal_list')).terminals).toEqual(expect.arrayContaining([expect.objectContaining({ id, status: 'waiting_input' })]));
+    await expect
+      .poll(async () => (await f.call(agent, 'terminal_list')).terminals)
+      .toEqual(expect.arrayContaining([expect.objectContaining({ id, status: 'waiting_input' })]));
     await asks(id, { text: `echo --output=${canary}` }, `${gitFragment}\\\necho --output=${canary}`);
     expect(existsSync(canary)).toBe(false);
   });
@@ -343,4 +350,3 @@ describe('input to a program that holds the terminal stays its input', () => {
     await expect.poll(() => existsSync(file) && readFileSync(file, 'utf8')).toBe('hello from the agent\n');
   });
 });
-

@@ -24,9 +24,16 @@ describe('MCP over HTTP', () => {
   it('lists the contract tools', async () => {
     const client = await f.client(token);
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(
-      ['terminal_close', 'terminal_handoff', 'terminal_list', 'terminal_open', 'terminal_read', 'terminal_send', 'terminal_signal', 'terminal_wait'],
-    );
+    expect(tools.map((tool) => tool.name).sort()).toEqual([
+      'terminal_close',
+      'terminal_handoff',
+      'terminal_list',
+      'terminal_open',
+      'terminal_read',
+      'terminal_send',
+      'terminal_signal',
+      'terminal_wait',
+    ]);
   });
 
   it('opens a terminal, runs commands, and closes it', async () => {
@@ -34,7 +41,13 @@ describe('MCP over HTTP', () => {
     const opened = await f.call(client, 'terminal_open', { title: 'build' });
     expect(opened).toMatchObject({ origin: 'agent', agent: 'alpha', control: 'agent', integration: true, status: 'idle', cwd: f.project });
     const id = opened.id as string;
-    expect(await f.call(client, 'terminal_send', { id, text: 'echo hi' })).toMatchObject({ status: 'done', evidence: 'marker', exitCode: 0, output: 'hi', control: 'agent' });
+    expect(await f.call(client, 'terminal_send', { id, text: 'echo hi' })).toMatchObject({
+      status: 'done',
+      evidence: 'marker',
+      exitCode: 0,
+      output: 'hi',
+      control: 'agent',
+    });
     expect(await f.call(client, 'terminal_send', { id, text: 'false' })).toMatchObject({ status: 'done', exitCode: 1 });
     const list = await f.call(client, 'terminal_list');
     expect((list.terminals as Array<{ id: string }>).map((t) => t.id)).toContain(id);
@@ -84,7 +97,11 @@ describe('send semantics', () => {
     const g = gate(f.project);
     // `go` is output after the send's cursor, so the wait needs no proof that the read began after
     // it (which a loaded machine could reverse): see Known limitations.
-    const r = await f.call(client, 'terminal_send', { id, text: `until [ -e ${g.path} ]; do sleep 0.05; done; echo go; read -t 60 x; echo "x=$x"`, waitMs: 200 });
+    const r = await f.call(client, 'terminal_send', {
+      id,
+      text: `until [ -e ${g.path} ]; do sleep 0.05; done; echo go; read -t 60 x; echo "x=$x"`,
+      waitMs: 200,
+    });
     expect(r.status).toBe('running');
     expect(await f.call(client, 'terminal_send', { id, text: 'echo no' })).toMatchObject({ isError: true, error: { code: 'busy' } });
     g.open();
@@ -98,7 +115,10 @@ describe('send semantics', () => {
   it('refuses oversize input and unknown ids with contract codes', async () => {
     const client = await f.client(token);
     const { id } = (await f.call(client, 'terminal_open', { title: 'limits' })) as { id: string };
-    expect(await f.call(client, 'terminal_send', { id, text: `echo ${'x'.repeat(70_000)}` })).toMatchObject({ isError: true, error: { code: 'input_too_large' } });
+    expect(await f.call(client, 'terminal_send', { id, text: `echo ${'x'.repeat(70_000)}` })).toMatchObject({
+      isError: true,
+      error: { code: 'input_too_large' },
+    });
     expect(await f.call(client, 'terminal_send', { id: 'nope', text: 'ls' })).toMatchObject({ isError: true, error: { code: 'not_found' } });
     expect(await f.call(client, 'terminal_open', { title: 'x', shell: 'no-such-shell' })).toMatchObject({ isError: true, error: { code: 'shell_not_found' } });
     expect(await f.call(client, 'terminal_open', { title: 'x', shell: 'cat' })).toMatchObject({ isError: true, error: { code: 'shell_unsupported' } });
@@ -263,7 +283,9 @@ describe('connections', () => {
     const { id } = (await f.call(first, 'terminal_open', { title: 'adopt' })) as { id: string };
     // Mid-send for sure: the command runs until the test opens the gate.
     const g = gate(f.project);
-    const sending = first.callTool({ name: 'terminal_send', arguments: { id, text: `until [ -e ${g.path} ]; do sleep 0.05; done; echo finished`, waitMs: 55_000 } }).catch(() => 'gone');
+    const sending = first
+      .callTool({ name: 'terminal_send', arguments: { id, text: `until [ -e ${g.path} ]; do sleep 0.05; done; echo finished`, waitMs: 55_000 } })
+      .catch(() => 'gone');
     await until(() => f.host.get(id).session.status === 'running', 'the command to run');
     await first.close();
     await sending;
@@ -286,12 +308,21 @@ describe('connections', () => {
 describe('the /mcp endpoint refuses', () => {
   // node:http, not fetch: fetch will not send a Host header of our choosing.
   function post(headers: Record<string, string>): Promise<number> {
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } });
+    const body = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+    });
     return new Promise((resolve, reject) => {
-      const req = request(`${f.url}/mcp`, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = request(
+        `${f.url}/mcp`,
+        { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on('error', reject);
       req.end(body);
     });
@@ -310,7 +341,12 @@ describe('the /mcp endpoint refuses', () => {
       const res = await fetch(`${f.url}/mcp`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } } }),
+        body: JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x', version: '1' } },
+        }),
       });
       expect(res.status).toBe(401);
       const body = (await res.json()) as { error: { data: { code: string } } };
@@ -347,7 +383,9 @@ describe('unattended terminals', () => {
       const busy = (await g.call(client, 'terminal_open', { title: 'busy' })) as { id: string };
       // Runs until the end of the test, however long the machine takes (a gate nobody opens).
       const held = gate(g.project);
-      expect((await g.call(client, 'terminal_send', { id: busy.id, text: `until [ -e ${held.path} ]; do sleep 0.05; done`, waitMs: 100 })).status).toBe('running');
+      expect((await g.call(client, 'terminal_send', { id: busy.id, text: `until [ -e ${held.path} ]; do sleep 0.05; done`, waitMs: 100 })).status).toBe(
+        'running',
+      );
       await client.close();
       await until(() => !g.host.get(idle.id).meta.agentConnected && !g.host.get(busy.id).meta.agentConnected, 'the host to see the agent gone');
       await g.layer.service.sweepUnattended();

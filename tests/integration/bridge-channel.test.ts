@@ -87,7 +87,8 @@ function raw(path: string): { socket: Socket; send: (line: string) => void; next
 
 /** The bridge's first line; a real bridge names its cwd, the agent's project. */
 const hello = (token: string | undefined, id = 0, cwd?: string) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tandem/hello', params: { token, cwd } });
-const toolCall = (id: number, name: string, args: Record<string, unknown>) => JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
+const toolCall = (id: number, name: string, args: Record<string, unknown>) =>
+  JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } });
 
 describe('bridge channel', () => {
   it('is published as bridgeSocket, 0600 in the 0700 discovery directory, and carries the bridge’s calls instead of /mcp', async () => {
@@ -212,7 +213,9 @@ describe('bridge channel', () => {
     channel.send(toolCall(2, 'terminal_send', { id, text: 'sleep 0.5; echo still-here' }));
     channel.send('{ this is not json');
     channel.send(JSON.stringify({ hello: 'not json-rpc' }));
-    channel.socket.write(`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"terminal_list","arguments":{"pad":"${'x'.repeat(maxBridgeLineBytes + 10)}"}},"id":3}\n`);
+    channel.socket.write(
+      `{"jsonrpc":"2.0","method":"tools/call","params":{"name":"terminal_list","arguments":{"pad":"${'x'.repeat(maxBridgeLineBytes + 10)}"}},"id":3}\n`,
+    );
     channel.send(toolCall(4, 'terminal_list', {}));
     const replies = new Map<unknown, Record<string, unknown>>();
     const errors: Array<Record<string, unknown>> = [];
@@ -231,7 +234,9 @@ describe('bridge channel', () => {
     const home = tempHome();
     const f = await fixture(home);
     const { client } = await bridge(home, paired(f));
-    await expect(client.callTool({ name: 'terminal_list', arguments: { pad: 'x'.repeat(maxBridgeLineBytes) } })).rejects.toMatchObject({ data: { code: 'input_too_large' } });
+    await expect(client.callTool({ name: 'terminal_list', arguments: { pad: 'x'.repeat(maxBridgeLineBytes) } })).rejects.toMatchObject({
+      data: { code: 'input_too_large' },
+    });
     expect(await call(client, 'terminal_list')).toEqual({ terminals: [] });
   });
 
@@ -243,7 +248,11 @@ describe('bridge channel', () => {
     const opened = await call(first.client, 'terminal_open', { title: 'vanishing' });
     // Runs until the test ends (a gate nobody opens), not a sleep a loaded machine could outlast.
     const held = gate(f.project);
-    const inFlight = first.client.callTool({ name: 'terminal_send', arguments: { id: opened.id, text: `until [ -e ${held.path} ]; do sleep 0.05; done`, waitMs: 50_000 } }, undefined, { timeout: 70_000 }).catch(() => 'gone');
+    const inFlight = first.client
+      .callTool({ name: 'terminal_send', arguments: { id: opened.id, text: `until [ -e ${held.path} ]; do sleep 0.05; done`, waitMs: 50_000 } }, undefined, {
+        timeout: 70_000,
+      })
+      .catch(() => 'gone');
     await until(() => f.host.get(opened.id as string)?.session.status === 'running');
     process.kill(first.transport.pid!, 'SIGKILL');
     expect(await inFlight).toBe('gone');
@@ -260,7 +269,9 @@ describe('bridge channel', () => {
     const { client } = await bridge(home, paired(f));
     const opened = await call(client, 'terminal_open', { title: 'cancelled waits' });
     const held = gate(f.project);
-    expect(await call(client, 'terminal_send', { id: opened.id, text: `until [ -e ${held.path} ]; do sleep 0.05; done`, waitMs: 200 })).toMatchObject({ status: 'running' });
+    expect(await call(client, 'terminal_send', { id: opened.id, text: `until [ -e ${held.path} ]; do sleep 0.05; done`, waitMs: 200 })).toMatchObject({
+      status: 'running',
+    });
     // MCP: a cancelled request gets no answer. Each one must still leave the bridge's and the
     // host's books (256 and 64 calls in flight): 300 of them, 30 at a time.
     expect(await cancelledWaits(client, opened.id, { batches: 10, perBatch: 30, waitMs: 50_000, afterMs: 30 })).toEqual(new Set(['cancelled']));

@@ -140,7 +140,18 @@ describe('bridge channel across a Tandem that stops or restarts', () => {
     });
     await new Promise<void>((done) => old.listen(oldSocket, () => done()));
     cleanups.push(() => new Promise<void>((done) => old.close(() => done())));
-    writeFileSync(instancePath, JSON.stringify({ pid: process.pid, started: processStartTime(process.pid), version: 'old', mcpUrl: 'http://127.0.0.1:9/mcp', pairUrl: 'http://127.0.0.1:9/pair', bridgeSocket: oldSocket }), { mode: 0o600 });
+    writeFileSync(
+      instancePath,
+      JSON.stringify({
+        pid: process.pid,
+        started: processStartTime(process.pid),
+        version: 'old',
+        mcpUrl: 'http://127.0.0.1:9/mcp',
+        pairUrl: 'http://127.0.0.1:9/pair',
+        bridgeSocket: oldSocket,
+      }),
+      { mode: 0o600 },
+    );
 
     const client = await bridge(home, token);
     // Before the fix: not_running, "Tandem closed the bridge channel; call the tool again."

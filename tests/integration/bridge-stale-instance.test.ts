@@ -38,10 +38,13 @@ async function squatter(): Promise<{ port: number; received: () => string; conne
     socket.on('error', () => undefined);
   });
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  cleanups.push(() => new Promise<void>((done) => {
-    server.close(() => done());
-    for (const socket of open) socket.destroy();
-  }));
+  cleanups.push(
+    () =>
+      new Promise<void>((done) => {
+        server.close(() => done());
+        for (const socket of open) socket.destroy();
+      }),
+  );
   return { port: (server.address() as AddressInfo).port, received: () => bytes, connections: () => connections };
 }
 
@@ -66,7 +69,9 @@ function sleeper(args: string[] = []): ChildProcess {
 
 async function bridge(env: Record<string, string>, asUser?: { uid: number; gid: number }): Promise<Client> {
   const command = asUser ? 'setpriv' : process.execPath;
-  const args = asUser ? [`--reuid=${asUser.uid}`, `--regid=${asUser.gid}`, '--clear-groups', process.execPath, bin, 'mcp', '--name', 'victim'] : [bin, 'mcp', '--name', 'victim'];
+  const args = asUser
+    ? [`--reuid=${asUser.uid}`, `--regid=${asUser.gid}`, '--clear-groups', process.execPath, bin, 'mcp', '--name', 'victim']
+    : [bin, 'mcp', '--name', 'victim'];
   const transport = new StdioClientTransport({ command, args, env: { PATH: process.env.PATH ?? '', ...env }, stderr: 'pipe' });
   const client = new Client({ name: 'victim', version: '1.0.0' });
   await client.connect(transport);
@@ -136,7 +141,15 @@ describe.runIf(isRoot)('a stale instance.json whose pid is now another user’s 
     const taker = sleeper(['setpriv', `--reuid=${mallory.uid}`, `--regid=${mallory.gid}`, '--clear-groups']);
     await new Promise((done) => taker.once('spawn', done));
     const pid = taker.pid!;
-    await expect.poll(() => { try { return readOwner(pid); } catch { return -1; } }).toBe(mallory.uid);
+    await expect
+      .poll(() => {
+        try {
+          return readOwner(pid);
+        } catch {
+          return -1;
+        }
+      })
+      .toBe(mallory.uid);
     const path = deadHost(home, { pid, started: startOf(pid), port: squat.port, socket });
     chownSync(path, victim.uid, victim.gid);
 
@@ -178,14 +191,20 @@ describe('a stale instance.json whose pid this user reused (another process of t
 
     // A file without a start time (an older host) is not trusted either.
     deadHost(home, { pid, started: null, port: squat.port, socket });
-    expect(await call(client, 'terminal_list')).toMatchObject({ isError: true, error: { code: 'not_running', message: expect.stringContaining(`${path} (pid ${pid})`) } });
+    expect(await call(client, 'terminal_list')).toMatchObject({
+      isError: true,
+      error: { code: 'not_running', message: expect.stringContaining(`${path} (pid ${pid})`) },
+    });
     expect(squat.connections()).toBe(0);
 
     // Control: the process's own start time makes the file trusted (so the refusals above are the
     // start-time check at work). Its socket refuses: still no HTTP, the token stays here.
     deadHost(home, { pid, started: startOf(pid), port: squat.port, socket });
     const refused = await call(client, 'terminal_list');
-    expect(refused).toMatchObject({ isError: true, error: { code: 'not_running', message: expect.stringContaining(`bridge channel ${socket} does not answer`) } });
+    expect(refused).toMatchObject({
+      isError: true,
+      error: { code: 'not_running', message: expect.stringContaining(`bridge channel ${socket} does not answer`) },
+    });
     expect(squat.connections()).toBe(0);
     expect(squat.received()).not.toContain(token);
   }, 60_000);
@@ -206,7 +225,18 @@ describe('over HTTP (instance.json names no bridge channel) the token goes only 
     cleanups.push(() => new Promise<void>((done) => server.close(() => done())));
     const port = (server.address() as AddressInfo).port;
     const path = join(home, 'instance.json');
-    writeFileSync(path, JSON.stringify({ pid: process.pid, started: startOf(process.pid), instanceKey: 'key-the-listener-never-read-0123456789', version: 'x', mcpUrl: `http://127.0.0.1:${port}/mcp`, pairUrl: `http://127.0.0.1:${port}/pair` }), { mode: 0o600 });
+    writeFileSync(
+      path,
+      JSON.stringify({
+        pid: process.pid,
+        started: startOf(process.pid),
+        instanceKey: 'key-the-listener-never-read-0123456789',
+        version: 'x',
+        mcpUrl: `http://127.0.0.1:${port}/mcp`,
+        pairUrl: `http://127.0.0.1:${port}/pair`,
+      }),
+      { mode: 0o600 },
+    );
     mkdirSync(home, { recursive: true });
     const client = await bridge({ HOME: home, TANDEM_HOME: home, TANDEM_TOKEN: token });
     const result = await call(client, 'terminal_list');

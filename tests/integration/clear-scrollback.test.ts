@@ -84,7 +84,10 @@ describe('clearScrollback: the menu Clear for every view', () => {
     await second.attach(id);
     const cursorBefore = terminal.session.cursor;
     await terminal.session.write('seq 1 3000\r');
-    await until(async () => terminal.session.status === 'idle' && (await first.rows()).includes('3000') && (await second.rows()).includes('3000'), 'the numbers in both views');
+    await until(
+      async () => terminal.session.status === 'idle' && (await first.rows()).includes('3000') && (await second.rows()).includes('3000'),
+      'the numbers in both views',
+    );
     // Well past the hot window: some of it is in cold history.
     expect((await first.rows()).filter(numberedRow)).toHaveLength(3000);
     const promptRow = (await first.rows()).at(-1);
@@ -92,7 +95,10 @@ describe('clearScrollback: the menu Clear for every view', () => {
     const cursorAfterSeq = terminal.session.cursor;
 
     await first.dispatcher.call('clearScrollback', { id });
-    await until(async () => (await first.rows()).filter(numberedRow).length === 0 && (await second.rows()).filter(numberedRow).length === 0, 'both views cleared');
+    await until(
+      async () => (await first.rows()).filter(numberedRow).length === 0 && (await second.rows()).filter(numberedRow).length === 0,
+      'both views cleared',
+    );
     // The prompt line stays, at the top; no output was counted, no agent cursor moved.
     expect(terminal.session.streamOffset).toBe(offset);
     expect(terminal.session.cursor).toBe(cursorAfterSeq);
@@ -122,7 +128,10 @@ describe('clearScrollback: the menu Clear for every view', () => {
     const fresh = new View(host, 'fresh-page');
     await fresh.attach(id);
     const expected = await fresh.rows();
-    await until(async () => JSON.stringify(await first.rows()) === JSON.stringify(expected) && JSON.stringify(await second.rows()) === JSON.stringify(expected), 'views equal to a fresh attach');
+    await until(
+      async () => JSON.stringify(await first.rows()) === JSON.stringify(expected) && JSON.stringify(await second.rows()) === JSON.stringify(expected),
+      'views equal to a fresh attach',
+    );
     for (const view of [first, second, reload, fresh]) view.dispose();
   }, 120_000);
 

@@ -116,7 +116,11 @@ async function pairedToken(bridgeSocket: string): Promise<string> {
     const socket = connect(bridgeSocket);
     let text = '';
     socket.on('error', reject);
-    socket.on('connect', () => socket.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tandem/pair', params: { name: 'small-env', pid: process.pid, exe: process.execPath, cwd: tmpdir() } })}\n`));
+    socket.on('connect', () =>
+      socket.write(
+        `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tandem/pair', params: { name: 'small-env', pid: process.pid, exe: process.execPath, cwd: tmpdir() } })}\n`,
+      ),
+    );
     socket.on('data', (chunk) => (text += chunk));
     socket.on('close', () => resolve(text));
   });
@@ -149,26 +153,30 @@ describe('a bridge started with the MCP SDK’s default environment finds Tandem
     expect(statSync(pointer).mode & 0o777).toBe(0o600);
     const token = await pairedToken(info.bridgeSocket);
 
-    await withProcessEnv({ HOME: home }, ['XDG_RUNTIME_DIR', 'XDG_CONFIG_HOME', 'TANDEM_HOME', 'TANDEM_INSTANCE', 'TANDEM_TOKEN', 'TANDEM_TERMINAL_ID'], async () => {
-      // What the bridge gets: nothing that says where the runtime directory is.
-      expect(Object.keys(getDefaultEnvironment()).every((name) => ['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER'].includes(name))).toBe(true);
-      const client = await sdkBridge({ TANDEM_TOKEN: token });
-      expect(await call(client, 'terminal_list')).toEqual({ terminals: [] });
-      const opened = await call(client, 'terminal_open', { title: 'found', shell: 'bash', cwd: home });
-      expect(opened).toHaveProperty('id');
-      expect(await call(client, 'terminal_send', { id: opened.id, text: 'echo found-it' })).toMatchObject({ status: 'done', output: 'found-it' });
+    await withProcessEnv(
+      { HOME: home },
+      ['XDG_RUNTIME_DIR', 'XDG_CONFIG_HOME', 'TANDEM_HOME', 'TANDEM_INSTANCE', 'TANDEM_TOKEN', 'TANDEM_TERMINAL_ID'],
+      async () => {
+        // What the bridge gets: nothing that says where the runtime directory is.
+        expect(Object.keys(getDefaultEnvironment()).every((name) => ['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER'].includes(name))).toBe(true);
+        const client = await sdkBridge({ TANDEM_TOKEN: token });
+        expect(await call(client, 'terminal_list')).toEqual({ terminals: [] });
+        const opened = await call(client, 'terminal_open', { title: 'found', shell: 'bash', cwd: home });
+        expect(opened).toHaveProperty('id');
+        expect(await call(client, 'terminal_send', { id: opened.id, text: 'echo found-it' })).toMatchObject({ status: 'done', output: 'found-it' });
 
-      // Stopped cleanly: instance.json and the pointer are gone, and `not_running` names where the bridge looked.
-      const exited = new Promise((done) => host.once('exit', done));
-      host.kill('SIGTERM');
-      await exited;
-      expect(existsSync(pointer)).toBe(false);
-      const gone = await call(client, 'terminal_list');
-      expect(gone).toMatchObject({ isError: true, error: { code: 'not_running' } });
-      const message = (gone.error as { message: string }).message;
-      expect(message).toContain(join(home, '.config', 'Tandem', 'instance.json'));
-      expect(message).toContain(pointer);
-    });
+        // Stopped cleanly: instance.json and the pointer are gone, and `not_running` names where the bridge looked.
+        const exited = new Promise((done) => host.once('exit', done));
+        host.kill('SIGTERM');
+        await exited;
+        expect(existsSync(pointer)).toBe(false);
+        const gone = await call(client, 'terminal_list');
+        expect(gone).toMatchObject({ isError: true, error: { code: 'not_running' } });
+        const message = (gone.error as { message: string }).message;
+        expect(message).toContain(join(home, '.config', 'Tandem', 'instance.json'));
+        expect(message).toContain(pointer);
+      },
+    );
   });
 
   it('finds an instance in /run/user/<uid> only when that directory is this uid’s own 0700 one', () => {
@@ -178,7 +186,17 @@ describe('a bridge started with the MCP SDK’s default environment finds Tandem
     const own = join(runUserRoot, String(uid));
     mkdirSync(join(own, 'tandem'), { recursive: true, mode: 0o700 });
     chmodSync(own, 0o700);
-    writeFileSync(join(own, 'tandem', 'instance.json'), JSON.stringify({ pid: process.pid, started: processStartTime(process.pid), version: 'x', mcpUrl: 'http://127.0.0.1:1/mcp', pairUrl: 'http://127.0.0.1:1/pair' }), { mode: 0o600 });
+    writeFileSync(
+      join(own, 'tandem', 'instance.json'),
+      JSON.stringify({
+        pid: process.pid,
+        started: processStartTime(process.pid),
+        version: 'x',
+        mcpUrl: 'http://127.0.0.1:1/mcp',
+        pairUrl: 'http://127.0.0.1:1/pair',
+      }),
+      { mode: 0o600 },
+    );
     const from = { env: { HOME: join(base, 'home') }, platform: 'linux' as const, uid, home: join(base, 'home'), runUserRoot };
     const found = findInstance(from, parseInstance, (info) => isRunOf(info));
     expect(found).toMatchObject({ path: join(own, 'tandem', 'instance.json'), info: { pid: process.pid } });
@@ -202,7 +220,11 @@ describe('a planted discovery file is never trusted (it names where the bridge s
       if (req.url === '/prove') {
         let body = '';
         req.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
-        req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ proof: proofOf(instanceKey, (JSON.parse(body) as { nonce: string }).nonce) })));
+        req.on('end', () =>
+          res
+            .writeHead(200, { 'content-type': 'application/json' })
+            .end(JSON.stringify({ proof: proofOf(instanceKey, (JSON.parse(body) as { nonce: string }).nonce) })),
+        );
         return;
       }
       res.writeHead(500).end();
@@ -215,23 +237,40 @@ describe('a planted discovery file is never trusted (it names where the bridge s
   type Plant = (dir: string, file: string, body: string) => void;
   const write: Plant = (_dir, file, body) => writeFileSync(file, body, { mode: 0o600 });
   const cases: Array<[string, Plant, RegExp, boolean?]> = [
-    ['mode 0644', (_dir, file, body) => {
-      writeFileSync(file, body, { mode: 0o600 });
-      chmodSync(file, 0o644);
-    }, /mode 0644/],
-    ['a symlink to a 0600 file', (dir, file, body) => {
-      const real = join(dir, '..', 'elsewhere.json');
-      writeFileSync(real, body, { mode: 0o600 });
-      symlinkSync(real, file);
-    }, /symlink/],
-    ['a world-writable directory', (dir, file, body) => {
-      writeFileSync(file, body, { mode: 0o600 });
-      chmodSync(dir, 0o777);
-    }, /writable by others/],
-    ['another uid’s file', (_dir, file, body) => {
-      writeFileSync(file, body, { mode: 0o600 });
-      chownSync(file, 65534, 65534);
-    }, /belongs to uid 65534/, isRoot],
+    [
+      'mode 0644',
+      (_dir, file, body) => {
+        writeFileSync(file, body, { mode: 0o600 });
+        chmodSync(file, 0o644);
+      },
+      /mode 0644/,
+    ],
+    [
+      'a symlink to a 0600 file',
+      (dir, file, body) => {
+        const real = join(dir, '..', 'elsewhere.json');
+        writeFileSync(real, body, { mode: 0o600 });
+        symlinkSync(real, file);
+      },
+      /symlink/,
+    ],
+    [
+      'a world-writable directory',
+      (dir, file, body) => {
+        writeFileSync(file, body, { mode: 0o600 });
+        chmodSync(dir, 0o777);
+      },
+      /writable by others/,
+    ],
+    [
+      'another uid’s file',
+      (_dir, file, body) => {
+        writeFileSync(file, body, { mode: 0o600 });
+        chownSync(file, 65534, 65534);
+      },
+      /belongs to uid 65534/,
+      isRoot,
+    ],
   ];
 
   for (const [what, plant, why, runs = true] of cases) {
@@ -266,7 +305,10 @@ describe('a planted discovery file is never trusted (it names where the bridge s
     expect(await call(client, 'terminal_list')).toMatchObject({ isError: true, error: { code: 'not_running', message: expect.stringMatching(/mode 0644/) } });
     chmodSync(pointer, 0o600);
     chmodSync(elsewhere, 0o777);
-    expect(await call(client, 'terminal_list')).toMatchObject({ isError: true, error: { code: 'not_running', message: expect.stringMatching(/writable by others/) } });
+    expect(await call(client, 'terminal_list')).toMatchObject({
+      isError: true,
+      error: { code: 'not_running', message: expect.stringMatching(/writable by others/) },
+    });
     expect(planted.seen).toEqual([]);
 
     // Control: the same files with the modes the host writes are followed (so the refusals above are the checks at work).
@@ -296,14 +338,24 @@ describe('a host with its own TANDEM_HOME prints configurations that carry it', 
     mkdirSync(home);
     const env: NodeJS.ProcessEnv = { ...process.env, TANDEM_HOME: tandemHome, HOME: home, SHELL: '/bin/bash' };
     delete env.TANDEM_INSTANCE;
-    const running = await startRuntime({ env, port: 0, allowOrigins: [], trustLocalAgents: false, rendererDir: null, bridge: { command: process.execPath, args: [bin, 'mcp'] } });
+    const running = await startRuntime({
+      env,
+      port: 0,
+      allowOrigins: [],
+      trustLocalAgents: false,
+      rendererDir: null,
+      bridge: { command: process.execPath, args: [bin, 'mcp'] },
+    });
     cleanups.push(() => running.stop());
     const { configs } = running.agents.pairAgent({ name: 'own-home' });
-    const cursor = JSON.parse(`{${configs.find((entry) => entry.client === 'Cursor')!.text}}`) as { tandem: { command: string; args: string[]; env: Record<string, string> } };
+    const cursor = JSON.parse(`{${configs.find((entry) => entry.client === 'Cursor')!.text}}`) as {
+      tandem: { command: string; args: string[]; env: Record<string, string> };
+    };
     expect(cursor.tandem.env.TANDEM_HOME).toBe(tandemHome);
     const generic = configs.find((entry) => entry.client.startsWith('Other MCP clients'))!.text;
     expect(generic).toContain(`TANDEM_HOME=${tandemHome}`);
-    for (const client of ['Claude Code', 'Codex', 'Gemini CLI']) expect(configs.find((entry) => entry.client === client)!.text).toContain(`TANDEM_HOME=${tandemHome}`);
+    for (const client of ['Claude Code', 'Codex', 'Gemini CLI'])
+      expect(configs.find((entry) => entry.client === client)!.text).toContain(`TANDEM_HOME=${tandemHome}`);
 
     await withProcessEnv({ HOME: home }, ['TANDEM_HOME', 'TANDEM_INSTANCE', 'TANDEM_TOKEN', 'XDG_RUNTIME_DIR', 'XDG_CONFIG_HOME'], async () => {
       const transport = new StdioClientTransport({ command: cursor.tandem.command, args: cursor.tandem.args, env: cursor.tandem.env, stderr: 'pipe' });
@@ -317,7 +369,10 @@ describe('a host with its own TANDEM_HOME prints configurations that carry it', 
       const lost = new Client({ name: 'cursor', version: '1.0.0' });
       await lost.connect(new StdioClientTransport({ command: cursor.tandem.command, args: cursor.tandem.args, env: without, stderr: 'pipe' }));
       cleanups.push(() => lost.close());
-      expect(await call(lost, 'terminal_list')).toMatchObject({ isError: true, error: { code: 'not_running', message: expect.stringContaining('TANDEM_HOME') } });
+      expect(await call(lost, 'terminal_list')).toMatchObject({
+        isError: true,
+        error: { code: 'not_running', message: expect.stringContaining('TANDEM_HOME') },
+      });
     });
   });
 });

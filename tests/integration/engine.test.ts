@@ -80,7 +80,7 @@ describe.each(availableShells)('%s engine', (shell) => {
   });
 
   // sh has no start marker, so its terminal's status cannot show the read began (the precondition).
-  it.runIf(full)('a program that began waiting for input after the send\'s bound settles the next wait, though it printed nothing', async () => {
+  it.runIf(full)("a program that began waiting for input after the send's bound settles the next wait, though it printed nothing", async () => {
     const t = await pool.open(shell);
     const g = gate();
     const r = await t.send({ text: `until [ -e ${g.path} ]; do sleep 0.05; done; read x; echo "x=$x"`, waitMs: 300 });
@@ -88,7 +88,10 @@ describe.each(availableShells)('%s engine', (shell) => {
     g.open();
     // The wait begins once the read has (the terminal's own watcher says so): the read prints
     // nothing, so only its reads past the send's write can tell the wait.
-    await waitFor(() => t.status, (status) => status === 'waiting_input');
+    await waitFor(
+      () => t.status,
+      (status) => status === 'waiting_input',
+    );
     const w = await t.wait({ since: r.cursor, waitMs: 30_000 });
     g.dispose();
     expect(w).toMatchObject({ status: 'waiting_input', output: '' });
@@ -153,7 +156,12 @@ describe.each(availableShells)('%s engine', (shell) => {
 
   it('detects `read -p` in the shell itself', async () => {
     const t = await pool.open(shell);
-    const cmd = shell === 'zsh' ? 'read "name?Name: "; echo "hi $name"' : shell === 'sh' ? 'printf "Name: "; read name; echo "hi $name"' : 'read -p "Name: " name; echo "hi $name"';
+    const cmd =
+      shell === 'zsh'
+        ? 'read "name?Name: "; echo "hi $name"'
+        : shell === 'sh'
+          ? 'printf "Name: "; read name; echo "hi $name"'
+          : 'read -p "Name: " name; echo "hi $name"';
     const r = await t.send({ text: cmd });
     expect(r).toMatchObject({ status: 'waiting_input', evidence: 'read' });
     expect(r.output).toContain('Name:');
@@ -331,7 +339,10 @@ describe.each(availableShells)('%s engine', (shell) => {
     const t = await pool.open(shell);
     await t.send({ text: 'sleep 1001 & nohup sleep 1002 >/dev/null 2>&1 & setsid sleep 1003 & ( (sleep 1004 &) & )' });
     // The background jobs start after the prompt returns: wait for them, not a guessed time.
-    const before = await waitFor(() => findTerminalProcesses(t.pid, t.id), (pids) => pids.length >= 5);
+    const before = await waitFor(
+      () => findTerminalProcesses(t.pid, t.id),
+      (pids) => pids.length >= 5,
+    );
     const result = await t.close();
     expect(result).toEqual({ closed: true, orphans: [] });
     const alive = findTerminalProcesses(t.pid, t.id).filter((pid) => !/^[ZX]$/.test(readStat(pid)?.state ?? 'Z'));
@@ -351,11 +362,22 @@ describe.each(availableShells)('%s engine', (shell) => {
 describe('agent environment', () => {
   it.each(availableShells)('%s: keeps only allowed variables (no credentials, nothing unlisted), and sets pager and ids', async (shell) => {
     const t = await pool.open(shell, {
-      baseEnv: { ...process.env, HOME: home.home, GITHUB_TOKEN: 'ghp_x', MY_API_KEY: 'k', AWS_SECRET_ACCESS_KEY: 's', TOKENIZERS_PARALLELISM: 'false', UNLISTED_SETTING: 'x', ZDOTDIR: undefined },
+      baseEnv: {
+        ...process.env,
+        HOME: home.home,
+        GITHUB_TOKEN: 'ghp_x',
+        MY_API_KEY: 'k',
+        AWS_SECRET_ACCESS_KEY: 's',
+        TOKENIZERS_PARALLELISM: 'false',
+        UNLISTED_SETTING: 'x',
+        ZDOTDIR: undefined,
+      },
       // The person's additions to the agents' allow list (settings: agentEnvAllow).
       agentEnvAllow: ['TOKENIZERS_PARALLELISM'],
     });
-    const r = await t.send({ text: 'env | sort | grep -E "^(GITHUB_TOKEN|MY_API_KEY|AWS_SECRET|TOKENIZERS_PARALLELISM|UNLISTED_SETTING|PAGER|GIT_PAGER|GIT_TERMINAL_PROMPT|TANDEM_TERMINAL_ID|TERM|COLORTERM)="' });
+    const r = await t.send({
+      text: 'env | sort | grep -E "^(GITHUB_TOKEN|MY_API_KEY|AWS_SECRET|TOKENIZERS_PARALLELISM|UNLISTED_SETTING|PAGER|GIT_PAGER|GIT_TERMINAL_PROMPT|TANDEM_TERMINAL_ID|TERM|COLORTERM)="',
+    });
     expect(r.output.split('\n')).toEqual([
       'COLORTERM=truecolor',
       'GIT_PAGER=cat',
@@ -382,7 +404,9 @@ describe('agent environment', () => {
 
   it('keeps the secret out of the environment and argv, and deletes the rc file', async () => {
     const t = await pool.open('bash');
-    const r = await t.send({ text: `cat /proc/$$/cmdline | tr '\\0' ' '; echo; ls "$(dirname "$(tr '\\0' '\\n' < /proc/$$/cmdline | sed -n 3p)")" 2>&1 | head -1` });
+    const r = await t.send({
+      text: `cat /proc/$$/cmdline | tr '\\0' ' '; echo; ls "$(dirname "$(tr '\\0' '\\n' < /proc/$$/cmdline | sed -n 3p)")" 2>&1 | head -1`,
+    });
     expect(r.output).toMatch(/No such file or directory/);
     const env = await t.send({ text: `tr '\\0' '\\n' < /proc/$$/environ | grep -ci 7771 || true` });
     expect(env.output).toBe('0');
@@ -428,7 +452,7 @@ describe('startup', () => {
     }
   });
 
-  it('marks a person\'s terminal integration: false when its rc replaces the shell', async () => {
+  it("marks a person's terminal integration: false when its rc replaces the shell", async () => {
     const h = makeHome({ '.bashrc': 'exec sh\n' });
     const p = new SessionPool(h.home);
     try {
@@ -442,7 +466,7 @@ describe('startup', () => {
     }
   });
 
-  it('rejects an aborted start with the caller\'s reason', async () => {
+  it("rejects an aborted start with the caller's reason", async () => {
     const controller = new AbortController();
     const reason = new Error('caller gave up');
     const opening = pool.open('bash', { signal: controller.signal });
@@ -490,10 +514,14 @@ describe('Ctrl+C and SIGINT: a REPL that catches it, a continuation prompt, a co
   it.runIf(process.env.TANDEM_BASH_INTEGRATION !== 'legacy')('leaves a REPL that caught SIGINT alone (no escalation to SIGTERM)', async () => {
     const clock = new WatchedClock();
     const t = await pool.open('bash', { clock });
-    expect(await t.send({ text: `python3 -c 'import time
+    expect(
+      await t.send({
+        text: `python3 -c 'import time
 while True:
     try: input("> ")
-    except KeyboardInterrupt: print("caught")'` })).toMatchObject({ status: 'waiting_input' });
+    except KeyboardInterrupt: print("caught")'`,
+      }),
+    ).toMatchObject({ status: 'waiting_input' });
     // Once the interrupt's escalation timer has fired and decided, a SIGTERM would have been sent.
     await clock.timersOf(() => t.interrupt());
     const r = await t.send({ text: 'still-here' });

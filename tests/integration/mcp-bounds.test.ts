@@ -22,9 +22,19 @@ interface Reply {
   body: string;
 }
 
-function send(f: AgentFixture, token: string, method: 'GET' | 'POST', opts: { session?: string; body?: object } = {}): { req: ClientRequest; reply: Promise<Reply>; headers: Promise<IncomingMessage> } {
+function send(
+  f: AgentFixture,
+  token: string,
+  method: 'GET' | 'POST',
+  opts: { session?: string; body?: object } = {},
+): { req: ClientRequest; reply: Promise<Reply>; headers: Promise<IncomingMessage> } {
   // Announces the fixture's project as the bridge does: a confined open at the home directory would ask.
-  const headers: Record<string, string> = { authorization: `Bearer ${token}`, accept: 'application/json, text/event-stream', 'mcp-protocol-version': protocolVersion, 'x-tandem-cwd': encodeURIComponent(f.project) };
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${token}`,
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': protocolVersion,
+    'x-tandem-cwd': encodeURIComponent(f.project),
+  };
   if (opts.session) headers['mcp-session-id'] = opts.session;
   if (opts.body) headers['content-type'] = 'application/json';
   let onHeaders!: (res: IncomingMessage) => void;
@@ -66,60 +76,78 @@ async function fixture(): Promise<{ f: AgentFixture; token: string }> {
 }
 
 describe('/mcp bounds', () => {
-  it(`holds at most ${maxSessions} sessions: a new one ends the longest-idle one without a stream, and is refused while every one is live`, { timeout: 120_000 }, async () => {
-    const { f, token } = await fixture();
-    // Each token holds at most its share: enough agents to fill every session.
-    const tokens = [token, ...Array.from({ length: maxSessions / maxSessionsPerToken - 1 }, (_, i) => f.layer.pairAgent({ name: `bounded-${i}` }).token)];
-    const sessions = [];
-    for (let i = 0; i < maxSessions; i++) sessions.push(await liveSession(f, tokens[i % tokens.length]!));
-    const refused = await send(f, token, 'POST', { body: initialize }).reply;
-    expect(refused.status).toBe(503);
-    expect(JSON.parse(refused.body).error.data.code).toBe('capacity');
+  it(
+    `holds at most ${maxSessions} sessions: a new one ends the longest-idle one without a stream, and is refused while every one is live`,
+    { timeout: 120_000 },
+    async () => {
+      const { f, token } = await fixture();
+      // Each token holds at most its share: enough agents to fill every session.
+      const tokens = [token, ...Array.from({ length: maxSessions / maxSessionsPerToken - 1 }, (_, i) => f.layer.pairAgent({ name: `bounded-${i}` }).token)];
+      const sessions = [];
+      for (let i = 0; i < maxSessions; i++) sessions.push(await liveSession(f, tokens[i % tokens.length]!));
+      const refused = await send(f, token, 'POST', { body: initialize }).reply;
+      expect(refused.status).toBe(503);
+      expect(JSON.parse(refused.body).error.data.code).toBe('capacity');
 
-    // One agent goes away (its stream closes): the next session takes its place.
-    const gone = sessions[7]!;
-    gone.drop();
-    const admitted = await waitFor(() => send(f, tokens[7 % tokens.length]!, 'POST', { body: initialize }).reply, (reply) => reply.status === 200);
-    expect(admitted.status).toBe(200);
-    const ended = await send(f, token, 'POST', { session: gone.id, body: { jsonrpc: '2.0', id: 2, method: 'tools/list' } }).reply;
-    expect(ended.status).toBe(404);
-    // A live one was not touched.
-    const kept = await send(f, tokens[8 % tokens.length]!, 'POST', { session: sessions[8]!.id, body: { jsonrpc: '2.0', id: 2, method: 'tools/list' } }).reply;
-    expect(kept.status).toBe(200);
-    for (const session of sessions) session.drop();
-  });
+      // One agent goes away (its stream closes): the next session takes its place.
+      const gone = sessions[7]!;
+      gone.drop();
+      const admitted = await waitFor(
+        () => send(f, tokens[7 % tokens.length]!, 'POST', { body: initialize }).reply,
+        (reply) => reply.status === 200,
+      );
+      expect(admitted.status).toBe(200);
+      const ended = await send(f, token, 'POST', { session: gone.id, body: { jsonrpc: '2.0', id: 2, method: 'tools/list' } }).reply;
+      expect(ended.status).toBe(404);
+      // A live one was not touched.
+      const kept = await send(f, tokens[8 % tokens.length]!, 'POST', { session: sessions[8]!.id, body: { jsonrpc: '2.0', id: 2, method: 'tools/list' } }).reply;
+      expect(kept.status).toBe(200);
+      for (const session of sessions) session.drop();
+    },
+  );
 
-  it(`gives one token at most ${maxSessionsPerToken} sessions (attack 10): past its share it gets capacity, another agent still gets in`, { timeout: 120_000 }, async () => {
-    const { f, token } = await fixture();
-    const sessions: Array<Awaited<ReturnType<typeof liveSession>>> = [];
-    for (let i = 0; i < maxSessionsPerToken; i++) sessions.push(await liveSession(f, token));
-    cleanups.push(() => sessions.forEach((session) => session.drop()));
-    const refused = await send(f, token, 'POST', { body: initialize }).reply;
-    expect(refused.status).toBe(503);
-    expect(JSON.parse(refused.body).error).toMatchObject({ data: { code: 'capacity' }, message: expect.stringContaining('its share') });
-    expect(f.layer.mcp.sessionCount).toBe(maxSessionsPerToken);
-    // Another agent, through the official SDK client, connects and works.
-    const other = f.layer.pairAgent({ name: 'other' }).token;
-    const client = await f.client(other);
-    expect(await f.call(client, 'terminal_list')).toEqual({ terminals: [] });
-    // The greedy token's own idle session makes room for its next one; nobody else's is taken.
-    sessions[0]!.drop();
-    const admitted = await waitFor(() => send(f, token, 'POST', { body: initialize }).reply, (reply) => reply.status === 200);
-    expect(admitted.status).toBe(200);
-    expect(await f.call(client, 'terminal_list')).toEqual({ terminals: [] });
-  });
+  it(
+    `gives one token at most ${maxSessionsPerToken} sessions (attack 10): past its share it gets capacity, another agent still gets in`,
+    { timeout: 120_000 },
+    async () => {
+      const { f, token } = await fixture();
+      const sessions: Array<Awaited<ReturnType<typeof liveSession>>> = [];
+      for (let i = 0; i < maxSessionsPerToken; i++) sessions.push(await liveSession(f, token));
+      cleanups.push(() => sessions.forEach((session) => session.drop()));
+      const refused = await send(f, token, 'POST', { body: initialize }).reply;
+      expect(refused.status).toBe(503);
+      expect(JSON.parse(refused.body).error).toMatchObject({ data: { code: 'capacity' }, message: expect.stringContaining('its share') });
+      expect(f.layer.mcp.sessionCount).toBe(maxSessionsPerToken);
+      // Another agent, through the official SDK client, connects and works.
+      const other = f.layer.pairAgent({ name: 'other' }).token;
+      const client = await f.client(other);
+      expect(await f.call(client, 'terminal_list')).toEqual({ terminals: [] });
+      // The greedy token's own idle session makes room for its next one; nobody else's is taken.
+      sessions[0]!.drop();
+      const admitted = await waitFor(
+        () => send(f, token, 'POST', { body: initialize }).reply,
+        (reply) => reply.status === 200,
+      );
+      expect(admitted.status).toBe(200);
+      expect(await f.call(client, 'terminal_list')).toEqual({ terminals: [] });
+    },
+  );
 
   it(`refuses a call beyond ${maxInflightPerSession} in flight on one session as busy, and answers again once they finish`, { timeout: 120_000 }, async () => {
     const { f, token } = await fixture();
     const session = await liveSession(f, token);
     cleanups.push(() => session.drop());
-    const call = (id: number, name: string, args: object) => send(f, token, 'POST', { session: session.id, body: { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } } });
+    const call = (id: number, name: string, args: object) =>
+      send(f, token, 'POST', { session: session.id, body: { jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args } } });
     const opened = JSON.parse((await call(2, 'terminal_open', { title: 'bounded' }).reply).body).result.structuredContent;
     // The waits last until the test ends them (a command's end is their next event), not a bound
     // a loaded machine could reach before they all arrived.
     const waits = Array.from({ length: maxInflightPerSession }, (_, i) => call(100 + i, 'terminal_wait', { id: opened.id, waitMs: 55_000 }));
     // The waits reach the host one by one; once all are tracked, the next call is refused.
-    const refused = await waitFor(() => call(3, 'terminal_list', {}).reply, (reply) => reply.status === 429);
+    const refused = await waitFor(
+      () => call(3, 'terminal_list', {}).reply,
+      (reply) => reply.status === 429,
+    );
     expect(refused.status).toBe(429);
     expect(JSON.parse(refused.body).error.data.code).toBe('busy');
     expect(await f.host.get(opened.id).session.send({ text: 'true' })).toMatchObject({ status: 'done' });
@@ -135,12 +163,15 @@ describe('/mcp bounds', () => {
     const client = new Client({ name: 'bounded', version: '1' });
     await client.connect(new StreamableHTTPClientTransport(new URL(`${f.url}/mcp`), { requestInit: { headers } }));
     cleanups.push(() => client.close());
-    const structured = async (name: string, args: Record<string, unknown>) => (await client.callTool({ name, arguments: args }, undefined, { timeout: 70_000 })).structuredContent as Record<string, unknown>;
+    const structured = async (name: string, args: Record<string, unknown>) =>
+      (await client.callTool({ name, arguments: args }, undefined, { timeout: 70_000 })).structuredContent as Record<string, unknown>;
     const opened = await structured('terminal_open', { title: 'cancelled waits' });
     // Running until the test ends (a gate nobody opens), however long the cancelled waits take.
     const held = gate(f.project);
     cleanups.push(() => held.dispose());
-    expect(await structured('terminal_send', { id: opened.id, text: `until [ -e ${held.path} ]; do sleep 0.05; done`, waitMs: 200 })).toMatchObject({ status: 'running' });
+    expect(await structured('terminal_send', { id: opened.id, text: `until [ -e ${held.path} ]; do sleep 0.05; done`, waitMs: 200 })).toMatchObject({
+      status: 'running',
+    });
     // MCP: a cancelled request gets no answer; it must still leave the session's books. (The
     // SDK's fetch sends a few of the cancellations only after other requests end; those waits
     // run their 3 s.)

@@ -34,7 +34,11 @@ describe('openPath: a clicked path in the editor of the settings', () => {
     const editor = join(home, 'editor.sh');
     writeFileSync(editor, `#!/bin/sh\nfor a in "$@"; do printf '%s\\n' "$a"; done > '${argvFile}'\n`);
     chmodSync(editor, 0o755);
-    host = new TerminalHost({ env: { ...process.env, HOME: home, SHELL: '/bin/bash', ZDOTDIR: undefined, HISTFILE: undefined }, home, settings: new SettingsStore(null) });
+    host = new TerminalHost({
+      env: { ...process.env, HOME: home, SHELL: '/bin/bash', ZDOTDIR: undefined, HISTFILE: undefined },
+      home,
+      settings: new SettingsStore(null),
+    });
     ui = new Dispatcher(host, client);
     await ui.call('setSettings', { editorCommand: `${editor} --goto {path}:{line}:{column}` });
     id = ((await ui.call('create', { cwd: workspace, shell: 'bash' })) as { id: string }).id;

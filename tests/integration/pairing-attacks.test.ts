@@ -31,7 +31,12 @@ async function setup(opts: { bridgeSocket?: boolean } = {}): Promise<{ f: AgentF
 }
 
 async function bridge(home: string, name: string): Promise<{ client: Client; pid: number }> {
-  const transport = new StdioClientTransport({ command: process.execPath, args: [cli, 'mcp', '--name', name], env: { PATH: process.env.PATH ?? '', HOME: home, TANDEM_HOME: home }, stderr: 'pipe' });
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [cli, 'mcp', '--name', name],
+    env: { PATH: process.env.PATH ?? '', HOME: home, TANDEM_HOME: home },
+    stderr: 'pipe',
+  });
   const client = new Client({ name, version: '1.0.0' });
   await client.connect(transport);
   cleanups.push(() => client.close());
@@ -85,7 +90,21 @@ async function attackAsOtherUser(args: { socketPath: string; url: string; claim:
   const script = join(dir, 'attack.mjs');
   writeFileSync(script, attackerSource, { mode: 0o644 });
   // Not spawnSync: the host runs in this process and must answer the attacker meanwhile.
-  const child = spawn('setpriv', [`--reuid=${user.uid}`, `--regid=${user.gid}`, '--clear-groups', process.execPath, script, args.socketPath, args.url, JSON.stringify(args.claim), args.requestId], { cwd: dir, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(
+    'setpriv',
+    [
+      `--reuid=${user.uid}`,
+      `--regid=${user.gid}`,
+      '--clear-groups',
+      process.execPath,
+      script,
+      args.socketPath,
+      args.url,
+      JSON.stringify(args.claim),
+      args.requestId,
+    ],
+    { cwd: dir, stdio: ['ignore', 'pipe', 'inherit'] },
+  );
   let out = '';
   child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
@@ -197,7 +216,11 @@ describe.runIf(runs('a flood of the person’s own uid (the kernel names each pe
     const floodProcesses = 5;
     const connectionsPerProcess = 40;
     const floods = Array.from({ length: floodProcesses }, (_, tag) => {
-      const child = spawn(process.execPath, [join(dir, 'flood.mjs'), f.bridgeChannel!.path, String(tag), String(connectionsPerProcess), JSON.stringify(claim)], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const child = spawn(
+        process.execPath,
+        [join(dir, 'flood.mjs'), f.bridgeChannel!.path, String(tag), String(connectionsPerProcess), JSON.stringify(claim)],
+        { stdio: ['ignore', 'pipe', 'inherit'] },
+      );
       let buffer = '';
       child.stdout.on('data', (chunk: Buffer) => {
         buffer += chunk.toString();
@@ -215,11 +238,19 @@ describe.runIf(runs('a flood of the person’s own uid (the kernel names each pe
     // The rotating connection's lines (ids "r…") are its own replacements (results), or its refusal.
     const refusals = () => parsed().filter((reply) => reply.error !== undefined).length;
     // 205 connections (each process's rotating one too): each ends refused (one error line, then closed) or holds one card.
-    await until(() => refusals() + floodCards().length === floodProcesses * (connectionsPerProcess + 1), 'every flood request answered or waiting').catch((error: Error) => {
-      const kinds = new Map<string, number>();
-      for (const line of lines) kinds.set(line.replace(/"id":("[^"]*"|\d+|null)/, '"id":_').replace(/"requestId":"[^"]*"/, ''), (kinds.get(line.replace(/"id":("[^"]*"|\d+|null)/, '"id":_').replace(/"requestId":"[^"]*"/, '')) ?? 0) + 1);
-      throw new Error(`${error.message}: ${refusals()} refused, ${floodCards().length} waiting, ${lines.length} lines: ${[...kinds].map(([line, n]) => `${n}× ${line}`).join(' | ')}`);
-    });
+    await until(() => refusals() + floodCards().length === floodProcesses * (connectionsPerProcess + 1), 'every flood request answered or waiting').catch(
+      (error: Error) => {
+        const kinds = new Map<string, number>();
+        for (const line of lines)
+          kinds.set(
+            line.replace(/"id":("[^"]*"|\d+|null)/, '"id":_').replace(/"requestId":"[^"]*"/, ''),
+            (kinds.get(line.replace(/"id":("[^"]*"|\d+|null)/, '"id":_').replace(/"requestId":"[^"]*"/, '')) ?? 0) + 1,
+          );
+        throw new Error(
+          `${error.message}: ${refusals()} refused, ${floodCards().length} waiting, ${lines.length} lines: ${[...kinds].map(([line, n]) => `${n}× ${line}`).join(' | ')}`,
+        );
+      },
+    );
 
     expect(JSON.stringify(f.layer.state().pairings.find((request) => request.id === card!.id))).toBe(legitCard);
     expect(f.layer.state().pairings.length).toBeLessThanOrEqual(maxPendingPerUid);
@@ -245,7 +276,9 @@ describe.runIf(runs('a flood of the person’s own uid (the kernel names each pe
     const raw = await new Promise<string>((resolve) => {
       const socket = connect(f.bridgeChannel!.path);
       let text = '';
-      socket.on('connect', () => socket.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tandem/pair', params: { name: 'later', pid: 1, exe: '/x', cwd: '/tmp' } })}\n`));
+      socket.on('connect', () =>
+        socket.write(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tandem/pair', params: { name: 'later', pid: 1, exe: '/x', cwd: '/tmp' } })}\n`),
+      );
       socket.on('data', (chunk) => (text += chunk));
       socket.on('close', () => resolve(text));
     });
@@ -256,18 +289,21 @@ describe.runIf(runs('a flood of the person’s own uid (the kernel names each pe
   it('a pairing connection with no valid request is closed, so idle connections cannot hold the places', async () => {
     const { f, home } = await setup();
     const replies = await Promise.all(
-      Array.from({ length: 70 }, (_, n) =>
-        new Promise<string>((resolve) => {
-          const socket = connect(f.bridgeChannel!.path);
-          let text = '';
-          socket.on('connect', () => socket.write(`${JSON.stringify({ jsonrpc: '2.0', id: n, method: 'tandem/pair', params: { name: 'no-pid' } })}\n`));
-          socket.on('data', (chunk) => (text += chunk));
-          socket.on('close', () => resolve(text));
-        }),
+      Array.from(
+        { length: 70 },
+        (_, n) =>
+          new Promise<string>((resolve) => {
+            const socket = connect(f.bridgeChannel!.path);
+            let text = '';
+            socket.on('connect', () => socket.write(`${JSON.stringify({ jsonrpc: '2.0', id: n, method: 'tandem/pair', params: { name: 'no-pid' } })}\n`));
+            socket.on('data', (chunk) => (text += chunk));
+            socket.on('close', () => resolve(text));
+          }),
       ),
     );
     // Each is answered and closed: invalid_argument, or capacity while 32 connections were still starting.
-    for (const reply of replies) expect(reply, reply).toMatch(/^\{"jsonrpc":"2.0","id":(\d+|null),"error":\{[^\n]*"code":"(invalid_argument|capacity)"\}\}\}\n$/);
+    for (const reply of replies)
+      expect(reply, reply).toMatch(/^\{"jsonrpc":"2.0","id":(\d+|null),"error":\{[^\n]*"code":"(invalid_argument|capacity)"\}\}\}\n$/);
     expect(f.layer.state().pairings).toEqual([]);
     // A real bridge still gets its card.
     const legit = await bridge(home, 'codex');
@@ -278,7 +314,11 @@ describe.runIf(runs('a flood of the person’s own uid (the kernel names each pe
   it('requests piled on one connection before the kernel named its sender get one answer (capacity), and no card', async () => {
     const { f } = await setup();
     // Five requests in one write arrive in one read, while the lookup of who sent them is under way.
-    const pile = Array.from({ length: maxQueuedBeforePeer + 1 }, (_, n) => `${JSON.stringify({ jsonrpc: '2.0', id: n, method: 'tandem/pair', params: { name: `pile-${n}`, pid: 1000 + n, exe: '/usr/bin/pile', cwd: '/tmp' } })}\n`).join('');
+    const pile = Array.from(
+      { length: maxQueuedBeforePeer + 1 },
+      (_, n) =>
+        `${JSON.stringify({ jsonrpc: '2.0', id: n, method: 'tandem/pair', params: { name: `pile-${n}`, pid: 1000 + n, exe: '/usr/bin/pile', cwd: '/tmp' } })}\n`,
+    ).join('');
     const heard = await new Promise<string>((resolve) => {
       const socket = connect(f.bridgeChannel!.path);
       let text = '';

@@ -34,38 +34,48 @@ function shellReads(target: ProbeTarget): boolean {
 }
 
 describeSandbox('the shell’s own line editor, confined', () => {
-  it.each(shells)('%s at its prompt gives no evidence; a builtin read still does', async (shell) => {
-    const session = await TerminalSession.start({
-      shell: resolveShell(shell, process.env.PATH ?? ''),
-      cwd: ws,
-      origin: 'agent',
-      baseEnv: { ...process.env, HOME: root, ZDOTDIR: undefined, HISTFILE: undefined },
-      sandbox: { mode: 'workspace-write', network: false, agent: `editor-${shell}`, stateDir: join(root, 'state'), discoveryDir: join(root, 'discovery') },
-    });
-    try {
-      // The pid Tandem watches is the shell inside the sandbox, not bubblewrap or a launcher.
-      expect(readStat(session.pid)?.comm).toBe(shell);
-      const target: ProbeTarget = { shellPid: session.pid, ttyPath: readlinkSync(`/proc/${session.pid}/fd/0`), procTier: true };
-      // The line editor blocks on the terminal: the probe sees the shell itself reading it.
-      await expect.poll(() => shellReads(target), { timeout: 20_000 }).toBe(true);
-      expect(await probeLook(target, null, quietMs)).toEqual({ evidence: null, quietDueMs: null });
-      // Through a send too: a multi-line command whose last line follows a silence settles on its marker.
-      const lines = await session.send({ text: 'echo one\nsleep 0.2\necho two', waitMs: 20_000 });
-      expect(lines, JSON.stringify({ ...lines, output: undefined })).toMatchObject({ status: 'done', exitCode: 0 });
-      await expect.poll(() => shellReads(target), { timeout: 20_000 }).toBe(true);
-      expect(await probeLook(target, null, quietMs)).toEqual({ evidence: null, quietDueMs: null });
+  it.each(shells)(
+    '%s at its prompt gives no evidence; a builtin read still does',
+    async (shell) => {
+      const session = await TerminalSession.start({
+        shell: resolveShell(shell, process.env.PATH ?? ''),
+        cwd: ws,
+        origin: 'agent',
+        baseEnv: { ...process.env, HOME: root, ZDOTDIR: undefined, HISTFILE: undefined },
+        sandbox: { mode: 'workspace-write', network: false, agent: `editor-${shell}`, stateDir: join(root, 'state'), discoveryDir: join(root, 'discovery') },
+      });
+      try {
+        // The pid Tandem watches is the shell inside the sandbox, not bubblewrap or a launcher.
+        expect(readStat(session.pid)?.comm).toBe(shell);
+        const target: ProbeTarget = { shellPid: session.pid, ttyPath: readlinkSync(`/proc/${session.pid}/fd/0`), procTier: true };
+        // The line editor blocks on the terminal: the probe sees the shell itself reading it.
+        await expect.poll(() => shellReads(target), { timeout: 20_000 }).toBe(true);
+        expect(await probeLook(target, null, quietMs)).toEqual({ evidence: null, quietDueMs: null });
+        // Through a send too: a multi-line command whose last line follows a silence settles on its marker.
+        const lines = await session.send({ text: 'echo one\nsleep 0.2\necho two', waitMs: 20_000 });
+        expect(lines, JSON.stringify({ ...lines, output: undefined })).toMatchObject({ status: 'done', exitCode: 0 });
+        await expect.poll(() => shellReads(target), { timeout: 20_000 }).toBe(true);
+        expect(await probeLook(target, null, quietMs)).toEqual({ evidence: null, quietDueMs: null });
 
-      // A builtin read in line mode is the shell waiting for a line: that still counts.
-      const asked = await session.send({ text: 'read -r answer; echo "got $answer"', waitMs: 20_000 });
-      expect(asked).toMatchObject({ status: 'waiting_input', evidence: 'read' });
-      expect(await probeLook(target, null, quietMs)).toMatchObject({ evidence: 'read' });
-      expect(await session.send({ text: 'box', input: true, waitMs: 20_000 })).toMatchObject({ status: 'done', output: 'got box' });
-      // And a single key with echo on (zsh `read -k`, bash `read -n 1`).
-      const key = await session.send({ text: shell === 'zsh' ? 'read -k key; echo; echo "key $key"' : 'read -n 1 key; echo; echo "key $key"', waitMs: 20_000 });
-      expect(key).toMatchObject({ status: 'waiting_input', evidence: 'read' });
-      expect(await session.send({ text: 'y', submit: false, input: true, waitMs: 20_000 })).toMatchObject({ status: 'done', output: expect.stringContaining('key y') });
-    } finally {
-      await session.close();
-    }
-  }, 90_000);
+        // A builtin read in line mode is the shell waiting for a line: that still counts.
+        const asked = await session.send({ text: 'read -r answer; echo "got $answer"', waitMs: 20_000 });
+        expect(asked).toMatchObject({ status: 'waiting_input', evidence: 'read' });
+        expect(await probeLook(target, null, quietMs)).toMatchObject({ evidence: 'read' });
+        expect(await session.send({ text: 'box', input: true, waitMs: 20_000 })).toMatchObject({ status: 'done', output: 'got box' });
+        // And a single key with echo on (zsh `read -k`, bash `read -n 1`).
+        const key = await session.send({
+          text: shell === 'zsh' ? 'read -k key; echo; echo "key $key"' : 'read -n 1 key; echo; echo "key $key"',
+          waitMs: 20_000,
+        });
+        expect(key).toMatchObject({ status: 'waiting_input', evidence: 'read' });
+        expect(await session.send({ text: 'y', submit: false, input: true, waitMs: 20_000 })).toMatchObject({
+          status: 'done',
+          output: expect.stringContaining('key y'),
+        });
+      } finally {
+        await session.close();
+      }
+    },
+    90_000,
+  );
 });

@@ -5,15 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as pty from 'node-pty';
-import {
-  childrenOf,
-  descendants,
-  foregroundPgid,
-  readStat,
-  sampleForeground,
-  ttyOf,
-  type ForegroundSample,
-} from '../../src/main/pty/proc';
+import { childrenOf, descendants, foregroundPgid, readStat, sampleForeground, ttyOf, type ForegroundSample } from '../../src/main/pty/proc';
 import { classifySyscall } from '../../src/main/pty/syscalls';
 import { readTtyModes, type TtyModes } from '../../src/main/pty/termios';
 import { teardownTree } from '../../src/main/pty/tree';
@@ -55,8 +47,7 @@ afterEach(async () => {
 });
 
 const sample = (t: Term) => () => sampleForeground(t.pty.pid, t.tty);
-const has = (kind: string) => (s: ForegroundSample | null) =>
-  !!s && s.threads.some((th) => th.kind === kind && th.watchesTty);
+const has = (kind: string) => (s: ForegroundSample | null) => !!s && s.threads.some((th) => th.kind === kind && th.watchesTty);
 
 describe('classifySyscall', () => {
   it('maps x64 and arm64 numbers', () => {
@@ -80,7 +71,10 @@ describe.runIf(withProc)('/proc foreground probe (needs /proc)', () => {
     fs.symlinkSync(execFileSync('which', ['sleep'], { encoding: 'utf8' }).trim(), exe);
     const child = spawnChild(exe, ['100']);
     try {
-      const st = await waitFor(() => readStat(child.pid!), (st) => st?.state === 'S');
+      const st = await waitFor(
+        () => readStat(child.pid!),
+        (st) => st?.state === 'S',
+      );
       expect(st).toMatchObject({ pid: child.pid, comm: 'x) (y z', ppid: process.pid });
     } finally {
       child.kill('SIGKILL');
@@ -141,7 +135,10 @@ describe.runIf(withProc)('/proc foreground probe (needs /proc)', () => {
     expect(s?.members).not.toContain(shell);
     expect(readStat(s!.members[0]!)?.comm).toBe('sleep');
     t.pty.write('\x03');
-    await waitFor(() => foregroundPgid(shell), (g) => g === shell);
+    await waitFor(
+      () => foregroundPgid(shell),
+      (g) => g === shell,
+    );
   });
 
   it('syscr advances once input is consumed, with the reader blocked again', async () => {
@@ -156,13 +153,19 @@ describe.runIf(withProc)('/proc foreground probe (needs /proc)', () => {
   it('getpass reads /dev/tty and shows -echo icanon', async () => {
     const t = spawn('python3', ['-c', 'import getpass; getpass.getpass()']);
     await waitFor(sample(t), has('read'));
-    const modes = await waitFor<TtyModes | null>(() => readTtyModes(t.tty), (m) => m?.echo === false);
+    const modes = await waitFor<TtyModes | null>(
+      () => readTtyModes(t.tty),
+      (m) => m?.echo === false,
+    );
     expect(modes).toEqual({ echo: false, icanon: true, isig: true });
   });
 
   it('a raw-mode program shows -isig', async () => {
     const t = spawn('python3', ['-c', 'import tty,sys; tty.setraw(0); sys.stdin.read(1)']);
-    const modes = await waitFor<TtyModes | null>(() => readTtyModes(t.tty), (m) => m?.isig === false);
+    const modes = await waitFor<TtyModes | null>(
+      () => readTtyModes(t.tty),
+      (m) => m?.isig === false,
+    );
     expect(modes?.icanon).toBe(false);
   });
 

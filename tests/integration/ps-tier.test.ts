@@ -97,7 +97,10 @@ describe.runIf(ps)('ps evidence tier (TANDEM_EVIDENCE=ps)', () => {
 
   it.runIf(python)('gives a line-mode select no evidence: ps cannot tell the terminal from a socket (the /proc tier can)', async () => {
     const t = await pool.open('bash');
-    const r = await t.send({ text: `python3 -c 'import select,sys; select.select([sys.stdin],[],[]); print("got", sys.stdin.readline().strip())'`, waitMs: 1500 });
+    const r = await t.send({
+      text: `python3 -c 'import select,sys; select.select([sys.stdin],[],[]); print("got", sys.stdin.readline().strip())'`,
+      waitMs: 1500,
+    });
     expect(r.status).toBe('running');
     // Typed input still reaches it; the answer ends it by its marker.
     expect(await t.send({ text: 'x', input: true, waitMs: 30_000 })).toMatchObject({ status: 'done', output: 'got x' });
@@ -127,12 +130,24 @@ describe.runIf(ps)('ps evidence tier (TANDEM_EVIDENCE=ps)', () => {
     // The four sleeps as ps shows them (setsid forks before the daemon's sleep exists): then the
     // terminal's processes must hold each of them.
     const sleeps = await waitFor(
-      () => execFileSync('ps', ['-A', '-o', 'pid=,args='], { encoding: 'utf8' }).split('\n').filter((line) => /sleep 200[1-4]\./.test(line) && line.includes(nonce)),
+      () =>
+        execFileSync('ps', ['-A', '-o', 'pid=,args='], { encoding: 'utf8' })
+          .split('\n')
+          .filter((line) => /sleep 200[1-4]\./.test(line) && line.includes(nonce)),
       (lines) => lines.length >= 4,
     );
-    const pidOf = (n: number) => Number(sleeps.find((line) => line.includes(`sleep 200${n}.${nonce}`))!.trim().split(/\s+/)[0]);
+    const pidOf = (n: number) =>
+      Number(
+        sleeps
+          .find((line) => line.includes(`sleep 200${n}.${nonce}`))!
+          .trim()
+          .split(/\s+/)[0],
+      );
     const daemonPid = pidOf(3);
-    const before = await waitFor(() => findTerminalProcesses(t.pid, t.id), (pids) => [1, 2, 3, 4].every((n) => pids.includes(pidOf(n))));
+    const before = await waitFor(
+      () => findTerminalProcesses(t.pid, t.id),
+      (pids) => [1, 2, 3, 4].every((n) => pids.includes(pidOf(n))),
+    );
     expect(before).toContain(daemonPid);
     expect(await t.close()).toEqual({ closed: true, orphans: [] });
     for (const pid of before) expect(running(pid)).toBe(false);

@@ -57,7 +57,11 @@ describe.runIf(pumped)('PTY pump thread', () => {
     // The quiet spell lasts until the whole stream has arrived here (a gate, not a sleep a busy
     // main thread could outlast, so the stream's tail and the line would share a post).
     const g = gate();
-    const p = await spawnPty('/bin/sh', ['-c', `head -c 20000000 /dev/zero | tr "\\0" x; until [ -e ${g.path} ]; do sleep 0.05; done; printf lone-line; sleep 100`], opts);
+    const p = await spawnPty(
+      '/bin/sh',
+      ['-c', `head -c 20000000 /dev/zero | tr "\\0" x; until [ -e ${g.path} ]; do sleep 0.05; done; printf lone-line; sleep 100`],
+      opts,
+    );
     live.push(p);
     const sizes: number[] = [];
     let received = 0;

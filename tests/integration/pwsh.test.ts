@@ -86,7 +86,9 @@ describe.runIf(pwsh !== null)('pwsh', { timeout: 90_000 }, () => {
     });
 
     it("loads the person's profile with user startup files only, and keeps readiness when it replaces prompt", async () => {
-      const h = homeWithProfile('Write-Host "welcome from profile"\nfunction prompt { "custom> " }\n$env:NPM_TOKEN = "leak"\n$env:PAGER = "less"\n$env:ORDERS_DB = "mysql://root:leak@db/orders"\n$env:GIT_EXTERNAL_DIFF = "leak"\n');
+      const h = homeWithProfile(
+        'Write-Host "welcome from profile"\nfunction prompt { "custom> " }\n$env:NPM_TOKEN = "leak"\n$env:PAGER = "less"\n$env:ORDERS_DB = "mysql://root:leak@db/orders"\n$env:GIT_EXTERNAL_DIFF = "leak"\n',
+      );
       const p = new SessionPool(h.home);
       const env = { ...baseEnv, HOME: h.home };
       try {
@@ -210,7 +212,9 @@ describe.runIf(pwsh !== null)('pwsh', { timeout: 90_000 }, () => {
   describe('readiness', () => {
     it('a fake marker in program output settles nothing', async () => {
       const t = await open();
-      const r = await t.send({ text: `[Console]::Write([char]27 + ']7771;deadbeef;E;99;0;;/' + [char]7 + 'fake' + [char]10); Start-Sleep -Milliseconds 500; 'real'` });
+      const r = await t.send({
+        text: `[Console]::Write([char]27 + ']7771;deadbeef;E;99;0;;/' + [char]7 + 'fake' + [char]10); Start-Sleep -Milliseconds 500; 'real'`,
+      });
       expect(r).toMatchObject({ status: 'done', exitCode: 0 });
       expect(r.output).toContain('real');
       expect(r.durationMs).toBeGreaterThanOrEqual(450);
@@ -305,9 +309,14 @@ describe.runIf(pwsh !== null)('pwsh', { timeout: 90_000 }, () => {
 
     it.runIf(treeTools)('closes the whole tree: background, nohup, setsid, double forks and Start-Process (needs /proc and setsid)', async () => {
       const t = await open();
-      await t.send({ text: `sh -c 'sleep 1001 & nohup sleep 1002 >/dev/null 2>&1 & setsid sleep 1003 & ( (sleep 1004 &) & )'; $null = Start-Process sleep 1005 -PassThru` });
+      await t.send({
+        text: `sh -c 'sleep 1001 & nohup sleep 1002 >/dev/null 2>&1 & setsid sleep 1003 & ( (sleep 1004 &) & )'; $null = Start-Process sleep 1005 -PassThru`,
+      });
       // The background jobs start after the prompt returns: wait for them, not a guessed time.
-      const before = await waitFor(() => findTerminalProcesses(t.pid, t.id), (pids) => pids.length >= 6);
+      const before = await waitFor(
+        () => findTerminalProcesses(t.pid, t.id),
+        (pids) => pids.length >= 6,
+      );
       expect(await t.close()).toEqual({ closed: true, orphans: [] });
       const alive = findTerminalProcesses(t.pid, t.id).filter((pid) => !/^[ZX]$/.test(readStat(pid)?.state ?? 'Z'));
       expect(alive).toEqual([]);
@@ -321,8 +330,17 @@ describe.runIf(pwsh !== null)('pwsh', { timeout: 90_000 }, () => {
         baseEnv: { ...baseEnv, GITHUB_TOKEN: 'ghp_x', MY_API_KEY: 'k', AWS_SECRET_ACCESS_KEY: 's', TOKENIZERS_PARALLELISM: 'false', UNLISTED_SETTING: 'x' },
         agentEnvAllow: ['TOKENIZERS_PARALLELISM'],
       });
-      const r = await t.send({ text: `sh -c 'env | sort | grep -E "^(GITHUB_TOKEN|MY_API_KEY|AWS_SECRET|TOKENIZERS_PARALLELISM|UNLISTED_SETTING|PAGER|GIT_PAGER|NO_COLOR|TANDEM_TERMINAL_ID|TERM)="'` });
-      expect(r.output.split('\n')).toEqual(['GIT_PAGER=cat', 'NO_COLOR=1', 'PAGER=cat', `TANDEM_TERMINAL_ID=${t.id}`, 'TERM=xterm-256color', 'TOKENIZERS_PARALLELISM=false']);
+      const r = await t.send({
+        text: `sh -c 'env | sort | grep -E "^(GITHUB_TOKEN|MY_API_KEY|AWS_SECRET|TOKENIZERS_PARALLELISM|UNLISTED_SETTING|PAGER|GIT_PAGER|NO_COLOR|TANDEM_TERMINAL_ID|TERM)="'`,
+      });
+      expect(r.output.split('\n')).toEqual([
+        'GIT_PAGER=cat',
+        'NO_COLOR=1',
+        'PAGER=cat',
+        `TANDEM_TERMINAL_ID=${t.id}`,
+        'TERM=xterm-256color',
+        'TOKENIZERS_PARALLELISM=false',
+      ]);
     });
 
     it('gives agent terminals their own PSReadLine history file', async () => {

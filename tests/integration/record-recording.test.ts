@@ -25,10 +25,18 @@ afterAll(async () => {
 
 type Event = [number, string, string];
 function events(cast: string): Event[] {
-  return cast.trimEnd().split('\n').slice(1).filter((line) => !line.startsWith('#')).map((line) => JSON.parse(line) as Event);
+  return cast
+    .trimEnd()
+    .split('\n')
+    .slice(1)
+    .filter((line) => !line.startsWith('#'))
+    .map((line) => JSON.parse(line) as Event);
 }
 function records(timeline: string): Array<Record<string, unknown>> {
-  return timeline.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+  return timeline
+    .trimEnd()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 async function personTerminal(): Promise<{ id: string; view: string; type: (text: string) => Promise<void> }> {
@@ -103,16 +111,16 @@ describe('a terminal recorded as asciicast v3 with its timeline', () => {
     expect(listed.live).toBe(false);
   });
 
-  it("what is typed at read -s is never in the recording; a credential-shaped value in output is redacted", async () => {
+  it('what is typed at read -s is never in the recording; a credential-shaped value in output is redacted', async () => {
     const { id, type } = await personTerminal();
-    await type("read -s -p 'pw: ' SECRETVAR; echo \"got ${#SECRETVAR}\"\r");
+    await type('read -s -p \'pw: \' SECRETVAR; echo "got ${#SECRETVAR}"\r');
     // bash blocks in read with echo off: the host's own evidence that it waits for input.
     await until(() => host.get(id).view().status === 'waiting_input' && host.get(id).session.screen.text.includes('pw: '), 'the password prompt');
     // Pasted in one piece with its Enter: the prompt restores echo microseconds after reading it.
     await type('hunter2-zebra-secret\r');
     await until(() => host.get(id).session.screen.text.includes('got 20'), 'the read to finish');
     // Keystroke by keystroke as well.
-    await type("read -s -p 'pw2: ' OTHER; echo \"got2 ${#OTHER}\"\r");
+    await type('read -s -p \'pw2: \' OTHER; echo "got2 ${#OTHER}"\r');
     await until(() => host.get(id).view().status === 'waiting_input' && host.get(id).session.screen.text.includes('pw2: '), 'the second prompt');
     for (const key of 'sneaky-keys-9') await type(key);
     await type('\r');
@@ -132,7 +140,9 @@ describe('a terminal recorded as asciicast v3 with its timeline', () => {
       expect(timeline).not.toContain(secret);
     }
     // Single keystrokes are not in any i event either.
-    const typed = events(cast).filter((e) => e[1] === 'i').map((e) => e[2]);
+    const typed = events(cast)
+      .filter((e) => e[1] === 'i')
+      .map((e) => e[2]);
     expect(typed.some((t) => t.length === 1 && 'sneaky-keys-9'.includes(t) && t !== '\r')).toBe(false);
     expect(events(cast).filter((e) => e[1] === 'm' && e[2] === 'input hidden: person').length).toBeGreaterThanOrEqual(14);
     expect(cast).toContain('GITHUB_TOKEN=[redacted]');

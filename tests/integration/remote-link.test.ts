@@ -47,7 +47,14 @@ function decodeAll(chunks: Buffer[]): { frames: string[]; junk: string[]; junkTe
 describe('framing', () => {
   test('junk before the start line is skipped and reported, not parsed, even when it holds frame bytes', () => {
     const fakeHeader = Buffer.from([0xfe, 0x54, 0x4c, 0x01, 0, 0, 0, 5, 1, 2, 3, 4, 5, 6, 7, 8]);
-    const stream = Buffer.concat([Buffer.from('motd: hello ##tandem-link/ half\n'), fakeHeader, encodeFrame(Buffer.from('early')), Buffer.from(startLine), encodeFrame(Buffer.from('one')), encodeFrame(Buffer.from('two'))]);
+    const stream = Buffer.concat([
+      Buffer.from('motd: hello ##tandem-link/ half\n'),
+      fakeHeader,
+      encodeFrame(Buffer.from('early')),
+      Buffer.from(startLine),
+      encodeFrame(Buffer.from('one')),
+      encodeFrame(Buffer.from('two')),
+    ]);
     // Every split point: a chunk boundary never changes what is decoded.
     for (let cut = 0; cut < stream.length; cut += 7) {
       const out = decodeAll([stream.subarray(0, cut), stream.subarray(cut)]);
@@ -144,29 +151,42 @@ afterEach(async () => {
 });
 
 describe('the daemon side', () => {
-  test.skipIf(!runs('a link directory with POSIX modes', posixModes) || !existsSync(resolve(__dirname, '../../out/main/cli.js')))('tandem host --stdio refuses a link directory others can enter or a symlink, and starts no daemon there', () => {
-    const base = mkdtempSync(join(tmpdir(), 'tandem-linkdir-'));
-    cleanups.push(() => rmSync(base, { recursive: true, force: true }));
-    const cli = resolve(__dirname, '../../bin/tandem.js');
-    const open = join(base, 'open');
-    mkdirSync(join(open, 'link'), { recursive: true });
-    chmodSync(join(open, 'link'), 0o755);
-    const linked = join(base, 'linked');
-    mkdirSync(linked);
-    mkdirSync(join(base, 'elsewhere'), { mode: 0o700 });
-    symlinkSync(join(base, 'elsewhere'), join(linked, 'link'));
-    for (const home of [open, linked]) {
-      const run = spawnSync(process.execPath, [cli, 'host', '--stdio'], { env: { ...process.env, TANDEM_HOME: home }, input: '', encoding: 'utf8', timeout: 60_000 });
-      expect(run.status).toBe(1);
-      expect(run.stdout).toBe('');
-      expect(run.stderr).toMatch(/must be a directory of this user that nobody else can enter \(mode 0700\)/);
-      expect(existsSync(join(home, 'link', 'host.sock'))).toBe(false);
-      expect(existsSync(join(home, 'link', 'daemon.log'))).toBe(false);
-    }
-    const bad = spawnSync(process.execPath, [cli, 'host', '--stdio', '--idle-timeout', 'soon'], { env: { ...process.env, TANDEM_HOME: open }, input: '', encoding: 'utf8', timeout: 60_000 });
-    expect(bad.status).toBe(2);
-    expect(bad.stderr).toContain('--idle-timeout soon is not a number of minutes');
-  });
+  test.skipIf(!runs('a link directory with POSIX modes', posixModes) || !existsSync(resolve(__dirname, '../../out/main/cli.js')))(
+    'tandem host --stdio refuses a link directory others can enter or a symlink, and starts no daemon there',
+    () => {
+      const base = mkdtempSync(join(tmpdir(), 'tandem-linkdir-'));
+      cleanups.push(() => rmSync(base, { recursive: true, force: true }));
+      const cli = resolve(__dirname, '../../bin/tandem.js');
+      const open = join(base, 'open');
+      mkdirSync(join(open, 'link'), { recursive: true });
+      chmodSync(join(open, 'link'), 0o755);
+      const linked = join(base, 'linked');
+      mkdirSync(linked);
+      mkdirSync(join(base, 'elsewhere'), { mode: 0o700 });
+      symlinkSync(join(base, 'elsewhere'), join(linked, 'link'));
+      for (const home of [open, linked]) {
+        const run = spawnSync(process.execPath, [cli, 'host', '--stdio'], {
+          env: { ...process.env, TANDEM_HOME: home },
+          input: '',
+          encoding: 'utf8',
+          timeout: 60_000,
+        });
+        expect(run.status).toBe(1);
+        expect(run.stdout).toBe('');
+        expect(run.stderr).toMatch(/must be a directory of this user that nobody else can enter \(mode 0700\)/);
+        expect(existsSync(join(home, 'link', 'host.sock'))).toBe(false);
+        expect(existsSync(join(home, 'link', 'daemon.log'))).toBe(false);
+      }
+      const bad = spawnSync(process.execPath, [cli, 'host', '--stdio', '--idle-timeout', 'soon'], {
+        env: { ...process.env, TANDEM_HOME: open },
+        input: '',
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      expect(bad.status).toBe(2);
+      expect(bad.stderr).toContain('--idle-timeout soon is not a number of minutes');
+    },
+  );
 
   test('the idle lifetime counts only while no link is connected (injected clock)', async () => {
     const clock = new ManualClock();
@@ -174,7 +194,10 @@ describe('the daemon side', () => {
     const host = new TerminalHost();
     const server = new LinkServer({ host, clock, version: 'test', idleMs: 60_000, onIdle: () => (idle += 1) });
     const sock = await linkSocket((s) => server.accept(s));
-    cleanups.push(() => sock.close(), () => server.close());
+    cleanups.push(
+      () => sock.close(),
+      () => server.close(),
+    );
     await clock.advance(59_000);
     expect(idle).toBe(0);
     const client = connect(sock.path);
@@ -193,7 +216,10 @@ describe('the daemon side', () => {
     const host = new TerminalHost();
     const server = new LinkServer({ host, clock: systemClock, version: '0.1.0', idleMs: 60_000, onIdle: () => undefined });
     const sock = await linkSocket((s) => server.accept(s));
-    cleanups.push(() => sock.close(), () => server.close());
+    cleanups.push(
+      () => sock.close(),
+      () => server.close(),
+    );
     const messages: LinkMessage[] = [];
     const decoder = new FrameDecoder({ start: () => undefined, junk: () => undefined, fail: () => undefined, frame: (p) => messages.push(decodeMessage(p)!) });
     const client = connect(sock.path);
@@ -202,7 +228,9 @@ describe('the daemon side', () => {
     client.write(encodeMessage({ k: 'hello', protocol: LINK_PROTOCOL + 1, version: '9.0.0', session: null, received: 0 }));
     await until(() => messages.some((m) => m.k === 'refuse'), 'the refusal');
     const refusal = messages.find((m) => m.k === 'refuse') as { message: string };
-    expect(refusal.message).toMatch(/^The remote machine runs Tandem 0\.1\.0 \(link protocol 1\) and this computer Tandem 9\.0\.0 \(link protocol 2\); update Tandem on the remote machine/);
+    expect(refusal.message).toMatch(
+      /^The remote machine runs Tandem 0\.1\.0 \(link protocol 1\) and this computer Tandem 9\.0\.0 \(link protocol 2\); update Tandem on the remote machine/,
+    );
     expect(server.sessionCount).toBe(0);
     client.destroy();
   });
@@ -221,7 +249,10 @@ describe('the local side', () => {
       socket.on('error', () => undefined);
     });
     const machine = new RemoteMachine({ name: 'quiet', destination: sock.path, ssh: pipe, remoteCommand: 'unused', clock, version: 'test' });
-    cleanups.push(() => sock.close(), () => machine.stop());
+    cleanups.push(
+      () => sock.close(),
+      () => machine.stop(),
+    );
     machine.start();
     await until(() => machine.status === 'connected', 'the welcome');
     const first = machine.process!;
@@ -243,7 +274,10 @@ describe('the local side', () => {
       socket.on('error', () => undefined);
     });
     const machine = new RemoteMachine({ name: 'hung', destination: sock.path, ssh: pipe, remoteCommand: 'unused', clock, version: 'test' });
-    cleanups.push(() => sock.close(), () => machine.stop());
+    cleanups.push(
+      () => sock.close(),
+      () => machine.stop(),
+    );
     machine.start();
     const outcome = machine.call('list', {}).then(
       () => 'answered',
@@ -265,10 +299,15 @@ describe('the local side', () => {
       socket.on('error', () => undefined);
     });
     const machine = new RemoteMachine({ name: 'newer', destination: sock.path, ssh: pipe, remoteCommand: 'unused', clock: systemClock, version: '0.1.0' });
-    cleanups.push(() => sock.close(), () => machine.stop());
+    cleanups.push(
+      () => sock.close(),
+      () => machine.stop(),
+    );
     machine.start();
     await until(() => machine.status === 'failed', 'the mismatch');
-    expect(machine.problem).toBe(`newer runs Tandem 9.0.0 (link protocol ${LINK_PROTOCOL + 1}) and this computer Tandem 0.1.0 (link protocol ${LINK_PROTOCOL}); update Tandem on this computer (npm install -g tandem-terminal) so both speak the same protocol.`);
+    expect(machine.problem).toBe(
+      `newer runs Tandem 9.0.0 (link protocol ${LINK_PROTOCOL + 1}) and this computer Tandem 0.1.0 (link protocol ${LINK_PROTOCOL}); update Tandem on this computer (npm install -g tandem-terminal) so both speak the same protocol.`,
+    );
   });
 
   test('past the remote replay bound a drop restarts each view from the remote snapshot: one reset frame, numbers contiguous', async () => {
@@ -308,7 +347,15 @@ describe('the local side', () => {
     const remote = host.list()[0]!;
     await host.get(remote.id).personInput('seq 1 20000; echo fl""ood-done\r', true);
     await until(() => machine.status === 'connected', 'the reconnect', 60_000);
-    await until(() => frames.map((f) => f.data).join('').includes('flood-done'), 'the end of the flood on the view', 60_000);
+    await until(
+      () =>
+        frames
+          .map((f) => f.data)
+          .join('')
+          .includes('flood-done'),
+      'the end of the flood on the view',
+      60_000,
+    );
     const resets = frames.filter((f) => f.data.startsWith('\x1bc'));
     expect(resets).toHaveLength(1);
     expect(frames.map((f) => f.seq)).toEqual(frames.map((_, i) => i + 1));
@@ -318,10 +365,24 @@ describe('the local side', () => {
   test("a remote agent's approval is answered in the local UI, and the command runs on the remote; pairing stays there", async () => {
     const remote = await startAgentFixture();
     const local = await startAgentFixture();
-    const server = new LinkServer({ host: remote.host, agents: remote.layer, clock: systemClock, version: remote.host.version, idleMs: 3_600_000, onIdle: () => undefined });
+    const server = new LinkServer({
+      host: remote.host,
+      agents: remote.layer,
+      clock: systemClock,
+      version: remote.host.version,
+      idleMs: 3_600_000,
+      onIdle: () => undefined,
+    });
     const sock = await linkSocket((s) => server.accept(s));
     const machines = new RemoteMachines();
-    const machine = new RemoteMachine({ name: 'far', destination: sock.path, ssh: pipe, remoteCommand: 'unused', clock: systemClock, version: remote.host.version });
+    const machine = new RemoteMachine({
+      name: 'far',
+      destination: sock.path,
+      ssh: pipe,
+      remoteCommand: 'unused',
+      clock: systemClock,
+      version: remote.host.version,
+    });
     machines.add(machine);
     const panels: AgentsState[] = [];
     const client: UiClient = {
@@ -363,57 +424,80 @@ describe('the local side', () => {
     expect(remote.layer.state().paired.find((p) => p.name === 'builder')!.policy).toBe('ask');
   }, 120_000);
 
-  test.skipIf(!existsSync(resolve(__dirname, '../../out/main/cli.js')))("a remote agent's pairing request is answered in the local UI; its token stays on its machine", async () => {
-    const home = mkdtempSync(join(tmpdir(), 'tandem-remote-pair-'));
-    cleanups.push(() => rmSync(home, { recursive: true, force: true }));
-    const remote = await startAgentFixture({ tandemHome: home });
-    const local = await startAgentFixture();
-    const server = new LinkServer({ host: remote.host, agents: remote.layer, clock: systemClock, version: remote.host.version, idleMs: 3_600_000, onIdle: () => undefined });
-    const sock = await linkSocket((s) => server.accept(s));
-    const machines = new RemoteMachines();
-    const machine = new RemoteMachine({ name: 'far', destination: sock.path, ssh: pipe, remoteCommand: 'unused', clock: systemClock, version: remote.host.version });
-    machines.add(machine);
-    const frames: string[] = [];
-    const panels: AgentsState[] = [];
-    const client: UiClient = {
-      id: 'ui',
-      send: <K extends EventName>(event: K, payload: EventPayload<K>) => {
-        frames.push(JSON.stringify(payload));
-        if (event === 'agents') panels.push(payload as AgentsState);
-      },
-    };
-    const dispatcher = new Dispatcher(local.host, client, { agents: local.layer, remote: machines });
-    cleanups.push(
-      () => local.close(),
-      () => remote.close(),
-      () => sock.close(),
-      () => server.close(),
-      () => machine.stop(),
-      () => dispatcher.dispose(),
-    );
-    machines.start();
-    await until(() => machine.status === 'connected', 'the link');
-    // An agent on the far machine starts its stdio bridge there, as it would locally.
-    const transport = new StdioClientTransport({ command: process.execPath, args: [resolve(__dirname, '../../bin/tandem.js'), 'mcp', '--name', 'far-agent'], env: { PATH: process.env.PATH ?? '', HOME: home, TANDEM_HOME: home }, stderr: 'pipe' });
-    const agent = new Client({ name: 'far-agent', version: '1.0.0' });
-    await agent.connect(transport);
-    cleanups.push(() => agent.close());
-    const list = async () => {
-      const result = await agent.callTool({ name: 'terminal_list', arguments: {} }, undefined, { timeout: 70_000 });
-      return { isError: result.isError === true, ...(result.structuredContent as Record<string, unknown>) };
-    };
-    expect(await list()).toMatchObject({ isError: true, error: { code: 'pairing_pending' } });
-    await until(() => panels.some((p) => p.pairings.length > 0), 'the remote pairing request in the local panel');
-    const request = panels[panels.length - 1]!.pairings[0]!;
-    expect(request).toMatchObject({ name: 'far-agent@far' });
-    expect(request.id.startsWith('far:')).toBe(true);
-    await dispatcher.call('answerPairing', { requestId: request.id, decision: 'always' });
-    await until(() => remote.layer.state().paired.some((p) => p.name === 'far-agent'), 'the agent paired on its machine');
-    expect(await list()).toMatchObject({ isError: false, terminals: [] });
-    // The bridge keeps the token it was given on the far machine; nothing the local UI received carries it.
-    const token = readFileSync(join(home, 'agents', 'far-agent.token'), 'utf8').trim();
-    expect(token.length).toBeGreaterThanOrEqual(20);
-    expect(frames.join('\n')).not.toContain(token);
-    expect(local.layer.state().paired.some((p) => p.name.startsWith('far-agent'))).toBe(false);
-  }, 120_000);
+  test.skipIf(!existsSync(resolve(__dirname, '../../out/main/cli.js')))(
+    "a remote agent's pairing request is answered in the local UI; its token stays on its machine",
+    async () => {
+      const home = mkdtempSync(join(tmpdir(), 'tandem-remote-pair-'));
+      cleanups.push(() => rmSync(home, { recursive: true, force: true }));
+      const remote = await startAgentFixture({ tandemHome: home });
+      const local = await startAgentFixture();
+      const server = new LinkServer({
+        host: remote.host,
+        agents: remote.layer,
+        clock: systemClock,
+        version: remote.host.version,
+        idleMs: 3_600_000,
+        onIdle: () => undefined,
+      });
+      const sock = await linkSocket((s) => server.accept(s));
+      const machines = new RemoteMachines();
+      const machine = new RemoteMachine({
+        name: 'far',
+        destination: sock.path,
+        ssh: pipe,
+        remoteCommand: 'unused',
+        clock: systemClock,
+        version: remote.host.version,
+      });
+      machines.add(machine);
+      const frames: string[] = [];
+      const panels: AgentsState[] = [];
+      const client: UiClient = {
+        id: 'ui',
+        send: <K extends EventName>(event: K, payload: EventPayload<K>) => {
+          frames.push(JSON.stringify(payload));
+          if (event === 'agents') panels.push(payload as AgentsState);
+        },
+      };
+      const dispatcher = new Dispatcher(local.host, client, { agents: local.layer, remote: machines });
+      cleanups.push(
+        () => local.close(),
+        () => remote.close(),
+        () => sock.close(),
+        () => server.close(),
+        () => machine.stop(),
+        () => dispatcher.dispose(),
+      );
+      machines.start();
+      await until(() => machine.status === 'connected', 'the link');
+      // An agent on the far machine starts its stdio bridge there, as it would locally.
+      const transport = new StdioClientTransport({
+        command: process.execPath,
+        args: [resolve(__dirname, '../../bin/tandem.js'), 'mcp', '--name', 'far-agent'],
+        env: { PATH: process.env.PATH ?? '', HOME: home, TANDEM_HOME: home },
+        stderr: 'pipe',
+      });
+      const agent = new Client({ name: 'far-agent', version: '1.0.0' });
+      await agent.connect(transport);
+      cleanups.push(() => agent.close());
+      const list = async () => {
+        const result = await agent.callTool({ name: 'terminal_list', arguments: {} }, undefined, { timeout: 70_000 });
+        return { isError: result.isError === true, ...(result.structuredContent as Record<string, unknown>) };
+      };
+      expect(await list()).toMatchObject({ isError: true, error: { code: 'pairing_pending' } });
+      await until(() => panels.some((p) => p.pairings.length > 0), 'the remote pairing request in the local panel');
+      const request = panels[panels.length - 1]!.pairings[0]!;
+      expect(request).toMatchObject({ name: 'far-agent@far' });
+      expect(request.id.startsWith('far:')).toBe(true);
+      await dispatcher.call('answerPairing', { requestId: request.id, decision: 'always' });
+      await until(() => remote.layer.state().paired.some((p) => p.name === 'far-agent'), 'the agent paired on its machine');
+      expect(await list()).toMatchObject({ isError: false, terminals: [] });
+      // The bridge keeps the token it was given on the far machine; nothing the local UI received carries it.
+      const token = readFileSync(join(home, 'agents', 'far-agent.token'), 'utf8').trim();
+      expect(token.length).toBeGreaterThanOrEqual(20);
+      expect(frames.join('\n')).not.toContain(token);
+      expect(local.layer.state().paired.some((p) => p.name.startsWith('far-agent'))).toBe(false);
+    },
+    120_000,
+  );
 });

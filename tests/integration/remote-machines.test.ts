@@ -73,7 +73,15 @@ describe.skipIf(ssh.skip)(`remote machines over a real sshd${ssh.reason ? ` (ski
     sshd = await startSshd('tandemremote');
     host = new TerminalHost();
     machines = new RemoteMachines();
-    box = new RemoteMachine({ name: 'box', destination: sshd.destination, ssh: sshd.ssh, remoteCommand: sshd.remoteTandem, clock: systemClock, version: host.version, log: (line) => log.push(line) });
+    box = new RemoteMachine({
+      name: 'box',
+      destination: sshd.destination,
+      ssh: sshd.ssh,
+      remoteCommand: sshd.remoteTandem,
+      clock: systemClock,
+      version: host.version,
+      log: (line) => log.push(line),
+    });
     machines.add(box);
     ui = new TestUi();
     ui.dispatcher = new Dispatcher(host, ui.client, { remote: machines });
@@ -134,7 +142,11 @@ describe.skipIf(ssh.skip)(`remote machines over a real sshd${ssh.reason ? ` (ski
     await until(() => ui.terminal(view.id)?.status === 'idle', 'the remote shell at its prompt', 60_000);
     const { attachmentId: id } = (await ui.dispatcher.call('attach', { id: view.id })) as { attachmentId: string };
     const count = 4000;
-    await ui.dispatcher.call('input', { attachmentId: id, data: `for i in $(seq 1 ${count}); do echo "n=$i"; if [ $((i % 100)) = 0 ]; then sleep 0.05; fi; done; echo count-"done"\r`, typed: true });
+    await ui.dispatcher.call('input', {
+      attachmentId: id,
+      data: `for i in $(seq 1 ${count}); do echo "n=$i"; if [ $((i % 100)) = 0 ]; then sleep 0.05; fi; done; echo count-"done"\r`,
+      typed: true,
+    });
     await until(() => /n=300\r/.test(ui.text(id)), 'the count under way');
     const sshBefore = box.spawned.at(-1);
     const statuses: string[] = [];
@@ -177,7 +189,14 @@ describe.skipIf(ssh.skip)(`remote machines over a real sshd${ssh.reason ? ` (ski
   });
 
   test('a machine without Tandem gets one sentence naming the install command', async () => {
-    const none = new RemoteMachine({ name: 'bare', destination: sshd.destination, ssh: sshd.ssh, remoteCommand: 'tandem host --stdio', clock: systemClock, version: host.version });
+    const none = new RemoteMachine({
+      name: 'bare',
+      destination: sshd.destination,
+      ssh: sshd.ssh,
+      remoteCommand: 'tandem host --stdio',
+      clock: systemClock,
+      version: host.version,
+    });
     none.start();
     try {
       await until(() => none.status === 'failed', 'the machine failing', 60_000);
@@ -193,8 +212,18 @@ describe.skipIf(ssh.skip)(`remote machines over a real sshd${ssh.reason ? ` (ski
   test('tandem serve --machine shows the remote terminals to a browser client and runs input on them', async () => {
     const base = mkdtempSync(join(tmpdir(), 'tandem-serve-machine-'));
     mkdirSync(join(base, 'home'));
-    const env = { ...process.env, TANDEM_HOME: join(base, 'state'), HOME: join(base, 'home'), SHELL: '/bin/bash', TANDEM_SSH: sshd.ssh.join(' '), TANDEM_REMOTE_COMMAND: sshd.remoteTandem };
-    const child = spawn(process.execPath, [resolve(__dirname, '../../bin/tandem.js'), 'serve', '--machine', `box2=${sshd.destination}`], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const env = {
+      ...process.env,
+      TANDEM_HOME: join(base, 'state'),
+      HOME: join(base, 'home'),
+      SHELL: '/bin/bash',
+      TANDEM_SSH: sshd.ssh.join(' '),
+      TANDEM_REMOTE_COMMAND: sshd.remoteTandem,
+    };
+    const child = spawn(process.execPath, [resolve(__dirname, '../../bin/tandem.js'), 'serve', '--machine', `box2=${sshd.destination}`], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     let client: TestClient | null = null;
@@ -212,7 +241,14 @@ describe.skipIf(ssh.skip)(`remote machines over a real sshd${ssh.reason ? ` (ski
       // The machine connects in the background; a create waits for its link.
       const view = await client.call('create', { machine: 'box2', shell: 'bash' });
       expect(view.machine).toBe('box2');
-      await client.waitFor(() => (client!.events('roster') as Array<{ terminals: TerminalView[] }>).some((r) => r.terminals.some((t) => t.id === view.id && t.status === 'idle' && t.machine === 'box2')), 60_000, 'the remote terminal idle in the roster');
+      await client.waitFor(
+        () =>
+          (client!.events('roster') as Array<{ terminals: TerminalView[] }>).some((r) =>
+            r.terminals.some((t) => t.id === view.id && t.status === 'idle' && t.machine === 'box2'),
+          ),
+        60_000,
+        'the remote terminal idle in the roster',
+      );
       const { attachmentId } = await client.call('attach', { id: view.id });
       await client.call('input', { attachmentId, data: 'echo remote-$((6*7)) $(whoami)\r', typed: true });
       await client.waitForOutput(attachmentId, `remote-42 ${sshd.user}`, 60_000);
@@ -225,11 +261,15 @@ describe.skipIf(ssh.skip)(`remote machines over a real sshd${ssh.reason ? ` (ski
       rmSync(base, { recursive: true, force: true });
     }
   }, 120_000);
-  test("an agent on the machine pairs with its own host there, and its approval is answered here; the command runs there", async () => {
+  test('an agent on the machine pairs with its own host there, and its approval is answered here; the command runs there', async () => {
     // The person's side here: a local agent layer and a UI client that sees the agents panel.
     const local = await startAgentFixture();
     const panels: AgentsState[] = [];
-    const dispatcher = new Dispatcher(local.host, { id: 'agents-ui', send: (event, payload) => void (event === 'agents' && panels.push(payload as AgentsState)) }, { agents: local.layer, remote: machines });
+    const dispatcher = new Dispatcher(
+      local.host,
+      { id: 'agents-ui', send: (event, payload) => void (event === 'agents' && panels.push(payload as AgentsState)) },
+      { agents: local.layer, remote: machines },
+    );
     // The agent runs on the machine as its user (this box is 127.0.0.1): its stdio bridge finds
     // that user's daemon by its own discovery, as a local agent finds a local Tandem.
     sshd.run('mkdir -p ~/proj && rm -f ~/proj/approved.txt ~/.config/Tandem/agents/far-agent.token');

@@ -40,13 +40,28 @@ describe.skipIf(ssh.skip)(`remote machines kept in the settings, over a real ssh
   function env(state: string): NodeJS.ProcessEnv {
     const home = join(base, 'home');
     mkdirSync(home, { recursive: true });
-    const e: NodeJS.ProcessEnv = { ...process.env, TANDEM_HOME: state, HOME: home, SHELL: '/bin/bash', TANDEM_SSH: sshd.ssh.join(' '), TANDEM_REMOTE_COMMAND: sshd.remoteTandem };
+    const e: NodeJS.ProcessEnv = {
+      ...process.env,
+      TANDEM_HOME: state,
+      HOME: home,
+      SHELL: '/bin/bash',
+      TANDEM_SSH: sshd.ssh.join(' '),
+      TANDEM_REMOTE_COMMAND: sshd.remoteTandem,
+    };
     delete e.TANDEM_INSTANCE;
     return e;
   }
 
   async function start(state: string): Promise<Dispatcher> {
-    running = await startRuntime({ env: env(state), port: 0, allowOrigins: [], trustLocalAgents: false, rendererDir: null, bridge: { command: process.execPath, args: [bin, 'mcp'] }, log: (line) => log.push(line) });
+    running = await startRuntime({
+      env: env(state),
+      port: 0,
+      allowOrigins: [],
+      trustLocalAgents: false,
+      rendererDir: null,
+      bridge: { command: process.execPath, args: [bin, 'mcp'] },
+      log: (line) => log.push(line),
+    });
     dispatcher = new Dispatcher(running.host, client, running.dispatch);
     return dispatcher;
   }
@@ -63,9 +78,11 @@ describe.skipIf(ssh.skip)(`remote machines kept in the settings, over a real ssh
   }
 
   async function connected(ui: Dispatcher, name: string): Promise<void> {
-    await until(async () => (await machines(ui)).some((m) => m.name === name && m.status === 'connected'), `${name} connected`, 60_000).catch(async (error: Error) => {
-      throw new Error(`${error.message}: ${JSON.stringify(await machines(ui))} ${log.join(' / ')}`);
-    });
+    await until(async () => (await machines(ui)).some((m) => m.name === name && m.status === 'connected'), `${name} connected`, 60_000).catch(
+      async (error: Error) => {
+        throw new Error(`${error.message}: ${JSON.stringify(await machines(ui))} ${log.join(' / ')}`);
+      },
+    );
   }
 
   beforeAll(async () => {
@@ -111,7 +128,9 @@ describe.skipIf(ssh.skip)(`remote machines kept in the settings, over a real ssh
     const box = running!.machines!.machines.get('box')!;
     const link = box.process!;
     expect(link.exitCode).toBeNull();
-    const exited = new Promise<void>((resolveExit) => (link.exitCode !== null || link.signalCode !== null ? resolveExit() : link.once('exit', () => resolveExit())));
+    const exited = new Promise<void>((resolveExit) =>
+      link.exitCode !== null || link.signalCode !== null ? resolveExit() : link.once('exit', () => resolveExit()),
+    );
     expect(await ui.call('removeMachine', { name: 'box' })).toEqual({});
     // Its ssh ends, it leaves the machines and the roster, its views end, and settings.json forgets it.
     await exited;
@@ -141,7 +160,12 @@ describe.skipIf(ssh.skip)(`remote machines kept in the settings, over a real ssh
       JSON.stringify({
         theme: 'light',
         fontSize: 18,
-        machines: [{ name: 'good', destination: sshd.destination }, { name: 'bad name', destination: 'me@devbox' }, { name: 'evil', destination: '-oProxyCommand=touch /tmp/tandem-pwned' }, 'dev=me@devbox'],
+        machines: [
+          { name: 'good', destination: sshd.destination },
+          { name: 'bad name', destination: 'me@devbox' },
+          { name: 'evil', destination: '-oProxyCommand=touch /tmp/tandem-pwned' },
+          'dev=me@devbox',
+        ],
       }),
     );
     log.length = 0;
@@ -159,7 +183,10 @@ describe.skipIf(ssh.skip)(`remote machines kept in the settings, over a real ssh
     expect((await machines(ui)).map((m) => m.name)).toEqual(['good']);
     await connected(ui, 'good');
     // The settings' own change refuses such an entry too, and keeps what was there.
-    const bad = (await ui.call('setSettings', { machines: [{ name: 'x', destination: '-oProxyCommand=evil' }] }).catch((e: unknown) => e)) as { code?: string; message?: string };
+    const bad = (await ui.call('setSettings', { machines: [{ name: 'x', destination: '-oProxyCommand=evil' }] }).catch((e: unknown) => e)) as {
+      code?: string;
+      message?: string;
+    };
     expect(bad.code).toBe('invalid_argument');
     expect(bad.message).toContain('the destination must be an ssh destination');
     expect((await machines(ui)).map((m) => m.name)).toEqual(['good']);

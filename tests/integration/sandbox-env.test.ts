@@ -118,7 +118,11 @@ describeSandbox('the agent’s environment stays inside its sandbox', () => {
   it('a shell path in the workspace is never run outside the sandbox (not even for its version)', async () => {
     const shell = join(f.project, 'bin', 'bash');
     mkdirSync(join(f.project, 'bin'), { recursive: true });
-    writeFileSync(shell, `#!/bin/sh\n: > ${canary('SHELL-PATH')}\nif [ "$1" = --version ]; then echo 'GNU bash, version 5.2.0(1)-release'; exit 0; fi\nexec /bin/bash "$@"\n`, { mode: 0o755 });
+    writeFileSync(
+      shell,
+      `#!/bin/sh\n: > ${canary('SHELL-PATH')}\nif [ "$1" = --version ]; then echo 'GNU bash, version 5.2.0(1)-release'; exit 0; fi\nexec /bin/bash "$@"\n`,
+      { mode: 0o755 },
+    );
     // Under `always` too: Tandem would run it for its version (which integration) before confining anything.
     const opened = await f.call(client, 'terminal_open', { title: 'own bash', shell });
     expect(existsSync(canary('SHELL-PATH'))).toBe(false);

@@ -63,7 +63,10 @@ describeSandbox('links and unrecorded repositories where git looks, attacked at 
     const refused = await open(join(f.project, 'linked'));
     // The side effect first: nothing made in the folder the link points to.
     expect(tree(victim)).toEqual(before);
-    expect(refused).toMatchObject({ isError: true, error: { code: 'sandbox_unavailable', message: expect.stringContaining(`${join(f.project, 'linked', '.git')} is a symbolic link`) } });
+    expect(refused).toMatchObject({
+      isError: true,
+      error: { code: 'sandbox_unavailable', message: expect.stringContaining(`${join(f.project, 'linked', '.git')} is a symbolic link`) },
+    });
     // At the parent too: the walk finds the link.
     expect(await open(f.project)).toMatchObject({ isError: true, error: { code: 'sandbox_unavailable' } });
     expect(tree(victim)).toEqual(before);
@@ -83,7 +86,8 @@ describeSandbox('links and unrecorded repositories where git looks, attacked at 
     expect(existsSync(join(victim, 'planted'))).toBe(false);
     expect(existsSync(join(victim, 'info'))).toBe(false);
     expect(tree(victim)).toEqual(before);
-    for (const answer of answers) expect(answer).toMatchObject({ isError: true, error: { code: 'sandbox_unavailable', message: expect.stringMatching(/is a symbolic link/) } });
+    for (const answer of answers)
+      expect(answer).toMatchObject({ isError: true, error: { code: 'sandbox_unavailable', message: expect.stringMatching(/is a symbolic link/) } });
     execFileSync('rm', ['-rf', join(f.project, 'own'), join(f.project, 'own2')]);
   });
 
@@ -91,7 +95,11 @@ describeSandbox('links and unrecorded repositories where git looks, attacked at 
     const lib = join(f.project, 'vendor', 'lib');
     mkdirSync(lib, { recursive: true });
     const personGit = (...args: string[]) =>
-      execFileSync('git', ['-c', 'user.name=P', '-c', 'user.email=p@e', ...args], { cwd: lib, encoding: 'utf8', env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', HOME: f.home } });
+      execFileSync('git', ['-c', 'user.name=P', '-c', 'user.email=p@e', ...args], {
+        cwd: lib,
+        encoding: 'utf8',
+        env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', HOME: f.home },
+      });
     personGit('init', '-q');
     writeFileSync(join(lib, 'l.txt'), 'l\n');
     personGit('add', '.');

@@ -66,8 +66,15 @@ describeSandbox('the workspace repository, attacked from a confined terminal', (
     // The agent's own git directory with a hook that would write the canary, to point at.
     const evil = `${repo}/evil`;
     const hook = `#!/bin/sh\\ntouch ${canary}\\n`;
-    expect(await send(t.id, `mkdir -p ${evil}/hooks && printf '${hook}' > ${evil}/hooks/pre-commit && chmod +x ${evil}/hooks/pre-commit && printf '[core]\\n\\thooksPath = ${evil}/hooks\\n\\tfsmonitor = touch ${canary}\\n' > ${evil}/config && cp -r .git/objects .git/refs .git/HEAD ${evil}/`)).toMatchObject({ exitCode: 0 });
-    expect(await fails(t.id, 'mv .git .git-x')).toMatchObject({ sandbox: { path: join(repo, '.git'), access: 'read-only', why: expect.stringContaining('.git') } });
+    expect(
+      await send(
+        t.id,
+        `mkdir -p ${evil}/hooks && printf '${hook}' > ${evil}/hooks/pre-commit && chmod +x ${evil}/hooks/pre-commit && printf '[core]\\n\\thooksPath = ${evil}/hooks\\n\\tfsmonitor = touch ${canary}\\n' > ${evil}/config && cp -r .git/objects .git/refs .git/HEAD ${evil}/`,
+      ),
+    ).toMatchObject({ exitCode: 0 });
+    expect(await fails(t.id, 'mv .git .git-x')).toMatchObject({
+      sandbox: { path: join(repo, '.git'), access: 'read-only', why: expect.stringContaining('.git') },
+    });
     await fails(t.id, 'mv .git .git-x && cp -a .git-x .git');
     await fails(t.id, `mv .git .git-x; ln -sfnT ${evil} .git`);
     await fails(t.id, `python3 -c "import os; os.rename('.git', '.git-y')" 2>&1 || rmdir .git`);
@@ -104,14 +111,22 @@ describeSandbox('the workspace repository, attacked from a confined terminal', (
 
   it('still commits from inside; a repository the agent makes is its own', async () => {
     const t = await open();
-    expect(await send(t.id, `echo inside >> a.txt && git -c user.name=Agent -c user.email=a@example.com commit -q -am 'by the agent' && git log -1 --format=%s`)).toMatchObject({ exitCode: 0, output: 'by the agent' });
+    expect(
+      await send(t.id, `echo inside >> a.txt && git -c user.name=Agent -c user.email=a@example.com commit -q -am 'by the agent' && git log -1 --format=%s`),
+    ).toMatchObject({ exitCode: 0, output: 'by the agent' });
     expect(personGit('log', '-1', '--format=%s').trim()).toBe('by the agent');
-    expect(await send(t.id, 'git init -q own && git -C own config core.hooksPath hooks && git -C own config core.hooksPath')).toMatchObject({ exitCode: 0, output: 'hooks' });
+    expect(await send(t.id, 'git init -q own && git -C own config core.hooksPath hooks && git -C own config core.hooksPath')).toMatchObject({
+      exitCode: 0,
+      output: 'hooks',
+    });
   });
 
   it('tells the person of a repository it made and added to the index, which their git status would run git in', async () => {
     const t = await open();
-    const made = await send(t.id, `git init -q inner && git -C inner -c user.name=A -c user.email=a@e commit -q --allow-empty -m i && git -C inner config core.fsmonitor 'touch ${canary}; false' && git add inner 2>/dev/null; git ls-files -s inner | cut -c1-6`);
+    const made = await send(
+      t.id,
+      `git init -q inner && git -C inner -c user.name=A -c user.email=a@e commit -q --allow-empty -m i && git -C inner config core.fsmonitor 'touch ${canary}; false' && git add inner 2>/dev/null; git ls-files -s inner | cut -c1-6`,
+    );
     expect(made, made.output).toMatchObject({ exitCode: 0, output: '160000' });
     expect(f.host.get(t.id).view().toolFilesChanged).toEqual(['inner/.git']);
     // Undone, so the person's git in the other tests does not run it.

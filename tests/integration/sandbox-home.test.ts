@@ -16,7 +16,8 @@ type Result = Record<string, unknown> & { status?: string; exitCode?: number | n
 describeSandbox('the agent’s own home', () => {
   let f: AgentFixture;
   const clients: Record<string, Client> = {};
-  const send = (agent: string, id: string, text: string, extra: Record<string, unknown> = {}) => f.call(clients[agent]!, 'terminal_send', { id, text, ...extra }) as Promise<Result>;
+  const send = (agent: string, id: string, text: string, extra: Record<string, unknown> = {}) =>
+    f.call(clients[agent]!, 'terminal_send', { id, text, ...extra }) as Promise<Result>;
   const open = async (agent: string) => (await f.call(clients[agent]!, 'terminal_open', { title: 'home' })) as Result & { id: string };
   /** The agent's home on the host: `<state>/sandbox/<name>-<hash>/home`. */
   const homeOf = (agent: string) => {
@@ -87,9 +88,15 @@ describeSandbox('the agent’s own home', () => {
         expect(r.output).not.toMatch(/SECRET/);
       }
     }
-    const listing = await send('homer', t.id, `ls -A ${f.home}; find ${f.home} -type f 2>/dev/null | xargs cat 2>/dev/null; cat ~/.gitconfig; git config --global --list`);
+    const listing = await send(
+      'homer',
+      t.id,
+      `ls -A ${f.home}; find ${f.home} -type f 2>/dev/null | xargs cat 2>/dev/null; cat ~/.gitconfig; git config --global --list`,
+    );
     expect(listing.output).not.toMatch(/SECRET|SSHCOMMAND|PAGER|ALIAS-RAN|extraheader/i);
-    expect((await send('homer', t.id, 'git config --global user.name; git config --global alias.st; git config --global core.autocrlf')).output).toBe('Ada Person\nstatus\ninput');
+    expect((await send('homer', t.id, 'git config --global user.name; git config --global alias.st; git config --global core.autocrlf')).output).toBe(
+      'Ada Person\nstatus\ninput',
+    );
     expect(await send('homer', t.id, 'git config --global alias.pwn')).toMatchObject({ exitCode: 1, output: '' });
     expect(await send('homer', t.id, 'git config --global credential.helper')).toMatchObject({ exitCode: 1, output: '' });
     // The person's own file is untouched, the agent's copy is read-only.
@@ -154,7 +161,10 @@ describeSandbox('the agent’s own home', () => {
     f.layer.setAgentPolicy({ name: 'homer', policy: 'always', homeReadable: ['~/shared-notes'] });
     expect(f.layer.state().paired.find((agent) => agent.name === 'homer')).toMatchObject({ homeReadable: ['~/shared-notes'], sandbox: 'workspace-write' });
     const after = await open('homer');
-    expect(await send('homer', after.id, `cat ${join(f.home, 'shared-notes', 'readme.txt')} ~/shared-notes/readme.txt`)).toMatchObject({ exitCode: 0, output: 'shared with the agentshared with the agent' });
+    expect(await send('homer', after.id, `cat ${join(f.home, 'shared-notes', 'readme.txt')} ~/shared-notes/readme.txt`)).toMatchObject({
+      exitCode: 0,
+      output: 'shared with the agentshared with the agent',
+    });
     expect((await send('homer', after.id, 'echo x > ~/shared-notes/new.txt')).exitCode).not.toBe(0);
     // Another agent's list is its own.
     const other = await open('other');
@@ -172,7 +182,10 @@ describeSandbox('the agent’s own home', () => {
 
   it('persists across the same agent’s terminals and differs between agents', async () => {
     const first = await open('homer');
-    expect(await send('homer', first.id, 'echo kept > ~/kept.txt && npm config set fund false 2>/dev/null; cat ~/kept.txt')).toMatchObject({ exitCode: 0, output: 'kept' });
+    expect(await send('homer', first.id, 'echo kept > ~/kept.txt && npm config set fund false 2>/dev/null; cat ~/kept.txt')).toMatchObject({
+      exitCode: 0,
+      output: 'kept',
+    });
     await f.call(clients.homer!, 'terminal_close', { id: first.id });
     const second = await open('homer');
     expect(await send('homer', second.id, 'cat ~/kept.txt')).toMatchObject({ exitCode: 0, output: 'kept' });
@@ -186,4 +199,3 @@ describeSandbox('the agent’s own home', () => {
     expect(existsSync(join(f.home, 'kept.txt'))).toBe(false);
   });
 });
-

@@ -33,13 +33,15 @@ it('runs at most two lookups at once; the others wait their turn and are all ans
   });
   const proxy = SandboxProxy.listen({ agent: 'a', terminalId: 't', domains: [], listen: { path: join(dir, 's') } });
   try {
-    const answers = Array.from({ length: 6 }, (_, i) =>
-      new Promise<string>((resolve) => {
-        const socket = net.connect(join(dir, 's'), () => socket.write(`CONNECT slow-${i}.test:443 HTTP/1.1\r\n\r\n`));
-        let text = '';
-        socket.on('data', (chunk) => (text += chunk.toString()));
-        socket.on('close', () => resolve(text));
-      }),
+    const answers = Array.from(
+      { length: 6 },
+      (_, i) =>
+        new Promise<string>((resolve) => {
+          const socket = net.connect(join(dir, 's'), () => socket.write(`CONNECT slow-${i}.test:443 HTTP/1.1\r\n\r\n`));
+          let text = '';
+          socket.on('data', (chunk) => (text += chunk.toString()));
+          socket.on('close', () => resolve(text));
+        }),
     );
     await expect.poll(() => started.length).toBe(2);
     // The others wait while the first two hang.
@@ -74,9 +76,16 @@ it('macOS form: listens on a loopback TCP port only, known once listening, and r
     });
     expect(answer).toMatch(/^HTTP\/1\.1 403 .*"code":"forbidden".*localhost:22: it resolves to (127\.0\.0\.1|::1)/s);
     // Not on the machine's other addresses: the local network cannot use it.
-    const lan = Object.values(networkInterfaces()).flatMap((list) => list ?? []).find((entry) => entry.family === 'IPv4' && !entry.internal)?.address;
+    const lan = Object.values(networkInterfaces())
+      .flatMap((list) => list ?? [])
+      .find((entry) => entry.family === 'IPv4' && !entry.internal)?.address;
     if (lan) {
-      const refused = await new Promise<string>((resolve) => net.connect({ host: lan, port }).on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? '')).on('connect', () => resolve('connected')));
+      const refused = await new Promise<string>((resolve) =>
+        net
+          .connect({ host: lan, port })
+          .on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? ''))
+          .on('connect', () => resolve('connected')),
+      );
       expect(refused).toBe('ECONNREFUSED');
     }
   } finally {

@@ -58,11 +58,13 @@ describeSandbox('network on: through the proxy only', () => {
   let remote: Counting | undefined;
   const agent = 'netted';
 
-  const policy = (network: boolean, networkDomains?: string[]) => f.layer.setAgentPolicy({ name: agent, policy: 'always', sandbox: 'workspace-write', network, ...(networkDomains ? { networkDomains } : {}) });
+  const policy = (network: boolean, networkDomains?: string[]) =>
+    f.layer.setAgentPolicy({ name: agent, policy: 'always', sandbox: 'workspace-write', network, ...(networkDomains ? { networkDomains } : {}) });
   const open = async () => (await f.call(client, 'terminal_open', { title: 'net' })) as Result & { id: string; pid: number };
   const send = (id: string, text: string) => f.call(client, 'terminal_send', { id, text, waitMs: 40_000 }) as Promise<Result>;
   /** Through the proxy whatever NO_PROXY says: HTTP status, then the body. */
-  const viaProxy = (id: string, url: string, extra = '') => send(id, `curl -sS --max-time 20 --noproxy '' -x "$HTTP_PROXY" ${extra} -w ' %{http_code}' '${url}'`);
+  const viaProxy = (id: string, url: string, extra = '') =>
+    send(id, `curl -sS --max-time 20 --noproxy '' -x "$HTTP_PROXY" ${extra} -w ' %{http_code}' '${url}'`);
 
   beforeAll(async () => {
     f = await startAgentFixture({ defaultSandbox: 'workspace-write' });
@@ -81,85 +83,114 @@ describeSandbox('network on: through the proxy only', () => {
     await Promise.all(f.host.list().map((t) => f.host.close(t.id)));
   });
 
-  it.runIf(needed(curl && python) && lanAddress !== undefined)('reaches a host of the network through HTTP_PROXY, CONNECT, SOCKS5 and Python; never directly', async () => {
-    const own = Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((entry) => entry.address));
-    configureSandboxProxy({ ownAddresses: () => own.filter((address) => address !== lanAddress) });
-    policy(true, []);
-    const t = await open();
-    expect(t.sandbox).toEqual({ mode: 'workspace-write', network: true });
-    const base = `http://${lanAddress}:${remote!.port}`;
-    expect(await send(t.id, `curl -sS --max-time 20 ${base}/plain`)).toMatchObject({ exitCode: 0, output: 'hello-from-the-network' });
-    expect(await send(t.id, `curl -sS --max-time 20 --proxytunnel ${base}/tunnel`)).toMatchObject({ exitCode: 0, output: 'hello-from-the-network' });
-    expect(await send(t.id, `curl -sS --max-time 20 -x "$ALL_PROXY" ${base}/socks`)).toMatchObject({ exitCode: 0, output: 'hello-from-the-network' });
-    expect(await send(t.id, `python3 -c "import urllib.request; print(urllib.request.urlopen('${base}/python').read().decode())"`)).toMatchObject({ exitCode: 0, output: 'hello-from-the-network' });
-    // Without the proxy there is no route: its own network namespace has only its own loopback.
-    const direct = await send(t.id, `curl -sS --max-time 20 --noproxy '*' ${base}/direct`);
-    expect(direct.exitCode, direct.output).not.toBe(0);
-    expect(remote!.paths).toEqual(['/plain', '/tunnel', '/socks', '/python']);
-    // read-only: its /tmp is read-only too, and the proxy socket in it still connects.
-    await f.call(client, 'terminal_close', { id: t.id });
-    f.layer.setAgentPolicy({ name: agent, policy: 'always', sandbox: 'read-only', network: true });
-    const ro = await open();
-    expect(ro.sandbox).toEqual({ mode: 'read-only', network: true });
-    expect(await send(ro.id, `touch /tmp/x; curl -sS --max-time 20 ${base}/read-only`)).toMatchObject({ exitCode: 0, output: expect.stringMatching(/Read-only file system[\s\S]*hello-from-the-network$/) });
-    expect(remote!.paths).toEqual(['/plain', '/tunnel', '/socks', '/python', '/read-only']);
-  });
+  it.runIf(needed(curl && python) && lanAddress !== undefined)(
+    'reaches a host of the network through HTTP_PROXY, CONNECT, SOCKS5 and Python; never directly',
+    async () => {
+      const own = Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((entry) => entry.address));
+      configureSandboxProxy({ ownAddresses: () => own.filter((address) => address !== lanAddress) });
+      policy(true, []);
+      const t = await open();
+      expect(t.sandbox).toEqual({ mode: 'workspace-write', network: true });
+      const base = `http://${lanAddress}:${remote!.port}`;
+      expect(await send(t.id, `curl -sS --max-time 20 ${base}/plain`)).toMatchObject({ exitCode: 0, output: 'hello-from-the-network' });
+      expect(await send(t.id, `curl -sS --max-time 20 --proxytunnel ${base}/tunnel`)).toMatchObject({ exitCode: 0, output: 'hello-from-the-network' });
+      expect(await send(t.id, `curl -sS --max-time 20 -x "$ALL_PROXY" ${base}/socks`)).toMatchObject({ exitCode: 0, output: 'hello-from-the-network' });
+      expect(await send(t.id, `python3 -c "import urllib.request; print(urllib.request.urlopen('${base}/python').read().decode())"`)).toMatchObject({
+        exitCode: 0,
+        output: 'hello-from-the-network',
+      });
+      // Without the proxy there is no route: its own network namespace has only its own loopback.
+      const direct = await send(t.id, `curl -sS --max-time 20 --noproxy '*' ${base}/direct`);
+      expect(direct.exitCode, direct.output).not.toBe(0);
+      expect(remote!.paths).toEqual(['/plain', '/tunnel', '/socks', '/python']);
+      // read-only: its /tmp is read-only too, and the proxy socket in it still connects.
+      await f.call(client, 'terminal_close', { id: t.id });
+      f.layer.setAgentPolicy({ name: agent, policy: 'always', sandbox: 'read-only', network: true });
+      const ro = await open();
+      expect(ro.sandbox).toEqual({ mode: 'read-only', network: true });
+      expect(await send(ro.id, `touch /tmp/x; curl -sS --max-time 20 ${base}/read-only`)).toMatchObject({
+        exitCode: 0,
+        output: expect.stringMatching(/Read-only file system[\s\S]*hello-from-the-network$/),
+      });
+      expect(remote!.paths).toEqual(['/plain', '/tunnel', '/socks', '/python', '/read-only']);
+    },
+  );
 
-  it.runIf(needed(curl))('refuses this machine through the proxy (by address and by name) and has no route to it directly: nothing reaches Tandem’s door or the canary', async () => {
-    policy(true, []);
-    const before = proxyRefusals().length;
-    const t = await open();
-    const door = new URL(f.url).port;
-    const targets = [
-      `http://127.0.0.1:${canary.port}/ip`,
-      `http://localhost:${canary.port}/name`,
-      `http://127.1:${canary.port}/short`,
-      `http://2130706433:${canary.port}/decimal`,
-      `http://0.0.0.0:${canary.port}/any`,
-      `http://[::ffff:127.0.0.1]:${canary.port}/mapped`,
-      `http://[::1]:${canary.port}/v6`,
-      `http://169.254.169.254/latest/meta-data/`,
-      ...(lanAddress ? [`http://${lanAddress}:${canary.port}/own`] : []),
-      `http://127.0.0.1:${door}/pair`,
-    ];
-    for (const url of targets) {
-      const r = await viaProxy(t.id, url);
-      expect(r.output, url).toMatch(/"code":"forbidden".*refused the connection.* 403$/s);
-    }
-    // CONNECT and SOCKS5 with a name the resolver sends to loopback.
-    expect((await viaProxy(t.id, `http://localhost:${canary.port}/tunnel`, '--proxytunnel')).exitCode).not.toBe(0);
-    expect((await send(t.id, `curl -sS --max-time 20 --noproxy '' -x "$ALL_PROXY" http://localhost:${canary.port}/socks`)).exitCode).not.toBe(0);
-    expect((await send(t.id, `curl -sS --max-time 20 --noproxy '' -x "$ALL_PROXY" http://127.0.0.1:${door}/mcp`)).exitCode).not.toBe(0);
-    // SOCKS4 is refused at once (curl's 97), not left waiting for a head (28, timed out).
-    expect((await send(t.id, `curl -sS --max-time 20 --noproxy '' -x socks4a://127.0.0.1:3128 http://localhost:${canary.port}/socks4`)).exitCode).toBe(97);
-    // Directly: the sandbox's loopback is its own, so the door and the canary are not there.
-    for (const port of [canary.port, door]) {
-      await expect(send(t.id, `curl -sS --max-time 20 --noproxy '*' http://127.0.0.1:${port}/direct`)).resolves.toMatchObject({ status: 'done', exitCode: 7 });
-      expect((await send(t.id, `echo hi > /dev/tcp/127.0.0.1/${port}`)).exitCode).not.toBe(0);
-    }
-    expect((await send(t.id, `curl -sS --max-time 20 --noproxy '*' -X POST http://127.0.0.1:${door}/pair`)).exitCode).toBe(7);
-    expect(canary.paths).toEqual([]);
-    expect(f.layer.state().pairings).toEqual([]);
-    // Each refusal is recorded for the person's panel, with the agent and the reason.
-    const recorded = proxyRefusals().slice(before);
-    expect(recorded.length).toBeGreaterThanOrEqual(targets.length + 3);
-    expect(recorded.every((entry) => entry.agent === agent && entry.terminalId === t.id)).toBe(true);
-    expect(recorded.find((entry) => entry.host === 'localhost')).toMatchObject({ reason: 'loopback', address: expect.stringMatching(/^(127\.0\.0\.1|::1)$/) });
-    expect(recorded.find((entry) => entry.host === '169.254.169.254')).toMatchObject({ reason: 'link-local' });
-    if (lanAddress) expect(recorded.find((entry) => entry.host === lanAddress)).toMatchObject({ reason: 'own-address' });
-    // Unconfined, the same request reaches the canary: the assertions above can fail.
-    await f.call(client, 'terminal_close', { id: t.id });
-    f.layer.setAgentPolicy({ name: agent, policy: 'always', sandbox: 'off' });
-    const plain = await open();
-    expect(await send(plain.id, `curl -sS --max-time 20 --noproxy '*' http://127.0.0.1:${canary.port}/unconfined`)).toMatchObject({ exitCode: 0, output: 'canary-reached' });
-    expect(canary.paths).toEqual(['/unconfined']);
-    canary.paths.length = 0;
-  });
+  it.runIf(needed(curl))(
+    'refuses this machine through the proxy (by address and by name) and has no route to it directly: nothing reaches Tandem’s door or the canary',
+    async () => {
+      policy(true, []);
+      const before = proxyRefusals().length;
+      const t = await open();
+      const door = new URL(f.url).port;
+      const targets = [
+        `http://127.0.0.1:${canary.port}/ip`,
+        `http://localhost:${canary.port}/name`,
+        `http://127.1:${canary.port}/short`,
+        `http://2130706433:${canary.port}/decimal`,
+        `http://0.0.0.0:${canary.port}/any`,
+        `http://[::ffff:127.0.0.1]:${canary.port}/mapped`,
+        `http://[::1]:${canary.port}/v6`,
+        `http://169.254.169.254/latest/meta-data/`,
+        ...(lanAddress ? [`http://${lanAddress}:${canary.port}/own`] : []),
+        `http://127.0.0.1:${door}/pair`,
+      ];
+      for (const url of targets) {
+        const r = await viaProxy(t.id, url);
+        expect(r.output, url).toMatch(/"code":"forbidden".*refused the connection.* 403$/s);
+      }
+      // CONNECT and SOCKS5 with a name the resolver sends to loopback.
+      expect((await viaProxy(t.id, `http://localhost:${canary.port}/tunnel`, '--proxytunnel')).exitCode).not.toBe(0);
+      expect((await send(t.id, `curl -sS --max-time 20 --noproxy '' -x "$ALL_PROXY" http://localhost:${canary.port}/socks`)).exitCode).not.toBe(0);
+      expect((await send(t.id, `curl -sS --max-time 20 --noproxy '' -x "$ALL_PROXY" http://127.0.0.1:${door}/mcp`)).exitCode).not.toBe(0);
+      // SOCKS4 is refused at once (curl's 97), not left waiting for a head (28, timed out).
+      expect((await send(t.id, `curl -sS --max-time 20 --noproxy '' -x socks4a://127.0.0.1:3128 http://localhost:${canary.port}/socks4`)).exitCode).toBe(97);
+      // Directly: the sandbox's loopback is its own, so the door and the canary are not there.
+      for (const port of [canary.port, door]) {
+        await expect(send(t.id, `curl -sS --max-time 20 --noproxy '*' http://127.0.0.1:${port}/direct`)).resolves.toMatchObject({
+          status: 'done',
+          exitCode: 7,
+        });
+        expect((await send(t.id, `echo hi > /dev/tcp/127.0.0.1/${port}`)).exitCode).not.toBe(0);
+      }
+      expect((await send(t.id, `curl -sS --max-time 20 --noproxy '*' -X POST http://127.0.0.1:${door}/pair`)).exitCode).toBe(7);
+      expect(canary.paths).toEqual([]);
+      expect(f.layer.state().pairings).toEqual([]);
+      // Each refusal is recorded for the person's panel, with the agent and the reason.
+      const recorded = proxyRefusals().slice(before);
+      expect(recorded.length).toBeGreaterThanOrEqual(targets.length + 3);
+      expect(recorded.every((entry) => entry.agent === agent && entry.terminalId === t.id)).toBe(true);
+      expect(recorded.find((entry) => entry.host === 'localhost')).toMatchObject({
+        reason: 'loopback',
+        address: expect.stringMatching(/^(127\.0\.0\.1|::1)$/),
+      });
+      expect(recorded.find((entry) => entry.host === '169.254.169.254')).toMatchObject({ reason: 'link-local' });
+      if (lanAddress) expect(recorded.find((entry) => entry.host === lanAddress)).toMatchObject({ reason: 'own-address' });
+      // Unconfined, the same request reaches the canary: the assertions above can fail.
+      await f.call(client, 'terminal_close', { id: t.id });
+      f.layer.setAgentPolicy({ name: agent, policy: 'always', sandbox: 'off' });
+      const plain = await open();
+      expect(await send(plain.id, `curl -sS --max-time 20 --noproxy '*' http://127.0.0.1:${canary.port}/unconfined`)).toMatchObject({
+        exitCode: 0,
+        output: 'canary-reached',
+      });
+      expect(canary.paths).toEqual(['/unconfined']);
+      canary.paths.length = 0;
+    },
+  );
 
   it.runIf(needed(python))('cannot connect to an abstract Unix socket of the host, network on or off', async () => {
     const name = `tandem-test-${process.pid}-${Date.now()}`;
     // Node 20 cannot listen on an abstract name (libuv takes the path up to its NUL): Python does.
-    const server = spawn('python3', ['-u', '-c', `import socket\ns = socket.socket(socket.AF_UNIX)\ns.bind('\\0${name}')\ns.listen()\nprint('ready')\nwhile True:\n    c, _ = s.accept()\n    print('connection')\n    c.close()`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const server = spawn(
+      'python3',
+      [
+        '-u',
+        '-c',
+        `import socket\ns = socket.socket(socket.AF_UNIX)\ns.bind('\\0${name}')\ns.listen()\nprint('ready')\nwhile True:\n    c, _ = s.accept()\n    print('connection')\n    c.close()`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     let out = '';
     server.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     await expect.poll(() => out).toContain('ready');
@@ -190,7 +221,12 @@ describeSandbox('network on: through the proxy only', () => {
     expect(f.layer.state().paired.find((entry) => entry.name === agent)).toMatchObject({ networkDomains: ['registry.example.org', '*.pypi.example'] });
     const before = proxyRefusals().length;
     const t = await open();
-    for (const url of ['http://elsewhere.example.net/', `http://${lanAddress ?? '192.0.2.1'}/`, 'http://pypi.example/', 'http://registry.example.org.evil.example/']) {
+    for (const url of [
+      'http://elsewhere.example.net/',
+      `http://${lanAddress ?? '192.0.2.1'}/`,
+      'http://pypi.example/',
+      'http://registry.example.org.evil.example/',
+    ]) {
       const r = await viaProxy(t.id, url);
       expect(r.output, url).toMatch(/not in this agent's network domain list \(registry\.example\.org, \*\.pypi\.example\).* 403$/s);
     }
@@ -212,11 +248,17 @@ describeSandbox('network on: through the proxy only', () => {
     configureSandboxProxy({ connectionsPerAgent: 2 });
     policy(true, []);
     const t = await open();
-    const r = await send(t.id, `exec 3<>/dev/tcp/127.0.0.1/3128 4<>/dev/tcp/127.0.0.1/3128; sleep 0.5; curl -sS --max-time 20 --noproxy '' -x "$HTTP_PROXY" -w ' %{http_code}' http://elsewhere.example.net/; exec 3>&- 4>&-`);
+    const r = await send(
+      t.id,
+      `exec 3<>/dev/tcp/127.0.0.1/3128 4<>/dev/tcp/127.0.0.1/3128; sleep 0.5; curl -sS --max-time 20 --noproxy '' -x "$HTTP_PROXY" -w ' %{http_code}' http://elsewhere.example.net/; exec 3>&- 4>&-`,
+    );
     expect(r.output).toMatch(/"code":"capacity".*2 connections open.* 503$/s);
     // A flood past the bound: the first few are told why, the rest are closed at once, and
     // once they are gone the agent is served again.
-    const flood = await send(t.id, `for i in $(seq 40); do exec {fd}<>/dev/tcp/127.0.0.1/3128; done; sleep 1; curl -s --max-time 20 --noproxy '' -x "$HTTP_PROXY" -o /dev/null -w '%{http_code}' http://elsewhere.example.net/; echo " $?"`);
+    const flood = await send(
+      t.id,
+      `for i in $(seq 40); do exec {fd}<>/dev/tcp/127.0.0.1/3128; done; sleep 1; curl -s --max-time 20 --noproxy '' -x "$HTTP_PROXY" -o /dev/null -w '%{http_code}' http://elsewhere.example.net/; echo " $?"`,
+    );
     expect(flood.output).toMatch(/^000 (52|56)$/);
     await f.call(client, 'terminal_close', { id: t.id });
     const again = await open();

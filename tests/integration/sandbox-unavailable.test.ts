@@ -34,7 +34,10 @@ describeSandbox('bubblewrap unusable: detected, explained, and never an unconfin
     const env: NodeJS.ProcessEnv = { ...process.env, TANDEM_HOME: tandemHome, HOME: home, SHELL: '/bin/bash' };
     for (const name of ['TANDEM_INSTANCE', 'TANDEM_TOKEN', 'TANDEM_TERMINAL_ID']) delete env[name];
     // Trusted agents confined by the serve flag: the policy an open must honour.
-    host = spawn('/usr/bin/bwrap', [...noUserns, process.execPath, bin, 'serve', '--port', '0', '--trust-local-agents', '--agent-sandbox', 'workspace-write'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    host = spawn('/usr/bin/bwrap', [...noUserns, process.execPath, bin, 'serve', '--port', '0', '--trust-local-agents', '--agent-sandbox', 'workspace-write'], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     host.stderr!.setEncoding('utf8');
     host.stderr!.on('data', (chunk: string) => (stderr += chunk));
@@ -47,7 +50,13 @@ describeSandbox('bubblewrap unusable: detected, explained, and never an unconfin
       });
       host!.once('exit', (code) => fail(new Error(`tandem serve exited with ${code}: ${stderr}`)));
     });
-    const transport = new StdioClientTransport({ command: process.execPath, args: [bin, 'mcp', '--name', 'confined-agent'], env: { TANDEM_HOME: tandemHome, HOME: home }, cwd: join(home, 'project'), stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: [bin, 'mcp', '--name', 'confined-agent'],
+      env: { TANDEM_HOME: tandemHome, HOME: home },
+      cwd: join(home, 'project'),
+      stderr: 'pipe',
+    });
     client = new Client({ name: 'confined-agent', version: '1.0.0' });
     await client.connect(transport);
   });
@@ -70,14 +79,18 @@ describeSandbox('bubblewrap unusable: detected, explained, and never an unconfin
   /** The host's child processes (bubblewrap's pid namespace is not unshared: pids are the machine's). */
   function childrenOfHost(): string[] {
     // bwrap is the spawned process; the host (node) is its child.
-    const tasks = (pid: number) => readdirSync(`/proc/${pid}/task`).flatMap((task) => readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(/\s+/).filter(Boolean));
+    const tasks = (pid: number) =>
+      readdirSync(`/proc/${pid}/task`).flatMap((task) => readFileSync(`/proc/${pid}/task/${task}/children`, 'utf8').trim().split(/\s+/).filter(Boolean));
     const node = tasks(host!.pid!).find((pid) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('serve'));
     return node ? tasks(Number(node)) : [];
   }
 
   it('an agent under a sandbox policy gets sandbox_unavailable through the MCP tools, and no terminal is opened', async () => {
     const opened = await call('terminal_open', { title: 'must stay confined', shell: 'bash' });
-    expect(opened).toMatchObject({ isError: true, error: { code: 'sandbox_unavailable', message: expect.stringMatching(/^Bubblewrap cannot create the sandbox here \(bwrap: .*namespace/) } });
+    expect(opened).toMatchObject({
+      isError: true,
+      error: { code: 'sandbox_unavailable', message: expect.stringMatching(/^Bubblewrap cannot create the sandbox here \(bwrap: .*namespace/) },
+    });
     expect(await call('terminal_list')).toEqual({ terminals: [] });
     expect(childrenOfHost()).toEqual([]);
     // Asked again, the same answer (found once, not a fallback on the second try).
@@ -89,7 +102,11 @@ describeSandbox('bubblewrap unusable: detected, explained, and never an unconfin
     const sysctl = join(base, 'apparmor_restrict_unprivileged_userns');
     writeFileSync(sysctl, '1\n');
     const script = join(root, 'tests', 'integration', 'fixtures', 'sandbox-verdict.mts');
-    const run = spawnSync('/usr/bin/bwrap', [...noUserns, process.execPath, '--import', 'tsx', script, sysctl], { cwd: root, encoding: 'utf8', timeout: 60_000 });
+    const run = spawnSync('/usr/bin/bwrap', [...noUserns, process.execPath, '--import', 'tsx', script, sysctl], {
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(run.stderr).toBe('');
     const { problem, refused } = JSON.parse(run.stdout) as { problem: { cause: string; message: string }; refused: { code: string; message: string } };
     expect(problem.cause).toBe('apparmor');

@@ -84,7 +84,9 @@ describeSandbox('the workspace of a confined open', () => {
 
   it('withdraws the question when the agent gives up, and opens nothing', async () => {
     const before = agentTerminals();
-    const opening = client.callTool({ name: 'terminal_open', arguments: { title: 'gives up', cwd: f.home } }, undefined, { timeout: 1500 }).catch((error: Error) => error);
+    const opening = client
+      .callTool({ name: 'terminal_open', arguments: { title: 'gives up', cwd: f.home } }, undefined, { timeout: 1500 })
+      .catch((error: Error) => error);
     await expect.poll(() => openQuestions().length).toBe(1);
     expect(await opening).toBeInstanceOf(Error);
     await expect.poll(() => openQuestions().length).toBe(0);

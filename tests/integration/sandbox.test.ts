@@ -56,10 +56,11 @@ describeSandbox('confined agent terminals', () => {
     const discovered = f.host.environment().shells.find((shell) => shell.name === 'pwsh')?.path;
     if (discovered) return [discovered];
     if (pwshRequired) expect.fail(`TANDEM_REQUIRE_PWSH=1 but the host did not discover pwsh on PATH (found at ${findPwsh() ?? 'nowhere'})`);
-    console.warn('sandbox tests: pwsh is not among the host\'s shells here; its confined cases are skipped');
+    console.warn("sandbox tests: pwsh is not among the host's shells here; its confined cases are skipped");
     return [];
   };
-  const policy = (sandbox: 'off' | 'workspace-write' | 'read-only', network: boolean) => f.layer.setAgentPolicy({ name: 'boxed', policy: 'always', sandbox, network });
+  const policy = (sandbox: 'off' | 'workspace-write' | 'read-only', network: boolean) =>
+    f.layer.setAgentPolicy({ name: 'boxed', policy: 'always', sandbox, network });
 
   beforeAll(async () => {
     f = await startAgentFixture({ defaultSandbox: 'workspace-write' });
@@ -182,15 +183,24 @@ describeSandbox('confined agent terminals', () => {
     expect(await f.call(client, 'terminal_signal', { id: t.id, signal: 'SIGINT' })).toMatchObject({ status: 'done', exitCode: 130 });
     expect(await f.call(client, 'terminal_signal', { id: t.id, signal: 'SIGKILL' })).toMatchObject({ isError: true, error: { code: 'forbidden' } });
     // A password prompt (echo off), seen from the host's side through the sandbox as outside it (engine.test.ts).
-    expect(await send(t.id, `python3 -c 'import getpass; print("len", len(getpass.getpass("Password: ")))'`)).toMatchObject({ status: 'waiting_input', output: expect.stringContaining('Password:') });
+    expect(await send(t.id, `python3 -c 'import getpass; print("len", len(getpass.getpass("Password: ")))'`)).toMatchObject({
+      status: 'waiting_input',
+      output: expect.stringContaining('Password:'),
+    });
     const answered = await send(t.id, 'hunter2');
     expect(answered).toMatchObject({ status: 'done', output: 'len 7' });
   });
 
   it('leaves no setsid or nohup daemon behind after close', async () => {
     const t = await open();
-    await send(t.id, 'setsid sleep 4242 </dev/null >/dev/null 2>&1 & nohup sleep 4343 >/dev/null 2>&1 & env -u TANDEM_TERMINAL_ID setsid sleep 4444 </dev/null >/dev/null 2>&1 &');
-    const sleepers = () => scanProcesses().filter((p) => p.comm === 'sleep' && /^sleep (4242|4343|4444)$/.test(readFileSync(`/proc/${p.pid}/cmdline`, 'latin1').replace(/\0/g, ' ').trim()));
+    await send(
+      t.id,
+      'setsid sleep 4242 </dev/null >/dev/null 2>&1 & nohup sleep 4343 >/dev/null 2>&1 & env -u TANDEM_TERMINAL_ID setsid sleep 4444 </dev/null >/dev/null 2>&1 &',
+    );
+    const sleepers = () =>
+      scanProcesses().filter(
+        (p) => p.comm === 'sleep' && /^sleep (4242|4343|4444)$/.test(readFileSync(`/proc/${p.pid}/cmdline`, 'latin1').replace(/\0/g, ' ').trim()),
+      );
     await expect.poll(() => sleepers().length).toBe(3);
     expect(await f.call(client, 'terminal_close', { id: t.id })).toEqual({ closed: true, orphans: [] });
     expect(sleepers()).toEqual([]);
@@ -201,7 +211,9 @@ describeSandbox('confined agent terminals', () => {
     for (const shell of shells) {
       const t = await open({ shell });
       expect(t.sandbox, `${shell}: ${JSON.stringify(t)}`).toEqual({ mode: 'workspace-write', network: false });
-      const probe = shell.endsWith('pwsh') ? 'Write-Output "$env:TANDEM_SANDBOX"; Set-Content -Path /usr/local/pwsh-escape -Value x' : 'echo "$TANDEM_SANDBOX"; echo x > /usr/local/sh-escape';
+      const probe = shell.endsWith('pwsh')
+        ? 'Write-Output "$env:TANDEM_SANDBOX"; Set-Content -Path /usr/local/pwsh-escape -Value x'
+        : 'echo "$TANDEM_SANDBOX"; echo x > /usr/local/sh-escape';
       const r = await send(t.id, probe);
       expect(r.output).toContain('workspace-write');
       expect(await send(t.id, shell.endsWith('pwsh') ? 'Write-Output ok' : 'echo ok')).toMatchObject({ status: 'done', output: 'ok' });
@@ -210,13 +222,19 @@ describeSandbox('confined agent terminals', () => {
     expect(existsSync('/usr/local/pwsh-escape') || existsSync('/usr/local/sh-escape')).toBe(false);
   });
 
-  it('passes the engine suite\'s core cases confined: bash, zsh and pwsh', async () => {
+  it("passes the engine suite's core cases confined: bash, zsh and pwsh", async () => {
     const shells = ['bash', ...(hasCommand('zsh') ? ['zsh'] : []), ...confinedPwsh()];
     for (const shell of shells) {
       const pwsh = shell.endsWith('pwsh');
       const t = await open({ shell });
       const says = (what: string) => `${shell}: ${what}`;
-      expect(await send(t.id, 'echo hello-box'), says('echo')).toMatchObject({ status: 'done', evidence: 'marker', exitCode: 0, output: 'hello-box', cwd: project });
+      expect(await send(t.id, 'echo hello-box'), says('echo')).toMatchObject({
+        status: 'done',
+        evidence: 'marker',
+        exitCode: 0,
+        output: 'hello-box',
+        cwd: project,
+      });
       expect(await send(t.id, '/bin/false'), says('exit code')).toMatchObject({ status: 'done', exitCode: 1 });
       expect(await send(t.id, 'cd /tmp'), says('cwd')).toMatchObject({ status: 'done', cwd: '/tmp' });
       // A program waiting for a line, then its answer.
@@ -226,7 +244,7 @@ describeSandbox('confined agent terminals', () => {
       expect(answered, says('answered')).toMatchObject({ status: 'done', exitCode: 0 });
       expect(answered.output, says('answer')).toContain(pwsh ? 'box' : 'got box');
       // A multi-line send settles once, on its last command.
-      const lines = await send(t.id, pwsh ? "Write-Output one\nStart-Sleep -Milliseconds 200\nWrite-Output two" : 'echo one\nsleep 0.2\necho two');
+      const lines = await send(t.id, pwsh ? 'Write-Output one\nStart-Sleep -Milliseconds 200\nWrite-Output two' : 'echo one\nsleep 0.2\necho two');
       // Once zsh's came back waiting_input (issue 22): the whole result, evidence included, names why.
       expect(lines, says(`multi-line: ${JSON.stringify({ ...lines, output: undefined })}`)).toMatchObject({ status: 'done', exitCode: 0 });
       expect(lines.output, says('multi-line output')).toMatch(/one[\s\S]*two/);
@@ -319,28 +337,31 @@ describeSandbox('sandbox defaults', () => {
   });
 });
 
-describe.runIf(needed(sandboxAvailable && hasCommand('setpriv') && hasCommand('python3')) && runs('a host started as nobody', asRoot))('unprivileged (needs root)', () => {
-  it('confines a terminal whose host runs as nobody', () => {
-    const root = mkdtempSync(join(tmpdir(), 'tandem-nobody-'));
-    try {
-      execFileSync('chown', ['-R', '65534:65534', root]);
-      const script = join(process.cwd(), 'tests', 'integration', 'fixtures', 'confined-session.mts');
-      const run = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, '--import', 'tsx', script, root], {
-        encoding: 'utf8',
-        timeout: 60_000,
-        env: { ...process.env, HOME: root },
-      });
-      expect(run.stderr).toBe('');
-      const results = JSON.parse(run.stdout) as Record<string, Result>;
-      expect(results.id).toMatchObject({ output: expect.stringMatching(/^uid=65534/) });
-      expect(results.inside).toMatchObject({ exitCode: 0 });
-      expect(results.outside!.exitCode).not.toBe(0);
-      expect(results.tiocsti!.exitCode).not.toBe(0);
-      expect(results.remount!.exitCode).not.toBe(0);
-      expect(results.closed).toEqual({ closed: true, orphans: [] });
-      expect(existsSync(join(root, 'ws', 'made'))).toBe(true);
-    } finally {
-      rmSync(root, { recursive: true, force: true });
-    }
-  });
-});
+describe.runIf(needed(sandboxAvailable && hasCommand('setpriv') && hasCommand('python3')) && runs('a host started as nobody', asRoot))(
+  'unprivileged (needs root)',
+  () => {
+    it('confines a terminal whose host runs as nobody', () => {
+      const root = mkdtempSync(join(tmpdir(), 'tandem-nobody-'));
+      try {
+        execFileSync('chown', ['-R', '65534:65534', root]);
+        const script = join(process.cwd(), 'tests', 'integration', 'fixtures', 'confined-session.mts');
+        const run = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, '--import', 'tsx', script, root], {
+          encoding: 'utf8',
+          timeout: 60_000,
+          env: { ...process.env, HOME: root },
+        });
+        expect(run.stderr).toBe('');
+        const results = JSON.parse(run.stdout) as Record<string, Result>;
+        expect(results.id).toMatchObject({ output: expect.stringMatching(/^uid=65534/) });
+        expect(results.inside).toMatchObject({ exitCode: 0 });
+        expect(results.outside!.exitCode).not.toBe(0);
+        expect(results.tiocsti!.exitCode).not.toBe(0);
+        expect(results.remount!.exitCode).not.toBe(0);
+        expect(results.closed).toEqual({ closed: true, orphans: [] });
+        expect(existsSync(join(root, 'ws', 'made'))).toBe(true);
+      } finally {
+        rmSync(root, { recursive: true, force: true });
+      }
+    });
+  },
+);

@@ -14,14 +14,21 @@ afterEach(async () => {
 
 const challenge = 'c'.repeat(43);
 const idOf = (secret: string) => createHash('sha256').update(`${sessionIdLabel}${secret}`).digest('base64url');
-const proofFor = (secret: string, nonce: string) => createHmac('sha256', createHash('sha256').update(`${sessionKeyLabel}${secret}`).digest()).update(`${runProofLabel}${nonce}`).digest('base64url');
+const proofFor = (secret: string, nonce: string) =>
+  createHmac('sha256', createHash('sha256').update(`${sessionKeyLabel}${secret}`).digest())
+    .update(`${runProofLabel}${nonce}`)
+    .digest('base64url');
 
 describe('GET /session and the run proof', () => {
   it('a 401 names no run; a page’s session id and challenge get the HMAC only from the run that issued it', async () => {
     served = await startTestServer();
     const port = served.server.port;
     const host = `127.0.0.1:${port}`;
-    for (const headers of [{}, { 'X-Tandem-Session': 'not-a-session-secret-at-all' }, { 'X-Tandem-Session-Id': idOf('x'.repeat(43)), 'X-Tandem-Challenge': challenge }] as Array<Record<string, string>>) {
+    for (const headers of [
+      {},
+      { 'X-Tandem-Session': 'not-a-session-secret-at-all' },
+      { 'X-Tandem-Session-Id': idOf('x'.repeat(43)), 'X-Tandem-Challenge': challenge },
+    ] as Array<Record<string, string>>) {
       const res = await rawRequest(port, { path: '/session', headers: { Host: host, ...headers } });
       expect(res.status).toBe(401);
       expect(res.headers['x-tandem-instance']).toBeUndefined();

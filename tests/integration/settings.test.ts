@@ -35,7 +35,11 @@ describe('settings kept by the host, against real bash', () => {
   beforeAll(() => {
     home = mkdtempSync(join(tmpdir(), 'tandem-settings-int-'));
     path = join(home, 'state', 'settings.json');
-    host = new TerminalHost({ env: { ...process.env, HOME: home, SHELL: '/bin/bash', ZDOTDIR: undefined, HISTFILE: undefined }, home, settings: new SettingsStore(path) });
+    host = new TerminalHost({
+      env: { ...process.env, HOME: home, SHELL: '/bin/bash', ZDOTDIR: undefined, HISTFILE: undefined },
+      home,
+      settings: new SettingsStore(path),
+    });
     first = new RecordingClient('first');
     second = new RecordingClient('second');
     a = new Dispatcher(host, first);

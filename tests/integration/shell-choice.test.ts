@@ -24,8 +24,19 @@ describe.runIf(realBash)('several bash binaries on one machine', () => {
     root = mkdtempSync(join(tmpdir(), 'tandem-shell-choice-'));
     const runs = join(root, 'runs');
     system = fakeShell(root, 'system/bin/bash', 'system-bash', 'GNU bash, version 3.2.57(1)-release (arm64-apple-darwin23)', runs, { execs: realBash! });
-    brew = fakeShell(root, 'homebrew/bin/bash', 'brew-bash', 'GNU bash, version 5.2.15(1)-release (aarch64-apple-darwin23.0.0)', runs, { execs: realBash!, cellar: 'homebrew/Cellar/bash/5.2.15/bin/bash' });
-    const env: NodeJS.ProcessEnv = { ...process.env, HOME: root, SHELL: system.path, PATH: `${join(root, 'system/bin')}:${process.env.PATH}`, TANDEM_SHELL_SEARCH_DIRS: join(root, 'homebrew/bin'), ZDOTDIR: undefined, HISTFILE: undefined };
+    brew = fakeShell(root, 'homebrew/bin/bash', 'brew-bash', 'GNU bash, version 5.2.15(1)-release (aarch64-apple-darwin23.0.0)', runs, {
+      execs: realBash!,
+      cellar: 'homebrew/Cellar/bash/5.2.15/bin/bash',
+    });
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      HOME: root,
+      SHELL: system.path,
+      PATH: `${join(root, 'system/bin')}:${process.env.PATH}`,
+      TANDEM_SHELL_SEARCH_DIRS: join(root, 'homebrew/bin'),
+      ZDOTDIR: undefined,
+      HISTFILE: undefined,
+    };
     delete env.TANDEM_BASH_INTEGRATION;
     host = new TerminalHost({ env, home: root });
   });

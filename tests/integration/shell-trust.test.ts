@@ -19,7 +19,10 @@ const isRoot = process.getuid?.() === 0;
 /** A throwaway account (only root can make one): its uid, or null. */
 function throwawayUser(name: string): number | null {
   if (!isRoot || !which('useradd', '/usr/sbin:/sbin:/usr/bin:/bin')) return null;
-  const made = spawnSync('useradd', ['--no-create-home', '--shell', '/usr/sbin/nologin', name], { encoding: 'utf8', env: { ...process.env, PATH: `/usr/sbin:/sbin:${process.env.PATH}` } });
+  const made = spawnSync('useradd', ['--no-create-home', '--shell', '/usr/sbin/nologin', name], {
+    encoding: 'utf8',
+    env: { ...process.env, PATH: `/usr/sbin:/sbin:${process.env.PATH}` },
+  });
   if (made.status !== 0) return null;
   const id = spawnSync('id', ['-u', name], { encoding: 'utf8' });
   return id.status === 0 ? Number(id.stdout.trim()) : null;
@@ -38,7 +41,10 @@ describe.runIf(realBash)('a bash in a folder others can write', () => {
   function plant(name: string, dir: string, version = '9.9.0'): string {
     mkdirSync(dir, { recursive: true });
     const path = join(dir, 'bash');
-    writeFileSync(path, `#!/bin/sh\n: > '${canary(name)}'\nif [ "$1" = --version ]; then echo 'GNU bash, version ${version}(1)-release'; exit 0; fi\nexec ${realBash} "$@"\n`);
+    writeFileSync(
+      path,
+      `#!/bin/sh\n: > '${canary(name)}'\nif [ "$1" = --version ]; then echo 'GNU bash, version ${version}(1)-release'; exit 0; fi\nexec ${realBash} "$@"\n`,
+    );
     chmodSync(path, 0o755);
     folders[name] = dir;
     return path;
@@ -63,7 +69,14 @@ describe.runIf(realBash)('a bash in a folder others can write', () => {
     }
     // The control: a folder only this user can write, with a bash that may run.
     plant('own', join(root, 'own', 'bin'), '5.9.0');
-    env = { ...process.env, HOME: root, SHELL: '/bin/bash', TANDEM_SHELL_SEARCH_DIRS: Object.values(folders).join(':'), ZDOTDIR: undefined, HISTFILE: undefined };
+    env = {
+      ...process.env,
+      HOME: root,
+      SHELL: '/bin/bash',
+      TANDEM_SHELL_SEARCH_DIRS: Object.values(folders).join(':'),
+      ZDOTDIR: undefined,
+      HISTFILE: undefined,
+    };
     delete env.TANDEM_BASH_INTEGRATION;
     host = new TerminalHost({ env, home: root });
   });

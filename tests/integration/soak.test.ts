@@ -20,7 +20,10 @@ afterEach(async () => {
 
 async function cappedHost(): Promise<{ child: ChildProcess; home: string; stderr: () => string }> {
   const home = mkdtempSync(join(tmpdir(), 'tandem-soak-'));
-  const child = spawn(process.execPath, ['--max-old-space-size=64', cli, 'serve', '--port', '0', '--trust-local-agents'], { env: serveEnv(home), stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--max-old-space-size=64', cli, 'serve', '--port', '0', '--trust-local-agents'], {
+    env: serveEnv(home),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let log = '';
   child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (log = (log + chunk).slice(-8000)));
   cleanups.push(async () => {

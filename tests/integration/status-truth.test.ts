@@ -18,7 +18,12 @@ afterEach(async () => {
   await Promise.all(f.host.list().map((t) => f.host.close(t.id)));
 });
 
-type Listed = { id: string; status: string; agentConnected: boolean; lastCommand: { command: string | null; exitCode: number | null; finishedAt: string } | null };
+type Listed = {
+  id: string;
+  status: string;
+  agentConnected: boolean;
+  lastCommand: { command: string | null; exitCode: number | null; finishedAt: string } | null;
+};
 
 async function listed(client: Client, id: string): Promise<Listed | undefined> {
   return ((await f.call(client, 'terminal_list')).terminals as Listed[]).find((t) => t.id === id);
@@ -26,7 +31,10 @@ async function listed(client: Client, id: string): Promise<Listed | undefined> {
 
 /** Polls terminal_list until the terminal's status is `status`. */
 async function statusBecomes(client: Client, id: string, status: string): Promise<void> {
-  await waitFor(() => listed(client, id), (last) => last?.status === status);
+  await waitFor(
+    () => listed(client, id),
+    (last) => last?.status === status,
+  );
 }
 
 /** A probe that turns true once a terminal_wait on `id` waits in the terminal's session (so closing it now is what the wait sees). */
@@ -97,14 +105,21 @@ describe('agentConnected', () => {
       return paired;
     });
     const [a, b] = await Promise.all([f.client(tokenA!), f.client(tokenB!)]);
-    const [ta, tb] = (await Promise.all([f.call(a, 'terminal_open', { title: 'a' }), f.call(b, 'terminal_open', { title: 'b' })])) as Array<{ id: string; agentConnected: boolean }>;
+    const [ta, tb] = (await Promise.all([f.call(a, 'terminal_open', { title: 'a' }), f.call(b, 'terminal_open', { title: 'b' })])) as Array<{
+      id: string;
+      agentConnected: boolean;
+    }>;
     expect(ta!.agentConnected).toBe(true);
     expect(tb!.agentConnected).toBe(true);
     const mine = await f.host.create({ title: 'handed', shell: 'bash' });
     expect(f.host.handToAgent(mine.id, 'truth-a')).toMatchObject({ agentConnected: true, handedTo: 'truth-a' });
     const connected = (id: string) => f.host.get(id).view().agentConnected;
     // Both agents work at once; the flags stay right throughout.
-    await Promise.all([f.call(a, 'terminal_send', { id: ta!.id, text: 'sleep 0.3; echo a' }), f.call(b, 'terminal_send', { id: tb!.id, text: 'sleep 0.3; echo b' }), f.call(a, 'terminal_send', { id: mine.id, text: 'echo handed' })]);
+    await Promise.all([
+      f.call(a, 'terminal_send', { id: ta!.id, text: 'sleep 0.3; echo a' }),
+      f.call(b, 'terminal_send', { id: tb!.id, text: 'sleep 0.3; echo b' }),
+      f.call(a, 'terminal_send', { id: mine.id, text: 'echo handed' }),
+    ]);
     expect([connected(ta!.id), connected(tb!.id), connected(mine.id)]).toEqual([true, true, true]);
     await b.close();
     await expect.poll(() => connected(tb!.id)).toBe(false);

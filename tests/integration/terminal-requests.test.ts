@@ -34,15 +34,19 @@ termios.tcsetattr(fd, termios.TCSADRAIN, saved)
 print('answered', reply[2:-1].decode())
 `;
 
-describe.runIf(hasCommand('python3') && runs('a cursor-position request behind a parse backlog', procfs))('requests to the terminal', { timeout: 60_000 }, () => {
-  it('a program reading the answer to its cursor-position request is running, not waiting for input', async () => {
-    const path = join(home.home, 'ask-cursor.py');
-    writeFileSync(path, script);
-    const t = await pool.open('bash');
-    for (let i = 0; i < 3; i++) {
-      const r = await t.send({ text: `python3 ${path}`, waitMs: 30_000, maxOutputBytes: 256 });
-      expect(r).toMatchObject({ status: 'done', exitCode: 0 });
-      expect(r.output).toMatch(/answered \d+;\d+$/);
-    }
-  });
-});
+describe.runIf(hasCommand('python3') && runs('a cursor-position request behind a parse backlog', procfs))(
+  'requests to the terminal',
+  { timeout: 60_000 },
+  () => {
+    it('a program reading the answer to its cursor-position request is running, not waiting for input', async () => {
+      const path = join(home.home, 'ask-cursor.py');
+      writeFileSync(path, script);
+      const t = await pool.open('bash');
+      for (let i = 0; i < 3; i++) {
+        const r = await t.send({ text: `python3 ${path}`, waitMs: 30_000, maxOutputBytes: 256 });
+        expect(r).toMatchObject({ status: 'done', exitCode: 0 });
+        expect(r.output).toMatch(/answered \d+;\d+$/);
+      }
+    });
+  },
+);

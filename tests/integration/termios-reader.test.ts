@@ -33,7 +33,12 @@ afterAll(() => closeTtyModeReader());
 
 /** A real PTY whose program sets the modes with stty, says so, and then sleeps on. */
 async function terminalWith(sttyArgs: string): Promise<string> {
-  const p = pty.spawn('sh', ['-c', `stty ${sttyArgs} && echo modes-set && exec sleep 60`], { cols: 80, rows: 24, cwd: process.cwd(), env: process.env as Record<string, string> });
+  const p = pty.spawn('sh', ['-c', `stty ${sttyArgs} && echo modes-set && exec sleep 60`], {
+    cols: 80,
+    rows: 24,
+    cwd: process.cwd(),
+    env: process.env as Record<string, string>,
+  });
   terms.push(p);
   let out = '';
   p.onData((data) => (out += data));
@@ -93,7 +98,10 @@ describe.skipIf(!suite)('tty modes through tcgetattr', () => {
       symlinkSync(stty.path!, join(bin, 'stty'));
       const module = resolve(__dirname, '../../src/main/pty/termios.ts');
       const script = `const m = await import(${JSON.stringify(module)}); console.log(JSON.stringify([await m.readTtyModesTcgetattr(${JSON.stringify(raw)}) ?? 'none', await m.readTtyModes(${JSON.stringify(raw)})]));`;
-      const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: resolve(__dirname, '../..'), env: { ...process.env, PATH: bin } });
+      const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+        cwd: resolve(__dirname, '../..'),
+        env: { ...process.env, PATH: bin },
+      });
       expect(JSON.parse(stdout.trim())).toEqual(['none', { echo: false, icanon: false, isig: false }]);
     } finally {
       rmSync(bin, { recursive: true, force: true });

@@ -72,7 +72,10 @@ async function waitForReaped(pid: number): Promise<void> {
 /** Runs a command line in the shell and returns the pid of the sleep it started. */
 async function startSleeper(shell: Shell, command: (sleep: string) => string): Promise<number> {
   const t = token();
-  await waitFor(() => readStat(shell.pty.pid)?.tpgid, (g) => g === shell.pty.pid); // prompt is up
+  await waitFor(
+    () => readStat(shell.pty.pid)?.tpgid,
+    (g) => g === shell.pty.pid,
+  ); // prompt is up
   shell.pty.write(`${command(`sleep ${t}`)}\r`);
   const [pid] = await waitFor(
     () => pidsWithArg(t).filter((p) => readStat(p)?.comm === 'sleep'),
@@ -126,7 +129,10 @@ describe.runIf(withProc)('process-tree teardown (needs /proc)', () => {
       else expect(ppid).toBe(shell.pty.pid);
       if (where === 'stopped') {
         process.kill(pid, 'SIGSTOP'); // from here: `kill -STOP $!` could stop bash before its exec
-        await waitFor(() => readStat(pid)?.state, (st) => st === 'T');
+        await waitFor(
+          () => readStat(pid)?.state,
+          (st) => st === 'T',
+        );
       }
       expect(findTerminalProcesses(shell.pty.pid, shell.id)).toEqual(expect.arrayContaining([shell.pty.pid, pid]));
 
@@ -154,9 +160,15 @@ describe.runIf(withProc)('process-tree teardown (needs /proc)', () => {
     const orphanedJob = await startSleeper(shell, (s) => `( (${s} &) & )`);
     // The outer subshell was a foreground job: until bash takes the terminal back, its group
     // (the sleeper's) is the terminal's, and the kernel hangs it up when bash dies.
-    await waitFor(() => readStat(shell.pty.pid)?.tpgid, (g) => g === shell.pty.pid);
+    await waitFor(
+      () => readStat(shell.pty.pid)?.tpgid,
+      (g) => g === shell.pty.pid,
+    );
     killQuietly(shell.pty.pid); // what node-pty's kill does: the shell only
-    await waitFor(() => alive(shell.pty.pid), (a) => !a);
+    await waitFor(
+      () => alive(shell.pty.pid),
+      (a) => !a,
+    );
     // Both survive their shell (states printed if not, to tell a killer from a misread).
     const state = (pid: number) => ({ alive: alive(pid), stat: readStat(pid) });
     expect({ daemon: state(daemon), orphanedJob: state(orphanedJob) }).toMatchObject({ daemon: { alive: true }, orphanedJob: { alive: true } });

@@ -23,7 +23,10 @@ async function screenOf(snapshot: string): Promise<{ last: number | null; cursor
     const text = buffer.getLine(buffer.viewportY + y)!.translateToString(true);
     if (/^\d{7}$/.test(text)) last = Number(text);
   }
-  const cursorText = buffer.getLine(buffer.viewportY + buffer.cursorY)!.translateToString(true).slice(0, buffer.cursorX);
+  const cursorText = buffer
+    .getLine(buffer.viewportY + buffer.cursorY)!
+    .translateToString(true)
+    .slice(0, buffer.cursorX);
   t.dispose();
   return { last, cursorText };
 }
@@ -31,7 +34,10 @@ async function screenOf(snapshot: string): Promise<{ last: number | null; cursor
 /** The numbers of the whole `seq -w` lines in `text`, from its first line break to its last. */
 function numbers(text: string): number[] {
   // bash ends bracketed paste (`ESC [?2004l`, then CR) before the first line of output.
-  const lines = text.split('\r\n').slice(1, -1).map((line) => line.slice(line.lastIndexOf('\r') + 1));
+  const lines = text
+    .split('\r\n')
+    .slice(1, -1)
+    .map((line) => line.slice(line.lastIndexOf('\r') + 1));
   return lines.filter((line) => /^\d{7}$/.test(line)).map(Number);
 }
 

@@ -65,15 +65,24 @@ describe.runIf(inBrowser)('tandem serve in a browser', () => {
     // The page carries the renderer's real meta CSP, so the WebSocket must pass both policies.
     const meta = /<meta\s+http-equiv="Content-Security-Policy"[\s\S]*?\/>/.exec(readFileSync(join(root, 'src/renderer/index.html'), 'utf8'))![0];
     t = await startTestServer({}, {});
-    writeFileSync(join(t.rendererDir, 'index.html'), `<!doctype html><html><head><meta charset="UTF-8">${meta}<title>Tandem</title></head><body><a id="out" href="https://example.invalid/">out</a><script src="./assets/api.js"></script></body></html>`);
+    writeFileSync(
+      join(t.rendererDir, 'index.html'),
+      `<!doctype html><html><head><meta charset="UTF-8">${meta}<title>Tandem</title></head><body><a id="out" href="https://example.invalid/">out</a><script src="./assets/api.js"></script></body></html>`,
+    );
     writeFileSync(join(t.rendererDir, 'assets', 'api.js'), readFileSync(join(bundleDir, 'assets', 'api.js')));
     port = t.server.port;
-    (t.server as unknown as { http: { prependListener(event: 'request' | 'upgrade', listener: (req: IncomingMessage) => void): void } }).http.prependListener('request', (req) => {
-      requests.push({ url: req.url ?? '', referer: req.headers.referer });
-    });
-    (t.server as unknown as { http: { prependListener(event: 'request' | 'upgrade', listener: (req: IncomingMessage) => void): void } }).http.prependListener('upgrade', (req) => {
-      requests.push({ url: req.url ?? '', referer: req.headers.referer });
-    });
+    (t.server as unknown as { http: { prependListener(event: 'request' | 'upgrade', listener: (req: IncomingMessage) => void): void } }).http.prependListener(
+      'request',
+      (req) => {
+        requests.push({ url: req.url ?? '', referer: req.headers.referer });
+      },
+    );
+    (t.server as unknown as { http: { prependListener(event: 'request' | 'upgrade', listener: (req: IncomingMessage) => void): void } }).http.prependListener(
+      'upgrade',
+      (req) => {
+        requests.push({ url: req.url ?? '', referer: req.headers.referer });
+      },
+    );
     browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'] });
   }, 60_000);
 

@@ -18,7 +18,24 @@ describe('Host and Origin rules (origin.ts)', () => {
   });
 
   it('refuses other names, malformed hosts and look-alikes', () => {
-    for (const host of ['evil.example', 'evil.example:80', '127.0.0.1.evil.example', 'localhost.evil.example', '10.0.0.1', '0.0.0.0', '128.0.0.1', '[::2]', '[::ffff:127.0.0.1]', '0x7f.0.0.1', '2130706433', '127.000.0.1', 'user@localhost', 'localhost:99999', 'localhost:', '']) {
+    for (const host of [
+      'evil.example',
+      'evil.example:80',
+      '127.0.0.1.evil.example',
+      'localhost.evil.example',
+      '10.0.0.1',
+      '0.0.0.0',
+      '128.0.0.1',
+      '[::2]',
+      '[::ffff:127.0.0.1]',
+      '0x7f.0.0.1',
+      '2130706433',
+      '127.000.0.1',
+      'user@localhost',
+      'localhost:99999',
+      'localhost:',
+      '',
+    ]) {
       expect(checkHost(host).ok, host).toBe(false);
     }
     expect(checkHost(undefined)).toMatchObject({ ok: false, status: 400 });
@@ -46,7 +63,17 @@ describe('Host and Origin rules (origin.ts)', () => {
     const root = '/srv/ui';
     expect(resolveStaticPath(root, '/')).toBe('/srv/ui/index.html');
     expect(resolveStaticPath(root, '/assets/a.js')).toBe('/srv/ui/assets/a.js');
-    for (const path of ['/../x', '/%2e%2e/x', '/assets/..%2f..%2fx', '/assets/%2e%2e/%2e%2e/x', '/a%5c..%5c..%5cx', '/.hidden', '/assets//a.js', '/%00', '/%E0%A4%A']) {
+    for (const path of [
+      '/../x',
+      '/%2e%2e/x',
+      '/assets/..%2f..%2fx',
+      '/assets/%2e%2e/%2e%2e/x',
+      '/a%5c..%5c..%5cx',
+      '/.hidden',
+      '/assets//a.js',
+      '/%00',
+      '/%E0%A4%A',
+    ]) {
       expect(resolveStaticPath(root, path), path).toBeNull();
     }
   });
@@ -55,7 +82,14 @@ describe('Host and Origin rules (origin.ts)', () => {
     const html = readFileSync(resolve(import.meta.dirname, '../../src/renderer/index.html'), 'utf8');
     const meta = /http-equiv="Content-Security-Policy"\s+content="([^"]+)"/.exec(html)?.[1];
     expect(meta).toBeTruthy();
-    const parse = (policy: string) => new Map(policy.split(';').map((d) => d.trim()).filter(Boolean).map((d) => [d.split(/\s+/)[0]!, d.split(/\s+/).slice(1).join(' ')]));
+    const parse = (policy: string) =>
+      new Map(
+        policy
+          .split(';')
+          .map((d) => d.trim())
+          .filter(Boolean)
+          .map((d) => [d.split(/\s+/)[0]!, d.split(/\s+/).slice(1).join(' ')]),
+      );
     const header = parse(contentSecurityPolicy('127.0.0.1:4000'));
     for (const [name, value] of parse(meta!)) {
       if (name === 'connect-src') expect(header.get(name)).toBe(`${value} ws://127.0.0.1:4000`);
@@ -94,7 +128,18 @@ describe('tandem serve: HTTP, login and WebSocket refusals', () => {
     expect((await rawRequest(port, { path: '/index.html?x=1' })).status).toBe(200);
 
     // No listings, no dot files, no way out of the renderer directory.
-    for (const path of ['/assets', '/assets/', '/.hidden', '/missing.js', '/../secret.txt', '/%2e%2e/secret.txt', '/assets/..%2f..%2fsecret.txt', '/assets/%2e%2e/%2e%2e/secret.txt', '/..%5csecret.txt', '/%2e%2e%2fsecret.txt']) {
+    for (const path of [
+      '/assets',
+      '/assets/',
+      '/.hidden',
+      '/missing.js',
+      '/../secret.txt',
+      '/%2e%2e/secret.txt',
+      '/assets/..%2f..%2fsecret.txt',
+      '/assets/%2e%2e/%2e%2e/secret.txt',
+      '/..%5csecret.txt',
+      '/%2e%2e%2fsecret.txt',
+    ]) {
       const res = await rawRequest(port, { path });
       expect(res.status, path).toBeGreaterThanOrEqual(400);
       expect(res.body).not.toContain('TOP-SECRET');
@@ -143,9 +188,19 @@ describe('tandem serve: HTTP, login and WebSocket refusals', () => {
     expect(foreign.secret).toBeNull();
     const otherPort = await login(port, token, { Origin: `http://127.0.0.1:${port + 1}` });
     expect(otherPort.status).toBe(403);
-    const form = await rawRequest(port, { method: 'POST', path: '/session', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: `login=${token}` });
+    const form = await rawRequest(port, {
+      method: 'POST',
+      path: '/session',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: `login=${token}`,
+    });
     expect(form.status).toBe(415);
-    const big = await rawRequest(port, { method: 'POST', path: '/session', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ login: token, pad: 'x'.repeat(10_000) }) });
+    const big = await rawRequest(port, {
+      method: 'POST',
+      path: '/session',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ login: token, pad: 'x'.repeat(10_000) }),
+    });
     expect(big.status).toBe(413);
     const notJson = await rawRequest(port, { method: 'POST', path: '/session', headers: { 'Content-Type': 'application/json' }, body: '{login' });
     expect(notJson.status).toBe(400);
@@ -153,7 +208,11 @@ describe('tandem serve: HTTP, login and WebSocket refusals', () => {
 
   it('lets only --allow-origin pages read /session across origins', async () => {
     const token = tokenOf(t.server.loginUrl());
-    const preflight = await rawRequest(port, { method: 'OPTIONS', path: '/session', headers: { Origin: 'http://allowed.example:3000', 'Access-Control-Request-Method': 'POST' } });
+    const preflight = await rawRequest(port, {
+      method: 'OPTIONS',
+      path: '/session',
+      headers: { Origin: 'http://allowed.example:3000', 'Access-Control-Request-Method': 'POST' },
+    });
     expect(preflight.status).toBe(204);
     expect(preflight.headers['access-control-allow-origin']).toBe('http://allowed.example:3000');
     const allowed = await login(port, token, { Origin: 'http://allowed.example:3000' });
@@ -304,7 +363,11 @@ describe('tandem serve: the contract over the WebSocket, against a real host and
 
     const info = await client.call('create', { shell: 'bash', cols: 100, rows: 30, title: 'web test' });
     expect(info).toMatchObject({ title: 'web test', shell: 'bash', origin: 'user', cols: 100, rows: 30 });
-    await client.waitFor(() => client.events('roster').some((r) => (r as { terminals: Array<{ id: string }> }).terminals.some((x) => x.id === info.id)), 30_000, 'roster');
+    await client.waitFor(
+      () => client.events('roster').some((r) => (r as { terminals: Array<{ id: string }> }).terminals.some((x) => x.id === info.id)),
+      30_000,
+      'roster',
+    );
 
     const attached = await client.call('attach', { id: info.id });
     expect(typeof attached.snapshot).toBe('string');
@@ -316,12 +379,20 @@ describe('tandem serve: the contract over the WebSocket, against a real host and
     await client.waitForOutput(attachmentId, 'hi-42');
     // The roster goes out again when the command ends: the UI shows its exit.
     type Listed = { id: string; lastCommand: { command: string | null; exitCode: number | null; finishedAt: string } | null };
-    const lastOf = () => client.events('roster').map((r) => (r as { terminals: Listed[] }).terminals.find((x) => x.id === info.id)?.lastCommand).filter(Boolean).at(-1);
+    const lastOf = () =>
+      client
+        .events('roster')
+        .map((r) => (r as { terminals: Listed[] }).terminals.find((x) => x.id === info.id)?.lastCommand)
+        .filter(Boolean)
+        .at(-1);
     await client.waitFor(() => lastOf()?.command != null, 30_000, 'roster with lastCommand');
     expect(lastOf()).toMatchObject({ command: 'echo hi-$((40+2))', exitCode: 0 });
     expect(Date.parse(lastOf()!.finishedAt)).toBeGreaterThan(Date.now() - 60_000);
     // Frames are numbered from 1 after the snapshot, without gaps.
-    const seqs = client.events('output').filter((p) => (p as { attachmentId: string }).attachmentId === attachmentId).map((p) => (p as { seq: number }).seq);
+    const seqs = client
+      .events('output')
+      .filter((p) => (p as { attachmentId: string }).attachmentId === attachmentId)
+      .map((p) => (p as { seq: number }).seq);
     expect(seqs[0]).toBe(1);
     expect(seqs).toEqual(seqs.map((_, i) => i + 1));
 
@@ -350,7 +421,10 @@ describe('tandem serve: the contract over the WebSocket, against a real host and
     expect((bad as { error: { message: string } }).error.message).toMatch(/^cols: /);
 
     client.send({ type: 'call', id: 8, op: 'noSuchOp', args: {} });
-    expect(await client.waitFor(() => client.messages.find((m) => m.type === 'result' && m.id === 8))).toMatchObject({ ok: false, error: { code: 'invalid_argument' } });
+    expect(await client.waitFor(() => client.messages.find((m) => m.type === 'result' && m.id === 8))).toMatchObject({
+      ok: false,
+      error: { code: 'invalid_argument' },
+    });
     client.send({ type: 'call', id: 'nine', op: 'list', args: {} });
     client.send({ type: 'nonsense' });
     client.send('null');
@@ -472,7 +546,7 @@ describe('tandem serve: the contract over the WebSocket, against a real host and
 
   // Frames the host emits while `attach` runs (output the snapshot did not cover) carry the new
   // attachment's id, and the transport orders them after the attach reply (EventGate).
-  it('delivers a new attachment\'s first frames after its attach reply, under its own id', async () => {
+  it("delivers a new attachment's first frames after its attach reply, under its own id", async () => {
     const writer = await TestClient.connect(port, secret);
     const info = await writer.call('create', { shell: 'bash', cols: 80, rows: 24 });
     const first = await writer.call('attach', { id: info.id });
@@ -481,7 +555,12 @@ describe('tandem serve: the contract over the WebSocket, against a real host and
     const viewer = await TestClient.connect(port, secret);
     const order: string[] = [];
     viewer.ws.on('message', (data, isBinary) => {
-      const message = decodeServerMessage(isBinary ? (data as Buffer) : String(data)) as { type: string; id?: number; event?: string; payload?: { attachmentId?: string } };
+      const message = decodeServerMessage(isBinary ? (data as Buffer) : String(data)) as {
+        type: string;
+        id?: number;
+        event?: string;
+        payload?: { attachmentId?: string };
+      };
       if (message.type === 'result') order.push(`result:${message.id}`);
       else if (message.event === 'output') order.push(`output:${message.payload?.attachmentId}`);
     });
@@ -497,49 +576,49 @@ describe('tandem serve: the contract over the WebSocket, against a real host and
     viewer.close();
   });
 
-  it(
-    'pauses the PTY for a follower that never acknowledges, drops it after the stall timeout, and keeps the terminal',
-    async () => {
-      const slow = await TestClient.connect(port, secret, { autoAck: false });
-      const info = await slow.call('create', { shell: 'bash', cols: 80, rows: 24 });
-      const { attachmentId } = await slow.call('attach', { id: info.id });
-      await slow.call('input', { attachmentId, data: 'yes flood-line\r', typed: true });
-      // The PTY pauses once the only follower is ~1 MiB behind: output stops growing.
-      const terminal = t.host.get(info.id);
-      const paused = vi.spyOn(terminal.session, 'pause');
-      await slow.waitFor(() => (slow.output.get(attachmentId)?.length ?? 0) > 1024 * 1024, 30_000, '1 MiB of output');
-      await waitUntil(() => paused.mock.calls.length > 0, 30_000, 'the PTY to pause');
-      // What was read before the pause took effect is still on its way: the PTY's sync (private;
-      // a look, it changes nothing) delivers it to the session, the host sends all of it to the
-      // view, and the view receives every frame sent.
-      await (terminal.session as unknown as { pty: { sync(): Promise<void> } }).pty.sync();
-      const server = terminal.attachments.get(attachmentId)!;
-      await waitUntil(() => server.fromOffset === terminal.ops.streamOffset, 30_000, 'the host to send what the session has');
-      await slow.waitFor(() => slow.lastSeq.get(attachmentId) === server.lastSeq, 30_000, 'the frames sent before the pause');
-      const pausedAt = slow.output.get(attachmentId)!.length;
-      expect(pausedAt).toBeLessThan(4 * 1024 * 1024);
+  it('pauses the PTY for a follower that never acknowledges, drops it after the stall timeout, and keeps the terminal', async () => {
+    const slow = await TestClient.connect(port, secret, { autoAck: false });
+    const info = await slow.call('create', { shell: 'bash', cols: 80, rows: 24 });
+    const { attachmentId } = await slow.call('attach', { id: info.id });
+    await slow.call('input', { attachmentId, data: 'yes flood-line\r', typed: true });
+    // The PTY pauses once the only follower is ~1 MiB behind: output stops growing.
+    const terminal = t.host.get(info.id);
+    const paused = vi.spyOn(terminal.session, 'pause');
+    await slow.waitFor(() => (slow.output.get(attachmentId)?.length ?? 0) > 1024 * 1024, 30_000, '1 MiB of output');
+    await waitUntil(() => paused.mock.calls.length > 0, 30_000, 'the PTY to pause');
+    // What was read before the pause took effect is still on its way: the PTY's sync (private;
+    // a look, it changes nothing) delivers it to the session, the host sends all of it to the
+    // view, and the view receives every frame sent.
+    await (terminal.session as unknown as { pty: { sync(): Promise<void> } }).pty.sync();
+    const server = terminal.attachments.get(attachmentId)!;
+    await waitUntil(() => server.fromOffset === terminal.ops.streamOffset, 30_000, 'the host to send what the session has');
+    await slow.waitFor(() => slow.lastSeq.get(attachmentId) === server.lastSeq, 30_000, 'the frames sent before the pause');
+    const pausedAt = slow.output.get(attachmentId)!.length;
+    expect(pausedAt).toBeLessThan(4 * 1024 * 1024);
 
-      // Nothing more arrives until the stall timeout drops the view (the window is the host's own
-      // timer, not a guessed sleep: a loaded machine only makes it longer).
-      const dropped = await slow.waitFor(() => slow.events('attachmentClosed').find((p) => (p as { attachmentId: string }).attachmentId === attachmentId), 60_000, 'attachmentClosed');
-      expect(slow.output.get(attachmentId)!.length).toBe(pausedAt);
-      expect(dropped).toMatchObject({ attachmentId, error: { code: 'capacity' } });
-      expect(slow.closed).toBeNull();
+    // Nothing more arrives until the stall timeout drops the view (the window is the host's own
+    // timer, not a guessed sleep: a loaded machine only makes it longer).
+    const dropped = await slow.waitFor(
+      () => slow.events('attachmentClosed').find((p) => (p as { attachmentId: string }).attachmentId === attachmentId),
+      60_000,
+      'attachmentClosed',
+    );
+    expect(slow.output.get(attachmentId)!.length).toBe(pausedAt);
+    expect(dropped).toMatchObject({ attachmentId, error: { code: 'capacity' } });
+    expect(slow.closed).toBeNull();
 
-      // The host's state survived: a new view attaches, interrupts the flood and runs a command.
-      const fresh = await TestClient.connect(port, secret);
-      const again = await fresh.call('attach', { id: info.id });
-      await fresh.call('input', { attachmentId: again.attachmentId, data: '\x03', typed: true });
-      // Typed at the prompt, once the flood is over (not while yes still runs).
-      await waitUntil(() => terminal.session.status === 'idle', 30_000, 'the flood to end');
-      await fresh.call('input', { attachmentId: again.attachmentId, data: 'echo ok-$((5*5))\r', typed: true });
-      await fresh.waitForOutput(again.attachmentId, 'ok-25', 30_000);
-      await fresh.call('close', { id: info.id });
-      fresh.close();
-      slow.close();
-    },
-    60_000,
-  );
+    // The host's state survived: a new view attaches, interrupts the flood and runs a command.
+    const fresh = await TestClient.connect(port, secret);
+    const again = await fresh.call('attach', { id: info.id });
+    await fresh.call('input', { attachmentId: again.attachmentId, data: '\x03', typed: true });
+    // Typed at the prompt, once the flood is over (not while yes still runs).
+    await waitUntil(() => terminal.session.status === 'idle', 30_000, 'the flood to end');
+    await fresh.call('input', { attachmentId: again.attachmentId, data: 'echo ok-$((5*5))\r', typed: true });
+    await fresh.waitForOutput(again.attachmentId, 'ok-25', 30_000);
+    await fresh.call('close', { id: info.id });
+    fresh.close();
+    slow.close();
+  }, 60_000);
 });
 
 describe('tandem serve: clients that stop reading', () => {

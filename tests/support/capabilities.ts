@@ -63,7 +63,13 @@ export function command(name: string, hint = '', isRequired = false): CommandCap
   let found = commands.get(key);
   if (!found) {
     const path = hidden.has(name) ? null : which(name);
-    found = { name, path, present: path !== null, required: isRequired, needs: `${name} on PATH${hint ? ` (${hint})` : ''}${hidden.has(name) ? ' [hidden by TANDEM_TEST_HIDE]' : ''}` };
+    found = {
+      name,
+      path,
+      present: path !== null,
+      required: isRequired,
+      needs: `${name} on PATH${hint ? ` (${hint})` : ''}${hidden.has(name) ? ' [hidden by TANDEM_TEST_HIDE]' : ''}`,
+    };
     commands.set(key, found);
   }
   return found;
@@ -105,7 +111,27 @@ export const bubblewrap = capability(
   `bubblewrap that can create namespaces (${bwrapPath}, Debian package bubblewrap; on Ubuntu 24.04 also kernel.apparmor_restrict_unprivileged_userns=0 or a profile)`,
   () =>
     existsSync(bwrapPath) &&
-    spawnSync(bwrapPath, ['--unshare-user', '--disable-userns', '--cap-drop', 'ALL', '--unshare-pid', '--unshare-net', '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', '--', 'true'], { timeout: 5000 }).status === 0,
+    spawnSync(
+      bwrapPath,
+      [
+        '--unshare-user',
+        '--disable-userns',
+        '--cap-drop',
+        'ALL',
+        '--unshare-pid',
+        '--unshare-net',
+        '--ro-bind',
+        '/',
+        '/',
+        '--proc',
+        '/proc',
+        '--dev',
+        '/dev',
+        '--',
+        'true',
+      ],
+      { timeout: 5000 },
+    ).status === 0,
   required('TANDEM_REQUIRE_SANDBOX'),
 );
 
@@ -116,7 +142,12 @@ export const zshForLint = command('zsh', 'apt install zsh; macOS has /bin/zsh', 
 const chromiumOverride = process.env.TANDEM_CHROMIUM;
 /** Debian's Chromium, or the browser TANDEM_CHROMIUM names (which also makes it required). */
 export const chromiumPath = chromiumOverride && chromiumOverride !== '1' && chromiumOverride !== 'true' ? chromiumOverride : '/usr/bin/chromium';
-export const chromium = capability('chromium', `Chromium at ${chromiumPath} (apt install chromium, or TANDEM_CHROMIUM=<a Chromium binary>)`, () => existsSync(chromiumPath), Boolean(chromiumOverride));
+export const chromium = capability(
+  'chromium',
+  `Chromium at ${chromiumPath} (apt install chromium, or TANDEM_CHROMIUM=<a Chromium binary>)`,
+  () => existsSync(chromiumPath),
+  Boolean(chromiumOverride),
+);
 
 /**
  * The gate: true when every capability is present or required. When it is false it prints which
@@ -130,7 +161,11 @@ export function runs(what: string, ...needs: Capability[]): boolean {
 }
 
 /** Running as root, which a test needs to hand its files to another user (chown) and become it. */
-export const root = capability('root', 'root (to chown files to nobody and start a host as nobody; an unprivileged run confines its own terminals instead)', () => process.getuid?.() === 0);
+export const root = capability(
+  'root',
+  'root (to chown files to nobody and start a host as nobody; an unprivileged run confines its own terminals instead)',
+  () => process.getuid?.() === 0,
+);
 
 /**
  * Windows' pseudoconsole (CreatePseudoConsole, Windows 10 1809 and later; node-pty also bundles

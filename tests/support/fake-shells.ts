@@ -13,7 +13,14 @@ export interface FakeShell {
   runs(): number;
 }
 
-export function fakeShell(root: string, at: string, id: string, versionLine: string, runs: string, options: { execs?: string; cellar?: string } = {}): FakeShell {
+export function fakeShell(
+  root: string,
+  at: string,
+  id: string,
+  versionLine: string,
+  runs: string,
+  options: { execs?: string; cellar?: string } = {},
+): FakeShell {
   const file = options.cellar ? join(root, options.cellar) : join(root, at);
   const counter = join(runs, id);
   mkdirSync(dirname(file), { recursive: true });

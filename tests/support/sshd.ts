@@ -122,11 +122,33 @@ export async function startSshd(remoteUser: RemoteUser): Promise<Sshd> {
   );
   mkdirSync('/run/sshd', { recursive: true, mode: 0o755 });
   const knownHosts = join(dir, 'known_hosts');
-  writeFileSync(knownHosts, `[127.0.0.1]:${port} ${execFileSync('cat', [`${hostKey}.pub`], { encoding: 'utf8' }).split(' ').slice(0, 2).join(' ')}\n`);
+  writeFileSync(
+    knownHosts,
+    `[127.0.0.1]:${port} ${execFileSync('cat', [`${hostKey}.pub`], { encoding: 'utf8' })
+      .split(' ')
+      .slice(0, 2)
+      .join(' ')}\n`,
+  );
   const sshd: ChildProcess = spawn(sshdPath, ['-D', '-e', '-f', config], { stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';
   sshd.stderr!.on('data', (chunk: Buffer) => (log = (log + chunk.toString()).slice(-4000)));
-  const ssh = ['ssh', '-i', key, '-p', String(port), '-o', `UserKnownHostsFile=${knownHosts}`, '-o', 'StrictHostKeyChecking=yes', '-o', 'BatchMode=yes', '-o', 'IdentitiesOnly=yes', '-o', 'ConnectTimeout=20'];
+  const ssh = [
+    'ssh',
+    '-i',
+    key,
+    '-p',
+    String(port),
+    '-o',
+    `UserKnownHostsFile=${knownHosts}`,
+    '-o',
+    'StrictHostKeyChecking=yes',
+    '-o',
+    'BatchMode=yes',
+    '-o',
+    'IdentitiesOnly=yes',
+    '-o',
+    'ConnectTimeout=20',
+  ];
   const destination = `${remoteUser}@127.0.0.1`;
   const run = (command: string) => execFileSync(ssh[0]!, [...ssh.slice(1), '-T', destination, command], { encoding: 'utf8', timeout: 60_000 });
   // Ready once a command runs through it (bounded: sshd starts in milliseconds).

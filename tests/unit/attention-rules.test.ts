@@ -1,7 +1,15 @@
 /** When the person is called: the renderer's attention rules over roster states and a test clock. */
 import { describe, expect, it } from 'vitest';
 import type { TerminalView } from '../../src/shared/contract.js';
-import { type AttentionInput, AttentionRules, commandLineWaitMs, commandShownMax, longCommandMs, shownCommand, unansweredAfterMs } from '../../src/renderer/src/lib/attention-rules.js';
+import {
+  type AttentionInput,
+  AttentionRules,
+  commandLineWaitMs,
+  commandShownMax,
+  longCommandMs,
+  shownCommand,
+  unansweredAfterMs,
+} from '../../src/renderer/src/lib/attention-rules.js';
 
 function terminal(id: string, change: Partial<TerminalView> = {}): TerminalView {
   return {
@@ -34,7 +42,13 @@ const noQuestions = { approvals: [], handoffs: [] };
 function setup() {
   let now = 1000;
   const rules = new AttentionRules(() => now);
-  const input = (terminals: TerminalView[], extra: Partial<AttentionInput> = {}): AttentionInput => ({ terminals, questions: noQuestions, activeId: 'other', watching: true, ...extra });
+  const input = (terminals: TerminalView[], extra: Partial<AttentionInput> = {}): AttentionInput => ({
+    terminals,
+    questions: noQuestions,
+    activeId: 'other',
+    watching: true,
+    ...extra,
+  });
   return { rules, input, advance: (ms: number) => (now += ms) };
 }
 
@@ -120,7 +134,9 @@ describe('attention rules', () => {
     expect(rules.update(input([terminal('a', { origin: 'user', lastCommand: { command: 'ls', exitCode: 0, finishedAt: 'x2' } })])).calls).toEqual([]);
     rules.update(input([terminal('a', { origin: 'user', status: 'running' })], { activeId: 'a' }));
     advance(longCommandMs);
-    expect(rules.update(input([terminal('a', { origin: 'user', lastCommand: { command: 'sleep 20', exitCode: 0, finishedAt: 'x3' } })], { activeId: 'a' })).calls).toEqual([]);
+    expect(
+      rules.update(input([terminal('a', { origin: 'user', lastCommand: { command: 'sleep 20', exitCode: 0, finishedAt: 'x3' } })], { activeId: 'a' })).calls,
+    ).toEqual([]);
   });
 
   it('waits for the line of a command that ended unnamed (bash names it after its end), and calls unnamed when none comes', () => {
@@ -145,13 +161,17 @@ describe('attention rules', () => {
     advance(commandLineWaitMs - 1);
     expect(rules.update(input([user({ lastCommand: { command: null, exitCode: 0, finishedAt: 'z2' } })])).calls).toEqual([]);
     advance(1);
-    expect(rules.update(input([user({ lastCommand: { command: null, exitCode: 0, finishedAt: 'z2' } })])).calls).toMatchObject([{ title: '✓ The command finished', body: 'in t-a, after 10 s' }]);
+    expect(rules.update(input([user({ lastCommand: { command: null, exitCode: 0, finishedAt: 'z2' } })])).calls).toMatchObject([
+      { title: '✓ The command finished', body: 'in t-a, after 10 s' },
+    ]);
 
     // A later command ends while one is held: the held one goes out as it is, the later one is judged on its own.
     rules.update(input([user({ status: 'running', lastCommand: { command: null, exitCode: 0, finishedAt: 'z2' } })]));
     advance(longCommandMs);
     expect(rules.update(input([user({ lastCommand: { command: null, exitCode: 1, finishedAt: 'z3' } })])).calls).toEqual([]);
-    expect(rules.update(input([user({ lastCommand: { command: 'ls', exitCode: 0, finishedAt: 'z4' } })])).calls).toMatchObject([{ title: '✗ The command failed (exit 1)' }]);
+    expect(rules.update(input([user({ lastCommand: { command: 'ls', exitCode: 0, finishedAt: 'z4' } })])).calls).toMatchObject([
+      { title: '✗ The command failed (exit 1)' },
+    ]);
   });
 
   it('names a long command that succeeded, and shortens a long command line to its first line', () => {

@@ -38,13 +38,20 @@ describe('electron-builder.yml', () => {
   });
 
   it('keeps the other hardening fuses', () => {
-    expect(config.electronFuses).toMatchObject({ enableNodeOptionsEnvironmentVariable: false, enableNodeCliInspectArguments: false, onlyLoadAppFromAsar: true, enableEmbeddedAsarIntegrityValidation: true });
+    expect(config.electronFuses).toMatchObject({
+      enableNodeOptionsEnvironmentVariable: false,
+      enableNodeCliInspectArguments: false,
+      onlyLoadAppFromAsar: true,
+      enableEmbeddedAsarIntegrityValidation: true,
+    });
   });
 
   it('packs the CLI the bridge command points at, and node-pty and the shell scripts outside the asar', () => {
     expect(binScriptOf('resources/app.asar', 'linux')).toBe('resources/app.asar/bin/tandem.js');
     // The loader normalizes the list into file sets.
-    const patterns = ([config.files].flat() as Array<string | { filter?: string | string[] }>).flatMap((entry) => (typeof entry === 'string' ? [entry] : [entry?.filter ?? []].flat()));
+    const patterns = ([config.files].flat() as Array<string | { filter?: string | string[] }>).flatMap((entry) =>
+      typeof entry === 'string' ? [entry] : [entry?.filter ?? []].flat(),
+    );
     expect(patterns).toEqual(expect.arrayContaining(['bin/**', 'out/**', 'package.json']));
     expect(config.asarUnpack).toContain('node_modules/node-pty/**');
     // The shells read their integration scripts from disk (src/main/resources.ts: app.asar.unpacked).

@@ -7,7 +7,7 @@ const dark = palettes.dark;
 const light = palettes.light;
 
 describe('colour queries', () => {
-  it("formats colours as xterm reports them", () => {
+  it('formats colours as xterm reports them', () => {
     expect(rgbSpec('#0f1115')).toBe('rgb:0f0f/1111/1515');
   });
 

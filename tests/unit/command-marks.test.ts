@@ -23,7 +23,13 @@ function feeder(e: Emulator): (text: string) => number {
 }
 
 /** Each snapshot mark's line as a view shows it: placed relative to the view's cursor, as the renderer does. */
-async function viewLines(snapshot: { data: string }, marks: { cursorLine: number; list: Array<{ line: number }> }, cols: number, rows: number, scrollback = 100_000): Promise<Array<string | null>> {
+async function viewLines(
+  snapshot: { data: string },
+  marks: { cursorLine: number; list: Array<{ line: number }> },
+  cols: number,
+  rows: number,
+  scrollback = 100_000,
+): Promise<Array<string | null>> {
   const t = new Terminal({ cols, rows, scrollback, allowProposedApi: true });
   await new Promise<void>((resolve) => t.write(snapshot.data, resolve));
   const buffer = t.buffer.active;

@@ -40,12 +40,16 @@ describe('credential scrub', () => {
     expect(isCredential('WHATEVER', value)).toBe(true);
   });
 
-  it.each(['postgres://db.internal/app', 'https://example.com/a@b', 'git@github.com:org/repo.git', 'ssh://git@github.com:22/org/repo', 'http://proxy:3128', '/run/user/1000/ssh-agent.sock'])(
-    'keeps an ordinary value: %s',
-    (value) => {
-      expect(isCredentialValue(value)).toBe(false);
-    },
-  );
+  it.each([
+    'postgres://db.internal/app',
+    'https://example.com/a@b',
+    'git@github.com:org/repo.git',
+    'ssh://git@github.com:22/org/repo',
+    'http://proxy:3128',
+    '/run/user/1000/ssh-agent.sock',
+  ])('keeps an ordinary value: %s', (value) => {
+    expect(isCredentialValue(value)).toBe(false);
+  });
 
   it('keeps SSH_AUTH_SOCK whatever its value and scrubs the rest of an environment', () => {
     const env = { SSH_AUTH_SOCK: '/tmp/ssh-x/agent.1', PATH: '/usr/bin', APP_DB: 'postgres://u:p@h/db', CI_JOB_TOKEN: 'x', LANG: 'C.UTF-8' };
@@ -60,7 +64,12 @@ describe('agent environment', () => {
     const env = buildShellEnv({ base, agent: true, terminalId: 't1', instancePath: null });
     expect(env).toMatchObject(gitHookEnv);
     expect(env.GIT_CONFIG_COUNT).toBe('3');
-    expect(env).toMatchObject({ GIT_CONFIG_KEY_0: 'core.fsmonitor', GIT_CONFIG_VALUE_0: 'false', GIT_CONFIG_KEY_2: 'log.showSignature', GIT_CONFIG_VALUE_2: 'false' });
+    expect(env).toMatchObject({
+      GIT_CONFIG_KEY_0: 'core.fsmonitor',
+      GIT_CONFIG_VALUE_0: 'false',
+      GIT_CONFIG_KEY_2: 'log.showSignature',
+      GIT_CONFIG_VALUE_2: 'false',
+    });
     expect(env).not.toHaveProperty('GIT_CONFIG_PARAMETERS');
     expect(env).not.toHaveProperty('GIT_EXTERNAL_DIFF');
     expect(env).not.toHaveProperty('REDIS');
@@ -86,7 +95,9 @@ describe('agent environment by allow list', () => {
     const env = buildShellEnv({ base, agent: true, terminalId: 't1', instancePath: null });
     expect(env).toMatchObject({ PATH: '/usr/bin', HOME: '/home/p', LC_TIME: 'C', TERM_PROGRAM: 'Tandem', TANDEM_TERMINAL_ID: 't1' });
     for (const name of ['ODD_SECRETISH_X', 'SSH_AUTH_SOCK', 'DISPLAY', 'TANDEM_TOKEN']) expect(env).not.toHaveProperty(name);
-    expect(buildShellEnv({ base, agent: true, terminalId: 't1', instancePath: null, agentAllow: ['SSH_AUTH_SOCK'] })).toMatchObject({ SSH_AUTH_SOCK: '/tmp/a' });
+    expect(buildShellEnv({ base, agent: true, terminalId: 't1', instancePath: null, agentAllow: ['SSH_AUTH_SOCK'] })).toMatchObject({
+      SSH_AUTH_SOCK: '/tmp/a',
+    });
     expect(buildShellEnv({ base, agent: false, terminalId: 't1', instancePath: null })).toMatchObject(base);
   });
 

@@ -32,7 +32,8 @@ function numbered(prefix: string, from: number, to: number): string {
   return text;
 }
 
-const emulator = (clock?: ManualClock) => new Emulator({ cols: 40, rows: 10, scrollback: 10_000, hotLines: 500, onReply: () => {}, ...(clock ? { clock } : {}) });
+const emulator = (clock?: ManualClock) =>
+  new Emulator({ cols: 40, rows: 10, scrollback: 10_000, hotLines: 500, onReply: () => {}, ...(clock ? { clock } : {}) });
 
 describe('Emulator.clear (the menu Clear)', () => {
   it('erases scrollback, cold history and screen but the prompt line, and moves no offset', async () => {

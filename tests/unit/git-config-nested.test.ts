@@ -18,7 +18,8 @@ mkdirSync(home, { recursive: true });
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 const env = { PATH: process.env.PATH, HOME: home, GIT_CONFIG_NOSYSTEM: '1' };
-const git = (cwd: string, ...args: string[]): string => execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t.invalid', ...args], { cwd, encoding: 'utf8', env, maxBuffer: 64 << 20 });
+const git = (cwd: string, ...args: string[]): string =>
+  execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t.invalid', ...args], { cwd, encoding: 'utf8', env, maxBuffer: 64 << 20 });
 
 function repo(name: string): string {
   const dir = join(root, name);
@@ -51,7 +52,7 @@ describe('nested repositories (gitlinks) as git reads them', () => {
     expect(await gitConfigProblem(dir, home)).toMatch(/nested repository "zz\/inner": git would use "core\.fsmonitor"/);
   });
 
-  it('a gitlink split across the stream\'s chunks is read whole', async () => {
+  it("a gitlink split across the stream's chunks is read whole", async () => {
     const top = join(root, 'chunks');
     mkdirSync(join(top, 'sub dir', 'inner', '.git'), { recursive: true });
     const listing = Buffer.from(`100644 ${blob} 0\ta.txt\x00160000 ${commit} 0\tsub dir/inner\x00100644 ${blob} 0\tz.txt\x00`);
@@ -73,7 +74,10 @@ describe('nested repositories (gitlinks) as git reads them', () => {
 
   it('more gitlinks than the bound asks without reading them all', async () => {
     const dir = repo('many');
-    addEntries(dir, Array.from({ length: 300 }, (_, i) => `160000 ${commit}\tlink${i}`));
+    addEntries(
+      dir,
+      Array.from({ length: 300 }, (_, i) => `160000 ${commit}\tlink${i}`),
+    );
     expect(await gitConfigProblem(dir, home)).toMatch(/more than 256 nested repositories/);
   });
 
@@ -120,7 +124,9 @@ describe("the terminal's own environment", () => {
     const file = join(root, 'global.gitconfig');
     writeFileSync(file, '[core]\n\tpager = less\n');
     expect(await gitConfigProblem(dir, home, runGit, { env: { GIT_CONFIG_GLOBAL: file } })).toBeNull();
-    expect(await gitConfigProblem(dir, home, runGit, { env: { GIT_CONFIG_GLOBAL: file }, agentSet: ['GIT_CONFIG_GLOBAL'] })).toMatch(/"core\.pager".*global\.gitconfig/);
+    expect(await gitConfigProblem(dir, home, runGit, { env: { GIT_CONFIG_GLOBAL: file }, agentSet: ['GIT_CONFIG_GLOBAL'] })).toMatch(
+      /"core\.pager".*global\.gitconfig/,
+    );
     // A HOME other than the person's: its .gitconfig is not the person's file.
     const elsewhere = join(root, 'elsewhere');
     mkdirSync(elsewhere, { recursive: true });

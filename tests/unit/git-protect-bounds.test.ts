@@ -30,13 +30,17 @@ describe('git protection bounds', () => {
     for (let i = 0; i < 4; i++) expect(existsSync(join(root, 'libs', `r${i}`, '.git', 'hooks'))).toBe(true);
     repo(join(root, 'libs', 'r4'));
     for (let i = 0; i < 5; i++) rmSync(join(root, 'libs', `r${i}`, '.git', 'hooks'), { recursive: true, force: true });
-    expect(() => gitProtection(root, '', { repos: 4, dirs: 100 })).toThrow(expect.objectContaining({ code: 'sandbox_unavailable', message: expect.stringContaining('more than 4 git repositories') }));
+    expect(() => gitProtection(root, '', { repos: 4, dirs: 100 })).toThrow(
+      expect.objectContaining({ code: 'sandbox_unavailable', message: expect.stringContaining('more than 4 git repositories') }),
+    );
     for (let i = 0; i < 5; i++) expect(existsSync(join(root, 'libs', `r${i}`, '.git', 'hooks')), `r${i}`).toBe(false);
   });
 
   it('refuses a tree past the folder bound; skips node_modules and follows no link; a home workspace is not walked', () => {
     for (let i = 0; i < 6; i++) mkdirSync(join(root, 'src', `d${i}`), { recursive: true });
-    expect(() => gitProtection(root, '', { repos: 8, dirs: 5 })).toThrow(expect.objectContaining({ code: 'sandbox_unavailable', message: expect.stringContaining('more than 5 folders') }));
+    expect(() => gitProtection(root, '', { repos: 8, dirs: 5 })).toThrow(
+      expect.objectContaining({ code: 'sandbox_unavailable', message: expect.stringContaining('more than 5 folders') }),
+    );
     rmSync(join(root, 'src'), { recursive: true });
     // Under node_modules, or behind a link to a folder outside: not looked into.
     repo(join(root, 'node_modules', 'pkg'));

@@ -34,7 +34,12 @@ describe('StreamHistory packing', () => {
     expect(plain).toBeGreaterThanOrEqual(plainTailChars);
     expect(clock.pending).toBe(0);
     expect(history.slice(0)).toBe(all);
-    for (const [from, to] of [[0, 10], [1, packBlockChars + 7], [packBlockChars - 3, 3 * packBlockChars + 5], [all.length - 100, all.length]]) {
+    for (const [from, to] of [
+      [0, 10],
+      [1, packBlockChars + 7],
+      [packBlockChars - 3, 3 * packBlockChars + 5],
+      [all.length - 100, all.length],
+    ]) {
       expect(history.slice(from!, to!)).toBe(all.slice(from, to));
     }
   });

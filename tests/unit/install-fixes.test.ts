@@ -30,7 +30,13 @@ describe('the instance lock records pid and start time', () => {
     expect(ownerIsLive({ pid: 55, started: '9001' }, alive, () => '9001')).toBe(true);
     expect(ownerIsLive({ pid: 55, started: '9001' }, alive, () => '12')).toBe(false);
     expect(ownerIsLive({ pid: 55, started: '9001' }, alive, () => null)).toBe(true);
-    expect(ownerIsLive({ pid: 55, started: '9001' }, () => false, () => '9001')).toBe(false);
+    expect(
+      ownerIsLive(
+        { pid: 55, started: '9001' },
+        () => false,
+        () => '9001',
+      ),
+    ).toBe(false);
   });
 
   it.runIf(procStartTimes)('reads start times from /proc, even past a name with spaces and parentheses', () => {
@@ -38,27 +44,34 @@ describe('the instance lock records pid and start time', () => {
     expect(processStartTime(process.pid)).toMatch(/^\d+$/);
   });
 
-  it.runIf(runs('a lock whose pid was reused', command('sleep')))('a lock left by a crash whose pid now names another process is taken over; the live owner is refused', async () => {
-    const home = scratch();
-    const env = { ...process.env, TANDEM_HOME: home };
-    // A live process standing in for one that reused the dead owner's pid.
-    const other = spawn('sleep', ['30']);
-    await new Promise((resolve) => other.once('spawn', resolve));
-    try {
-      writeFileSync(join(home, 'instance.lock'), JSON.stringify({ pid: other.pid, started: 'a-process-that-died' }));
-      const lock = new InstanceLock(env);
-      expect(() => lock.acquire()).not.toThrow();
-      lock.release();
-      writeFileSync(join(home, 'instance.lock'), JSON.stringify({ pid: other.pid, started: processStartTime(other.pid!) }));
-      expect(() => new InstanceLock(env).acquire()).toThrow(InstanceConflictError);
-    } finally {
-      other.kill();
-    }
-  });
+  it.runIf(runs('a lock whose pid was reused', command('sleep')))(
+    'a lock left by a crash whose pid now names another process is taken over; the live owner is refused',
+    async () => {
+      const home = scratch();
+      const env = { ...process.env, TANDEM_HOME: home };
+      // A live process standing in for one that reused the dead owner's pid.
+      const other = spawn('sleep', ['30']);
+      await new Promise((resolve) => other.once('spawn', resolve));
+      try {
+        writeFileSync(join(home, 'instance.lock'), JSON.stringify({ pid: other.pid, started: 'a-process-that-died' }));
+        const lock = new InstanceLock(env);
+        expect(() => lock.acquire()).not.toThrow();
+        lock.release();
+        writeFileSync(join(home, 'instance.lock'), JSON.stringify({ pid: other.pid, started: processStartTime(other.pid!) }));
+        expect(() => new InstanceLock(env).acquire()).toThrow(InstanceConflictError);
+      } finally {
+        other.kill();
+      }
+    },
+  );
 });
 
 describe('pairing snippets', () => {
-  const bridge = { command: 'C:\\Program Files\\Tandem\\Tandem.exe', args: ['C:\\Program Files\\Tandem\\resources\\app.asar\\bin\\tandem.js', 'mcp'], env: { ELECTRON_RUN_AS_NODE: '1' } };
+  const bridge = {
+    command: 'C:\\Program Files\\Tandem\\Tandem.exe',
+    args: ['C:\\Program Files\\Tandem\\resources\\app.asar\\bin\\tandem.js', 'mcp'],
+    env: { ELECTRON_RUN_AS_NODE: '1' },
+  };
 
   it('quote for the shell they are pasted into', () => {
     expect(quoteArg("it's", 'linux')).toBe(`'it'\\''s'`);
@@ -83,6 +96,9 @@ describe('pairing snippets', () => {
     expect(cursor.file).toMatch(/mcpServers/);
     expect(cursor.text.trimStart().startsWith('"tandem": {')).toBe(true);
     const merged = JSON.parse(`{ "mcpServers": { "other": { "command": "x" }, ${cursor.text} } }`) as { mcpServers: Record<string, unknown> };
-    expect(merged.mcpServers).toEqual({ other: { command: 'x' }, tandem: { command: bridge.command, args: [...bridge.args, '--name', 'my-agent'], env: { TANDEM_TOKEN: 'tdm_x', ELECTRON_RUN_AS_NODE: '1' } } });
+    expect(merged.mcpServers).toEqual({
+      other: { command: 'x' },
+      tandem: { command: bridge.command, args: [...bridge.args, '--name', 'my-agent'], env: { TANDEM_TOKEN: 'tdm_x', ELECTRON_RUN_AS_NODE: '1' } },
+    });
   });
 });

@@ -24,9 +24,7 @@ describe('isTrustedSender', () => {
   it('rejects other file URLs, including ones that only share a string prefix', () => {
     expect(isTrustedSender({ url: 'file:///tmp/evil.html' }, fileEntry)).toBe(false);
     expect(isTrustedSender({ url: `${fileEntry}.evil.html` }, fileEntry)).toBe(false);
-    expect(isTrustedSender({ url: 'file:///opt/Tandem/resources/app.asar/out/renderer/index.htm' }, fileEntry)).toBe(
-      false,
-    );
+    expect(isTrustedSender({ url: 'file:///opt/Tandem/resources/app.asar/out/renderer/index.htm' }, fileEntry)).toBe(false);
   });
 
   it('rejects paths that climb out of the trusted one', () => {

@@ -12,7 +12,13 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EventPayload } from '../../src/shared/contract.js';
 import { TerminalHost } from '../../src/main/host/host.js';
-import { installIpcTransport, type IpcInvokeEventLike, type IpcMainLike, type IpcTransport, type WebContentsLike } from '../../src/main/electron/ipc-transport.js';
+import {
+  installIpcTransport,
+  type IpcInvokeEventLike,
+  type IpcMainLike,
+  type IpcTransport,
+  type WebContentsLike,
+} from '../../src/main/electron/ipc-transport.js';
 import { createBridge, type IpcRendererLike } from '../../src/preload/bridge.js';
 import type { IpcReply } from '../../src/shared/wire.js';
 import { IpcClient } from '../../src/renderer/src/api/ipc-client.js';
@@ -127,7 +133,11 @@ describe('IPC transport (through an in-process stand-in for Electron)', () => {
     expect(typeof attached.snapshot).toBe('string');
 
     await api.call('input', { attachmentId: attached.attachmentId, data: 'echo ipc-$((6*7))\r', typed: true });
-    const text = () => outputs.filter((o) => o.attachmentId === attached.attachmentId).map((o) => o.data).join('');
+    const text = () =>
+      outputs
+        .filter((o) => o.attachmentId === attached.attachmentId)
+        .map((o) => o.data)
+        .join('');
     await until(() => text().includes('ipc-42'), 'the echo');
     expect(text()).toContain('ipc-42');
     const lastSeq = outputs.filter((o) => o.attachmentId === attached.attachmentId).at(-1)!.seq;

@@ -49,7 +49,7 @@ describe('lines that change it', () => {
     ['bash', 'builtin alias ls=x', /builtin/],
     ['bash', 'command alias ls=x', /command/],
     ['bash', "trap 'touch x' DEBUG", /trap/],
-    ['bash', "bind -x '\"\\C-m\": touch x'", /bind/],
+    ['bash', 'bind -x \'"\\C-m": touch x\'', /bind/],
     ['bash', 'read PATH < f', /read/],
     ['bash', 'printf -v PATH %s /tmp', /printf/],
     ['bash', 'echo ${X:=/tmp}', /expansion/],
@@ -130,7 +130,9 @@ describe('a terminal whose state the judge cannot see', () => {
     expect(heldStateProblem(terminal, {})).toBeNull();
     lineSubmitted(terminal, 'export X="touch\u202e x"', 'bash', grammars);
     lineSubmitted(terminal, 'ls', 'bash', grammars);
-    expect(heldStateProblem(terminal, {})).toBe('an earlier line in this terminal ("export X=\\"touch\u202e x\\"") runs "export", and the judge cannot see what that changed');
+    expect(heldStateProblem(terminal, {})).toBe(
+      'an earlier line in this terminal ("export X=\\"touch\u202e x\\"") runs "export", and the judge cannot see what that changed',
+    );
     expect(heldStateProblem({}, {})).toBeNull();
   });
 

@@ -24,19 +24,42 @@ const base: InstallFacts = {
 describe('the bridge command agents are given, per kind of install', () => {
   it('deb: the app binary runs its own CLI as Node', () => {
     expect(installKind(base)).toBe('app');
-    expect(bridgeCommand(base)).toEqual({ command: '/opt/Tandem/tandem-terminal', args: ['/opt/Tandem/resources/app.asar/bin/tandem.js', 'mcp'], env: { ELECTRON_RUN_AS_NODE: '1' } });
+    expect(bridgeCommand(base)).toEqual({
+      command: '/opt/Tandem/tandem-terminal',
+      args: ['/opt/Tandem/resources/app.asar/bin/tandem.js', 'mcp'],
+      env: { ELECTRON_RUN_AS_NODE: '1' },
+    });
   });
 
   it('macOS and Windows apps: the same, with their own paths', () => {
-    const mac = { ...base, platform: 'darwin' as const, execPath: '/Applications/Tandem.app/Contents/MacOS/Tandem', binScript: binScriptOf('/Applications/Tandem.app/Contents/Resources/app.asar', 'darwin') };
-    expect(bridgeCommand(mac)).toEqual({ command: mac.execPath, args: ['/Applications/Tandem.app/Contents/Resources/app.asar/bin/tandem.js', 'mcp'], env: { ELECTRON_RUN_AS_NODE: '1' } });
+    const mac = {
+      ...base,
+      platform: 'darwin' as const,
+      execPath: '/Applications/Tandem.app/Contents/MacOS/Tandem',
+      binScript: binScriptOf('/Applications/Tandem.app/Contents/Resources/app.asar', 'darwin'),
+    };
+    expect(bridgeCommand(mac)).toEqual({
+      command: mac.execPath,
+      args: ['/Applications/Tandem.app/Contents/Resources/app.asar/bin/tandem.js', 'mcp'],
+      env: { ELECTRON_RUN_AS_NODE: '1' },
+    });
     const appPath = 'C:\\Users\\p\\AppData\\Local\\Programs\\Tandem\\resources\\app.asar';
-    const win = { ...base, platform: 'win32' as const, execPath: 'C:\\Users\\p\\AppData\\Local\\Programs\\Tandem\\Tandem.exe', binScript: binScriptOf(appPath, 'win32') };
+    const win = {
+      ...base,
+      platform: 'win32' as const,
+      execPath: 'C:\\Users\\p\\AppData\\Local\\Programs\\Tandem\\Tandem.exe',
+      binScript: binScriptOf(appPath, 'win32'),
+    };
     expect(bridgeCommand(win)).toEqual({ command: win.execPath, args: [`${appPath}\\bin\\tandem.js`, 'mcp'], env: { ELECTRON_RUN_AS_NODE: '1' } });
   });
 
   it('AppImage: the AppImage file itself with --mcp, never a path inside its temporary mount', () => {
-    const facts = { ...base, execPath: '/tmp/.mount_TandemAbc/tandem-terminal', binScript: '/tmp/.mount_TandemAbc/resources/app.asar/bin/tandem.js', appImage: '/home/p/Apps/Tandem.AppImage' };
+    const facts = {
+      ...base,
+      execPath: '/tmp/.mount_TandemAbc/tandem-terminal',
+      binScript: '/tmp/.mount_TandemAbc/resources/app.asar/bin/tandem.js',
+      appImage: '/home/p/Apps/Tandem.AppImage',
+    };
     expect(installKind(facts)).toBe('appimage');
     const command = bridgeCommand(facts);
     expect(command).toEqual({ command: '/home/p/Apps/Tandem.AppImage', args: ['--mcp'] });
@@ -57,13 +80,15 @@ describe('the bridge command agents are given, per kind of install', () => {
 });
 
 describe('a host with its own TANDEM_HOME', () => {
-  it('prints configurations that carry it (absolute), beside the install\'s own variables', () => {
+  it("prints configurations that carry it (absolute), beside the install's own variables", () => {
     const app = bridgeCommand(base);
     expect(forThisHost(app, { HOME: '/home/p' })).toBe(app);
     const own = forThisHost(app, { TANDEM_HOME: 'rel/tandem' });
     expect(own.env).toEqual({ ELECTRON_RUN_AS_NODE: '1', TANDEM_HOME: resolve('rel/tandem') });
     const claude = clientConfigs(forThisHost(app, { TANDEM_HOME: '/x/my tandem' }), 'a', 'tdm_x', 'linux').find((c) => c.client === 'Claude Code')!.text;
-    expect(claude).toBe("claude mcp add --scope user tandem -e TANDEM_TOKEN=tdm_x -e ELECTRON_RUN_AS_NODE=1 -e 'TANDEM_HOME=/x/my tandem' -- /opt/Tandem/tandem-terminal /opt/Tandem/resources/app.asar/bin/tandem.js mcp --name a");
+    expect(claude).toBe(
+      "claude mcp add --scope user tandem -e TANDEM_TOKEN=tdm_x -e ELECTRON_RUN_AS_NODE=1 -e 'TANDEM_HOME=/x/my tandem' -- /opt/Tandem/tandem-terminal /opt/Tandem/resources/app.asar/bin/tandem.js mcp --name a",
+    );
   });
 });
 
@@ -76,8 +101,17 @@ describe('`Tandem --mcp`', () => {
   });
 
   it('relaunches itself as Node on its own CLI, keeping the environment', () => {
-    const relaunch = mcpRelaunch({ execPath: 'C:\\T\\Tandem.exe', binScript: 'C:\\T\\resources\\app.asar\\bin\\tandem.js', cliArgs: ['mcp', '--name', 'a'], env: { TANDEM_TOKEN: 't', UNSET: undefined } });
-    expect(relaunch).toEqual({ command: 'C:\\T\\Tandem.exe', args: ['C:\\T\\resources\\app.asar\\bin\\tandem.js', 'mcp', '--name', 'a'], env: { TANDEM_TOKEN: 't', ELECTRON_RUN_AS_NODE: '1' } });
+    const relaunch = mcpRelaunch({
+      execPath: 'C:\\T\\Tandem.exe',
+      binScript: 'C:\\T\\resources\\app.asar\\bin\\tandem.js',
+      cliArgs: ['mcp', '--name', 'a'],
+      env: { TANDEM_TOKEN: 't', UNSET: undefined },
+    });
+    expect(relaunch).toEqual({
+      command: 'C:\\T\\Tandem.exe',
+      args: ['C:\\T\\resources\\app.asar\\bin\\tandem.js', 'mcp', '--name', 'a'],
+      env: { TANDEM_TOKEN: 't', ELECTRON_RUN_AS_NODE: '1' },
+    });
   });
 });
 
@@ -96,7 +130,11 @@ describe('AppImage variables do not reach shells', () => {
   };
 
   it('restores what AppRun changed and drops the runtime variables', () => {
-    expect(withoutAppImageEnv(env)).toEqual({ PATH: '/usr/local/bin:/usr/bin', XDG_DATA_DIRS: '/usr/share/ubuntu:/usr/local/share/:/usr/share/', HOME: '/home/p' });
+    expect(withoutAppImageEnv(env)).toEqual({
+      PATH: '/usr/local/bin:/usr/bin',
+      XDG_DATA_DIRS: '/usr/share/ubuntu:/usr/local/share/:/usr/share/',
+      HOME: '/home/p',
+    });
   });
 
   it('unsets XDG_DATA_DIRS when AppRun made it up, and leaves non-AppImage runs alone', () => {
@@ -130,7 +168,7 @@ describe("the deb's scripts: electron-builder's own, plus bubblewrap's AppArmor 
   /** Ours without the header comment and Tandem's block: what must still equal upstream's. */
   const upstreamPart = (text: string) => text.replace(/^(#!\/bin\/bash\n)(# .*\n)+/, '$1').replace(tandemBlock, '');
 
-  it('keeps electron-builder\'s templates unchanged (re-copy them when it is upgraded)', () => {
+  it("keeps electron-builder's templates unchanged (re-copy them when it is upgraded)", () => {
     for (const name of ['after-install.tpl', 'after-remove.tpl']) expect(upstreamPart(ours(name)).trimEnd()).toBe(upstream(name).trimEnd());
   });
 
@@ -149,7 +187,7 @@ describe("the deb's scripts: electron-builder's own, plus bubblewrap's AppArmor 
     expect(install).not.toMatch(/\$\{[a-zA-Z]+\}/);
   });
 
-  it.runIf(spawnSync('shellcheck', ['--version']).status === 0 || process.env.TANDEM_REQUIRE_SHELL_LINT === '1')('Tandem\'s blocks pass shellcheck', () => {
+  it.runIf(spawnSync('shellcheck', ['--version']).status === 0 || process.env.TANDEM_REQUIRE_SHELL_LINT === '1')("Tandem's blocks pass shellcheck", () => {
     for (const name of ['after-install.tpl', 'after-remove.tpl']) {
       const block = `#!/bin/bash\n${tandemBlock.exec(ours(name))![0]}`;
       const run = spawnSync('shellcheck', ['-s', 'bash', '-'], { input: block, encoding: 'utf8' });
@@ -163,7 +201,12 @@ describe('macOS: a disk image or a translocated copy is never baked into a confi
   const dmg = '/Volumes/Tandem 1.0/Tandem.app/Contents/MacOS/Tandem';
   const translocated = '/private/var/folders/xy/abc123/T/AppTranslocation/5F1E-22/d/Tandem.app/Contents/MacOS/Tandem';
   const installed = '/Applications/Tandem.app/Contents/MacOS/Tandem';
-  const mac = (execPath: string): InstallFacts => ({ ...base, platform: 'darwin', execPath, binScript: `${execPath.replace(/MacOS\/Tandem$/, 'Resources/app.asar')}/bin/tandem.js` });
+  const mac = (execPath: string): InstallFacts => ({
+    ...base,
+    platform: 'darwin',
+    execPath,
+    binScript: `${execPath.replace(/MacOS\/Tandem$/, 'Resources/app.asar')}/bin/tandem.js`,
+  });
 
   it('tells the temporary locations from a lasting one', () => {
     expect(temporaryLocation(dmg, 'darwin')).toBe('disk-image');

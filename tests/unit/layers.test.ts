@@ -59,7 +59,11 @@ function cleanTree(): string {
   write(root, 'src/main/web/server.ts', 'import { host } from "../host/host";\nexport const web = host;\n');
   write(root, 'src/main/electron/ipc.ts', 'import { host } from "../host/host";\nexport const ipc = host;\n');
   write(root, 'src/main/launch/app-location.ts', 'export const where = "/opt/tandem";\n');
-  write(root, 'src/main/runtime.ts', 'import { agent } from "./agent/service";\nimport { web } from "./web/server";\nimport { where } from "./launch/app-location";\nexport const runtime = [agent, web, where];\n');
+  write(
+    root,
+    'src/main/runtime.ts',
+    'import { agent } from "./agent/service";\nimport { web } from "./web/server";\nimport { where } from "./launch/app-location";\nexport const runtime = [agent, web, where];\n',
+  );
   write(root, 'src/main/index.ts', 'import { ipc } from "./electron/ipc";\nimport { runtime } from "./runtime";\nexport const main = [ipc, runtime];\n');
   write(root, 'src/preload/index.ts', 'import { code } from "../shared/contract";\nexport const preload = code;\n');
   write(root, 'src/renderer/src/App.ts', 'import { code } from "../../shared/contract";\nexport const app = code;\n');
@@ -106,7 +110,11 @@ describe('layer rules (dependency-cruiser)', () => {
     { rule: 'preload-imports-beyond-shared', file: 'src/preload/bad.ts', text: 'import { host } from "../main/host/host";\nexport const bad = host;\n' },
     { rule: 'electron-outside-shell', file: 'src/main/host/electron-bad.ts', text: 'import { app } from "electron";\nexport const bad = app;\n' },
     // a type-only import counts too: a layer that needs another's types depends on it
-    { rule: 'layer-platform-imports-upward', file: 'src/main/pty/bad.ts', text: 'import type { session } from "../terminal/session";\nexport type Bad = typeof session;\n' },
+    {
+      rule: 'layer-platform-imports-upward',
+      file: 'src/main/pty/bad.ts',
+      text: 'import type { session } from "../terminal/session";\nexport type Bad = typeof session;\n',
+    },
     { rule: 'no-circular', file: 'src/main/host/a.ts', text: 'import { b } from "./b";\nexport const a = () => b;\n' },
   ];
 
@@ -123,7 +131,10 @@ describe('layer rules (dependency-cruiser)', () => {
     expect(run.code).not.toBe(0);
     const lines = run.out.split('\n');
     for (const { rule, file } of plants) {
-      expect(lines.some((line) => line.includes(`${rule}:`) && line.includes(file)), `${rule} on ${file}`).toBe(true);
+      expect(
+        lines.some((line) => line.includes(`${rule}:`) && line.includes(file)),
+        `${rule} on ${file}`,
+      ).toBe(true);
     }
   });
 });

@@ -24,14 +24,33 @@ const write = (t: HeadlessTerminal, data: string) => new Promise<void>((resolve)
 
 /** What a person sees in a cell, described with the public getters one by one. */
 function look(cell: IBufferCell): string {
-  const flags = [cell.isBold(), cell.isDim(), cell.isItalic(), cell.isUnderline(), cell.isBlink(), cell.isInverse(), cell.isInvisible(), cell.isStrikethrough(), cell.isOverline()].map((f) => (f ? 1 : 0)).join('');
+  const flags = [
+    cell.isBold(),
+    cell.isDim(),
+    cell.isItalic(),
+    cell.isUnderline(),
+    cell.isBlink(),
+    cell.isInverse(),
+    cell.isInvisible(),
+    cell.isStrikethrough(),
+    cell.isOverline(),
+  ]
+    .map((f) => (f ? 1 : 0))
+    .join('');
   const chars = cell.getChars() || ' ';
   return `${chars}/${cell.getWidth()}/${cell.getFgColorMode()}:${cell.getFgColor()}/${cell.getBgColorMode()}:${cell.getBgColor()}/${flags}`;
 }
 
 /** A blank a person cannot tell from an empty cell: bold, dim, italic, blink or hidden show nothing on it. */
 function showsNothing(cell: IBufferCell): boolean {
-  return (cell.getChars() === '' || cell.getChars() === ' ') && cell.isBgDefault() && !cell.isInverse() && !cell.isUnderline() && !cell.isOverline() && !cell.isStrikethrough();
+  return (
+    (cell.getChars() === '' || cell.getChars() === ' ') &&
+    cell.isBgDefault() &&
+    !cell.isInverse() &&
+    !cell.isUnderline() &&
+    !cell.isOverline() &&
+    !cell.isStrikethrough()
+  );
 }
 
 /** Every line as its cells, cut after the last cell that shows anything, and whether it wraps. */
@@ -62,14 +81,38 @@ function sample(seed: number, lines: number): string {
     state = (Math.imul(state, 1103515245) + 12345) & 0x7fffffff; // 32-bit: a plain product loses its low bits in a double
     return state % n;
   };
-  const styles = ['0', '1', '2', '3', '4', '5', '7', '8', '9', '53', '31', '92', '38;5;208', '38;2;10;200;30', '44', '103', '48;5;17', '48;2;250;0;99', '1;4;35;47', '7;33'];
+  const styles = [
+    '0',
+    '1',
+    '2',
+    '3',
+    '4',
+    '5',
+    '7',
+    '8',
+    '9',
+    '53',
+    '31',
+    '92',
+    '38;5;208',
+    '38;2;10;200;30',
+    '44',
+    '103',
+    '48;5;17',
+    '48;2;250;0;99',
+    '1;4;35;47',
+    '7;33',
+  ];
   const words = ['word', 'x', '漢字', 'é', 'tab\there', '🙂', '  spaced  ', 'a'.repeat(50)];
   let text = '';
   for (let i = 0; i < lines; i++) {
     const kind = rand(10);
-    if (kind === 0) text += '\r\n'; // an empty line
-    else if (kind === 1) text += `\x1b[${styles[rand(styles.length)]}m\x1b[K\x1b[0m\r\n`; // a line painted by erase-in-line
-    else if (kind === 2) text += `\x1b[${styles[rand(styles.length)]}m${'z'.repeat(30 + rand(60))}\x1b[0m\r\n`; // wraps
+    if (kind === 0)
+      text += '\r\n'; // an empty line
+    else if (kind === 1)
+      text += `\x1b[${styles[rand(styles.length)]}m\x1b[K\x1b[0m\r\n`; // a line painted by erase-in-line
+    else if (kind === 2)
+      text += `\x1b[${styles[rand(styles.length)]}m${'z'.repeat(30 + rand(60))}\x1b[0m\r\n`; // wraps
     else {
       for (let n = 1 + rand(6); n > 0; n--) text += `\x1b[${styles[rand(styles.length)]}m${words[rand(words.length)]}`;
       if (rand(3) === 0) text += `\x1b[0m${words[rand(words.length)]}`; // ends in the default style: only blanks may be trimmed
@@ -80,7 +123,11 @@ function sample(seed: number, lines: number): string {
 }
 
 describe('cold history line serializer', () => {
-  for (const [cols, packed] of [[40, true], [13, true], [40, false]] as const) {
+  for (const [cols, packed] of [
+    [40, true],
+    [13, true],
+    [40, false],
+  ] as const) {
     it(`replays styles, wide characters, wrapping and painted blanks cell for cell (${cols} columns${packed ? '' : ', public getters only'})`, async () => {
       const source = terminal(cols);
       await write(source, sample(cols, 400));

@@ -5,7 +5,11 @@ import { bridgeSocketPath, maxSocketPathBytes, shortSocketDir } from '../../src/
 function split(max: number, chunks: string[]): { lines: string[]; oversize: string[] } {
   const lines: string[] = [];
   const oversize: string[] = [];
-  const splitter = new LineSplitter(max, (line) => lines.push(line), (tail) => oversize.push(tail));
+  const splitter = new LineSplitter(
+    max,
+    (line) => lines.push(line),
+    (tail) => oversize.push(tail),
+  );
   for (const chunk of chunks) splitter.push(Buffer.from(chunk));
   return { lines, oversize };
 }

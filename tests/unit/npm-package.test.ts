@@ -8,12 +8,18 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const root = resolve(import.meta.dirname, '../..');
-const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string>; dependencies: Record<string, string>; bin: Record<string, string> };
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  scripts: Record<string, string>;
+  dependencies: Record<string, string>;
+  bin: Record<string, string>;
+};
 const built = existsSync(join(root, 'out', 'main', 'cli.js'));
 if (!built) console.warn('npm package check skipped: out/ is not built (`npm test` builds it first; or run `npm run build`).');
 
 describe.runIf(built)('the npm package', () => {
-  const listing = JSON.parse(execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8', shell: process.platform === 'win32' })) as Array<{ files: Array<{ path: string }> }>;
+  const listing = JSON.parse(
+    execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8', shell: process.platform === 'win32' }),
+  ) as Array<{ files: Array<{ path: string }> }>;
   const files = listing[0]!.files.map((file) => file.path);
 
   it('builds before packing, and carries the CLI, its chunks and the UI', () => {
@@ -27,7 +33,9 @@ describe.runIf(built)('the npm package', () => {
     expect(scripts.length).toBeGreaterThan(0);
     for (const script of scripts) {
       expect(files).toContain(`out/resources/shell/${script}`);
-      expect(readFileSync(join(root, 'out', 'resources', 'shell', script), 'utf8'), script).toBe(readFileSync(join(root, 'resources', 'shell', script), 'utf8'));
+      expect(readFileSync(join(root, 'out', 'resources', 'shell', script), 'utf8'), script).toBe(
+        readFileSync(join(root, 'resources', 'shell', script), 'utf8'),
+      );
     }
   });
 
@@ -36,8 +44,12 @@ describe.runIf(built)('the npm package', () => {
   });
 
   it('imports nothing at run time that its dependencies do not provide', () => {
-    const code = ['cli.js', ...readdirSync(join(root, 'out', 'main', 'chunks')).map((chunk) => `chunks/${chunk}`)].map((file) => readFileSync(join(root, 'out', 'main', file), 'utf8')).join('\n');
-    const imported = new Set([...code.matchAll(/(?:^|\n)import\s[^;]*?from\s*["']([^"'.][^"']*)["']/g)].map((m) => m[1]!).filter((name) => !name.startsWith('node:')));
+    const code = ['cli.js', ...readdirSync(join(root, 'out', 'main', 'chunks')).map((chunk) => `chunks/${chunk}`)]
+      .map((file) => readFileSync(join(root, 'out', 'main', file), 'utf8'))
+      .join('\n');
+    const imported = new Set(
+      [...code.matchAll(/(?:^|\n)import\s[^;]*?from\s*["']([^"'.][^"']*)["']/g)].map((m) => m[1]!).filter((name) => !name.startsWith('node:')),
+    );
     const packages = [...imported].map((name) => (name.startsWith('@') ? name.split('/').slice(0, 2).join('/') : name.split('/')[0]!));
     expect(packages.length).toBeGreaterThan(0);
     for (const name of packages) expect(Object.keys(pkg.dependencies), name).toContain(name);

@@ -34,7 +34,11 @@ describe('the editor command', () => {
     const target = { path: '/w/x', line: 1, column: 1 };
     expect(await openResolved(target, { editorCommand: () => '', start: async (argv) => void started.push(argv) })).toBeNull();
     expect(started).toEqual([['xdg-open', '/w/x']]);
-    await openResolved(target, { editorCommand: () => ' ', systemOpen: async (path) => void opened.push(path), start: async (argv) => void started.push(argv) });
+    await openResolved(target, {
+      editorCommand: () => ' ',
+      systemOpen: async (path) => void opened.push(path),
+      start: async (argv) => void started.push(argv),
+    });
     expect(opened).toEqual(['/w/x']);
     expect(await openResolved(target, { editorCommand: () => 'vi +{line}', start: async (argv) => void started.push(argv) })).toEqual(['vi', '+1', '/w/x']);
   });
@@ -64,6 +68,9 @@ describe('resolving a clicked path', () => {
 describe("the desktop app's opener (Electron's shell.openPath, faked: it resolves with an error text)", () => {
   it('succeeds on an empty answer and fails with the text otherwise', async () => {
     await expect(electronSystemOpen(async () => '')('/w/x')).resolves.toBeUndefined();
-    await expect(electronSystemOpen(async () => 'Failed to open path')('/w/x')).rejects.toMatchObject({ code: 'not_found', message: expect.stringContaining('Failed to open path') });
+    await expect(electronSystemOpen(async () => 'Failed to open path')('/w/x')).rejects.toMatchObject({
+      code: 'not_found',
+      message: expect.stringContaining('Failed to open path'),
+    });
   });
 });

@@ -30,7 +30,10 @@ describe('distinctName', () => {
 });
 
 describe('PairingBroker', () => {
-  const from = (connection: object, peer: Partial<PeerFacts> = {}) => ({ connection, peer: { uid: 1000, pid: 10, exe: '/usr/bin/node', by: 'kernel' as const, via: 'unix-socket' as const, ...peer } });
+  const from = (connection: object, peer: Partial<PeerFacts> = {}) => ({
+    connection,
+    peer: { uid: 1000, pid: 10, exe: '/usr/bin/node', by: 'kernel' as const, via: 'unix-socket' as const, ...peer },
+  });
 
   it('merges the same request on its connection, lets only that connection replace it, and never merges across connections', () => {
     const { pairing } = broker(1000);
@@ -44,7 +47,12 @@ describe('PairingBroker', () => {
     // The same connection asking again with another claim replaces its own request.
     const second = pairing.request(claim('codex', 12), from(mine));
     expect(pairing.poll(first)).toEqual({ state: 'expired' });
-    expect(pairing.requests.list().map((request) => request.id).sort()).toEqual([other, second].sort());
+    expect(
+      pairing.requests
+        .list()
+        .map((request) => request.id)
+        .sort(),
+    ).toEqual([other, second].sort());
     // Its connection closing withdraws it.
     pairing.connectionClosed(mine);
     expect(pairing.requests.list().map((request) => request.id)).toEqual([other]);
@@ -53,7 +61,8 @@ describe('PairingBroker', () => {
   it('refuses another uid, and a TCP request whose user the kernel did not tell (Linux)', () => {
     const { pairing } = broker(1000);
     expect(() => pairing.request(claim('codex'), from({}, { uid: 65534 }))).toThrow(expect.objectContaining({ code: 'forbidden' }));
-    if (process.platform === 'linux') expect(() => pairing.request(claim('codex'), from({}, { uid: null, via: 'tcp', by: 'none' }))).toThrow(expect.objectContaining({ code: 'forbidden' }));
+    if (process.platform === 'linux')
+      expect(() => pairing.request(claim('codex'), from({}, { uid: null, via: 'tcp', by: 'none' }))).toThrow(expect.objectContaining({ code: 'forbidden' }));
     expect(pairing.requests.list()).toEqual([]);
   });
 
@@ -88,7 +97,9 @@ describe('PairingBroker', () => {
     pairing.request(claim('flood'), from({}));
     pairing.denyAll();
     expect(pairing.pausedUntilIso()).toBe(new Date(wall + denyAllPauseMs).toISOString());
-    expect(() => pairing.request(claim('codex', 2, '/usr/bin/codex'), from({}, { pid: 2, exe: '/usr/bin/codex' }))).toThrow(expect.objectContaining({ code: 'pairing_denied' }));
+    expect(() => pairing.request(claim('codex', 2, '/usr/bin/codex'), from({}, { pid: 2, exe: '/usr/bin/codex' }))).toThrow(
+      expect.objectContaining({ code: 'pairing_denied' }),
+    );
     expect(pairing.requests.list()).toEqual([]);
     const before = told;
     await clock.advance(denyAllPauseMs);
@@ -128,7 +139,12 @@ describe('PairingBroker', () => {
     pairing.request(claim('other', 4));
     pairing.denyAll();
     await Promise.resolve();
-    expect(pairing.deniedClaims().map((denied) => denied.name).sort()).toEqual(['gemini', 'other']);
+    expect(
+      pairing
+        .deniedClaims()
+        .map((denied) => denied.name)
+        .sort(),
+    ).toEqual(['gemini', 'other']);
   });
 
   it('gives an Allow-once claim of a paired name a name of its own, and refuses to always-allow it', async () => {

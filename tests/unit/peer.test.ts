@@ -65,7 +65,13 @@ describe.runIf(runs('the kernel names the peer (/proc/net/unix, /proc/<pid>/fd)'
     await new Promise<void>((resolve) => server.listen(path, resolve));
     connect(path);
     const socket = await accepted;
-    expect(await unixSocketPeer(socket, { ownUid: 4321, ss: async () => null })).toEqual({ uid: 4321, pid: null, exe: null, by: 'directory', via: 'unix-socket' });
+    expect(await unixSocketPeer(socket, { ownUid: 4321, ss: async () => null })).toEqual({
+      uid: 4321,
+      pid: null,
+      exe: null,
+      by: 'directory',
+      via: 'unix-socket',
+    });
     socket.destroy();
     server.close();
   });

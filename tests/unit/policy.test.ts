@@ -19,7 +19,14 @@ beforeAll(async () => {
 });
 
 function verdict(line: string, settings: PolicySettings = defaultPolicy, hasKeys = false): string {
-  return judge(line, settings, { hasKeys, shell: 'bash', grammars, operands: { cwd: workspace, workspace, roots: { home: '/nonexistent-home', tandemDirs: [] } }, home: '/nonexistent-home', gitConfig }).verdict;
+  return judge(line, settings, {
+    hasKeys,
+    shell: 'bash',
+    grammars,
+    operands: { cwd: workspace, workspace, roots: { home: '/nonexistent-home', tandemDirs: [] } },
+    home: '/nonexistent-home',
+    gitConfig,
+  }).verdict;
 }
 
 describe('approval policy', () => {

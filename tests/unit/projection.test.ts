@@ -38,7 +38,7 @@ function rng(seed: number): () => number {
 function randomSplit(text: string, seed: number, maxLen = 16): string[] {
   const r = rng(seed);
   const out: string[] = [];
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const n = 1 + Math.floor(r() * maxLen);
     out.push(text.slice(i, i + n));
     i += n;

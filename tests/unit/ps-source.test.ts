@@ -15,7 +15,8 @@ const password: TtyModes = { echo: false, icanon: true, isig: true };
 describe('wait channels', () => {
   it('classes Linux kernel functions, old and new, and the BSD messages', () => {
     for (const name of ['n_tty_read', 'wait_woken', 'ttyin']) expect(classifyWchan(name)).toBe('read');
-    for (const name of ['do_select', 'core_sys_select', 'do_sys_poll', 'poll_schedule_timeout.constprop.0', 'ep_poll', 'do_epoll_wait', 'select', 'kqread']) expect(classifyWchan(name)).toBe('poll');
+    for (const name of ['do_select', 'core_sys_select', 'do_sys_poll', 'poll_schedule_timeout.constprop.0', 'ep_poll', 'do_epoll_wait', 'select', 'kqread'])
+      expect(classifyWchan(name)).toBe('poll');
     for (const name of ['hrtimer_nanosleep', 'do_wait', 'futex_do_wait', 'pipe_read', 'anon_pipe_read']) expect(classifyWchan(name)).toBe('other');
     // macOS prints "-" for every process (xnu fills no p_wchan): unknown, never a wait.
     expect(classifyWchan('-')).toBe('unknown');
@@ -100,7 +101,16 @@ describe('macOS fixtures (the format of adv_cmds ps; see fixtures/ps/README.md)'
 
   it('parses the table: session 0 (unknown), ?? for no terminal, executable paths', () => {
     const table = parseTable(fixture('macos-table.txt'));
-    expect(table.find((p) => p.pid === 4402)).toEqual({ pid: 4402, ppid: 4311, pgid: 4402, sess: 0, stat: 'S+', tty: 'ttys003', lstart: 'Wed Dec 2 14:58:40 2026', comm: 'python3' });
+    expect(table.find((p) => p.pid === 4402)).toEqual({
+      pid: 4402,
+      ppid: 4311,
+      pgid: 4402,
+      sess: 0,
+      stat: 'S+',
+      tty: 'ttys003',
+      lstart: 'Wed Dec 2 14:58:40 2026',
+      comm: 'python3',
+    });
     expect(table.find((p) => p.pid === 4420)).toMatchObject({ ppid: 1, tty: '??', comm: 'sleep' });
     expect(table).toHaveLength(5);
   });

@@ -66,7 +66,7 @@ describe('pwsh launch plan', () => {
     const statements = rc.split('\n').filter((line) => line && !line.includes('Set-StrictMode'));
     expect(statements.slice(0, 4).join('\n')).toMatch(/UTF8Encoding.*\n.*OutputEncoding.*\n.*InputEncoding.*\n\$global:OutputEncoding/);
     expect(statements[4]).toBe("try { [IO.Directory]::Delete('/tmp/tandem-rc-x1', $true) } catch { }");
-    expect(sourcedScript(rc)).toContain("Set-PSReadLineOption -HistorySavePath $t.History");
+    expect(sourcedScript(rc)).toContain('Set-PSReadLineOption -HistorySavePath $t.History');
     expect(rc).toContain("History = '/tmp/tandem-history-abc'");
   });
 
@@ -78,7 +78,19 @@ describe('pwsh launch plan', () => {
 
   it('renders the credential list as a regex that agrees with isCredentialName', () => {
     const pattern = new RegExp(credentialPattern(), 'i');
-    for (const name of ['GITHUB_TOKEN', 'gh_token', 'MY_API_KEY', 'AWS_SECRET_ACCESS_KEY', 'TOKEN', 'DB_PASSWORD', 'TOKENIZERS_PARALLELISM', 'SSH_AUTH_SOCK', 'PATH', 'MY_TOKEN_FILE', 'X_PRIVATE_KEY']) {
+    for (const name of [
+      'GITHUB_TOKEN',
+      'gh_token',
+      'MY_API_KEY',
+      'AWS_SECRET_ACCESS_KEY',
+      'TOKEN',
+      'DB_PASSWORD',
+      'TOKENIZERS_PARALLELISM',
+      'SSH_AUTH_SOCK',
+      'PATH',
+      'MY_TOKEN_FILE',
+      'X_PRIVATE_KEY',
+    ]) {
       expect(pattern.test(name), name).toBe(isCredentialName(name));
     }
   });

@@ -101,13 +101,17 @@ describe('readiness: prompts that run nothing', () => {
   it('an empty Enter reprints the prompt: idle, and it settles writes but not follows', () => {
     const { state, effects } = step(atPrompt(), end(0, 0));
     expect(state.phase).toEqual({ kind: 'idle' });
-    expect(settles(effects)).toEqual([{ kind: 'settle', scope: { kind: 'prompt', follows: false }, status: 'done', evidence: 'marker', exitCode: 0, fromMarker: false }]);
+    expect(settles(effects)).toEqual([
+      { kind: 'settle', scope: { kind: 'prompt', follows: false }, status: 'done', evidence: 'marker', exitCode: 0, fromMarker: false },
+    ]);
   });
 
   it('a submitted line that ran nothing (a comment, Ctrl+C in the editor) settles follows too', () => {
     const { state, effects } = walk(atPrompt(), { type: 'write', command: true }, end(0, 130));
     expect(state.phase).toEqual({ kind: 'idle' });
-    expect(settles(effects)).toEqual([{ kind: 'settle', scope: { kind: 'prompt', follows: true }, status: 'done', evidence: 'marker', exitCode: 130, fromMarker: false }]);
+    expect(settles(effects)).toEqual([
+      { kind: 'settle', scope: { kind: 'prompt', follows: true }, status: 'done', evidence: 'marker', exitCode: 130, fromMarker: false },
+    ]);
   });
 
   it('input to a running program (not a command) changes nothing', () => {
@@ -203,9 +207,15 @@ describe('readiness: probe evidence', () => {
 
   it('output between the looks, output during the look, other evidence or none: start over', () => {
     const state = running();
-    expect(step(state, look('read', 12, 12, { evidence: 'read', offset: 10 })).effects[0]).toEqual({ kind: 'candidate', value: { evidence: 'read', offset: 12 } });
+    expect(step(state, look('read', 12, 12, { evidence: 'read', offset: 10 })).effects[0]).toEqual({
+      kind: 'candidate',
+      value: { evidence: 'read', offset: 12 },
+    });
     expect(step(state, look('read', 10, 11, { evidence: 'read', offset: 10 })).effects).toEqual([{ kind: 'candidate', value: null }]);
-    expect(step(state, look('poll', 10, 10, { evidence: 'read', offset: 10 })).effects[0]).toEqual({ kind: 'candidate', value: { evidence: 'poll', offset: 10 } });
+    expect(step(state, look('poll', 10, 10, { evidence: 'read', offset: 10 })).effects[0]).toEqual({
+      kind: 'candidate',
+      value: { evidence: 'poll', offset: 10 },
+    });
     expect(step(state, look(null, 10, 10, { evidence: 'read', offset: 10 })).effects).toEqual([{ kind: 'candidate', value: null }]);
   });
 

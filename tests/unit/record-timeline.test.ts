@@ -10,7 +10,17 @@ import { caught } from '../support/caught.js';
 import { ManualClock } from '../support/manual-clock.js';
 
 const day = 24 * 60 * 60 * 1000;
-const meta = (terminalId: string) => ({ terminalId, title: 't', origin: 'agent' as const, agent: 'a', shell: 'bash', cwd: '/w', cols: 80, rows: 24, sandbox: null });
+const meta = (terminalId: string) => ({
+  terminalId,
+  title: 't',
+  origin: 'agent' as const,
+  agent: 'a',
+  shell: 'bash',
+  cwd: '/w',
+  cols: 80,
+  rows: 24,
+  sandbox: null,
+});
 
 let dir: string;
 let clock: ManualClock;
@@ -54,7 +64,10 @@ describe('the timeline hash chain', () => {
       return (await store.export(id)).verification;
     };
     // A changed field (the person's rejection turned into nothing to see): the next line's prev no longer matches.
-    expect(await check(lines.map((l, i) => (i === 2 ? l.replace('"decidedBy":"person"', '"decidedBy":"deny_list"') : l)))).toMatchObject({ ok: false, firstBad: 4 });
+    expect(await check(lines.map((l, i) => (i === 2 ? l.replace('"decidedBy":"person"', '"decidedBy":"deny_list"') : l)))).toMatchObject({
+      ok: false,
+      firstBad: 4,
+    });
     // The last record edited: no line after it breaks, the head kept in the .cast does.
     expect(await check(lines.map((l, i) => (i === 4 ? l.replace('"cause":"agent"', '"cause":"ui"') : l)))).toMatchObject({ ok: false, firstBad: 5 });
     // A removed record.

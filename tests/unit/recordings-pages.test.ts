@@ -52,7 +52,12 @@ describe('RecordingStore.readCast: a .cast in pages', () => {
     expect(all.pages).toBe(3);
     expect(all.skipped).toBe(0);
     expect(all.text === cast).toBe(true);
-    for (const offset of all.offsets.slice(1)) expect(Buffer.from(cast).subarray(offset - 1, offset).toString()).toBe('\n');
+    for (const offset of all.offsets.slice(1))
+      expect(
+        Buffer.from(cast)
+          .subarray(offset - 1, offset)
+          .toString(),
+      ).toBe('\n');
     // A terminal id finds its newest recording, as exportRecording does.
     expect((await store.readCast('paged', 0)).id).toBe(id);
   });

@@ -7,7 +7,16 @@ import { decodeField, MarkerScanner } from '../../src/main/terminal/markers.js';
 import { parseRedirectReport, type RedirectReport } from '../../src/main/shells/redirect-report.js';
 
 function report(overrides: Partial<RedirectReport> = {}): RedirectReport {
-  return { pathChanged: false, incomplete: false, aliases: new Map(), globalAliases: new Set(), hashed: new Map(), builtins: new Set(), functions: new Set(), ...overrides };
+  return {
+    pathChanged: false,
+    incomplete: false,
+    aliases: new Map(),
+    globalAliases: new Set(),
+    hashed: new Map(),
+    builtins: new Set(),
+    functions: new Set(),
+    ...overrides,
+  };
 }
 let grammars: Grammars;
 beforeAll(async () => {
@@ -15,7 +24,12 @@ beforeAll(async () => {
 });
 const workspace = tmpdir();
 const allowed = (line: string) =>
-  judge(line, defaultPolicy, { shell: 'bash', grammars, operands: { cwd: workspace, workspace, roots: { home: '/nonexistent-home', tandemDirs: [] } }, home: '/nonexistent-home' }).verdict === 'run';
+  judge(line, defaultPolicy, {
+    shell: 'bash',
+    grammars,
+    operands: { cwd: workspace, workspace, roots: { home: '/nonexistent-home', tandemDirs: [] } },
+    home: '/nonexistent-home',
+  }).verdict === 'run';
 
 describe('redirectedBy', () => {
   it('lets a line through when the shell reported nothing that names its program', () => {
@@ -32,11 +46,26 @@ describe('redirectedBy', () => {
     ['a quoted function name', "'git' status", report({ functions: new Set(['git']) }), /function/],
     ['an alias to another program', 'ls', report({ aliases: new Map([['ls', 'touch canary']]) }), /alias/],
     ['an alias that adds a separator', 'ls', report({ aliases: new Map([['ls', 'ls; touch canary']]) }), /alias/],
-    ['an alias whose expansion ends in a blank', 'ls x', report({ aliases: new Map([['ls', 'ls '], ['x', 'rm -rf ~']]) }), /alias/],
+    [
+      'an alias whose expansion ends in a blank',
+      'ls x',
+      report({
+        aliases: new Map([
+          ['ls', 'ls '],
+          ['x', 'rm -rf ~'],
+        ]),
+      }),
+      /alias/,
+    ],
     ['an alias adding an option that writes', 'git diff', report({ aliases: new Map([['git', 'git -c core.pager=evil']]) }), /alias/],
     ['a zsh global alias among the words', 'cat G', report({ globalAliases: new Set(['G']) }), /global alias/],
     ['a name the hash table sends elsewhere', 'ls', report({ hashed: new Map([['ls', '/tmp/x']]) }), /hashed to \/tmp\/x/],
-    ['a same-program alias of a hashed name', 'ls -la', report({ aliases: new Map([['ls', 'ls --color=auto']]), hashed: new Map([['ls', '/tmp/x']]) }), /hashed/],
+    [
+      'a same-program alias of a hashed name',
+      'ls -la',
+      report({ aliases: new Map([['ls', 'ls --color=auto']]), hashed: new Map([['ls', '/tmp/x']]) }),
+      /hashed/,
+    ],
     ['a loaded builtin', 'cat x', report({ builtins: new Set(['cat']) }), /builtin loaded/],
     ['a changed PATH', 'ls', report({ pathChanged: true }), /PATH/],
     ['an incomplete report', 'pwd', report({ incomplete: true }), /could not list/],
@@ -88,7 +117,14 @@ describe('redirect report markers', () => {
     expect(parseRedirectReport(['t', '0', '0', '0', '0', 'f'], decodeField)).toMatchObject({ incomplete: true, functions: new Set(['f']) });
   });
 
-  it.each([['x', '0', '0', '0', '0'], ['', '2', '0', '0', '0', 'ls'], ['', '0', '0', '1', '0', 'ls'], ['', '-1', '0', '0', '0'], ['', 'a', '0', '0', '0'], ['', '0', '0']])('drops a malformed report %j', (...fields) => {
+  it.each([
+    ['x', '0', '0', '0', '0'],
+    ['', '2', '0', '0', '0', 'ls'],
+    ['', '0', '0', '1', '0', 'ls'],
+    ['', '-1', '0', '0', '0'],
+    ['', 'a', '0', '0', '0'],
+    ['', '0', '0'],
+  ])('drops a malformed report %j', (...fields) => {
     expect(parseRedirectReport(fields, decodeField)).toBeNull();
   });
 

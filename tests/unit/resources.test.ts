@@ -24,13 +24,19 @@ describe('locateResources', () => {
     ['the npm package', '/usr/lib/node_modules/tandem-terminal/out/main/chunks', '/usr/lib/node_modules/tandem-terminal/out/resources'],
     ['the Linux installers', '/opt/Tandem/resources/app.asar/out/main/chunks', '/opt/Tandem/resources/app.asar.unpacked/out/resources'],
     ['the AppImage', '/tmp/.mount_TandemX1/resources/app.asar/out/main', '/tmp/.mount_TandemX1/resources/app.asar.unpacked/out/resources'],
-    ['the macOS app', '/Applications/Tandem.app/Contents/Resources/app.asar/out/main', '/Applications/Tandem.app/Contents/Resources/app.asar.unpacked/out/resources'],
+    [
+      'the macOS app',
+      '/Applications/Tandem.app/Contents/Resources/app.asar/out/main',
+      '/Applications/Tandem.app/Contents/Resources/app.asar.unpacked/out/resources',
+    ],
   ])('finds it from %s', (_layout, moduleDir, expected) => {
     expect(locateResources(moduleDir, posix)).toBe(expected);
   });
 
   it('finds it in the Windows installer, outside the archive', () => {
-    expect(locateResources('C:\\Program Files\\Tandem\\resources\\app.asar\\out\\main\\chunks', win32)).toBe('C:\\Program Files\\Tandem\\resources\\app.asar.unpacked\\out\\resources');
+    expect(locateResources('C:\\Program Files\\Tandem\\resources\\app.asar\\out\\main\\chunks', win32)).toBe(
+      'C:\\Program Files\\Tandem\\resources\\app.asar.unpacked\\out\\resources',
+    );
     expect(locateResources('C:/Users/me/tandem/src/main', win32)).toBe('C:\\Users\\me\\tandem\\resources');
   });
 
@@ -67,17 +73,21 @@ describe('the generated rc files', () => {
     ['pwsh', pwshDialect, 'tandem.ps1', /^& \(\[scriptblock\]::Create\(\[IO\.File\]::ReadAllText\('([^']+)'\)\)\)$/, true],
   ];
 
-  it.each(cases)('%s: sources its script last and keeps the secret, rc directory, variables and credential patterns in the rc', (_name, dialect, script, sourcing, history) => {
-    const plan = dialect.plan(dialect.name, ctx);
-    const rc = plan.files.at(-1)!.content;
-    const last = rc.trimEnd().split('\n').at(-1)!;
-    expect(sourcing.exec(last)?.[1]).toBe(shellScriptPath(script));
-    for (const value of [secret, ctx.rcDir, ...(history ? [ctx.historyFile!] : []), 'reapplied-value', 'SSH_AUTH_SOCK', 'GITHUB_TOKEN', 'hooks']) expect(rc, value).toContain(value);
-    const text = readFileSync(shellScriptPath(script), 'utf8');
-    for (const value of [secret, ctx.rcDir, 'reapplied-value', 'GITHUB_TOKEN', 'hooks.slack.com']) expect(text, value).not.toContain(value);
-    // Neither the process's arguments nor its environment carry what the rc file keeps.
-    const visible = [...plan.args, ...Object.values(plan.env)].join('\n');
-    expect(visible).not.toContain(secret);
-    expect(visible).not.toContain('reapplied-value');
-  });
+  it.each(cases)(
+    '%s: sources its script last and keeps the secret, rc directory, variables and credential patterns in the rc',
+    (_name, dialect, script, sourcing, history) => {
+      const plan = dialect.plan(dialect.name, ctx);
+      const rc = plan.files.at(-1)!.content;
+      const last = rc.trimEnd().split('\n').at(-1)!;
+      expect(sourcing.exec(last)?.[1]).toBe(shellScriptPath(script));
+      for (const value of [secret, ctx.rcDir, ...(history ? [ctx.historyFile!] : []), 'reapplied-value', 'SSH_AUTH_SOCK', 'GITHUB_TOKEN', 'hooks'])
+        expect(rc, value).toContain(value);
+      const text = readFileSync(shellScriptPath(script), 'utf8');
+      for (const value of [secret, ctx.rcDir, 'reapplied-value', 'GITHUB_TOKEN', 'hooks.slack.com']) expect(text, value).not.toContain(value);
+      // Neither the process's arguments nor its environment carry what the rc file keeps.
+      const visible = [...plan.args, ...Object.values(plan.env)].join('\n');
+      expect(visible).not.toContain(secret);
+      expect(visible).not.toContain('reapplied-value');
+    },
+  );
 });

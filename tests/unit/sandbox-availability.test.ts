@@ -30,7 +30,7 @@ describe('explaining a failed probe', () => {
   const uidMap = { status: 1, said: 'bwrap: setting up uid map: Permission denied\n' };
   const noPerm = { status: 1, said: 'bwrap: No permissions to create new namespace, likely because the kernel does not allow non-privileged user namespaces.' };
 
-  it('a started probe is no problem, whatever the sysctl says (the deb\'s profile lets bubblewrap through)', () => {
+  it("a started probe is no problem, whatever the sysctl says (the deb's profile lets bubblewrap through)", () => {
     expect(classifyProbe({ status: 0, said: '' }, userNamespacesRestricted(sysctl('1')))).toBeNull();
   });
 
@@ -47,7 +47,10 @@ describe('explaining a failed probe', () => {
   it("no sysctl: bubblewrap's AppArmor words still name AppArmor; other failures name user namespaces", () => {
     expect(classifyProbe(uidMap, null)?.cause).toBe('apparmor');
     expect(classifyProbe(noPerm, null)?.cause).toBe('apparmor');
-    expect(classifyProbe({ status: 1, said: 'bwrap: Creating new namespace failed: nesting depth or /proc/sys/user/max_*_namespaces exceeded (ENOSPC)' }, null)?.cause).toBe('userns');
+    expect(
+      classifyProbe({ status: 1, said: 'bwrap: Creating new namespace failed: nesting depth or /proc/sys/user/max_*_namespaces exceeded (ENOSPC)' }, null)
+        ?.cause,
+    ).toBe('userns');
   });
 
   it('sysctl 0: not AppArmor, even with the same words (max_user_namespaces=0 says them too)', () => {

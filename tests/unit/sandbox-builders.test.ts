@@ -25,7 +25,15 @@ const spec: SandboxSpec = {
 };
 
 const build = (over: Partial<SandboxSpec> = {}) =>
-  bwrapArgs({ spec: { ...spec, ...over }, pty: '/dev/pts/7', infoFd: 3, seccompFd: 4, unsetEnv: ['SSH_AUTH_SOCK'], setEnv: { TMPDIR: '/tmp' }, command: ['/bin/bash', '-i'] });
+  bwrapArgs({
+    spec: { ...spec, ...over },
+    pty: '/dev/pts/7',
+    infoFd: 3,
+    seccompFd: 4,
+    unsetEnv: ['SSH_AUTH_SOCK'],
+    setEnv: { TMPDIR: '/tmp' },
+    command: ['/bin/bash', '-i'],
+  });
 
 /** Index of the option `flag` whose next arguments are `rest`. */
 function at(args: string[], flag: string, ...rest: string[]): number {
@@ -87,7 +95,13 @@ describe('bubblewrap arguments', () => {
   });
 
   it('still hides a path under /tmp that the workspace brings back', () => {
-    const args = build({ workspace: '/tmp/w', hidden: [{ path: '/tmp/w/.ssh', dir: true }, { path: '/tmp/.X11-unix', dir: true }] });
+    const args = build({
+      workspace: '/tmp/w',
+      hidden: [
+        { path: '/tmp/w/.ssh', dir: true },
+        { path: '/tmp/.X11-unix', dir: true },
+      ],
+    });
     expect(at(args, '--tmpfs', '/tmp/w/.ssh')).toBeGreaterThan(at(args, '--bind', '/tmp/w', '/tmp/w'));
     expect(args).not.toContain('/tmp/.X11-unix');
   });
@@ -157,7 +171,13 @@ describe('sandbox-exec profile', () => {
 
   it('lets the terminal use its temp directory and caches inside the hidden state (last match wins)', () => {
     const text = seatbeltProfile(mac);
-    for (const path of [`${mac.tmpDir}/x`, '/Users/ada/Library/Tandem/sandbox/a/cache/npm/x', '/Users/ada/Library/Tandem/sandbox/a/history/bash', '/Users/ada/proj/src/a.ts', '/dev/ttys003']) {
+    for (const path of [
+      `${mac.tmpDir}/x`,
+      '/Users/ada/Library/Tandem/sandbox/a/cache/npm/x',
+      '/Users/ada/Library/Tandem/sandbox/a/history/bash',
+      '/Users/ada/proj/src/a.ts',
+      '/dev/ttys003',
+    ]) {
       expect(allowed(text, 'file-write*', path), path).toBe(true);
     }
     expect(allowed(text, 'file-read*', `${mac.tmpDir}/x`)).toBe(true);
@@ -166,7 +186,13 @@ describe('sandbox-exec profile', () => {
 
   it('hides the rest of the state and the credentials, keeps .git read-only, refuses writes elsewhere', () => {
     const text = seatbeltProfile(mac);
-    for (const path of ['/Users/ada/Library/Tandem/agents.json', '/Users/ada/Library/Tandem/sandbox/b/cache/x', '/Users/ada/.ssh/id_ed25519', '/Users/ada/.net"rc', '/Users/ada/proj/.env-secrets/key']) {
+    for (const path of [
+      '/Users/ada/Library/Tandem/agents.json',
+      '/Users/ada/Library/Tandem/sandbox/b/cache/x',
+      '/Users/ada/.ssh/id_ed25519',
+      '/Users/ada/.net"rc',
+      '/Users/ada/proj/.env-secrets/key',
+    ]) {
       expect(allowed(text, 'file-read*', path), path).toBe(false);
       expect(allowed(text, 'file-write*', path), path).toBe(false);
     }
@@ -177,13 +203,16 @@ describe('sandbox-exec profile', () => {
     expect(text).toContain('(deny network-outbound (remote unix-socket (path-regex #"^/Users/ada/Library/Tandem/"))');
     expect(text.trim().split('\n').at(-1)).toBe('(deny network*)');
     // Network on: still no network, except the terminal's proxy port on loopback, allowed after the refusal.
-    const on = seatbeltProfile({ ...mac, network: true, proxy: { port: 49152 } }).trim().split('\n');
+    const on = seatbeltProfile({ ...mac, network: true, proxy: { port: 49152 } })
+      .trim()
+      .split('\n');
     expect(on.slice(-2)).toEqual(['(deny network*)', '(allow network-outbound (remote ip "localhost:49152"))']);
   });
 
   it('read-only allows writes to the terminal devices only, and still reads its temp directory', () => {
     const text = seatbeltProfile({ ...mac, mode: 'read-only' });
-    for (const path of ['/Users/ada/proj/a', `${mac.tmpDir}/x`, '/Users/ada/Library/Tandem/sandbox/a/cache/x']) expect(allowed(text, 'file-write*', path), path).toBe(false);
+    for (const path of ['/Users/ada/proj/a', `${mac.tmpDir}/x`, '/Users/ada/Library/Tandem/sandbox/a/cache/x'])
+      expect(allowed(text, 'file-write*', path), path).toBe(false);
     expect(allowed(text, 'file-write*', '/dev/null')).toBe(true);
     expect(allowed(text, 'file-read*', `${mac.tmpDir}/x`)).toBe(true);
   });
@@ -193,11 +222,33 @@ describe('hidden paths', () => {
   it('lists state, discovery (and the bridge channel’s short directory), credentials, sockets and the person’s additions', () => {
     const paths = hiddenPathCandidates({
       home: '/home/ada',
-      env: { XDG_RUNTIME_DIR: '/run/user/1000', SSH_AUTH_SOCK: '/tmp/ssh-x/agent.1', WAYLAND_DISPLAY: 'wayland-0', DOCKER_HOST: 'unix:///srv/docker.sock', TANDEM_SANDBOX_HIDE: '~/secrets: /opt/keys :relative' },
+      env: {
+        XDG_RUNTIME_DIR: '/run/user/1000',
+        SSH_AUTH_SOCK: '/tmp/ssh-x/agent.1',
+        WAYLAND_DISPLAY: 'wayland-0',
+        DOCKER_HOST: 'unix:///srv/docker.sock',
+        TANDEM_SANDBOX_HIDE: '~/secrets: /opt/keys :relative',
+      },
       stateDir: '/home/ada/.config/Tandem',
       discoveryDir: '/run/user/1000/tandem',
     });
-    for (const path of ['/home/ada/.config/Tandem', '/run/user/1000/tandem', '/home/ada/.ssh', '/home/ada/.aws', '/home/ada/.claude', '/home/ada/.codex', '/home/ada/.docker/config.json', '/run/user/1000', '/run/user/1000/wayland-0', '/tmp/ssh-x/agent.1', '/var/run/docker.sock', '/srv/docker.sock', '/home/ada/secrets', '/opt/keys', '/tmp/.X11-unix']) {
+    for (const path of [
+      '/home/ada/.config/Tandem',
+      '/run/user/1000/tandem',
+      '/home/ada/.ssh',
+      '/home/ada/.aws',
+      '/home/ada/.claude',
+      '/home/ada/.codex',
+      '/home/ada/.docker/config.json',
+      '/run/user/1000',
+      '/run/user/1000/wayland-0',
+      '/tmp/ssh-x/agent.1',
+      '/var/run/docker.sock',
+      '/srv/docker.sock',
+      '/home/ada/secrets',
+      '/opt/keys',
+      '/tmp/.X11-unix',
+    ]) {
       expect(paths).toContain(path);
     }
     expect(paths).toContain(shortSocketDir('/run/user/1000/tandem'));

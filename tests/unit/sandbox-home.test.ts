@@ -35,7 +35,16 @@ describe('the git config an agent gets', () => {
     const out = join(root, 'filtered');
     writeFileSync(out, filteredGitConfig(file));
     const listed = execFileSync('git', ['config', '--file', out, '--list'], { encoding: 'utf8' }).trim().split('\n');
-    expect(listed.sort()).toEqual(['alias.co=checkout', 'color.diff.meta=yellow', 'core.autocrlf=input', 'init.defaultbranch=main', 'user.email=ada@example.com', 'user.name=Ada "The" Person'].sort());
+    expect(listed.sort()).toEqual(
+      [
+        'alias.co=checkout',
+        'color.diff.meta=yellow',
+        'core.autocrlf=input',
+        'init.defaultbranch=main',
+        'user.email=ada@example.com',
+        'user.name=Ada "The" Person',
+      ].sort(),
+    );
   });
 
   it('writes values git reads back exactly', () => {
@@ -58,7 +67,9 @@ describe('the read list', () => {
     mkdirSync(join(agentDir, 'home', '.cargo'), { recursive: true });
     symlinkSync('/etc', join(agentDir, 'home', '.cargo', 'bin'));
     const built = agentHome({ home, agentDir, extra: ['~/.config/rclone/rclone.conf', '/etc/passwd', 'relative'] });
-    expect(built.read.map((entry) => entry.dest.slice(home.length + 1)).sort()).toEqual(['.bashrc', '.cargo/bin', '.config/rclone/rclone.conf', '.local/bin', '.pyenv'].sort());
+    expect(built.read.map((entry) => entry.dest.slice(home.length + 1)).sort()).toEqual(
+      ['.bashrc', '.cargo/bin', '.config/rclone/rclone.conf', '.local/bin', '.pyenv'].sort(),
+    );
     expect(built.writable.map((entry) => entry.dest)).toEqual([join(home, '.pyenv/shims')]);
     expect(lstatSync(join(built.agentHome, '.cargo', 'bin')).isDirectory()).toBe(true);
     expect(lstatSync(join(built.agentHome, '.bashrc')).isFile()).toBe(true);
@@ -105,7 +116,9 @@ describe('bubblewrap mounts of the agent home', () => {
   it('binds the agent home after Tandem’s state is hidden, and hides inside a read entry at both places', () => {
     expect(at('--bind', spec.home!.agentHome, spec.home!.agentHome)).toBeGreaterThan(at('--tmpfs', '/home/ada/.config/Tandem'));
     expect(at('--tmpfs', '/home/ada/.config/gh')).toBeGreaterThan(at('--ro-bind', '/home/ada/.config', '/home/ada/.config'));
-    expect(at('--tmpfs', '/home/ada/.config/Tandem/sandbox/a/home/.config/gh')).toBeGreaterThan(at('--ro-bind', '/home/ada/.config', '/home/ada/.config/Tandem/sandbox/a/home/.config'));
+    expect(at('--tmpfs', '/home/ada/.config/Tandem/sandbox/a/home/.config/gh')).toBeGreaterThan(
+      at('--ro-bind', '/home/ada/.config', '/home/ada/.config/Tandem/sandbox/a/home/.config'),
+    );
   });
 });
 

@@ -27,8 +27,12 @@ describe('agent sandbox settings', () => {
   });
 
   it('keeps Windows off: no confined setting, no confined open', () => {
-    expect(() => checkSandboxChange({ mode: 'off', network: true }, { mode: 'read-only', network: true }, 0, 'win32')).toThrow(expect.objectContaining({ code: 'sandbox_unavailable' }));
-    expect(() => assertSandboxAvailable(true, 'win32')).toThrow(expect.objectContaining({ code: 'sandbox_unavailable', message: expect.stringMatching(/Windows.*off/) }));
+    expect(() => checkSandboxChange({ mode: 'off', network: true }, { mode: 'read-only', network: true }, 0, 'win32')).toThrow(
+      expect.objectContaining({ code: 'sandbox_unavailable' }),
+    );
+    expect(() => assertSandboxAvailable(true, 'win32')).toThrow(
+      expect.objectContaining({ code: 'sandbox_unavailable', message: expect.stringMatching(/Windows.*off/) }),
+    );
   });
 });
 

@@ -31,7 +31,8 @@ describe('proxy address policy', () => {
   });
 
   it('lets other hosts through, the local network included', () => {
-    for (const address of ['93.184.215.14', '192.0.2.3', '10.0.0.5', '2606:4700::1111', '::ffff:93.184.215.14']) expect(addressRefusal(address, own), address).toBeNull();
+    for (const address of ['93.184.215.14', '192.0.2.3', '10.0.0.5', '2606:4700::1111', '::ffff:93.184.215.14'])
+      expect(addressRefusal(address, own), address).toBeNull();
   });
 
   it('matches the domain list by whole names; `*.` means subdomains only', () => {
@@ -39,6 +40,7 @@ describe('proxy address policy', () => {
     expect(domainAllowed('anything.example', [])).toBe(true);
     expect(domainAllowed('Registry.NPMJS.org.', list)).toBe(true);
     expect(domainAllowed('files.pypi.org', list)).toBe(true);
-    for (const host of ['pypi.org', 'evilpypi.org', 'registry.npmjs.org.evil.example', 'npmjs.org', '127.0.0.1', '[::1]']) expect(domainAllowed(host, list), host).toBe(false);
+    for (const host of ['pypi.org', 'evilpypi.org', 'registry.npmjs.org.evil.example', 'npmjs.org', '127.0.0.1', '[::1]'])
+      expect(domainAllowed(host, list), host).toBe(false);
   });
 });

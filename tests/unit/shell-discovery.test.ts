@@ -25,7 +25,9 @@ function macLike() {
   const shells = {
     systemBash: fakeShell(root, 'system/bin/bash', 'system-bash', 'GNU bash, version 3.2.57(1)-release (arm64-apple-darwin23)', runs),
     systemZsh: fakeShell(root, 'system/bin/zsh', 'system-zsh', 'zsh 5.9 (arm64-apple-darwin23.0)', runs),
-    brewBash: fakeShell(root, 'homebrew/bin/bash', 'brew-bash', 'GNU bash, version 5.2.15(1)-release (aarch64-apple-darwin23.0.0)', runs, { cellar: 'homebrew/Cellar/bash/5.2.15/bin/bash' }),
+    brewBash: fakeShell(root, 'homebrew/bin/bash', 'brew-bash', 'GNU bash, version 5.2.15(1)-release (aarch64-apple-darwin23.0.0)', runs, {
+      cellar: 'homebrew/Cellar/bash/5.2.15/bin/bash',
+    }),
     brewZsh: fakeShell(root, 'homebrew/bin/zsh', 'brew-zsh', 'zsh 5.9 (aarch64-apple-darwin23.0.0)', runs, { cellar: 'homebrew/Cellar/zsh/5.9/bin/zsh' }),
     portsBash: fakeShell(root, 'ports/bin/bash', 'ports-bash', 'GNU bash, version 4.3.48(1)-release (x86_64-apple-darwin19)', runs),
     ownBash: fakeShell(root, 'home/.local/bin/bash', 'own-bash', 'GNU bash, version 5.1.16(1)-release (x86_64-apple-darwin21)', runs),
@@ -56,7 +58,15 @@ describe('several bash and zsh binaries', () => {
       [shells.systemZsh.path, 'zsh 5.9 (system)'],
       [shells.brewZsh.path, 'zsh 5.9 (Homebrew)'],
     ]);
-    expect(found.shells.map((shell) => shell.dialect)).toEqual([bashDialect, bashDialect, bashDialect, bashLegacyDialect, bashLegacyDialect, expect.anything(), expect.anything()]);
+    expect(found.shells.map((shell) => shell.dialect)).toEqual([
+      bashDialect,
+      bashDialect,
+      bashDialect,
+      bashLegacyDialect,
+      bashLegacyDialect,
+      expect.anything(),
+      expect.anything(),
+    ]);
     // $SHELL is the system's 3.2: the default is Homebrew's 5.2, and a bare `bash` means it too.
     expect(found.defaultShell).toMatchObject({ path: shells.brewBash.path, label: 'bash 5.2 (Homebrew)' });
     expect(found.preferred.get('bash')?.path).toBe(shells.brewBash.path);

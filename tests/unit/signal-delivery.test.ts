@@ -43,7 +43,9 @@ describe('terminal_signal with the foreground group unknown', () => {
     const pid = shellStandIn();
     const written: string[] = [];
     const signalled: number[] = [];
-    await expect(deliverSignal({ pid, platform: unknownForeground(signalled), write: async (data) => void written.push(data) }, name)).rejects.toMatchObject({ code: 'invalid_argument' });
+    await expect(deliverSignal({ pid, platform: unknownForeground(signalled), write: async (data) => void written.push(data) }, name)).rejects.toMatchObject({
+      code: 'invalid_argument',
+    });
     expect(alive(pid)).toBe(true);
     expect(written).toEqual([]);
     expect(signalled).toEqual([]);

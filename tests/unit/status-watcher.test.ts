@@ -109,7 +109,11 @@ describe('StatusWatcher', () => {
     const clock = new ManualClock();
     let runs = 0;
     let job = 100;
-    const modes = cachedModes(clock, () => job, async () => (runs++, { echo: true, icanon: true, isig: true }));
+    const modes = cachedModes(
+      clock,
+      () => job,
+      async () => (runs++, { echo: true, icanon: true, isig: true }),
+    );
     await modes('/dev/pts/1');
     await modes('/dev/pts/1');
     expect(runs).toBe(1);

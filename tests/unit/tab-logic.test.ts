@@ -12,7 +12,10 @@ describe('tab titles', () => {
     expect(tabTitle(base, '/home/me')).toEqual({ label: 'tandem', detail: null });
     expect(tabTitle({ ...base, program: 'vim' }, '/home/me')).toEqual({ label: 'tandem', detail: 'vim' });
     // A program's own title is never the label (Tandem's words): cleaned of control and bidi characters, bounded, as the detail.
-    expect(tabTitle({ ...base, program: '(approved)\u202e rm\x1b[31m -rf\u200b\n' }, '/home/me')).toEqual({ label: 'tandem', detail: '(approved) rm [31m -rf' });
+    expect(tabTitle({ ...base, program: '(approved)\u202e rm\x1b[31m -rf\u200b\n' }, '/home/me')).toEqual({
+      label: 'tandem',
+      detail: '(approved) rm [31m -rf',
+    });
     expect(tabTitle({ ...base, program: 'x'.repeat(500) }, '/home/me').detail).toHaveLength(48);
     expect(tabTitle({ ...base, program: '\u202e\u2066 \x07' }, '/home/me')).toEqual({ label: 'tandem', detail: null });
     expect(tabTitle({ ...base, cwd: '/home/me' }, '/home/me')).toEqual({ label: '~', detail: null });
@@ -68,7 +71,7 @@ describe('agent colours', () => {
 });
 
 describe("a program's own title (issue 23, attack 11)", () => {
-  it('reads as the program\'s: quoted and named, with no control or bidi character, bounded', () => {
+  it("reads as the program's: quoted and named, with no control or bidi character, bounded", () => {
     expect(programQuoted('(approved) rm -rf')).toBe('program: \u201c(approved) rm -rf\u201d');
     expect(programQuoted('\u2067needs you\u2069\u0007')).toBe('program: \u201cneeds you\u201d');
     expect(programQuoted('\u200b')).toBeNull();

@@ -7,7 +7,14 @@ function jsonl(records: Record<string, unknown>[], minute = 0): string {
   let prev: string | null = null;
   const lines: string[] = [];
   records.forEach((fields, i) => {
-    const line = JSON.stringify({ seq: i + 1, type: fields.type, t: i, at: `2026-01-10T10:${String(minute).padStart(2, '0')}:${String(i).padStart(2, '0')}.000Z`, ...fields, prev });
+    const line = JSON.stringify({
+      seq: i + 1,
+      type: fields.type,
+      t: i,
+      at: `2026-01-10T10:${String(minute).padStart(2, '0')}:${String(i).padStart(2, '0')}.000Z`,
+      ...fields,
+      prev,
+    });
     prev = lineHash(line);
     lines.push(line);
   });
@@ -43,10 +50,20 @@ const agentTerminal = jsonl(
   ],
   5,
 );
-const otherAgent = jsonl([{ type: 'open', agent: 'claude', title: 'claude' }, { type: 'command', by: 'agent:claude', command: 'pwd', exitCode: 0 }], 7);
+const otherAgent = jsonl(
+  [
+    { type: 'open', agent: 'claude', title: 'claude' },
+    { type: 'command', by: 'agent:claude', command: 'pwd', exitCode: 0 },
+  ],
+  7,
+);
 
 describe('the timeline operation (readTimelines)', () => {
-  const files = { '20260110T100000000Z-t1': { terminalId: 't1', text: personTerminal }, '20260110T100500000Z-t2': { terminalId: 't2', text: agentTerminal }, '20260110T100700000Z-t3': { terminalId: 't3', text: otherAgent } };
+  const files = {
+    '20260110T100000000Z-t1': { terminalId: 't1', text: personTerminal },
+    '20260110T100500000Z-t2': { terminalId: 't2', text: agentTerminal },
+    '20260110T100700000Z-t3': { terminalId: 't3', text: otherAgent },
+  };
 
   it("reads one terminal's timeline whole, with its chain", async () => {
     const read = await readTimelines(source(files), { terminalId: 't1' });
@@ -61,7 +78,17 @@ describe('the timeline operation (readTimelines)', () => {
 
   it("reads an agent's records across terminals: all of those it opened, its own and handoffs to it in others, none of other agents'", async () => {
     const read = await readTimelines(source(files), { agent: 'codex' });
-    expect(read.records.map((r) => `${r.terminalId}:${r.type}`)).toEqual(['t1:handoff', 't1:approval_asked', 't1:send', 't1:command', 't1:send', 't1:rejection', 't2:open', 't2:command', 't2:policy']);
+    expect(read.records.map((r) => `${r.terminalId}:${r.type}`)).toEqual([
+      't1:handoff',
+      't1:approval_asked',
+      't1:send',
+      't1:command',
+      't1:send',
+      't1:rejection',
+      't2:open',
+      't2:command',
+      't2:policy',
+    ]);
     expect(read.chains.map((c) => c.terminalId)).toEqual(['t1', 't2']);
   });
 

@@ -34,7 +34,16 @@ describe('tools/list', () => {
     await client.connect(clientSide);
     try {
       const listed = await client.listTools();
-      expect(listed.tools.map((tool) => tool.name)).toEqual(['terminal_list', 'terminal_open', 'terminal_send', 'terminal_wait', 'terminal_read', 'terminal_signal', 'terminal_handoff', 'terminal_close']);
+      expect(listed.tools.map((tool) => tool.name)).toEqual([
+        'terminal_list',
+        'terminal_open',
+        'terminal_send',
+        'terminal_wait',
+        'terminal_read',
+        'terminal_signal',
+        'terminal_handoff',
+        'terminal_close',
+      ]);
       const tools = sent.flatMap((message) => ('result' in message && 'tools' in message.result ? [message.result.tools] : []));
       expect(tools).toHaveLength(1);
       expect(JSON.stringify(tools[0])).toBe(JSON.stringify(JSON.parse(fixture)));
@@ -89,7 +98,13 @@ describe('tools/call through the table', () => {
     { tool: 'terminal_wait', args: { id: 't2', since: 'c1' }, method: 'wait', listens: true },
     { tool: 'terminal_read', args: { id: 't3', offset: 2 }, method: 'read', listens: false },
     { tool: 'terminal_signal', args: { id: 't4', signal: 'SIGINT' }, method: 'signal', listens: false },
-    { tool: 'terminal_handoff', args: { id: 't5', message: ' log in please ' }, method: 'handoff', parsed: { id: 't5', message: 'log in please' }, listens: true },
+    {
+      tool: 'terminal_handoff',
+      args: { id: 't5', message: ' log in please ' },
+      method: 'handoff',
+      parsed: { id: 't5', message: 'log in please' },
+      listens: true,
+    },
     { tool: 'terminal_close', args: { id: 't6' }, method: 'close', listens: false },
   ];
 

@@ -10,7 +10,28 @@ import { ManualClock } from '../support/manual-clock.js';
 const hourMs = 3_600_000;
 
 function info(id: string): TerminalView {
-  return { id, title: id, origin: 'agent', agent: 'alpha', agentConnected: true, control: 'agent', shared: false, shell: 'bash', integration: true, pid: 1, cwd: '/tmp', cols: 80, rows: 24, status: 'idle', exitCode: null, lastCommand: null, handedTo: null, sandbox: null, program: null, agentListening: false };
+  return {
+    id,
+    title: id,
+    origin: 'agent',
+    agent: 'alpha',
+    agentConnected: true,
+    control: 'agent',
+    shared: false,
+    shell: 'bash',
+    integration: true,
+    pid: 1,
+    cwd: '/tmp',
+    cols: 80,
+    rows: 24,
+    status: 'idle',
+    exitCode: null,
+    lastCommand: null,
+    handedTo: null,
+    sandbox: null,
+    program: null,
+    agentListening: false,
+  };
 }
 
 describe('TranscriptStore', () => {
@@ -79,7 +100,7 @@ describe('TranscriptStore', () => {
     again.dispose();
   });
 
-  it('keeps nothing with transcriptKeepHours 0, and removes a live tab\'s file', async () => {
+  it("keeps nothing with transcriptKeepHours 0, and removes a live tab's file", async () => {
     keepHours = 0;
     const s = store();
     s.add({ info: info('a'), snapshot: 'x', reason: 'closed', by: 'alpha' });

@@ -9,7 +9,7 @@ import { tandemVersion } from '../../src/main/version.js';
 const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'package.json'), 'utf8')) as { version: string };
 
 describe('the version', () => {
-  it('is package.json\'s, in the host and in the MCP serverInfo', () => {
+  it("is package.json's, in the host and in the MCP serverInfo", () => {
     expect(tandemVersion).toBe(pkg.version);
     expect(serverInfo.version).toBe(pkg.version);
   });

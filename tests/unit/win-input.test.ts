@@ -4,7 +4,7 @@ import { chunkInput, unitLength } from '../../src/main/pty/win-input.js';
 /** Unit boundaries of the input, independently of how it was chunked. */
 function boundaries(data: string): Set<number> {
   const out = new Set<number>([0, data.length]);
-  for (let i = 0; i < data.length; ) {
+  for (let i = 0; i < data.length;) {
     i += unitLength(data, i);
     out.add(i);
   }

@@ -2,7 +2,17 @@ import { describe, expect, it } from 'vitest';
 import { wrapNodePty } from '../../src/main/pty/pump.js';
 import { conptyOptions, windowsBuildNumber, windowsPtyInfo } from '../../src/main/pty/win-pty.js';
 import { conptyChunkSpacingMs, writeSpaced } from '../../src/main/pty/win-input.js';
-import { createdWithin, creationSlackMs, fileTimeToMs, msToFileTime, parseProcessRows, survivors, teardownWindowsTree, treeOf, type WinProcess } from '../../src/main/pty/win-tree.js';
+import {
+  createdWithin,
+  creationSlackMs,
+  fileTimeToMs,
+  msToFileTime,
+  parseProcessRows,
+  survivors,
+  teardownWindowsTree,
+  treeOf,
+  type WinProcess,
+} from '../../src/main/pty/win-tree.js';
 import { findGitBash, gitBashCandidates, isWslLauncher } from '../../src/main/shells/git-bash.js';
 import { dialectFor } from '../../src/main/shells/resolve.js';
 
@@ -66,7 +76,9 @@ describe('spaced ConPTY input', () => {
 
 describe('Windows process trees', () => {
   const rows = parseProcessRows(
-    ['100,4,1000,pwsh.exe', '101,100,1001,ping.exe', '102,101,1002,conhost.exe', '103,55,1003,explorer.exe', '104,100,900,reused.exe', 'junk line', ''].join('\r\n'),
+    ['100,4,1000,pwsh.exe', '101,100,1001,ping.exe', '102,101,1002,conhost.exe', '103,55,1003,explorer.exe', '104,100,900,reused.exe', 'junk line', ''].join(
+      '\r\n',
+    ),
   );
 
   it('parses rows and walks parentage, skipping a child older than its parent (a reused pid)', () => {
@@ -75,7 +87,13 @@ describe('Windows process trees', () => {
   });
 
   it('finds the leftovers of a shell that already exited', () => {
-    expect(treeOf(rows.filter((row) => row.pid !== 100), 100, 1000).map((row) => row.pid)).toEqual([101, 102]);
+    expect(
+      treeOf(
+        rows.filter((row) => row.pid !== 100),
+        100,
+        1000,
+      ).map((row) => row.pid),
+    ).toEqual([101, 102]);
   });
 
   it('leaves out a process that took the pid of a root that is gone, and what it started', () => {
@@ -108,13 +126,27 @@ describe('Windows process trees', () => {
 
   it('counts as surviving only the same pid with the same creation time', () => {
     const before = treeOf(rows, 100);
-    expect(survivors(before, [{ pid: 101, ppid: 100, created: 1001, name: 'ping.exe' }, { pid: 102, ppid: 1, created: 5000, name: 'other.exe' }]).map((row) => row.pid)).toEqual([101]);
+    expect(
+      survivors(before, [
+        { pid: 101, ppid: 100, created: 1001, name: 'ping.exe' },
+        { pid: 102, ppid: 1, created: 5000, name: 'other.exe' },
+      ]).map((row) => row.pid),
+    ).toEqual([101]);
   });
 });
 
 describe("node-pty's Windows pid", () => {
   it('is 0 until ConPTY connects, then read from node-pty; the window of its creation is kept', () => {
-    const fake = { pid: 0, onData: (listener: (data: string) => void) => ((emit = listener), { dispose() {} }), onExit: () => ({ dispose() {} }), write() {}, resize() {}, pause() {}, resume() {}, kill() {} };
+    const fake = {
+      pid: 0,
+      onData: (listener: (data: string) => void) => ((emit = listener), { dispose() {} }),
+      onExit: () => ({ dispose() {} }),
+      write() {},
+      resize() {},
+      pause() {},
+      resume() {},
+      kill() {},
+    };
     let emit: (data: string) => void = () => {};
     let wall = 1_000;
     const wrapped = wrapNodePty(fake, 1_000, () => wall);
@@ -130,9 +162,14 @@ describe("node-pty's Windows pid", () => {
 });
 
 describe('Git Bash, not WSL', () => {
-  const env = { ProgramFiles: 'C:\\Program Files', 'ProgramFiles(x86)': 'C:\\Program Files (x86)', LOCALAPPDATA: 'C:\\Users\\p\\AppData\\Local', USERPROFILE: 'C:\\Users\\p' };
+  const env = {
+    ProgramFiles: 'C:\\Program Files',
+    'ProgramFiles(x86)': 'C:\\Program Files (x86)',
+    LOCALAPPDATA: 'C:\\Users\\p\\AppData\\Local',
+    USERPROFILE: 'C:\\Users\\p',
+  };
 
-  it("looks where Git for Windows installs, and beside git.exe on PATH", () => {
+  it('looks where Git for Windows installs, and beside git.exe on PATH', () => {
     const paths = gitBashCandidates(env, 'D:\\Tools\\Git\\cmd\\git.exe');
     expect(paths[0]).toBe('D:\\Tools\\Git\\bin\\bash.exe');
     expect(paths).toContain('C:\\Program Files\\Git\\bin\\bash.exe');

@@ -190,16 +190,18 @@ describe.runIf(withPwsh)('Windows PowerShell 5.1: the integration parses as 5.1 
   });
 
   it('pins UTF-8 output before anything else runs (5.1 defaults to the OEM code page)', () => {
-    const rc = powershellDialect.plan('powershell.exe', {
-      secret: 's',
-      rcDir: 'C:\\t',
-      startupFiles: 'user',
-      agent: false,
-      historyFile: null,
-      reapplyEnv: {},
-      env: {},
-      platform: 'win32',
-    }).files[0]!.content.split('\n');
+    const rc = powershellDialect
+      .plan('powershell.exe', {
+        secret: 's',
+        rcDir: 'C:\\t',
+        startupFiles: 'user',
+        agent: false,
+        historyFile: null,
+        reapplyEnv: {},
+        env: {},
+        platform: 'win32',
+      })
+      .files[0]!.content.split('\n');
     const output = rc.findIndex((line) => line.includes('[Console]::OutputEncoding = $__u'));
     const psEncoding = rc.findIndex((line) => line.includes('$global:OutputEncoding = $__u'));
     expect(output).toBeGreaterThan(0);
@@ -208,29 +210,33 @@ describe.runIf(withPwsh)('Windows PowerShell 5.1: the integration parses as 5.1 
   });
 });
 
-describe.runIf(withPwsh && runs('powershell run by pwsh in a Unix PTY', unixPty))('the `powershell` shell, run by pwsh through the same launch code', { timeout: 90_000 }, () => {
-  const home = makeHome();
-  const pool = new SessionPool(home.home);
-  afterAll(async () => {
-    await pool.closeAll();
-    home.cleanup();
-  });
+describe.runIf(withPwsh && runs('powershell run by pwsh in a Unix PTY', unixPty))(
+  'the `powershell` shell, run by pwsh through the same launch code',
+  { timeout: 90_000 },
+  () => {
+    const home = makeHome();
+    const pool = new SessionPool(home.home);
+    afterAll(async () => {
+      await pool.closeAll();
+      home.cleanup();
+    });
 
-  it('reaches verified end markers with exit codes', async () => {
-    expect(pwsh, 'pwsh is required here (TANDEM_REQUIRE_PWSH=1)').not.toBeNull();
-    // An executable named `powershell` that is pwsh: resolved by name to the powershell dialect.
-    const bin = join(scratch, 'bin');
-    const launcher = join(bin, 'powershell');
-    spawnSync('mkdir', ['-p', bin]);
-    writeFileSync(launcher, `#!/bin/sh\nexec '${pwsh!.replace(/'/g, `'\\''`)}' "$@"\n`);
-    chmodSync(launcher, 0o755);
-    const shell = resolveShell(launcher);
-    expect(shell.name).toBe('powershell');
-    expect(shell.dialect).toBe(powershellDialect);
-    const t = await pool.open(launcher, { baseEnv: { ...process.env, HOME: home.home, XDG_CONFIG_HOME: undefined }, startupTimeoutMs: 30_000 });
-    expect(t.shell.name).toBe('powershell');
-    expect(await t.send({ text: 'Write-Output tandem-ok' })).toMatchObject({ status: 'done', output: 'tandem-ok', exitCode: 0 });
-    expect(await t.send({ text: "sh -c 'exit 3'" })).toMatchObject({ status: 'done', exitCode: 3 });
-    expect(await t.send({ text: 'Write-Output ([char]0x00e9)' })).toMatchObject({ status: 'done', output: 'é', exitCode: 0 });
-  });
-});
+    it('reaches verified end markers with exit codes', async () => {
+      expect(pwsh, 'pwsh is required here (TANDEM_REQUIRE_PWSH=1)').not.toBeNull();
+      // An executable named `powershell` that is pwsh: resolved by name to the powershell dialect.
+      const bin = join(scratch, 'bin');
+      const launcher = join(bin, 'powershell');
+      spawnSync('mkdir', ['-p', bin]);
+      writeFileSync(launcher, `#!/bin/sh\nexec '${pwsh!.replace(/'/g, `'\\''`)}' "$@"\n`);
+      chmodSync(launcher, 0o755);
+      const shell = resolveShell(launcher);
+      expect(shell.name).toBe('powershell');
+      expect(shell.dialect).toBe(powershellDialect);
+      const t = await pool.open(launcher, { baseEnv: { ...process.env, HOME: home.home, XDG_CONFIG_HOME: undefined }, startupTimeoutMs: 30_000 });
+      expect(t.shell.name).toBe('powershell');
+      expect(await t.send({ text: 'Write-Output tandem-ok' })).toMatchObject({ status: 'done', output: 'tandem-ok', exitCode: 0 });
+      expect(await t.send({ text: "sh -c 'exit 3'" })).toMatchObject({ status: 'done', exitCode: 3 });
+      expect(await t.send({ text: 'Write-Output ([char]0x00e9)' })).toMatchObject({ status: 'done', output: 'é', exitCode: 0 });
+    });
+  },
+);

@@ -79,7 +79,10 @@ const shellPid = 4_194_000;
 
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-async function openOnWindows(clock: ManualClock, table = new FakeProcessTable([...system])): Promise<{ session: TerminalSession; pty: FakeConpty; table: FakeProcessTable }> {
+async function openOnWindows(
+  clock: ManualClock,
+  table = new FakeProcessTable([...system]),
+): Promise<{ session: TerminalSession; pty: FakeConpty; table: FakeProcessTable }> {
   const pty = new FakeConpty();
   let wall = spawnedAt;
   // The real Windows platform but for the process table behind its teardown.

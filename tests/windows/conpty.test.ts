@@ -80,7 +80,11 @@ describe.runIf(onWindows)('Windows ConPTY', { timeout: 120_000 }, () => {
   it('close kills what the shell started and reports nothing left', async () => {
     const t = await open('cmd');
     await t.send({ text: 'start /b ping -t 127.0.0.1 >NUL', waitMs: 3000 });
-    const before = await settle(async () => treeOf(await listProcesses(), t.pid), (tree) => tree.some((row) => /^ping\.exe$/i.test(row.name)), 10_000);
+    const before = await settle(
+      async () => treeOf(await listProcesses(), t.pid),
+      (tree) => tree.some((row) => /^ping\.exe$/i.test(row.name)),
+      10_000,
+    );
     const ping = before.find((row) => /^ping\.exe$/i.test(row.name));
     expect(ping, 'ping started in the background').toBeDefined();
     expect(await t.close()).toEqual({ closed: true, orphans: [] });

@@ -52,7 +52,12 @@ export class BridgeChannel {
     private readonly write: (line: string) => void,
   ) {}
 
-  static async open(path: string, hello: { token: string; cwd: string; terminalId: string | null }, write: (line: string) => void, onClose: (channel: BridgeChannel) => void): Promise<BridgeChannel> {
+  static async open(
+    path: string,
+    hello: { token: string; cwd: string; terminalId: string | null },
+    write: (line: string) => void,
+    onClose: (channel: BridgeChannel) => void,
+  ): Promise<BridgeChannel> {
     const socket = connect(path);
     const channel = new BridgeChannel(socket, write);
     let greet!: { resolve: () => void; reject: (error: Error) => void };
@@ -112,8 +117,12 @@ export class BridgeChannel {
   /** Sends one client line up unchanged; `id` is the request's, or null for a notification. */
   forward(line: string, id: RequestId | null): void {
     if (id !== null) {
-      if (this.closed) return this.write(resultLine(id, toolError(new TandemError('not_running', 'The connection to Tandem was lost; call the tool again once Tandem runs.'))));
-      if (this.forwarded.size >= maxForwarded) return this.write(resultLine(id, toolError(new TandemError('busy', `${maxForwarded} calls are already waiting for Tandem; wait for some to finish.`))));
+      if (this.closed)
+        return this.write(
+          resultLine(id, toolError(new TandemError('not_running', 'The connection to Tandem was lost; call the tool again once Tandem runs.'))),
+        );
+      if (this.forwarded.size >= maxForwarded)
+        return this.write(resultLine(id, toolError(new TandemError('busy', `${maxForwarded} calls are already waiting for Tandem; wait for some to finish.`))));
       this.forwarded.add(id);
     }
     this.socket.write(`${line}\n`);
@@ -173,7 +182,9 @@ export class ChannelPairing {
     // Nobody may be awaiting yet: a refusal before the first tool call looks is not unhandled.
     this.answer.catch(() => undefined);
     socket.on('error', (error) => settle.reject(new ChannelUnreachable(error.message)));
-    socket.on('close', () => settle.reject(new TandemError('not_running', 'Tandem closed the pairing request’s connection (it exited or restarted); call the tool again.')));
+    socket.on('close', () =>
+      settle.reject(new TandemError('not_running', 'Tandem closed the pairing request’s connection (it exited or restarted); call the tool again.')),
+    );
     socket.on('connect', () => socket.write(`${JSON.stringify({ jsonrpc: '2.0', id: 'tandem-bridge-pair', method: 'tandem/pair', params: claim })}\n`));
     const splitter = new LineSplitter(
       64 * 1024,

@@ -39,7 +39,10 @@ export class BridgeStdioTransport implements Transport {
     this.splitter = new LineSplitter(
       maxBridgeLineBytes,
       (line) => this.receive(line),
-      (tail) => this.writeLine(errorLine(trailingId(tail), -32600, 'input_too_large', `A message longer than ${maxBridgeLineBytes} bytes was dropped; send smaller input.`)),
+      (tail) =>
+        this.writeLine(
+          errorLine(trailingId(tail), -32600, 'input_too_large', `A message longer than ${maxBridgeLineBytes} bytes was dropped; send smaller input.`),
+        ),
     );
   }
 

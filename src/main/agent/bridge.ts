@@ -9,7 +9,15 @@ import { type DiscoverySearch, findInstance, notRunningMessage, processDiscovery
 import { isRunOf, parseInstance, type InstanceInfo } from '../host/instance.js';
 import { hostProves } from '../host/instance-proof.js';
 import { stateDir } from '../state-dir.js';
-import { BridgeChannel, ChannelClosedBeforeHello, ChannelPairing, ChannelUnreachable, type PairingAnswer, type RequestId, resultLine } from './bridge-channel.js';
+import {
+  BridgeChannel,
+  ChannelClosedBeforeHello,
+  ChannelPairing,
+  ChannelUnreachable,
+  type PairingAnswer,
+  type RequestId,
+  resultLine,
+} from './bridge-channel.js';
 import { systemClock, waitFor } from '../clock.js';
 import { BridgeStdioTransport } from './bridge-stdio.js';
 import { bridgeHeaders } from './mcp-http.js';
@@ -27,7 +35,10 @@ export interface BridgeOptions {
 }
 
 function safeName(name: string): string {
-  const cleaned = name.replace(/[^A-Za-z0-9 ._-]/g, '-').slice(0, 64).replace(/^[^A-Za-z0-9]+/, '');
+  const cleaned = name
+    .replace(/[^A-Za-z0-9 ._-]/g, '-')
+    .slice(0, 64)
+    .replace(/^[^A-Za-z0-9]+/, '');
   return agentNamePattern.test(cleaned) ? cleaned : 'agent';
 }
 
@@ -74,7 +85,11 @@ export class Upstream {
   }
 
   private tokenFile(): string {
-    return join(stateDir({ platform: process.platform, env: this.env, home: this.env.HOME ?? this.env.USERPROFILE ?? '' }), 'agents', `${safeName(this.nameOf())}.token`);
+    return join(
+      stateDir({ platform: process.platform, env: this.env, home: this.env.HOME ?? this.env.USERPROFILE ?? '' }),
+      'agents',
+      `${safeName(this.nameOf())}.token`,
+    );
   }
 
   /** Sends relayed answers (whole JSON-RPC lines) to the client. */
@@ -158,7 +173,10 @@ export class Upstream {
   private async pairOverChannel(path: string): Promise<string> {
     if (!this.channelPairing || this.channelPairing.path !== path) {
       this.channelPairing?.request.close();
-      this.channelPairing = { path, request: new ChannelPairing(path, { name: safeName(this.nameOf()), pid: process.pid, exe: process.execPath, cwd: this.cwd }) };
+      this.channelPairing = {
+        path,
+        request: new ChannelPairing(path, { name: safeName(this.nameOf()), pid: process.pid, exe: process.execPath, cwd: this.cwd }),
+      };
     }
     const current = this.channelPairing;
     const forget = () => {
@@ -171,7 +189,8 @@ export class Upstream {
       answer = outcome.kind === 'met' ? outcome.value : null;
     } catch (error) {
       forget();
-      if (error instanceof ChannelUnreachable) throw new TandemError('not_running', `Tandem's bridge channel ${path} does not answer (${error.message}); start Tandem again and call the tool again.`);
+      if (error instanceof ChannelUnreachable)
+        throw new TandemError('not_running', `Tandem's bridge channel ${path} does not answer (${error.message}); start Tandem again and call the tool again.`);
       throw error;
     }
     if (!answer) throw new TandemError('pairing_pending', 'Tandem is asking the person to allow this agent; call the tool again once they have answered.');
@@ -182,7 +201,8 @@ export class Upstream {
       if (answer.persistent) this.storeToken(answer.token);
       return answer.token;
     }
-    if (answer.state === 'expired') throw new TandemError('pairing_pending', 'Tandem is asking the person to allow this agent again; call the tool again shortly.');
+    if (answer.state === 'expired')
+      throw new TandemError('pairing_pending', 'Tandem is asking the person to allow this agent again; call the tool again shortly.');
     throw new TandemError('pairing_denied', 'The person denied this agent in Tandem; ask them to pair it from the Agents panel.');
   }
 
@@ -270,7 +290,8 @@ export class Upstream {
       }
       // A channel named and refused is never a reason to try HTTP: a Tandem that died leaves its
       // socket file, and its TCP port may be anyone's by now.
-      const tandem = error instanceof TandemError ? error : new TandemError('not_running', 'Tandem is not answering; start it (or restart it) and call the tool again.');
+      const tandem =
+        error instanceof TandemError ? error : new TandemError('not_running', 'Tandem is not answering; start it (or restart it) and call the tool again.');
       this.write(resultLine(id, toolError(tandem)));
     }
   }
@@ -285,7 +306,8 @@ export class Upstream {
       return await this.openChannel();
     } catch (error) {
       if (!(error instanceof ChannelClosedBeforeHello)) throw error;
-      if (process.env.TANDEM_DEBUG_BRIDGE === '1') process.stderr.write('tandem bridge: the channel closed before the hello answer; looking for Tandem again\n');
+      if (process.env.TANDEM_DEBUG_BRIDGE === '1')
+        process.stderr.write('tandem bridge: the channel closed before the hello answer; looking for Tandem again\n');
       return await this.openChannel();
     }
   }
@@ -294,7 +316,11 @@ export class Upstream {
     const info = this.instance();
     if (!info.bridgeSocket) throw new NoChannel();
     const notOurs = untrustedSocket(info.bridgeSocket, processDiscoveryEnv(this.env).uid);
-    if (notOurs) throw new TandemError('not_running', `The bridge channel ${info.bridgeSocket} that ${info.path} names is not trusted (${notOurs}); start Tandem again and call the tool again.`);
+    if (notOurs)
+      throw new TandemError(
+        'not_running',
+        `The bridge channel ${info.bridgeSocket} that ${info.path} names is not trusted (${notOurs}); start Tandem again and call the tool again.`,
+      );
     const token = await this.ensureToken(info);
     try {
       const channel = await BridgeChannel.open(
@@ -309,7 +335,10 @@ export class Upstream {
       return channel;
     } catch (error) {
       if (error instanceof ChannelUnreachable) {
-        throw new TandemError('not_running', `Tandem's bridge channel ${info.bridgeSocket} does not answer (${error.message}): the Tandem ${info.path} names exited without cleaning up, or is starting. Start Tandem again and call the tool again.`);
+        throw new TandemError(
+          'not_running',
+          `Tandem's bridge channel ${info.bridgeSocket} does not answer (${error.message}): the Tandem ${info.path} names exited without cleaning up, or is starting. Start Tandem again and call the tool again.`,
+        );
       }
       if (!(error instanceof TandemError) || error.code !== 'pairing_denied') throw error;
       this.forgetToken(retried);

@@ -6,7 +6,6 @@
 import { bridgeLocation, moveInstruction } from '../launch/app-location.js';
 import type { BridgeCommand } from '../launch/bridge-command.js';
 
-
 export interface ClientConfig {
   client: string;
   /** Where the text goes: `terminal` (a command to run) or a file to merge the entry into. */
@@ -34,7 +33,10 @@ export function clientConfigs(bridge: BridgeCommand, agentName: string, token: s
   const q = (value: string) => quoteArg(value, platform);
   const args = [...bridge.args, '--name', agentName];
   const env = { TANDEM_TOKEN: token, ...bridge.env };
-  const envFlags = (flag: string) => Object.entries(env).map(([key, value]) => `${flag} ${q(`${key}=${value}`)}`).join(' ');
+  const envFlags = (flag: string) =>
+    Object.entries(env)
+      .map(([key, value]) => `${flag} ${q(`${key}=${value}`)}`)
+      .join(' ');
   const line = (values: string[]) => values.map(q).join(' ');
   const entry = JSON.stringify({ tandem: { command: bridge.command, args, env } }, null, 2);
   return [
@@ -63,7 +65,9 @@ export function clientConfigs(bridge: BridgeCommand, agentName: string, token: s
     {
       client: `Other MCP clients (${agentName})`,
       file: 'stdio server',
-      text: `command: ${bridge.command}\nargs: ${line(args)}\nenv: ${Object.entries(env).map(([key, value]) => `${key}=${value}`).join(' ')}`,
+      text: `command: ${bridge.command}\nargs: ${line(args)}\nenv: ${Object.entries(env)
+        .map(([key, value]) => `${key}=${value}`)
+        .join(' ')}`,
     },
   ];
 }

@@ -43,9 +43,16 @@ async function waitForHandBack(ctx: AgentContext, terminal: ManagedTerminal, wai
   const ops = terminal.ops;
   const base = emptyResult(ops.cursor, control.controller);
   const durationMs = () => Math.round(ctx.clock.now() - startedAt);
-  if (outcome.kind === 'met' && outcome.value === 'exited') return { ...base, status: 'exited', evidence: 'exit', exitCode: ops.exitCode, closedBy: ops.closedBy, durationMs: durationMs() };
+  if (outcome.kind === 'met' && outcome.value === 'exited')
+    return { ...base, status: 'exited', evidence: 'exit', exitCode: ops.exitCode, closedBy: ops.closedBy, durationMs: durationMs() };
   if (outcome.kind === 'timeout') {
-    return { ...base, status: 'human_handoff', evidence: 'handoff', handoff: { state: control.state.handoff?.state ?? 'accepted', summary: '', note: null }, durationMs: durationMs() };
+    return {
+      ...base,
+      status: 'human_handoff',
+      evidence: 'handoff',
+      handoff: { state: control.state.handoff?.state ?? 'accepted', summary: '', note: null },
+      durationMs: durationMs(),
+    };
   }
   return describeAfterHandBack(ctx, terminal, startedAt);
 }
@@ -83,13 +90,29 @@ export async function handoff(ctx: AgentContext, connection: AgentConnection, ar
   const startedAt = ctx.clock.now();
   const terminal = ctx.terminalFor(connection, args.id, 'write');
   const control = terminal.control;
-  const request = ctx.questions.ask(ctx.handoffs, connection.identity.tokenHash, { agent: connection.identity.name, terminalId: terminal.id, title: terminal.meta.title, message: args.message });
+  const request = ctx.questions.ask(ctx.handoffs, connection.identity.tokenHash, {
+    agent: connection.identity.name,
+    terminalId: terminal.id,
+    title: terminal.meta.title,
+    message: args.message,
+  });
   withdrawAll(ctx, control.dispatch({ type: 'ask', requestId: request.id }));
   terminal.journal.handoff('request', { from: `agent:${connection.identity.name}`, to: 'person', note: args.message });
   void request.decision.then((decision) => {
     if (!ctx.host.has(terminal.id)) return;
-    terminal.journal.handoff(decision.accept ? 'accepted' : 'declined', { from: `agent:${connection.identity.name}`, to: 'person', accepted: decision.accept, note: decision.accept ? null : decision.note });
-    control.dispatch({ type: 'answer', requestId: request.id, accept: decision.accept, note: decision.accept ? null : decision.note, offset: terminal.ops.streamOffset });
+    terminal.journal.handoff(decision.accept ? 'accepted' : 'declined', {
+      from: `agent:${connection.identity.name}`,
+      to: 'person',
+      accepted: decision.accept,
+      note: decision.accept ? null : decision.note,
+    });
+    control.dispatch({
+      type: 'answer',
+      requestId: request.id,
+      accept: decision.accept,
+      note: decision.accept ? null : decision.note,
+      offset: terminal.ops.streamOffset,
+    });
   });
   const waitMs = args.waitMs ?? ctx.host.limits.defaultWaitMs;
   const deadline = startedAt + waitMs;
@@ -113,11 +136,24 @@ export async function handoff(ctx: AgentContext, connection: AgentConnection, ar
   }
   const ops = terminal.ops;
   const base = { ...emptyResult(ops.cursor, control.controller), cwd: ops.cwd };
-  if (answered.kind === 'timeout') return { ...base, status: 'running', evidence: 'bound', handoff: { state: 'pending', summary: '', note: null }, durationMs: Math.round(ctx.clock.now() - startedAt) };
+  if (answered.kind === 'timeout')
+    return {
+      ...base,
+      status: 'running',
+      evidence: 'bound',
+      handoff: { state: 'pending', summary: '', note: null },
+      durationMs: Math.round(ctx.clock.now() - startedAt),
+    };
   const current = control.state.handoff;
   if (current?.requestId === request.id && current.state === 'declined') {
     control.dispatch({ type: 'settled' });
-    return { ...base, status: ops.status === 'idle' ? 'done' : 'running', evidence: 'handoff', handoff: { state: 'declined', summary: '', note: current.note }, durationMs: Math.round(ctx.clock.now() - startedAt) };
+    return {
+      ...base,
+      status: ops.status === 'idle' ? 'done' : 'running',
+      evidence: 'handoff',
+      handoff: { state: 'declined', summary: '', note: current.note },
+      durationMs: Math.round(ctx.clock.now() - startedAt),
+    };
   }
   // Phase 2: accepted; until the person hands back.
   return waitForHandBack(ctx, terminal, Math.max(0, deadline - ctx.clock.now()), startedAt, signal);

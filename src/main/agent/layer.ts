@@ -121,7 +121,9 @@ export class AgentLayer implements AgentPanel {
         ...(agent.settings.networkDomains ? { networkDomains: agent.settings.networkDomains } : {}),
       })),
       connected,
-      pairings: this.pairing.requests.list().map(({ id, name, pid, exe, cwd, at, verified }) => ({ id, name, pid, exe, cwd, at, nameInUse: this.pairing.nameInUse(name), verified })),
+      pairings: this.pairing.requests
+        .list()
+        .map(({ id, name, pid, exe, cwd, at, verified }) => ({ id, name, pid, exe, cwd, at, nameInUse: this.pairing.nameInUse(name), verified })),
       pairingsPausedUntil: this.pairing.pausedUntilIso(),
       allowedOnce: this.tokens.listEphemeral().map(({ id, name, tokenHash }) => ({ id, name, connected: this.service.isAgentConnected(tokenHash) })),
       deniedClaims: this.pairing.deniedClaims(),
@@ -155,23 +157,39 @@ export class AgentLayer implements AgentPanel {
     if (!current) throw new TandemError('not_found', `No paired agent named "${name}".`);
     for (const entry of allow ?? []) {
       const parsed = parseAllowEntry(entry);
-      if (!parsed.ok) throw new TandemError('invalid_argument', `allow: "${entry}" ${parsed.reason}; write PROGRAM [SUBCOMMAND] [| options: ...] [| operands: paths|auto|any|none].`);
+      if (!parsed.ok)
+        throw new TandemError(
+          'invalid_argument',
+          `allow: "${entry}" ${parsed.reason}; write PROGRAM [SUBCOMMAND] [| options: ...] [| operands: paths|auto|any|none].`,
+        );
     }
     const before = effectiveSandbox(current.settings, this.defaultSandbox);
     const after = { sandbox: sandbox ?? before.sandbox, network: network ?? before.network };
-    checkSandboxChange({ mode: before.sandbox, network: before.network }, { mode: after.sandbox, network: after.network }, this.service.terminalCount(current.name));
+    checkSandboxChange(
+      { mode: before.sandbox, network: before.network },
+      { mode: after.sandbox, network: after.network },
+      this.service.terminalCount(current.name),
+    );
     const kept = sandbox === undefined && network === undefined ? { sandbox: current.settings.sandbox, network: current.settings.network } : after;
     // The read list applies to terminals opened after the change; open ones keep what they were given.
     const readable = homeReadable ?? current.settings.homeReadable;
     // Like the read list, the domain list applies to terminals opened after the change.
     const domains = networkDomains ?? current.settings.networkDomains;
     const fromPolicy = current.settings.policy;
-    this.tokens.setSettings(current.name, { policy, allow: allow ?? current.settings.allow ?? defaultPolicy.allow, deny: deny ?? current.settings.deny ?? defaultPolicy.deny, ...kept, ...(readable ? { homeReadable: readable } : {}), ...(domains ? { networkDomains: domains } : {}) });
+    this.tokens.setSettings(current.name, {
+      policy,
+      allow: allow ?? current.settings.allow ?? defaultPolicy.allow,
+      deny: deny ?? current.settings.deny ?? defaultPolicy.deny,
+      ...kept,
+      ...(readable ? { homeReadable: readable } : {}),
+      ...(domains ? { networkDomains: domains } : {}),
+    });
     // The agent's open terminals' timelines say what changed (src/main/record).
     for (const view of this.host.list().filter((view) => view.agent === current.name)) {
       const journal = this.host.get(view.id).journal;
       journal.agentSettings('policy', { agent: current.name, from: fromPolicy, to: policy, allow: allow?.length ?? null, deny: deny?.length ?? null });
-      if (before.sandbox !== after.sandbox || before.network !== after.network) journal.agentSettings('sandbox', { agent: current.name, from: before, to: after });
+      if (before.sandbox !== after.sandbox || before.network !== after.network)
+        journal.agentSettings('sandbox', { agent: current.name, from: before, to: after });
     }
     this.changed();
   }
@@ -194,13 +212,22 @@ export class AgentLayer implements AgentPanel {
   }
 
   answerApproval({ requestId, decision, command, reason }: OpArgs<'answerApproval'>): void {
-    if (decision === 'edit' && this.service.approvals.get(requestId)?.info.kind === 'open') throw new TandemError('invalid_argument', 'decision: an open is approved or rejected as asked; it cannot be edited.');
+    if (decision === 'edit' && this.service.approvals.get(requestId)?.info.kind === 'open')
+      throw new TandemError('invalid_argument', 'decision: an open is approved or rejected as asked; it cannot be edited.');
     if (decision === 'edit' && !command) throw new TandemError('invalid_argument', 'command: the edited command line is required to edit then approve.');
     const control = decision === 'edit' && command ? findRefusedControl(command) : null;
-    if (control) throw new TandemError('invalid_argument', `command contains ${describeControl(control.char)} at position ${control.index}; remove it to approve the edited command.`);
+    if (control)
+      throw new TandemError(
+        'invalid_argument',
+        `command contains ${describeControl(control.char)} at position ${control.index}; remove it to approve the edited command.`,
+      );
     this.service.approvals.answer(
       requestId,
-      decision === 'approve' ? { state: 'approved' } : decision === 'edit' ? { state: 'edited', command: command! } : { state: 'rejected', reason: reason?.trim() || 'The person rejected this command.' },
+      decision === 'approve'
+        ? { state: 'approved' }
+        : decision === 'edit'
+          ? { state: 'edited', command: command! }
+          : { state: 'rejected', reason: reason?.trim() || 'The person rejected this command.' },
     );
   }
 

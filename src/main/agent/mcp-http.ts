@@ -157,7 +157,12 @@ export class McpHttpEndpoint {
     }
     if (req.method !== 'POST') return refuse(res, 400, 'invalid_argument', 'Start with an initialize request (POST) before opening a stream.');
     if (!this.makeRoom(identity.tokenHash)) {
-      return refuse(res, 503, 'capacity', `This agent already holds ${maxSessionsPerToken} live MCP sessions, its share of Tandem's ${maxSessions}; close some of its clients and try again.`);
+      return refuse(
+        res,
+        503,
+        'capacity',
+        `This agent already holds ${maxSessionsPerToken} live MCP sessions, its share of Tandem's ${maxSessions}; close some of its clients and try again.`,
+      );
     }
     if (!this.makeRoom(null)) {
       return refuse(res, 503, 'capacity', `Tandem already serves ${maxSessions} live agent sessions; end one (close an agent) and try again.`);
@@ -180,7 +185,8 @@ export class McpHttpEndpoint {
    */
   private makeRoom(tokenHash: string | null): boolean {
     const mine = (session: Session) => tokenHash === null || session.connection.identity.tokenHash === tokenHash;
-    const held = tokenHash === null ? this.sessions.size + this.opening : [...this.sessions.values()].filter(mine).length + (this.openingBy.get(tokenHash) ?? 0);
+    const held =
+      tokenHash === null ? this.sessions.size + this.opening : [...this.sessions.values()].filter(mine).length + (this.openingBy.get(tokenHash) ?? 0);
     if (held < (tokenHash === null ? maxSessions : maxSessionsPerToken)) return true;
     let idlest: [string, Session] | null = null;
     for (const entry of this.sessions) {
@@ -288,7 +294,16 @@ export class McpHttpEndpoint {
       // than SSE replies here; the SDK's JSON-mode leak is released after each POST instead).
       enableJsonResponse: true,
       onsessioninitialized: (id) => {
-        session = { transport, server, connection, streams: 0, gone: sourceController(maxInflightPerSession), inflight: new Map(), cancelledEarly: new Set(), lastActivityAt: Date.now() };
+        session = {
+          transport,
+          server,
+          connection,
+          streams: 0,
+          gone: sourceController(maxInflightPerSession),
+          inflight: new Map(),
+          cancelledEarly: new Set(),
+          lastActivityAt: Date.now(),
+        };
         this.sessions.set(id, session);
       },
     });

@@ -34,7 +34,13 @@ function parseToolArgs<K extends ToolName>(name: K, args: unknown): ToolArgs<K> 
 }
 
 /** One call of the table's tool `name`: its handler gets the arguments its own schema parsed. */
-async function runNamed<K extends ToolName, C>(name: K, service: ToolService<C>, connection: C, rawArgs: unknown, signal: AbortSignal | undefined): Promise<object> {
+async function runNamed<K extends ToolName, C>(
+  name: K,
+  service: ToolService<C>,
+  connection: C,
+  rawArgs: unknown,
+  signal: AbortSignal | undefined,
+): Promise<object> {
   return await tools[name].run(service, connection, parseToolArgs(name, rawArgs), signal);
 }
 

@@ -201,7 +201,10 @@ export class McpSocketEndpoint {
     // or get a session on a closing host): the same answer as a connection that arrives then.
     const onShutdown = () => refuse(null, 'not_running', shuttingDownMessage);
     this.shuttingDown.add(onShutdown);
-    const timer = this.clock.setTimeout(() => refuse(null, 'forbidden', `No ${bridgeHelloMethod} within ${helloTimeoutMs} ms; the bridge channel starts with the agent's token.`), helloTimeoutMs);
+    const timer = this.clock.setTimeout(
+      () => refuse(null, 'forbidden', `No ${bridgeHelloMethod} within ${helloTimeoutMs} ms; the bridge channel starts with the agent's token.`),
+      helloTimeoutMs,
+    );
     const settle = () => {
       if (said) return false;
       said = true;
@@ -245,7 +248,8 @@ export class McpSocketEndpoint {
           settle();
           return this.pairOn(socket, (next) => (pairLine = next), hello);
         }
-        if (hello?.method !== bridgeHelloMethod) return refuse(id, 'forbidden', `The bridge channel starts with ${bridgeHelloMethod} and the agent's token; nothing else runs before it.`);
+        if (hello?.method !== bridgeHelloMethod)
+          return refuse(id, 'forbidden', `The bridge channel starts with ${bridgeHelloMethod} and the agent's token; nothing else runs before it.`);
         const params = (hello.params ?? {}) as Record<string, unknown>;
         const token = text(params.token);
         if (!token) return refuse(id, 'forbidden', 'Missing token; pair this agent in Tandem first.');
@@ -254,15 +258,24 @@ export class McpSocketEndpoint {
         if (!identity) return refuse(id, 'pairing_denied', 'This token is not valid (revoked or never paired); pair the agent again.');
         let held = 0;
         for (const open of this.sessions) if (open.connection.identity.tokenHash === identity.tokenHash) held += 1;
-        if (held >= maxBridgeSessionsPerToken) return refuse(id, 'capacity', `This agent already holds ${maxBridgeSessionsPerToken} bridge sessions, its share of Tandem's ${maxBridgeSessions}; close some of its bridges and try again.`);
-        if (this.sessions.size >= maxBridgeSessions) return refuse(id, 'capacity', `Tandem already serves ${maxBridgeSessions} bridges; end one (close an agent) and try again.`);
+        if (held >= maxBridgeSessionsPerToken)
+          return refuse(
+            id,
+            'capacity',
+            `This agent already holds ${maxBridgeSessionsPerToken} bridge sessions, its share of Tandem's ${maxBridgeSessions}; close some of its bridges and try again.`,
+          );
+        if (this.sessions.size >= maxBridgeSessions)
+          return refuse(id, 'capacity', `Tandem already serves ${maxBridgeSessions} bridges; end one (close an agent) and try again.`);
         settle();
         session = this.open(socket, identity, params);
         this.write(session.socket, `${JSON.stringify({ jsonrpc: '2.0', id, result: {} })}\n`);
       },
       (tail) => {
         if (!session) return refuse(null, 'input_too_large', `The first line is longer than ${maxBridgeLineBytes} bytes.`);
-        this.write(socket, errorLine(trailingId(tail), -32600, 'input_too_large', `A message longer than ${maxBridgeLineBytes} bytes was dropped; send smaller input.`));
+        this.write(
+          socket,
+          errorLine(trailingId(tail), -32600, 'input_too_large', `A message longer than ${maxBridgeLineBytes} bytes was dropped; send smaller input.`),
+        );
       },
     );
     socket.on('data', (chunk: Buffer) => splitter.push(chunk));
@@ -300,7 +313,15 @@ export class McpSocketEndpoint {
       return;
     }
     if (this.pairingConnections >= maxPairingConnections) {
-      this.refuse(socket, errorLine(requestId(first), channelErrorCode, 'capacity', `${maxPairingConnections} pairing connections are open already; try again once the person answered some.`));
+      this.refuse(
+        socket,
+        errorLine(
+          requestId(first),
+          channelErrorCode,
+          'capacity',
+          `${maxPairingConnections} pairing connections are open already; try again once the person answered some.`,
+        ),
+      );
       return;
     }
     this.connections.set(socket, 'pairing');
@@ -351,7 +372,14 @@ export class McpSocketEndpoint {
       // Still reading who asks: a few lines wait, a flood of them ends the connection, with why
       // (it was closed without a word, so a flood's connections were not all answered: issue 22).
       if (queued.push(message) > maxQueuedBeforePeer) {
-        end(errorLine(requestId(message), channelErrorCode, 'capacity', `More than ${maxQueuedBeforePeer} pairing requests arrived before Tandem knew who sent them; send one and wait for its answer.`));
+        end(
+          errorLine(
+            requestId(message),
+            channelErrorCode,
+            'capacity',
+            `More than ${maxQueuedBeforePeer} pairing requests arrived before Tandem knew who sent them; send one and wait for its answer.`,
+          ),
+        );
       }
     });
     socket.once('close', () => {
@@ -360,7 +388,11 @@ export class McpSocketEndpoint {
       broker.connectionClosed(socket);
     });
     const seq = ++this.pairingSeq;
-    const identify = this.opts.identifyPeer ?? (process.platform === 'win32' ? async () => namedPipePeer() : (s: Socket) => unixSocketPeer(s, { ownUid: process.getuid?.() ?? -1, ss: () => this.tableFor(seq) }));
+    const identify =
+      this.opts.identifyPeer ??
+      (process.platform === 'win32'
+        ? async () => namedPipePeer()
+        : (s: Socket) => unixSocketPeer(s, { ownUid: process.getuid?.() ?? -1, ss: () => this.tableFor(seq) }));
     // One at a time: a flood of connections runs the kernel lookups (ss, /proc) in turn, not all at once.
     const identified = this.identifying.then(() => (socket.destroyed || ended ? Promise.reject(new Error('gone')) : identify(socket)));
     const turn = identified.then(
@@ -419,16 +451,23 @@ export class McpSocketEndpoint {
     try {
       message = JSON.parse(line) as Record<string, unknown>;
     } catch {
-      return this.write(session.socket, errorLine(null, -32700, 'invalid_argument', 'A line on the bridge channel is not JSON; each line is one JSON-RPC message.'));
+      return this.write(
+        session.socket,
+        errorLine(null, -32700, 'invalid_argument', 'A line on the bridge channel is not JSON; each line is one JSON-RPC message.'),
+      );
     }
     const id = requestId(message ?? {});
     if (typeof message !== 'object' || message === null || Array.isArray(message) || message.jsonrpc !== '2.0') {
       return this.write(session.socket, errorLine(id, -32600, 'invalid_argument', 'A line on the bridge channel is not a JSON-RPC 2.0 message.'));
     }
     if (typeof message.method === 'string' && id !== null) {
-      if (session.inflight.has(id)) return this.write(session.socket, errorLine(id, -32600, 'invalid_argument', `Request id ${JSON.stringify(id)} is already in flight; use a new id.`));
+      if (session.inflight.has(id))
+        return this.write(session.socket, errorLine(id, -32600, 'invalid_argument', `Request id ${JSON.stringify(id)} is already in flight; use a new id.`));
       if (session.inflight.size >= maxInflightPerSession) {
-        return this.write(session.socket, errorLine(id, channelErrorCode, 'busy', `This bridge already has ${maxInflightPerSession} calls in flight; wait for some to finish.`));
+        return this.write(
+          session.socket,
+          errorLine(id, channelErrorCode, 'busy', `This bridge already has ${maxInflightPerSession} calls in flight; wait for some to finish.`),
+        );
       }
       session.inflight.add(id);
       if (message.method === 'tools/call') return void this.call(session, id, message.params);

@@ -66,6 +66,10 @@ export async function confirmedSandbox(
     if (outcome.kind === 'aborted') throw outcome.reason ?? new Error('aborted');
     throw new TandemError('rejected', `The person did not approve a workspace at ${open.cwd} in time; open in your project, or ask the person first.`);
   }
-  if (outcome.value.state === 'rejected') throw new TandemError('rejected', outcome.value.reason || `The person did not let a terminal open with its workspace at ${open.cwd}; open in your project instead.`);
+  if (outcome.value.state === 'rejected')
+    throw new TandemError(
+      'rejected',
+      outcome.value.reason || `The person did not let a terminal open with its workspace at ${open.cwd}; open in your project instead.`,
+    );
   return current();
 }

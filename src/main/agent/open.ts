@@ -26,7 +26,13 @@ export function agentInfo(terminal: ManagedTerminal): TerminalInfo {
 }
 
 /** terminal_open: within the limits, with the person's yes for an env that could change what later commands run. */
-export async function open(ctx: AgentContext, seats: Seats, connection: AgentConnection, args: ToolArgs<'terminal_open'>, signal?: AbortSignal): Promise<TerminalInfo & { banner: string }> {
+export async function open(
+  ctx: AgentContext,
+  seats: Seats,
+  connection: AgentConnection,
+  args: ToolArgs<'terminal_open'>,
+  signal?: AbortSignal,
+): Promise<TerminalInfo & { banner: string }> {
   const owner = connection.identity.tokenHash;
   const settings = ctx.settingsOf(connection);
   if (settings.policy !== 'always') {
@@ -34,11 +40,21 @@ export async function open(ctx: AgentContext, seats: Seats, connection: AgentCon
     await approveLaunchEnv(ctx, connection, args, signal);
   }
   const cwd = args.cwd ?? connection.cwd ?? ctx.home;
-  const question = { ask: (info: ApprovalRequestInfo) => ctx.questions.ask(ctx.approvals, owner, info), withdraw: (id: string) => ctx.approvals.withdraw(id), clock: ctx.clock, waitMs: ctx.host.limits.maxWaitMs };
+  const question = {
+    ask: (info: ApprovalRequestInfo) => ctx.questions.ask(ctx.approvals, owner, info),
+    withdraw: (id: string) => ctx.approvals.withdraw(id),
+    clock: ctx.clock,
+    waitMs: ctx.host.limits.maxWaitMs,
+  };
   const current = () => seats.sandbox && sandboxRequest(ctx.settingsOf(connection), { ...seats.sandbox, agent: connection.identity.name });
   // Tandem runs a bash path for its version, outside any sandbox: a confined agent names a discovered shell under `always` too.
   if (settings.policy === 'always' && current()) checkLaunch(ctx, args);
-  const sandbox = await confirmedSandbox(question, { agent: connection.identity.name, title: args.title, shell: args.shell, cwd, project: connection.cwd, home: ctx.home }, current, signal);
+  const sandbox = await confirmedSandbox(
+    question,
+    { agent: connection.identity.name, title: args.title, shell: args.shell, cwd, project: connection.cwd, home: ctx.home },
+    current,
+    signal,
+  );
   const { owners, opening } = seats;
   const limits = ctx.host.limits;
   const running = (ids: string[]) => ids.filter((id) => ctx.host.has(id) && ctx.host.get(id).ops.status !== 'exited').length;

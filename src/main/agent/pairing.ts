@@ -15,7 +15,11 @@ import { checkAgentName, distinctName, type TokenStore } from './tokens.js';
 /** What a bridge claims about itself; shown to the person as a claim, not a proof. */
 export const pairingClaimSchema = z.object({
   name: z.string().min(1).max(64),
-  pid: z.number().int().min(0).max(2 ** 31),
+  pid: z
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 31),
   exe: z.string().max(4096),
   cwd: z.string().max(4096),
 });
@@ -24,7 +28,8 @@ export type PairingClaim = z.output<typeof pairingClaimSchema>;
 export type PairingDecision = 'once' | 'always' | 'deny';
 
 /** `expired`: the request lapsed or its connection replaced it: ask again. */
-export type Outcome = { state: 'pending' } | { state: 'allowed'; token: string; persistent: boolean; name: string } | { state: 'denied' } | { state: 'expired' };
+export type Outcome =
+  { state: 'pending' } | { state: 'allowed'; token: string; persistent: boolean; name: string } | { state: 'denied' } | { state: 'expired' };
 
 /** How long an answered request can still be polled for its token, and an unanswered one waits. */
 export const answeredTtlMs = 5 * 60_000;
@@ -174,11 +179,20 @@ export class PairingBroker {
     if (this.opts.trustLocalAgents) {
       const id = `trusted-${newId()}`;
       const display = distinctName(name, (candidate) => this.nameInUse(candidate));
-      this.remember(id, { state: 'allowed', token: this.tokens.issueEphemeral(display, { ...trustedPolicy, sandbox: this.opts.trustedSandbox ?? 'off' }), persistent: false, name: display });
+      this.remember(id, {
+        state: 'allowed',
+        token: this.tokens.issueEphemeral(display, { ...trustedPolicy, sandbox: this.opts.trustedSandbox ?? 'off' }),
+        persistent: false,
+        name: display,
+      });
       return id;
     }
     const paused = this.pausedUntilIso();
-    if (paused) throw new TandemError('pairing_denied', `The person denied all pairing requests; new ones are refused until ${paused}. Ask them, then call the tool again.`);
+    if (paused)
+      throw new TandemError(
+        'pairing_denied',
+        `The person denied all pairing requests; new ones are refused until ${paused}. Ask them, then call the tool again.`,
+      );
     // The kernel's executable where it was read: a claim of another program cannot slip past a denial.
     const exe = from.peer.exe ?? claim.exe;
     const key = claimKey({ name, exe, cwd: claim.cwd });
@@ -195,14 +209,18 @@ export class PairingBroker {
       this.pushOut(existing);
     }
     const waiting = this.requests.list();
-    if (waiting.length >= maxPendingPairings) throw new TandemError('capacity', `${maxPendingPairings} pairing requests already wait for the person; try again later.`);
+    if (waiting.length >= maxPendingPairings)
+      throw new TandemError('capacity', `${maxPendingPairings} pairing requests already wait for the person; try again later.`);
     const uid = from.peer.uid;
     if (waiting.filter((request) => request.verified.uid === uid).length >= maxPendingPerUid) {
       throw new TandemError('capacity', `${maxPendingPerUid} pairing requests of this user already wait for the person; try again once they are answered.`);
     }
     const pid = from.peer.pid;
     if (pid !== null && waiting.filter((request) => request.verified.pid === pid).length >= maxPendingPerProcess) {
-      throw new TandemError('capacity', `${maxPendingPerProcess} pairing requests of process ${pid} already wait for the person; try again once they are answered.`);
+      throw new TandemError(
+        'capacity',
+        `${maxPendingPerProcess} pairing requests of process ${pid} already wait for the person; try again once they are answered.`,
+      );
     }
     const { id, decision } = this.requests.open({ ...claim, name, at: new Date(this.wallNow()).toISOString(), verified: { ...from.peer } });
     this.byConnection.set(from.connection, id);
@@ -335,7 +353,10 @@ export class PairingBroker {
   answer(id: string, decision: PairingDecision): void {
     const info = this.requests.get(id)?.info;
     if (decision === 'always' && info && this.nameInUse(info.name)) {
-      throw new TandemError('invalid_argument', `An agent named "${info.name}" is already paired or connected; allow this one once, or revoke that agent first.`);
+      throw new TandemError(
+        'invalid_argument',
+        `An agent named "${info.name}" is already paired or connected; allow this one once, or revoke that agent first.`,
+      );
     }
     this.requests.answer(id, decision);
   }
@@ -380,7 +401,10 @@ export class PairingBroker {
       if (req.method === 'POST' && path === '/pair') {
         // A TCP connection proves no user on its own: where the bridge channel listens, pairing goes there.
         if (this.channelPath !== null) {
-          throw new TandemError('forbidden', `Pairing requests come over the bridge channel (bridgeSocket in instance.json: ${this.channelPath}), which proves who asks; use a current \`tandem mcp\`.`);
+          throw new TandemError(
+            'forbidden',
+            `Pairing requests come over the bridge channel (bridgeSocket in instance.json: ${this.channelPath}), which proves who asks; use a current \`tandem mcp\`.`,
+          );
         }
         const text = await readBody(req, 16 * 1024);
         if (text === null) throw new TandemError('input_too_large', 'A pairing request is at most 16 KiB.');
@@ -401,15 +425,31 @@ export class PairingBroker {
         // A token goes only to the user who asked, and never over TCP for a request made on the channel.
         const peer = (this.opts.tcpPeer ?? tcpPeer)(req.socket);
         const own = this.ownUid;
-        if (this.channelPath !== null || this.channelBorn.has(match[1]!) || (own !== null && peer.uid !== own && !(peer.uid === null && process.platform !== 'linux'))) {
+        if (
+          this.channelPath !== null ||
+          this.channelBorn.has(match[1]!) ||
+          (own !== null && peer.uid !== own && !(peer.uid === null && process.platform !== 'linux'))
+        ) {
           throw new TandemError('forbidden', 'This pairing request is answered on the connection that made it.');
         }
         return reply(200, this.poll(match[1]!));
       }
       return reply(404, { error: { code: 'not_found', message: 'POST /pair with { name, pid, exe, cwd }, then GET /pair/<requestId>.' } });
     } catch (error) {
-      const body = error instanceof TandemError ? error.toJSON() : { code: 'internal', message: `Tandem failed to handle the pairing request: ${String(error)}` };
-      return reply(body.code === 'not_found' ? 404 : body.code === 'forbidden' || body.code === 'pairing_denied' ? 403 : body.code === 'capacity' ? 503 : body.code === 'internal' ? 500 : 400, { error: body });
+      const body =
+        error instanceof TandemError ? error.toJSON() : { code: 'internal', message: `Tandem failed to handle the pairing request: ${String(error)}` };
+      return reply(
+        body.code === 'not_found'
+          ? 404
+          : body.code === 'forbidden' || body.code === 'pairing_denied'
+            ? 403
+            : body.code === 'capacity'
+              ? 503
+              : body.code === 'internal'
+                ? 500
+                : 400,
+        { error: body },
+      );
     }
   }
 }

@@ -131,7 +131,10 @@ function descriptor(socket: Socket): number | null {
  * (checked there, not taken from ss), its uid from /proc/<pid>/status and its executable from
  * /proc/<pid>/exe. Where that fails, the uid is still proven by the socket's 0700 directory.
  */
-export async function unixSocketPeer(socket: Socket, opts: { ownUid: number; proc?: ProcReader; ss?: () => Promise<string | null> } = { ownUid: process.getuid?.() ?? -1 }): Promise<PeerFacts> {
+export async function unixSocketPeer(
+  socket: Socket,
+  opts: { ownUid: number; proc?: ProcReader; ss?: () => Promise<string | null> } = { ownUid: process.getuid?.() ?? -1 },
+): Promise<PeerFacts> {
   const byDirectory: PeerFacts = { uid: opts.ownUid, pid: null, exe: null, by: 'directory', via: 'unix-socket' };
   if (process.platform !== 'linux') return byDirectory;
   const proc = opts.proc ?? realProc;

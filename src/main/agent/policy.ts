@@ -50,7 +50,12 @@ function startsWithEntry(segment: string, entry: string, skipWrappers: boolean):
   if (want.length === 0 || want.length > have.length) return false;
   let start = 0;
   if (skipWrappers) {
-    while (start < have.length && (/^[A-Za-z_][A-Za-z0-9_]*=/.test(have[start]!) || ['env', 'command', 'exec', 'nohup', 'time'].includes(have[start]!)) && have[start] !== want[0]) start++;
+    while (
+      start < have.length &&
+      (/^[A-Za-z_][A-Za-z0-9_]*=/.test(have[start]!) || ['env', 'command', 'exec', 'nohup', 'time'].includes(have[start]!)) &&
+      have[start] !== want[0]
+    )
+      start++;
   }
   return want.every((word, i) => have[start + i] === word || (skipWrappers && i === 0 && have[start + i]?.endsWith(`/${word}`)));
 }

@@ -40,7 +40,10 @@ export class QuestionOwners<Approval, ApprovalDecision, Handoff, HandoffDecision
   /** Opens a question on behalf of `tokenHash`; refused with `capacity` past `maxQuestionsPerAgent` waiting. */
   ask<Info, Decision>(requests: PendingRequests<Info, Decision>, tokenHash: string, info: Info): { id: string; decision: Promise<Decision> } {
     if (this.waitingOf(tokenHash) >= maxQuestionsPerAgent) {
-      throw new TandemError('capacity', `This agent already has ${maxQuestionsPerAgent} questions waiting for the person; wait for their answers before asking more.`);
+      throw new TandemError(
+        'capacity',
+        `This agent already has ${maxQuestionsPerAgent} questions waiting for the person; wait for their answers before asking more.`,
+      );
     }
     const request = requests.open(info);
     this.askedBy.set(request.id, tokenHash);

@@ -33,7 +33,10 @@ export async function send(ctx: AgentContext, connection: AgentConnection, args:
   if (args.text === undefined && !args.keys?.length) throw new TandemError('invalid_argument', 'text or keys is required.');
   const control = findRefusedControl(args.text ?? '');
   if (control) {
-    throw new TandemError('invalid_argument', `text contains ${describeControl(control.char)} at position ${control.index}; control characters are refused in text, send keys (Escape, C-c...) instead.`);
+    throw new TandemError(
+      'invalid_argument',
+      `text contains ${describeControl(control.char)} at position ${control.index}; control characters are refused in text, send keys (Escape, C-c...) instead.`,
+    );
   }
   const owner = connection.identity.tokenHash;
   const holds = () => terminal.control.queue.holds(owner) || state.awaiting.has(owner);
@@ -126,7 +129,13 @@ export async function send(ctx: AgentContext, connection: AgentConnection, args:
     if (decided.kind === 'timeout') {
       // Still pending: it stays for the person, and runs if approved later.
       void runWhenApproved(ctx, connection, terminal, request.decision, args, plan);
-      return { ...emptyResult(ops.cursor, terminal.control.controller), status: 'awaiting_approval', evidence: 'bound', approval: { state: 'pending', reason: null }, durationMs: Math.round(ctx.clock.now() - startedAt) };
+      return {
+        ...emptyResult(ops.cursor, terminal.control.controller),
+        status: 'awaiting_approval',
+        evidence: 'bound',
+        approval: { state: 'pending', reason: null },
+        durationMs: Math.round(ctx.clock.now() - startedAt),
+      };
     }
     if (decided.kind === 'aborted') {
       ctx.approvals.withdraw(request.id);
@@ -134,20 +143,42 @@ export async function send(ctx: AgentContext, connection: AgentConnection, args:
       throw decided.reason ?? new Error('aborted');
     }
     const decision = decided.value;
-    if (decision.state === 'rejected') await journalAgentLine(terminal, connection.identity.name, line, { rejected: decision.reason || 'rejected', decidedBy: 'person' });
+    if (decision.state === 'rejected')
+      await journalAgentLine(terminal, connection.identity.name, line, { rejected: decision.reason || 'rejected', decidedBy: 'person' });
     if (decision.state === 'rejected') throw new TandemError('rejected', decision.reason || 'The person rejected this command.');
     approval = { state: decision.state, reason: null };
     // The edited line is what runs: nothing the agent sent rides along.
     if (decision.state === 'edited') text = decision.command;
   }
-  if (verdict === 'run') ctx.ran.record(connection.identity.name, { command: line, terminalId: terminal.id, title: terminal.meta.title, at: new Date().toISOString() });
+  if (verdict === 'run')
+    ctx.ran.record(connection.identity.name, { command: line, terminalId: terminal.id, title: terminal.meta.title, at: new Date().toISOString() });
   const turn = ops.turnNow(owner, signal) ?? (await ops.turn(owner, deadline - ctx.clock.now(), signal));
   try {
     state.approved = null;
     const typing = typedAs(terminal, plan, args, approval?.state === 'edited' ? text! : null);
     if (!typing) throw new TandemError('busy', 'The terminal moved on while this send waited (a command ended or began, or its line changed); send it again.');
-    await journalAgentWrite(terminal, connection.identity.name, approval?.state === 'edited' ? text! : line, typing, approval ? (approval.state === 'edited' ? 'edited' : 'approval') : settings.policy === 'always' ? 'always' : judged?.deferred ? 'unjudged' : 'allow_entry');
-    const result = await ops.send(turn, { ...typing, input: args.input, waitMs: Math.max(0, deadline - ctx.clock.now()), maxOutputBytes: args.maxOutputBytes, signal });
+    await journalAgentWrite(
+      terminal,
+      connection.identity.name,
+      approval?.state === 'edited' ? text! : line,
+      typing,
+      approval
+        ? approval.state === 'edited'
+          ? 'edited'
+          : 'approval'
+        : settings.policy === 'always'
+          ? 'always'
+          : judged?.deferred
+            ? 'unjudged'
+            : 'allow_entry',
+    );
+    const result = await ops.send(turn, {
+      ...typing,
+      input: args.input,
+      waitMs: Math.max(0, deadline - ctx.clock.now()),
+      maxOutputBytes: args.maxOutputBytes,
+      signal,
+    });
     terminal.journal.settled(agentActor(terminal, connection.identity.name), result);
     return decorate(ctx, terminal, result, approval, startedAt);
   } finally {
@@ -176,7 +207,12 @@ interface Plan {
  * line was judged (else null: the judged line is no longer the line the shell would run), and
  * the line's record updated as the write goes out.
  */
-function typedAs(terminal: ManagedTerminal, plan: Plan, args: ToolArgs<'terminal_send'>, edit: string | null): Pick<SendRequest, 'text' | 'keys' | 'submit' | 'clearLine'> | null {
+function typedAs(
+  terminal: ManagedTerminal,
+  plan: Plan,
+  args: ToolArgs<'terminal_send'>,
+  edit: string | null,
+): Pick<SendRequest, 'text' | 'keys' | 'submit' | 'clearLine'> | null {
   const line = shellLineOf(terminal);
   const reader = terminal.ops.lineReader;
   // Every line submitted, by any route, is read for what it changes of the shell's state
@@ -186,7 +222,8 @@ function typedAs(terminal: ManagedTerminal, plan: Plan, args: ToolArgs<'terminal
     const keys = (args.keys?.length ?? 0) > 0;
     if (keys) {
       if (submittingKeys(args.keys!)) submitted(null);
-    } else if (args.submit ?? args.text !== undefined) submitted(reader === 'program' || (line.typed === '' && !line.keyed && reader === 'prompt') ? (args.text ?? '') : null);
+    } else if (args.submit ?? args.text !== undefined)
+      submitted(reader === 'program' || (line.typed === '' && !line.keyed && reader === 'prompt') ? (args.text ?? '') : null);
     typedUnjudged(line, reader, args);
     return { text: args.text, keys: args.keys, submit: args.submit };
   }
@@ -200,17 +237,34 @@ function typedAs(terminal: ManagedTerminal, plan: Plan, args: ToolArgs<'terminal
   }
   if (plan.judged.hasKeys) {
     if (submittingKeys(plan.judged.keys ?? [])) submitted(null);
-  }
-  else if (!plan.judged.deferred) submitted(plan.judged.mustAsk ? null : plan.judged.line);
+  } else if (!plan.judged.deferred) submitted(plan.judged.mustAsk ? null : plan.judged.line);
   plan.judged.typedNow(line);
   return { text: plan.judged.text, keys: plan.judged.keys, submit: plan.judged.submit, clearLine: plan.judged.clearLine };
 }
 
-async function runWhenApproved(ctx: AgentContext, connection: AgentConnection, terminal: ManagedTerminal, decision: Promise<ApprovalDecision>, args: ToolArgs<'terminal_send'>, plan: Plan): Promise<void> {
+async function runWhenApproved(
+  ctx: AgentContext,
+  connection: AgentConnection,
+  terminal: ManagedTerminal,
+  decision: Promise<ApprovalDecision>,
+  args: ToolArgs<'terminal_send'>,
+  plan: Plan,
+): Promise<void> {
   const answer = await decision;
-  if (answer.state === 'rejected' && ctx.host.has(terminal.id)) void journalAgentLine(terminal, connection.identity.name, plan.judged?.shown ?? args.text ?? '', { rejected: answer.reason || 'rejected', decidedBy: 'person' });
+  if (answer.state === 'rejected' && ctx.host.has(terminal.id))
+    void journalAgentLine(terminal, connection.identity.name, plan.judged?.shown ?? args.text ?? '', {
+      rejected: answer.reason || 'rejected',
+      decidedBy: 'person',
+    });
   // Decided late: it runs only if the agent, the terminal and its control are still as they were.
-  if (answer.state === 'rejected' || !ctx.tokens.currentSettings(connection.identity) || !ctx.isConnected(connection.identity.tokenHash) || !ctx.host.has(terminal.id) || terminal.control.controller === 'user') return;
+  if (
+    answer.state === 'rejected' ||
+    !ctx.tokens.currentSettings(connection.identity) ||
+    !ctx.isConnected(connection.identity.tokenHash) ||
+    !ctx.host.has(terminal.id) ||
+    terminal.control.controller === 'user'
+  )
+    return;
   const state = ctx.state(terminal);
   // A takeover while it waits for its turn means it never runs (user_control at the head).
   const turn = await terminal.ops.turn(connection.identity.tokenHash, Infinity).catch(() => null);
@@ -230,7 +284,12 @@ async function runWhenApproved(ctx: AgentContext, connection: AgentConnection, t
 }
 
 /** terminal_signal: always accepted, outside the queue; settles the agent's running send too. */
-export async function signalTerminal(ctx: AgentContext, connection: AgentConnection, args: ToolArgs<'terminal_signal'>, signal?: AbortSignal): Promise<SendResult> {
+export async function signalTerminal(
+  ctx: AgentContext,
+  connection: AgentConnection,
+  args: ToolArgs<'terminal_signal'>,
+  signal?: AbortSignal,
+): Promise<SendResult> {
   const startedAt = ctx.clock.now();
   const terminal = ctx.terminalFor(connection, args.id, 'write');
   const ops = terminal.ops;
@@ -241,7 +300,13 @@ export async function signalTerminal(ctx: AgentContext, connection: AgentConnect
   resetLine(shellLineOf(terminal));
   await ops.signal(args.signal);
   if (status !== 'running' && status !== 'waiting_input') {
-    return { ...emptyResult(ops.cursor, terminal.control.controller), status: status === 'exited' ? 'exited' : 'done', evidence: status === 'exited' ? 'exit' : 'marker', cwd: ops.cwd, closedBy: ops.closedBy };
+    return {
+      ...emptyResult(ops.cursor, terminal.control.controller),
+      status: status === 'exited' ? 'exited' : 'done',
+      evidence: status === 'exited' ? 'exit' : 'marker',
+      cwd: ops.cwd,
+      closedBy: ops.closedBy,
+    };
   }
   const result = await ops.wait({ since: cursor, waitMs: 5000, signal });
   return decorate(ctx, terminal, result, null, startedAt);

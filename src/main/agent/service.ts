@@ -220,7 +220,8 @@ export class AgentService {
   private forget(terminalId: string): void {
     this.owners.delete(terminalId);
     this.states.delete(terminalId);
-    for (const request of this.approvals.list()) if (request.terminalId === terminalId) this.approvals.answer(request.id, { state: 'rejected', reason: 'The terminal was closed.' });
+    for (const request of this.approvals.list())
+      if (request.terminalId === terminalId) this.approvals.answer(request.id, { state: 'rejected', reason: 'The terminal was closed.' });
     for (const request of this.handoffs.list()) if (request.terminalId === terminalId) this.handoffs.withdraw(request.id);
   }
 
@@ -250,7 +251,8 @@ export class AgentService {
     const terminal = this.host.get(id);
     const access = this.visible(connection, terminal);
     if (!access) throw new TandemError('forbidden', 'That terminal belongs to someone else; you can use only your own, shared and handed-over terminals.');
-    if (need === 'write' && access === 'shared') throw new TandemError('forbidden', 'The person shared this terminal for reading only; ask them to hand it to you.');
+    if (need === 'write' && access === 'shared')
+      throw new TandemError('forbidden', 'The person shared this terminal for reading only; ask them to hand it to you.');
     return terminal;
   }
 
@@ -310,7 +312,7 @@ export class AgentService {
 
   async close(connection: AgentConnection, args: ToolArgs<'terminal_close'>): Promise<{ closed: boolean; orphans: Array<{ pid: number; comm: string }> }> {
     const terminal = this.terminalFor(connection, args.id, 'write');
-    if (this.visible(connection, terminal) !== 'own') throw new TandemError('forbidden', "Only the person closes their own terminals; hand it back instead.");
+    if (this.visible(connection, terminal) !== 'own') throw new TandemError('forbidden', 'Only the person closes their own terminals; hand it back instead.');
     const result = await this.host.close(terminal.id, 'agent', { cause: 'agent' });
     if (result.closed) this.forget(terminal.id);
     return result;

@@ -130,14 +130,29 @@ function planOf(line: ShellLine, reader: LineReader, programReading: boolean, di
   const retyped = prefix.slice(kept.length);
   // After named keys the line is not known: text starts it afresh (the line is emptied), but a
   // bare submit key submits whatever the keys made of it, so it asks.
-  const unknown = held === null ? 'it completes an earlier line that Tandem did not type' : line.keyed && text === '' && soleSubmitKey ? 'named keys changed this line; it is submitted as the shell holds it' : null;
+  const unknown =
+    held === null
+      ? 'it completes an earlier line that Tandem did not type'
+      : line.keyed && text === '' && soleSubmitKey
+        ? 'named keys changed this line; it is submitted as the shell holds it'
+        : null;
 
   if (keys.length === 0 && !submit) {
     // Typed, not run: judged with what completes it. A newline could submit in a shell without
     // bracketed paste, so a multi-line part is judged now, as a line of its own.
     const multiline = /[\r\n]/.test(text.replace(/[\r\n]+$/, ''));
     if (unknown || !clear) {
-      return { ...view(prefix), hasKeys: false, deferred: !multiline, mustAsk: null, ...asTyped, clearLine: false, typedNow(l) { l.typed += text; } };
+      return {
+        ...view(prefix),
+        hasKeys: false,
+        deferred: !multiline,
+        mustAsk: null,
+        ...asTyped,
+        clearLine: false,
+        typedNow(l) {
+          l.typed += text;
+        },
+      };
     }
     return {
       ...view(prefix),

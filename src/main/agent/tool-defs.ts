@@ -46,13 +46,29 @@ export interface ToolDef<T> {
  * makes the table's type circular (tsc: "'definitions' implicitly has type 'any'", "'ToolArgs'
  * circularly references itself").
  */
-function tool<A extends z.ZodType>(def: { args: A; description: string; run: <C>(service: ToolService<C>, connection: C, args: z.output<A>, signal: AbortSignal | undefined) => ToolOutput }) {
+function tool<A extends z.ZodType>(def: {
+  args: A;
+  description: string;
+  run: <C>(service: ToolService<C>, connection: C, args: z.output<A>, signal: AbortSignal | undefined) => ToolOutput;
+}) {
   return def;
 }
 
 const id = z.string().min(1).max(64).describe('Terminal id from terminal_open or terminal_list.');
-const waitMs = z.number().int().min(0).max(DEFAULT_LIMITS.maxWaitMs).optional().describe(`How long the call may wait in ms (default ${DEFAULT_LIMITS.defaultWaitMs}, max ${DEFAULT_LIMITS.maxWaitMs}).`);
-const maxOutputBytes = z.number().int().min(1).max(DEFAULT_LIMITS.maxOutputBytes).optional().describe(`Output bound in bytes (default ${DEFAULT_LIMITS.defaultOutputBytes}, max ${DEFAULT_LIMITS.maxOutputBytes}).`);
+const waitMs = z
+  .number()
+  .int()
+  .min(0)
+  .max(DEFAULT_LIMITS.maxWaitMs)
+  .optional()
+  .describe(`How long the call may wait in ms (default ${DEFAULT_LIMITS.defaultWaitMs}, max ${DEFAULT_LIMITS.maxWaitMs}).`);
+const maxOutputBytes = z
+  .number()
+  .int()
+  .min(1)
+  .max(DEFAULT_LIMITS.maxOutputBytes)
+  .optional()
+  .describe(`Output bound in bytes (default ${DEFAULT_LIMITS.defaultOutputBytes}, max ${DEFAULT_LIMITS.maxOutputBytes}).`);
 
 /** The table, in the order `tools/list` gives it. */
 const definitions = {
@@ -70,11 +86,17 @@ const definitions = {
           .trim()
           .min(1)
           .max(120)
-          .refine((text) => findRefusedControl(text) === null && !/[\t\n\r\u00ad\u200b-\u200d\u2028\u2029\u2060\ufeff]/u.test(text), 'A title holds no control, bidirectional or invisible characters.')
+          .refine(
+            (text) => findRefusedControl(text) === null && !/[\t\n\r\u00ad\u200b-\u200d\u2028\u2029\u2060\ufeff]/u.test(text),
+            'A title holds no control, bidirectional or invisible characters.',
+          )
           .describe('Tab title the person sees.'),
         shell: z.string().min(1).max(4096).optional().describe('bash, zsh, sh, pwsh, or a path (default: bash where available).'),
         cwd: z.string().min(1).max(4096).optional().describe("Working directory (default: the agent's project directory)."),
-        env: z.record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string().max(32768)).optional().describe('Extra environment variables.'),
+        env: z
+          .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string().max(32768))
+          .optional()
+          .describe('Extra environment variables.'),
         cols: z.number().int().min(20).max(DEFAULT_LIMITS.maxCols).optional(),
         rows: z.number().int().min(5).max(DEFAULT_LIMITS.maxRows).optional(),
       })
@@ -100,7 +122,8 @@ const definitions = {
   }),
   terminal_wait: tool({
     args: z.object({ id, since: z.string().max(64).optional().describe('A cursor from an earlier result.'), waitMs, maxOutputBytes }).strict(),
-    description: 'Waits for what a terminal does next after a cursor: the running command ending, a program waiting for input, or the person handing back control.',
+    description:
+      'Waits for what a terminal does next after a cursor: the running command ending, a program waiting for input, or the person handing back control.',
     run: (service, connection, args, signal): ToolOutput => service.listening(connection, args.id, () => service.wait(connection, args, signal)),
   }),
   terminal_read: tool({
@@ -154,6 +177,10 @@ export function toolList(): Array<{ name: string; description: string; inputSche
     name,
     description: tools[name].description,
     inputSchema: z.toJSONSchema(tools[name].args, { io: 'input' }) as Record<string, unknown>,
-    outputSchema: { type: 'object', description: 'The result object, or { error: { code, message } }.', anyOf: [{ type: 'object' }, z.toJSONSchema(errorShape)] },
+    outputSchema: {
+      type: 'object',
+      description: 'The result object, or { error: { code, message } }.',
+      anyOf: [{ type: 'object' }, z.toJSONSchema(errorShape)],
+    },
   }));
 }

@@ -8,7 +8,12 @@ import { moveInstruction, shouldOfferMove } from '../launch/app-location';
  * (src/main/agent/configs.ts). The decision is launch/app-location.ts.
  */
 export async function offerMoveToApplications(): Promise<void> {
-  const location = shouldOfferMove({ platform: process.platform, packaged: app.isPackaged, inApplicationsFolder: process.platform === 'darwin' && app.isInApplicationsFolder(), execPath: process.execPath });
+  const location = shouldOfferMove({
+    platform: process.platform,
+    packaged: app.isPackaged,
+    inApplicationsFolder: process.platform === 'darwin' && app.isInApplicationsFolder(),
+    execPath: process.execPath,
+  });
   if (!location) return;
   const { response } = await dialog.showMessageBox({
     type: 'question',

@@ -63,7 +63,10 @@ export function initialControl(controller: Controller): ControlState {
 function take(state: ControlState, offset: number, extra: ControlEffect[] = []): ControlStep {
   if (state.controller === 'user') return { state, effects: extra };
   const handoff = state.handoff?.state === 'pending' ? { ...state.handoff, state: 'accepted' as const } : state.handoff;
-  return { state: { ...state, controller: 'user', lease: { since: offset }, handoff, words: null }, effects: [{ type: 'controller', controller: 'user' }, { type: 'wake' }, ...extra] };
+  return {
+    state: { ...state, controller: 'user', lease: { since: offset }, handoff, words: null },
+    effects: [{ type: 'controller', controller: 'user' }, { type: 'wake' }, ...extra],
+  };
 }
 
 /** The one transition function of control, handoff and the person's lease: pure, no I/O, no time. */

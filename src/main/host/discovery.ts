@@ -248,7 +248,9 @@ export function writePointer(pointer: string, instancePath: string): boolean {
     return true;
   } catch (error) {
     rmSync(tmp, { force: true });
-    process.stderr.write(`tandem: could not write ${pointer} (${(error as Error).message}); agents started without XDG_RUNTIME_DIR may not find this instance.\n`);
+    process.stderr.write(
+      `tandem: could not write ${pointer} (${(error as Error).message}); agents started without XDG_RUNTIME_DIR may not find this instance.\n`,
+    );
     return false;
   }
 }
@@ -262,7 +264,9 @@ export function removePointer(pointer: string, instancePath: string, uid: number
 /** The `not_running` message: where the bridge looked, and what it would not trust. */
 export function notRunningMessage(search: { looked: string[]; refused: string[]; stale?: string[] }): string {
   const bounded = (items: string[]) => items.slice(0, 6).join(', ') + (items.length > 6 ? ', …' : '');
-  const refused = search.refused.length ? ` Not trusted (a discovery file must be yours, mode 0600, in a directory only you can write): ${bounded(search.refused)}.` : '';
+  const refused = search.refused.length
+    ? ` Not trusted (a discovery file must be yours, mode 0600, in a directory only you can write): ${bounded(search.refused)}.`
+    : '';
   const stale = search.stale?.length
     ? ` Stale, left by a Tandem that is gone (its pid is no process of yours that started when that Tandem did): ${bounded(search.stale)}.`
     : '';

@@ -1,6 +1,17 @@
 import { randomBytes } from 'node:crypto';
 import { type FrameSink, type OutputText, outputString } from './attachment.js';
-import { type AgentsState, describeIssue, type EventName, type EventPayload, isOpName, type OpArgs, type OpName, operations, type OpResult, type TerminalView } from '../../shared/contract.js';
+import {
+  type AgentsState,
+  describeIssue,
+  type EventName,
+  type EventPayload,
+  isOpName,
+  type OpArgs,
+  type OpName,
+  operations,
+  type OpResult,
+  type TerminalView,
+} from '../../shared/contract.js';
 import { TandemError } from '../../shared/errors.js';
 import type { FrameMark } from '../../shared/command-marks.js';
 import type { TerminalHost } from './host.js';
@@ -128,7 +139,9 @@ export class Dispatcher {
           client.id,
           {
             frame: (attachmentId, seq, data, marks) =>
-              client.sendOutput ? client.sendOutput(attachmentId, seq, data, marks) : client.send('output', { attachmentId, seq, data: outputString(data), ...(marks ? { marks: [...marks] } : {}) }),
+              client.sendOutput
+                ? client.sendOutput(attachmentId, seq, data, marks)
+                : client.send('output', { attachmentId, seq, data: outputString(data), ...(marks ? { marks: [...marks] } : {}) }),
             closed: (attachmentId, code, message) => client.send('attachmentClosed', { attachmentId, error: { code, message } }),
             writable: (attachmentId, writable) => client.send('writable', { attachmentId, writable }),
           },
@@ -186,7 +199,8 @@ export class Dispatcher {
       reportAppearance: ({ dark }) => (host.settings.setSystemAppearance(dark), {}),
       machines: () => ({ machines: opts.remote?.machineStates?.() ?? [] }),
       addMachine: (args) => {
-        if (!opts.remote?.addMachine) throw new TandemError('not_running', 'This Tandem runs no remote machines (it is the remote end of another); add the machine in the Tandem you use.');
+        if (!opts.remote?.addMachine)
+          throw new TandemError('not_running', 'This Tandem runs no remote machines (it is the remote end of another); add the machine in the Tandem you use.');
         return opts.remote.addMachine(args);
       },
       removeMachine: (args) => {
@@ -228,7 +242,8 @@ export class Dispatcher {
     // Remote machines: the roster is this machine's terminals and every machine's, whichever changed.
     this.remote = opts.remote ?? null;
     this.remoteSink = {
-      frame: (attachmentId, seq, data) => (client.sendOutput ? client.sendOutput(attachmentId, seq, data) : client.send('output', { attachmentId, seq, data: outputString(data) })),
+      frame: (attachmentId, seq, data) =>
+        client.sendOutput ? client.sendOutput(attachmentId, seq, data) : client.send('output', { attachmentId, seq, data: outputString(data) }),
       closed: (attachmentId, code, message) => client.send('attachmentClosed', { attachmentId, error: { code, message } }),
       writable: (attachmentId, writable) => client.send('writable', { attachmentId, writable }),
     };
@@ -266,7 +281,8 @@ export class Dispatcher {
     const routed = this.remote?.route(op, parsed.data as Record<string, unknown>, this.client.id, this.remoteSink) ?? null;
     if (routed) return await routed;
     const machine = op === 'create' ? (parsed.data as { machine?: string }).machine : undefined;
-    if (machine !== undefined && machine !== 'local') throw new TandemError('not_found', `No machine named "${machine}"; add it with tandem serve --machine ${machine}=DESTINATION.`);
+    if (machine !== undefined && machine !== 'local')
+      throw new TandemError('not_found', `No machine named "${machine}"; add it with tandem serve --machine ${machine}=DESTINATION.`);
     const handler = this.handlers[op] as (input: unknown) => unknown;
     const result = await handler(parsed.data);
     if (op === 'list' && this.remote) return { terminals: [...(result as { terminals: TerminalView[] }).terminals, ...this.remote.roster()] };

@@ -126,9 +126,21 @@ export class TerminalHost {
     return this.opts.version ?? tandemVersion;
   }
 
-  environment(): { platform: string; home: string; defaultShell: ShellCandidate | null; shells: ShellCandidate[]; version: string; windowsPty?: WindowsPtyInfo } {
+  environment(): {
+    platform: string;
+    home: string;
+    defaultShell: ShellCandidate | null;
+    shells: ShellCandidate[];
+    version: string;
+    windowsPty?: WindowsPtyInfo;
+  } {
     const found = discoverShells(this.env);
-    const candidate = (shell: DiscoveredShell): ShellCandidate => ({ name: shell.name, path: shell.path, integration: shell.dialect !== null, ...(shell.label ? { label: shell.label } : {}) });
+    const candidate = (shell: DiscoveredShell): ShellCandidate => ({
+      name: shell.name,
+      path: shell.path,
+      integration: shell.dialect !== null,
+      ...(shell.label ? { label: shell.label } : {}),
+    });
     return {
       platform: hostPlatform.os,
       home: this.home,
@@ -253,7 +265,17 @@ export class TerminalHost {
 
   private record(terminal: ManagedTerminal): void {
     const s = terminal.session;
-    const recorder = this.opts.recordings?.open({ terminalId: s.id, title: terminal.meta.title, origin: terminal.meta.origin, agent: terminal.meta.agent, shell: s.shell.name, cwd: s.cwd, cols: s.cols, rows: s.rows, sandbox: s.sandbox });
+    const recorder = this.opts.recordings?.open({
+      terminalId: s.id,
+      title: terminal.meta.title,
+      origin: terminal.meta.origin,
+      agent: terminal.meta.agent,
+      shell: s.shell.name,
+      cwd: s.cwd,
+      cols: s.cols,
+      rows: s.rows,
+      sandbox: s.sandbox,
+    });
     if (!recorder) return;
     this.recorders.set(terminal.id, recorder);
     terminal.journal = recorder;
@@ -306,7 +328,11 @@ export class TerminalHost {
    * Closed by its agent or the unattended sweep, its tab stays as a transcript; at shutdown it is
    * written for the next start; closed by the person, it goes. Closing a transcript dismisses it.
    */
-  async close(id: string, by: ClosedBy = 'person', cause: { cause: CloseCause; clientId?: string } = { cause: 'host' }): Promise<{ closed: boolean; orphans: Array<{ pid: number; comm: string }> }> {
+  async close(
+    id: string,
+    by: ClosedBy = 'person',
+    cause: { cause: CloseCause; clientId?: string } = { cause: 'host' },
+  ): Promise<{ closed: boolean; orphans: Array<{ pid: number; comm: string }> }> {
     if (!this.terminals.has(id) && this.transcripts.has(id)) {
       this.dismiss(id);
       return { closed: true, orphans: [] };
@@ -324,7 +350,13 @@ export class TerminalHost {
       this.savedAs.delete(id);
       if (shown === null) this.transcripts.forget(id);
       else if (cause.cause === 'shutdown') this.transcripts.saveLive(info, shown.data);
-      else this.transcripts.add({ info, snapshot: shown.data, reason: exitedBefore ? 'exited' : cause.cause === 'agent' ? 'closed' : 'unattended', by: terminal.meta.agent });
+      else
+        this.transcripts.add({
+          info,
+          snapshot: shown.data,
+          reason: exitedBefore ? 'exited' : cause.cause === 'agent' ? 'closed' : 'unattended',
+          by: terminal.meta.agent,
+        });
       this.recordClose(terminal, cause);
       const recorder = this.recorders.get(id);
       this.recorders.delete(id);
@@ -337,7 +369,15 @@ export class TerminalHost {
   }
 
   private recordClose(terminal: ManagedTerminal, cause: { cause: CloseCause; clientId?: string }): void {
-    const record: CloseRecord = { at: this.clock.now(), id: terminal.id, title: terminal.meta.title, origin: terminal.meta.origin, agent: terminal.meta.agent, cause: cause.cause, clientId: cause.clientId ?? null };
+    const record: CloseRecord = {
+      at: this.clock.now(),
+      id: terminal.id,
+      title: terminal.meta.title,
+      origin: terminal.meta.origin,
+      agent: terminal.meta.agent,
+      cause: cause.cause,
+      clientId: cause.clientId ?? null,
+    };
     this.closeLog.push(record);
     if (this.closeLog.length > closeLogSize) this.closeLog.shift();
     if (this.env.TANDEM_DEBUG_CLOSE === '1') process.stderr.write(`tandem: closed ${JSON.stringify(record)}\n${new Error('closed from').stack}\n`);
@@ -350,7 +390,14 @@ export class TerminalHost {
       const old = terminal.session;
       const closed = await old.close();
       if (!closed.closed) throw new TandemError('busy', `The old shell left ${closed.orphans.length} process(es) that could not be stopped; try again.`);
-      const session = await TerminalSession.start(this.sessionOptions({ cwd: (old.sandboxRequest ? old.openedIn : old.cwd) ?? undefined, cols: old.cols, rows: old.rows, sandbox: old.sandboxRequest ?? undefined }, old.shell, terminal.meta.origin, old.id));
+      const session = await TerminalSession.start(
+        this.sessionOptions(
+          { cwd: (old.sandboxRequest ? old.openedIn : old.cwd) ?? undefined, cols: old.cols, rows: old.rows, sandbox: old.sandboxRequest ?? undefined },
+          old.shell,
+          terminal.meta.origin,
+          old.id,
+        ),
+      );
       terminal.replaceSession(session);
       this.recorders.get(id)?.follow(session, 0);
       this.changed();
@@ -391,7 +438,12 @@ export class TerminalHost {
     }, saveEveryMs);
   }
 
-  async attach(id: string, clientId: string, sink: FrameSink, size?: { cols?: number; rows?: number }): Promise<{ attachment: Attachment; snapshot: string; view: TerminalView; marks: SnapshotMarks }> {
+  async attach(
+    id: string,
+    clientId: string,
+    sink: FrameSink,
+    size?: { cols?: number; rows?: number },
+  ): Promise<{ attachment: Attachment; snapshot: string; view: TerminalView; marks: SnapshotMarks }> {
     const terminal = this.get(id);
     if (size?.cols && size.rows && terminal.session.status !== 'exited') terminal.session.resize(size.cols, size.rows);
     const { attachment, snapshot, marks } = await terminal.attach(clientId, sink);
@@ -452,7 +504,8 @@ export class TerminalHost {
 
   share(id: string, shared: boolean): TerminalView {
     const terminal = this.get(id);
-    if (terminal.meta.origin !== 'user') throw new TandemError('invalid_argument', 'Only your own terminals can be shared; agent terminals are visible to their agent already.');
+    if (terminal.meta.origin !== 'user')
+      throw new TandemError('invalid_argument', 'Only your own terminals can be shared; agent terminals are visible to their agent already.');
     terminal.meta.shared = shared;
     this.changed();
     return terminal.view();
@@ -467,7 +520,8 @@ export class TerminalHost {
     const terminal = this.get(id);
     if (terminal.meta.origin !== 'user') throw new TandemError('invalid_argument', 'Only your own terminals can be handed to an agent.');
     const key = agent && this.agentDirectory ? this.agentDirectory(agent) : null;
-    if (agent && this.agentDirectory && !key) throw new TandemError('not_found', `No agent named "${agent}" is paired or connected; pair it in the Agents panel first.`);
+    if (agent && this.agentDirectory && !key)
+      throw new TandemError('not_found', `No agent named "${agent}" is paired or connected; pair it in the Agents panel first.`);
     terminal.meta.handedTo = agent;
     terminal.meta.handedToKey = key;
     terminal.meta.agent = agent;

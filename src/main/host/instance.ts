@@ -146,7 +146,12 @@ export class InstanceLock {
   publish(info: InstanceInfo): void {
     const tmp = `${this.path}.${process.pid}.tmp`;
     const started = info.started ?? ownStartTime() ?? undefined;
-    const record = { ...info, ...(started ? { started } : {}), instanceKey: info.instanceKey ?? this.instanceKey, evidence: info.evidence ?? hostPlatform.evidence ?? 'none' };
+    const record = {
+      ...info,
+      ...(started ? { started } : {}),
+      instanceKey: info.instanceKey ?? this.instanceKey,
+      evidence: info.evidence ?? hostPlatform.evidence ?? 'none',
+    };
     writeFileSync(tmp, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
     renameSync(tmp, this.path);
     if (this.pointer) writePointer(this.pointer, this.path);

@@ -46,7 +46,8 @@ export function editorWords(command: string): string[] {
 export function editorArgv(command: string, target: Required<OpenTarget>): string[] {
   const words = editorWords(command);
   if (words.length === 0) throw new TandemError('invalid_argument', 'The editor command is empty.');
-  const fill = (word: string): string => word.replaceAll('{path}', target.path).replaceAll('{line}', String(target.line)).replaceAll('{column}', String(target.column));
+  const fill = (word: string): string =>
+    word.replaceAll('{path}', target.path).replaceAll('{line}', String(target.line)).replaceAll('{column}', String(target.column));
   const argv = words.map(fill);
   if (!words.some((word) => word.includes('{path}'))) argv.push(target.path);
   return argv;

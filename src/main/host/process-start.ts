@@ -63,7 +63,11 @@ export interface LockWitness {
  * Windows: the lock file's write time (not its creation time, which NTFS tunnelling can carry
  * over from a deleted file of the same name). Elsewhere the recorded start time serves.
  */
-export function lockWitness(lockPath: string, platform: NodeJS.Platform = hostPlatform.os, startedMs: (pid: number) => number | null = windowsStartMs): LockWitness | undefined {
+export function lockWitness(
+  lockPath: string,
+  platform: NodeJS.Platform = hostPlatform.os,
+  startedMs: (pid: number) => number | null = windowsStartMs,
+): LockWitness | undefined {
   if (platform !== 'win32') return undefined;
   try {
     return { writtenMs: statSync(lockPath).mtimeMs, startedMs };

@@ -3,7 +3,15 @@ import { dirname } from 'node:path';
 import { describeIssue } from '../../shared/contract.js';
 import { TandemError } from '../../shared/errors.js';
 import { palettes, type Palette } from '../../shared/palette.js';
-import { type Appearance, defaultSettings, resolveAppearance, type Settings, settingsPatchSchema, settingsSchema, storedMachines } from '../../shared/settings.js';
+import {
+  type Appearance,
+  defaultSettings,
+  resolveAppearance,
+  type Settings,
+  settingsPatchSchema,
+  settingsSchema,
+  storedMachines,
+} from '../../shared/settings.js';
 
 /** Largest settings file read; anything bigger is not ours and is ignored. */
 const maxFileBytes = 64 * 1024;

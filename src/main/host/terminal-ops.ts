@@ -72,9 +72,21 @@ export class TerminalOps {
    * What the judge needs: the shell's dialect, where commands run, the environment the shell
    * started with, and the variables an agent asked for when it opened the terminal.
    */
-  get judgeContext(): { shell: string | null; cwd: string; workspace: string; env: Readonly<Record<string, string>>; openEnv: Readonly<Record<string, string>> } {
+  get judgeContext(): {
+    shell: string | null;
+    cwd: string;
+    workspace: string;
+    env: Readonly<Record<string, string>>;
+    openEnv: Readonly<Record<string, string>>;
+  } {
     const session = this.session;
-    return { shell: session.shell.dialect?.name ?? null, cwd: session.cwd ?? session.workspace, workspace: session.workspace, env: session.launchEnv, openEnv: session.origin === 'agent' ? session.openEnv : {} };
+    return {
+      shell: session.shell.dialect?.name ?? null,
+      cwd: session.cwd ?? session.workspace,
+      workspace: session.workspace,
+      env: session.launchEnv,
+      openEnv: session.origin === 'agent' ? session.openEnv : {},
+    };
   }
 
   /** The turn without waiting when the queue is free (null: call `turn`); throws if `signal` has aborted. */
@@ -96,7 +108,10 @@ export class TerminalOps {
     if (outcome.kind === 'met') return outcome.value;
     queued.abort();
     // Granted in the same turn the wait gave up: the turn goes back unused.
-    void entry.then((turn) => turn.release(), () => undefined);
+    void entry.then(
+      (turn) => turn.release(),
+      () => undefined,
+    );
     if (outcome.kind === 'aborted') throw outcome.reason ?? new Error('aborted');
     throw new TandemError('busy', 'The terminal stayed busy with earlier operations for the whole wait; nothing was sent.');
   }
@@ -163,7 +178,10 @@ export const sharedOutputMaxBytes = DEFAULT_LIMITS.defaultOutputBytes;
 
 /** The summary's text: `raw` is the output stream since the person took control, or null when they did not share it. */
 export function handBackSummary(commands: readonly CommandRecord[], raw: string | null, screen: () => string): string {
-  const ran = commands.length === 0 ? 'The person ran no commands.' : commands.map((record) => `${record.command ?? '(command)'} → exit ${record.exitCode ?? '?'}`).join('\n');
+  const ran =
+    commands.length === 0
+      ? 'The person ran no commands.'
+      : commands.map((record) => `${record.command ?? '(command)'} → exit ${record.exitCode ?? '?'}`).join('\n');
   if (raw === null) return ran;
   const projector = new OutputProjector({ maxBytes: sharedOutputMaxBytes });
   projector.push(raw);

@@ -217,7 +217,10 @@ export class TranscriptStore {
   refuse(attachmentId: string, clientId?: string): void {
     if (!this.isTranscriptView(attachmentId, clientId)) return;
     const id = this.attachments.get(attachmentId)!.id;
-    throw new TandemError('exited', `Terminal "${this.kept.get(id)?.info.title ?? id}" was closed: its tab is a read-only transcript. Open a new shell to type.`);
+    throw new TandemError(
+      'exited',
+      `Terminal "${this.kept.get(id)?.info.title ?? id}" was closed: its tab is a read-only transcript. Open a new shell to type.`,
+    );
   }
 
   detach(attachmentId: string, clientId?: string): boolean {

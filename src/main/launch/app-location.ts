@@ -35,7 +35,12 @@ export function bridgeLocation(bridge: { command: string; args: string[] }, plat
 }
 
 /** Whether the app offers to move itself: an installed macOS app outside /Applications, at a temporary path. */
-export function shouldOfferMove(facts: { platform: NodeJS.Platform; packaged: boolean; inApplicationsFolder: boolean; execPath: string }): TemporaryLocation | null {
+export function shouldOfferMove(facts: {
+  platform: NodeJS.Platform;
+  packaged: boolean;
+  inApplicationsFolder: boolean;
+  execPath: string;
+}): TemporaryLocation | null {
   if (facts.platform !== 'darwin' || !facts.packaged || facts.inApplicationsFolder) return null;
   return temporaryLocation(facts.execPath, facts.platform);
 }

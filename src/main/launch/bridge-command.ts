@@ -20,7 +20,7 @@ export interface InstallFacts {
   appImage: string | undefined;
   /** An absolute `node` found on PATH (for `npm start` from a checkout), or null. */
   nodeOnPath: string | null;
-/** Whether `tandem` on PATH is this copy's bin/tandem.js (a global npm install). */
+  /** Whether `tandem` on PATH is this copy's bin/tandem.js (a global npm install). */
   tandemOnPath: boolean;
 }
 

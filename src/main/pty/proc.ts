@@ -100,7 +100,10 @@ let childrenFiles: boolean | undefined;
 export function childrenOf(pid: number): number[] {
   // task/<tid>/children needs CONFIG_PROC_CHILDREN; probe once on ourselves.
   childrenFiles ??= fs.existsSync(`/proc/self/task/${process.pid}/children`);
-  if (!childrenFiles) return scanProcesses().filter((p) => p.ppid === pid).map((p) => p.pid);
+  if (!childrenFiles)
+    return scanProcesses()
+      .filter((p) => p.ppid === pid)
+      .map((p) => p.pid);
   let tids: string[];
   try {
     tids = fs.readdirSync(`/proc/${pid}/task`);

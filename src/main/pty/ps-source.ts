@@ -79,12 +79,24 @@ export function ttyLookArgs(flavour: PsFlavour, tty: string): string[] {
 
 export function parseTtyLook(flavour: PsFlavour, text: string): PsTtyEntry[] {
   const out: PsTtyEntry[] = [];
-  const re = flavour === 'procps' ? /^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(-?\d+)\s+(\S+)\s+(\S+)\s*(.*)$/ : /^\s*(\d+)\s+()(\d+)\s+(\d+)\s+(-?\d+)\s+(\S+)\s+(\S+)\s*(.*)$/;
+  const re =
+    flavour === 'procps'
+      ? /^\s*(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(-?\d+)\s+(\S+)\s+(\S+)\s*(.*)$/
+      : /^\s*(\d+)\s+()(\d+)\s+(\d+)\s+(-?\d+)\s+(\S+)\s+(\S+)\s*(.*)$/;
   for (const line of text.split('\n')) {
     const m = re.exec(line);
     if (!m) continue;
     const pid = Number(m[1]);
-    out.push({ pid, tid: m[2] ? Number(m[2]) : pid, ppid: Number(m[3]), pgid: Number(m[4]), tpgid: Number(m[5]), stat: m[6]!, wchan: m[7]!, comm: basename(m[8]!.trim()) });
+    out.push({
+      pid,
+      tid: m[2] ? Number(m[2]) : pid,
+      ppid: Number(m[3]),
+      pgid: Number(m[4]),
+      tpgid: Number(m[5]),
+      stat: m[6]!,
+      wchan: m[7]!,
+      comm: basename(m[8]!.trim()),
+    });
   }
   return out;
 }
@@ -119,7 +131,16 @@ export function parseTable(text: string): PsProcess[] {
     const m = re.exec(line);
     if (!m) continue;
     const sess = /^\d+$/.test(m[4]!) ? Number(m[4]) : 0; // a hex pointer on macOS
-    out.push({ pid: Number(m[1]), ppid: Number(m[2]), pgid: Number(m[3]), sess, stat: m[5]!, tty: m[6]!, lstart: m[7]!.replace(/\s+/g, ' '), comm: basename(m[8]!.trim()) });
+    out.push({
+      pid: Number(m[1]),
+      ppid: Number(m[2]),
+      pgid: Number(m[3]),
+      sess,
+      stat: m[5]!,
+      tty: m[6]!,
+      lstart: m[7]!.replace(/\s+/g, ' '),
+      comm: basename(m[8]!.trim()),
+    });
   }
   return out;
 }

@@ -116,7 +116,7 @@ function keepOutputAtExit(pty: unknown, maxBytes: number): void {
     while (socket.read() !== null);
     const decoder = new StringDecoder('utf8');
     const buffer = Buffer.alloc(64 * 1024);
-    for (let total = 0; total < maxBytes; ) {
+    for (let total = 0; total < maxBytes;) {
       let n: number;
       try {
         n = readSync(fd, buffer, 0, buffer.length, null);

@@ -1,17 +1,7 @@
 /** Syscall numbers as reported by /proc/<pid>/syscall; they differ per architecture. */
 export type SyscallClass = 'read' | 'poll' | 'select' | 'epoll' | 'other';
 
-type SyscallName =
-  | 'read'
-  | 'readv'
-  | 'pread64'
-  | 'poll'
-  | 'ppoll'
-  | 'select'
-  | 'pselect6'
-  | 'epoll_wait'
-  | 'epoll_pwait'
-  | 'epoll_pwait2';
+type SyscallName = 'read' | 'readv' | 'pread64' | 'poll' | 'ppoll' | 'select' | 'pselect6' | 'epoll_wait' | 'epoll_pwait' | 'epoll_pwait2';
 
 // arm64 uses the asm-generic table, which has no poll, select or epoll_wait (libc maps them
 // onto ppoll, pselect6 and epoll_pwait).
@@ -53,10 +43,7 @@ const CLASS_OF: Record<SyscallName, SyscallClass> = {
 };
 
 const byArch = new Map<string, Map<number, SyscallClass>>(
-  Object.entries(SYSCALLS).map(([arch, table]) => [
-    arch,
-    new Map(Object.entries(table).map(([name, nr]) => [nr, CLASS_OF[name as SyscallName]])),
-  ]),
+  Object.entries(SYSCALLS).map(([arch, table]) => [arch, new Map(Object.entries(table).map(([name, nr]) => [nr, CLASS_OF[name as SyscallName]]))]),
 );
 
 export function classifySyscall(nr: number, arch: string = process.arch): SyscallClass {

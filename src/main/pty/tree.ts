@@ -27,7 +27,17 @@ interface TreeProc extends ProcStat {
 /** /proc, or one ps table: parentage, groups, sessions (Linux ps only) and start times. */
 function processTable(): TreeProc[] {
   if (hasProc) return scanProcesses().map((p) => ({ ...p, start: null, tty: null }));
-  return (psTable() ?? []).map((p) => ({ pid: p.pid, ppid: p.ppid, pgrp: p.pgid, session: p.sess > 0 ? p.sess : -1, state: p.stat[0]!, comm: p.comm, tpgid: -1, start: p.lstart, tty: p.tty }));
+  return (psTable() ?? []).map((p) => ({
+    pid: p.pid,
+    ppid: p.ppid,
+    pgrp: p.pgid,
+    session: p.sess > 0 ? p.sess : -1,
+    state: p.stat[0]!,
+    comm: p.comm,
+    tpgid: -1,
+    start: p.lstart,
+    tty: p.tty,
+  }));
 }
 
 /** The process's TANDEM_TERMINAL_ID: null when absent, undefined when unreadable. */
@@ -138,13 +148,7 @@ async function waitGone(members: Member[], timeoutMs: number, pollMs: number, cl
 }
 
 /** Idempotent: a later call retries whatever survived (or was started) since. POSIX; Windows: win-tree.ts (chosen in platform.ts). */
-export async function teardownTree({
-  rootPid,
-  terminalId,
-  graceMs = 1000,
-  pollMs = 20,
-  clock = systemClock,
-}: TeardownOptions): Promise<TeardownResult> {
+export async function teardownTree({ rootPid, terminalId, graceMs = 1000, pollMs = 20, clock = systemClock }: TeardownOptions): Promise<TeardownResult> {
   const denied = new Set<number>();
   const send = (pid: number, signal: NodeJS.Signals) => {
     try {

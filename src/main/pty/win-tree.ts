@@ -55,8 +55,7 @@ export function survivors(before: WinProcess[], now: WinProcess[]): WinProcess[]
   return before.filter((row) => live.has(`${row.pid}:${row.created}`));
 }
 
-const listScript =
-  'Get-CimInstance Win32_Process | ForEach-Object { "$($_.ProcessId),$($_.ParentProcessId),$($_.CreationDate.ToFileTimeUtc()),$($_.Name)" }';
+const listScript = 'Get-CimInstance Win32_Process | ForEach-Object { "$($_.ProcessId),$($_.ParentProcessId),$($_.CreationDate.ToFileTimeUtc()),$($_.Name)" }';
 
 function run(file: string, args: string[], timeoutMs: number): Promise<string> {
   return new Promise((resolve) => {
@@ -140,7 +139,7 @@ export async function teardownWindowsTree(
   if (members.length === 0) return { orphans: [] };
   for (const proc of members) table.kill(proc.pid);
   let left = survivors(members, await table.list());
-  for (const deadline = clock.now() + goneWithinMs; left.length > 0 && clock.now() < deadline; ) {
+  for (const deadline = clock.now() + goneWithinMs; left.length > 0 && clock.now() < deadline;) {
     for (const proc of left) table.kill(proc.pid);
     await sleep(clock, pollMs);
     left = survivors(left, await table.list());

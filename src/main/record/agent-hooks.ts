@@ -25,7 +25,13 @@ export function typedText(typing: { text?: string; keys?: string[]; submit?: boo
 }
 
 /** An agent's write about to go out: the `send` record (how it was allowed) and its `i` event, or the fact of hidden input. */
-export async function journalAgentWrite(terminal: JournaledTerminal, agent: string, line: string, typing: { text?: string; keys?: string[]; submit?: boolean }, allowed: Allowance): Promise<void> {
+export async function journalAgentWrite(
+  terminal: JournaledTerminal,
+  agent: string,
+  line: string,
+  typing: { text?: string; keys?: string[]; submit?: boolean },
+  allowed: Allowance,
+): Promise<void> {
   const journal = terminal.journal;
   if (!journal.enabled) return;
   const by = agentActor(terminal, agent);
@@ -35,7 +41,12 @@ export async function journalAgentWrite(terminal: JournaledTerminal, agent: stri
 }
 
 /** A line asked about or rejected, unless it goes to a password prompt (then only that it was). */
-export async function journalAgentLine(terminal: JournaledTerminal, agent: string, line: string, what: { asked: string | null } | { rejected: string; decidedBy: 'deny_list' | 'person' }): Promise<void> {
+export async function journalAgentLine(
+  terminal: JournaledTerminal,
+  agent: string,
+  line: string,
+  what: { asked: string | null } | { rejected: string; decidedBy: 'deny_list' | 'person' },
+): Promise<void> {
   const journal = terminal.journal;
   if (!journal.enabled) return;
   const by = agentActor(terminal, agent);

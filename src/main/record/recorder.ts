@@ -86,9 +86,24 @@ export class TerminalRecorder implements TerminalJournal {
     this.timeline = new TimelineWriter(this.timelineSink);
     this.startedAt = opts.clock.now();
     this.lastEventAt = this.startedAt;
-    const header = { version: 3, term: { cols: meta.cols, rows: meta.rows, type: 'xterm-256color' }, timestamp: Math.floor(opts.wall() / 1000), title: meta.title, command: meta.shell, tags: ['tandem', meta.origin === 'agent' ? `agent:${meta.agent ?? ''}` : 'person'] };
+    const header = {
+      version: 3,
+      term: { cols: meta.cols, rows: meta.rows, type: 'xterm-256color' },
+      timestamp: Math.floor(opts.wall() / 1000),
+      title: meta.title,
+      command: meta.shell,
+      tags: ['tandem', meta.origin === 'agent' ? `agent:${meta.agent ?? ''}` : 'person'],
+    };
     this.cast.write(`${JSON.stringify(header)}\n`);
-    this.record('open', { terminal: meta.terminalId, title: meta.title, origin: meta.origin, agent: meta.agent, shell: meta.shell, cwd: meta.cwd, sandbox: meta.sandbox });
+    this.record('open', {
+      terminal: meta.terminalId,
+      title: meta.title,
+      origin: meta.origin,
+      agent: meta.agent,
+      shell: meta.shell,
+      cwd: meta.cwd,
+      sandbox: meta.sandbox,
+    });
   }
 
   /** Seconds since the recording began: the cast's and the timeline's time base. */
@@ -188,7 +203,8 @@ export class TerminalRecorder implements TerminalJournal {
   /** The marker for output not kept; the count waits for a later batch while the disk stays behind. */
   private markSkipped(): void {
     if (this.skippedChars === 0 || this.castStopped || this.closed) return;
-    if (this.write('m', `recording skipped ${this.skippedChars} characters of output (the disk was behind)`, this.opts.clock.now(), false)) this.skippedChars = 0;
+    if (this.write('m', `recording skipped ${this.skippedChars} characters of output (the disk was behind)`, this.opts.clock.now(), false))
+      this.skippedChars = 0;
   }
 
   // ---- the journal port -----------------------------------------------------------------
@@ -354,12 +370,17 @@ export class TerminalRecorder implements TerminalJournal {
   private write(code: CastCode, data: string, at: number, reserved: boolean): boolean {
     if (this.castStopped && !reserved) return false;
     const when = Math.max(at, this.lastEventAt);
-    const line = encodeLine(JSON.stringify([Math.round((when - this.lastEventAt) / 1000 * 1e6) / 1e6, code, data]));
+    const line = encodeLine(JSON.stringify([Math.round(((when - this.lastEventAt) / 1000) * 1e6) / 1e6, code, data]));
     if (!reserved && line.length > this.cast.room - castReserve) {
       this.castStopped = true;
       this.pending = [];
       this.held = '';
-      this.write('m', `recording stopped: the ${Math.round(this.opts.maxCastBytes / 1048576)} MiB bound of this terminal's recording was reached (the timeline goes on)`, at, true);
+      this.write(
+        'm',
+        `recording stopped: the ${Math.round(this.opts.maxCastBytes / 1048576)} MiB bound of this terminal's recording was reached (the timeline goes on)`,
+        at,
+        true,
+      );
       this.record('recording', { state: 'stopped', reason: 'size' });
       return false;
     }

@@ -14,7 +14,9 @@ export const redactedMark = '[redacted]';
 // regex for the two characters (`/[=:]/g`) still cost as much as copying the text; two
 // `indexOf` searches, one per character, run at memory speed on output that has none.
 // The last letters the scrub's names end with: most `word=` in output end otherwise, and skip the full check.
-const lastLetters = new Set([...credentialSuffixes, ...credentialNames].flatMap((name) => [name.charCodeAt(name.length - 1), name.toLowerCase().charCodeAt(name.length - 1)]));
+const lastLetters = new Set(
+  [...credentialSuffixes, ...credentialNames].flatMap((name) => [name.charCodeAt(name.length - 1), name.toLowerCase().charCodeAt(name.length - 1)]),
+);
 const valueChars = /[ \t]*["']?([^\s"'`\x1b]+)/y;
 // Any token holding `://`: the scrub's value shapes are all URLs.
 const urlToken = /[^\s"'`<>]*:\/\/[^\s"'`<>]+/g;

@@ -188,7 +188,15 @@ export class RecordingStore {
         // A .cast without a readable header still lists.
       }
       const m = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})(\d{3})Z-(.*)$/.exec(id)!;
-      out.push({ id, terminalId: m[8]!, title, startedAt: `${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}.${m[7]}Z`, castBytes: group.cast, timelineBytes: group.timeline, live: this.live.has(id) });
+      out.push({
+        id,
+        terminalId: m[8]!,
+        title,
+        startedAt: `${m[1]}-${m[2]}-${m[3]}T${m[4]}:${m[5]}:${m[6]}.${m[7]}Z`,
+        castBytes: group.cast,
+        timelineBytes: group.timeline,
+        live: this.live.has(id),
+      });
     }
     return out.sort((a, b) => a.id.localeCompare(b.id));
   }
@@ -206,7 +214,13 @@ export class RecordingStore {
     let verification = verifyTimeline(timeline.text, head);
     if (verification.ok && !recorder && !timeline.truncated) {
       const lastLine = timeline.text.trimEnd().split('\n').at(-1) ?? '';
-      if (!/"type":"close"/.test(lastLine)) verification = { ok: false, records: verification.records, firstBad: verification.records + 1, reason: 'the timeline of a finished terminal ends without its close record: records were removed from its end (or Tandem stopped without closing it)' };
+      if (!/"type":"close"/.test(lastLine))
+        verification = {
+          ok: false,
+          records: verification.records,
+          firstBad: verification.records + 1,
+          reason: 'the timeline of a finished terminal ends without its close record: records were removed from its end (or Tandem stopped without closing it)',
+        };
     }
     return { id, cast: cast.text, castTruncated: cast.truncated, timeline: timeline.text, timelineTruncated: timeline.truncated, verification };
   }

@@ -101,7 +101,13 @@ export function verifyTimeline(text: string, expect?: { count: number; hash: str
       return bad(i, 'not JSON');
     }
     if (record === null || typeof record !== 'object') return bad(i, 'not a record');
-    if (record.prev !== prev) return bad(i, i === 0 ? 'the first record must have prev null: records before it were removed' : "prev is not the hash of the line before: that line or this one was changed, or lines were removed, inserted or moved here");
+    if (record.prev !== prev)
+      return bad(
+        i,
+        i === 0
+          ? 'the first record must have prev null: records before it were removed'
+          : 'prev is not the hash of the line before: that line or this one was changed, or lines were removed, inserted or moved here',
+      );
     if (record.seq !== i + 1) return bad(i, `seq ${String(record.seq)} where ${i + 1} belongs`);
     prev = lineHash(line);
   }

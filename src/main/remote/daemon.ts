@@ -73,7 +73,15 @@ export async function runDaemon(opts: DaemonOptions): Promise<number> {
         () => resolveStop(1),
       );
     };
-    link = new LinkServer({ host: runtime.host, agents: runtime.dispatch.agents, clock: systemClock, version: runtime.host.version, idleMs: opts.idleMinutes * 60_000, onIdle: () => stop(`no link for ${opts.idleMinutes} minutes`), log: opts.log });
+    link = new LinkServer({
+      host: runtime.host,
+      agents: runtime.dispatch.agents,
+      clock: systemClock,
+      version: runtime.host.version,
+      idleMs: opts.idleMinutes * 60_000,
+      onIdle: () => stop(`no link for ${opts.idleMinutes} minutes`),
+      log: opts.log,
+    });
     for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal, () => stop(signal));
   });
   await listenReplacingStale(server, paths.socket);

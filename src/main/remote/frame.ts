@@ -76,7 +76,8 @@ export class FrameDecoder {
       const end = this.buf.indexOf('##\n', at + startPrefix.length);
       if (end < 0) {
         this.skipBefore(at);
-        if (this.buf.length > 64) this.skipBefore(1); // not a start line after all
+        if (this.buf.length > 64)
+          this.skipBefore(1); // not a start line after all
         else return;
         continue;
       }
@@ -140,6 +141,9 @@ export class FrameDecoder {
 
 /** A bounded, printable preview of junk for a report. */
 export function junkPreview(bytes: Buffer, max = 120): string {
-  const text = bytes.subarray(0, max).toString('utf8').replace(/[\x00-\x1f\x7f]/g, (c) => (c === '\n' ? '⏎' : '·'));
+  const text = bytes
+    .subarray(0, max)
+    .toString('utf8')
+    .replace(/[\x00-\x1f\x7f]/g, (c) => (c === '\n' ? '⏎' : '·'));
   return bytes.length > max ? `${text}…` : text;
 }

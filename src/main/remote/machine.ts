@@ -71,7 +71,8 @@ export const defaultCallTimeoutMs = 120_000;
 
 /** The sentence for a remote that has no (or too old a) Tandem, from how ssh ended; null when it is something else. */
 export function missingTandemSentence(name: string, exitCode: number | null, stderr: string): string | null {
-  if (/unknown command "host"/.test(stderr)) return `Tandem on ${name} is too old for remote machines (it has no \`tandem host\`); update it there with: ${installCommand}`;
+  if (/unknown command "host"/.test(stderr))
+    return `Tandem on ${name} is too old for remote machines (it has no \`tandem host\`); update it there with: ${installCommand}`;
   if (exitCode === 127 || /command not found/.test(stderr)) return `Tandem is not installed on ${name}; install it there with: ${installCommand}`;
   return null;
 }
@@ -153,7 +154,9 @@ export class RemoteMachine {
     if (this.stopped) return;
     this.welcomed = false;
     const ssh = this.opts.ssh ?? ['ssh'];
-    const child = spawn(ssh[0]!, [...ssh.slice(1), '-T', this.opts.destination, this.opts.remoteCommand ?? defaultRemoteCommand], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(ssh[0]!, [...ssh.slice(1), '-T', this.opts.destination, this.opts.remoteCommand ?? defaultRemoteCommand], {
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     this.child = child;
     this.spawned.push(child);
     if (this.spawned.length > 16) this.spawned.shift();
@@ -167,7 +170,8 @@ export class RemoteMachine {
       start: (framing) => {
         // What an rc file or motd printed: reported once, never parsed.
         if (junk > 0) this.opts.log?.(`${this.opts.name}: skipped ${junk} bytes printed before the link started: ${this.junkSeen}`);
-        if (framing !== String(FRAMING)) refused = `${this.opts.name} speaks link framing ${framing} and this Tandem ${FRAMING}; update Tandem on both (${installCommand}).`;
+        if (framing !== String(FRAMING))
+          refused = `${this.opts.name} speaks link framing ${framing} and this Tandem ${FRAMING}; update Tandem on both (${installCommand}).`;
       },
       junk: (bytes, where) => {
         junk += bytes.length;
@@ -215,7 +219,9 @@ export class RemoteMachine {
         return;
       }
       const lastLine = stderr.trim().split('\n').pop() ?? '';
-      this.problem = this.welcomed ? `The link to ${this.opts.name} dropped; reconnecting.` : `ssh to ${this.opts.destination} failed${lastLine ? `: ${lastLine.slice(0, 200)}` : ` (exit ${code})`}; retrying.`;
+      this.problem = this.welcomed
+        ? `The link to ${this.opts.name} dropped; reconnecting.`
+        : `ssh to ${this.opts.destination} failed${lastLine ? `: ${lastLine.slice(0, 200)}` : ` (exit ${code})`}; retrying.`;
       this.opts.log?.(`${this.opts.name}: ${this.problem}`);
       this.status = this.everConnected ? 'reconnecting' : 'connecting';
       this.changed();
@@ -227,8 +233,17 @@ export class RemoteMachine {
   private onMessage(message: LinkMessage, write: (frame: Buffer) => void): string | null {
     switch (message.k) {
       case 'server':
-        if (message.protocol !== LINK_PROTOCOL) return protocolMismatch(message.version, message.protocol, this.opts.version, LINK_PROTOCOL).replace('The remote machine', this.opts.name);
-        write(encodeMessage({ k: 'hello', protocol: LINK_PROTOCOL, version: this.opts.version, session: this.session.resumable ? this.sessionId : null, received: this.session.receivedSeq }));
+        if (message.protocol !== LINK_PROTOCOL)
+          return protocolMismatch(message.version, message.protocol, this.opts.version, LINK_PROTOCOL).replace('The remote machine', this.opts.name);
+        write(
+          encodeMessage({
+            k: 'hello',
+            protocol: LINK_PROTOCOL,
+            version: this.opts.version,
+            session: this.session.resumable ? this.sessionId : null,
+            received: this.session.receivedSeq,
+          }),
+        );
         return null;
       case 'refuse':
         return message.message.replace('The remote machine', this.opts.name);
@@ -308,8 +323,10 @@ export class RemoteMachine {
       if (body.ok) {
         pending.onValue?.(body.value);
         pending.resolve(body.value);
-      }
-      else pending.reject(new TandemError((ERROR_CODES as readonly string[]).includes(body.error.code) ? (body.error.code as ErrorCode) : 'internal', body.error.message));
+      } else
+        pending.reject(
+          new TandemError((ERROR_CODES as readonly string[]).includes(body.error.code) ? (body.error.code as ErrorCode) : 'internal', body.error.message),
+        );
       return;
     }
     if (body.t !== 'event') return;
@@ -349,19 +366,30 @@ export class RemoteMachine {
   /** One operation on the remote host. Waits through a reconnect; fails at once when the machine failed. */
   call(op: OpName, args: unknown, onValue?: (value: unknown) => void): Promise<unknown> {
     if (this.status === 'failed') return Promise.reject(new TandemError('not_running', this.problem ?? `${this.opts.name} is not connected.`));
-    if (this.calls.size >= maxPendingCalls) return Promise.reject(new TandemError('busy', `${maxPendingCalls} operations already wait on ${this.opts.name}; try again once its link answers.`));
+    if (this.calls.size >= maxPendingCalls)
+      return Promise.reject(new TandemError('busy', `${maxPendingCalls} operations already wait on ${this.opts.name}; try again once its link answers.`));
     const id = this.nextCallId++;
     return new Promise((resolve, reject) => {
       const timer = this.opts.clock.setTimeout(() => {
         if (!this.calls.delete(id)) return;
-        reject(new TandemError('not_running', `${this.opts.name} did not answer within ${Math.round((this.opts.callTimeoutMs ?? defaultCallTimeoutMs) / 1000)} s${this.problem ? ` (${this.problem})` : ''}.`));
+        reject(
+          new TandemError(
+            'not_running',
+            `${this.opts.name} did not answer within ${Math.round((this.opts.callTimeoutMs ?? defaultCallTimeoutMs) / 1000)} s${this.problem ? ` (${this.problem})` : ''}.`,
+          ),
+        );
       }, this.opts.callTimeoutMs ?? defaultCallTimeoutMs);
       this.calls.set(id, { resolve, reject, onValue, timer });
       this.session.send({ t: 'call', id, op, args });
     });
   }
 
-  async attach(terminalId: string, clientId: string, sink: FrameSink, size: { cols?: number; rows?: number }): Promise<{ attachmentId: string; snapshot: string; seq: number; writable: boolean; info: TerminalView }> {
+  async attach(
+    terminalId: string,
+    clientId: string,
+    sink: FrameSink,
+    size: { cols?: number; rows?: number },
+  ): Promise<{ attachmentId: string; snapshot: string; seq: number; writable: boolean; info: TerminalView }> {
     const localId = randomBytes(12).toString('base64url');
     // The view is registered as the result arrives: the remote sends its first frame right after it.
     const result = (await this.call('attach', { id: terminalId, ...size }, (value) => {
@@ -556,10 +584,17 @@ export class RemoteMachines {
   }
 
   /** A machine added while Tandem runs (the `addMachine` operation): checked as `--machine` is, started at once, kept in the settings when they are followed. */
-  addMachine({ name, destination }: { name: string; destination: string }): { name: string; destination: string; status: MachineStatus; problem: string | null } {
+  addMachine({ name, destination }: { name: string; destination: string }): {
+    name: string;
+    destination: string;
+    status: MachineStatus;
+    problem: string | null;
+  } {
     if (!this.factory) throw new TandemError('not_running', 'This Tandem cannot add remote machines while it runs.');
-    if (!machineNamePattern.test(name) || name === 'local') throw new TandemError('invalid_argument', `The name must be 1-32 letters, digits, '.', '_' or '-' (not "local"), as in dev.`);
-    if (destination.startsWith('-') || /\s/.test(destination)) throw new TandemError('invalid_argument', 'The destination must be an ssh destination such as me@devbox or a Host of ~/.ssh/config.');
+    if (!machineNamePattern.test(name) || name === 'local')
+      throw new TandemError('invalid_argument', `The name must be 1-32 letters, digits, '.', '_' or '-' (not "local"), as in dev.`);
+    if (destination.startsWith('-') || /\s/.test(destination))
+      throw new TandemError('invalid_argument', 'The destination must be an ssh destination such as me@devbox or a Host of ~/.ssh/config.');
     if (this.machines.has(name)) throw new TandemError('invalid_argument', `A machine is already named ${name}.`);
     let machine: RemoteMachine | undefined;
     if (this.settings) {
@@ -632,9 +667,11 @@ export class RemoteMachines {
       const remote = machine.agents;
       if (!remote) continue;
       const at = (id: string) => `${machine.name}:${id}`;
-      for (const approval of remote.approvals) approvals.push({ ...approval, id: at(approval.id), terminalId: at(approval.terminalId), agent: `${approval.agent}@${machine.name}` });
+      for (const approval of remote.approvals)
+        approvals.push({ ...approval, id: at(approval.id), terminalId: at(approval.terminalId), agent: `${approval.agent}@${machine.name}` });
       for (const pairing of remote.pairings) pairings.push({ ...pairing, id: at(pairing.id), name: `${pairing.name}@${machine.name}` });
-      for (const handoff of remote.handoffs) handoffs.push({ ...handoff, id: at(handoff.id), terminalId: at(handoff.terminalId), agent: `${handoff.agent}@${machine.name}` });
+      for (const handoff of remote.handoffs)
+        handoffs.push({ ...handoff, id: at(handoff.id), terminalId: at(handoff.terminalId), agent: `${handoff.agent}@${machine.name}` });
     }
     return { ...local, pairings, approvals, handoffs };
   }
@@ -656,7 +693,13 @@ export class RemoteMachines {
   }
 
   /** Each machine's name, destination, link state and why it is down (the `machines` operation). */
-  machineStates(): Array<{ name: string; destination: string; status: MachineStatus; problem: string | null; agents: Array<{ name: string; connected: boolean; policy: string }> }> {
+  machineStates(): Array<{
+    name: string;
+    destination: string;
+    status: MachineStatus;
+    problem: string | null;
+    agents: Array<{ name: string; connected: boolean; policy: string }>;
+  }> {
     return [...this.machines.values()].map((machine) => ({
       name: machine.name,
       destination: machine.destination,
@@ -674,7 +717,12 @@ export class RemoteMachines {
   }
 
   private mapped(machine: RemoteMachine, terminal: TerminalView): TerminalView {
-    return { ...terminal, id: `${machine.name}:${terminal.id}`, machine: machine.name, machineLink: machine.status === 'connected' ? 'connected' : machine.status === 'failed' ? 'failed' : 'reconnecting' };
+    return {
+      ...terminal,
+      id: `${machine.name}:${terminal.id}`,
+      machine: machine.name,
+      machineLink: machine.status === 'connected' ? 'connected' : machine.status === 'failed' ? 'failed' : 'reconnecting',
+    };
   }
 
   private split(id: string): { machine: RemoteMachine; remoteId: string } | null {
@@ -706,9 +754,12 @@ export class RemoteMachines {
       const target = this.split(args.id as string);
       if (!target) return null;
       const { machine, remoteId } = target;
-      if (op === 'openPath') return Promise.reject(new TandemError('invalid_argument', `That path is on ${machine.name}; Tandem opens only this computer's files.`));
+      if (op === 'openPath')
+        return Promise.reject(new TandemError('invalid_argument', `That path is on ${machine.name}; Tandem opens only this computer's files.`));
       if (op === 'attach') {
-        return machine.attach(remoteId, clientId, sink, { cols: args.cols as number | undefined, rows: args.rows as number | undefined }).then((result) => ({ ...result, info: this.mapped(machine, result.info) }));
+        return machine
+          .attach(remoteId, clientId, sink, { cols: args.cols as number | undefined, rows: args.rows as number | undefined })
+          .then((result) => ({ ...result, info: this.mapped(machine, result.info) }));
       }
       return machine.call(op, { ...args, id: remoteId }).then((value) => (isView(value) ? this.mapped(machine, value) : value));
     }
@@ -742,4 +793,3 @@ export class RemoteMachines {
 function isView(value: unknown): value is TerminalView {
   return typeof value === 'object' && value !== null && 'id' in value && 'status' in value && 'shell' in value;
 }
-

@@ -92,7 +92,10 @@ class RemoteSession {
     if (body.t !== 'call') return;
     const { id, op, args } = body;
     if (!linkOps.has(op as OpName)) {
-      const error = new TandemError('forbidden', `"${String(op).slice(0, 40)}" is not offered over a remote link: this machine's agents, credentials and settings stay on it.`);
+      const error = new TandemError(
+        'forbidden',
+        `"${String(op).slice(0, 40)}" is not offered over a remote link: this machine's agents, credentials and settings stay on it.`,
+      );
       this.link.send({ t: 'result', id, ok: false, error: error.toJSON() });
       return;
     }

@@ -10,7 +10,8 @@ import { type MachineFactory, type MachineSettings, RemoteMachine, RemoteMachine
 
 export function machineFactory(env: NodeJS.ProcessEnv, version: string, log: (line: string) => void): MachineFactory {
   const ssh = env.TANDEM_SSH?.trim() ? env.TANDEM_SSH.trim().split(/\s+/) : undefined;
-  return (name, destination) => new RemoteMachine({ name, destination, clock: systemClock, version, ssh, remoteCommand: env.TANDEM_REMOTE_COMMAND || undefined, log });
+  return (name, destination) =>
+    new RemoteMachine({ name, destination, clock: systemClock, version, ssh, remoteCommand: env.TANDEM_REMOTE_COMMAND || undefined, log });
 }
 
 export interface RemoteSetup {

@@ -50,7 +50,11 @@ function unlockTree(dir: string): void {
 
 /** Removes the agent's directory; false when there was none. `openTerminals`: its confined terminals open now. */
 export function removeAgentFiles(stateDir: string, agent: string, openTerminals: number): boolean {
-  if (openTerminals > 0) throw new TandemError('busy', `${agent} has ${openTerminals === 1 ? 'a confined terminal' : `${openTerminals} confined terminals`} open, which use its home; close them before removing it.`);
+  if (openTerminals > 0)
+    throw new TandemError(
+      'busy',
+      `${agent} has ${openTerminals === 1 ? 'a confined terminal' : `${openTerminals} confined terminals`} open, which use its home; close them before removing it.`,
+    );
   const files = agentFiles(stateDir, agent);
   if (!files.exists) return false;
   try {

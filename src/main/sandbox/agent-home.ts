@@ -174,7 +174,11 @@ export function filteredGitConfig(path: string): string {
   const stamp = `${stat.mtimeMs}:${stat.size}:${stat.ino}`;
   const cached = filteredCache.get(path);
   if (cached?.stamp === stamp) return cached.text;
-  const run = spawnSync('git', ['config', '--file', path, '--no-includes', '--list', '-z'], { encoding: 'utf8', timeout: 5000, env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' } });
+  const run = spawnSync('git', ['config', '--file', path, '--no-includes', '--list', '-z'], {
+    encoding: 'utf8',
+    timeout: 5000,
+    env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' },
+  });
   const text = run.status === 0 ? filterGitConfig(run.stdout) : '';
   filteredCache.set(path, { stamp, text });
   return text;

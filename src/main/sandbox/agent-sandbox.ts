@@ -45,7 +45,15 @@ export function sandboxRequest(
 ): SandboxRequest | undefined {
   const { sandbox, network } = effectiveSandbox(settings, ctx.fallback);
   if (sandbox === 'off') return undefined;
-  return { mode: sandbox, network, agent: ctx.agent, stateDir: ctx.stateDir, discoveryDir: ctx.discoveryDir, ...(settings.homeReadable ? { readable: settings.homeReadable } : {}), ...(settings.networkDomains?.length ? { networkDomains: settings.networkDomains } : {}) };
+  return {
+    mode: sandbox,
+    network,
+    agent: ctx.agent,
+    stateDir: ctx.stateDir,
+    discoveryDir: ctx.discoveryDir,
+    ...(settings.homeReadable ? { readable: settings.homeReadable } : {}),
+    ...(settings.networkDomains?.length ? { networkDomains: settings.networkDomains } : {}),
+  };
 }
 
 /**

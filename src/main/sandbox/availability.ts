@@ -44,7 +44,23 @@ export function configureSandboxDetection(overrides: Partial<SandboxDetection> =
 }
 
 function probeArgs(network: boolean): string[] {
-  return ['--unshare-user', '--disable-userns', '--cap-drop', 'ALL', '--unshare-pid', ...(network ? [] : ['--unshare-net']), '--ro-bind', '/', '/', '--proc', '/proc', '--dev', '/dev', '--', 'true'];
+  return [
+    '--unshare-user',
+    '--disable-userns',
+    '--cap-drop',
+    'ALL',
+    '--unshare-pid',
+    ...(network ? [] : ['--unshare-net']),
+    '--ro-bind',
+    '/',
+    '/',
+    '--proc',
+    '/proc',
+    '--dev',
+    '/dev',
+    '--',
+    'true',
+  ];
 }
 
 /** The sysctl's reading: true when AppArmor restricts unprivileged user namespaces; null when the kernel has no such setting. */
@@ -83,8 +99,13 @@ export function classifyProbe(probe: { status: number | null; said: string }, re
 }
 
 function missingProgram(): SandboxProblem | null {
-  if (!existsSync(detection.launcher)) return { cause: 'missing', message: `Confined terminals need ${detection.launcher} to start bubblewrap; install bash or set this agent's sandbox to off.` };
-  if (!existsSync(detection.bwrap)) return { cause: 'missing', message: `bubblewrap is not installed (${detection.bwrap}); install it (Debian and Ubuntu: apt install bubblewrap) or set this agent's sandbox to off.` };
+  if (!existsSync(detection.launcher))
+    return { cause: 'missing', message: `Confined terminals need ${detection.launcher} to start bubblewrap; install bash or set this agent's sandbox to off.` };
+  if (!existsSync(detection.bwrap))
+    return {
+      cause: 'missing',
+      message: `bubblewrap is not installed (${detection.bwrap}); install it (Debian and Ubuntu: apt install bubblewrap) or set this agent's sandbox to off.`,
+    };
   return null;
 }
 
@@ -109,8 +130,12 @@ function linuxVerdictAsync(network: boolean): Promise<SandboxProblem | null> {
 }
 
 function otherPlatform(platform: NodeJS.Platform): SandboxProblem | null {
-  if (platform === 'darwin') return existsSync(sandboxExecPath) ? null : { cause: 'missing', message: `${sandboxExecPath} is missing; set this agent's sandbox to off.` };
-  return { cause: 'platform', message: `Confined terminals are not available on ${platform === 'win32' ? 'Windows' : platform}; set this agent's sandbox to off to open unconfined terminals.` };
+  if (platform === 'darwin')
+    return existsSync(sandboxExecPath) ? null : { cause: 'missing', message: `${sandboxExecPath} is missing; set this agent's sandbox to off.` };
+  return {
+    cause: 'platform',
+    message: `Confined terminals are not available on ${platform === 'win32' ? 'Windows' : platform}; set this agent's sandbox to off to open unconfined terminals.`,
+  };
 }
 
 /** The verdict, probing bubblewrap (without blocking) the first time; for the agents panel. */

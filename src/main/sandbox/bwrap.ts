@@ -66,7 +66,8 @@ export function bwrapArgs({ spec, pty, infoFd, seccompFd, unsetEnv, setEnv, comm
     for (const entry of home.read) args.push('--ro-bind', entry.source, inAgentHome(home, entry.dest));
     for (const entry of home.writable) args.push(bind, entry.source, inAgentHome(home, entry.dest));
     // What is hidden inside a read entry stays hidden where the agent's home shows it too.
-    for (const entry of others) if (home.read.some((r) => r.dir && within(entry.path, r.dest))) args.push(...hide({ ...entry, path: inAgentHome(home, entry.path) }));
+    for (const entry of others)
+      if (home.read.some((r) => r.dir && within(entry.path, r.dest))) args.push(...hide({ ...entry, path: inAgentHome(home, entry.path) }));
   }
   // A mount point cannot be renamed or removed: the repository's `.git` stays where git looks.
   for (const entry of spec.gitAnchors ?? []) args.push(bind, entry.path, entry.path);
@@ -77,7 +78,8 @@ export function bwrapArgs({ spec, pty, infoFd, seccompFd, unsetEnv, setEnv, comm
   for (const entry of hidden) if (entry.dir) args.push('--remount-ro', entry.path);
   if (home) {
     args.push('--remount-ro', home.path);
-    for (const entry of others) if (entry.dir && home.read.some((r) => r.dir && within(entry.path, r.dest))) args.push('--remount-ro', inAgentHome(home, entry.path));
+    for (const entry of others)
+      if (entry.dir && home.read.some((r) => r.dir && within(entry.path, r.dest))) args.push('--remount-ro', inAgentHome(home, entry.path));
   }
   // The proxy's socket, in the private /tmp (the root is read-only: no mount point elsewhere).
   const proxy = spec.proxy && 'socket' in spec.proxy ? spec.proxy : undefined;
@@ -94,7 +96,15 @@ export function bwrapArgs({ spec, pty, infoFd, seccompFd, unsetEnv, setEnv, comm
   // subshell exits (so it is no child of the shell); then the shell replaces this sh.
   // Its environment is empty (the agent's NODE_OPTIONS are not its business); ELECTRON_RUN_AS_NODE
   // makes the app's own binary a plain Node, and plain Node ignores it.
-  const forward = proxy ? ['/bin/sh', '-c', '(exec /usr/bin/env -i ELECTRON_RUN_AS_NODE=1 "$1" "$2" "$3" "$4" </dev/null >/dev/null 2>&1 &); shift 4; exec "$@"', 'tandem-net', ...proxy.forwarder] : [];
+  const forward = proxy
+    ? [
+        '/bin/sh',
+        '-c',
+        '(exec /usr/bin/env -i ELECTRON_RUN_AS_NODE=1 "$1" "$2" "$3" "$4" </dev/null >/dev/null 2>&1 &); shift 4; exec "$@"',
+        'tandem-net',
+        ...proxy.forwarder,
+      ]
+    : [];
   args.push('--', ...forward, ...command);
   return args;
 }

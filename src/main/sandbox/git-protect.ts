@@ -39,7 +39,21 @@
  * the next confined open finds it and protects it like the person's.
  */
 import { spawnSync } from 'node:child_process';
-import { closeSync, constants, existsSync, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { posix } from 'node:path';
 import { TandemError } from '../../shared/errors.js';
 import { gitlinkRepos } from './tool-files.js';

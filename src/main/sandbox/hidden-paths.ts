@@ -69,18 +69,14 @@ export function hiddenPathCandidates({ home, env, stateDir, discoveryDir }: Hidd
   const fromHome = (path: string) => (path === '~' ? home : path.startsWith('~/') ? posix.join(home, path.slice(2)) : path);
   // The bridge channel's short directory, where a long discovery path moved it (macOS has no private /tmp).
   const own = [stateDir, discoveryDir, shortSocketDir(discoveryDir)];
-  const runtime = [env.XDG_RUNTIME_DIR, env.SSH_AUTH_SOCK, env.WAYLAND_DISPLAY && env.XDG_RUNTIME_DIR ? posix.join(env.XDG_RUNTIME_DIR, env.WAYLAND_DISPLAY) : undefined];
+  const runtime = [
+    env.XDG_RUNTIME_DIR,
+    env.SSH_AUTH_SOCK,
+    env.WAYLAND_DISPLAY && env.XDG_RUNTIME_DIR ? posix.join(env.XDG_RUNTIME_DIR, env.WAYLAND_DISPLAY) : undefined,
+  ];
   const dockerHost = env.DOCKER_HOST?.startsWith('unix://') ? env.DOCKER_HOST.slice('unix://'.length) : undefined;
   const extra = (env.TANDEM_SANDBOX_HIDE ?? '').split(':').map((entry) => fromHome(entry.trim()));
-  const all = [
-    ...own,
-    ...homeCredentialPaths(home),
-    posix.join(home, '.docker/run'),
-    ...systemSocketPaths,
-    ...runtime,
-    dockerHost,
-    ...extra,
-  ];
+  const all = [...own, ...homeCredentialPaths(home), posix.join(home, '.docker/run'), ...systemSocketPaths, ...runtime, dockerHost, ...extra];
   return [...new Set(all.filter((path): path is string => typeof path === 'string' && posix.isAbsolute(path)).map((path) => posix.normalize(path)))];
 }
 

@@ -51,7 +51,16 @@ export interface Launch {
 }
 
 /** Variables naming sockets and displays the sandbox hides. */
-const hiddenVariables = ['SSH_AUTH_SOCK', 'SSH_AGENT_PID', 'DBUS_SESSION_BUS_ADDRESS', 'XDG_RUNTIME_DIR', 'DISPLAY', 'WAYLAND_DISPLAY', 'XAUTHORITY', 'TANDEM_INSTANCE'];
+const hiddenVariables = [
+  'SSH_AUTH_SOCK',
+  'SSH_AGENT_PID',
+  'DBUS_SESSION_BUS_ADDRESS',
+  'XDG_RUNTIME_DIR',
+  'DISPLAY',
+  'WAYLAND_DISPLAY',
+  'XAUTHORITY',
+  'TANDEM_INSTANCE',
+];
 const ptyPlaceholder = '@TANDEM_PTY@';
 const infoFd = 3;
 const seccompFd = 4;
@@ -200,7 +209,10 @@ export class Confinement {
     const history = `.${input.shellName.replace(/[^A-Za-z0-9._-]/g, '_')}_history`;
     // The agent's own home where the person's was (Linux); not where the person made their
     // whole home the workspace (they approved that), nor for a home of / or none.
-    const home = this.platform === 'linux' && personHome !== '' && personHome !== '/' && personHome !== workspace ? this.homeSpec(personHome, agentDir, workspace, input) : undefined;
+    const home =
+      this.platform === 'linux' && personHome !== '' && personHome !== '/' && personHome !== workspace
+        ? this.homeSpec(personHome, agentDir, workspace, input)
+        : undefined;
     let writable: string[] = [];
     this.toolFiles = input.mode === 'workspace-write' ? new ToolFilesWatch(workspace) : null;
     this.gitWritten = git.written;
@@ -250,7 +262,17 @@ export class Confinement {
         const http = `http://127.0.0.1:${port}`;
         const socks = `socks5h://127.0.0.1:${port}`;
         const none = 'localhost,127.0.0.1,::1';
-        this.cacheEnv = { ...this.cacheEnv, HTTP_PROXY: http, HTTPS_PROXY: http, ALL_PROXY: socks, NO_PROXY: none, http_proxy: http, https_proxy: http, all_proxy: socks, no_proxy: none };
+        this.cacheEnv = {
+          ...this.cacheEnv,
+          HTTP_PROXY: http,
+          HTTPS_PROXY: http,
+          ALL_PROXY: socks,
+          NO_PROXY: none,
+          http_proxy: http,
+          https_proxy: http,
+          all_proxy: socks,
+          no_proxy: none,
+        };
       };
       if (started.spec) {
         this.spec.proxy = started.spec;
@@ -313,10 +335,14 @@ export class Confinement {
       return { file: sandboxExecPath, args: ['-p', seatbeltProfile(this.spec), envPath, '-i', '--', ...shellEnv, file, ...args], env: { ...launcherEnv } };
     }
     const envFile = join(this.runDir, 'env');
-    writeFileSync(envFile, Object.entries(base)
+    writeFileSync(
+      envFile,
+      Object.entries(base)
         .flatMap(([name, value]) => ['--setenv', name, value])
         .map((arg) => `${arg}\0`)
-        .join(''), { mode: 0o600 });
+        .join(''),
+      { mode: 0o600 },
+    );
     const bpf = join(this.runDir, 'seccomp.bpf');
     writeFileSync(bpf, (seccompProgram ??= tiocstiFilter()), { mode: 0o600 });
     const info = join(this.runDir, 'info.json');
@@ -324,12 +350,29 @@ export class Confinement {
     // env would take a path with '=' for an assignment; no shell's path has one.
     const reset = file.includes('=') ? [] : signalReset();
     // `--args` first: the shell's variables are set before bwrapArgs' own --unsetenv/--setenv.
-    const argv = [bwrapPath, '--args', String(envFd), ...bwrapArgs({ spec: this.spec, pty: ptyPlaceholder, infoFd, seccompFd, unsetEnv: hiddenVariables, setEnv: this.cacheEnv, command: [...reset, file, ...args] })];
+    const argv = [
+      bwrapPath,
+      '--args',
+      String(envFd),
+      ...bwrapArgs({
+        spec: this.spec,
+        pty: ptyPlaceholder,
+        infoFd,
+        seccompFd,
+        unsetEnv: hiddenVariables,
+        setEnv: this.cacheEnv,
+        command: [...reset, file, ...args],
+      }),
+    ];
     // The device goes in as one source and destination pair; a path that merely contains the placeholder is never touched.
     const at = argv.indexOf(ptyPlaceholder);
     if (at < 0 || argv[at + 1] !== ptyPlaceholder) throw new Error('bubblewrap arguments lack the terminal device pair');
     const script = reset.length > 0 ? `trap '' ${keySignals.replaceAll(',', ' ')}\n${launcher}` : launcher;
-    return { file: launcherShell, args: ['--norc', '--noprofile', '-c', script, 'tandem-sandbox', info, bpf, envFile, String(at), ...argv], env: { ...launcherEnv } };
+    return {
+      file: launcherShell,
+      args: ['--norc', '--noprofile', '-c', script, 'tandem-sandbox', info, bpf, envFile, String(at), ...argv],
+      env: { ...launcherEnv },
+    };
   }
 
   /** Why a failed command's output names a path this sandbox refuses, or null. */

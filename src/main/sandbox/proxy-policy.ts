@@ -92,7 +92,11 @@ const reasonText: Record<RefusalReason, string> = {
 };
 
 /** The sentence a refused connection carries (the proxy's answer and the refusal record). */
-export function refusalMessage(reason: RefusalReason, target: string, detail: { address?: string; domains?: readonly string[]; limit?: number; what?: string }): string {
+export function refusalMessage(
+  reason: RefusalReason,
+  target: string,
+  detail: { address?: string; domains?: readonly string[]; limit?: number; what?: string },
+): string {
   const start = `Tandem's sandbox refused the connection to ${target}`;
   switch (reason) {
     case 'domain':

@@ -69,7 +69,11 @@ function interfaceAddresses(): string[] {
   return Object.values(networkInterfaces()).flatMap((list) => (list ?? []).map((entry) => entry.address));
 }
 
-const defaults: ProxyConfig = { ownAddresses: interfaceAddresses, lookup: (host) => lookup(host, { all: true, verbatim: true }), connectionsPerAgent: proxyBounds.connectionsPerAgent };
+const defaults: ProxyConfig = {
+  ownAddresses: interfaceAddresses,
+  lookup: (host) => lookup(host, { all: true, verbatim: true }),
+  connectionsPerAgent: proxyBounds.connectionsPerAgent,
+};
 let config: ProxyConfig = { ...defaults };
 
 /** Tests only: what counts as this machine's addresses, the resolver, the per-agent bound. No argument: the defaults. */
@@ -142,10 +146,12 @@ export class SandboxProxy {
 
   /** Resolves once the server listens: at once for a Unix path (bound inside `listen`), a tick later for TCP. */
   listening(): Promise<void> {
-    return this.server.listening ? Promise.resolve() : new Promise((resolve, reject) => {
-      this.server.once('listening', () => resolve());
-      this.server.once('error', reject);
-    });
+    return this.server.listening
+      ? Promise.resolve()
+      : new Promise((resolve, reject) => {
+          this.server.once('listening', () => resolve());
+          this.server.once('error', reject);
+        });
   }
 
   /** The TCP port (macOS), or null for a Unix socket. */
@@ -190,7 +196,11 @@ export class SandboxProxy {
       head = Buffer.concat([head, chunk]);
       if (head.length > proxyBounds.headBytes) {
         client.off('data', onData);
-        this.answerHttp(client, 431, this.refuse('', 0, new Refused('malformed', refusalMessage('malformed', '', { what: `its head is over ${proxyBounds.headBytes} bytes` }))));
+        this.answerHttp(
+          client,
+          431,
+          this.refuse('', 0, new Refused('malformed', refusalMessage('malformed', '', { what: `its head is over ${proxyBounds.headBytes} bytes` }))),
+        );
         return;
       }
       if (head[0] === 0x00) {
@@ -253,7 +263,19 @@ export class SandboxProxy {
     } catch {
       return malformed('a request through the proxy names its absolute http:// URL');
     }
-    if (url.protocol !== 'http:') return this.answerHttp(client, 400, this.refuse(url.hostname, 0, new Refused('unsupported', refusalMessage('unsupported', '', { what: `${url.protocol} URLs go through CONNECT (HTTPS_PROXY), not as a plain request` }))));
+    if (url.protocol !== 'http:')
+      return this.answerHttp(
+        client,
+        400,
+        this.refuse(
+          url.hostname,
+          0,
+          new Refused(
+            'unsupported',
+            refusalMessage('unsupported', '', { what: `${url.protocol} URLs go through CONNECT (HTTPS_PROXY), not as a plain request` }),
+          ),
+        ),
+      );
     // Hop-by-hop headers end here; the upstream connection serves this one request.
     const named = new Set(['connection', 'proxy-connection', 'keep-alive', 'proxy-authorization', 'te', 'trailer', 'upgrade']);
     for (const line of headerLines) {
@@ -262,7 +284,10 @@ export class SandboxProxy {
     }
     const headers = headerLines.filter((line) => !named.has(line.split(':')[0]!.trim().toLowerCase()));
     if (!headers.some((line) => /^host\s*:/i.test(line))) headers.unshift(`Host: ${url.host}`);
-    const outHead = Buffer.from(`${method} ${url.pathname}${url.search} HTTP/${version}\r\n${[...headers, 'Connection: close'].join('\r\n')}\r\n\r\n`, 'latin1');
+    const outHead = Buffer.from(
+      `${method} ${url.pathname}${url.search} HTTP/${version}\r\n${[...headers, 'Connection: close'].join('\r\n')}\r\n\r\n`,
+      'latin1',
+    );
     this.tunnel(client, normalizeHost(url.hostname), Number(url.port || 80), Buffer.concat([outHead, rest]), over, 'http');
   }
 
@@ -278,7 +303,8 @@ export class SandboxProxy {
       fail(503, 1, new Refused('capacity', refusalMessage('capacity', target, { limit: config.connectionsPerAgent })), '');
       return;
     }
-    if (port < 1 || port > 65535) return fail(400, 1, new Refused('malformed', refusalMessage('malformed', target, { what: `port ${port} is out of range` })), '');
+    if (port < 1 || port > 65535)
+      return fail(400, 1, new Refused('malformed', refusalMessage('malformed', target, { what: `port ${port} is out of range` })), '');
     if (!domainAllowed(host, this.opts.domains)) {
       return fail(403, 2, new Refused('domain', refusalMessage('domain', target, { domains: this.opts.domains })), '');
     }
@@ -302,7 +328,8 @@ export class SandboxProxy {
           client.resume();
         });
         upstream.on('error', (error: NodeJS.ErrnoException) => {
-          if (!connected) fail(502, error.code === 'ECONNREFUSED' ? 5 : 4, null, `Tandem's sandbox proxy could not connect to ${target} (${error.code ?? error.message}).`);
+          if (!connected)
+            fail(502, error.code === 'ECONNREFUSED' ? 5 : 4, null, `Tandem's sandbox proxy could not connect to ${target} (${error.code ?? error.message}).`);
           else client.destroy();
         });
         upstream.once('close', () => {
@@ -332,17 +359,32 @@ export class SandboxProxy {
   }
 
   private refuse(host: string, port: number, refused: Refused): { code: string; message: string } {
-    const record: ProxyRefusal = { at: new Date().toISOString(), agent: this.opts.agent, terminalId: this.opts.terminalId, host, port, address: refused.address, reason: refused.reason, message: refused.message };
+    const record: ProxyRefusal = {
+      at: new Date().toISOString(),
+      agent: this.opts.agent,
+      terminalId: this.opts.terminalId,
+      host,
+      port,
+      address: refused.address,
+      reason: refused.reason,
+      message: refused.message,
+    };
     refusals.push(record);
     if (refusals.length > proxyBounds.refusalsKept) refusals.splice(0, refusals.length - proxyBounds.refusalsKept);
     events.emit('refusal', record);
-    return { code: refused.reason === 'capacity' ? 'capacity' : refused.reason === 'malformed' || refused.reason === 'unsupported' ? 'invalid_argument' : 'forbidden', message: refused.message };
+    return {
+      code: refused.reason === 'capacity' ? 'capacity' : refused.reason === 'malformed' || refused.reason === 'unsupported' ? 'invalid_argument' : 'forbidden',
+      message: refused.message,
+    };
   }
 
   private answerHttp(client: net.Socket, status: number, error: { code: string; message: string }): void {
     const body = `${JSON.stringify({ error })}\n`;
-    const reason = { 400: 'Bad Request', 403: 'Forbidden', 431: 'Request Header Fields Too Large', 502: 'Bad Gateway', 503: 'Service Unavailable' }[status] ?? 'Error';
-    client.end(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nX-Tandem-Sandbox: ${error.code}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+    const reason =
+      { 400: 'Bad Request', 403: 'Forbidden', 431: 'Request Header Fields Too Large', 502: 'Bad Gateway', 503: 'Service Unavailable' }[status] ?? 'Error';
+    client.end(
+      `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nX-Tandem-Sandbox: ${error.code}\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
   }
 }
 
@@ -372,7 +414,8 @@ interface SocksState {
   greeted: boolean;
 }
 
-type SocksStep = { kind: 'more' } | { kind: 'reply'; reply: Buffer } | { kind: 'greeted'; used: number } | { kind: 'connect'; host: string; port: number; used: number };
+type SocksStep =
+  { kind: 'more' } | { kind: 'reply'; reply: Buffer } | { kind: 'greeted'; used: number } | { kind: 'connect'; host: string; port: number; used: number };
 
 function socksReplyBytes(code: number): Buffer {
   return Buffer.from([5, code, 0, 1, 0, 0, 0, 0, 0, 0]);

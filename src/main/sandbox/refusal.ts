@@ -29,23 +29,34 @@ function classify(spec: SandboxSpec, path: string): Pick<SandboxNote, 'access' |
   const home = spec.home;
   const git = [...spec.protectedPaths, ...(spec.gitAnchors ?? [])];
   if (git.some((entry) => within(path, entry.path))) {
-    return { access: 'read-only', why: 'The repository’s .git configuration, hooks and the .git entry itself are protected in a confined terminal (the person’s own git would run them); objects, refs and the index stay writable.' };
+    return {
+      access: 'read-only',
+      why: 'The repository’s .git configuration, hooks and the .git entry itself are protected in a confined terminal (the person’s own git would run them); objects, refs and the index stay writable.',
+    };
   }
   // The agent's home lies inside Tandem's hidden state, and is its own.
   const inOwnHome = home !== undefined && within(path, home.agentHome);
   if (!inOwnHome && spec.hidden.some((entry) => within(path, entry.path))) {
-    return { access: 'hidden', why: 'The sandbox hides this path (credentials, Tandem’s state or a socket of the machine); ask the person if the task needs it.' };
+    return {
+      access: 'hidden',
+      why: 'The sandbox hides this path (credentials, Tandem’s state or a socket of the machine); ask the person if the task needs it.',
+    };
   }
   if (home) {
     const read = home.read.find((entry) => within(path, entry.dest) || within(path, inAgentHome(home, entry.dest)));
-    if (read) return { access: 'read-only', why: 'The person’s home is shown read-only here (their toolchains and startup files); write under $HOME, the agent’s own home, instead.' };
+    if (read)
+      return {
+        access: 'read-only',
+        why: 'The person’s home is shown read-only here (their toolchains and startup files); write under $HOME, the agent’s own home, instead.',
+      };
     if (within(path, home.path) && !within(path, spec.workspace) && !within(path, home.agentHome)) {
       return { access: 'hidden', why: `The person’s home is not visible in a confined terminal; $HOME is the agent’s own (${home.agentHome}).` };
     }
   }
   const writable = [spec.workspace, '/tmp', ...spec.writable, ...(home ? [home.agentHome] : [])];
   if (spec.mode === 'read-only') return { access: 'read-only', why: 'This terminal’s sandbox is read-only: nothing can be written.' };
-  if (!writable.some((dir) => within(path, dir))) return { access: 'read-only', why: `Outside the workspace (${spec.workspace}), $TMPDIR and $HOME the filesystem is read-only in a confined terminal.` };
+  if (!writable.some((dir) => within(path, dir)))
+    return { access: 'read-only', why: `Outside the workspace (${spec.workspace}), $TMPDIR and $HOME the filesystem is read-only in a confined terminal.` };
   return null;
 }
 

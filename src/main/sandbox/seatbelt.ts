@@ -30,9 +30,7 @@ function regexEscape(path: string): string {
 
 /** Unix-socket connects name the socket's path: a directory covers every socket below it. */
 function socketFilter(entry: HiddenPath): string {
-  return entry.dir
-    ? `(remote unix-socket (path-regex #"^${regexEscape(entry.path)}/"))`
-    : `(remote unix-socket (path-literal ${sbString(entry.path)}))`;
+  return entry.dir ? `(remote unix-socket (path-regex #"^${regexEscape(entry.path)}/"))` : `(remote unix-socket (path-literal ${sbString(entry.path)}))`;
 }
 
 export function seatbeltProfile(spec: SandboxSpec): string {

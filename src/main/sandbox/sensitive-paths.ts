@@ -92,6 +92,10 @@ export function isSensitivePath(path: string, roots: SensitiveRoots): boolean {
  */
 export function holdsSensitivePath(path: string, roots: SensitiveRoots): boolean {
   if (isSensitivePath(path, roots)) return true;
-  const places = [...systemSensitivePaths, ...roots.tandemDirs, ...credentialPaths.map((entry) => (entry.endsWith('*') ? roots.home : join(roots.home, entry)))];
+  const places = [
+    ...systemSensitivePaths,
+    ...roots.tandemDirs,
+    ...credentialPaths.map((entry) => (entry.endsWith('*') ? roots.home : join(roots.home, entry))),
+  ];
   return places.some((place) => within(place, path));
 }

@@ -117,7 +117,9 @@ export async function readShellVersions(paths: readonly string[]): Promise<void>
       const key = cacheKey(path);
       if (key === null || cache.get(path)?.key === key || !trustedExecutable(path)) return;
       const version = await new Promise<BashVersion | null>((done) => {
-        execFile(path, ['--version'], { encoding: 'utf8', timeout: versionTimeoutMs, env: versionEnv(), windowsHide: true }, (error, stdout) => done(error ? null : parseShellVersion(stdout)));
+        execFile(path, ['--version'], { encoding: 'utf8', timeout: versionTimeoutMs, env: versionEnv(), windowsHide: true }, (error, stdout) =>
+          done(error ? null : parseShellVersion(stdout)),
+        );
       });
       cache.set(path, { key, version });
     }),

@@ -14,10 +14,7 @@ export type BashIntegration = 'by-version' | 'legacy';
  * integration, resources/shell/tandem.bash: the same for every terminal.
  */
 export function bashRc(ctx: LaunchContext, integration: BashIntegration = 'by-version'): string {
-  const lines: string[] = [
-    `__tandem_secret=${shQuote(ctx.secret)}`,
-    `builtin command rm -rf -- ${shQuote(ctx.rcDir)} 2>/dev/null`,
-  ];
+  const lines: string[] = [`__tandem_secret=${shQuote(ctx.secret)}`, `builtin command rm -rf -- ${shQuote(ctx.rcDir)} 2>/dev/null`];
   if (ctx.startupFiles === 'user') {
     if (ctx.platform === 'darwin') {
       // macOS terminals start login shells: read what a login bash would.

@@ -46,7 +46,14 @@ export interface ShellLayout {
  */
 export function shellLayout(env: NodeJS.ProcessEnv, platform: NodeJS.Platform): ShellLayout {
   const injected = env.TANDEM_SHELL_SEARCH_DIRS;
-  const searchDirs = platform === 'win32' ? [] : injected !== undefined ? injected.split(delimiter).filter((dir) => isAbsolute(dir)) : platform === 'darwin' ? [...macSearchDirs] : [];
+  const searchDirs =
+    platform === 'win32'
+      ? []
+      : injected !== undefined
+        ? injected.split(delimiter).filter((dir) => isAbsolute(dir))
+        : platform === 'darwin'
+          ? [...macSearchDirs]
+          : [];
   return { searchDirs, systemDirs: ['/bin', '/usr/bin'] };
 }
 
@@ -122,12 +129,18 @@ const limited = (shell: ResolvedShell) => shell.dialect === bashLegacyDialect;
 
 /** Newest with the full integration first; a version that could not be read after the known ones; then search order. */
 function rank(a: Ranked, b: Ranked): number {
-  return Number(limited(a.shell)) - Number(limited(b.shell)) || (a.version && b.version ? compareVersions(a.version, b.version) : Number(!a.version) - Number(!b.version)) || a.order - b.order;
+  return (
+    Number(limited(a.shell)) - Number(limited(b.shell)) ||
+    (a.version && b.version ? compareVersions(a.version, b.version) : Number(!a.version) - Number(!b.version)) ||
+    a.order - b.order
+  );
 }
 
 function label(entry: Ranked, layout: ShellLayout): string {
   const version = entry.version ? ` ${entry.version.major}.${entry.version.minor}` : '';
-  const notes = [shellSource(entry.shell.path, realPath(entry.shell.path), layout.systemDirs), limited(entry.shell) ? 'limited' : null].filter((note) => note !== null);
+  const notes = [shellSource(entry.shell.path, realPath(entry.shell.path), layout.systemDirs), limited(entry.shell) ? 'limited' : null].filter(
+    (note) => note !== null,
+  );
   return `${entry.shell.name}${version}${notes.length > 0 ? ` (${notes.join(', ')})` : ''}`;
 }
 
@@ -157,7 +170,11 @@ function versionedGroup(paths: string[], pathEnv: string, layout: ShellLayout): 
  * and the layout's search folders', newest first and labelled; a default bash below 4.4 gives
  * way to the newest bash with the full integration.
  */
-export function discoverShells(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform, layout: ShellLayout = shellLayout(env, platform)): ShellDiscovery {
+export function discoverShells(
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+  layout: ShellLayout = shellLayout(env, platform),
+): ShellDiscovery {
   const pathEnv = env.PATH ?? env.Path ?? '';
   const tryResolve = (nameOrPath: string | null): DiscoveredShell | null => {
     if (!nameOrPath) return null;
@@ -210,7 +227,11 @@ export function discoverShells(env: NodeJS.ProcessEnv = process.env, platform: N
  * Runs each bash and zsh binary discovery would list for its version, in the background: the
  * host calls it at start so that listing shells (the new-terminal menu) runs no process later.
  */
-export async function readShellVersionsAhead(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform, layout: ShellLayout = shellLayout(env, platform)): Promise<void> {
+export async function readShellVersionsAhead(
+  env: NodeJS.ProcessEnv = process.env,
+  platform: NodeJS.Platform = process.platform,
+  layout: ShellLayout = shellLayout(env, platform),
+): Promise<void> {
   if (platform === 'win32') return;
   const defaultPath = defaultShellPath(env, platform);
   // What discovery reads: every binary of a name found more than once, and bash (its dialect depends on it).

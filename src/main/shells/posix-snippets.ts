@@ -21,7 +21,14 @@ export function keptCasePattern(): string {
 
 /** Credential-shaped values joined for a `case` pattern (quoted where a glob character is literal). */
 export function credentialValueCasePattern(): string {
-  return credentialValueGlobs.map((glob) => glob.split('*').map((part) => (part ? shQuote(part) : '')).join('*')).join('|');
+  return credentialValueGlobs
+    .map((glob) =>
+      glob
+        .split('*')
+        .map((part) => (part ? shQuote(part) : ''))
+        .join('*'),
+    )
+    .join('|');
 }
 
 /** `unset` of what the person's startup files may have set that would override the git hook settings. */

@@ -60,7 +60,9 @@ export function pwshRc(ctx: LaunchContext): string {
 
 /** The credential list as one case-insensitive regex (PowerShell's -match ignores case). */
 export function credentialPattern(): string {
-  return `^(?:${credentialGlobs().map((glob) => globToRegex(glob).slice(1, -1)).join('|')})$`;
+  return `^(?:${credentialGlobs()
+    .map((glob) => globToRegex(glob).slice(1, -1))
+    .join('|')})$`;
 }
 
 /** Credential-shaped values as one regex (matched case-sensitively, as the POSIX shells do). */

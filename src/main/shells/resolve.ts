@@ -33,7 +33,10 @@ export function registerDialect(executableName: string, dialect: ShellDialect): 
 
 export function shellName(path: string): string {
   // Both separators: Windows paths are named the same on every host (and in tests).
-  return win32.basename(path).toLowerCase().replace(/\.exe$/, '');
+  return win32
+    .basename(path)
+    .toLowerCase()
+    .replace(/\.exe$/, '');
 }
 
 export function dialectFor(path: string): ShellDialect | null {
@@ -79,7 +82,10 @@ function windowsPowerShell(name: string): string | null {
 export function resolveShell(nameOrPath: string, pathEnv = process.env.PATH ?? ''): ResolvedShell {
   const trimmed = nameOrPath.trim();
   if (!trimmed) throw new TandemError('invalid_argument', 'shell must name a shell such as bash, zsh or pwsh.');
-  const gitBash = process.platform === 'win32' && shellName(trimmed) === 'bash' && !isAbsolute(trimmed) ? findGitBash(process.env, which('git', pathEnv), isExecutableFile) : null;
+  const gitBash =
+    process.platform === 'win32' && shellName(trimmed) === 'bash' && !isAbsolute(trimmed)
+      ? findGitBash(process.env, which('git', pathEnv), isExecutableFile)
+      : null;
   const path = gitBash ?? (isAbsolute(trimmed) ? (isExecutableFile(trimmed) ? trimmed : null) : (which(trimmed, pathEnv) ?? windowsPowerShell(trimmed)));
   if (!path) throw new TandemError('shell_not_found', `No executable shell "${trimmed}" was found on this machine; install it or name another shell.`);
   return { path, name: shellName(path), dialect: dialectFor(path) };

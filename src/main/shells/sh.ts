@@ -10,11 +10,7 @@ import { credentialCasePattern, credentialValueCasePattern, exportLines, gitHook
  * ENV, and sources the integration last.
  */
 function shRc(ctx: LaunchContext, userEnvFile: string | undefined): string {
-  const lines: string[] = [
-    `__tandem_secret=${shQuote(ctx.secret)}`,
-    `rm -rf -- ${shQuote(ctx.rcDir)} 2>/dev/null`,
-    'unset ENV',
-  ];
+  const lines: string[] = [`__tandem_secret=${shQuote(ctx.secret)}`, `rm -rf -- ${shQuote(ctx.rcDir)} 2>/dev/null`, 'unset ENV'];
   if (ctx.startupFiles === 'user' && userEnvFile) lines.push(`ENV=${shQuote(userEnvFile)}; [ -r "$ENV" ] && . "$ENV"`);
   if (ctx.agent) {
     lines.push(gitHookUnsetLine, exportLines(ctx.reapplyEnv));

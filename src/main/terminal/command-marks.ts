@@ -60,7 +60,16 @@ export class CommandMarks {
     // A command that never ended (the shell was replaced, a marker lost) does not run on forever.
     const stale = this.running;
     if (stale) this.finish(stale, offset, null, 'success');
-    const mark: Mark = { id: this.nextId++, seq, command: cut(command), status: 'running', exitCode: null, start: this.emulator.lineAt(offset, 'command'), end: null, interruptSent: false };
+    const mark: Mark = {
+      id: this.nextId++,
+      seq,
+      command: cut(command),
+      status: 'running',
+      exitCode: null,
+      start: this.emulator.lineAt(offset, 'command'),
+      end: null,
+      interruptSent: false,
+    };
     this.marks.push(mark);
     while (this.marks.length > this.cap) this.drop(this.marks.shift()!);
     this.dropGone();

@@ -135,7 +135,10 @@ export async function deliverSignal(target: Pick<InterruptTarget, 'pid' | 'platf
   if (fg === null) {
     const key = signalKeys[name];
     if (key) return target.write(key);
-    throw new TandemError('invalid_argument', `${name} cannot be delivered: this machine does not tell which job is in front of the terminal; interrupt it (SIGINT), or close the terminal.`);
+    throw new TandemError(
+      'invalid_argument',
+      `${name} cannot be delivered: this machine does not tell which job is in front of the terminal; interrupt it (SIGINT), or close the terminal.`,
+    );
   }
   const shellPgrp = platform.shellGroup(pid);
   if (fg === shellPgrp) {

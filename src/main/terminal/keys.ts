@@ -25,7 +25,8 @@ export function encodeKeys(keys: readonly string[]): string {
  */
 export function bracketedPaste(text: string): string {
   const at = text.indexOf('\x1b');
-  if (at >= 0) throw new TandemError('invalid_argument', `text contains ESC (U+001B) at position ${at}; control sequences cannot be pasted, send keys instead.`);
+  if (at >= 0)
+    throw new TandemError('invalid_argument', `text contains ESC (U+001B) at position ${at}; control sequences cannot be pasted, send keys instead.`);
   return `\x1b[200~${text}\x1b[201~`;
 }
 
@@ -36,6 +37,7 @@ export function bracketedPaste(text: string): string {
  */
 export function quotedInsert(text: string): string {
   const at = text.indexOf('\x1b');
-  if (at >= 0) throw new TandemError('invalid_argument', `text contains ESC (U+001B) at position ${at}; control sequences cannot be pasted, send keys instead.`);
+  if (at >= 0)
+    throw new TandemError('invalid_argument', `text contains ESC (U+001B) at position ${at}; control sequences cannot be pasted, send keys instead.`);
   return text.replace(/\r\n?/g, '\n').replace(/[\x00-\x1f]/g, (c) => `\x16${c}`);
 }

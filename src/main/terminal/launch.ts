@@ -50,7 +50,15 @@ export async function launchShell(opts: SessionOptions): Promise<LaunchedShell> 
   let confinement: Confinement | null = null;
   try {
     confinement = opts.sandbox
-      ? new Confinement({ ...opts.sandbox, terminalId: id, workspace: opts.cwd, shellName: opts.shell.name, rcDir, home: (opts.baseEnv ?? process.env).HOME ?? '', env: opts.baseEnv ?? process.env })
+      ? new Confinement({
+          ...opts.sandbox,
+          terminalId: id,
+          workspace: opts.cwd,
+          shellName: opts.shell.name,
+          rcDir,
+          home: (opts.baseEnv ?? process.env).HOME ?? '',
+          env: opts.baseEnv ?? process.env,
+        })
       : null;
   } catch (error) {
     rmSync(rcDir, { recursive: true, force: true });

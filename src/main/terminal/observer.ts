@@ -47,7 +47,15 @@ export interface ObserverHost {
   offset(): number;
   /** The observation settled at this output offset: the next wait's default cursor. */
   settledAt(offset: number): void;
-  result(observer: Observer, status: SendResult['status'], evidence: Evidence, command: string | null, exitCode: number | null, startedAt: number, offset: number): SendResult;
+  result(
+    observer: Observer,
+    status: SendResult['status'],
+    evidence: Evidence,
+    command: string | null,
+    exitCode: number | null,
+    startedAt: number,
+    offset: number,
+  ): SendResult;
   /** Resolves once the emulator has parsed what arrived (full-screen output is read from it). */
   parsed(): Promise<void>;
   handoff(observer: Observer): void;

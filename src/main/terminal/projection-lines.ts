@@ -4,7 +4,6 @@
  */
 import { cellWidth, codePointLen } from './ansi';
 
-
 /** UTF-16 units per scanBlock() pass: the scratch buffer stays small whatever is pushed. */
 const SCAN_SEGMENT = 1 << 16;
 // Scratch space shared by all projectors (single-threaded, not re-entered). A typed-array
@@ -51,7 +50,7 @@ export function scanBlock(text: string, keep: number): Scan {
   let start = 0; // index where the current line starts
   let end = 0; // index after its last character that is not a space or CR
   let extra = 0; // UTF-8 bytes beyond one per UTF-16 unit, up to `end`
-  for (let off = 0; off < n; ) {
+  for (let off = 0; off < n;) {
     let m = Math.min(SCAN_SEGMENT, n - off);
     // Never end a segment between the halves of a surrogate pair.
     if (m === SCAN_SEGMENT && off + m < n && isHighSurrogate(text.charCodeAt(off + m - 1))) m--;
@@ -124,7 +123,7 @@ export const RAW_LINE_END = / *\r*\n/g;
 /** Appends the projected lines of raw window text (each line ends in \n) to `out`. */
 export function splitLines(raw: string, out: string[]): void {
   const text = raw.includes('\r') || raw.includes(' \n') ? raw.replace(RAW_LINE_END, '\n') : raw;
-  for (let p = 0; p < text.length; ) {
+  for (let p = 0; p < text.length;) {
     const nl = text.indexOf('\n', p);
     out.push(text.slice(p, nl));
     p = nl + 1;

@@ -465,7 +465,7 @@ export class OutputProjector implements AnsiSink {
     const pieces: string[] = [];
     let from = 0;
     const longChars = Math.floor(this.maxBytes / 3);
-    for (let p = 0; p < text.length; ) {
+    for (let p = 0; p < text.length;) {
       const nl = text.indexOf('\n', p);
       const e = rawLineEnd(text, p, nl);
       if (e - p > longChars) {

@@ -27,7 +27,10 @@ export function runEffects(effects: ReadinessEffect[], target: EffectTarget, now
   for (const effect of effects) {
     switch (effect.kind) {
       case 'settle': {
-        const end = effect.exitCode !== undefined ? { exitCode: effect.exitCode, command: effect.fromMarker && marker?.kind === 'end' ? marker.command : null } : undefined;
+        const end =
+          effect.exitCode !== undefined
+            ? { exitCode: effect.exitCode, command: effect.fromMarker && marker?.kind === 'end' ? marker.command : null }
+            : undefined;
         for (const observer of inScope(target.observers, effect.scope, about)) observer.finish(effect.status, effect.evidence, end);
         break;
       }

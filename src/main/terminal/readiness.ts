@@ -137,7 +137,11 @@ export function step(state: ReadinessState, event: ReadinessEvent): Step {
       if (kind !== 'idle' && kind !== 'continuation' && kind !== 'running') return { state, effects: [{ kind: 'emit' }] };
       return {
         state: { ...state, phase: { kind: 'continuation' } },
-        effects: [{ kind: 'record-continuation' }, { kind: 'settle', scope: { kind: 'all' }, status: 'waiting_input', evidence: 'continuation' }, { kind: 'emit' }],
+        effects: [
+          { kind: 'record-continuation' },
+          { kind: 'settle', scope: { kind: 'all' }, status: 'waiting_input', evidence: 'continuation' },
+          { kind: 'emit' },
+        ],
       };
     }
     case 'write': {
@@ -157,7 +161,12 @@ export function step(state: ReadinessState, event: ReadinessEvent): Step {
       const exitCode = event.closed ? null : info.signal ? 128 + info.signal : info.exitCode;
       return {
         state: { ...state, phase: { kind: 'exited', exitCode, signal: info.signal } },
-        effects: [{ kind: 'stop-probe' }, { kind: 'settle', scope: { kind: 'all' }, status: 'exited', evidence: 'exit', exitCode }, { kind: 'startup-failed' }, { kind: 'emit' }],
+        effects: [
+          { kind: 'stop-probe' },
+          { kind: 'settle', scope: { kind: 'all' }, status: 'exited', evidence: 'exit', exitCode },
+          { kind: 'startup-failed' },
+          { kind: 'emit' },
+        ],
       };
     }
     case 'integration-timeout':
@@ -190,7 +199,10 @@ function onEnd(state: ReadinessState, event: Extract<ReadinessEvent, { type: 'en
     // A fresh prompt with nothing running settles writes: a line that ran nothing (blank, a
     // comment), Ctrl+C at a continuation prompt, keys typed at the prompt; and waits for it.
     const effects: ReadinessEffect[] = nothingRuns
-      ? [{ kind: 'settle', scope: { kind: 'prompt', follows: submitted }, status: 'done', evidence: 'marker', exitCode: event.exitCode, fromMarker: false }, emit]
+      ? [
+          { kind: 'settle', scope: { kind: 'prompt', follows: submitted }, status: 'done', evidence: 'marker', exitCode: event.exitCode, fromMarker: false },
+          emit,
+        ]
       : [emit];
     return { state: next, effects };
   }
@@ -199,7 +211,8 @@ function onEnd(state: ReadinessState, event: Extract<ReadinessEvent, { type: 'en
   if (!ranCommand) return { state: next, effects: [emit] };
   const effects: ReadinessEffect[] = [{ kind: 'record-end', seq }];
   // A command the closing teardown killed (SIGHUP: 129) did not finish: waits settle on the exit, with who closed it.
-  if (!event.closing) effects.push({ kind: 'settle', scope: { kind: 'through', seq }, status: 'done', evidence: 'marker', exitCode: event.exitCode, fromMarker: true });
+  if (!event.closing)
+    effects.push({ kind: 'settle', scope: { kind: 'through', seq }, status: 'done', evidence: 'marker', exitCode: event.exitCode, fromMarker: true });
   effects.push(emit);
   return { state: next, effects };
 }
@@ -211,7 +224,13 @@ function onEvidence(state: ReadinessState, event: Extract<ReadinessEvent, { type
   const candidate = event.candidate;
   // Confirm on a second look with no output in between: activity may race the sample.
   if (candidate && candidate.evidence === event.evidence && candidate.offset === event.offset) {
-    return { state, effects: [{ kind: 'settle', scope: { kind: 'this' }, status: 'waiting_input', evidence: event.evidence }, { kind: 'adopt', evidence: event.evidence }] };
+    return {
+      state,
+      effects: [
+        { kind: 'settle', scope: { kind: 'this' }, status: 'waiting_input', evidence: event.evidence },
+        { kind: 'adopt', evidence: event.evidence },
+      ],
+    };
   }
   return { state, effects: [{ kind: 'candidate', value: { evidence: event.evidence, offset: event.offset } }, { kind: 'probe-sooner' }] };
 }

@@ -29,7 +29,7 @@ export function compactScreen(rows: readonly string[]): string {
   const trimmed = rows.map(trimRow);
   while (trimmed.length > 0 && trimmed[trimmed.length - 1] === '') trimmed.pop();
   const out: string[] = [];
-  for (let i = 0; i < trimmed.length; ) {
+  for (let i = 0; i < trimmed.length;) {
     const row = trimmed[i]!;
     let end = i + 1;
     while (end < trimmed.length && trimmed[end] === row) end++;

@@ -1,7 +1,11 @@
 /** What a send types: its text (bracketed as a paste where the shell supports it), Enter, then keys. */
 import { bracketedPaste, quotedInsert } from './keys.js';
 
-export function sendPayload(text: string, keys: string, opts: { command: boolean; submit: boolean; bracketedPaste: boolean; quotedInsert?: boolean }): { payload: string; body: string } {
+export function sendPayload(
+  text: string,
+  keys: string,
+  opts: { command: boolean; submit: boolean; bracketedPaste: boolean; quotedInsert?: boolean },
+): { payload: string; body: string } {
   const body = text.replace(/[\r\n]+$/, '');
   const multiline = /[\r\n]/.test(body);
   const enter = opts.submit ? '\r' : '';

@@ -38,7 +38,15 @@ export interface SendWaitTarget {
   /** Where the last settled call ended: a wait without a cursor starts there. */
   lastSettled(): number;
   settledAt(offset: number): void;
-  result(projector: OutputProjector, status: SendResult['status'], evidence: Evidence, command: string | null, exitCode: number | null, startedAt: number, offset: number): SendResult;
+  result(
+    projector: OutputProjector,
+    status: SendResult['status'],
+    evidence: Evidence,
+    command: string | null,
+    exitCode: number | null,
+    startedAt: number,
+    offset: number,
+  ): SendResult;
 }
 
 export async function send(target: SendWaitTarget, req: SendRequest): Promise<SendResult> {
@@ -54,14 +62,22 @@ export async function send(target: SendWaitTarget, req: SendRequest): Promise<Se
     throw new TandemError('busy', 'A command is running and not waiting for input; wait for it, interrupt it, or pass input: true to type into it.');
   } else mode = 'input';
 
-  const typed = sendPayload(text, keys, { command: mode === 'command', submit, bracketedPaste: Boolean(target.dialect?.bracketedPaste), quotedInsert: Boolean(target.dialect?.quotedInsert) });
+  const typed = sendPayload(text, keys, {
+    command: mode === 'command',
+    submit,
+    bracketedPaste: Boolean(target.dialect?.bracketedPaste),
+    quotedInsert: Boolean(target.dialect?.quotedInsert),
+  });
   const body = typed.body;
   // The shell runs what its line holds, so a judged line starts from an empty one (issue 23).
   const atLine = target.readiness().phase.kind === 'idle' || target.readiness().phase.kind === 'continuation';
   const clear = req.clearLine && atLine ? (lineClear(target.dialect?.name ?? null)?.keys ?? '') : '';
   const payload = clear + typed.payload;
   if (Buffer.byteLength(payload) > target.maxInputBytes) {
-    throw new TandemError('input_too_large', `Input of ${Buffer.byteLength(payload)} bytes exceeds the ${target.maxInputBytes}-byte limit; send it in smaller parts or write it to a file.`);
+    throw new TandemError(
+      'input_too_large',
+      `Input of ${Buffer.byteLength(payload)} bytes exceeds the ${target.maxInputBytes}-byte limit; send it in smaller parts or write it to a file.`,
+    );
   }
   const endOnly = target.integrationLevel === 'end-only';
   const ready = target.readiness();

@@ -116,7 +116,15 @@ export class TerminalSession {
   private readonly observerHost: ObserverHost;
   private readonly effectTarget: EffectTarget;
 
-  private constructor(opts: SessionOptions, id: string, secret: string, rcDir: string, historyFile: string | null, spawned: PtyProcess, confinement: Confinement | null) {
+  private constructor(
+    opts: SessionOptions,
+    id: string,
+    secret: string,
+    rcDir: string,
+    historyFile: string | null,
+    spawned: PtyProcess,
+    confinement: Confinement | null,
+  ) {
     this.id = id;
     this.origin = opts.origin;
     this.shell = opts.shell;
@@ -144,7 +152,13 @@ export class TerminalSession {
       handoff: (observer) => this.feed({ type: 'handoff' }, { observer }),
       bound: (observer) => this.feed({ type: 'bound' }, { observer }),
     };
-    this.probes = new ProbeLoop({ clock: this.clock, observers: this.observers, begun: () => commandBegun(this.ready), look: (observer) => this.look(observer), sync: () => this.pty.sync() });
+    this.probes = new ProbeLoop({
+      clock: this.clock,
+      observers: this.observers,
+      begun: () => commandBegun(this.ready),
+      look: (observer) => this.look(observer),
+      sync: () => this.pty.sync(),
+    });
     this.redirectTracker = new RedirectTracker(this.clock, () => this.ready.lastEndSeq);
     this.drain = new ExitDrain(this.clock, () => this.finalizeExit());
     this.closing = new Closing({
@@ -201,7 +215,11 @@ export class TerminalSession {
       procTier: (opts.procTier ?? true) && (this.platform.evidence ?? 'none') !== 'none',
       source: this.platform.evidence === 'ps' ? 'ps' : 'proc',
     };
-    const modes = cachedModes(this.clock, () => this.platform.foregroundGroup(spawned.pid), (tty) => this.platform.ttyModes(tty));
+    const modes = cachedModes(
+      this.clock,
+      () => this.platform.foregroundGroup(spawned.pid),
+      (tty) => this.platform.ttyModes(tty),
+    );
     this.watcher = new StatusWatcher({
       clock: this.clock,
       baseline: () => (this.shell.dialect?.backgroundReader ? takeBaseline(this.probeTarget) : null),
@@ -378,7 +396,15 @@ export class TerminalSession {
    */
   read(req: ReadRequest): Promise<TerminalRead> {
     return readTerminal(
-      { clock: this.clock, emulator: this.emulator, history: this.history, rows: () => this.rows, decodeCursor: (cursor) => this.decodeCursor(cursor), cursor: () => this.cursor, status: () => this.status },
+      {
+        clock: this.clock,
+        emulator: this.emulator,
+        history: this.history,
+        rows: () => this.rows,
+        decodeCursor: (cursor) => this.decodeCursor(cursor),
+        cursor: () => this.cursor,
+        status: () => this.status,
+      },
       req,
     );
   }
@@ -484,7 +510,12 @@ export class TerminalSession {
       return Promise.reject(new TandemError('exited', 'The shell of this terminal has exited; open a new terminal.'));
     }
     if (Buffer.byteLength(data) > this.maxInputBytes) {
-      return Promise.reject(new TandemError('input_too_large', `Input of ${Buffer.byteLength(data)} bytes exceeds the ${this.maxInputBytes}-byte limit; send it in smaller parts or write it to a file.`));
+      return Promise.reject(
+        new TandemError(
+          'input_too_large',
+          `Input of ${Buffer.byteLength(data)} bytes exceeds the ${this.maxInputBytes}-byte limit; send it in smaller parts or write it to a file.`,
+        ),
+      );
     }
     this.lastActivityAt = this.clock.now();
     this.watcher.activity();
@@ -494,7 +525,12 @@ export class TerminalSession {
       if (this.emulator.mustDrainBeforeInput) await this.emulator.parsed();
       if (this.ready.ptyExit) throw new TandemError('exited', 'The shell of this terminal has exited; open a new terminal.');
       this.noteWrite();
-      await this.platform.writeInput(data, (chunk) => this.pty.write(chunk), () => !this.ready.ptyExit, this.clock);
+      await this.platform.writeInput(
+        data,
+        (chunk) => this.pty.write(chunk),
+        () => !this.ready.ptyExit,
+        this.clock,
+      );
     };
     // With nothing ahead of it, the write starts in this turn (the body runs up to its first
     // wait), so what the caller does after it overlaps the PTY's round trip; otherwise in order.
@@ -574,7 +610,8 @@ export class TerminalSession {
       decodeCursor: (cursor) => this.decodeCursor(cursor),
       lastSettled: () => this.lastCursorOffset,
       settledAt: (offset) => (this.lastCursorOffset = offset),
-      result: (projector, status, evidence, command, exitCode, startedAt, offset) => this.buildResult(projector, null, status, evidence, command, exitCode, startedAt, offset),
+      result: (projector, status, evidence, command, exitCode, startedAt, offset) =>
+        this.buildResult(projector, null, status, evidence, command, exitCode, startedAt, offset),
     };
   }
 
@@ -588,7 +625,14 @@ export class TerminalSession {
     startedAt: number,
     offset: number,
   ): SendResult {
-    const ctx = { screenText: () => this.emulator.screenText(), cwd: this.cwd, origin: this.origin, closedBy: this.closing.closedBy, cursor: (at: number) => this.encodeCursor(at), now: () => this.clock.now() };
+    const ctx = {
+      screenText: () => this.emulator.screenText(),
+      cwd: this.cwd,
+      origin: this.origin,
+      closedBy: this.closing.closedBy,
+      cursor: (at: number) => this.encodeCursor(at),
+      now: () => this.clock.now(),
+    };
     const result = sendResult(ctx, projector, echo, status, evidence, command, exitCode, startedAt, offset);
     // A confined command that failed on a path the sandbox refuses says so, so the agent does not retry blindly.
     const note = this.confinement && status === 'done' && exitCode !== null && exitCode !== 0 ? this.confinement.explain(result.output, result.cwd) : null;

@@ -124,7 +124,11 @@ export class StatusWatcher {
  * Terminal modes for the watcher's looks, read again only when the foreground job changed or
  * the last reading is old: a quiet `sleep` must not cost one stty run a second.
  */
-export function cachedModes(clock: Clock, foreground: () => number | null, read: (tty: string) => Promise<TtyModes | null>): (tty: string) => Promise<TtyModes | null> {
+export function cachedModes(
+  clock: Clock,
+  foreground: () => number | null,
+  read: (tty: string) => Promise<TtyModes | null>,
+): (tty: string) => Promise<TtyModes | null> {
   let last: { key: string; at: number; modes: TtyModes | null } | null = null;
   return async (tty) => {
     const key = `${tty}:${foreground() ?? ''}`;

@@ -25,7 +25,9 @@ export interface NormalBuffer {
 
 /** The one reach into `_core`: the normal buffer, whatever shape it has. */
 function normalOf(terminal: Terminal): { lines?: Partial<LineTrims & NormalBuffer['lines']>; ybase?: unknown; ydisp?: unknown } | undefined {
-  return (terminal as unknown as { _core?: { buffers?: { normal?: { lines?: Partial<LineTrims & NormalBuffer['lines']>; ybase?: unknown; ydisp?: unknown } } } })._core?.buffers?.normal;
+  return (
+    terminal as unknown as { _core?: { buffers?: { normal?: { lines?: Partial<LineTrims & NormalBuffer['lines']>; ybase?: unknown; ydisp?: unknown } } } }
+  )._core?.buffers?.normal;
 }
 
 /**

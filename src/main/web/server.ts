@@ -285,7 +285,11 @@ export class WebServer {
     const secret = this.auth.exchange(login);
     if (!secret) {
       sendJson(res, 401, {
-        error: { code: 'forbidden', message: 'This login link is not valid: each link works once, for 10 minutes. Get a new one from an open Tandem tab, or from tandem serve (kill -USR2 <its pid> prints one to its terminal).' },
+        error: {
+          code: 'forbidden',
+          message:
+            'This login link is not valid: each link works once, for 10 minutes. Get a new one from an open Tandem tab, or from tandem serve (kill -USR2 <its pid> prints one to its terminal).',
+        },
       });
       return;
     }

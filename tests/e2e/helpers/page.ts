@@ -40,7 +40,10 @@ export async function activeTerminalId(page: Page): Promise<string> {
  */
 export async function openTerminal(page: Page): Promise<string> {
   const before = new Set(await page.locator('[role="tab"][data-terminal-id]').evaluateAll((tabs) => tabs.map((tab) => tab.getAttribute('data-terminal-id'))));
-  await page.getByRole('button', { name: /^New terminal/ }).first().click();
+  await page
+    .getByRole('button', { name: /^New terminal/ })
+    .first()
+    .click();
   const selected = page.locator('[role="tab"][aria-selected="true"][data-terminal-id]').first();
   for (const deadline = Date.now() + 30_000; Date.now() < deadline; await page.waitForTimeout(pollMs)) {
     const id = await selected.getAttribute('data-terminal-id', { timeout: 1000 }).catch(() => null);

@@ -44,7 +44,11 @@ export async function startServe(extraEnv: NodeJS.ProcessEnv = {}): Promise<Tand
   const missing = missingBuild();
   if (missing) throw new Error(missing);
   const home = mkdtempSync(join(tmpdir(), 'tandem-ui-e2e-'));
-  const child = spawn(process.execPath, [cliPath, 'serve', '--port', '0'], { cwd: projectRoot, env: { ...serveEnv(home), ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [cliPath, 'serve', '--port', '0'], {
+    cwd: projectRoot,
+    env: { ...serveEnv(home), ...extraEnv },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let log = '';
   child.stderr?.setEncoding('utf8');
   child.stderr?.on('data', (chunk: string) => {

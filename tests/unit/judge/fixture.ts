@@ -22,10 +22,21 @@ export async function makeJudgeFixture(grammars: Grammars): Promise<JudgeFixture
   const home = join(root, 'home');
   const workspace = join(home, 'project');
   const stateDir = join(home, '.config', 'Tandem');
-  for (const dir of [join(workspace, 'src'), join(workspace, 'sub', 'dir'), join(workspace, '.git'), join(home, '.ssh'), join(stateDir, 'agents'), join(root, 'outside')]) mkdirSync(dir, { recursive: true });
+  for (const dir of [
+    join(workspace, 'src'),
+    join(workspace, 'sub', 'dir'),
+    join(workspace, '.git'),
+    join(home, '.ssh'),
+    join(stateDir, 'agents'),
+    join(root, 'outside'),
+  ])
+    mkdirSync(dir, { recursive: true });
   writeFileSync(join(workspace, 'README.md'), 'hello\n');
   writeFileSync(join(workspace, 'src', 'main.ts'), 'export {};\n');
-  writeFileSync(join(workspace, '.git', 'config'), '[core]\n\trepositoryformatversion = 0\n\tbare = false\n[remote "origin"]\n\turl = https://example.invalid/x.git\n');
+  writeFileSync(
+    join(workspace, '.git', 'config'),
+    '[core]\n\trepositoryformatversion = 0\n\tbare = false\n[remote "origin"]\n\turl = https://example.invalid/x.git\n',
+  );
   writeFileSync(join(home, '.ssh', 'id_ed25519'), 'secret');
   writeFileSync(join(stateDir, 'agents', 'bridge.token'), 'secret');
   writeFileSync(join(root, 'outside', 'notes.txt'), 'outside');
@@ -37,7 +48,13 @@ export async function makeJudgeFixture(grammars: Grammars): Promise<JudgeFixture
   execFileSync('mkfifo', [join(workspace, 'fifo')]);
   // What the git check finds in the workspace, found once as send.ts finds it before judging.
   const gitConfig = new Map([[workspace, await gitConfigProblem(workspace, home)]]);
-  const context = (shell: JudgedShell): LineContext => ({ shell, grammars, home, operands: { cwd: workspace, workspace, roots: { home, tandemDirs: [stateDir] } }, gitConfig });
+  const context = (shell: JudgedShell): LineContext => ({
+    shell,
+    grammars,
+    home,
+    operands: { cwd: workspace, workspace, roots: { home, tandemDirs: [stateDir] } },
+    gitConfig,
+  });
   return {
     root,
     workspace,

@@ -60,7 +60,10 @@ describe('the git configuration check does not block the event loop', () => {
     const answers = await checking;
     expect(order).toEqual(['timer', 'checked']);
     expect(answers.get(workspace)).toMatch(/core\.pager/);
-    expect(judgeAllowed('git status', defaultAllowList, { ...context(), gitConfig: answers })).toMatchObject({ verdict: 'ask', why: expect.stringMatching(/core\.pager/) });
+    expect(judgeAllowed('git status', defaultAllowList, { ...context(), gitConfig: answers })).toMatchObject({
+      verdict: 'ask',
+      why: expect.stringMatching(/core\.pager/),
+    });
   });
 
   it('a clean configuration lets the allowed git line run', async () => {
@@ -76,7 +79,8 @@ describe('the git configuration check does not block the event loop', () => {
 
   it('runs git only for a line the judge would ask it about', async () => {
     expect(gitChecksWanted('git status', defaultAllowList, context())).toEqual([workspace]);
-    for (const line of ['ls -la', 'cat README.md', 'git push', 'git -C /tmp status', 'git status; touch x', 'echo git']) expect(gitChecksWanted(line, defaultAllowList, context()), line).toEqual([]);
+    for (const line of ['ls -la', 'cat README.md', 'git push', 'git -C /tmp status', 'git status; touch x', 'echo git'])
+      expect(gitChecksWanted(line, defaultAllowList, context()), line).toEqual([]);
     const git = heldGit();
     expect(await gitConfigFor('ls -la', defaultAllowList, context(), (cwd, at) => gitConfigProblem(cwd, at, git.runner))).toEqual(new Map());
     expect(git.calls).toEqual([]);

@@ -28,9 +28,12 @@ function repo(name: string, config: string, extra: Record<string, string> = {}):
   return dir;
 }
 
-describe("the configuration git would use (asked of git, judged by an allow list)", () => {
+describe('the configuration git would use (asked of git, judged by an allow list)', () => {
   it('passes keys known to run nothing, from the repository and its subdirectories', async () => {
-    const dir = repo('plain', '\tautocrlf = input\n[user]\n\tname = me\n[remote "origin"]\n\turl = x\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n[branch "main"]\n\tremote = origin\n\tmerge = refs/heads/main\n');
+    const dir = repo(
+      'plain',
+      '\tautocrlf = input\n[user]\n\tname = me\n[remote "origin"]\n\turl = x\n\tfetch = +refs/heads/*:refs/remotes/origin/*\n[branch "main"]\n\tremote = origin\n\tmerge = refs/heads/main\n',
+    );
     expect(await gitConfigProblem(dir, root)).toBeNull();
     expect(await gitConfigProblem(join(dir, 'src'), root)).toBeNull();
     // Outside any repository: only the person's own files, which are not judged.
@@ -78,7 +81,10 @@ describe("the configuration git would use (asked of git, judged by an allow list
     expect(await gitConfigProblem(repo('not-included', '[includeIf "gitdir:/nowhere/"]\n\tpath = ~/evil.cfg\n'), join(root, 'home'))).toBeNull();
     // A linked worktree made by git: its `.git` file and `commondir` lead to the main repository's configuration.
     const main = repo('main', '[core]\n\tfsmonitor = /tmp/hook\n');
-    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '--allow-empty', '-m', 'x'], { cwd: main, env: { PATH: process.env.PATH, HOME: root } });
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-q', '--allow-empty', '-m', 'x'], {
+      cwd: main,
+      env: { PATH: process.env.PATH, HOME: root },
+    });
     execFileSync('git', ['worktree', 'add', '-q', join(root, 'linked')], { cwd: main, env: { PATH: process.env.PATH, HOME: root } });
     expect(await gitConfigProblem(join(root, 'linked'), root)).toMatch(/core\.fsmonitor/);
   });
@@ -100,7 +106,10 @@ function entryOf(source: string): AllowEntry {
 
 describe('allow entries', () => {
   it('parses the entry syntax and refuses malformed entries', () => {
-    expect(parseAllowEntry('git diff | options: --stat -U* | operands: paths')).toMatchObject({ ok: true, entry: { program: 'git', subcommand: ['diff'], options: ['--stat', '-U*'], operands: 'paths' } });
+    expect(parseAllowEntry('git diff | options: --stat -U* | operands: paths')).toMatchObject({
+      ok: true,
+      entry: { program: 'git', subcommand: ['diff'], options: ['--stat', '-U*'], operands: 'paths' },
+    });
     expect(parseAllowEntry('npm test')).toMatchObject({ ok: true, entry: { program: 'npm', subcommand: ['test'], options: 'any', operands: 'auto' } });
     expect(parseAllowEntry('ls | operands: files')).toMatchObject({ ok: false });
     expect(parseAllowEntry('ls | colour: yes')).toMatchObject({ ok: false });
@@ -113,7 +122,13 @@ describe('allow entries', () => {
     expect(matchEntry(entry, ['git', 'diff', '--name-only'])).toMatchObject({ ok: false });
     expect(matchEntry(entry, ['git', 'log'])).toBeNull();
     const sort = entryOf('sort');
-    for (const words of [['sort', '--outp=x'], ['sort', '-o', 'x'], ['sort', '-ro', 'x'], ['sort', '--compress-prog=sh']]) expect(matchEntry(sort, words)).toMatchObject({ ok: false });
+    for (const words of [
+      ['sort', '--outp=x'],
+      ['sort', '-o', 'x'],
+      ['sort', '-ro', 'x'],
+      ['sort', '--compress-prog=sh'],
+    ])
+      expect(matchEntry(sort, words)).toMatchObject({ ok: false });
     expect(matchEntry(sort, ['sort', '-r', 'x'])).toMatchObject({ ok: true, maybePaths: ['x'] });
   });
 });
@@ -127,12 +142,14 @@ describe('options: known (issue 28)', () => {
 
   it('reads bundles: flags, then a value-taking letter takes the rest', () => {
     const grep = knownOptions.grep!;
-    for (const arg of ['-rn', '-rniw', '-A3', '-C', '-ehello', '-rne--x', '-5', '--color=auto', '--context=3', '--recursive', '--color']) expect(knownOption(grep, arg), arg).toBe(true);
+    for (const arg of ['-rn', '-rniw', '-A3', '-C', '-ehello', '-rne--x', '-5', '--color=auto', '--context=3', '--recursive', '--color'])
+      expect(knownOption(grep, arg), arg).toBe(true);
     for (const arg of ['-rx?', '-Q', '--unknown', '--recursive=yes', '--ignore-c', '--include']) expect(knownOption(grep, arg), arg).toBe(arg === '--include');
     const find = knownOptions.find!;
     for (const arg of ['-name', '-7', '-644', '-u+w', '-print0']) expect(knownOption(find, arg), arg).toBe(true);
     // find does not bundle: -nameL is not -name then -L.
-    for (const arg of ['-nameL', '-exec', '-execdir', '-delete', '-fprint', '-ok', '-L', '-follow', '-newerXY']) expect(knownOption(find, arg), arg).toBe(false);
+    for (const arg of ['-nameL', '-exec', '-execdir', '-delete', '-fprint', '-ok', '-L', '-follow', '-newerXY'])
+      expect(knownOption(find, arg), arg).toBe(false);
   });
 
   it('refuses what writes, runs a program, reads another file or follows links out', () => {
@@ -153,7 +170,8 @@ describe('options: known (issue 28)', () => {
       const open = entryOf(name);
       for (const arg of args) {
         expect(matchEntry(entry, [entry.program, ...entry.subcommand, arg, 'x']), `${name} ${arg}`).toMatchObject({ ok: false });
-        if (!['--unknown', '--sync', '-D', '-O3'].includes(arg)) expect(matchEntry(open, [entry.program, ...entry.subcommand, arg, 'x']), `${name} ${arg} (options: any)`).toMatchObject({ ok: false });
+        if (!['--unknown', '--sync', '-D', '-O3'].includes(arg))
+          expect(matchEntry(open, [entry.program, ...entry.subcommand, arg, 'x']), `${name} ${arg} (options: any)`).toMatchObject({ ok: false });
       }
     }
   });
@@ -173,9 +191,13 @@ describe('programs that read trees (issue 28)', () => {
     mkdirSync(join(home, '.ssh'), { recursive: true });
     mkdirSync(join(workspace, 'src'), { recursive: true });
     writeFileSync(join(home, '.ssh', 'id_rsa'), 'secret');
-    const gitConfig = new Map([[workspace, await gitConfigProblem(workspace, home)], [home, await gitConfigProblem(home, home)]]);
+    const gitConfig = new Map([
+      [workspace, await gitConfigProblem(workspace, home)],
+      [home, await gitConfigProblem(home, home)],
+    ]);
     const verdict = (line: string, cwd: string, ws = workspace): string =>
-      judgeAllowed(line, defaultAllowList, { shell: 'bash', grammars, home, operands: { cwd, workspace: ws, roots: { home, tandemDirs: [] } }, gitConfig }).verdict;
+      judgeAllowed(line, defaultAllowList, { shell: 'bash', grammars, home, operands: { cwd, workspace: ws, roots: { home, tandemDirs: [] } }, gitConfig })
+        .verdict;
     for (const line of ['grep -r secret', 'grep -rn secret src', 'rg secret', 'find', 'find . -name id_rsa', 'du -sh', 'git grep secret']) {
       expect(verdict(line, workspace), line).toBe('run');
       // The shell moved home: the same lines would search the credentials.
@@ -191,18 +213,63 @@ describe('programs that read trees (issue 28)', () => {
 
 describe('sensitive paths', () => {
   const roots = { home: '/home/p', tandemDirs: ['/home/p/.config/Tandem', '/run/user/1/tandem'] };
-  it.each(['/proc/1/environ', '/proc', '/sys/x', '/dev/pts/3', '/home/p/.ssh/id_rsa', '/home/p/.aws', '/home/p/.claude.json', '/home/p/.claude/x', '/home/p/.codex/auth.json', '/home/p/.config/gh/hosts.yml', '/home/p/.docker/config.json', '/home/p/.kube/config', '/home/p/.netrc', '/home/p/.config/Tandem/agents/a.token', '/run/user/1/tandem/instance.json', '/home/p/.config/gcloud/x'])('%s is protected', (path) => {
+  it.each([
+    '/proc/1/environ',
+    '/proc',
+    '/sys/x',
+    '/dev/pts/3',
+    '/home/p/.ssh/id_rsa',
+    '/home/p/.aws',
+    '/home/p/.claude.json',
+    '/home/p/.claude/x',
+    '/home/p/.codex/auth.json',
+    '/home/p/.config/gh/hosts.yml',
+    '/home/p/.docker/config.json',
+    '/home/p/.kube/config',
+    '/home/p/.netrc',
+    '/home/p/.config/Tandem/agents/a.token',
+    '/run/user/1/tandem/instance.json',
+    '/home/p/.config/gcloud/x',
+  ])('%s is protected', (path) => {
     expect(isSensitivePath(path, roots)).toBe(true);
   });
-  it.each(['/home/p/project/README.md', '/home/p/.docker/other', '/home/p/.sshx', '/etc/passwd', '/home/p/.config/Tandemx'])('%s is not on the list', (path) => {
-    expect(isSensitivePath(path, roots)).toBe(false);
-  });
+  it.each(['/home/p/project/README.md', '/home/p/.docker/other', '/home/p/.sshx', '/etc/passwd', '/home/p/.config/Tandemx'])(
+    '%s is not on the list',
+    (path) => {
+      expect(isSensitivePath(path, roots)).toBe(false);
+    },
+  );
 });
 
 describe('terminal_open env', () => {
   it('lets locale, colour, width and zone through and holds everything else for the person', () => {
-    expect(envNeedingApproval({ LANG: 'C.UTF-8', LC_TIME: 'en_GB.UTF-8', NO_COLOR: '1', FORCE_COLOR: '3', COLUMNS: '100', TZ: 'Europe/Paris', COLORTERM: 'truecolor' })).toEqual([]);
-    const hostile = { PATH: '/tmp', HOME: '/tmp/h', GIT_PAGER: 'sh', GIT_CONFIG_COUNT: '1', GIT_EXTERNAL_DIFF: 'sh', PYTHONPATH: '/tmp', INPUTRC: '/tmp/i', LD_PRELOAD: 'x', BASH_ENV: 'x', PROMPT_COMMAND: 'x', TANDEM_TERMINAL_ID: 'x', LC_ALL: '/tmp/locale', TZ: ':/tmp/zone', MY_SETTING: '1' };
+    expect(
+      envNeedingApproval({
+        LANG: 'C.UTF-8',
+        LC_TIME: 'en_GB.UTF-8',
+        NO_COLOR: '1',
+        FORCE_COLOR: '3',
+        COLUMNS: '100',
+        TZ: 'Europe/Paris',
+        COLORTERM: 'truecolor',
+      }),
+    ).toEqual([]);
+    const hostile = {
+      PATH: '/tmp',
+      HOME: '/tmp/h',
+      GIT_PAGER: 'sh',
+      GIT_CONFIG_COUNT: '1',
+      GIT_EXTERNAL_DIFF: 'sh',
+      PYTHONPATH: '/tmp',
+      INPUTRC: '/tmp/i',
+      LD_PRELOAD: 'x',
+      BASH_ENV: 'x',
+      PROMPT_COMMAND: 'x',
+      TANDEM_TERMINAL_ID: 'x',
+      LC_ALL: '/tmp/locale',
+      TZ: ':/tmp/zone',
+      MY_SETTING: '1',
+    };
     expect(envNeedingApproval(hostile)).toEqual(Object.keys(hostile));
   });
 });

@@ -5,6 +5,7 @@
  */
 
 /** Read-only lines of literal words, allowed in bash, sh and zsh alike. */
+// prettier-ignore
 export const posixAllowed: readonly string[] = [
   'ls', 'ls -la', 'ls -l src', 'ls -a .', 'ls src', 'ls -- src', 'ls -la src README.md', "ls 'src'", 'ls "src"', 'ls -1', 'ls -R src',
   'ls -lh --color=auto', 'ls --group-directories-first', 'ls -d src', 'ls ./src', 'ls src/', 'ls sub/dir', 'ls -la sub/dir/',
@@ -40,6 +41,7 @@ export const posixAllowed: readonly string[] = [
 ];
 
 /** Lines that must ask in bash, sh and zsh alike. */
+// prettier-ignore
 export const posixHostile: readonly string[] = [
   // Issue 23, attack 8: reads that can change under the agent: following, operands not there yet, FIFOs and devices.
   'tail -f README.md', 'tail -f --retry missing', 'tail --retry README.md', 'tail --follow README.md', 'tail --follow=descriptor README.md', 'tail -qf README.md',
@@ -86,12 +88,14 @@ export const posixHostile: readonly string[] = [
 ];
 
 /** zsh alone: its own expansions (glob qualifiers, `=cmd`, modifiers, zsh's `~` and `^` globs). */
+// prettier-ignore
 export const zshHostile: readonly string[] = [
   "ls *(e:'touch /tmp/x':)", 'ls *(+f)', 'cat =(touch x)', 'ls =(ls)', 'ls =ls', 'echo =git', 'ls **/*(.)', 'ls x(N)', 'ls -- *(D)', 'echo ${(e)x}', 'echo $x:h',
   'ls ^foo', 'ls foo#', 'ls (a|b)', 'ls *~x', 'r', 'echo ${~x}', 'ls <->',
 ];
 
 /** pwsh: lines of literal words that also run there. */
+// prettier-ignore
 export const pwshAllowed: readonly string[] = [
   'ls', 'ls -la', 'ls -l src', 'ls -a .', 'ls src', "ls 'src'", 'ls "src"', 'ls -1', 'ls -R src', 'ls --group-directories-first', 'ls -d src',
   'ls ./src', 'ls src/', 'ls sub/dir', 'ls -la sub/dir/', "ls 'sub/dir'", 'ls src README.md',
@@ -112,6 +116,7 @@ export const pwshAllowed: readonly string[] = [
 ];
 
 /** pwsh: lines that must ask. */
+// prettier-ignore
 export const pwshHostile: readonly string[] = [
   // Issue 23, attack 8: reads that can change under the agent: following, operands not there yet, FIFOs and devices.
   'tail -f README.md', 'tail -f --retry missing', 'tail --retry README.md', 'tail --follow README.md', 'tail --follow=descriptor README.md', 'tail -qf README.md',
@@ -133,6 +138,7 @@ export const pwshHostile: readonly string[] = [
  * pwsh lines that are harmless but ask: tree-sitter's PowerShell grammar reports errors for
  * `--name=value`, `-n5` and `--` (README, Known limitations). Asking is the safe side.
  */
+// prettier-ignore
 export const pwshAskConservatively: readonly string[] = [
   'ls -lh --color=auto', 'head -n5 README.md', 'tail --lines=3 README.md', 'date --iso-8601', 'git status --untracked-files=no', 'git diff -U3',
   'git log --since=2.weeks', 'git log --author=alice', 'git diff HEAD~1 -- src', 'ls -- src',

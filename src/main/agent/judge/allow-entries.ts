@@ -31,6 +31,7 @@ export interface AllowEntry {
  * rules: `--outp` is `--output`.
  */
 export const builtinRefusals: Readonly<Record<string, readonly string[]>> = {
+  // prettier-ignore
   git: [
     '--output', '--output-directory', '-o', '--ext-diff', '--textconv', '--no-index', '--upload-pack', '--receive-pack', '--exec',
     '--git-dir', '--work-tree', '--exec-path', '--config-env', '--namespace', '--super-prefix', '--open-files-in-pager', '-O',
@@ -76,6 +77,7 @@ export interface KnownOptions {
   bundles: boolean;
 }
 
+// prettier-ignore
 const grepLong = [
   '--extended-regexp', '--fixed-strings', '--basic-regexp', '--perl-regexp', '--regexp=', '--ignore-case', '--no-ignore-case', '--word-regexp', '--line-regexp',
   '--null-data', '--no-messages', '--invert-match', '--version', '--help', '--max-count=', '--byte-offset', '--line-number', '--no-line-number', '--line-buffered',
@@ -89,6 +91,7 @@ export const knownOptions: Readonly<Record<string, KnownOptions>> = {
   rg: {
     flags: 'iSsvwxnNlcoFPUHIaqu0p.h',
     valued: 'egtTABCmjMrEd',
+    // prettier-ignore
     long: [
       '--regexp=', '--glob=', '--iglob=', '--type=', '--type-not=', '--type-add=', '--type-list', '--files', '--files-with-matches', '--files-without-match', '--count',
       '--count-matches', '--ignore-case', '--smart-case', '--case-sensitive', '--fixed-strings', '--word-regexp', '--line-regexp', '--line-number', '--no-line-number',
@@ -106,6 +109,7 @@ export const knownOptions: Readonly<Record<string, KnownOptions>> = {
   find: {
     flags: '',
     valued: '',
+    // prettier-ignore
     long: [
       '-H', '-P', '-name', '-iname', '-path', '-ipath', '-wholename', '-iwholename', '-regex', '-iregex', '-regextype', '-lname', '-ilname', '-type', '-xtype', '-size',
       '-empty', '-newer', '-anewer', '-cnewer', '-newermt', '-newerct', '-neweram', '-newerat', '-newermm', '-newercm', '-mtime', '-mmin', '-atime', '-amin', '-ctime',
@@ -119,6 +123,7 @@ export const knownOptions: Readonly<Record<string, KnownOptions>> = {
   du: {
     flags: 'ahbcDHklmsSxP0',
     valued: 'dtB',
+    // prettier-ignore
     long: [
       '--all', '--apparent-size', '--block-size=', '--bytes', '--total', '--dereference-args', '--max-depth=', '--human-readable', '--inodes', '--si', '--summarize',
       '--threshold=', '--time', '--time=', '--time-style=', '--exclude=', '--one-file-system', '--separate-dirs', '--count-links', '--null', '--no-dereference', '--help', '--version',
@@ -128,7 +133,24 @@ export const knownOptions: Readonly<Record<string, KnownOptions>> = {
   df: {
     flags: 'ahHiklPT',
     valued: 'Btx',
-    long: ['--all', '--block-size=', '--human-readable', '--si', '--inodes', '--local', '--no-sync', '--output', '--output=', '--portability', '--total', '--type=', '--print-type', '--exclude-type=', '--help', '--version'],
+    long: [
+      '--all',
+      '--block-size=',
+      '--human-readable',
+      '--si',
+      '--inodes',
+      '--local',
+      '--no-sync',
+      '--output',
+      '--output=',
+      '--portability',
+      '--total',
+      '--type=',
+      '--print-type',
+      '--exclude-type=',
+      '--help',
+      '--version',
+    ],
     bundles: true,
   },
   stat: {
@@ -140,6 +162,7 @@ export const knownOptions: Readonly<Record<string, KnownOptions>> = {
   file: {
     flags: 'bcdEhiIkLlnNrsS0v',
     valued: 'eFP',
+    // prettier-ignore
     long: [
       '--brief', '--checking-printout', '--exclude=', '--exclude-quiet=', '--extension', '--apple', '--mime', '--mime-type', '--mime-encoding', '--separator=', '--no-dereference',
       '--dereference', '--keep-going', '--list', '--no-buffer', '--no-pad', '--raw', '--special-files', '--no-sandbox', '--print0', '--parameter=', '--help', '--version',
@@ -149,6 +172,7 @@ export const knownOptions: Readonly<Record<string, KnownOptions>> = {
   'git grep': {
     flags: 'aiIwvhHEGFPnlLcpWqrz0123456789',
     valued: 'eABCm',
+    // prettier-ignore
     long: [
       '--cached', '--untracked', '--no-exclude-standard', '--exclude-standard', '--recursive', '--no-recursive', '--text', '--ignore-case', '--word-regexp', '--invert-match',
       '--full-name', '--extended-regexp', '--basic-regexp', '--fixed-strings', '--perl-regexp', '--line-number', '--no-line-number', '--column', '--files-with-matches',
@@ -231,7 +255,8 @@ export function parseAllowEntry(source: string): ParsedEntry {
     const values = match[2]!.split(/\s+/).filter(Boolean);
     if (match[1] === 'options' && values.length === 1 && values[0] === 'known') {
       const key = words.join(' ');
-      if (!knownOptions[key]) return { ok: false, reason: `options: known has no built-in list for ${key} (there is one for ${Object.keys(knownOptions).join(', ')})` };
+      if (!knownOptions[key])
+        return { ok: false, reason: `options: known has no built-in list for ${key} (there is one for ${Object.keys(knownOptions).join(', ')})` };
       entry.options = 'known';
     } else if (match[1] === 'options') entry.options = values.length === 1 && values[0] === 'any' ? 'any' : values;
     else if (match[1] === 'refuse') entry.refuse.push(...values);
@@ -273,9 +298,11 @@ export function matchEntry(entry: AllowEntry, words: readonly string[]): EntryMa
   if (words.length < fixed.length || !fixed.every((word, i) => words[i] === word)) return null;
   const name = fixed.join(' ');
   // git's global options (-C, -c, --git-dir, ...) come before the subcommand: never allowed.
-  if (entry.program === 'git' && words[1]?.startsWith('-')) return { ok: false, reason: 'git options before the subcommand change which repository or configuration it uses' };
+  if (entry.program === 'git' && words[1]?.startsWith('-'))
+    return { ok: false, reason: 'git options before the subcommand change which repository or configuration it uses' };
   // A format's %G placeholders verify signatures: git runs gpg for them, as --show-signature does.
-  if (entry.program === 'git' && words.some((word) => word.includes('%G'))) return { ok: false, reason: 'a %G format placeholder makes git run gpg to check signatures' };
+  if (entry.program === 'git' && words.some((word) => word.includes('%G')))
+    return { ok: false, reason: 'a %G format placeholder makes git run gpg to check signatures' };
   const refused = [...(builtinRefusals[entry.program] ?? []), ...(entry.subcommand.length > 0 ? (builtinRefusals[name] ?? []) : []), ...entry.refuse];
   const before: string[] = [];
   const after: string[] = [];
@@ -301,7 +328,8 @@ export function matchEntry(entry: AllowEntry, words: readonly string[]): EntryMa
     if (entry.options === 'known') {
       const known = knownOptions[name];
       if (!known || !knownOption(known, arg)) return { ok: false, reason: `${arg} is not among the options known to be safe for ${name}` };
-    } else if (entry.options !== 'any' && !entry.options.some((pattern) => patternMatches(pattern, arg))) return { ok: false, reason: `${arg} is not among the options allowed for ${name}` };
+    } else if (entry.options !== 'any' && !entry.options.some((pattern) => patternMatches(pattern, arg)))
+      return { ok: false, reason: `${arg} is not among the options allowed for ${name}` };
   }
   const all = [...before, ...after];
   const trees = readsTrees(entry.program, entry.subcommand, words.slice(fixed.length));

@@ -38,6 +38,7 @@ const maxModules = 16;
  * Keys, lower-case, known to run nothing and read nothing outside the repository. `*` stands
  * for one subsection (`branch.*.merge`) or any key of a section (`user.*`).
  */
+// prettier-ignore
 const safeKeys: readonly string[] = [
   // Layout and format.
   'core.repositoryformatversion', 'core.bare', 'core.filemode', 'core.logallrefupdates', 'core.ignorecase',
@@ -118,7 +119,12 @@ function personsFile(entry: GitEntry, home: string, terminal: TerminalGit): bool
     const value = terminal.env?.[name];
     return value !== undefined && value !== '' && !terminal.agentSet?.includes(name) && entry.origin === `file:${value}`;
   };
-  if (entry.scope === 'system') return named('GIT_CONFIG_SYSTEM') || entry.origin === 'file:/etc/gitconfig' || /^file:\/(usr|opt|etc)\//.test(entry.origin) && entry.origin.endsWith('/gitconfig');
+  if (entry.scope === 'system')
+    return (
+      named('GIT_CONFIG_SYSTEM') ||
+      entry.origin === 'file:/etc/gitconfig' ||
+      (/^file:\/(usr|opt|etc)\//.test(entry.origin) && entry.origin.endsWith('/gitconfig'))
+    );
   if (entry.scope !== 'global') return false;
   if (named('GIT_CONFIG_GLOBAL')) return true;
   const xdg = process.env.XDG_CONFIG_HOME && process.env.XDG_CONFIG_HOME !== '' ? process.env.XDG_CONFIG_HOME : join(home, '.config');
@@ -154,6 +160,7 @@ export function gitRelevantEnv(env: Readonly<Record<string, string | undefined>>
  * Variables git drops before it runs git in a submodule (git's `local_repo_env`): they name the
  * outer repository or its command-line configuration, not the submodule's.
  */
+// prettier-ignore
 const localRepoEnv = new Set([
   'GIT_ALTERNATE_OBJECT_DIRECTORIES', 'GIT_CONFIG', 'GIT_CONFIG_COUNT', 'GIT_OBJECT_DIRECTORY', 'GIT_DIR', 'GIT_WORK_TREE',
   'GIT_IMPLICIT_WORK_TREE', 'GIT_GRAFT_FILE', 'GIT_INDEX_FILE', 'GIT_NO_REPLACE_OBJECTS', 'GIT_REPLACE_REF_BASE', 'GIT_PREFIX',
@@ -214,7 +221,12 @@ const spawnGit: GitRunner = (args, { cwd, env, onStdout }) =>
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      resolve({ status: failure ? null : status, stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), ...(failure ? { error: failure } : {}) });
+      resolve({
+        status: failure ? null : status,
+        stdout: Buffer.concat(out).toString('utf8'),
+        stderr: Buffer.concat(err).toString('utf8'),
+        ...(failure ? { error: failure } : {}),
+      });
     };
     const stop = (code: string) => {
       failure ??= code;
@@ -264,8 +276,11 @@ async function listConfig(run: GitRunner, cwd: string, env: NodeJS.ProcessEnv): 
   const result = await run(['--no-pager', 'config', '--list', '--show-scope', '--show-origin', '-z'], { cwd, env });
   if (result.error) return { problem: `git could not read this repository's configuration (${result.error})` };
   if (result.status !== 0) {
-    const said = result.stderr.split('\n').find((line) => line.startsWith('fatal:') || line.startsWith('error:'))?.slice(0, 200);
-    return { problem: said ? `git refuses this repository's configuration: ${quoted(said, 200)}` : 'git could not read this repository\'s configuration' };
+    const said = result.stderr
+      .split('\n')
+      .find((line) => line.startsWith('fatal:') || line.startsWith('error:'))
+      ?.slice(0, 200);
+    return { problem: said ? `git refuses this repository's configuration: ${quoted(said, 200)}` : "git could not read this repository's configuration" };
   }
   const entries = parseConfigList(result.stdout);
   return entries ? { entries } : { problem: 'git listed a configuration this check cannot read' };
@@ -339,7 +354,8 @@ async function gitlinks(run: GitRunner, top: string, env: NodeJS.ProcessEnv): Pr
   };
   const result = await run(['ls-files', '-z', '--stage'], { cwd: top, env, onStdout });
   if (tooMany) return { problem: `the repository has more than ${maxGitlinks} nested repositories or submodules to check` };
-  if (result.error || result.status !== 0) return { problem: `git could not list this repository's nested repositories (${result.error ?? `exit ${result.status}`})` };
+  if (result.error || result.status !== 0)
+    return { problem: `git could not list this repository's nested repositories (${result.error ?? `exit ${result.status}`})` };
   return { paths };
 }
 
@@ -381,7 +397,15 @@ const tooManyRepositories = `the repository has more than ${maxModules} nested r
  * that directory as git reads it there, recursively; and the submodule repositories kept under
  * `modules/`. At most `maxModules` of them in all (`budget`): more asks.
  */
-async function checkRepository(run: GitRunner, cwd: string, home: string, env: NodeJS.ProcessEnv, terminal: TerminalGit & { env: Record<string, string> }, budget: { left: number }, within: string): Promise<string | null> {
+async function checkRepository(
+  run: GitRunner,
+  cwd: string,
+  home: string,
+  env: NodeJS.ProcessEnv,
+  terminal: TerminalGit & { env: Record<string, string> },
+  budget: { left: number },
+  within: string,
+): Promise<string | null> {
   const listed = await listConfig(run, cwd, env);
   if ('problem' in listed) return `${within}${listed.problem}`;
   const problem = judgeEntries(listed.entries, home, terminal);

@@ -39,7 +39,10 @@ function ask(why: string): LineVerdict {
 
 function operandsProblem(paths: string[], maybePaths: string[], trees: boolean, context: LineContext, mustExist: readonly string[] = []): string | null {
   const operands = context.operands;
-  const checked = [...paths, ...(operands ? maybePaths.filter((operand) => looksLikePath(operand, operands.cwd)) : maybePaths.filter((operand) => operand.includes('/')))];
+  const checked = [
+    ...paths,
+    ...(operands ? maybePaths.filter((operand) => looksLikePath(operand, operands.cwd)) : maybePaths.filter((operand) => operand.includes('/'))),
+  ];
   // A program that reads trees starts at the cwd when it names no directory (and tells no
   // directory from a pattern here): the cwd is checked too.
   if (trees) checked.push('.');
@@ -92,11 +95,18 @@ export async function gitConfigFor(
   line: string,
   allow: readonly string[],
   context: LineContext,
-  check: (cwd: string, home: string, terminal: TerminalGit) => Promise<string | null> = (cwd, home, terminal) => gitConfigProblem(cwd, home, undefined, terminal),
+  check: (cwd: string, home: string, terminal: TerminalGit) => Promise<string | null> = (cwd, home, terminal) =>
+    gitConfigProblem(cwd, home, undefined, terminal),
 ): Promise<Map<string, string | null>> {
   const answers = new Map(context.gitConfig ?? []);
   for (const cwd of gitChecksWanted(line, allow, context)) {
-    if (!answers.has(cwd)) answers.set(cwd, await check(cwd, context.home, { env: context.env ?? {}, agentSet: context.openEnvNames ?? [] }).catch((error: unknown) => `the configuration git would use could not be checked (${String(error)})`));
+    if (!answers.has(cwd))
+      answers.set(
+        cwd,
+        await check(cwd, context.home, { env: context.env ?? {}, agentSet: context.openEnvNames ?? [] }).catch(
+          (error: unknown) => `the configuration git would use could not be checked (${String(error)})`,
+        ),
+      );
   }
   return answers;
 }

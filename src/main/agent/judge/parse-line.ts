@@ -47,7 +47,8 @@ function bashWords(parser: Parser, line: string): string[] | string {
     for (const child of command.namedChildren) {
       if (!child) return 'it is not one simple command';
       const node = child.type === 'command_name' ? child.namedChildren[0] : child;
-      if (!node || (child.type === 'command_name' && child.namedChildren.length > 1) || !bashLiteral.has(node.type) || !allNamed(node, bashLiteral)) return `it has a ${child.type.replace(/_/g, ' ')}`;
+      if (!node || (child.type === 'command_name' && child.namedChildren.length > 1) || !bashLiteral.has(node.type) || !allNamed(node, bashLiteral))
+        return `it has a ${child.type.replace(/_/g, ' ')}`;
       words.push(node.text);
     }
     return words;

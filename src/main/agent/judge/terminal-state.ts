@@ -24,6 +24,7 @@ import type { Grammars } from './tree-sitter.js';
  */
 
 /** Builtins of bash and zsh that keep the shell's state (cd and friends: the judge follows the cwd). */
+// prettier-ignore
 const keepingBuiltins = new Set([
   'cd', 'pushd', 'popd', 'dirs', 'pwd', 'echo', 'test', '[', 'true', 'false', ':', 'type', 'which', 'where', 'whence',
   'help', 'jobs', 'kill', 'wait', 'times', 'exit', 'logout', 'fg', 'bg', 'disown', 'suspend', 'chdir',
@@ -34,6 +35,7 @@ const keepingBuiltins = new Set([
  * in it (any builtin name not in `keepingBuiltins` counts as a change; this list is what a
  * prefix assignment or an unknown name is compared against).
  */
+// prettier-ignore
 const changingBuiltins = new Set([
   'alias', 'unalias', 'bind', 'builtin', 'command', 'declare', 'typeset', 'local', 'export', 'readonly', 'unset', 'enable',
   'eval', 'exec', 'source', '.', 'set', 'shopt', 'hash', 'trap', 'read', 'mapfile', 'readarray', 'let', 'getopts', 'shift',
@@ -45,6 +47,7 @@ const changingBuiltins = new Set([
 ]);
 
 /** bash-grammar nodes that are plain structure, words and quoting: they change nothing by themselves. */
+// prettier-ignore
 const plainBashNodes = new Set([
   'program', 'list', 'pipeline', 'redirected_statement', 'file_redirect', 'heredoc_redirect', 'heredoc_body', 'heredoc_start',
   'heredoc_content', 'heredoc_end', 'herestring_redirect', 'file_descriptor', 'negated_command', 'compound_statement',
@@ -108,11 +111,18 @@ function bashChange(node: Node, reading: Reading): string | null {
   }
   if (type === 'unset_command') {
     // unset -f removes functions, which the report shows; any other unset changes variables.
-    return reading.reports && /^unset\s+-f\s/.test(node.text) && node.namedChildren.every((child) => child !== null && /^(word|variable_name)$/.test(child.type)) ? null : 'unsets a variable';
+    return reading.reports &&
+      /^unset\s+-f\s/.test(node.text) &&
+      node.namedChildren.every((child) => child !== null && /^(word|variable_name)$/.test(child.type))
+      ? null
+      : 'unsets a variable';
   }
   if (type === 'variable_assignment') return assignmentHarmless(node) || pathAssignment(node, reading) ? null : 'sets a shell variable';
   if (type === 'declaration_command') {
-    const harmless = node.namedChildren.every((child) => child !== null && child.type === 'variable_assignment' && (assignmentHarmless(child) || pathAssignment(child, reading))) && /^export\s/.test(node.text);
+    const harmless =
+      node.namedChildren.every(
+        (child) => child !== null && child.type === 'variable_assignment' && (assignmentHarmless(child) || pathAssignment(child, reading)),
+      ) && /^export\s/.test(node.text);
     return harmless ? null : `runs ${quoted(node.text.split(/\s/, 1)[0] ?? '')}`;
   }
   if (type === 'for_statement' || type === 'c_style_for_statement' || type === 'select_statement') return 'sets a loop variable';
@@ -120,13 +130,15 @@ function bashChange(node: Node, reading: Reading): string | null {
   if (type === 'command') {
     const name = node.childForFieldName('name') ?? node.namedChildren.find((child) => child?.type === 'command_name') ?? null;
     const word = name?.namedChildren[0];
-    if (!name || name.namedChildren.length !== 1 || word?.type !== 'word' || !/^[A-Za-z0-9_./:+@%,[-]+$/.test(word.text)) return 'runs a command whose name is not a plain word';
+    if (!name || name.namedChildren.length !== 1 || word?.type !== 'word' || !/^[A-Za-z0-9_./:+@%,[-]+$/.test(word.text))
+      return 'runs a command whose name is not a plain word';
     const program = word.text;
     const args = node.namedChildren.filter((child): child is Node => child !== null && child.type !== 'command_name' && child.type !== 'variable_assignment');
     const prefixed = node.namedChildren.some((child) => child?.type === 'variable_assignment');
     if (reading.reports && !prefixed && reportedCommand(program, args, reading.shell)) return null;
     // printf only prints, unless -v assigns its output to a variable.
-    const assigningPrintf = program === 'printf' && node.namedChildren.some((child) => child !== null && child.type !== 'command_name' && /^-[A-Za-z]*v/.test(child.text));
+    const assigningPrintf =
+      program === 'printf' && node.namedChildren.some((child) => child !== null && child.type !== 'command_name' && /^-[A-Za-z]*v/.test(child.text));
     if (assigningPrintf || (program !== 'printf' && changingBuiltins.has(program))) return `runs ${quoted(program)}`;
     if (prefixed && (keepingBuiltins.has(program) || program === 'printf')) return `assigns before the builtin ${quoted(program)}`;
     for (const child of node.namedChildren) {
@@ -159,6 +171,7 @@ function reportedCommand(program: string, args: readonly Node[], shell: string):
 }
 
 /** pwsh cmdlets and aliases that change the session's state or run text as code in it (lower-case). */
+// prettier-ignore
 const pwshChanging = new Set([
   'set-alias', 'sal', 'new-alias', 'nal', 'import-alias', 'ipal', 'set-variable', 'sv', 'set', 'new-variable', 'nv',
   'remove-variable', 'rv', 'clear-variable', 'clv', 'import-module', 'ipmo', 'remove-module', 'rmo', 'new-module', 'nmo',
@@ -170,6 +183,7 @@ const pwshChanging = new Set([
 ]);
 
 /** pwsh nodes that are plain structure and literal arguments. */
+// prettier-ignore
 const plainPwshNodes = new Set([
   'program', 'statement_list', 'pipeline', 'pipeline_chain', 'command_elements', 'command_argument_sep', 'command_parameter',
   'generic_token', 'array_literal_expression', 'unary_expression', 'string_literal', 'verbatim_string_characters',
@@ -182,7 +196,9 @@ const pwshAliasing = new Set(['set-alias', 'sal', 'new-alias', 'nal']);
 
 function literalElements(command: Node): boolean {
   const elements = command.childForFieldName('command_elements');
-  return (elements?.namedChildren ?? []).every((element) => element !== null && /^(command_argument_sep|generic_token|command_parameter)$/.test(element.type) && !/[$({]/.test(element.text));
+  return (elements?.namedChildren ?? []).every(
+    (element) => element !== null && /^(command_argument_sep|generic_token|command_parameter)$/.test(element.type) && !/[$({]/.test(element.text),
+  );
 }
 
 /** A provider path (`env:`, `function:`, `alias:`, `variable:`...): items there are the session's state. */
@@ -194,7 +210,12 @@ function pwshChange(node: Node): string | null {
   if (type === 'assignment_expression') return 'assigns a variable';
   if (type === 'command') {
     const name = node.childForFieldName('command_name');
-    if (!name || name.type !== 'command_name' || name.namedChildren.length > 0 || node.namedChildren.some((child) => child?.type === 'command_invokation_operator')) {
+    if (
+      !name ||
+      name.type !== 'command_name' ||
+      name.namedChildren.length > 0 ||
+      node.namedChildren.some((child) => child?.type === 'command_invokation_operator')
+    ) {
       return 'runs a command by an operator or an expression (dot-sourcing, &, a variable)';
     }
     const program = name.text.toLowerCase();
@@ -228,7 +249,8 @@ export function stateChangeOf(line: string, shell: string | null, grammars: Gram
   if (text.trim() === '') return null;
   if (!grammars) return 'could not be read (the shell grammars did not load)';
   const dialect = shell as JudgedShell | null;
-  if (dialect !== 'bash' && dialect !== 'sh' && dialect !== 'zsh' && dialect !== 'pwsh') return `could not be read (lines in ${shell ?? 'this shell'} are not parsed)`;
+  if (dialect !== 'bash' && dialect !== 'sh' && dialect !== 'zsh' && dialect !== 'pwsh')
+    return `could not be read (lines in ${shell ?? 'this shell'} are not parsed)`;
   const tree = (dialect === 'pwsh' ? grammars.pwsh : grammars.bash).parse(text);
   if (!tree) return 'could not be read as a shell line';
   try {
@@ -270,7 +292,8 @@ export function lineSubmitted(terminal: object, line: string | null, shell: stri
     return;
   }
   const change = stateChangeOf(line, shell, grammars);
-  if (change && !(toProgram && unreadable.test(change))) state.changed = `an earlier line in this terminal (${quoted(line.replace(/[\r\n]+$/, ''), 80)}) ${change}, and the judge cannot see what that changed`;
+  if (change && !(toProgram && unreadable.test(change)))
+    state.changed = `an earlier line in this terminal (${quoted(line.replace(/[\r\n]+$/, ''), 80)}) ${change}, and the judge cannot see what that changed`;
 }
 
 /**
@@ -280,7 +303,10 @@ export function lineSubmitted(terminal: object, line: string | null, shell: stri
 export function heldStateProblem(terminal: object, openEnv: Readonly<Record<string, string>>): string | null {
   const names = envNeedingApproval({ ...openEnv });
   if (names.length > 0) {
-    const shown = names.slice(0, 8).map((name) => quoted(name, 64)).join(', ');
+    const shown = names
+      .slice(0, 8)
+      .map((name) => quoted(name, 64))
+      .join(', ');
     return `this terminal was opened with ${shown}${names.length > 8 ? ` and ${names.length - 8} more` : ''} set, which can make any program run other code; the person approved the variables, not each later command under them`;
   }
   return stateOf(terminal).changed;

@@ -195,10 +195,13 @@ export class WsClient implements TandemApi {
     const delay = Math.min(this.backoffMs, max);
     this.backoffMs = Math.min(this.backoffMs * 2, max);
     // Jitter, so many tabs do not hammer a restarting server in step.
-    this.reconnectTimer = setTimeout(() => {
-      this.reconnectTimer = null;
-      void this.reconnect();
-    }, delay * (0.75 + Math.random() * 0.5));
+    this.reconnectTimer = setTimeout(
+      () => {
+        this.reconnectTimer = null;
+        void this.reconnect();
+      },
+      delay * (0.75 + Math.random() * 0.5),
+    );
   }
 
   private async reconnect(): Promise<void> {
@@ -230,7 +233,10 @@ export class WsClient implements TandemApi {
         // The same run (it proved so) forgot this page's session: its terminals still run.
         this.closedByUs = true;
         this.setHost('same');
-        this.setStatus('login_required', 'This page is no longer logged in; Tandem still runs (and its terminals with it): open the link that `tandem serve` printed.');
+        this.setStatus(
+          'login_required',
+          'This page is no longer logged in; Tandem still runs (and its terminals with it): open the link that `tandem serve` printed.',
+        );
         return;
       }
       if (check.session === 'unreachable' && this.host !== 'stopped') this.setHost('unreachable');

@@ -56,7 +56,6 @@ export class AgentsStore {
       .sort((a, b) => a.localeCompare(b)),
   );
 
-
   private api: TandemApi | null = null;
   private offEvent = (): void => undefined;
 

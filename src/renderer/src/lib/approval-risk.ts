@@ -37,7 +37,11 @@ function words(segment: string): string[] {
 function commandWords(segment: string): string[] {
   const all = words(segment);
   let start = 0;
-  while (start < all.length && (wrappers.has(all[start]!) || /^[A-Za-z_][A-Za-z0-9_]*=/.test(all[start]!) || (start > 0 && all[start]!.startsWith('-') && wrappers.has(all[start - 1]!)))) start++;
+  while (
+    start < all.length &&
+    (wrappers.has(all[start]!) || /^[A-Za-z_][A-Za-z0-9_]*=/.test(all[start]!) || (start > 0 && all[start]!.startsWith('-') && wrappers.has(all[start - 1]!)))
+  )
+    start++;
   const rest = all.slice(start);
   if (rest[0]) rest[0] = rest[0].split(/[\\/]/).at(-1)!.toLowerCase();
   return rest;
@@ -55,7 +59,9 @@ function destructive(segment: string): boolean {
     case 'remove-item':
     case 'rd':
     case 'rmdir':
-      return program === 'rm' ? hasOption(args, 'r', ['--recursive']) || hasOption(args, 'R') || hasOption(args, 'f', ['--force']) : args.some((arg) => /^-(?:r|recurse|force)$/i.test(arg));
+      return program === 'rm'
+        ? hasOption(args, 'r', ['--recursive']) || hasOption(args, 'R') || hasOption(args, 'f', ['--force'])
+        : args.some((arg) => /^-(?:r|recurse|force)$/i.test(arg));
     case 'dd':
     case 'shred':
     case 'wipefs':
@@ -117,25 +123,32 @@ export function plainWhy(why: string | null, agent: string, kind: 'command' | 'o
   const match = (pattern: RegExp): RegExpExecArray | null => pattern.exec(why);
   let found: RegExpExecArray | null;
   if (why === 'this agent asks for every command') return `You chose to be asked about every command ${agent} runs.`;
-  if (why === 'named keys can edit the line as it is typed') return 'It presses keys (arrows, Ctrl+U…) that can change the line while it is typed, so what runs cannot be read in advance.';
+  if (why === 'named keys can edit the line as it is typed')
+    return 'It presses keys (arrows, Ctrl+U…) that can change the line while it is typed, so what runs cannot be read in advance.';
   if ((found = match(/^(.+) is not on the allow list$/))) return `Nothing on ${agent}'s allow list covers “${found[1]}” yet.`;
   if ((found = match(/^lines in (.+) always ask$/))) return `Tandem does not check command lines in ${found[1]}, so every line asks.`;
   if (why === 'the shell grammars could not be loaded') return 'Tandem could not load its command checker, so every line asks.';
   if (/^(it is not one simple command|it has |the (bash|PowerShell) grammar|its command name|the parser and the literal)/.test(why)) {
     return 'It is more than one plain command (a pipe, a redirection, a variable, quoting or several commands): only plain commands run without asking.';
   }
-  if ((found = match(/^(\S+) \((\S+)\) can write files, run programs or read other configuration$/))) return `Its option ${found[1]} can write files, run programs or read other settings.`;
+  if ((found = match(/^(\S+) \((\S+)\) can write files, run programs or read other configuration$/)))
+    return `Its option ${found[1]} can write files, run programs or read other settings.`;
   if ((found = match(/^(\S+) is not among the options allowed for (.+)$/))) return `The allow entry for “${found[2]}” does not list the option ${found[1]}.`;
   if ((found = match(/^(.+) is allowed without operands only$/))) return `“${found[1]}” is allowed only without arguments.`;
   if ((found = match(/^git options before the subcommand/))) return 'Options before git’s subcommand can point git at another repository or configuration.';
   if ((found = match(/^(.+) is outside the terminal's workspace/))) return `It names ${found[1]}, which is outside the folder this terminal works in.`;
   if ((found = match(/^(.+) is in a protected location/))) return `It names ${found[1]}, a place that holds credentials or Tandem's own state.`;
-  if (why === 'its file operands cannot be checked in this terminal' || why === 'the repository of this terminal is not known') return 'Tandem cannot tell which folder this terminal is in, so it cannot check the files the line names.';
-  if (/^the repository's configuration sets |could not be read|cannot read|too many files|too large to check|layout could not be read/.test(why)) return 'The repository’s git settings could make git run another program (or could not be checked).';
-  if ((found = match(/^allowed, but (.+): it could run something else$/))) return `It is on the allow list, but ${found[1]!.replace(/ in this shell$/, '')} in this shell, so it could run something else.`;
+  if (why === 'its file operands cannot be checked in this terminal' || why === 'the repository of this terminal is not known')
+    return 'Tandem cannot tell which folder this terminal is in, so it cannot check the files the line names.';
+  if (/^the repository's configuration sets |could not be read|cannot read|too many files|too large to check|layout could not be read/.test(why))
+    return 'The repository’s git settings could make git run another program (or could not be checked).';
+  if ((found = match(/^allowed, but (.+): it could run something else$/)))
+    return `It is on the allow list, but ${found[1]!.replace(/ in this shell$/, '')} in this shell, so it could run something else.`;
   if (why === 'these variables can change what later commands run') return 'It sets environment variables that can change what every later command in it runs.';
-  if (why.startsWith('its workspace would be the whole filesystem')) return 'It would open with the whole filesystem (/) as its workspace, writable inside the sandbox.';
-  if (why.startsWith('its workspace would hold your home directory')) return 'It would open with your whole home folder as its workspace, writable inside the sandbox.';
+  if (why.startsWith('its workspace would be the whole filesystem'))
+    return 'It would open with the whole filesystem (/) as its workspace, writable inside the sandbox.';
+  if (why.startsWith('its workspace would hold your home directory'))
+    return 'It would open with your whole home folder as its workspace, writable inside the sandbox.';
   if ((found = match(/^its workspace is outside the agent's project \((.+)\)$/))) return `It would open outside the agent’s project (${found[1]}).`;
   if (kind === 'open') return `It asks before opening: ${why}.`;
   return `Tandem could not show that it is harmless: ${why}.`;
@@ -145,6 +158,7 @@ export function plainWhy(why: string | null, agent: string, kind: 'command' | 'o
 const plainWord = /^[A-Za-z0-9_%+=:,./-]+$/;
 
 /** Programs whose first plain argument is a subcommand worth naming in an entry (`npm test`, `git commit`). */
+// prettier-ignore
 const withSubcommands = new Set([
   'git', 'npm', 'pnpm', 'yarn', 'bun', 'npx', 'cargo', 'go', 'docker', 'podman', 'kubectl', 'make', 'pip', 'pip3', 'poetry', 'uv', 'dotnet', 'gradle', 'mvn', 'brew', 'apt', 'gh', 'terraform', 'deno', 'rustup', 'conda',
 ]);
@@ -165,7 +179,10 @@ export function allowChoices(command: string, why: string | null): AllowChoices 
   if (!why || !/ is not on the allow list$| is not among the options allowed for | is allowed without operands only$/.test(why)) return null;
   const line = command.replace(/[\r\n]+$/, '');
   if (line.includes('\n')) return null;
-  const all = line.trim().split(/[ \t]+/).filter(Boolean);
+  const all = line
+    .trim()
+    .split(/[ \t]+/)
+    .filter(Boolean);
   if (all.length === 0 || !all.every((word) => plainWord.test(word)) || all[0]!.includes('=')) return null;
   const [program, second] = all as [string, ...string[]];
   const head = withSubcommands.has(program) && second && !second.startsWith('-') ? `${program} ${second}` : program;

@@ -115,12 +115,19 @@ export class AttentionRules {
         kind: 'approval',
         terminalId: item.terminalId,
         title: opens ? `${item.agent} asks to open a terminal` : `${item.agent} asks to run a command`,
-        body: opens ? `${item.command}\n${item.env.length > 0 ? `with ${item.env.join(', ')}` : `because ${item.why ?? 'its workspace is wide'}`}` : `${item.command}\nin ${titleOf(item.terminalId, item.title)}`,
+        body: opens
+          ? `${item.command}\n${item.env.length > 0 ? `with ${item.env.join(', ')}` : `because ${item.why ?? 'its workspace is wide'}`}`
+          : `${item.command}\nin ${titleOf(item.terminalId, item.title)}`,
       });
     }
     for (const item of input.questions.handoffs) {
       if (this.remember(item.id) || !this.seeded || seesIt(item.terminalId)) continue;
-      calls.push({ kind: 'handoff', terminalId: item.terminalId, title: `${item.agent} asks you to take over`, body: `${item.message}\nin ${titleOf(item.terminalId, item.title)}` });
+      calls.push({
+        kind: 'handoff',
+        terminalId: item.terminalId,
+        title: `${item.agent} asks you to take over`,
+        body: `${item.message}\nin ${titleOf(item.terminalId, item.title)}`,
+      });
     }
 
     for (const item of input.questions.pairings ?? []) {
@@ -150,7 +157,12 @@ export class AttentionRules {
           entry.unanswered = true;
           if (this.seeded && !seesIt(terminal.id)) {
             const why = terminal.agentConnected ? `${terminal.agent} is not answering` : `${terminal.agent} is disconnected`;
-            calls.push({ kind: 'input', terminalId: terminal.id, title: `${terminal.title} waits for input`, body: `${programSays(terminal.program)} waits for input and ${why}.` });
+            calls.push({
+              kind: 'input',
+              terminalId: terminal.id,
+              title: `${terminal.title} waits for input`,
+              body: `${programSays(terminal.program)} waits for input and ${why}.`,
+            });
           }
         } else if (!entry.unanswered) wakeAt = Math.min(wakeAt ?? Infinity, due);
       }

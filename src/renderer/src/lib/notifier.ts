@@ -59,7 +59,10 @@ export function browserNotifier(show: (terminalId: string) => void): Notifier {
     notify(call) {
       if (typeof Notification === 'undefined' || Notification.permission !== 'granted') return;
       // One notification per terminal and kind: a newer one replaces the older.
-      const notification = new Notification(plainText(call.title, 200), { body: plainText(call.body, 500, true), tag: `${call.kind}:${call.terminalId ?? call.title}` });
+      const notification = new Notification(plainText(call.title, 200), {
+        body: plainText(call.body, 500, true),
+        tag: `${call.kind}:${call.terminalId ?? call.title}`,
+      });
       notification.onclick = () => {
         window.focus();
         if (call.terminalId) show(call.terminalId);
@@ -79,7 +82,13 @@ export function desktopNotifier(api: TandemApi, show: (terminalId: string) => vo
   return {
     notifier: {
       notify(call) {
-        api.call('notify', { title: plainText(call.title, 200) || baseTitle, body: plainText(call.body, 500, true), ...(call.terminalId ? { terminalId: call.terminalId } : {}) }).catch(quiet);
+        api
+          .call('notify', {
+            title: plainText(call.title, 200) || baseTitle,
+            body: plainText(call.body, 500, true),
+            ...(call.terminalId ? { terminalId: call.terminalId } : {}),
+          })
+          .catch(quiet);
       },
       setCount(count, grew) {
         document.title = pageTitle(count);

@@ -6,7 +6,7 @@ const notifyKey = 'tandem.notify';
 export const notifyLabels: Record<AttentionKind, string> = {
   approval: 'An agent asks to run a command',
   handoff: 'An agent asks you to take over',
-  input: "A program waits for input the agent is not giving",
+  input: 'A program waits for input the agent is not giving',
   finished: 'A long command (10 s or more) finishes in a background tab',
   pairing: 'An agent asks to pair with Tandem',
 };

@@ -83,7 +83,10 @@ export class SettingsStore {
       (values) => this.apply(values),
       (error: unknown) => {
         this.problem = toProblem(error);
-        api.call('getSettings', {}).then((values) => this.apply(values), () => (this.values = before));
+        api.call('getSettings', {}).then(
+          (values) => this.apply(values),
+          () => (this.values = before),
+        );
       },
     );
   }

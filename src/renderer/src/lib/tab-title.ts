@@ -111,7 +111,10 @@ function readMemory(): [string, { key: string; n: number }][] {
     const raw = JSON.parse(sessionStorage.getItem(memoryKey) ?? '[]') as unknown;
     if (!Array.isArray(raw)) return [];
     return raw
-      .filter((entry): entry is [string, { key: string; n: number }] => Array.isArray(entry) && typeof entry[0] === 'string' && typeof entry[1]?.key === 'string' && Number.isInteger(entry[1]?.n))
+      .filter(
+        (entry): entry is [string, { key: string; n: number }] =>
+          Array.isArray(entry) && typeof entry[0] === 'string' && typeof entry[1]?.key === 'string' && Number.isInteger(entry[1]?.n),
+      )
       .slice(0, rememberedMax);
   } catch {
     return [];

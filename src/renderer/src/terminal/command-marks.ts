@@ -232,7 +232,12 @@ export class CommandMarksView {
       const line = cursor + entry.line - snapshot.cursorLine;
       // Lines this view's scrollback did not keep have no mark.
       if (line < 0 || line >= buffer.length) continue;
-      this.add({ id: entry.id, command: entry.command, status: entry.status, exitCode: entry.exitCode }, line, entry.endLine === null ? null : entry.endLine - entry.line, false);
+      this.add(
+        { id: entry.id, command: entry.command, status: entry.status, exitCode: entry.exitCode },
+        line,
+        entry.endLine === null ? null : entry.endLine - entry.line,
+        false,
+      );
     }
   }
 
@@ -266,7 +271,12 @@ export class CommandMarksView {
     if (recolour) this.ruler.invalidate();
   }
 
-  private add(info: { id: number; command: string | null; status: MarkStatus; exitCode: number | null }, line: number, endDelta: number | null, endInclusive: boolean): void {
+  private add(
+    info: { id: number; command: string | null; status: MarkStatus; exitCode: number | null },
+    line: number,
+    endDelta: number | null,
+    endInclusive: boolean,
+  ): void {
     if (line < 0) return;
     const old = this.byId.get(info.id);
     if (old) this.remove(old);
@@ -349,7 +359,8 @@ export class CommandMarksView {
     if (buffer.type !== 'normal' || !this.lines) return;
     const rows = this.term.rows;
     const want = new Set<Entry>();
-    for (let i = this.lowerBound(buffer.viewportY - rows); i < this.ordered.length && this.ordered[i]!.start.line < buffer.viewportY + 2 * rows; i++) want.add(this.ordered[i]!);
+    for (let i = this.lowerBound(buffer.viewportY - rows); i < this.ordered.length && this.ordered[i]!.start.line < buffer.viewportY + 2 * rows; i++)
+      want.add(this.ordered[i]!);
     for (let i = this.lowerBound(buffer.baseY); i < this.ordered.length; i++) want.add(this.ordered[i]!);
     for (const entry of [...this.live]) if (!want.has(entry)) this.unlive(entry);
     for (const entry of want) if (!entry.marker) this.enliven(entry);
@@ -374,7 +385,15 @@ export class CommandMarksView {
     // mark is written when it shows again (xterm calls again then), a shown one only on a change.
     if (element.style.display === 'none') return;
     const last = this.drawn.get(element);
-    if (last && last.id === entry.id && last.status === entry.status && last.exitCode === entry.exitCode && last.command === entry.command && last.selected === entry.selected) return;
+    if (
+      last &&
+      last.id === entry.id &&
+      last.status === entry.status &&
+      last.exitCode === entry.exitCode &&
+      last.command === entry.command &&
+      last.selected === entry.selected
+    )
+      return;
     this.drawn.set(element, { id: entry.id, status: entry.status, exitCode: entry.exitCode, command: entry.command, selected: entry.selected });
     element.dataset.status = entry.status;
     element.dataset.markId = String(entry.id);

@@ -55,7 +55,13 @@ export function findPaths(text: string): PathMatch[] {
     const start = match.index;
     const end = trimmed === path ? start + match[0].length : start + trimmed.length;
     if (overlaps(start, end)) continue;
-    found.push({ start, end, path: trimmed, ...(line !== undefined && trimmed === path ? { line: Number(line) } : {}), ...(column !== undefined && trimmed === path ? { column: Number(column) } : {}) });
+    found.push({
+      start,
+      end,
+      path: trimmed,
+      ...(line !== undefined && trimmed === path ? { line: Number(line) } : {}),
+      ...(column !== undefined && trimmed === path ? { column: Number(column) } : {}),
+    });
   }
   return found.sort((a, b) => a.start - b.start);
 }

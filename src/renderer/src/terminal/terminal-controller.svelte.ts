@@ -109,7 +109,12 @@ export class TerminalController {
     if (!this.api) return;
     this.linkProblem = null;
     try {
-      await this.api.call('openPath', { id: this.terminalId, path: click.path, ...(click.line ? { line: click.line } : {}), ...(click.column ? { column: click.column } : {}) });
+      await this.api.call('openPath', {
+        id: this.terminalId,
+        path: click.path,
+        ...(click.line ? { line: click.line } : {}),
+        ...(click.column ? { column: click.column } : {}),
+      });
     } catch (error) {
       this.linkProblem = toProblem(error).message;
     }
@@ -335,7 +340,12 @@ export class TerminalController {
   /** App shortcuts never reach the program; copy with a selection copies it. */
   private onKey(event: KeyboardEvent): boolean {
     // Ctrl+Up/Down (Cmd on macOS): the previous or next command's mark, as in VS Code.
-    if ((event.key === 'ArrowUp' || event.key === 'ArrowDown') && (mac ? event.metaKey && !event.ctrlKey : event.ctrlKey && !event.metaKey) && !event.altKey && !event.shiftKey) {
+    if (
+      (event.key === 'ArrowUp' || event.key === 'ArrowDown') &&
+      (mac ? event.metaKey && !event.ctrlKey : event.ctrlKey && !event.metaKey) &&
+      !event.altKey &&
+      !event.shiftKey
+    ) {
       if (event.type === 'keydown') this.view.marks.jump(event.key === 'ArrowUp' ? -1 : 1);
       return false;
     }

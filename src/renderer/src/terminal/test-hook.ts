@@ -58,7 +58,15 @@ if (enabled) {
     },
     marks: (id) => {
       const marks = markViews.get(id);
-      return marks ? marks.list.map((mark) => ({ line: mark.start.line, status: mark.status, exitCode: mark.exitCode, command: mark.command, output: marks.outputText(mark) })) : null;
+      return marks
+        ? marks.list.map((mark) => ({
+            line: mark.start.line,
+            status: mark.status,
+            exitCode: mark.exitCode,
+            command: mark.command,
+            output: marks.outputText(mark),
+          }))
+        : null;
     },
     viewport: (id, text) => {
       const term = terminals.get(id);
@@ -73,7 +81,11 @@ if (enabled) {
       if (!term) return null;
       const buffer = term.buffer.active;
       for (let row = 0; row < term.rows; row++) {
-        const col = buffer.getLine(buffer.viewportY + row)?.translateToString(true).indexOf(text) ?? -1;
+        const col =
+          buffer
+            .getLine(buffer.viewportY + row)
+            ?.translateToString(true)
+            .indexOf(text) ?? -1;
         if (col >= 0) return { col, row, cols: term.cols, rows: term.rows };
       }
       return null;

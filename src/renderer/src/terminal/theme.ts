@@ -5,7 +5,24 @@ import type { Appearance } from '../../../shared/settings';
 /** xterm.js's theme for an appearance; the host answers colour queries from the same palette. */
 export function xtermTheme(appearance: Appearance): ITheme {
   const p = palettes[appearance];
-  const [black, red, green, yellow, blue, magenta, cyan, white, brightBlack, brightRed, brightGreen, brightYellow, brightBlue, brightMagenta, brightCyan, brightWhite] = p.ansi;
+  const [
+    black,
+    red,
+    green,
+    yellow,
+    blue,
+    magenta,
+    cyan,
+    white,
+    brightBlack,
+    brightRed,
+    brightGreen,
+    brightYellow,
+    brightBlue,
+    brightMagenta,
+    brightCyan,
+    brightWhite,
+  ] = p.ansi;
   return {
     background: p.background,
     foreground: p.foreground,
@@ -37,7 +54,17 @@ export function xtermTheme(appearance: Appearance): ITheme {
 const rulerBorder: Record<Appearance, string> = { dark: '#262b34', light: '#dcdfe4' };
 
 /** Search highlight colours (#RRGGBB, as the search addon requires). */
-export const searchDecorations: Record<Appearance, { matchBackground: string; matchBorder: string; matchOverviewRuler: string; activeMatchBackground: string; activeMatchBorder: string; activeMatchColorOverviewRuler: string }> = {
+export const searchDecorations: Record<
+  Appearance,
+  {
+    matchBackground: string;
+    matchBorder: string;
+    matchOverviewRuler: string;
+    activeMatchBackground: string;
+    activeMatchBorder: string;
+    activeMatchColorOverviewRuler: string;
+  }
+> = {
   dark: {
     matchBackground: '#3e4451',
     matchBorder: '#5c6370',

@@ -155,20 +155,18 @@ export class XtermView {
     const line = this.term.buffer.active.getLine(y - 1);
     if (!line) return undefined;
     const { text, cellAt } = lineCells(line, this.term.cols);
-    const links = findPaths(text).map(
-      (match): ILink => ({
-        range: { start: { x: cellAt[match.start]! + 1, y }, end: { x: cellAt[match.end - 1]! + 1, y } },
-        text: text.slice(match.start, match.end),
-        decorations: { pointerCursor: true, underline: true },
-        activate: (event) => {
-          if (!event.ctrlKey && !event.metaKey) return;
-          hideHint();
-          this.onOpenPath({ path: match.path, line: match.line, column: match.column });
-        },
-        hover: (event) => showHint(event, linkHint('path', mac)),
-        leave: hideHint,
-      }),
-    );
+    const links = findPaths(text).map((match): ILink => ({
+      range: { start: { x: cellAt[match.start]! + 1, y }, end: { x: cellAt[match.end - 1]! + 1, y } },
+      text: text.slice(match.start, match.end),
+      decorations: { pointerCursor: true, underline: true },
+      activate: (event) => {
+        if (!event.ctrlKey && !event.metaKey) return;
+        hideHint();
+        this.onOpenPath({ path: match.path, line: match.line, column: match.column });
+      },
+      hover: (event) => showHint(event, linkHint('path', mac)),
+      leave: hideHint,
+    }));
     return links.length > 0 ? links : undefined;
   }
 

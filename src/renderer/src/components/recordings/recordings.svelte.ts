@@ -63,7 +63,16 @@ export async function loadRecording(api: TandemApi, id: string, progress: (loade
   } catch {
     // The replay says the header is unreadable.
   }
-  return { id: exported.id, title, parts, timeline: exported.timeline, verification: exported.verification, timelineTruncated: exported.timelineTruncated, skippedBytes, replayCut };
+  return {
+    id: exported.id,
+    title,
+    parts,
+    timeline: exported.timeline,
+    verification: exported.verification,
+    timelineTruncated: exported.timelineTruncated,
+    skippedBytes,
+    replayCut,
+  };
 }
 
 class RecordingsStore {

@@ -95,7 +95,20 @@ export function toEntries(records: readonly TimelineRecord[], chains: readonly T
     const by = str(r.by);
     const handoff = r.handoff === true;
     const bad = firstBad.get(r.recordingId) ?? null;
-    const base = { key: `${r.recordingId}:${r.fileLine}`, type: r.type, by, agent: agentOf(by), handoff, at: r.at, terminalId: r.terminalId, recordingId: r.recordingId, suspect: bad !== null && r.fileLine >= Math.max(1, bad - 1), markId: null as number | null, allowed: null as string | null, outcome: null as Outcome | null };
+    const base = {
+      key: `${r.recordingId}:${r.fileLine}`,
+      type: r.type,
+      by,
+      agent: agentOf(by),
+      handoff,
+      at: r.at,
+      terminalId: r.terminalId,
+      recordingId: r.recordingId,
+      suspect: bad !== null && r.fileLine >= Math.max(1, bad - 1),
+      markId: null as number | null,
+      allowed: null as string | null,
+      outcome: null as Outcome | null,
+    };
     switch (r.type) {
       case 'command': {
         const ordinal = (commandsSeen.get(r.recordingId) ?? 0) + 1;
@@ -124,28 +137,56 @@ export function toEntries(records: readonly TimelineRecord[], chains: readonly T
         const line = str(r.line) ?? '';
         const next = records.slice(i + 1).find((o) => o.recordingId === r.recordingId && (o.type === 'command' || o.type === 'send'));
         if (next?.type === 'command' && next.by === r.by && (next.command === r.line || next.allowed === r.allowed)) continue;
-        entries.push({ ...base, title: line === '' ? '(typed at a prompt that echoes nothing)' : line, allowed: str(r.allowed), outcome: null, details: fields(['typed', 'sent to the terminal']) });
+        entries.push({
+          ...base,
+          title: line === '' ? '(typed at a prompt that echoes nothing)' : line,
+          allowed: str(r.allowed),
+          outcome: null,
+          details: fields(['typed', 'sent to the terminal']),
+        });
         break;
       }
       case 'wait':
-        entries.push({ ...base, title: `Waiting: ${str(r.status) ?? 'unknown'}`, outcome: r.status === 'waiting_input' ? 'waiting' : 'running', details: fields(['evidence', str(r.evidence)], ['cwd', str(r.cwd)]) });
+        entries.push({
+          ...base,
+          title: `Waiting: ${str(r.status) ?? 'unknown'}`,
+          outcome: r.status === 'waiting_input' ? 'waiting' : 'running',
+          details: fields(['evidence', str(r.evidence)], ['cwd', str(r.cwd)]),
+        });
         break;
       case 'rejection':
-        entries.push({ ...base, title: str(r.line) ?? '', outcome: 'rejected', details: fields(['rejected by', r.decidedBy === 'deny_list' ? 'the deny list' : 'you'], ['reason', str(r.reason)]) });
+        entries.push({
+          ...base,
+          title: str(r.line) ?? '',
+          outcome: 'rejected',
+          details: fields(['rejected by', r.decidedBy === 'deny_list' ? 'the deny list' : 'you'], ['reason', str(r.reason)]),
+        });
         break;
       case 'approval_asked':
         entries.push({ ...base, title: str(r.line) ?? '', details: fields(['asked', 'your approval'], ['why', str(r.why)]) });
         break;
       case 'handoff': {
         const kind = str(r.kind) ?? 'handoff';
-        const kinds: Record<string, string> = { takeover: 'You took control', hand_back: 'You handed control back', hand_to: 'Handed to an agent', request: 'The agent asked you to take over', accepted: 'You accepted the handoff', declined: 'You declined the handoff', answer: 'Handoff request answered' };
+        const kinds: Record<string, string> = {
+          takeover: 'You took control',
+          hand_back: 'You handed control back',
+          hand_to: 'Handed to an agent',
+          request: 'The agent asked you to take over',
+          accepted: 'You accepted the handoff',
+          declined: 'You declined the handoff',
+          answer: 'Handoff request answered',
+        };
         entries.push({
           ...base,
           by: str(r.from) ?? 'person',
           handoff: false,
           agent: agentOf(str(r.to)) ?? agentOf(str(r.from)),
           title: kinds[kind] ?? `Handoff: ${kind}`,
-          details: fields(['to', r.to === 'person' ? null : whoOrNull(str(r.to))], ['note', str(r.note)], ['accepted', typeof r.accepted === 'boolean' ? (r.accepted ? 'yes' : 'no') : null]),
+          details: fields(
+            ['to', r.to === 'person' ? null : whoOrNull(str(r.to))],
+            ['note', str(r.note)],
+            ['accepted', typeof r.accepted === 'boolean' ? (r.accepted ? 'yes' : 'no') : null],
+          ),
         });
         break;
       }
@@ -158,17 +199,31 @@ export function toEntries(records: readonly TimelineRecord[], chains: readonly T
         break;
       }
       case 'open':
-        entries.push({ ...base, agent: str(r.agent), by: str(r.agent) ? `agent:${String(r.agent)}` : 'person', title: `Terminal opened: ${str(r.title) ?? r.terminalId}`, details: fields(['shell', str(r.shell)], ['cwd', str(r.cwd)], ['sandbox', sandboxText(r.sandbox)]) });
+        entries.push({
+          ...base,
+          agent: str(r.agent),
+          by: str(r.agent) ? `agent:${String(r.agent)}` : 'person',
+          title: `Terminal opened: ${str(r.title) ?? r.terminalId}`,
+          details: fields(['shell', str(r.shell)], ['cwd', str(r.cwd)], ['sandbox', sandboxText(r.sandbox)]),
+        });
         break;
       case 'close':
-        entries.push({ ...base, title: 'Terminal closed', details: fields(['cause', str(r.cause)], ['exit', num(r.exitCode) === null ? null : String(r.exitCode)]) });
+        entries.push({
+          ...base,
+          title: 'Terminal closed',
+          details: fields(['cause', str(r.cause)], ['exit', num(r.exitCode) === null ? null : String(r.exitCode)]),
+        });
         break;
       case 'input_hidden':
         entries.push({ ...base, title: 'Input at a prompt that echoes nothing (not recorded)', details: [] });
         break;
       case 'recording':
       case 'truncated':
-        entries.push({ ...base, title: r.type === 'truncated' ? 'Timeline stopped at its size bound' : `Recording ${str(r.state) ?? 'changed'}`, details: fields(['reason', str(r.reason)]) });
+        entries.push({
+          ...base,
+          title: r.type === 'truncated' ? 'Timeline stopped at its size bound' : `Recording ${str(r.state) ?? 'changed'}`,
+          details: fields(['reason', str(r.reason)]),
+        });
         break;
       default:
         entries.push({ ...base, title: r.type, details: [] });

@@ -41,7 +41,10 @@ class TimelineStore {
     const generation = ++this.generation;
     this.load = { state: 'loading' };
     try {
-      const result = await api.call('timeline', 'agent' in scope ? { agent: scope.agent, limit: panelLimit } : { terminalId: scope.terminalId, limit: panelLimit });
+      const result = await api.call(
+        'timeline',
+        'agent' in scope ? { agent: scope.agent, limit: panelLimit } : { terminalId: scope.terminalId, limit: panelLimit },
+      );
       if (generation === this.generation) this.load = { state: 'ready', result };
     } catch (error) {
       if (generation === this.generation) this.load = { state: 'error', problem: toProblem(error) };
