@@ -44,6 +44,14 @@ describe('Linux (procps) fixtures', () => {
     expect(await psEvidence(entries, 19989, 5, modes(line))).toEqual({ evidence: null, quietDueMs: 10 });
   });
 
+  it("takes the shell's own read (its group in front: its prompt, or its builtin read) only after a poll's quiet", async () => {
+    // pwsh back at its prompt reads the terminal while its end marker may still be in the kernel's buffers (issue 22).
+    const entries = [{ pid: 4100, tid: 4100, ppid: 4000, pgid: 4100, tpgid: 4100, stat: 'Ss+', wchan: 'n_tty_read', comm: 'pwsh' }];
+    expect(await psEvidence(entries, 4100, 20, modes(line))).toEqual({ evidence: null, quietDueMs: 280 });
+    expect(await psEvidence(entries, 4100, 299, modes(line))).toEqual({ evidence: null, quietDueMs: 1 });
+    expect(await psEvidence(entries, 4100, 300, modes(line))).toEqual({ evidence: 'read', quietDueMs: null });
+  });
+
   it('reads the python REPL (select, raw mode) as `poll`, but not in line mode', async () => {
     const entries = parseTtyLook('procps', fixture('linux-look-repl.txt'));
     expect((await psEvidence(entries, 19989, 400, modes(raw))).evidence).toBe('poll');

@@ -5,6 +5,15 @@ import { readTtyModes, type TtyModes } from '../pty/termios.js';
 /** Quiet periods (since the last output or input) before each kind of evidence counts. */
 export const readQuietMs = 15;
 export const pollQuietMs = 300;
+/**
+ * A read by the shell itself (its group in front) counts only after the longer quiet of a poll.
+ * Its end marker, written just before it went back to reading, may still be in the kernel's pty
+ * buffers when the look is taken (Tandem's own delivery is synced, the kernel's is not): under
+ * two CPU burners pwsh, whose prompt cannot be told from Read-Host by the terminal's modes,
+ * came back `waiting_input` after `/bin/echo` (issue 22). Its builtin reads (`read`, Read-Host)
+ * are seen 300 ms after their prompt instead of 15 ms.
+ */
+export const shellReadQuietMs = pollQuietMs;
 export const echoOffQuietMs = 300;
 
 export type WaitEvidence = 'read' | 'poll' | 'echo_off';
@@ -104,9 +113,10 @@ export async function probeLook(
     for (const thread of sample.threads) {
       if (!thread.watchesTty || !progressed(sample, thread.tid, thread.syscr, baseline)) continue;
       if (editing && thread.pid === target.shellPid) continue;
-      if (thread.kind === 'read' && quietMs >= readQuietMs) return { evidence: 'read', quietDueMs: null };
+      const readQuiet = thread.pid === target.shellPid ? shellReadQuietMs : readQuietMs;
+      if (thread.kind === 'read' && quietMs >= readQuiet) return { evidence: 'read', quietDueMs: null };
       if (thread.kind === 'poll' && quietMs >= pollQuietMs) return { evidence: 'poll', quietDueMs: null };
-      const due = (thread.kind === 'read' ? readQuietMs : thread.kind === 'poll' ? pollQuietMs : Infinity) - quietMs;
+      const due = (thread.kind === 'read' ? readQuiet : thread.kind === 'poll' ? pollQuietMs : Infinity) - quietMs;
       if (due !== Infinity) quietDueMs = Math.min(quietDueMs ?? due, due);
     }
     if (sample.inspectable && sample.threads.some((thread) => thread.kind === 'read' || thread.kind === 'poll')) return { evidence: null, quietDueMs };
@@ -183,8 +193,9 @@ export async function psEvidence(
   const due = (ms: number) => (quietDueMs = Math.min(quietDueMs ?? ms, ms));
 
   if (classes.includes('read')) {
-    if (quietMs >= readQuietMs) return { evidence: 'read', quietDueMs: null };
-    due(readQuietMs - quietMs);
+    const readQuiet = shell.tpgid === shell.pgid ? shellReadQuietMs : readQuietMs;
+    if (quietMs >= readQuiet) return { evidence: 'read', quietDueMs: null };
+    due(readQuiet - quietMs);
   }
   // A poll on something, or (no wait channels at all: macOS) a job asleep in full.
   if (classes.includes('poll') || classes.every((c) => c === 'unknown')) {
