@@ -262,7 +262,8 @@ describe.skipIf(!runUi)('Tandem UI: command marks', () => {
     const total = 10_000;
     for (let done = 0; done < total; done += 1_000) {
       await session.write(Array.from({ length: 1_000 }, (_, i) => `${command(done + i + 1)}\r`).join(''));
-      await expect.poll(() => ended, { timeout: 120_000, interval: 200 }).toBeGreaterThanOrEqual(done + 1_000);
+      // A batch took up to 120 s on one core shared with another suite: the bound is room, not a speed.
+      await expect.poll(() => ended, { timeout: 300_000, interval: 200 }).toBeGreaterThanOrEqual(done + 1_000);
     }
     await waitForPrompt(page, many);
     // The view marks every command its 10,000-line scrollback still holds (the echo of typed-ahead
@@ -328,10 +329,12 @@ describe.skipIf(!runUi)('Tandem UI: command marks', () => {
     await shots(page, 'command-marks-far-back-dark');
     if (id) await page.locator(`[role="tab"][data-terminal-id="${id}"]`).click();
     // 10,000 commands through bash on a shared machine.
-  }, 600_000);
+  }, 1_800_000);
 
   it('draws the marks in the light theme', async () => {
     const { page, serve } = ui;
+    // Its own tab, whatever the test before left selected.
+    await page.locator(`[role="tab"][data-terminal-id="${id}"]`).click();
     serve.host.settings.update({ theme: 'light' });
     await expect.poll(() => page.evaluate(() => document.documentElement.dataset.theme)).toBe('light');
     await typeLine(page, 'clear');
@@ -355,6 +358,7 @@ describe.skipIf(!runUi)('Tandem UI: command marks', () => {
 
   it('keeps no mark on a line that `clear` erased, its own included', async () => {
     const { page } = ui;
+    await page.locator(`[role="tab"][data-terminal-id="${id}"]`).click();
     // `clear`'s output often arrives in the same write as its start: the mark must hear the erase.
     for (let round = 0; round < 4; round++) {
       await typeLine(page, 'clear');
