@@ -288,6 +288,25 @@ export function sampleForeground(shellPid: number, ttyPath: string): ForegroundS
   return sample;
 }
 
+const shellNames = new Set(['bash', 'zsh', 'pwsh', 'powershell', 'sh', 'dash', 'ksh', 'mksh', 'fish']);
+
+/** Whether a process name (a login shell's leading dash dropped) is a shell's. */
+export function isShellName(comm: string | undefined): boolean {
+  return comm !== undefined && shellNames.has(comm.replace(/^-/, ''));
+}
+
+/**
+ * Whether a process is a shell: by its name, or pwsh run by `dotnet` (the dotnet global tool's
+ * `pwsh` starts `dotnet …/pwsh.dll` as its child, and that child reads the terminal).
+ */
+export function isShellProcess(pid: number): boolean {
+  const comm = readStat(pid)?.comm;
+  if (isShellName(comm)) return true;
+  if (comm !== 'dotnet') return false;
+  const argv = (readText(`/proc/${pid}/cmdline`) ?? '').split('\0');
+  return /(^|\/)pwsh\.dll$/.test(argv[1] ?? '');
+}
+
 /** The name of the terminal's foreground program, or null while the shell itself is in front (or unknown). */
 export function foregroundProgram(shellPid: number): string | null {
   const shell = readStat(shellPid);

@@ -1,4 +1,4 @@
-import { readStat, sampleForeground, type ForegroundSample } from '../pty/proc.js';
+import { isShellName, isShellProcess, readStat, sampleForeground, type ForegroundSample } from '../pty/proc.js';
 import { classifyWchan, isSleeping, lookTty, type PsTtyEntry } from '../pty/ps-source.js';
 import { readTtyModes, type TtyModes } from '../pty/termios.js';
 
@@ -6,12 +6,14 @@ import { readTtyModes, type TtyModes } from '../pty/termios.js';
 export const readQuietMs = 15;
 export const pollQuietMs = 300;
 /**
- * A read by the shell itself (its group in front) counts only after the longer quiet of a poll.
- * Its end marker, written just before it went back to reading, may still be in the kernel's pty
- * buffers when the look is taken (Tandem's own delivery is synced, the kernel's is not): under
- * two CPU burners pwsh, whose prompt cannot be told from Read-Host by the terminal's modes,
- * came back `waiting_input` after `/bin/echo` (issue 22). Its builtin reads (`read`, Read-Host)
- * are seen 300 ms after their prompt instead of 15 ms.
+ * A read by a shell (bash, zsh, pwsh, ... by its process name: its prompt, or a builtin read)
+ * counts only after the longer quiet of a poll. Its end marker, written just before it went back
+ * to reading, may still be in the kernel's pty buffers when the look is taken (Tandem's own
+ * delivery is synced, the kernel's is not): pwsh, whose prompt cannot be told from Read-Host by
+ * the terminal's modes, came back `waiting_input` after `/bin/echo` in a run under two CPU
+ * burners, and after `Write-Output ok` confined, where the shell is not the terminal's first
+ * process (bubblewrap is) (issue 22). Builtin reads (`read`, Read-Host) are seen 300 ms after
+ * their prompt instead of 15 ms.
  */
 export const shellReadQuietMs = pollQuietMs;
 export const echoOffQuietMs = 300;
@@ -113,7 +115,7 @@ export async function probeLook(
     for (const thread of sample.threads) {
       if (!thread.watchesTty || !progressed(sample, thread.tid, thread.syscr, baseline)) continue;
       if (editing && thread.pid === target.shellPid) continue;
-      const readQuiet = thread.pid === target.shellPid ? shellReadQuietMs : readQuietMs;
+      const readQuiet = thread.pid === target.shellPid || isShellProcess(thread.pid) ? shellReadQuietMs : readQuietMs;
       if (thread.kind === 'read' && quietMs >= readQuiet) return { evidence: 'read', quietDueMs: null };
       if (thread.kind === 'poll' && quietMs >= pollQuietMs) return { evidence: 'poll', quietDueMs: null };
       const due = (thread.kind === 'read' ? readQuiet : thread.kind === 'poll' ? pollQuietMs : Infinity) - quietMs;
@@ -193,7 +195,8 @@ export async function psEvidence(
   const due = (ms: number) => (quietDueMs = Math.min(quietDueMs ?? ms, ms));
 
   if (classes.includes('read')) {
-    const readQuiet = shell.tpgid === shell.pgid ? shellReadQuietMs : readQuietMs;
+    const readers = members.filter((_, i) => classes[i] === 'read');
+    const readQuiet = readers.every((e) => isShellName(e.comm)) ? shellReadQuietMs : readQuietMs;
     if (quietMs >= readQuiet) return { evidence: 'read', quietDueMs: null };
     due(readQuiet - quietMs);
   }

@@ -1,0 +1,51 @@
+/**
+ * Which reader of the terminal is a shell (probe.ts gives a shell's own read the longer quiet,
+ * since its end marker may still be in the kernel's pty buffers): real processes, by their
+ * names, and pwsh as the dotnet global tool runs it (`dotnet …/pwsh.dll`, a child of the
+ * `pwsh` shim), which reads the terminal under the name `dotnet`.
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { afterAll, describe, expect, it } from 'vitest';
+import { childrenOf, isShellName, isShellProcess, readStat } from '../../src/main/pty/proc.js';
+import { until } from '../support/until.js';
+import { findPwsh, pwshRequired } from './pwsh-helpers.js';
+
+const started: ChildProcess[] = [];
+afterAll(() => {
+  for (const child of started) child.kill('SIGKILL');
+});
+
+function start(command: string, args: string[]): ChildProcess {
+  const child = spawn(command, args, { stdio: 'ignore' });
+  started.push(child);
+  return child;
+}
+
+describe.skipIf(process.platform !== 'linux')('shell readers (/proc)', () => {
+  it('knows shells by name, login shells included, and nothing else', () => {
+    expect(['bash', '-bash', 'zsh', '-zsh', 'pwsh', 'sh', 'dash'].every(isShellName)).toBe(true);
+    expect(['python3', 'cat', 'node', 'dotnet', 'bashful', undefined].some(isShellName)).toBe(false);
+  });
+
+  it('tells a running bash from a sleep', async () => {
+    const bash = start('bash', ['-c', 'sleep 30; :']);
+    const sleep = start('sleep', ['30']);
+    await until(() => childrenOf(bash.pid!).length > 0, 'bash running its sleep');
+    expect(isShellProcess(bash.pid!)).toBe(true);
+    expect(isShellProcess(sleep.pid!)).toBe(false);
+    expect(isShellProcess(childrenOf(bash.pid!)[0]!)).toBe(false);
+  });
+
+  const pwsh = findPwsh();
+  it.runIf(pwsh !== null || pwshRequired)("takes pwsh's dotnet process for a shell", async () => {
+    expect(pwsh, 'pwsh is required here (TANDEM_REQUIRE_PWSH=1) but not installed').not.toBeNull();
+    const shim = start(pwsh!, ['-NoProfile', '-Command', 'Start-Sleep 30']);
+    // The dotnet tool's shim starts dotnet as its child (that child reads the terminal); a pwsh
+    // installed as an apphost is one process.
+    if (pwsh!.includes('/.dotnet/tools/')) {
+      await until(() => childrenOf(shim.pid!).some((pid) => readStat(pid)?.comm === 'dotnet'), 'the dotnet child of the pwsh shim');
+    }
+    const processes = [shim.pid!, ...childrenOf(shim.pid!)];
+    for (const pid of processes) expect(isShellProcess(pid), `pid ${pid} (${readStat(pid)?.comm})`).toBe(true);
+  });
+});
