@@ -7,6 +7,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
 import { childrenOf, isShellName, isShellProcess, readStat } from '../../src/main/pty/proc.js';
+import { procfs, runs } from '../support/capabilities.js';
 import { until } from '../support/until.js';
 import { findPwsh, pwshRequired } from './pwsh-helpers.js';
 
@@ -21,7 +22,7 @@ function start(command: string, args: string[]): ChildProcess {
   return child;
 }
 
-describe.skipIf(process.platform !== 'linux')('shell readers (/proc)', () => {
+describe.runIf(runs('shell readers by their /proc entries', procfs))('shell readers (/proc)', () => {
   it('knows shells by name, login shells included, and nothing else', () => {
     expect(['bash', '-bash', 'zsh', '-zsh', 'pwsh', 'sh', 'dash'].every(isShellName)).toBe(true);
     expect(['python3', 'cat', 'node', 'dotnet', 'bashful', undefined].some(isShellName)).toBe(false);
