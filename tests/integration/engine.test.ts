@@ -6,7 +6,7 @@ import type { TerminalSession } from '../../src/main/terminal/session.js';
 import { readStat } from '../../src/main/pty/proc.js';
 import { findTerminalProcesses } from '../../src/main/pty/tree.js';
 import { gate } from '../support/gate.js';
-import { waitFor } from '../support/until.js';
+import { until, waitFor } from '../support/until.js';
 import { WatchedClock } from '../support/watched-clock.js';
 import { availableShells, hasCommand, makeHome, missingShells, SessionPool } from './helpers.js';
 
@@ -21,11 +21,17 @@ afterAll(async () => {
 
 const python = hasCommand('python3');
 
-/** Sends a command that catches the first SIGINT (printing `caught`), interrupts it, and expects it ended by SIGINT. */
+/**
+ * Sends a command that catches the first SIGINT (printing `caught`), interrupts it, and expects it
+ * ended by SIGINT. The command prints `armed` once its trap is set and its background job started:
+ * a key that came before the trap would end the line at once (the shell's own Ctrl+C, truthfully
+ * done/130 with no `caught`), which is another test's case; a clean CI run met that race once.
+ */
 async function interruptCatching(t: TerminalSession, text: string, waitMs: number): Promise<void> {
   const r = await t.send({ text, waitMs });
   expect(r.status).toBe('running');
   const w = t.wait({ since: r.cursor, waitMs: 30_000 });
+  await until(async () => /^armed$/m.test(r.output + (await t.read({ since: r.cursor })).text), 'the trap to be set');
   await t.interrupt();
   const done = await w;
   expect(done).toMatchObject({ status: 'done', exitCode: 130 });
@@ -249,7 +255,7 @@ describe.each(availableShells)('%s engine', (shell) => {
     // same as a job forked just before it took the terminal). The interrupt follows it there.
     // `wait` returns at once when a trapped signal arrives (bash and zsh manuals), so however late
     // the key comes, the shell catches it: the background sleep outlives the test's interrupt.
-    await interruptCatching(t, "trap 'echo caught' INT; sleep 100 & wait; sleep 100", 0);
+    await interruptCatching(t, "trap 'echo caught' INT; sleep 100 & echo armed; wait; sleep 100", 0);
   });
 
   // Retried (issue 22): once in a clean CI run (the legacy bash integration) and once in a
@@ -278,7 +284,7 @@ describe.each(availableShells)('%s engine', (shell) => {
     // gets the signal between its fork and its exec: that program never had a SIGINT.
     // The background sleep (ignoring SIGINT, as sh's asynchronous commands do) outlasts any delay
     // before the interrupt: `wait` returns to the trap whenever the first SIGINT comes.
-    await interruptCatching(t, `sh -c 'trap "echo caught" INT; sleep 100 & wait; exec sleep 100'`, 300);
+    await interruptCatching(t, `sh -c 'trap "echo caught" INT; sleep 100 & echo armed; wait; exec sleep 100'`, 300);
   });
 
   it.runIf(full)('settles a wait on a submitted line that runs nothing at the next prompt', async () => {
