@@ -1,6 +1,6 @@
 /** Readiness correctness: the engine scenario list run N times, as a pass rate. */
 import { which } from '../../src/main/shells/resolve.js';
-import type { TerminalSession } from '../../src/main/terminal/session.js';
+import type { TerminalSession } from '../../src/main/terminal/session/session.js';
 import type { SendResult } from '../../src/shared/types.js';
 import { SessionScope } from '../lib/engine.js';
 import type { Figure } from '../lib/types.js';

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { assertSandboxAvailable } from '../../src/main/sandbox/availability.js';
 import type { SandboxRequest } from '../../src/main/sandbox/launch.js';
-import { TerminalSession } from '../../src/main/terminal/session.js';
+import { TerminalSession } from '../../src/main/terminal/session/session.js';
 import { agentOptions, expectStatus, SessionScope } from '../lib/engine.js';
 import type { Figure, Measurement } from '../lib/types.js';
 

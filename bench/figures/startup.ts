@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { type ResolvedShell, resolveShell, which } from '../../src/main/shells/resolve.js';
-import { TerminalSession } from '../../src/main/terminal/session.js';
+import { TerminalSession } from '../../src/main/terminal/session/session.js';
 import { spawnUntil, type SpawnUntilOptions } from '../lib/bare-pty.js';
 import { agentOptions } from '../lib/engine.js';
 import type { Figure, Measurement } from '../lib/types.js';

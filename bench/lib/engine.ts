@@ -1,6 +1,6 @@
 /** Engine sessions for figures: a private HOME, clean startup files, and guaranteed teardown. */
 import { resolveShell } from '../../src/main/shells/resolve.js';
-import { type SessionOptions, TerminalSession } from '../../src/main/terminal/session.js';
+import { type SessionOptions, TerminalSession } from '../../src/main/terminal/session/session.js';
 import type { SendResult } from '../../src/shared/types.js';
 
 export function benchEnv(home: string): NodeJS.ProcessEnv {

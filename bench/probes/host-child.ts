@@ -24,7 +24,7 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { writeHeapSnapshot } from 'node:v8';
 import { type Runtime, startRuntime } from '../../src/main/runtime.js';
-import { TerminalSession } from '../../src/main/terminal/session.js';
+import { TerminalSession } from '../../src/main/terminal/session/session.js';
 
 const { values } = parseArgs({ options: { renderer: { type: 'string' }, agent: { type: 'string', multiple: true } } });
 

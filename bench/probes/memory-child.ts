@@ -9,7 +9,7 @@ import xtermHeadless from '@xterm/headless';
 import type { Terminal as HeadlessTerminal } from '@xterm/headless';
 import { parseArgs } from 'node:util';
 import { DEFAULT_LIMITS } from '../../src/shared/limits.js';
-import type { TerminalSession } from '../../src/main/terminal/session.js';
+import type { TerminalSession } from '../../src/main/terminal/session/session.js';
 import { expectStatus, SessionScope } from '../lib/engine.js';
 
 const { Terminal } = xtermHeadless as unknown as { Terminal: typeof HeadlessTerminal };

@@ -11,7 +11,7 @@ import { existsSync, realpathSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { runBridge } from './agent/bridge.js';
+import { runBridge } from './agent/bridge/bridge.js';
 import { InstanceConflictError } from './host/instance.js';
 import type { BridgeCommand } from './launch/bridge-command.js';
 import { bridgeCommand } from './launch/bridge-command.js';

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadGrammars } from './agent/judge/tree-sitter.js';
 import { AgentLayer } from './agent/layer.js';
-import { McpSocketEndpoint } from './agent/mcp-socket.js';
+import { McpSocketEndpoint } from './agent/mcp/mcp-socket.js';
 import { bridgeSocketPath } from './launch/socket-path.js';
 import { provePath, proveHandler } from './host/instance-proof.js';
 import type { BridgeCommand } from './launch/bridge-command.js';

@@ -127,7 +127,7 @@ export const agentsStateSchema = z.object({
   /**
    * `nameInUse`: the claimed name is a paired or connected agent's; allowed once, it shows as `name (2)`.
    * `name`, `pid`, `exe`, `cwd` are the requester's claims; `verified` is what the kernel says about
-   * the process on the other end of the request's connection (src/main/agent/peer.ts): `by`
+   * the process on the other end of the request's connection (src/main/agent/pairing/peer.ts): `by`
    * `kernel` (socket tables and /proc), `directory` (only the uid: the 0700 directory let it in) or `none`.
    */
   pairings: z.array(
@@ -175,7 +175,7 @@ export const agentsStateSchema = z.object({
       why: z.string().nullable(),
     }),
   ),
-  /** Per agent, the newest lines that ran without asking (bounded: src/main/agent/ran-log.ts). */
+  /** Per agent, the newest lines that ran without asking (bounded: src/main/agent/service/ran-log.ts). */
   ran: z.array(z.object({ agent: z.string(), entries: z.array(z.object({ command: z.string(), terminalId: z.string(), title: z.string(), at: z.string() })) })),
   handoffs: z.array(z.object({ id: z.string(), agent: z.string(), terminalId: z.string(), title: z.string(), message: z.string() })),
 });

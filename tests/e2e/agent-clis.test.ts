@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { clientConfigs } from '../../src/main/agent/configs.js';
+import { clientConfigs } from '../../src/main/agent/bridge/configs.js';
 import { bridgeCommand } from '../../src/main/launch/bridge-command.js';
 import { startAgentFixture } from '../integration/agent-helpers.js';
 

@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bridgeHeaders } from '../../src/main/agent/mcp-http';
+import { bridgeHeaders } from '../../src/main/agent/mcp/mcp-http';
 import { startServe } from '../../src/main/cli';
 import type { Runtime } from '../../src/main/runtime';
 import { chromiumAvailable, chromiumRequired, launchChromium, screenshotPath, skipReason } from './helpers/browser';

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { maxQuestionsPerAgent } from '../../src/main/agent/question-owners.js';
+import { maxQuestionsPerAgent } from '../../src/main/agent/pairing/question-owners.js';
 import { startAgentFixture, type AgentFixture } from './agent-helpers.js';
 
 /**

@@ -5,7 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { helloTimeoutMs, maxBridgeLineBytes, maxBridgeSessionsPerToken, maxPendingHellos, McpSocketEndpoint } from '../../src/main/agent/mcp-socket.js';
+import { helloTimeoutMs, maxBridgeLineBytes, maxBridgeSessionsPerToken, maxPendingHellos, McpSocketEndpoint } from '../../src/main/agent/mcp/mcp-socket.js';
 import { shortSocketDir } from '../../src/main/launch/socket-path.js';
 import { discoveryDir } from '../../src/main/host/instance.js';
 import { ManualClock } from '../support/manual-clock.js';
@@ -13,7 +13,7 @@ import { gate } from '../support/gate.js';
 import { until } from '../support/until.js';
 import { cancelledWaits, startAgentFixture, type AgentFixture } from './agent-helpers.js';
 
-// The stdio bridge's channel to the host (src/main/agent/mcp-socket.ts), attacked through its
+// The stdio bridge's channel to the host (src/main/agent/mcp/mcp-socket.ts), attacked through its
 // public doors: the socket itself, as any local process could reach it, and the real
 // `tandem mcp` driven by the official SDK client (built by `npm test`'s pretest step).
 const cli = resolve(__dirname, '../../bin/tandem.js');

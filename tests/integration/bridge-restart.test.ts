@@ -7,7 +7,7 @@ import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { shuttingDownMessage } from '../../src/main/agent/mcp-socket.js';
+import { shuttingDownMessage } from '../../src/main/agent/mcp/mcp-socket.js';
 import { discoveryDir, InstanceLock } from '../../src/main/host/instance.js';
 import { processStartTime } from '../../src/main/host/process-start.js';
 import { startAgentFixture } from './agent-helpers.js';

@@ -2,7 +2,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TandemError } from '../../src/shared/errors.js';
-import type { TerminalSession } from '../../src/main/terminal/session.js';
+import type { TerminalSession } from '../../src/main/terminal/session/session.js';
 import { readStat } from '../../src/main/pty/proc.js';
 import { findTerminalProcesses } from '../../src/main/pty/tree.js';
 import { gate } from '../support/gate.js';

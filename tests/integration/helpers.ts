@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { TerminalHost } from '../../src/main/host/host.js';
 import { resolveShell, which } from '../../src/main/shells/resolve.js';
-import { type SessionOptions, TerminalSession } from '../../src/main/terminal/session.js';
+import { type SessionOptions, TerminalSession } from '../../src/main/terminal/session/session.js';
 
 /** A private HOME per test file, so the person's real startup files never leak into tests. */
 export function makeHome(files: Record<string, string> = {}): { home: string; cleanup: () => void } {

@@ -2,7 +2,7 @@ import { type ClientRequest, type IncomingMessage, request } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { maxInflightPerSession, maxSessions, maxSessionsPerToken } from '../../src/main/agent/mcp-http.js';
+import { maxInflightPerSession, maxSessions, maxSessionsPerToken } from '../../src/main/agent/mcp/mcp-http.js';
 import { gate } from '../support/gate.js';
 import { until, waitFor } from '../support/until.js';
 import { cancelledWaits, startAgentFixture, type AgentFixture } from './agent-helpers.js';

@@ -12,8 +12,8 @@ import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { readStat, sampleForeground } from '../../src/main/pty/proc.js';
 import { resolveShell } from '../../src/main/shells/resolve.js';
-import { probeLook, type ProbeTarget } from '../../src/main/terminal/probe.js';
-import { TerminalSession } from '../../src/main/terminal/session.js';
+import { probeLook, type ProbeTarget } from '../../src/main/terminal/readiness/probe.js';
+import { TerminalSession } from '../../src/main/terminal/session/session.js';
 import { hasCommand } from './helpers.js';
 import { describeSandbox } from './sandbox-helpers.js';
 

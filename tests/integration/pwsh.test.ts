@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { readStat } from '../../src/main/pty/proc.js';
 import { findTerminalProcesses } from '../../src/main/pty/tree.js';
-import type { TerminalSession } from '../../src/main/terminal/session.js';
+import type { TerminalSession } from '../../src/main/terminal/session/session.js';
 import { gate } from '../support/gate.js';
 import { hasCommand, makeHome, SessionPool } from './helpers.js';
 import { findPwsh, homeWithProfile, pwshRequired } from './pwsh-helpers.js';

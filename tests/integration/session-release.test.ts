@@ -1,7 +1,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { afterAll, describe, expect, it } from 'vitest';
-import { TerminalSession } from '../../src/main/terminal/session.js';
+import { TerminalSession } from '../../src/main/terminal/session/session.js';
 import { runs, unixPty } from '../support/capabilities.js';
 import { resolveShell } from '../../src/main/shells/resolve.js';
 import { makeHome } from './helpers.js';

@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { maxOutcomes, PairingBroker } from '../../src/main/agent/pairing.js';
-import { AgentService } from '../../src/main/agent/service.js';
-import { maxEphemeralTokens, TokenStore } from '../../src/main/agent/tokens.js';
+import { maxOutcomes, PairingBroker } from '../../src/main/agent/pairing/pairing.js';
+import { AgentService } from '../../src/main/agent/service/service.js';
+import { maxEphemeralTokens, TokenStore } from '../../src/main/agent/pairing/tokens.js';
 import { TerminalHost } from '../../src/main/host/host.js';
 import { ManualClock } from '../support/manual-clock.js';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { bash32Rules, newerThanBash32 } from './bash32-features.js';
 import { parseBashVersion, needsLegacyIntegration } from '../../src/main/shells/bash-version.js';
-import { sendPayload } from '../../src/main/terminal/send-payload.js';
+import { sendPayload } from '../../src/main/terminal/session/send-payload.js';
 
 describe('the bash 3.2 text checks', () => {
   it.each(bash32Rules.map((rule) => [rule.feature, rule] as const))('%s: finds its sample', (_feature, rule) => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { batchValue, cmdDialect, cmdMarkerPrompt, cmdRcVariable } from '../../src/main/shells/cmd.js';
 import type { LaunchContext } from '../../src/main/shells/dialect.js';
-import { MarkerScanner } from '../../src/main/terminal/markers.js';
+import { MarkerScanner } from '../../src/main/terminal/readiness/markers.js';
 
 const secret = '0123456789abcdef0123456789abcdef';
 const rcDir = 'C:\\Users\\Ada 100%\\AppData\\Local\\Temp\\tandem-rc-x1';

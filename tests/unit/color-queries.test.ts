@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { answerDynamicColor, answerIndexedColor, rgbSpec } from '../../src/main/terminal/color-queries.js';
-import { Emulator } from '../../src/main/terminal/emulator.js';
+import { answerDynamicColor, answerIndexedColor, rgbSpec } from '../../src/main/terminal/emulator/color-queries.js';
+import { Emulator } from '../../src/main/terminal/emulator/emulator.js';
 import { colorOf, palettes } from '../../src/shared/palette.js';
 
 const dark = palettes.dark;

@@ -6,8 +6,8 @@
 import xtermHeadless from '@xterm/headless';
 import type { Terminal as HeadlessTerminal } from '@xterm/headless';
 import { describe, expect, it } from 'vitest';
-import { CommandMarks } from '../../src/main/terminal/command-marks.js';
-import { Emulator } from '../../src/main/terminal/emulator.js';
+import { CommandMarks } from '../../src/main/terminal/emulator/command-marks.js';
+import { Emulator } from '../../src/main/terminal/emulator/emulator.js';
 import { commandLineOffset, endStatus } from '../../src/shared/command-marks.js';
 
 const { Terminal } = xtermHeadless as unknown as { Terminal: typeof HeadlessTerminal };

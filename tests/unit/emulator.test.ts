@@ -1,7 +1,7 @@
 import xtermHeadless from '@xterm/headless';
 import type { Terminal as HeadlessTerminal } from '@xterm/headless';
 import { describe, expect, it } from 'vitest';
-import { Emulator, floodCharsPerWindow, floodKeepScreens, floodWindowMs } from '../../src/main/terminal/emulator.js';
+import { Emulator, floodCharsPerWindow, floodKeepScreens, floodWindowMs } from '../../src/main/terminal/emulator/emulator.js';
 import { ManualClock } from '../support/manual-clock.js';
 
 const { Terminal } = xtermHeadless as unknown as { Terminal: typeof HeadlessTerminal };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { StreamHistory } from '../../src/main/terminal/history';
-import { packBlockChars, packQuietMs, plainTailChars } from '../../src/main/terminal/packed-text';
+import { StreamHistory } from '../../src/main/terminal/emulator/history';
+import { packBlockChars, packQuietMs, plainTailChars } from '../../src/main/terminal/emulator/packed-text';
 import { ManualClock } from '../support/manual-clock.js';
 
 /** Output like a log: varied lines, some non-ASCII (UTF-16 offsets must survive the UTF-8 round trip). */

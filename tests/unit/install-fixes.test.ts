@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { clientConfigs, quoteArg } from '../../src/main/agent/configs.js';
+import { clientConfigs, quoteArg } from '../../src/main/agent/bridge/configs.js';
 import { InstanceConflictError, InstanceLock } from '../../src/main/host/instance.js';
 import { linuxStartTicks, ownerIsLive, parseLockOwner, processStartTime } from '../../src/main/host/process-start.js';
 import { command, procfs, runs } from '../support/capabilities.js';

@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { withoutAppImageEnv } from '../../src/main/launch/appimage-env.js';
 import { binScriptOf, bridgeCommand, forThisHost, type InstallFacts, installKind } from '../../src/main/launch/bridge-command.js';
-import { clientConfigs } from '../../src/main/agent/configs.js';
+import { clientConfigs } from '../../src/main/agent/bridge/configs.js';
 import { mcpArgs, mcpRelaunch } from '../../src/main/launch/mcp-mode.js';
 import { localStateDir, stateDir } from '../../src/main/state-dir.js';
 import { discoveryDir } from '../../src/main/host/instance.js';

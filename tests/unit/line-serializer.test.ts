@@ -8,7 +8,7 @@ import type { IBufferCell, Terminal as HeadlessTerminal } from '@xterm/headless'
 import unicode11Addon from '@xterm/addon-unicode11';
 import type { Unicode11Addon as Unicode11AddonType } from '@xterm/addon-unicode11';
 import { describe, expect, it } from 'vitest';
-import { serializeLines } from '../../src/main/terminal/line-serializer.js';
+import { serializeLines } from '../../src/main/terminal/emulator/line-serializer.js';
 
 const { Terminal } = xtermHeadless as unknown as { Terminal: typeof HeadlessTerminal };
 const { Unicode11Addon } = unicode11Addon as unknown as { Unicode11Addon: typeof Unicode11AddonType };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LineSplitter, trailingId } from '../../src/main/agent/line-splitter.js';
+import { LineSplitter, trailingId } from '../../src/main/agent/mcp/line-splitter.js';
 import { bridgeSocketPath, maxSocketPathBytes, shortSocketDir } from '../../src/main/launch/socket-path.js';
 
 function split(max: number, chunks: string[]): { lines: string[]; oversize: string[] } {

@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { linkSignals, sourceController } from '../../src/main/agent/linked-signal.js';
+import { linkSignals, sourceController } from '../../src/main/agent/mcp/linked-signal.js';
 
 const abortListeners = (signal: AbortSignal) => getEventListeners(signal, 'abort').length;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MarkerScanner, parseMarkerBody, type ScanPart } from '../../src/main/terminal/markers.js';
+import { MarkerScanner, parseMarkerBody, type ScanPart } from '../../src/main/terminal/readiness/markers.js';
 
 const secret = 'abc123';
 const m = (body: string, s = secret) => `\x1b]7771;${s};${body}\x07`;

@@ -4,8 +4,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
-import { canReleaseStreams, heldStreams, releaseAnsweredStreams } from '../../src/main/agent/mcp-stream-release.js';
-import { createMcpServer, toolResult } from '../../src/main/agent/mcp-server.js';
+import { canReleaseStreams, heldStreams, releaseAnsweredStreams } from '../../src/main/agent/mcp/mcp-stream-release.js';
+import { createMcpServer, toolResult } from '../../src/main/agent/mcp/mcp-server.js';
 
 // The SDK's own server transport in JSON-response mode, as /mcp runs it, behind a real HTTP
 // server and the SDK's own client; `release` is what McpHttpEndpoint does after each POST.

@@ -1,9 +1,9 @@
-/** Which workspaces of a confined open ask the person (src/main/agent/open-workspace.ts). */
+/** Which workspaces of a confined open ask the person (src/main/agent/service/open-workspace.ts). */
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { workspaceConcern } from '../../src/main/agent/open-workspace.js';
+import { workspaceConcern } from '../../src/main/agent/service/open-workspace.js';
 
 it('names why a workspace is too wide, following symlinks', () => {
   const home = mkdtempSync(join(tmpdir(), 'tandem-concern-'));

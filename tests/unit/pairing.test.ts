@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { denyAllPauseMs, maxPendingPairings, maxPendingPerProcess, maxPendingPerUid, PairingBroker } from '../../src/main/agent/pairing.js';
-import type { PeerFacts } from '../../src/main/agent/peer.js';
-import { distinctName, TokenStore } from '../../src/main/agent/tokens.js';
+import { denyAllPauseMs, maxPendingPairings, maxPendingPerProcess, maxPendingPerUid, PairingBroker } from '../../src/main/agent/pairing/pairing.js';
+import type { PeerFacts } from '../../src/main/agent/pairing/peer.js';
+import { distinctName, TokenStore } from '../../src/main/agent/pairing/tokens.js';
 import { ManualClock } from '../support/manual-clock.js';
 
 const dirs: string[] = [];

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { procfs, runs } from '../support/capabilities.js';
-import { namedPipePeer, parseProcNetTcp, parseSsUnix, tcpPeer, unixSocketPeer } from '../../src/main/agent/peer.js';
+import { namedPipePeer, parseProcNetTcp, parseSsUnix, tcpPeer, unixSocketPeer } from '../../src/main/agent/pairing/peer.js';
 import { createServer as createHttp } from 'node:http';
 
 const dirs: string[] = [];

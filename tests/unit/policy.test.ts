@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { gitConfigProblem } from '../../src/main/agent/judge/git-config.js';
 import { loadGrammars, type Grammars } from '../../src/main/agent/judge/tree-sitter.js';
-import { defaultPolicy, judge, type PolicySettings } from '../../src/main/agent/policy.js';
+import { defaultPolicy, judge, type PolicySettings } from '../../src/main/agent/judge/policy.js';
 
 let grammars: Grammars;
 let workspace: string;

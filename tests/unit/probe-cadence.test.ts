@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { confirmGapMs, earlyLooksPerReset, ProbeCadence, probeFirstIntervalMs, probeMaxIntervalMs } from '../../src/main/terminal/probe-cadence';
+import { confirmGapMs, earlyLooksPerReset, ProbeCadence, probeFirstIntervalMs, probeMaxIntervalMs } from '../../src/main/terminal/readiness/probe-cadence';
 
 const nothing = { confirming: false, quietDueMs: null };
 

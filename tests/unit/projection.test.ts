@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { stripEcho } from '../../src/main/terminal/echo';
-import { OutputProjector, type Projected } from '../../src/main/terminal/projection';
+import { stripEcho } from '../../src/main/terminal/projection/echo';
+import { OutputProjector, type Projected } from '../../src/main/terminal/projection/projection';
 
 const MARKER = /^… \d+ lines? \(\d+ bytes\) omitted …$/;
 

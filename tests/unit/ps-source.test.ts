@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { classifyWchan, parseTable, parseTtyLook, terminalIds, ttyLookArgs } from '../../src/main/pty/ps-source.js';
 import { chooseEvidence } from '../../src/main/pty/ps-tier.js';
 import type { TtyModes } from '../../src/main/pty/termios.js';
-import { psEvidence } from '../../src/main/terminal/probe.js';
+import { psEvidence } from '../../src/main/terminal/readiness/probe.js';
 
 const fixture = (name: string) => readFileSync(join(__dirname, 'fixtures', 'ps', name), 'utf8');
 const modes = (m: TtyModes) => async () => m;

@@ -9,7 +9,7 @@ import {
   type ReadinessEvent,
   type ReadinessState,
   step,
-} from '../../src/main/terminal/readiness.js';
+} from '../../src/main/terminal/readiness/readiness.js';
 
 /** Walks events from a state, returning the last state and every effect in order. */
 function walk(state: ReadinessState, ...events: ReadinessEvent[]): { state: ReadinessState; effects: ReadinessEffect[] } {

@@ -1,9 +1,9 @@
 import { tmpdir } from 'node:os';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadGrammars, type Grammars } from '../../src/main/agent/judge/tree-sitter.js';
-import { redirectedBy } from '../../src/main/agent/redirect-check.js';
-import { defaultPolicy, judge } from '../../src/main/agent/policy.js';
-import { decodeField, MarkerScanner } from '../../src/main/terminal/markers.js';
+import { redirectedBy } from '../../src/main/agent/judge/redirect-check.js';
+import { defaultPolicy, judge } from '../../src/main/agent/judge/policy.js';
+import { decodeField, MarkerScanner } from '../../src/main/terminal/readiness/markers.js';
 import { parseRedirectReport, type RedirectReport } from '../../src/main/shells/redirect-report.js';
 
 function report(overrides: Partial<RedirectReport> = {}): RedirectReport {

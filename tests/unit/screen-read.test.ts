@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Clock } from '../../src/main/clock.js';
-import { Emulator } from '../../src/main/terminal/emulator.js';
-import { StreamHistory } from '../../src/main/terminal/history.js';
-import { readTerminal, type ReadSource } from '../../src/main/terminal/screen-read.js';
+import { Emulator } from '../../src/main/terminal/emulator/emulator.js';
+import { StreamHistory } from '../../src/main/terminal/emulator/history.js';
+import { readTerminal, type ReadSource } from '../../src/main/terminal/emulator/screen-read.js';
 
 /**
  * Every timer of up to a second due at once: a catch-up bound a read could choose (the old one

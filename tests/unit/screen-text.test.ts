@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { compactScreen, fillerRunMin, isFiller, trimRow } from '../../src/main/terminal/screen-text';
+import { compactScreen, fillerRunMin, isFiller, trimRow } from '../../src/main/terminal/emulator/screen-text';
 
 describe('compactScreen', () => {
   it('drops trailing blanks of every row, painted padding included, and trailing empty rows', () => {

@@ -2,7 +2,7 @@ import { getEventListeners } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { settlingFetch } from '../../src/main/agent/settling-fetch.js';
+import { settlingFetch } from '../../src/main/agent/bridge/settling-fetch.js';
 
 // A real loopback server: JSON replies, an empty 204, and an event stream that stays open
 // until the client goes away (as the MCP GET channel does).

@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PtyPlatform } from '../../src/main/pty/platform.js';
-import { deliverSignal } from '../../src/main/terminal/interrupt.js';
+import { deliverSignal } from '../../src/main/terminal/readiness/interrupt.js';
 
 const children: Array<ReturnType<typeof spawn>> = [];
 afterEach(() => {

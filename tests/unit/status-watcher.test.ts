@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ManualClock } from '../support/manual-clock.js';
-import type { WaitEvidence } from '../../src/main/terminal/probe.js';
-import { cachedModes, modesMaxAgeMs, StatusWatcher, watchFirstMs, watchMaxMs, watchMaxMsSpawning } from '../../src/main/terminal/status-watcher.js';
+import type { WaitEvidence } from '../../src/main/terminal/readiness/probe.js';
+import { cachedModes, modesMaxAgeMs, StatusWatcher, watchFirstMs, watchMaxMs, watchMaxMsSpawning } from '../../src/main/terminal/readiness/status-watcher.js';
 
 function rig(answer: () => WaitEvidence | null, maxIntervalMs?: number) {
   const clock = new ManualClock();

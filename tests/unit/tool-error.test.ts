@@ -2,7 +2,7 @@
 // else is Tandem's own failure and comes back as `internal`, never as the caller's
 // `invalid_argument`.
 import { describe, expect, it } from 'vitest';
-import { toolError } from '../../src/main/agent/mcp-server.js';
+import { toolError } from '../../src/main/agent/mcp/mcp-server.js';
 import { errorSchema } from '../../src/shared/contract.js';
 import { TandemError } from '../../src/shared/errors.js';
 

@@ -1,17 +1,17 @@
-// The MCP tools table (src/main/agent/tool-defs.ts): what `tools/list` tells clients is the
+// The MCP tools table (src/main/agent/mcp/tool-defs.ts): what `tools/list` tells clients is the
 // public contract (agent-api.md), so it stays byte for byte what the fixture holds. The fixture
 // was generated from `toolList()` before the tools became one table (issue 25); regenerate it
 // only for a deliberate contract change, made in agent-api.md too:
-//   node --import tsx -e "import('./src/main/agent/tool-defs.ts').then(m => process.stdout.write(JSON.stringify(m.toolList(), null, 2) + '\n'))" > tests/unit/fixtures/tool-list.json
+//   node --import tsx -e "import('./src/main/agent/mcp/tool-defs.ts').then(m => process.stdout.write(JSON.stringify(m.toolList(), null, 2) + '\n'))" > tests/unit/fixtures/tool-list.json
 import { readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect, expectTypeOf, it } from 'vitest';
-import { createMcpServer, runTool } from '../../src/main/agent/mcp-server.js';
-import type { AgentService } from '../../src/main/agent/service.js';
+import { createMcpServer, runTool } from '../../src/main/agent/mcp/mcp-server.js';
+import type { AgentService } from '../../src/main/agent/service/service.js';
 import type { AgentConnection } from '../../src/main/agent/types.js';
-import { type ToolName, toolNames, toolList, type ToolService } from '../../src/main/agent/tool-defs.js';
+import { type ToolName, toolNames, toolList, type ToolService } from '../../src/main/agent/mcp/tool-defs.js';
 
 const fixture = readFileSync(new URL('./fixtures/tool-list.json', import.meta.url), 'utf8');
 

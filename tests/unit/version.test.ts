@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { serverInfo } from '../../src/main/agent/mcp-server.js';
+import { serverInfo } from '../../src/main/agent/mcp/mcp-server.js';
 import { tandemVersion } from '../../src/main/version.js';
 
 const pkg = JSON.parse(readFileSync(join(import.meta.dirname, '..', '..', 'package.json'), 'utf8')) as { version: string };
@@ -15,7 +15,7 @@ describe('the version', () => {
   });
 
   it('is written in no source file', () => {
-    for (const file of ['src/main/host/host.ts', 'src/main/agent/mcp-server.ts']) {
+    for (const file of ['src/main/host/host.ts', 'src/main/agent/mcp/mcp-server.ts']) {
       expect(readFileSync(join(import.meta.dirname, '..', '..', file), 'utf8')).not.toContain(`'${pkg.version}'`);
     }
   });

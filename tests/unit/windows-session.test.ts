@@ -4,7 +4,7 @@ import type { IDisposable } from 'node-pty';
 import { type PtyPlatform, windowsPlatform } from '../../src/main/pty/platform.js';
 import { type NodePtyProcess, wrapNodePty } from '../../src/main/pty/pump.js';
 import { msToFileTime, teardownWindowsTree, type WinProcess, type WinProcessTable } from '../../src/main/pty/win-tree.js';
-import { TerminalSession } from '../../src/main/terminal/session.js';
+import { TerminalSession } from '../../src/main/terminal/session/session.js';
 import { ManualClock } from '../support/manual-clock.js';
 
 /**

@@ -1,4 +1,4 @@
-// The two adapters that reach inside xterm.js past its API (src/main/terminal/xterm-internals.ts
+// The two adapters that reach inside xterm.js past its API (src/main/terminal/emulator/xterm-internals.ts
 // for @xterm/headless, src/renderer/src/terminal/xterm-internals.ts for @xterm/xterm). Both
 // return null for a shape they do not know, and their callers then do without (no cold history,
 // marks that do not follow scrolling), which no other test would notice: these fail instead when
@@ -8,7 +8,7 @@ import type { Terminal as HeadlessTerminal } from '@xterm/headless';
 import xtermBrowser from '@xterm/xterm';
 import type { Terminal as BrowserTerminal } from '@xterm/xterm';
 import { describe, expect, it } from 'vitest';
-import { normalBuffer, normalLines as hostNormalLines } from '../../src/main/terminal/xterm-internals.js';
+import { normalBuffer, normalLines as hostNormalLines } from '../../src/main/terminal/emulator/xterm-internals.js';
 import { normalLines as viewNormalLines } from '../../src/renderer/src/terminal/xterm-internals.js';
 
 const { Terminal: Headless } = xtermHeadless as unknown as { Terminal: typeof HeadlessTerminal };

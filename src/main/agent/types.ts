@@ -2,7 +2,7 @@
  * The agent layer's own shared types: a connection, the person's questions and their answers.
  * Kept apart from service.ts so the files that implement the tools need not import the service.
  */
-import type { AgentIdentity } from './tokens.js';
+import type { AgentIdentity } from './pairing/tokens.js';
 
 /** One live MCP connection (a bridge process or an HTTP session) of an agent. */
 export interface AgentConnection {

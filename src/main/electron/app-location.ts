@@ -5,7 +5,7 @@ import { moveInstruction, shouldOfferMove } from '../launch/app-location';
  * Offers to move an app started from its disk image or a translocated copy to /Applications
  * (Electron's app.moveToApplicationsFolder(), which relaunches it from there). Declining keeps
  * it running; agent configurations then show the instruction instead of a temporary path
- * (src/main/agent/configs.ts). The decision is launch/app-location.ts.
+ * (src/main/agent/bridge/configs.ts). The decision is launch/app-location.ts.
  */
 export async function offerMoveToApplications(): Promise<void> {
   const location = shouldOfferMove({

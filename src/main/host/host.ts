@@ -11,7 +11,7 @@ import type { StartupFiles } from '../shells/dialect.js';
 import { resolveShell, shellName, type ResolvedShell } from '../shells/resolve.js';
 import { type Clock, systemClock } from '../clock.js';
 import type { SandboxRequest } from '../sandbox/launch.js';
-import { TerminalSession, type SessionOptions } from '../terminal/session.js';
+import { TerminalSession, type SessionOptions } from '../terminal/session/session.js';
 import type { Attachment, FrameSink } from './attachment.js';
 import { type FlowOptions, ManagedTerminal, type TerminalMeta } from './managed-terminal.js';
 import { SettingsStore } from './settings-store.js';

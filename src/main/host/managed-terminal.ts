@@ -3,14 +3,14 @@ import { DEFAULT_LIMITS } from '../../shared/limits.js';
 import type { Controller, TerminalInfo } from '../../shared/types.js';
 import type { TerminalView } from '../../shared/contract.js';
 import type { Clock } from '../clock.js';
-import type { TerminalSession } from '../terminal/session.js';
-import { ProgramTitle } from '../terminal/program-title.js';
+import type { TerminalSession } from '../terminal/session/session.js';
+import { ProgramTitle } from '../terminal/emulator/program-title.js';
 import { hostPlatform } from '../pty/platform.js';
 import { TerminalControl } from './terminal-control.js';
 import { TerminalOps } from './terminal-ops.js';
 import { Attachment, type FrameSink, outputFrom } from './attachment.js';
 import type { FrameMark, SnapshotMarks } from '../../shared/command-marks.js';
-import type { MarkUpdate } from '../terminal/command-marks.js';
+import type { MarkUpdate } from '../terminal/emulator/command-marks.js';
 import { noJournal, type TerminalJournal } from '../record/journal.js';
 import { frameMaxChars, highWatermarkChars, lowWatermarkChars, maxBufferedChars, stalledAfterMs } from '../../shared/wire.js';
 

@@ -1,11 +1,11 @@
 import { TandemError } from '../../shared/errors.js';
 import type { ClosedBy, SendResult, SignalName, TerminalStatus } from '../../shared/types.js';
 import { type Clock, waitFor } from '../clock.js';
-import type { CommandRecord } from '../terminal/history.js';
-import { OutputProjector } from '../terminal/projection.js';
+import type { CommandRecord } from '../terminal/emulator/history.js';
+import { OutputProjector } from '../terminal/projection/projection.js';
 import { DEFAULT_LIMITS } from '../../shared/limits.js';
 import type { RedirectReport } from '../shells/redirect-report.js';
-import type { SendRequest, TerminalRead, TerminalSession, WaitRequest } from '../terminal/session.js';
+import type { SendRequest, TerminalRead, TerminalSession, WaitRequest } from '../terminal/session/session.js';
 import type { TerminalControl } from './terminal-control.js';
 import type { Turn } from './op-queue.js';
 

@@ -7,7 +7,7 @@
 import { hostPlatform } from '../pty/platform.js';
 import type { TtyModes } from '../pty/termios.js';
 import type { Clock } from '../clock.js';
-import type { TerminalSession } from '../terminal/session.js';
+import type { TerminalSession } from '../terminal/session/session.js';
 import { type Actor, actorName, type Allowance, type TerminalJournal } from './journal.js';
 import { redact } from './redact.js';
 import { AppendSink } from './sink.js';

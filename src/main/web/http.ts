@@ -1,6 +1,6 @@
 /**
  * The JSON answer and the bounded request body, for every HTTP door of the host: the UI server
- * (server.ts) and the agents' /mcp endpoint (agent/mcp-http.ts).
+ * (server.ts) and the agents' /mcp endpoint (agent/mcp/mcp-http.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { commonHeaders } from './static.js';

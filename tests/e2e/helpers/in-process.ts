@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AgentLayer } from '../../../src/main/agent/layer';
-import { bridgeHeaders } from '../../../src/main/agent/mcp-http';
+import { bridgeHeaders } from '../../../src/main/agent/mcp/mcp-http';
 import { startServe as startServeInProcess } from '../../../src/main/cli';
 import type { TerminalHost } from '../../../src/main/host/host';
 import type { WebServer } from '../../../src/main/web/server';

@@ -10,7 +10,7 @@ import { loadGrammars } from '../../../src/main/agent/judge/tree-sitter.js';
 import { envNeedingApproval } from '../../../src/main/agent/judge/env-names.js';
 import { gitConfigProblem } from '../../../src/main/agent/judge/git-config.js';
 import { holdsSensitivePath, isSensitivePath } from '../../../src/main/sandbox/sensitive-paths.js';
-import { bracketedPaste } from '../../../src/main/terminal/keys.js';
+import { bracketedPaste } from '../../../src/main/terminal/session/keys.js';
 
 const root = mkdtempSync(join(tmpdir(), 'tandem-judge-parts-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));

@@ -1,7 +1,7 @@
 /**
  * The one place the view reaches inside @xterm/xterm past its public API (the private `_core`).
  * It checks the shape it finds and returns null for another xterm.js; its caller does without.
- * The host has its own for @xterm/headless (src/main/terminal/xterm-internals.ts), and
+ * The host has its own for @xterm/headless (src/main/terminal/emulator/xterm-internals.ts), and
  * tests/unit/xterm-internals.test.ts fails if the installed xterm.js no longer has them.
  *
  * Why: command marks keep their own line numbers instead of one xterm.js marker each (10,000

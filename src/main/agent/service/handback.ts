@@ -1,0 +1,164 @@
+import type { HandoffInfo, SendResult } from '../../../shared/types.js';
+import type { ControlEffect } from '../../host/control.js';
+import type { ManagedTerminal } from '../../host/managed-terminal.js';
+import { waitFor } from '../../clock.js';
+import { type AgentContext, decorate, emptyResult } from './context.js';
+import type { AgentConnection } from '../types.js';
+import type { ToolArgs } from '../mcp/tool-defs.js';
+
+/** terminal_wait: the terminal's own wait, or, while the person holds control, the hand-back. */
+export async function wait(ctx: AgentContext, connection: AgentConnection, args: ToolArgs<'terminal_wait'>, signal?: AbortSignal): Promise<SendResult> {
+  const startedAt = ctx.clock.now();
+  const terminal = ctx.terminalFor(connection, args.id, 'read');
+  const waitMs = args.waitMs ?? ctx.host.limits.defaultWaitMs;
+  if (terminal.control.controller === 'user' && ctx.visible(connection, terminal) !== 'shared') {
+    return waitForHandBack(ctx, terminal, waitMs, startedAt, signal);
+  }
+  const result = await terminal.ops.wait({ since: args.since, waitMs, maxOutputBytes: args.maxOutputBytes, signal });
+  // Waits after a late approval name the approved command, until one reports it settled.
+  const state = ctx.state(terminal);
+  const approved = state.approved;
+  if (result.status === 'done' || result.status === 'exited') state.approved = null;
+  return decorate(ctx, terminal, approved ? { ...result, command: result.command ?? approved.command } : result, approved?.approval ?? null, startedAt);
+}
+
+/** While the person holds control, waits settle only on hand-back, decline, exit or the bound. */
+async function waitForHandBack(ctx: AgentContext, terminal: ManagedTerminal, waitMs: number, startedAt: number, signal?: AbortSignal): Promise<SendResult> {
+  const control = terminal.control;
+  const outcome = await waitFor<'handed_back' | 'exited'>(ctx.clock, {
+    ms: waitMs,
+    signal,
+    until: (met) => {
+      const offExit = terminal.ops.onExit(() => met('exited'));
+      const offWake = control.onWake(() => {
+        if (control.controller === 'agent') met('handed_back');
+      });
+      return () => {
+        offExit();
+        offWake();
+      };
+    },
+  });
+  if (outcome.kind === 'aborted') throw outcome.reason ?? new Error('aborted');
+  const ops = terminal.ops;
+  const base = emptyResult(ops.cursor, control.controller);
+  const durationMs = () => Math.round(ctx.clock.now() - startedAt);
+  if (outcome.kind === 'met' && outcome.value === 'exited')
+    return { ...base, status: 'exited', evidence: 'exit', exitCode: ops.exitCode, closedBy: ops.closedBy, durationMs: durationMs() };
+  if (outcome.kind === 'timeout') {
+    return {
+      ...base,
+      status: 'human_handoff',
+      evidence: 'handoff',
+      handoff: { state: control.state.handoff?.state ?? 'accepted', summary: '', note: null },
+      durationMs: durationMs(),
+    };
+  }
+  return describeAfterHandBack(ctx, terminal, startedAt);
+}
+
+/** The terminal as it is at hand-back, with a summary of what the person ran. */
+async function describeAfterHandBack(ctx: AgentContext, terminal: ManagedTerminal, startedAt: number): Promise<SendResult> {
+  const ops = terminal.ops;
+  const { lease, handoff, words } = terminal.control.state;
+  const { summary, last } = ops.handBackReport(lease?.since ?? ops.streamOffset, words?.shareOutput === true);
+  const status = ops.status;
+  let evidence: SendResult['evidence'] = 'handoff';
+  let resultStatus: SendResult['status'] = status === 'idle' ? 'done' : status === 'exited' ? 'exited' : 'running';
+  if (status === 'running' || status === 'waiting_input') {
+    const waiting = await ops.probeNow();
+    if (waiting) resultStatus = 'waiting_input';
+  }
+  if (resultStatus === 'exited') evidence = 'exit';
+  const handoffState: HandoffInfo['state'] = handoff?.state === 'declined' ? 'declined' : 'returned';
+  const note = handoffState === 'declined' ? (handoff?.note ?? null) : (words?.note ?? null);
+  terminal.control.dispatch({ type: 'settled' });
+  return {
+    ...emptyResult(ops.cursor, terminal.control.controller),
+    status: resultStatus,
+    evidence,
+    command: last?.command ?? null,
+    exitCode: resultStatus === 'done' ? (last?.exitCode ?? ops.lastCommandExitCode) : null,
+    cwd: ops.cwd,
+    handoff: { state: handoffState, summary, note },
+    durationMs: Math.round(ctx.clock.now() - startedAt),
+  };
+}
+
+/** terminal_handoff: asks the person to take over, then waits for their answer and, if they took it, the hand-back. */
+export async function handoff(ctx: AgentContext, connection: AgentConnection, args: ToolArgs<'terminal_handoff'>, signal?: AbortSignal): Promise<SendResult> {
+  const startedAt = ctx.clock.now();
+  const terminal = ctx.terminalFor(connection, args.id, 'write');
+  const control = terminal.control;
+  const request = ctx.questions.ask(ctx.handoffs, connection.identity.tokenHash, {
+    agent: connection.identity.name,
+    terminalId: terminal.id,
+    title: terminal.meta.title,
+    message: args.message,
+  });
+  withdrawAll(ctx, control.dispatch({ type: 'ask', requestId: request.id }));
+  terminal.journal.handoff('request', { from: `agent:${connection.identity.name}`, to: 'person', note: args.message });
+  void request.decision.then((decision) => {
+    if (!ctx.host.has(terminal.id)) return;
+    terminal.journal.handoff(decision.accept ? 'accepted' : 'declined', {
+      from: `agent:${connection.identity.name}`,
+      to: 'person',
+      accepted: decision.accept,
+      note: decision.accept ? null : decision.note,
+    });
+    control.dispatch({
+      type: 'answer',
+      requestId: request.id,
+      accept: decision.accept,
+      note: decision.accept ? null : decision.note,
+      offset: terminal.ops.streamOffset,
+    });
+  });
+  const waitMs = args.waitMs ?? ctx.host.limits.defaultWaitMs;
+  const deadline = startedAt + waitMs;
+  // Phase 1: until the person answers.
+  const answered = await waitFor(ctx.clock, {
+    ms: waitMs,
+    signal,
+    until: (met) => {
+      const check = () => {
+        if (control.controller === 'user' || control.state.handoff?.state !== 'pending') met();
+      };
+      const off = control.onWake(check);
+      check();
+      return off;
+    },
+  });
+  if (answered.kind === 'aborted') {
+    ctx.handoffs.withdraw(request.id);
+    control.dispatch({ type: 'withdraw', requestId: request.id });
+    throw answered.reason ?? new Error('aborted');
+  }
+  const ops = terminal.ops;
+  const base = { ...emptyResult(ops.cursor, control.controller), cwd: ops.cwd };
+  if (answered.kind === 'timeout')
+    return {
+      ...base,
+      status: 'running',
+      evidence: 'bound',
+      handoff: { state: 'pending', summary: '', note: null },
+      durationMs: Math.round(ctx.clock.now() - startedAt),
+    };
+  const current = control.state.handoff;
+  if (current?.requestId === request.id && current.state === 'declined') {
+    control.dispatch({ type: 'settled' });
+    return {
+      ...base,
+      status: ops.status === 'idle' ? 'done' : 'running',
+      evidence: 'handoff',
+      handoff: { state: 'declined', summary: '', note: current.note },
+      durationMs: Math.round(ctx.clock.now() - startedAt),
+    };
+  }
+  // Phase 2: accepted; until the person hands back.
+  return waitForHandBack(ctx, terminal, Math.max(0, deadline - ctx.clock.now()), startedAt, signal);
+}
+
+function withdrawAll(ctx: AgentContext, effects: ControlEffect[]): void {
+  for (const effect of effects) if (effect.type === 'withdraw_request') ctx.handoffs.withdraw(effect.requestId);
+}

@@ -1,0 +1,75 @@
+/**
+ * A confined terminal may write anywhere in its workspace (its cwd at open), so a workspace
+ * wider than the agent's project is the person's call: the home directory (or a directory
+ * holding it), `/`, or anything outside the bridge's project makes the open ask, whatever the
+ * agent's policy (under `always` the sandbox is the only boundary left).
+ */
+import { realpathSync } from 'node:fs';
+import { posix } from 'node:path';
+import { TandemError } from '../../../shared/errors.js';
+import type { SandboxRequest } from '../../sandbox/launch.js';
+import { within } from '../../sandbox/types.js';
+import { type Clock, waitFor } from '../../clock.js';
+import type { ApprovalDecision, ApprovalRequestInfo } from '../types.js';
+
+function real(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return posix.resolve(path);
+  }
+}
+
+/** Why this workspace needs the person's yes, for their eyes; null when it is the project's. */
+export function workspaceConcern(cwd: string, project: string | null, home: string): string | null {
+  const workspace = real(cwd);
+  if (workspace === '/') return 'its workspace would be the whole filesystem (/), writable in the sandbox';
+  if (home && within(real(home), workspace)) return 'its workspace would hold your home directory, all of it writable in the sandbox';
+  if (project && !within(workspace, real(project))) return `its workspace is outside the agent's project (${project})`;
+  return null;
+}
+
+export interface WorkspaceQuestion {
+  ask(info: ApprovalRequestInfo): { id: string; decision: Promise<ApprovalDecision> };
+  withdraw(id: string): void;
+  clock: Clock;
+  /** The longest a call may wait: an unanswered question is withdrawn then. */
+  waitMs: number;
+}
+
+/**
+ * The sandbox the open runs under, asking the person first when its workspace is too wide.
+ * The mode is read again after the answer: the person may have changed it meanwhile, and the
+ * open must run under what the settings say when it is counted as opening.
+ */
+export async function confirmedSandbox(
+  question: WorkspaceQuestion,
+  open: { agent: string; title: string; shell?: string; cwd: string; project: string | null; home: string },
+  current: () => SandboxRequest | undefined,
+  signal?: AbortSignal,
+): Promise<SandboxRequest | undefined> {
+  const sandbox = current();
+  const why = sandbox ? workspaceConcern(open.cwd, open.project, open.home) : null;
+  if (!sandbox || !why) return sandbox;
+  const request = question.ask({
+    kind: 'open',
+    agent: open.agent,
+    terminalId: '',
+    title: open.title,
+    command: `open "${open.title}"${open.shell ? ` in ${open.shell}` : ''} at ${open.cwd} (${sandbox.mode} sandbox)`,
+    env: [],
+    why,
+  });
+  const outcome = await waitFor(question.clock, { ms: question.waitMs, signal, until: request.decision });
+  if (outcome.kind !== 'met') {
+    question.withdraw(request.id);
+    if (outcome.kind === 'aborted') throw outcome.reason ?? new Error('aborted');
+    throw new TandemError('rejected', `The person did not approve a workspace at ${open.cwd} in time; open in your project, or ask the person first.`);
+  }
+  if (outcome.value.state === 'rejected')
+    throw new TandemError(
+      'rejected',
+      outcome.value.reason || `The person did not let a terminal open with its workspace at ${open.cwd}; open in your project instead.`,
+    );
+  return current();
+}

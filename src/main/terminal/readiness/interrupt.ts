@@ -1,0 +1,150 @@
+/**
+ * Interrupting and signalling the foreground program: a real SIGINT to its process group, or
+ * Ctrl+C as a key where the program has the terminal raw (or there are no groups: Windows),
+ * escalating only if nothing happened.
+ */
+import { TandemError } from '../../../shared/errors.js';
+import type { SignalName } from '../../../shared/types.js';
+import type { PtyPlatform } from '../../pty/platform.js';
+import { type Clock, waitFor } from '../../clock.js';
+import type { ReadinessState } from './readiness.js';
+
+const interruptEscalateMs = 1000;
+/** How many more escalation periods a key that went to the shell's own group watches for it moving on to a job. */
+const shellFollowChecks = 10;
+/** How long an interrupt waits for a just-submitted command's start marker. */
+const interruptStartWaitMs = 5000;
+
+export interface InterruptTarget {
+  readonly pid: number;
+  readonly platform: PtyPlatform;
+  readonly clock: Clock;
+  readonly ttyPath: string | null;
+  readiness(): ReadinessState;
+  write(data: string): Promise<void>;
+  /** Whether the foreground program waits for input now. */
+  probeNow(): Promise<unknown>;
+  /** Closing or exited: nothing more is escalated. */
+  gone(): boolean;
+  onStateChange(listener: () => void): () => void;
+}
+
+export async function interrupt(target: InterruptTarget): Promise<void> {
+  const { platform, pid } = target;
+  // A Ctrl+C written before the shell took the line reaches its line editor (which drops it
+  // or cancels the line) or waits in the input queue behind the command: wait for the start.
+  if (submittedNotStarted(target.readiness())) {
+    await waitFor(target.clock, { ms: interruptStartWaitMs, until: (met) => target.onStateChange(() => !submittedNotStarted(target.readiness()) && met()) });
+  }
+  const fg = platform.foregroundGroup(pid);
+  const shellPgrp = platform.shellGroup(pid);
+  // The modes matter only where a job or a shell sharing its parent's group is in front: no
+  // front group, or the shell's own group led by the shell, gets the key whatever they say.
+  const modesMatter = fg !== null && (fg !== shellPgrp || shellPgrp !== pid);
+  const modes = modesMatter && target.ttyPath ? await platform.ttyModes(target.ttyPath) : null;
+  // The command to escalate against: the running one, or the one whose start is still due.
+  const state = target.readiness();
+  const phase = state.phase;
+  const running = phase.kind === 'running';
+  const seq = phase.kind !== 'running' ? null : phase.started ? phase.seq : state.lastStartSeq + 1;
+  // A shell that runs its command itself while sharing its parent's group (pwsh inside
+  // bubblewrap): the key would signal the whole group, bubblewrap too, which ends the terminal
+  // where bubblewrap could not be started ignoring it (sandbox/launch.ts). The shell and its
+  // own processes in that group (the dotnet tool's pwsh is a child) get it.
+  if (fg && fg === shellPgrp && shellPgrp !== pid && modes?.isig) {
+    platform.signalJob(pid, 'SIGINT');
+    if (running) escalate(target, fg, seq, () => platform.signalJob(pid, 'SIGINT'));
+    return;
+  }
+  if (!fg || fg === shellPgrp || (modes && !modes.isig)) {
+    // Raw-mode programs (editors, ssh) take Ctrl+C as a key and decide themselves.
+    await target.write('\x03');
+    // A command the shell runs itself (a pwsh cmdlet, a bash loop) gets the key once more if
+    // nothing happened: pwsh drops a Ctrl+C that lands between its start marker and the start
+    // of the pipeline, and there is no other process to signal.
+    // Windows has no foreground group to check: the same command still running is the test.
+    if (running && ((fg && fg === shellPgrp) || !platform.processGroups)) escalate(target, fg, seq, () => void target.write('\x03').catch(() => {}));
+    return;
+  }
+  interruptJob(target, fg, seq);
+}
+
+/**
+ * SIGINT to a job in a group of its own, SIGTERM a second later if nothing happened. A signal
+ * that landed between the job's fork and its exec went to a child still running the shell's
+ * code (bash's child has not restored the default handlers yet), and the program it became never
+ * had it: if the group's program changed since, it gets SIGINT once more before any SIGTERM.
+ */
+function interruptJob(target: InterruptTarget, fg: number, seq: number | null, again = true): void {
+  const { platform, pid } = target;
+  // Read before the signal: the program it makes the job exec must count as a change.
+  const program = platform.foregroundProgram(pid);
+  platform.signalGroup(fg, 'SIGINT');
+  escalate(target, fg, seq, () => {
+    if (again && platform.foregroundProgram(pid) !== program) return interruptJob(target, fg, seq, false);
+    platform.signalGroup(fg, 'SIGTERM');
+  });
+}
+
+function submittedNotStarted(state: ReadinessState): boolean {
+  return state.phase.kind === 'running' && !state.phase.started;
+}
+
+/**
+ * Escalates only if nothing happened: the same job still runs and has not gone back to
+ * waiting for input (a REPL that caught SIGINT and prompts again is left alone).
+ *
+ * A key that went to the shell's own group can miss the job it meant: the shell had forked
+ * it but it had not yet taken the terminal in its own group (zsh's child does that itself,
+ * after the fork), or the shell caught the signal and went on to the next program. If the
+ * same command now runs in a new foreground group, that group gets the SIGINT it never had,
+ * escalated in turn like any job.
+ */
+function escalate(target: InterruptTarget, pgid: number | null, seq: number | null, then: () => void, follows = shellFollowChecks): void {
+  const { platform, pid } = target;
+  const shellPgrp = platform.shellGroup(pid);
+  target.clock.setTimeout(async () => {
+    if (target.gone()) return;
+    const phase = target.readiness().phase;
+    if (phase.kind !== 'running' || phase.seq !== seq) return;
+    const fg = platform.foregroundGroup(pid);
+    const movedOn = pgid !== null && pgid === shellPgrp && fg !== null && fg !== shellPgrp;
+    if (pgid !== null && fg !== pgid && !movedOn) return;
+    if (await target.probeNow()) return;
+    if (movedOn) return interruptJob(target, fg, seq);
+    then();
+    // The shell may still be busy with the key (a trap that takes its time on a loaded machine)
+    // and go on to its next program later: that program is followed for a while, no key repeated.
+    if (pgid !== null && pgid === shellPgrp && follows > 0) escalate(target, pgid, seq, () => undefined, follows - 1);
+  }, interruptEscalateMs);
+}
+
+/** The key the terminal turns into each signal for its foreground group (while ISIG is on). */
+const signalKeys: Partial<Record<SignalName, string>> = { SIGQUIT: '\x1c', SIGTSTP: '\x1a' };
+
+/**
+ * terminal_signal beyond SIGINT: to the foreground group, never SIGKILL to the shell. Where the
+ * foreground group is unknown (no /proc and no answer from the platform's lookup), the shell is
+ * not assumed to be in front: SIGQUIT and SIGTSTP go as their keys, which the terminal delivers
+ * to whatever group is in front, and the others are refused rather than sent to the shell.
+ */
+export async function deliverSignal(target: Pick<InterruptTarget, 'pid' | 'platform' | 'write'>, name: Exclude<SignalName, 'SIGINT'>): Promise<void> {
+  const { platform, pid } = target;
+  if (!platform.processGroups) throw new TandemError('invalid_argument', `${name} cannot be delivered on Windows; only SIGINT (as Ctrl+C) is supported.`);
+  const fg = platform.foregroundGroup(pid);
+  if (fg === null) {
+    const key = signalKeys[name];
+    if (key) return target.write(key);
+    throw new TandemError(
+      'invalid_argument',
+      `${name} cannot be delivered: this machine does not tell which job is in front of the terminal; interrupt it (SIGINT), or close the terminal.`,
+    );
+  }
+  const shellPgrp = platform.shellGroup(pid);
+  if (fg === shellPgrp) {
+    if (name === 'SIGKILL') throw new TandemError('forbidden', 'SIGKILL of the shell itself is refused; close the terminal instead.');
+    process.kill(pid, name);
+    return;
+  }
+  platform.signalGroup(fg, name);
+}

@@ -1,0 +1,710 @@
+import { rmSync } from 'node:fs';
+import { TandemError } from '../../../shared/errors.js';
+import { DEFAULT_LIMITS } from '../../../shared/limits.js';
+import type { ClosedBy, Evidence, LastCommand, Origin, SendResult, SignalName, TerminalStatus } from '../../../shared/types.js';
+import type { PtyProcess } from '../../pty/pump.js';
+import { hostPlatform, type PtyPlatform } from '../../pty/platform.js';
+import { Confinement, type SandboxRequest } from '../../sandbox/launch.js';
+import type { SandboxInfo } from '../../sandbox/types.js';
+import type { ResolvedShell } from '../../shells/resolve.js';
+import { type Clock, systemClock } from '../../clock.js';
+import { CommandMarks } from '../emulator/command-marks.js';
+import { Emulator, type EmulatorSnapshot } from '../emulator/emulator.js';
+import { type CommandRecord, StreamHistory } from '../emulator/history.js';
+import { LastCommandTracker } from '../readiness/last-command.js';
+import { type MarkerEvent, MarkerScanner } from '../readiness/markers.js';
+import { commandBegun, hasExited, initialReadiness, type ReadinessEvent, type ReadinessState, step, terminalStatus } from '../readiness/readiness.js';
+import type { RedirectReport } from '../../shells/redirect-report.js';
+import { probeLook, probeWaiting, takeBaseline, type ProbeBaseline, type ProbeTarget, type WaitEvidence } from '../readiness/probe.js';
+import { OutputProjector } from '../projection/projection.js';
+import { launchShell } from './launch.js';
+import { decodeCursor, encodeCursor } from './cursor.js';
+import { type Observer, type ObserverHost, observe } from '../readiness/observer.js';
+import { sendResult } from '../projection/result.js';
+import { deliverSignal, interrupt, type InterruptTarget } from '../readiness/interrupt.js';
+import { ProbeLoop } from '../readiness/probe-loop.js';
+import { RedirectTracker } from '../readiness/redirect-tracker.js';
+import { ExitDrain } from '../readiness/exit-drain.js';
+import { Closing } from './close.js';
+import { type EffectTarget, runEffects } from '../readiness/readiness-effects.js';
+import { readTerminal } from '../emulator/screen-read.js';
+import { send, type SendWaitTarget, wait } from './send-wait.js';
+import { awaitStartup } from '../readiness/startup.js';
+import { clampInt, type CloseResult, type ReadRequest, type SendRequest, type SessionOptions, type TerminalRead, type WaitRequest } from './session-types.js';
+import { cachedModes, StatusWatcher, watchMaxMsSpawning } from '../readiness/status-watcher.js';
+
+/**
+ * How long a shell has to show its first verified prompt. pwsh needs about 2 s of CPU to start;
+ * on a loaded laptop (a build on every core) that is ten times as long, and an agent's open that
+ * fails there helps nobody. A shell that never integrates still fails, after this bound.
+ */
+export const defaultStartupTimeoutMs = 30_000;
+/** Retained marker-free output for cursors and waits (characters). */
+export const defaultHistoryChars = 4 * 1024 * 1024;
+const bannerBytes = 4096;
+
+export type { CloseResult, ReadRequest, SendRequest, SessionOptions, TerminalRead, WaitRequest } from './session-types.js';
+
+/**
+ * One terminal: a shell in a PTY, the headless emulator that answers its protocol requests,
+ * the marker scanner and readiness state, and the output projection of what commands print.
+ */
+export class TerminalSession {
+  readonly id: string;
+  readonly origin: Origin;
+  readonly shell: ResolvedShell;
+  readonly integrationLevel: 'full' | 'end-only' | 'none';
+  integration: boolean;
+  cwd: string | null;
+  /** The cwd at open: the terminal's workspace for the approval policy's file checks. */
+  readonly workspace: string;
+  /** The variables the opener asked for (an agent's `terminal_open` env), and the whole environment the shell started with: the judge reads both. */
+  readonly openEnv: Readonly<Record<string, string>>;
+  launchEnv: Readonly<Record<string, string>> = {};
+  cols: number;
+  rows: number;
+  banner = '';
+
+  private readonly pty: PtyProcess;
+  /** The shell's own pid: node-pty's child is bubblewrap when confined. */
+  private shellPid: number;
+  readonly sandbox: SandboxInfo | null;
+  readonly sandboxRequest: SandboxRequest | null;
+  /** The cwd at open: a confined terminal's workspace, kept across a reset. */
+  readonly openedIn: string;
+  private readonly confinement: Confinement | null;
+  private changedToolFiles: readonly string[] = [];
+  private readonly emulator: Emulator;
+  /** Where each command started and how it ended, from the integration's markers only (issue 29). */
+  readonly marks: CommandMarks;
+  private readonly scanner: MarkerScanner;
+  private readonly redirectTracker: RedirectTracker;
+  private readonly history: StreamHistory;
+  private readonly clock: Clock;
+  private readonly platform: PtyPlatform;
+  private readonly probeTarget: ProbeTarget;
+  private readonly watcher: StatusWatcher;
+  private readonly maxInputBytes: number;
+  private readonly historyFile: string | null;
+  private readonly rcDir: string;
+  /** The readiness engine's state: changed only by `feed`. */
+  private ready: ReadinessState;
+  private readonly lastDone = new LastCommandTracker();
+  private lastActivityAt: number;
+  private readonly observers = new Set<Observer>();
+  private readonly probes: ProbeLoop;
+  private writeChain: Promise<void> = Promise.resolve();
+  /** Writes started or queued and not settled: the next one waits for them (writeChain). */
+  private writesPending = 0;
+  /**
+   * The foreground job's reads at the later of the last write to the PTY and the last result that
+   * reported a program waiting (null: neither yet). A wait counts a read as waiting only past it:
+   * not the read that input was written for (an interrupt's byte included), and not a read an
+   * agent was already told about (a wait waits for the next event); but a read begun since, with
+   * nothing printed (a program that began waiting after its send's bound), settles it at once.
+   */
+  private waitBaseline: ProbeBaseline | null = null;
+  /** Counts writes: a look that straddles one is stale (its baseline predates the write). */
+  private writeGeneration = 0;
+  private readonly outputListeners = new Set<(text: string) => void>();
+  private readonly stateListeners = new Set<() => void>();
+  private readonly readyWaiters: Array<(ok: boolean) => void> = [];
+  private readonly drain: ExitDrain;
+  private lastCursorOffset = 0;
+  private readonly closing: Closing;
+  private startupBanner: OutputProjector | null;
+  private readonly observerHost: ObserverHost;
+  private readonly effectTarget: EffectTarget;
+
+  private constructor(
+    opts: SessionOptions,
+    id: string,
+    secret: string,
+    rcDir: string,
+    historyFile: string | null,
+    spawned: PtyProcess,
+    confinement: Confinement | null,
+  ) {
+    this.id = id;
+    this.origin = opts.origin;
+    this.shell = opts.shell;
+    this.integrationLevel = opts.shell.dialect?.integration ?? 'none';
+    this.integration = this.integrationLevel !== 'none';
+    this.ready = initialReadiness(this.integrationLevel);
+    this.cwd = opts.cwd;
+    this.workspace = opts.cwd;
+    this.openEnv = { ...(opts.env ?? {}) };
+    this.cols = opts.cols ?? 120;
+    this.rows = opts.rows ?? 32;
+    this.clock = opts.clock ?? systemClock;
+    this.platform = opts.platform ?? hostPlatform;
+    this.observerHost = {
+      clock: this.clock,
+      observers: this.observers,
+      offset: () => this.history.offset,
+      settledAt: (offset) => (this.lastCursorOffset = offset),
+      result: (observer, status, evidence, command, exitCode, startedAt, offset) => {
+        // Told now: the next wait looks for a read after this one.
+        if (status === 'waiting_input' && evidence !== 'continuation') this.waitBaseline = takeBaseline(this.probeTarget);
+        return this.buildResult(observer.projector, observer.echo, status, evidence, command, exitCode, startedAt, offset);
+      },
+      parsed: () => this.emulator.parsed(),
+      handoff: (observer) => this.feed({ type: 'handoff' }, { observer }),
+      bound: (observer) => this.feed({ type: 'bound' }, { observer }),
+    };
+    this.probes = new ProbeLoop({
+      clock: this.clock,
+      observers: this.observers,
+      begun: () => commandBegun(this.ready),
+      look: (observer) => this.look(observer),
+      sync: () => this.pty.sync(),
+    });
+    this.redirectTracker = new RedirectTracker(this.clock, () => this.ready.lastEndSeq);
+    this.drain = new ExitDrain(this.clock, () => this.finalizeExit());
+    this.closing = new Closing({
+      id,
+      platform: this.platform,
+      clock: this.clock,
+      pty: spawned,
+      ptyExited: () => this.ready.ptyExit !== null,
+      finishExit: () => {
+        if (this.ready.phase.kind !== 'exited') this.finalizeExit();
+      },
+      release: () => {
+        // The PTY thread keeps an exited PTY's entry for 10 s of trailing output; without its
+        // listeners that entry no longer holds this session (a churning agent's closed terminals).
+        spawned.release?.();
+        this.marks.dispose();
+        this.emulator.dispose();
+        if (this.historyFile && !this.confinement) rmSync(this.historyFile, { force: true });
+        rmSync(this.rcDir, { recursive: true, force: true });
+        this.confinement?.dispose();
+      },
+    });
+    this.maxInputBytes = opts.maxInputBytes ?? DEFAULT_LIMITS.maxInputBytes;
+    this.historyFile = historyFile;
+    this.rcDir = rcDir;
+    this.lastActivityAt = this.clock.now();
+    this.pty = spawned;
+    this.shellPid = spawned.pid;
+    this.confinement = confinement;
+    this.sandbox = confinement?.info ?? null;
+    this.sandboxRequest = opts.sandbox ?? null;
+    this.openedIn = opts.cwd;
+    this.scanner = new MarkerScanner(secret);
+    this.history = new StreamHistory(opts.historyChars ?? defaultHistoryChars, undefined, this.clock);
+    this.startupBanner = new OutputProjector({ maxBytes: bannerBytes });
+    this.emulator = new Emulator({
+      cols: this.cols,
+      rows: this.rows,
+      scrollback: opts.scrollback ?? DEFAULT_LIMITS.scrollbackLines,
+      palette: opts.palette,
+      clock: this.clock,
+      // Replies go straight to the PTY: caller input waits for the parser, so replies come first.
+      onReply: (data) => {
+        if (this.ready.ptyExit) return;
+        this.pty.write(data);
+        // The program reads the answer and goes on: its quiet period starts again, as after input.
+        this.lastActivityAt = this.clock.now();
+      },
+    });
+    this.marks = new CommandMarks(this.emulator);
+    this.probeTarget = {
+      shellPid: spawned.pid,
+      ttyPath: this.platform.ttyPath(spawned.pid, spawned.ptsName),
+      procTier: (opts.procTier ?? true) && (this.platform.evidence ?? 'none') !== 'none',
+      source: this.platform.evidence === 'ps' ? 'ps' : 'proc',
+    };
+    const modes = cachedModes(
+      this.clock,
+      () => this.platform.foregroundGroup(spawned.pid),
+      (tty) => this.platform.ttyModes(tty),
+    );
+    this.watcher = new StatusWatcher({
+      clock: this.clock,
+      baseline: () => (this.shell.dialect?.backgroundReader ? takeBaseline(this.probeTarget) : null),
+      // Evidence waits for output in flight, as the sends' does: the look's offset check then sees it.
+      probe: async (baseline, quietMs) => {
+        const evidence = await probeWaiting(this.probeTarget, baseline, quietMs, modes);
+        if (evidence) await spawned.sync();
+        return this.emulator.mustDrainBeforeInput ? null : evidence;
+      },
+      offset: () => this.history.offset,
+      onChange: () => this.emitState(),
+      maxIntervalMs: this.probeTarget.source === 'ps' ? watchMaxMsSpawning : undefined,
+    });
+    this.effectTarget = {
+      observers: this.observers,
+      history: this.history,
+      lastDone: this.lastDone,
+      probes: this.probes,
+      watcher: this.watcher,
+      drain: this.drain,
+      startupDone: () => {
+        this.banner = this.startupBanner?.snapshot().output ?? '';
+        this.startupBanner = null;
+        for (const resolve of this.readyWaiters.splice(0)) resolve(true);
+      },
+      startupFailed: () => {
+        for (const resolve of this.readyWaiters.splice(0)) resolve(false);
+      },
+      integrationOff: () => (this.integration = false),
+      emit: () => this.emitState(),
+    };
+    spawned.onData((data) => this.onData(data));
+    spawned.onExit(({ exitCode, signal }) => this.onExit(exitCode, signal));
+  }
+
+  /** Spawns the shell and resolves once it is ready: a verified prompt for agent terminals. */
+  static async start(opts: SessionOptions): Promise<TerminalSession> {
+    const { id, secret, rcDir, historyFile, spawned, confinement, cols, rows, env } = await launchShell(opts);
+    const session = new TerminalSession({ ...opts, cols, rows }, id, secret, rcDir, historyFile, spawned, confinement);
+    session.launchEnv = env;
+    // The shell deletes its rc directory once read; this is the backstop. A person's terminal
+    // opens on first output, which can come before the shell reads it (pwsh): keep it until then.
+    const removeRc = () => rmSync(rcDir, { recursive: true, force: true });
+    // Waiting starts now: a confined shell can print its prompt while its pid is being found.
+    const startup = session.awaitStartup(opts);
+    startup.catch(() => {}); // awaited below; a rejection while the pid is found is not unhandled
+    try {
+      if (confinement) await session.adoptConfinedShell(confinement);
+      await startup;
+    } catch (error) {
+      removeRc();
+      throw error;
+    }
+    if (session.ready.phase.kind === 'starting') session.readyWaiters.push(removeRc);
+    else removeRc();
+    return session;
+  }
+
+  private awaitStartup(opts: SessionOptions): Promise<void> {
+    return awaitStartup(
+      {
+        clock: this.clock,
+        shellName: this.shell.name,
+        onReady: (waiter) => void this.readyWaiters.push(waiter),
+        onOutput: (listener) => this.onOutput(listener),
+        starting: () => this.ready.phase.kind === 'starting',
+        exitCode: () => this.ready.ptyExit?.exitCode ?? null,
+        banner: () => this.banner,
+        printed: () => this.startupBanner?.snapshot().output ?? '',
+        close: () => this.close(),
+        integrationTimedOut: () => {
+          rmSync(this.rcDir, { recursive: true, force: true });
+          this.feed({ type: 'integration-timeout' });
+        },
+      },
+      { timeoutMs: opts.startupTimeoutMs ?? defaultStartupTimeoutMs, agent: opts.origin === 'agent', signal: opts.signal },
+    );
+  }
+
+  /** node-pty's child is bubblewrap: every shell-pid check must use the shell inside. */
+  private async adoptConfinedShell(confinement: Confinement): Promise<void> {
+    const shellPid = await confinement.shellPid(this.pty.pid);
+    if (shellPid === null) {
+      await this.close();
+      const said = (this.startupBanner?.snapshot().output ?? '').trim().slice(0, 200) || 'bubblewrap exited';
+      throw new TandemError('sandbox_unavailable', `The sandbox could not start the shell (${said}); set this agent's sandbox to off to open it unconfined.`);
+    }
+    this.shellPid = shellPid;
+    this.probeTarget.shellPid = shellPid;
+  }
+
+  get pid(): number {
+    // Unconfined, the shell is node-pty's child, whose pid Windows reports only once ConPTY connected.
+    return this.confinement ? this.shellPid : this.pty.pid;
+  }
+
+  get status(): TerminalStatus {
+    return terminalStatus(this.ready, Boolean(this.watcher.waiting));
+  }
+
+  /** The readiness phase: whether the shell's own line editor has the terminal (`idle`, `continuation`). */
+  get phase(): ReadinessState['phase']['kind'] {
+    return this.ready.phase.kind;
+  }
+
+  get exitCode(): number | null {
+    const phase = this.ready.phase;
+    return phase.kind === 'exited' ? phase.exitCode : null;
+  }
+
+  get closedBy(): ClosedBy {
+    return this.closing.closedBy;
+  }
+
+  /** The report for the last command, waiting up to `waitMs` for it (bash sends it just after the end marker). */
+  freshRedirects(waitMs: number): Promise<RedirectReport | null> {
+    return this.redirectTracker.fresh(waitMs);
+  }
+
+  /** Aliases, functions and PATH change the shell reported at its last prompt; null if it reports none. */
+  get redirects(): RedirectReport | null {
+    return this.redirectTracker.current;
+  }
+
+  /** The exit code of the last command that ended at a prompt. */
+  get lastCommandExitCode(): number | null {
+    return this.lastDone.exitCode;
+  }
+
+  /** Workspace files the person's tools run on their own that this confined terminal changed (src/main/sandbox/tool-files.ts). */
+  get toolFilesChanged(): readonly string[] {
+    return this.changedToolFiles;
+  }
+
+  /** After each command: what it changed of `.envrc`, `.vscode/`, `.idea/`, each path once, bounded. */
+  private noteToolFiles(): void {
+    for (const path of this.confinement?.toolFiles?.changes() ?? []) {
+      if (!this.changedToolFiles.includes(path) && this.changedToolFiles.length < 50) this.changedToolFiles = [...this.changedToolFiles, path];
+    }
+  }
+
+  /** The last command that ended at a prompt, for the person's view. */
+  get lastCommand(): LastCommand | null {
+    return this.lastDone.value;
+  }
+
+  get cursor(): string {
+    return this.encodeCursor(this.history.offset);
+  }
+
+  /** Marker-free output for attachments (the secret never leaves the host). */
+  onOutput(listener: (text: string) => void): () => void {
+    this.outputListeners.add(listener);
+    return () => this.outputListeners.delete(listener);
+  }
+
+  onStateChange(listener: () => void): () => void {
+    this.stateListeners.add(listener);
+    return () => this.stateListeners.delete(listener);
+  }
+
+  get screen(): { text: string; row: number; col: number; altScreen: boolean } {
+    return { text: this.emulator.screenText(), ...this.emulator.cursor(), altScreen: this.emulator.altScreen };
+  }
+
+  /** Total marker-free output characters so far: the offset of the next output. */
+  get streamOffset(): number {
+    return this.history.offset;
+  }
+
+  /**
+   * terminal_read: lines of the screen and live scrollback (`offset`/`count` lines back from
+   * the newest), or the output since a cursor; the newest text within `maxBytes`.
+   */
+  read(req: ReadRequest): Promise<TerminalRead> {
+    return readTerminal(
+      {
+        clock: this.clock,
+        emulator: this.emulator,
+        history: this.history,
+        rows: () => this.rows,
+        decodeCursor: (cursor) => this.decodeCursor(cursor),
+        cursor: () => this.cursor,
+        status: () => this.status,
+      },
+      req,
+    );
+  }
+
+  /** Commands that ended since an output offset, with their exit codes (oldest first). */
+  commandsSince(offset: number): CommandRecord[] {
+    return this.history.commandsSince(offset);
+  }
+
+  /** Retained output in [from, to). */
+  outputSince(from: number, to?: number): string {
+    return this.history.slice(from, to);
+  }
+
+  /** The serialized screen and scrollback at a parse boundary, and the output offset it covers. */
+  snapshot(): Promise<EmulatorSnapshot> {
+    return this.emulator.snapshot();
+  }
+
+  /** Resolves when the emulator has applied everything received so far. */
+  drained(): Promise<void> {
+    return this.emulator.drained();
+  }
+
+  get headless(): Emulator {
+    return this.emulator;
+  }
+
+  // ---- the data path -------------------------------------------------------------------
+
+  private onData(data: string): void {
+    this.lastActivityAt = this.clock.now();
+    this.watcher.activity();
+    this.drain.activity();
+    for (const part of this.scanner.scan(data)) {
+      if ('text' in part) this.onText(part.text);
+      else this.onMarker(part.marker);
+    }
+  }
+
+  private onText(text: string): void {
+    this.history.append(text);
+    this.emulator.feed(text);
+    if (this.ready.phase.kind === 'starting') this.startupBanner?.push(text);
+    for (const observer of this.observers) {
+      if (observer.collecting) observer.projector.push(text);
+      // New output races any waiting evidence sampled before it.
+      observer.candidate = null;
+    }
+    for (const listener of this.outputListeners) listener(text);
+  }
+
+  private onMarker(marker: MarkerEvent): void {
+    switch (marker.kind) {
+      case 'start':
+        this.marks.start(this.history.offset, marker.seq, marker.command);
+        return this.feed({ type: 'start', seq: marker.seq }, { marker });
+      case 'end':
+        if (marker.cwd) this.cwd = marker.cwd;
+        this.noteToolFiles();
+        this.marks.end(this.history.offset, marker.seq, marker.exitCode, marker.command);
+        return this.feed({ type: 'end', seq: marker.seq, exitCode: marker.exitCode, closing: this.closing.pending }, { marker });
+      case 'line':
+        this.marks.line(this.history.offset, marker.seq, marker.command);
+        return this.feed({ type: 'line', seq: marker.seq }, { marker });
+      case 'redirects':
+        return this.redirectTracker.seen(marker.seq, marker.report);
+      case 'continuation':
+        return this.feed({ type: 'continuation' }, { marker });
+    }
+  }
+
+  /** The one place readiness changes: step the machine, then carry out what it decided. */
+  private feed(event: ReadinessEvent, context: { marker?: MarkerEvent; observer?: Observer } = {}): void {
+    const { state, effects } = step(this.ready, event);
+    this.ready = state;
+    runEffects(effects, this.effectTarget, this.clock.now(), context.marker, context.observer);
+  }
+
+  private onExit(exitCode: number, signal: number): void {
+    this.feed({ type: 'pty-exit', exitCode, signal });
+  }
+
+  private finalizeExit(): void {
+    this.drain.done();
+    const rest = this.scanner.flush();
+    if (rest) this.onText(rest);
+    this.feed({ type: 'drained', closed: this.closing.closedBy !== null });
+  }
+
+  private emitState(): void {
+    if (commandBegun(this.ready)) this.watcher.start();
+    else this.watcher.stop();
+    this.marks.waiting(this.history.offset, this.status === 'waiting_input');
+    for (const listener of this.stateListeners) listener();
+  }
+
+  // ---- writes ------------------------------------------------------------------------------
+
+  /** Raw input (the person's typing, answers): ordered after pending protocol replies. */
+  write(data: string): Promise<void> {
+    if (hasExited(this.ready)) {
+      return Promise.reject(new TandemError('exited', 'The shell of this terminal has exited; open a new terminal.'));
+    }
+    if (Buffer.byteLength(data) > this.maxInputBytes) {
+      return Promise.reject(
+        new TandemError(
+          'input_too_large',
+          `Input of ${Buffer.byteLength(data)} bytes exceeds the ${this.maxInputBytes}-byte limit; send it in smaller parts or write it to a file.`,
+        ),
+      );
+    }
+    this.lastActivityAt = this.clock.now();
+    this.watcher.activity();
+    // Ctrl+C to a running command: its mark says interrupted if it then ends with an error.
+    if (data.includes('\x03')) this.marks.interrupted();
+    const body = async () => {
+      if (this.emulator.mustDrainBeforeInput) await this.emulator.parsed();
+      if (this.ready.ptyExit) throw new TandemError('exited', 'The shell of this terminal has exited; open a new terminal.');
+      this.noteWrite();
+      await this.platform.writeInput(
+        data,
+        (chunk) => this.pty.write(chunk),
+        () => !this.ready.ptyExit,
+        this.clock,
+      );
+    };
+    // With nothing ahead of it, the write starts in this turn (the body runs up to its first
+    // wait), so what the caller does after it overlaps the PTY's round trip; otherwise in order.
+    const run = this.writesPending === 0 ? body() : this.writeChain.then(body);
+    this.writesPending += 1;
+    this.writeChain = run.then(
+      () => void (this.writesPending -= 1),
+      () => void (this.writesPending -= 1),
+    );
+    return run;
+  }
+
+  /** Takes the write baseline and hands it to every call in flight that judges reads by it. */
+  private noteWrite(): void {
+    const baseline = takeBaseline(this.probeTarget);
+    this.waitBaseline = baseline;
+    this.writeGeneration += 1;
+    // A command's own reads come after its start marker, which proves them post-write; every
+    // other observer (input to a program, a wait) now needs a read after this write.
+    for (const observer of this.observers) if (observer.mode !== 'command' || observer.baseline) observer.baseline = baseline;
+  }
+
+  /** Flow control: stop reading the PTY (the program blocks on a full buffer) and go on. */
+  pause(): void {
+    if (!this.ready.ptyExit) this.pty.pause();
+  }
+
+  resume(): void {
+    if (!this.ready.ptyExit) this.pty.resume();
+  }
+
+  resize(cols: number, rows: number): void {
+    const c = clampInt(cols, this.cols, 2, DEFAULT_LIMITS.maxCols);
+    const r = clampInt(rows, this.rows, 2, DEFAULT_LIMITS.maxRows);
+    if (this.ready.ptyExit) return;
+    this.cols = c;
+    this.rows = r;
+    this.pty.resize(c, r);
+    this.emulator.resize(c, r);
+    this.emitState();
+  }
+
+  // ---- sends and waits ----------------------------------------------------------------------
+
+  /** Whether the foreground program waits for the terminal now (no proof of consumption needed). */
+  async probeNow(): Promise<WaitEvidence | 'continuation' | null> {
+    if (this.ready.phase.kind === 'continuation') return 'continuation';
+    if (!commandBegun(this.ready)) return null;
+    if (this.emulator.mustDrainBeforeInput) return null;
+    return probeWaiting(this.probeTarget, null, this.clock.now() - this.lastActivityAt);
+  }
+
+  send(req: SendRequest): Promise<SendResult> {
+    return send(this.sendWaitTarget(), req);
+  }
+
+  wait(req: WaitRequest): Promise<SendResult> {
+    return wait(this.sendWaitTarget(), req);
+  }
+
+  private sendWaitTarget(): SendWaitTarget {
+    return {
+      clock: this.clock,
+      history: this.history,
+      probeTarget: this.probeTarget,
+      waitBaseline: () => this.waitBaseline,
+      integrationLevel: this.integrationLevel,
+      dialect: this.shell.dialect,
+      maxInputBytes: this.maxInputBytes,
+      readiness: () => this.ready,
+      assertUsable: () => this.assertUsable(),
+      probeNow: () => this.probeNow(),
+      observe: (spec) => observe(this.observerHost, spec),
+      feed: (event) => this.feed(event),
+      write: (data) => this.write(data),
+      kick: () => this.probes.kick(),
+      decodeCursor: (cursor) => this.decodeCursor(cursor),
+      lastSettled: () => this.lastCursorOffset,
+      settledAt: (offset) => (this.lastCursorOffset = offset),
+      result: (projector, status, evidence, command, exitCode, startedAt, offset) =>
+        this.buildResult(projector, null, status, evidence, command, exitCode, startedAt, offset),
+    };
+  }
+
+  private buildResult(
+    projector: OutputProjector,
+    echo: string | null,
+    status: SendResult['status'],
+    evidence: Evidence,
+    command: string | null,
+    exitCode: number | null,
+    startedAt: number,
+    offset: number,
+  ): SendResult {
+    const ctx = {
+      screenText: () => this.emulator.screenText(),
+      cwd: this.cwd,
+      origin: this.origin,
+      closedBy: this.closing.closedBy,
+      cursor: (at: number) => this.encodeCursor(at),
+      now: () => this.clock.now(),
+    };
+    const result = sendResult(ctx, projector, echo, status, evidence, command, exitCode, startedAt, offset);
+    // A confined command that failed on a path the sandbox refuses says so, so the agent does not retry blindly.
+    const note = this.confinement && status === 'done' && exitCode !== null && exitCode !== 0 ? this.confinement.explain(result.output, result.cwd) : null;
+    return note ? { ...result, sandbox: note } : result;
+  }
+
+  private encodeCursor(offset: number): string {
+    return encodeCursor(this.id, offset);
+  }
+
+  private decodeCursor(cursor: string): number {
+    return decodeCursor(this.id, cursor, this.history.offset);
+  }
+
+  /** One probe of one observer, fed to the readiness engine with the output offsets around it. */
+  private async look(observer: Observer): Promise<number | null> {
+    const sampledAt = this.history.offset;
+    const generation = this.writeGeneration;
+    const { evidence, quietDueMs } = await probeLook(this.probeTarget, observer.baseline, this.clock.now() - this.lastActivityAt);
+    // A write during the look: its evidence may be the read the write was meant for.
+    if (generation !== this.writeGeneration) return quietDueMs;
+    // A confirming look: what the program printed before it waited (bash's end marker and
+    // prompt, say) may still be on its way from the PTY thread; it counts before the silence does.
+    if (evidence && observer.candidate) await this.pty.sync();
+    if (!this.observers.has(observer)) return quietDueMs;
+    // A program blocked on a request to the terminal (pwsh asks for the cursor position after a
+    // native command) waits for the emulator's answer; a loaded main thread only delays it.
+    const awaitingReply = this.emulator.mustDrainBeforeInput;
+    this.feed({ type: 'evidence', evidence, sampledAt, offset: this.history.offset, candidate: observer.candidate, awaitingReply }, { observer });
+    return quietDueMs;
+  }
+
+  /**
+   * Interrupts the foreground program: a real SIGINT to its process group, or `\x03` as a byte
+   * when it has the terminal in raw mode (ssh, editors), escalating if nothing happens.
+   */
+  async interrupt(): Promise<void> {
+    this.assertUsable();
+    this.marks.interrupted();
+    return interrupt(this.interruptTarget());
+  }
+
+  /** terminal_signal: SIGINT interrupts; others go to the foreground group, never SIGKILL to the shell. */
+  async signal(name: SignalName): Promise<void> {
+    this.assertUsable();
+    if (name === 'SIGINT') return this.interrupt();
+    return deliverSignal(this.interruptTarget(), name);
+  }
+
+  private interruptTarget(): InterruptTarget {
+    return {
+      pid: this.pid,
+      platform: this.platform,
+      clock: this.clock,
+      ttyPath: this.probeTarget.ttyPath,
+      readiness: () => this.ready,
+      write: (data) => this.write(data),
+      probeNow: () => this.probeNow(),
+      gone: () => this.closing.pending || this.ready.ptyExit !== null,
+      onStateChange: (listener) => this.onStateChange(listener),
+    };
+  }
+
+  private assertUsable(): void {
+    if (hasExited(this.ready)) {
+      throw new TandemError('exited', 'The shell of this terminal has exited; open a new terminal.');
+    }
+    if (this.closing.pending) throw new TandemError('not_found', 'This terminal is closing.');
+  }
+
+  /** Tears the whole process tree down; a failed close can be retried. `by` is told to waiters. */
+  close(by: ClosedBy = null): Promise<CloseResult> {
+    return this.closing.close(by);
+  }
+}
