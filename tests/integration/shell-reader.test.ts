@@ -31,7 +31,9 @@ describe.runIf(runs('shell readers by their /proc entries', procfs))('shell read
   it('tells a running bash from a sleep', async () => {
     const bash = start('bash', ['-c', 'sleep 30; :']);
     const sleep = start('sleep', ['30']);
-    await until(() => childrenOf(bash.pid!).length > 0, 'bash running its sleep');
+    // bash's child is a bash until it has exec'd sleep (a loaded machine shows that moment): wait for the exec.
+    const execd = (pid: number | undefined) => pid !== undefined && readStat(pid)?.comm === 'sleep';
+    await until(() => execd(childrenOf(bash.pid!)[0]) && execd(sleep.pid), 'bash running its sleep');
     expect(isShellProcess(bash.pid!)).toBe(true);
     expect(isShellProcess(sleep.pid!)).toBe(false);
     expect(isShellProcess(childrenOf(bash.pid!)[0]!)).toBe(false);

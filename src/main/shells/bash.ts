@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { shellScriptPath } from '../resources.js';
 import type { LaunchContext, LaunchPlan, ShellDialect } from './dialect.js';
 import { shQuote } from './dialect.js';
+import { emacsLineClear } from './line-clear.js';
 import { bashVersion, legacyForced, needsLegacyIntegration } from './bash-version.js';
 import { credentialCasePattern, credentialValueCasePattern, exportLines, gitHookUnsetLine, keptCasePattern } from './posix-snippets.js';
 
@@ -54,6 +55,9 @@ export const bashDialect: ShellDialect = {
   name: 'bash',
   integration: 'full',
   bracketedPaste: true,
+  rawLineEditor: true,
+  judge: { grammar: 'bash', words: 'posix', reportsRedirects: true, reportsHash: true },
+  lineClear: () => emacsLineClear,
   plan(_shellPath: string, ctx: LaunchContext): LaunchPlan {
     return bashPlan(ctx, 'by-version');
   },
@@ -69,6 +73,9 @@ export const bashLegacyDialect: ShellDialect = {
   integration: 'full',
   bracketedPaste: false,
   quotedInsert: true,
+  rawLineEditor: true,
+  judge: { grammar: 'bash', words: 'posix', reportsRedirects: true, reportsHash: true },
+  lineClear: () => emacsLineClear,
   plan(_shellPath: string, ctx: LaunchContext): LaunchPlan {
     return bashPlan(ctx, 'legacy');
   },

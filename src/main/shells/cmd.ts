@@ -65,6 +65,7 @@ export const cmdDialect: ShellDialect = {
   name: 'cmd',
   integration: 'end-only',
   bracketedPaste: false,
+  lineClear: () => null,
   plan(_shellPath: string, ctx: LaunchContext): LaunchPlan {
     const rcPath = win32.join(ctx.rcDir, 'tandem.cmd');
     // cmd expands the variable while it parses the /k command, quotes included, so a path with

@@ -1,3 +1,5 @@
+import type { LineClear } from './line-clear.js';
+
 /** One shell family: how to launch it with Tandem's integration layered over the person's files. */
 export type DialectName = 'bash' | 'zsh' | 'sh' | 'pwsh' | 'powershell' | 'cmd';
 
@@ -40,7 +42,29 @@ export interface ShellDialect {
    * evidence then needs proof that the input was consumed, even after the start marker.
    */
   readonly backgroundReader?: boolean;
+  /**
+   * The line editor reads the terminal raw with echo off (readline, ZLE), so the shell's own
+   * reads at its prompt are never waiting evidence (terminal/readiness/probe.ts). pwsh is not
+   * one: .NET keeps the terminal so for Read-Host too.
+   */
+  readonly rawLineEditor?: boolean;
+  /** How the judge reads an agent's lines in this shell (src/main/agent/judge); absent: every line asks. */
+  readonly judge?: JudgeGrammar;
+  /** The keys that empty the line editor before a judged line is typed (line-clear.ts); null: none is safe here. */
+  lineClear(platform: NodeJS.Platform): LineClear | null;
   plan(shellPath: string, ctx: LaunchContext): LaunchPlan;
+}
+
+/** What the judge needs to know of a shell's language: everything else about the shell stays in its dialect. */
+export interface JudgeGrammar {
+  /** The tree-sitter grammar its lines parse with (agent/judge/tree-sitter.ts). */
+  readonly grammar: 'bash' | 'pwsh';
+  /** The quoting rules of the literal-word check (agent/judge/literal-words.ts). */
+  readonly words: 'posix' | 'pwsh';
+  /** The integration reports aliases, functions and PATH after each command (redirect-report.ts). */
+  readonly reportsRedirects: boolean;
+  /** The report covers the command hash table and loaded builtins too. */
+  readonly reportsHash: boolean;
 }
 
 /** POSIX single-quoting. */

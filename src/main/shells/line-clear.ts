@@ -1,5 +1,5 @@
 /**
- * The keys that empty a shell's line editor before a judged line is typed (issue 23): whatever
+ * The keys that empty a shell's line editor (each dialect names its own: `ShellDialect.lineClear`) before a judged line is typed (issue 23): whatever
  * the line held (text that reached the shell as typeahead, a person's unfinished typing) would
  * otherwise be run together with the judged text.
  *
@@ -23,16 +23,11 @@ export interface LineClear {
   clearsHeld: boolean;
 }
 
-export function lineClear(dialect: string | null, platform: NodeJS.Platform = process.platform): LineClear | null {
-  switch (dialect) {
-    case 'bash':
-    case 'zsh':
-      return { keys: '\x05\x15', clearsHeld: false };
-    case 'sh':
-      return { keys: '\x15', clearsHeld: false };
-    case 'pwsh':
-      return platform === 'win32' ? null : { keys: '\x05\x15', clearsHeld: true };
-    default:
-      return null;
-  }
-}
+/** readline and ZLE in the emacs keymap, and PSReadLine's Emacs edit mode: end of line, then kill to the start. */
+export const emacsLineClear: LineClear = { keys: '\x05\x15', clearsHeld: false };
+
+/** A terminal's canonical mode (dash has no line editor): the kill character alone. */
+export const killCharLineClear: LineClear = { keys: '\x15', clearsHeld: false };
+
+/** PSReadLine off Windows: the same keys empty the whole multi-line buffer. */
+export const psReadLineClear: LineClear = { keys: '\x05\x15', clearsHeld: true };

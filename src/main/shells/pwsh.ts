@@ -2,6 +2,7 @@ import { posix, win32 } from 'node:path';
 import { credentialGlobs, credentialValueGlobs, globToRegex, keptNames } from './credentials.js';
 import { shellScriptPath } from '../resources.js';
 import { gitHookUnset } from './git-hooks.js';
+import { psReadLineClear } from './line-clear.js';
 import type { DialectName, LaunchContext, LaunchPlan, ShellDialect } from './dialect.js';
 
 /** PowerShell single-quoting: every kind of single quote PowerShell accepts is doubled. */
@@ -83,6 +84,10 @@ function powershellFamily(name: DialectName): ShellDialect {
     // PSReadLine's reader thread reads only while a line is edited: during commands it waits on a
     // handle, not on the terminal (seen in /proc with PSReadLine 2.4.5).
     backgroundReader: false,
+    // Windows PowerShell 5.1's lines are not judged: they ask.
+    judge: name === 'pwsh' ? { grammar: 'pwsh', words: 'pwsh', reportsRedirects: true, reportsHash: false } : undefined,
+    // On Windows, PSReadLine's Windows edit mode would need Escape (RevertLine), which ConPTY reads as Alt+ the next key (line-clear.ts).
+    lineClear: (platform) => (name === 'pwsh' && platform !== 'win32' ? psReadLineClear : null),
     plan(_shellPath: string, ctx: LaunchContext): LaunchPlan {
       const rcPath = (ctx.platform === 'win32' ? win32 : posix).join(ctx.rcDir, rcName);
       const args = ['-NoLogo', ...(ctx.startupFiles === 'clean' ? ['-NoProfile'] : []), '-NoExit', '-Command', pwshCommand(rcPath, ctx.rcDir)];

@@ -46,8 +46,15 @@ export function dialectFor(path: string): ShellDialect | null {
   return dialect === bashDialect ? bashDialectFor(path) : dialect;
 }
 
-export function dialectByName(name: DialectName): ShellDialect | null {
+/** The dialect of a family (`ShellDialect.name`, as a terminal's judge context names it); null for none or an unknown name. */
+export function dialectByName(name: DialectName | string | null): ShellDialect | null {
+  if (name === null) return null;
   return [...dialects.values()].find((dialect) => dialect.name === name) ?? null;
+}
+
+/** The dialect of a running shell by its process name (login dashes dropped), without reading its version. */
+export function dialectOfProcess(comm: string): ShellDialect | null {
+  return dialects.get(comm.replace(/^-/, '')) ?? null;
 }
 
 export function isExecutableFile(path: string): boolean {

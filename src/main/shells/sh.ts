@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { shellScriptPath } from '../resources.js';
 import type { LaunchContext, LaunchPlan, ShellDialect } from './dialect.js';
 import { shQuote } from './dialect.js';
+import { killCharLineClear } from './line-clear.js';
 import { credentialCasePattern, credentialValueCasePattern, exportLines, gitHookUnsetLine, keptCasePattern } from './posix-snippets.js';
 
 /**
@@ -26,6 +27,9 @@ export const shDialect: ShellDialect = {
   name: 'sh',
   integration: 'end-only',
   bracketedPaste: false,
+  // The integration reports nothing after commands (tandem.sh).
+  judge: { grammar: 'bash', words: 'posix', reportsRedirects: false, reportsHash: false },
+  lineClear: () => killCharLineClear,
   plan(_shellPath: string, ctx: LaunchContext): LaunchPlan {
     const rcPath = join(ctx.rcDir, 'shrc');
     const env = { ...ctx.env, ENV: rcPath };

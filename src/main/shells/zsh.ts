@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { shellScriptPath } from '../resources.js';
 import type { LaunchContext, LaunchPlan, ShellDialect } from './dialect.js';
 import { shQuote } from './dialect.js';
+import { emacsLineClear } from './line-clear.js';
 import { credentialCasePattern, credentialValueCasePattern, exportLines, gitHookUnsetLine, keptCasePattern } from './posix-snippets.js';
 
 /**
@@ -52,6 +53,10 @@ export const zshDialect: ShellDialect = {
   name: 'zsh',
   integration: 'full',
   bracketedPaste: true,
+  rawLineEditor: true,
+  // zsh is read with the bash grammar's structure and the literal-word rule (parse-line.ts); its hash table is not reported.
+  judge: { grammar: 'bash', words: 'posix', reportsRedirects: true, reportsHash: false },
+  lineClear: () => emacsLineClear,
   plan(_shellPath: string, ctx: LaunchContext): LaunchPlan {
     const env: Record<string, string> = { ...ctx.env, ZDOTDIR: ctx.rcDir };
     delete env.TANDEM_USER_ZDOTDIR;

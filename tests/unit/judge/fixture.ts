@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { defaultAllowList } from '../../../src/main/agent/judge/allow-entries.js';
 import { gitConfigProblem } from '../../../src/main/agent/judge/git-config.js';
 import { judgeAllowed, type LineContext } from '../../../src/main/agent/judge/judge-line.js';
-import type { JudgedShell } from '../../../src/main/agent/judge/parse-line.js';
+import type { DialectName } from '../../../src/main/shells/dialect.js';
 import type { Grammars } from '../../../src/main/agent/judge/tree-sitter.js';
 
 /** A workspace with a clean repository, a home with credentials and Tandem's state, and symlinks out. */
@@ -14,7 +14,7 @@ export interface JudgeFixture {
   workspace: string;
   home: string;
   stateDir: string;
-  verdict(line: string, shell: JudgedShell, allow?: readonly string[]): 'run' | 'ask';
+  verdict(line: string, shell: DialectName, allow?: readonly string[]): 'run' | 'ask';
 }
 
 export async function makeJudgeFixture(grammars: Grammars): Promise<JudgeFixture> {
@@ -48,7 +48,7 @@ export async function makeJudgeFixture(grammars: Grammars): Promise<JudgeFixture
   execFileSync('mkfifo', [join(workspace, 'fifo')]);
   // What the git check finds in the workspace, found once as send.ts finds it before judging.
   const gitConfig = new Map([[workspace, await gitConfigProblem(workspace, home)]]);
-  const context = (shell: JudgedShell): LineContext => ({
+  const context = (shell: DialectName): LineContext => ({
     shell,
     grammars,
     home,

@@ -1,7 +1,7 @@
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { JudgedShell } from '../../../src/main/agent/judge/parse-line.js';
+import type { DialectName } from '../../../src/main/shells/dialect.js';
 import { loadGrammars } from '../../../src/main/agent/judge/tree-sitter.js';
 import { type JudgeFixture, makeJudgeFixture } from './fixture.js';
 import { posixAllowed, posixHostile, pwshAllowed, pwshAskConservatively, pwshHostile, zshHostile } from './tables.js';
@@ -16,11 +16,11 @@ function fill(line: string): string {
   return line.replaceAll('{home}', f.home).replaceAll('{state}', f.stateDir).replaceAll('{outside}', join(f.root, 'outside'));
 }
 
-function wrong(lines: readonly string[], shell: JudgedShell, expected: 'run' | 'ask'): string[] {
+function wrong(lines: readonly string[], shell: DialectName, expected: 'run' | 'ask'): string[] {
   return lines.map(fill).filter((line) => f.verdict(line, shell) !== expected);
 }
 
-const tables: Array<{ shell: JudgedShell; allowed: readonly string[]; hostile: readonly string[] }> = [
+const tables: Array<{ shell: DialectName; allowed: readonly string[]; hostile: readonly string[] }> = [
   { shell: 'bash', allowed: posixAllowed, hostile: posixHostile },
   { shell: 'sh', allowed: posixAllowed, hostile: posixHostile },
   { shell: 'zsh', allowed: posixAllowed, hostile: [...posixHostile, ...zshHostile] },
@@ -43,6 +43,6 @@ describe('the judge over a table per shell', () => {
 
   it('asks for every line in cmd and unknown shells', () => {
     // cmd.exe and unknown shells are not classified at all.
-    for (const shell of ['cmd', 'fish'] as const) expect(wrong(['ls', 'git status'], shell as JudgedShell, 'ask')).toEqual([]);
+    for (const shell of ['cmd', 'fish'] as const) expect(wrong(['ls', 'git status'], shell as DialectName, 'ask')).toEqual([]);
   });
 });

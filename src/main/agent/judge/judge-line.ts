@@ -3,7 +3,8 @@ import { gitConfigProblem, type TerminalGit } from './git-config.js';
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { changeableProblem, looksLikePath, type OperandContext, operandProblem, treeProblem } from './operands.js';
-import { type JudgedShell, parseLine } from './parse-line.js';
+import { parseLine } from './parse-line.js';
+import { dialectByName } from '../../shells/resolve.js';
 import type { Grammars } from './tree-sitter.js';
 
 export interface LineContext {
@@ -30,8 +31,6 @@ export interface LineContext {
 }
 
 export type LineVerdict = { verdict: 'run' } | { verdict: 'ask'; why: string };
-
-const judgedShells: readonly string[] = ['bash', 'sh', 'zsh', 'pwsh'];
 
 function ask(why: string): LineVerdict {
   return { verdict: 'ask', why };
@@ -112,10 +111,12 @@ export async function gitConfigFor(
 }
 
 function judgeWith(line: string, allow: readonly string[], context: LineContext, gitProblem: (cwd: string) => string | null | undefined): LineVerdict {
-  if (!context.shell || !judgedShells.includes(context.shell)) return ask(`lines in ${context.shell ?? 'this shell'} always ask`);
+  // The shell's dialect says how its lines read (shells/dialect.ts, `judge`); a shell without one always asks.
+  const grammar = dialectByName(context.shell)?.judge;
+  if (!grammar) return ask(`lines in ${context.shell ?? 'this shell'} always ask`);
   if (!context.grammars) return ask('the shell grammars could not be loaded');
   // Trailing newlines are dropped before typing (the send submits once): judge the line as typed.
-  const parsed = parseLine(line.replace(/[\r\n]+$/, ''), context.shell as JudgedShell, context.grammars);
+  const parsed = parseLine(line.replace(/[\r\n]+$/, ''), grammar, context.grammars);
   if (!parsed.ok) return ask(parsed.reason);
   const entries = allow.map(parseAllowEntry).flatMap((result): AllowEntry[] => (result.ok ? [result.entry] : []));
   let why = `${parsed.words[0]} is not on the allow list`;

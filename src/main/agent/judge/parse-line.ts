@@ -1,9 +1,7 @@
 import type { Node, Parser } from '@vscode/tree-sitter-wasm';
 import { type LiteralWord, literalWords } from './literal-words.js';
 import type { Grammars } from './tree-sitter.js';
-
-/** The shells a line is judged in; anything else is not classified and asks. */
-export type JudgedShell = 'bash' | 'sh' | 'zsh' | 'pwsh';
+import type { JudgeGrammar } from '../../shells/dialect.js';
 
 export type ParsedLine = { ok: true; words: string[] } | { ok: false; reason: string };
 
@@ -90,14 +88,14 @@ function sameWords(parsed: string[], literal: LiteralWord[]): boolean {
 
 /**
  * The words of `line` after quote removal, when it is one simple command of literal words in
- * `shell`; otherwise why not. bash and sh are judged on the bash grammar, pwsh on the
+ * `shell` (its dialect's judge grammar); otherwise why not. bash and sh are judged on the bash grammar, pwsh on the
  * PowerShell grammar, zsh on the literal-word rule (with the bash grammar's structure as a
  * second check); the word rule must agree with the parser word for word in every shell.
  */
-export function parseLine(line: string, shell: JudgedShell, grammars: Grammars): ParsedLine {
-  const literal = literalWords(line, shell === 'pwsh' ? 'pwsh' : 'posix');
+export function parseLine(line: string, shell: JudgeGrammar, grammars: Grammars): ParsedLine {
+  const literal = literalWords(line, shell.words);
   if (!literal.ok) return { ok: false, reason: `it has ${literal.reason}` };
-  const parsed = shell === 'pwsh' ? pwshWords(grammars.pwsh, line) : bashWords(grammars.bash, line);
+  const parsed = shell.grammar === 'pwsh' ? pwshWords(grammars.pwsh, line) : bashWords(grammars.bash, line);
   if (typeof parsed === 'string') return { ok: false, reason: parsed };
   if (!sameWords(parsed, literal.words)) return { ok: false, reason: 'the parser and the literal-word rule read its words differently' };
   return { ok: true, words: literal.words.map((word) => word.value) };

@@ -7,7 +7,7 @@
  * (`clearLine`), so the shell holds exactly what was judged.
  */
 import type { ManagedTerminal } from '../../host/managed-terminal.js';
-import { lineClear } from '../../shells/line-clear.js';
+import { dialectByName } from '../../shells/resolve.js';
 
 export interface ShellLine {
   /** Text the agent typed on the current line without submitting it. */
@@ -122,7 +122,7 @@ function planOf(line: ShellLine, reader: LineReader, programReading: boolean, di
     };
   }
 
-  const clear = lineClear(dialect);
+  const clear = dialectByName(dialect)?.lineClear(process.platform) ?? null;
   const held = reader === 'continuation' ? line.held : '';
   const prefix = (held ?? '') + line.typed;
   // Earlier lines the shell holds that are not retyped after the line is emptied.

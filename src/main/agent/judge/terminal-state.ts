@@ -1,7 +1,7 @@
 import type { Node } from '@vscode/tree-sitter-wasm';
 import { envNeedingApproval, isHarmlessEnv } from './env-names.js';
 import { quoted } from './git-config.js';
-import type { JudgedShell } from './parse-line.js';
+import { dialectByName } from '../../shells/resolve.js';
 import type { Grammars } from './tree-sitter.js';
 
 /**
@@ -88,12 +88,12 @@ function reportedFunction(name: string): boolean {
  * change concerns, and the line runs unasked again once the change is undone. `sh` reports
  * nothing.
  */
-const reportingShells: readonly string[] = ['bash', 'zsh', 'pwsh'];
 
 interface Reading {
-  /** The shell reports aliases, functions, PATH... (`reportingShells`). */
+  /** The shell reports aliases, functions, PATH... (its dialect's `judge.reportsRedirects`). */
   reports: boolean;
-  shell: string;
+  /** The report covers the hash table and loaded builtins (`judge.reportsHash`). */
+  reportsHash: boolean;
 }
 
 function pathAssignment(node: Node, reading: Reading): boolean {
@@ -135,7 +135,7 @@ function bashChange(node: Node, reading: Reading): string | null {
     const program = word.text;
     const args = node.namedChildren.filter((child): child is Node => child !== null && child.type !== 'command_name' && child.type !== 'variable_assignment');
     const prefixed = node.namedChildren.some((child) => child?.type === 'variable_assignment');
-    if (reading.reports && !prefixed && reportedCommand(program, args, reading.shell)) return null;
+    if (reading.reports && !prefixed && reportedCommand(program, args, reading.reportsHash)) return null;
     // printf only prints, unless -v assigns its output to a variable.
     const assigningPrintf =
       program === 'printf' && node.namedChildren.some((child) => child !== null && child.type !== 'command_name' && /^-[A-Za-z]*v/.test(child.text));
@@ -162,12 +162,12 @@ function bashChange(node: Node, reading: Reading): string | null {
  * bash's `hash` (its table is reported; zsh's is not) and `enable` (loaded builtins are), each
  * with plain literal words only.
  */
-function reportedCommand(program: string, args: readonly Node[], shell: string): boolean {
+function reportedCommand(program: string, args: readonly Node[], reportsHash: boolean): boolean {
   const plain = args.every((arg) => /^(word|raw_string|string|concatenation)$/.test(arg.type) && !/[`$]/.test(arg.text));
   if (!plain) return false;
   if (program === 'alias') return args.length > 0 && args.every((arg) => !arg.text.startsWith('-') && arg.text.includes('='));
   if (program === 'unalias') return true;
-  return shell === 'bash' && (program === 'hash' || program === 'enable');
+  return reportsHash && (program === 'hash' || program === 'enable');
 }
 
 /** pwsh cmdlets and aliases that change the session's state or run text as code in it (lower-case). */
@@ -248,14 +248,15 @@ export function stateChangeOf(line: string, shell: string | null, grammars: Gram
   const text = line.replace(/[\r\n]+$/, '');
   if (text.trim() === '') return null;
   if (!grammars) return 'could not be read (the shell grammars did not load)';
-  const dialect = shell as JudgedShell | null;
-  if (dialect !== 'bash' && dialect !== 'sh' && dialect !== 'zsh' && dialect !== 'pwsh')
-    return `could not be read (lines in ${shell ?? 'this shell'} are not parsed)`;
-  const tree = (dialect === 'pwsh' ? grammars.pwsh : grammars.bash).parse(text);
+  const judge = dialectByName(shell)?.judge;
+  if (!judge) return `could not be read (lines in ${shell ?? 'this shell'} are not parsed)`;
+  const tree = grammars[judge.grammar].parse(text);
   if (!tree) return 'could not be read as a shell line';
   try {
     if (tree.rootNode.hasError) return 'could not be read as a shell line';
-    return dialect === 'pwsh' ? pwshChange(tree.rootNode) : bashChange(tree.rootNode, { reports: reportingShells.includes(dialect), shell: dialect });
+    return judge.grammar === 'pwsh'
+      ? pwshChange(tree.rootNode)
+      : bashChange(tree.rootNode, { reports: judge.reportsRedirects, reportsHash: judge.reportsHash });
   } finally {
     tree.delete();
   }

@@ -1,6 +1,7 @@
 import { isShellName, isShellProcess, readStat, sampleForeground, type ForegroundSample } from '../../pty/proc.js';
 import { classifyWchan, isSleeping, lookTty, type PsTtyEntry } from '../../pty/ps-source.js';
 import { readTtyModes, type TtyModes } from '../../pty/termios.js';
+import { dialectOfProcess } from '../../shells/resolve.js';
 
 /** Quiet periods (since the last output or input) before each kind of evidence counts. */
 export const readQuietMs = 15;
@@ -57,13 +58,6 @@ function progressed(sample: ForegroundSample, tid: number, syscr: number | null,
 }
 
 /**
- * Shells whose line editor reads the terminal in raw mode with echo off (zsh's ZLE, bash's
- * readline), by the shell's process name. pwsh is not one: .NET keeps the terminal so for
- * Read-Host too, so its own reads cannot be told apart this way.
- */
-const rawEditorShells = new Set(['zsh', 'bash']);
-
-/**
  * The shell itself reads the terminal in its line editor's mode (no line mode, no echo): it is
  * at its prompt, whatever the markers said so far. Its end marker may still be on its way (the
  * kernel hands a pty's output to the reading side later, on a worker of its own), and after a
@@ -72,10 +66,11 @@ const rawEditorShells = new Set(['zsh', 'bash']);
  * evidence. What a command runs in the shell itself with the same modes (zsh's `vared`,
  * bash's `read -e` and `read -s -n 1`) is not seen as waiting either: it reports `running`.
  * Builtin reads in line mode (`read`, `read -s`) or with echo on (`read -k`, `read -n 1`) still count.
+ * Which shells edit that way is their dialect's `rawLineEditor` (readline, ZLE; not PSReadLine).
  */
 async function shellEditing(target: ProbeTarget, sample: ForegroundSample, readModes: (tty: string) => Promise<TtyModes | null>): Promise<boolean> {
   const own = sample.threads.some((thread) => thread.pid === target.shellPid && thread.watchesTty && (thread.kind === 'read' || thread.kind === 'poll'));
-  if (!own || !target.ttyPath || !rawEditorShells.has(readStat(target.shellPid)?.comm ?? '')) return false;
+  if (!own || !target.ttyPath || !dialectOfProcess(readStat(target.shellPid)?.comm ?? '')?.rawLineEditor) return false;
   const modes = await readModes(target.ttyPath);
   return modes !== null && !modes.icanon && !modes.echo;
 }

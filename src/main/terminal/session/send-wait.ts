@@ -10,7 +10,6 @@ import type { ObserveSpec, ObserverMode, observe } from '../readiness/observer.j
 import { takeBaseline, type ProbeBaseline, type ProbeTarget } from '../readiness/probe.js';
 import { OutputProjector } from '../projection/projection.js';
 import { commandBegun, type ReadinessEvent, type ReadinessState } from '../readiness/readiness.js';
-import { lineClear } from '../../shells/line-clear.js';
 import { sendPayload } from './send-payload.js';
 import { clampInt, type SendRequest, type WaitRequest } from './session-types.js';
 
@@ -71,7 +70,7 @@ export async function send(target: SendWaitTarget, req: SendRequest): Promise<Se
   const body = typed.body;
   // The shell runs what its line holds, so a judged line starts from an empty one (issue 23).
   const atLine = target.readiness().phase.kind === 'idle' || target.readiness().phase.kind === 'continuation';
-  const clear = req.clearLine && atLine ? (lineClear(target.dialect?.name ?? null)?.keys ?? '') : '';
+  const clear = req.clearLine && atLine ? (target.dialect?.lineClear(process.platform)?.keys ?? '') : '';
   const payload = clear + typed.payload;
   if (Buffer.byteLength(payload) > target.maxInputBytes) {
     throw new TandemError(
