@@ -13,7 +13,8 @@
  *   5  src/main/{agent,web,remote,electron}         the edges: MCP, tandem serve, machines, IPC
  *   6  src/main/{index,cli,runtime}.ts              composition roots: wire everything
  *
- * Besides the ranks: the agent reaches terminals only through the host (never terminal/ or pty/);
+ * Besides the ranks: the agent reaches terminals only through the host (never terminal/ or pty/),
+ * and there only through its ports (TerminalPort, AgentHost; ESLint names TerminalHost too);
  * the transports (web, remote, electron) never import the agent layer; only the Electron shell
  * (src/main/electron, src/main/index.ts, src/preload) imports `electron`; the renderer never
  * imports main or preload; preload imports only shared; no import circles.
@@ -51,6 +52,14 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/main/agent/' },
       to: { path: '^src/main/(terminal|pty)/' },
+    },
+    {
+      name: 'agent-only-through-port',
+      comment:
+        'the agent layer reaches a terminal through its TerminalPort (host/terminal-port.ts) and the host through AgentHost (host/host.ts); never the managed terminal, its control machine, queue or ops class',
+      severity: 'error',
+      from: { path: '^src/main/agent/' },
+      to: { path: '^src/main/host/', pathNot: '^src/main/host/(host|terminal-port|dispatch|instance|instance-proof|discovery)\\.ts$' },
     },
     {
       name: 'transport-imports-agent',

@@ -30,4 +30,18 @@ export default tseslint.config(
     files: ['src/main/{pty,shells,terminal,host,agent,web,launch}/**/*.ts', 'src/shared/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { paths: ['electron'] }] },
   },
+  {
+    // The agent layer asks the host through AgentHost and reaches a terminal through its TerminalPort
+    // (src/main/host/terminal-port.ts); the host's own class would hand it sessions and control.
+    files: ['src/main/agent/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: ['electron'],
+          patterns: [{ group: ['**/host/host.js'], importNames: ['TerminalHost', 'ManagedTerminal'], message: 'Use AgentHost and TerminalPort (issue 25).' }],
+        },
+      ],
+    },
+  },
 );

@@ -145,44 +145,77 @@ describe('TerminalControl: the effects at the edge', () => {
   });
 });
 
-describe('TerminalOps.turn: a bounded wait for the queue', () => {
-  // A turn needs only the terminal's control; the fake stands in for the rest of a ManagedTerminal, which a turn never touches.
-  function opsWith(control: TerminalControl, clock: ManualClock): TerminalOps {
+describe('TerminalPort.write: the host holds the turn, with a bounded wait for the queue', () => {
+  // A write that types nothing needs only the terminal's control; the fake stands in for the rest
+  // of a ManagedTerminal, which such a write never touches (`prepare` returns null: no session call).
+  function portWith(control: TerminalControl, clock: ManualClock): TerminalOps {
     return new TerminalOps({ control } as unknown as ManagedTerminal, clock);
+  }
+
+  /** A write that holds its turn until `release` is called, then types nothing. */
+  function holding(port: TerminalOps, owner: string, ms: number, signal?: AbortSignal) {
+    let release!: () => void;
+    let began = false;
+    const done = port.write(owner, { ms, signal }, () => {
+      began = true;
+      return new Promise((resolve) => (release = () => resolve(null)));
+    });
+    return { done, began: () => began, release: () => release() };
   }
 
   it('fails busy when the bound passes first, and the operation never runs', async () => {
     const clock = new ManualClock();
     const control = new TerminalControl('agent', 8, () => undefined);
-    const ops = opsWith(control, clock);
-    const running = await ops.turn('a', 1000);
-    const waiting = ops.turn('b', 100);
-    const failed = expect(waiting).rejects.toMatchObject({ code: 'busy' });
+    const port = portWith(control, clock);
+    const running = holding(port, 'a', 1000);
+    await Promise.resolve();
+    expect(running.began()).toBe(true);
+    const waiting = holding(port, 'b', 100);
+    const failed = expect(waiting.done).rejects.toMatchObject({ code: 'busy' });
     await clock.advance(100);
     await failed;
+    expect(waiting.began()).toBe(false);
     expect(control.queue.holds('b')).toBe(false);
     running.release();
-    const next = await ops.turn('c', 100);
-    expect(control.queue.holds('c')).toBe(true);
-    next.release();
+    expect(await running.done).toBeNull();
+    // The turn went back once the write ended: the next one gets it at once, and gives it back.
+    let held = false;
+    expect(await port.write('c', { ms: 100 }, async () => ((held = control.queue.holds('c')), null))).toBeNull();
+    expect(held).toBe(true);
+    expect(control.queue.holds('c')).toBe(false);
     expect(clock.pending).toBe(0);
   });
 
   it("rejects with the caller's reason when it gives up, and user_control when it reaches the head under the lease", async () => {
     const clock = new ManualClock();
     const control = new TerminalControl('agent', 8, () => undefined);
-    const ops = opsWith(control, clock);
-    const running = await ops.turn('a', 1000);
+    const port = portWith(control, clock);
+    const running = holding(port, 'a', 1000);
+    await Promise.resolve();
     const caller = new AbortController();
-    const cancelled = ops.turn('b', 10_000, caller.signal);
+    const cancelled = holding(port, 'b', 10_000, caller.signal);
     caller.abort(new Error('client cancelled'));
-    await expect(cancelled).rejects.toThrow('client cancelled');
-    const queued = ops.turn('c', 10_000);
+    await expect(cancelled.done).rejects.toThrow('client cancelled');
+    const queued = holding(port, 'c', 10_000);
     control.dispatch({ type: 'take', offset: 0 });
-    expect(running.preempted.aborted).toBe(true);
     running.release();
-    await expect(queued).rejects.toMatchObject({ code: 'user_control' });
+    await running.done;
+    await expect(queued.done).rejects.toMatchObject({ code: 'user_control' });
+    expect(cancelled.began() || queued.began()).toBe(false);
     expect(control.queue.size).toBe(0);
     expect(clock.pending).toBe(0);
+  });
+
+  it('gives the turn back when what to type throws', async () => {
+    const clock = new ManualClock();
+    const control = new TerminalControl('agent', 8, () => undefined);
+    const port = portWith(control, clock);
+    await expect(
+      port.write('a', { ms: 100 }, async () => {
+        throw new Error('the line changed');
+      }),
+    ).rejects.toThrow('the line changed');
+    expect(control.queue.holds('a')).toBe(false);
+    expect(control.queue.size).toBe(0);
   });
 });

@@ -102,6 +102,7 @@ describe('layer rules (dependency-cruiser)', () => {
     { rule: 'layer-terminal-imports-upward', file: 'src/main/terminal/bad.ts', text: 'import { host } from "../host/host";\nexport const bad = host;\n' },
     { rule: 'layer-host-imports-upward', file: 'src/main/host/bad.ts', text: 'import { agent } from "../agent/service";\nexport const bad = agent;\n' },
     { rule: 'agent-only-through-host', file: 'src/main/agent/bad.ts', text: 'import { session } from "../terminal/session";\nexport const bad = session;\n' },
+    { rule: 'agent-only-through-port', file: 'src/main/agent/port-bad.ts', text: 'import { a } from "../host/a";\nexport const bad = a;\n' },
     { rule: 'layer-edge-imports-upward', file: 'src/main/agent/root-bad.ts', text: 'import { runtime } from "../runtime";\nexport const bad = runtime;\n' },
     { rule: 'edge-imports-electron-shell', file: 'src/main/web/ipc-bad.ts', text: 'import { ipc } from "../electron/ipc";\nexport const bad = ipc;\n' },
     { rule: 'main-imports-renderer', file: 'src/main/host/ui-bad.ts', text: 'import { app } from "../../renderer/src/App";\nexport const bad = app;\n' },

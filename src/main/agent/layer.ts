@@ -3,7 +3,7 @@ import type { AgentsState, OpArgs, OpResult } from '../../shared/contract.js';
 import { describeControl, findRefusedControl } from '../../shared/control-chars.js';
 import { TandemError } from '../../shared/errors.js';
 import type { AgentPanel } from '../host/dispatch.js';
-import type { TerminalHost } from '../host/host.js';
+import type { AgentHost } from '../host/host.js';
 import type { Clock } from '../clock.js';
 import type { BridgeCommand } from '../launch/bridge-command.js';
 import { clientConfigs } from './bridge/configs.js';
@@ -52,9 +52,9 @@ export class AgentLayer implements AgentPanel {
   private readonly defaultSandbox: SandboxMode;
 
   /** The host, for the timelines of an agent's terminals. */
-  private readonly host: TerminalHost;
+  private readonly host: AgentHost;
 
-  constructor(host: TerminalHost, opts: AgentLayerOptions) {
+  constructor(host: AgentHost, opts: AgentLayerOptions) {
     this.host = host;
     this.tokens = new TokenStore(opts.stateDir);
     this.defaultSandbox = opts.defaultSandbox ?? platformDefaultMode();
@@ -186,7 +186,7 @@ export class AgentLayer implements AgentPanel {
     });
     // The agent's open terminals' timelines say what changed (src/main/record).
     for (const view of this.host.list().filter((view) => view.agent === current.name)) {
-      const journal = this.host.get(view.id).journal;
+      const journal = this.host.port(view.id).journal;
       journal.agentSettings('policy', { agent: current.name, from: fromPolicy, to: policy, allow: allow?.length ?? null, deny: deny?.length ?? null });
       if (before.sandbox !== after.sandbox || before.network !== after.network)
         journal.agentSettings('sandbox', { agent: current.name, from: before, to: after });

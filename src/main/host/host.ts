@@ -1,3 +1,4 @@
+import type { TerminalPort } from './terminal-port.js';
 import { type WindowsPtyInfo, windowsPtyInfo } from '../pty/win-pty.js';
 import type { SnapshotMarks } from '../../shared/command-marks.js';
 import { hostPlatform } from '../pty/platform.js';
@@ -75,7 +76,32 @@ export const closeLogSize = 64;
  * The one service facade: every terminal, its limits, viewers and control. It does not care
  * which process it lives in (Electron's main process, `tandem serve`, a test).
  */
-export class TerminalHost {
+/**
+ * What the agent layer may ask of the host (issue 25): the roster, opening and closing, and each
+ * terminal only through its `TerminalPort`, never the session, control or metadata behind it.
+ */
+export interface AgentHost {
+  readonly limits: Limits;
+  readonly settings: SettingsStore;
+  readonly homeDir: string;
+  environment(): ReturnType<TerminalHost['environment']>;
+  list(): TerminalView[];
+  has(id: string): boolean;
+  port(id: string): TerminalPort;
+  openForAgent(req: CreateRequest): Promise<TerminalPort>;
+  close(
+    id: string,
+    by?: ClosedBy,
+    cause?: { cause: CloseCause; clientId?: string },
+  ): Promise<{ closed: boolean; orphans: Array<{ pid: number; comm: string }> }>;
+  onRemoved(listener: (id: string) => void): () => void;
+  setAgentConnected(id: string, connected: boolean): void;
+  setAgentPresence(presence: (name: string) => boolean): void;
+  setAgentDirectory(resolve: (name: string) => string | null): void;
+  handToAgent(id: string, agent: string | null): TerminalView;
+}
+
+export class TerminalHost implements AgentHost {
   readonly limits: Limits;
   readonly settings: SettingsStore;
   private readonly terminals = new Map<string, ManagedTerminal>();
@@ -183,8 +209,22 @@ export class TerminalHost {
     return () => this.rosterListeners.delete(listener);
   }
 
-  /** Whether an agent of this name has a live session (set by the agent layer). */
-  agentPresence: (name: string) => boolean = () => false;
+  /** Whether an agent of this name has a live session (the agent layer says, `setAgentPresence`). */
+  private agentPresence: (name: string) => boolean = () => false;
+
+  setAgentPresence(presence: (name: string) => boolean): void {
+    this.agentPresence = presence;
+  }
+
+  /** The agent layer's door into terminal `id` (terminal-port.ts); `not_found` when there is none. */
+  port(id: string): TerminalPort {
+    return this.get(id).ops;
+  }
+
+  /** Opens a terminal for an agent and gives back its port. */
+  async openForAgent(req: CreateRequest): Promise<TerminalPort> {
+    return (await this.createManaged(req)).ops;
+  }
 
   /** Whether an agent's session is live for this terminal, as the agent layer sees it. */
   setAgentConnected(id: string, connected: boolean): void {

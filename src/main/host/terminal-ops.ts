@@ -1,5 +1,5 @@
 import { TandemError } from '../../shared/errors.js';
-import type { ClosedBy, SendResult, SignalName, TerminalStatus } from '../../shared/types.js';
+import type { ClosedBy, Controller, SendResult, SignalName, TerminalInfo, TerminalStatus } from '../../shared/types.js';
 import { type Clock, waitFor } from '../clock.js';
 import type { CommandRecord } from '../terminal/emulator/history.js';
 import { OutputProjector } from '../terminal/projection/projection.js';
@@ -7,19 +7,27 @@ import { DEFAULT_LIMITS } from '../../shared/limits.js';
 import type { RedirectReport } from '../shells/redirect-report.js';
 import type { SendRequest, TerminalRead, TerminalSession, WaitRequest } from '../terminal/session/session.js';
 import type { TerminalControl } from './terminal-control.js';
+import type { TerminalView } from '../../shared/contract.js';
+import type { TerminalJournal } from '../record/journal.js';
+import type { HandoffState } from './control.js';
+import type { AgentWrite, HandBackReport, TerminalPort } from './terminal-port.js';
 import type { Turn } from './op-queue.js';
 
 /** What a send asks of a terminal, as the agent layer names it (the host's port, not the terminal's file). */
 export type { SendRequest };
 
-/** What the ops read of their terminal (the host's ManagedTerminal): its session as it is now (a reset replaces it) and its control. */
+/** What the port reads of its terminal (the host's ManagedTerminal): its session as it is now (a reset replaces it), its control, metadata and journal. */
 export interface OpsTerminal {
   readonly session: TerminalSession;
   readonly control: TerminalControl;
+  readonly meta: { readonly title: string; readonly origin: TerminalInfo['origin']; readonly shared?: boolean; readonly handedToKey: string | null };
+  readonly journal: TerminalJournal;
+  view(): TerminalView;
+  beginAgentCall(): () => void;
 }
 
-/** What the agent layer asks of a terminal: writes take a turn in its queue; reads and waits do not. */
-export class TerminalOps {
+/** The agent layer's port into one terminal (terminal-port.ts): writes take a turn in its queue that the port holds; reads and waits do not. */
+export class TerminalOps implements TerminalPort {
   constructor(
     private readonly terminal: OpsTerminal,
     private readonly clock: Clock,
@@ -27,6 +35,62 @@ export class TerminalOps {
 
   private get session() {
     return this.terminal.session;
+  }
+
+  private get control() {
+    return this.terminal.control;
+  }
+
+  get id(): string {
+    return this.session.id;
+  }
+
+  get title(): string {
+    return this.terminal.meta.title;
+  }
+
+  get origin(): TerminalInfo['origin'] {
+    return this.terminal.meta.origin;
+  }
+
+  get shared(): boolean {
+    return this.terminal.meta.shared === true;
+  }
+
+  get handedToKey(): string | null {
+    return this.terminal.meta.handedToKey;
+  }
+
+  get journal(): TerminalJournal {
+    return this.terminal.journal;
+  }
+
+  view(): TerminalView {
+    return this.terminal.view();
+  }
+
+  beginAgentCall(): () => void {
+    return this.terminal.beginAgentCall();
+  }
+
+  get controller(): Controller {
+    return this.control.controller;
+  }
+
+  get handoff(): HandoffState | null {
+    return this.control.state.handoff;
+  }
+
+  onControl(listener: (controller: Controller) => void): () => void {
+    return this.control.onControl(listener);
+  }
+
+  onWake(listener: () => void): () => void {
+    return this.control.onWake(listener);
+  }
+
+  holds(owner: string): boolean {
+    return this.control.queue.holds(owner);
   }
 
   get status(): TerminalStatus {
@@ -89,8 +153,18 @@ export class TerminalOps {
     };
   }
 
+  async write(owner: string, bound: { ms: number; signal?: AbortSignal }, prepare: () => Promise<AgentWrite | null>): Promise<SendResult | null> {
+    const turn = this.turnNow(owner, bound.signal) ?? (await this.turn(owner, bound.ms, bound.signal));
+    try {
+      const req = await prepare();
+      return req === null ? null : await this.session.send({ ...req, handoff: turn.preempted });
+    } finally {
+      turn.release();
+    }
+  }
+
   /** The turn without waiting when the queue is free (null: call `turn`); throws if `signal` has aborted. */
-  turnNow(owner: string, signal?: AbortSignal): Turn | null {
+  private turnNow(owner: string, signal?: AbortSignal): Turn | null {
     if (signal?.aborted) throw signal.reason ?? new Error('aborted');
     return this.terminal.control.queue.takeNow(owner);
   }
@@ -99,7 +173,7 @@ export class TerminalOps {
    * An agent operation's turn in the FIFO, within `ms` and until `signal`. Fails `busy` when
    * the bound passes first, `user_control` when it reaches the head under the person's lease.
    */
-  async turn(owner: string, ms: number, signal?: AbortSignal): Promise<Turn> {
+  private async turn(owner: string, ms: number, signal?: AbortSignal): Promise<Turn> {
     const now = this.turnNow(owner, signal);
     if (now) return now;
     const queued = new AbortController();
@@ -114,11 +188,6 @@ export class TerminalOps {
     );
     if (outcome.kind === 'aborted') throw outcome.reason ?? new Error('aborted');
     throw new TandemError('busy', 'The terminal stayed busy with earlier operations for the whole wait; nothing was sent.');
-  }
-
-  /** Writes on a turn; the person's takeover settles it `human_handoff`. */
-  send(turn: Turn, req: Omit<SendRequest, 'handoff'>): Promise<SendResult> {
-    return this.session.send({ ...req, handoff: turn.preempted });
   }
 
   /** Waits outside the queue; the person's takeover settles it `human_handoff`. */
@@ -144,20 +213,41 @@ export class TerminalOps {
     return this.session.freshRedirects(waitMs);
   }
 
-  probeNow(): ReturnType<TerminalSession['probeNow']> {
-    return this.session.probeNow();
+  async probeNow(): Promise<boolean> {
+    return (await this.session.probeNow()) !== null;
   }
 
-  /** What the person did under their lease: the commands, and the raw output only when they share it. */
+  askHandoff(requestId: string): string[] {
+    return this.control.dispatch({ type: 'ask', requestId }).flatMap((effect) => (effect.type === 'withdraw_request' ? [effect.requestId] : []));
+  }
+
+  answerHandoff(requestId: string, accept: boolean, note: string | null): void {
+    this.control.dispatch({ type: 'answer', requestId, accept, note, offset: this.session.streamOffset });
+  }
+
+  withdrawHandoff(requestId: string): void {
+    this.control.dispatch({ type: 'withdraw', requestId });
+  }
+
+  settleHandoff(): void {
+    this.control.dispatch({ type: 'settled' });
+  }
+
   /**
-   * `handoff.summary` at hand-back: the commands the person ran since `since` and their exit
+   * `handoff.summary` at hand-back: the commands the person ran under their lease and their exit
    * codes; what the terminal printed meanwhile only when the person chose to share it (else
-   * nothing of it reaches the agent), bounded like a result's output.
+   * nothing of it reaches the agent), bounded like a result's output. Reading it settles the handoff.
    */
-  handBackReport(since: number, shareOutput: boolean): { summary: string; last: CommandRecord | undefined } {
+  handBack(): HandBackReport {
     const session = this.session;
+    const { lease, handoff, words } = this.control.state;
+    const since = lease?.since ?? session.streamOffset;
     const commands = session.commandsSince(since);
-    return { summary: handBackSummary(commands, shareOutput ? session.outputSince(since) : null, () => session.screen.text), last: commands.at(-1) };
+    const summary = handBackSummary(commands, words?.shareOutput === true ? session.outputSince(since) : null, () => session.screen.text);
+    const state = handoff?.state === 'declined' ? 'declined' : 'returned';
+    const note = state === 'declined' ? (handoff?.note ?? null) : (words?.note ?? null);
+    this.settleHandoff();
+    return { summary, last: commands.at(-1), state, note };
   }
 
   /** Calls `listener` once the shell has exited (at once if it has); returns the unsubscribe. */

@@ -6,15 +6,15 @@
 import type { TerminalInfo } from '../../shared/types.js';
 import type { Actor, Allowance, TerminalJournal } from './journal.js';
 
-/** What these hooks read of a terminal (the host's ManagedTerminal is one): who opened it, and its journal. */
+/** What these hooks read of a terminal (the agent's TerminalPort is one): who opened it, and its journal. */
 export interface JournaledTerminal {
-  readonly meta: { readonly origin: TerminalInfo['origin'] };
+  readonly origin: TerminalInfo['origin'];
   readonly journal: TerminalJournal;
 }
 
 export function agentActor(terminal: JournaledTerminal, name: string): Actor {
   // An agent typing in a person's terminal does so because it was handed to it.
-  return { who: 'agent', name, handoff: terminal.meta.origin === 'user' };
+  return { who: 'agent', name, handoff: terminal.origin === 'user' };
 }
 
 /** What a send types, as the recording shows it: named keys as `<Name>`, Enter as \r. */

@@ -6,7 +6,7 @@
  * planned as the whole line: the text typed before is typed again after the line is emptied
  * (`clearLine`), so the shell holds exactly what was judged.
  */
-import type { ManagedTerminal } from '../../host/managed-terminal.js';
+import type { TerminalPort } from '../../host/terminal-port.js';
 import { dialectByName } from '../../shells/resolve.js';
 
 export interface ShellLine {
@@ -22,16 +22,16 @@ export interface ShellLine {
   version: number;
 }
 
-const lines = new WeakMap<ManagedTerminal, ShellLine>();
+const lines = new WeakMap<TerminalPort, ShellLine>();
 
-export function shellLineOf(terminal: ManagedTerminal): ShellLine {
+export function shellLineOf(terminal: TerminalPort): ShellLine {
   let line = lines.get(terminal);
   if (!line) {
     const fresh: ShellLine = { typed: '', held: null, keyed: false, typeahead: '', version: 0 };
     line = fresh;
     lines.set(terminal, fresh);
     // The person's turn may leave anything on the line: what Tandem typed no longer describes it.
-    terminal.control.onControl((controller) => {
+    terminal.onControl((controller) => {
       if (controller === 'user') resetLine(fresh);
     });
   }

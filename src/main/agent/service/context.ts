@@ -1,6 +1,6 @@
 import type { ApprovalInfo, SendResult } from '../../../shared/types.js';
-import type { TerminalHost } from '../../host/host.js';
-import type { ManagedTerminal } from '../../host/managed-terminal.js';
+import type { AgentHost } from '../../host/host.js';
+import type { TerminalPort } from '../../host/terminal-port.js';
 import type { Clock } from '../../clock.js';
 import type { PolicySettings } from '../judge/policy.js';
 import type { QuestionOwners } from '../pairing/question-owners.js';
@@ -19,7 +19,7 @@ export interface AgentTerminalState {
 
 /** The agent service's parts the tool handlers (send, wait, handoff, open) share. */
 export interface AgentContext {
-  readonly host: TerminalHost;
+  readonly host: AgentHost;
   readonly clock: Clock;
   readonly tokens: TokenStore;
   readonly approvals: PendingRequests<ApprovalRequestInfo, ApprovalDecision>;
@@ -28,9 +28,9 @@ export interface AgentContext {
   readonly ran: RanLog;
   readonly home: string;
   readonly tandemDirs: string[];
-  state(terminal: ManagedTerminal): AgentTerminalState;
-  terminalFor(connection: AgentConnection, id: string, need: 'read' | 'write'): ManagedTerminal;
-  visible(connection: AgentConnection, terminal: ManagedTerminal): 'own' | 'handed' | 'shared' | null;
+  state(terminal: TerminalPort): AgentTerminalState;
+  terminalFor(connection: AgentConnection, id: string, need: 'read' | 'write'): TerminalPort;
+  visible(connection: AgentConnection, terminal: TerminalPort): 'own' | 'handed' | 'shared' | null;
   settingsOf(connection: AgentConnection): PolicySettings;
   isConnected(tokenHash: string): boolean;
 }
@@ -54,8 +54,8 @@ export function emptyResult(cursor: string, control: 'agent' | 'user'): SendResu
 }
 
 /** The host's result with what only the agent layer knows: control, the handoff, the approval, the call's duration. */
-export function decorate(ctx: AgentContext, terminal: ManagedTerminal, result: SendResult, approval: ApprovalInfo | null, startedAt: number): SendResult {
+export function decorate(ctx: AgentContext, terminal: TerminalPort, result: SendResult, approval: ApprovalInfo | null, startedAt: number): SendResult {
   // A takeover the agent did not ask for reads as an accepted handoff without a summary yet.
-  const handoff = result.status === 'human_handoff' ? { state: terminal.control.state.handoff?.state ?? 'accepted', summary: '', note: null } : null;
-  return { ...result, control: terminal.control.controller, handoff, approval, durationMs: Math.round(ctx.clock.now() - startedAt) };
+  const handoff = result.status === 'human_handoff' ? { state: terminal.handoff?.state ?? 'accepted', summary: '', note: null } : null;
+  return { ...result, control: terminal.controller, handoff, approval, durationMs: Math.round(ctx.clock.now() - startedAt) };
 }

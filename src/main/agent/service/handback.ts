@@ -1,6 +1,5 @@
 import type { HandoffInfo, SendResult } from '../../../shared/types.js';
-import type { ControlEffect } from '../../host/control.js';
-import type { ManagedTerminal } from '../../host/managed-terminal.js';
+import type { TerminalPort } from '../../host/terminal-port.js';
 import { waitFor } from '../../clock.js';
 import { type AgentContext, decorate, emptyResult } from './context.js';
 import type { AgentConnection } from '../types.js';
@@ -11,10 +10,10 @@ export async function wait(ctx: AgentContext, connection: AgentConnection, args:
   const startedAt = ctx.clock.now();
   const terminal = ctx.terminalFor(connection, args.id, 'read');
   const waitMs = args.waitMs ?? ctx.host.limits.defaultWaitMs;
-  if (terminal.control.controller === 'user' && ctx.visible(connection, terminal) !== 'shared') {
+  if (terminal.controller === 'user' && ctx.visible(connection, terminal) !== 'shared') {
     return waitForHandBack(ctx, terminal, waitMs, startedAt, signal);
   }
-  const result = await terminal.ops.wait({ since: args.since, waitMs, maxOutputBytes: args.maxOutputBytes, signal });
+  const result = await terminal.wait({ since: args.since, waitMs, maxOutputBytes: args.maxOutputBytes, signal });
   // Waits after a late approval name the approved command, until one reports it settled.
   const state = ctx.state(terminal);
   const approved = state.approved;
@@ -23,15 +22,14 @@ export async function wait(ctx: AgentContext, connection: AgentConnection, args:
 }
 
 /** While the person holds control, waits settle only on hand-back, decline, exit or the bound. */
-async function waitForHandBack(ctx: AgentContext, terminal: ManagedTerminal, waitMs: number, startedAt: number, signal?: AbortSignal): Promise<SendResult> {
-  const control = terminal.control;
+async function waitForHandBack(ctx: AgentContext, terminal: TerminalPort, waitMs: number, startedAt: number, signal?: AbortSignal): Promise<SendResult> {
   const outcome = await waitFor<'handed_back' | 'exited'>(ctx.clock, {
     ms: waitMs,
     signal,
     until: (met) => {
-      const offExit = terminal.ops.onExit(() => met('exited'));
-      const offWake = control.onWake(() => {
-        if (control.controller === 'agent') met('handed_back');
+      const offExit = terminal.onExit(() => met('exited'));
+      const offWake = terminal.onWake(() => {
+        if (terminal.controller === 'agent') met('handed_back');
       });
       return () => {
         offExit();
@@ -40,17 +38,16 @@ async function waitForHandBack(ctx: AgentContext, terminal: ManagedTerminal, wai
     },
   });
   if (outcome.kind === 'aborted') throw outcome.reason ?? new Error('aborted');
-  const ops = terminal.ops;
-  const base = emptyResult(ops.cursor, control.controller);
+  const base = emptyResult(terminal.cursor, terminal.controller);
   const durationMs = () => Math.round(ctx.clock.now() - startedAt);
   if (outcome.kind === 'met' && outcome.value === 'exited')
-    return { ...base, status: 'exited', evidence: 'exit', exitCode: ops.exitCode, closedBy: ops.closedBy, durationMs: durationMs() };
+    return { ...base, status: 'exited', evidence: 'exit', exitCode: terminal.exitCode, closedBy: terminal.closedBy, durationMs: durationMs() };
   if (outcome.kind === 'timeout') {
     return {
       ...base,
       status: 'human_handoff',
       evidence: 'handoff',
-      handoff: { state: control.state.handoff?.state ?? 'accepted', summary: '', note: null },
+      handoff: { state: terminal.handoff?.state ?? 'accepted', summary: '', note: null },
       durationMs: durationMs(),
     };
   }
@@ -58,28 +55,21 @@ async function waitForHandBack(ctx: AgentContext, terminal: ManagedTerminal, wai
 }
 
 /** The terminal as it is at hand-back, with a summary of what the person ran. */
-async function describeAfterHandBack(ctx: AgentContext, terminal: ManagedTerminal, startedAt: number): Promise<SendResult> {
-  const ops = terminal.ops;
-  const { lease, handoff, words } = terminal.control.state;
-  const { summary, last } = ops.handBackReport(lease?.since ?? ops.streamOffset, words?.shareOutput === true);
-  const status = ops.status;
+async function describeAfterHandBack(ctx: AgentContext, terminal: TerminalPort, startedAt: number): Promise<SendResult> {
+  const { summary, last, state, note } = terminal.handBack();
+  const status = terminal.status;
   let evidence: SendResult['evidence'] = 'handoff';
   let resultStatus: SendResult['status'] = status === 'idle' ? 'done' : status === 'exited' ? 'exited' : 'running';
-  if (status === 'running' || status === 'waiting_input') {
-    const waiting = await ops.probeNow();
-    if (waiting) resultStatus = 'waiting_input';
-  }
+  if ((status === 'running' || status === 'waiting_input') && (await terminal.probeNow())) resultStatus = 'waiting_input';
   if (resultStatus === 'exited') evidence = 'exit';
-  const handoffState: HandoffInfo['state'] = handoff?.state === 'declined' ? 'declined' : 'returned';
-  const note = handoffState === 'declined' ? (handoff?.note ?? null) : (words?.note ?? null);
-  terminal.control.dispatch({ type: 'settled' });
+  const handoffState: HandoffInfo['state'] = state;
   return {
-    ...emptyResult(ops.cursor, terminal.control.controller),
+    ...emptyResult(terminal.cursor, terminal.controller),
     status: resultStatus,
     evidence,
     command: last?.command ?? null,
-    exitCode: resultStatus === 'done' ? (last?.exitCode ?? ops.lastCommandExitCode) : null,
-    cwd: ops.cwd,
+    exitCode: resultStatus === 'done' ? (last?.exitCode ?? terminal.lastCommandExitCode) : null,
+    cwd: terminal.cwd,
     handoff: { state: handoffState, summary, note },
     durationMs: Math.round(ctx.clock.now() - startedAt),
   };
@@ -89,14 +79,14 @@ async function describeAfterHandBack(ctx: AgentContext, terminal: ManagedTermina
 export async function handoff(ctx: AgentContext, connection: AgentConnection, args: ToolArgs<'terminal_handoff'>, signal?: AbortSignal): Promise<SendResult> {
   const startedAt = ctx.clock.now();
   const terminal = ctx.terminalFor(connection, args.id, 'write');
-  const control = terminal.control;
   const request = ctx.questions.ask(ctx.handoffs, connection.identity.tokenHash, {
     agent: connection.identity.name,
     terminalId: terminal.id,
-    title: terminal.meta.title,
+    title: terminal.title,
     message: args.message,
   });
-  withdrawAll(ctx, control.dispatch({ type: 'ask', requestId: request.id }));
+  // A new request replaces a pending one: the person is asked once.
+  for (const replaced of terminal.askHandoff(request.id)) ctx.handoffs.withdraw(replaced);
   terminal.journal.handoff('request', { from: `agent:${connection.identity.name}`, to: 'person', note: args.message });
   void request.decision.then((decision) => {
     if (!ctx.host.has(terminal.id)) return;
@@ -106,13 +96,7 @@ export async function handoff(ctx: AgentContext, connection: AgentConnection, ar
       accepted: decision.accept,
       note: decision.accept ? null : decision.note,
     });
-    control.dispatch({
-      type: 'answer',
-      requestId: request.id,
-      accept: decision.accept,
-      note: decision.accept ? null : decision.note,
-      offset: terminal.ops.streamOffset,
-    });
+    terminal.answerHandoff(request.id, decision.accept, decision.accept ? null : decision.note);
   });
   const waitMs = args.waitMs ?? ctx.host.limits.defaultWaitMs;
   const deadline = startedAt + waitMs;
@@ -122,20 +106,19 @@ export async function handoff(ctx: AgentContext, connection: AgentConnection, ar
     signal,
     until: (met) => {
       const check = () => {
-        if (control.controller === 'user' || control.state.handoff?.state !== 'pending') met();
+        if (terminal.controller === 'user' || terminal.handoff?.state !== 'pending') met();
       };
-      const off = control.onWake(check);
+      const off = terminal.onWake(check);
       check();
       return off;
     },
   });
   if (answered.kind === 'aborted') {
     ctx.handoffs.withdraw(request.id);
-    control.dispatch({ type: 'withdraw', requestId: request.id });
+    terminal.withdrawHandoff(request.id);
     throw answered.reason ?? new Error('aborted');
   }
-  const ops = terminal.ops;
-  const base = { ...emptyResult(ops.cursor, control.controller), cwd: ops.cwd };
+  const base = { ...emptyResult(terminal.cursor, terminal.controller), cwd: terminal.cwd };
   if (answered.kind === 'timeout')
     return {
       ...base,
@@ -144,12 +127,12 @@ export async function handoff(ctx: AgentContext, connection: AgentConnection, ar
       handoff: { state: 'pending', summary: '', note: null },
       durationMs: Math.round(ctx.clock.now() - startedAt),
     };
-  const current = control.state.handoff;
+  const current = terminal.handoff;
   if (current?.requestId === request.id && current.state === 'declined') {
-    control.dispatch({ type: 'settled' });
+    terminal.settleHandoff();
     return {
       ...base,
-      status: ops.status === 'idle' ? 'done' : 'running',
+      status: terminal.status === 'idle' ? 'done' : 'running',
       evidence: 'handoff',
       handoff: { state: 'declined', summary: '', note: current.note },
       durationMs: Math.round(ctx.clock.now() - startedAt),
@@ -157,8 +140,4 @@ export async function handoff(ctx: AgentContext, connection: AgentConnection, ar
   }
   // Phase 2: accepted; until the person hands back.
   return waitForHandBack(ctx, terminal, Math.max(0, deadline - ctx.clock.now()), startedAt, signal);
-}
-
-function withdrawAll(ctx: AgentContext, effects: ControlEffect[]): void {
-  for (const effect of effects) if (effect.type === 'withdraw_request') ctx.handoffs.withdraw(effect.requestId);
 }

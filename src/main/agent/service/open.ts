@@ -1,6 +1,6 @@
 import { TandemError } from '../../../shared/errors.js';
 import type { TerminalInfo } from '../../../shared/types.js';
-import type { ManagedTerminal } from '../../host/managed-terminal.js';
+import type { TerminalPort } from '../../host/terminal-port.js';
 import { sandboxRequest } from '../../sandbox/agent-sandbox.js';
 import type { SandboxMode } from '../../sandbox/types.js';
 import { which } from '../../shells/resolve.js';
@@ -20,7 +20,7 @@ export interface Seats {
   sandbox?: { fallback: SandboxMode; stateDir: string; discoveryDir: string };
 }
 
-export function agentInfo(terminal: ManagedTerminal): TerminalInfo {
+export function agentInfo(terminal: TerminalPort): TerminalInfo {
   const { handedTo: _handedTo, agentListening: _listening, ...view } = terminal.view();
   return view;
 }
@@ -57,7 +57,7 @@ export async function open(
   );
   const { owners, opening } = seats;
   const limits = ctx.host.limits;
-  const running = (ids: string[]) => ids.filter((id) => ctx.host.has(id) && ctx.host.get(id).ops.status !== 'exited').length;
+  const running = (ids: string[]) => ids.filter((id) => ctx.host.has(id) && ctx.host.port(id).status !== 'exited').length;
   const mine = running([...owners.entries()].filter(([, tokenHash]) => tokenHash === owner).map(([id]) => id)) + (opening.get(owner) ?? 0);
   if (mine >= limits.maxRunningAgentTerminalsPerAgent) {
     throw new TandemError('capacity', `You already run ${limits.maxRunningAgentTerminalsPerAgent} terminals; close one with terminal_close first.`);
@@ -68,9 +68,9 @@ export async function open(
   }
   // Reserved while the shell starts, so concurrent opens cannot pass the limits together.
   opening.set(owner, (opening.get(owner) ?? 0) + 1);
-  let terminal: ManagedTerminal;
+  let terminal: TerminalPort;
   try {
-    terminal = await ctx.host.createManaged({
+    terminal = await ctx.host.openForAgent({
       origin: 'agent',
       agent: connection.identity.name,
       title: args.title,
@@ -89,7 +89,7 @@ export async function open(
   }
   owners.set(terminal.id, owner);
   ctx.host.setAgentConnected(terminal.id, ctx.isConnected(owner));
-  return { ...agentInfo(terminal), banner: terminal.ops.banner };
+  return { ...agentInfo(terminal), banner: terminal.banner };
 }
 
 /**

@@ -1,9 +1,8 @@
 import { TandemError } from '../../../shared/errors.js';
 import type { ApprovalInfo, SendResult } from '../../../shared/types.js';
 import { findRefusedControl, describeControl } from '../../../shared/control-chars.js';
-import type { ManagedTerminal } from '../../host/managed-terminal.js';
+import type { AgentWrite, TerminalPort } from '../../host/terminal-port.js';
 import { waitFor } from '../../clock.js';
-import type { SendRequest } from '../../host/terminal-ops.js';
 import { type AgentContext, decorate, emptyResult } from './context.js';
 import { gitConfigFor, type LineContext } from '../judge/judge-line.js';
 import { heldStateProblem, lineSubmitted } from '../judge/terminal-state.js';
@@ -25,11 +24,10 @@ export async function send(ctx: AgentContext, connection: AgentConnection, args:
   const startedAt = ctx.clock.now();
   const terminal = ctx.terminalFor(connection, args.id, 'write');
   const state = ctx.state(terminal);
-  const ops = terminal.ops;
-  if (terminal.control.controller === 'user') {
+  if (terminal.controller === 'user') {
     throw new TandemError('user_control', 'The person has control of this terminal; wait for them to hand it back (terminal_wait).');
   }
-  if (ops.status === 'exited') throw new TandemError('exited', 'The shell of this terminal has exited; open a new terminal.');
+  if (terminal.status === 'exited') throw new TandemError('exited', 'The shell of this terminal has exited; open a new terminal.');
   if (args.text === undefined && !args.keys?.length) throw new TandemError('invalid_argument', 'text or keys is required.');
   const control = findRefusedControl(args.text ?? '');
   if (control) {
@@ -39,7 +37,7 @@ export async function send(ctx: AgentContext, connection: AgentConnection, args:
     );
   }
   const owner = connection.identity.tokenHash;
-  const holds = () => terminal.control.queue.holds(owner) || state.awaiting.has(owner);
+  const holds = () => terminal.holds(owner) || state.awaiting.has(owner);
   if (holds()) throw new TandemError('busy', busyWrite);
   const waitMs = args.waitMs ?? ctx.host.limits.defaultWaitMs;
   const deadline = startedAt + waitMs;
@@ -47,10 +45,10 @@ export async function send(ctx: AgentContext, connection: AgentConnection, args:
   const settings = ctx.settingsOf(connection);
   // The line the shell will run: what this send completes, not this send alone (shell-line.ts).
   const shellLine = shellLineOf(terminal);
-  const reader = ops.lineReader;
+  const reader = terminal.lineReader;
   atFreshPrompt(shellLine, reader);
-  const where = ops.judgeContext;
-  const judged = settings.policy === 'always' ? null : planSend(shellLine, reader, ops.status === 'waiting_input', where.shell, args);
+  const where = terminal.judgeContext;
+  const judged = settings.policy === 'always' ? null : planSend(shellLine, reader, terminal.status === 'waiting_input', where.shell, args);
   const plan: Plan = { reader, version: shellLine.version, judged };
   let text: string | undefined;
   let approval: ApprovalInfo | null = null;
@@ -98,8 +96,8 @@ export async function send(ctx: AgentContext, connection: AgentConnection, args:
     }
   }
   // An allowed line asks when the shell reported what would make its program run something else.
-  if (verdict === 'run' && settings.policy !== 'always' && ops.status === 'idle' && !judged?.deferred) {
-    const report = await ops.freshRedirects(redirectReportWaitMs);
+  if (verdict === 'run' && settings.policy !== 'always' && terminal.status === 'idle' && !judged?.deferred) {
+    const report = await terminal.freshRedirects(redirectReportWaitMs);
     if (holds()) throw new TandemError('busy', busyWrite);
     const redirected = redirectedBy(lineText, report, (expanded) => judgeLine(expanded, false).verdict === 'run');
     if (redirected) {
@@ -116,7 +114,7 @@ export async function send(ctx: AgentContext, connection: AgentConnection, args:
       kind: 'command',
       agent: connection.identity.name,
       terminalId: terminal.id,
-      title: terminal.meta.title,
+      title: terminal.title,
       command: line,
       env: [],
       why,
@@ -130,7 +128,7 @@ export async function send(ctx: AgentContext, connection: AgentConnection, args:
       // Still pending: it stays for the person, and runs if approved later.
       void runWhenApproved(ctx, connection, terminal, request.decision, args, plan);
       return {
-        ...emptyResult(ops.cursor, terminal.control.controller),
+        ...emptyResult(terminal.cursor, terminal.controller),
         status: 'awaiting_approval',
         evidence: 'bound',
         approval: { state: 'pending', reason: null },
@@ -151,9 +149,9 @@ export async function send(ctx: AgentContext, connection: AgentConnection, args:
     if (decision.state === 'edited') text = decision.command;
   }
   if (verdict === 'run')
-    ctx.ran.record(connection.identity.name, { command: line, terminalId: terminal.id, title: terminal.meta.title, at: new Date().toISOString() });
-  const turn = ops.turnNow(owner, signal) ?? (await ops.turn(owner, deadline - ctx.clock.now(), signal));
-  try {
+    ctx.ran.record(connection.identity.name, { command: line, terminalId: terminal.id, title: terminal.title, at: new Date().toISOString() });
+  // The host holds the turn from here to the end of the write (terminal-port.ts); what to type is decided once it came.
+  const result = await terminal.write(owner, { ms: deadline - ctx.clock.now(), signal }, async () => {
     state.approved = null;
     const typing = typedAs(terminal, plan, args, approval?.state === 'edited' ? text! : null);
     if (!typing) throw new TandemError('busy', 'The terminal moved on while this send waited (a command ended or began, or its line changed); send it again.');
@@ -172,18 +170,11 @@ export async function send(ctx: AgentContext, connection: AgentConnection, args:
             ? 'unjudged'
             : 'allow_entry',
     );
-    const result = await ops.send(turn, {
-      ...typing,
-      input: args.input,
-      waitMs: Math.max(0, deadline - ctx.clock.now()),
-      maxOutputBytes: args.maxOutputBytes,
-      signal,
-    });
-    terminal.journal.settled(agentActor(terminal, connection.identity.name), result);
-    return decorate(ctx, terminal, result, approval, startedAt);
-  } finally {
-    turn.release();
-  }
+    return { ...typing, input: args.input, waitMs: Math.max(0, deadline - ctx.clock.now()), maxOutputBytes: args.maxOutputBytes, signal };
+  });
+  // prepare never declines here (it throws `busy`): a result always comes.
+  terminal.journal.settled(agentActor(terminal, connection.identity.name), result!);
+  return decorate(ctx, terminal, result!, approval, startedAt);
 }
 
 /**
@@ -208,16 +199,16 @@ interface Plan {
  * the line's record updated as the write goes out.
  */
 function typedAs(
-  terminal: ManagedTerminal,
+  terminal: TerminalPort,
   plan: Plan,
   args: ToolArgs<'terminal_send'>,
   edit: string | null,
-): Pick<SendRequest, 'text' | 'keys' | 'submit' | 'clearLine'> | null {
+): Pick<AgentWrite, 'text' | 'keys' | 'submit' | 'clearLine'> | null {
   const line = shellLineOf(terminal);
-  const reader = terminal.ops.lineReader;
+  const reader = terminal.lineReader;
   // Every line submitted, by any route, is read for what it changes of the shell's state
   // (null: what was submitted is not known); later allow-listed lines ask after a change.
-  const submitted = (text: string | null) => lineSubmitted(terminal, text, terminal.ops.judgeContext.shell, grammarsNow() ?? null, reader === 'program');
+  const submitted = (text: string | null) => lineSubmitted(terminal, text, terminal.judgeContext.shell, grammarsNow() ?? null, reader === 'program');
   if (!plan.judged) {
     const keys = (args.keys?.length ?? 0) > 0;
     if (keys) {
@@ -245,7 +236,7 @@ function typedAs(
 async function runWhenApproved(
   ctx: AgentContext,
   connection: AgentConnection,
-  terminal: ManagedTerminal,
+  terminal: TerminalPort,
   decision: Promise<ApprovalDecision>,
   args: ToolArgs<'terminal_send'>,
   plan: Plan,
@@ -262,25 +253,23 @@ async function runWhenApproved(
     !ctx.tokens.currentSettings(connection.identity) ||
     !ctx.isConnected(connection.identity.tokenHash) ||
     !ctx.host.has(terminal.id) ||
-    terminal.control.controller === 'user'
+    terminal.controller === 'user'
   )
     return;
   const state = ctx.state(terminal);
   // A takeover while it waits for its turn means it never runs (user_control at the head).
-  const turn = await terminal.ops.turn(connection.identity.tokenHash, Infinity).catch(() => null);
-  if (!turn) return;
-  try {
-    const edited = answer.state === 'edited';
-    const typing = typedAs(terminal, plan, args, edited ? answer.command : null);
-    // The line the person approved is no longer the line the shell would run: nothing is typed.
-    if (!typing) return;
-    const line = edited ? answer.command : (plan.judged?.shown ?? [args.text ?? '', ...(args.keys ?? [])].join(' ').trim());
-    state.approved = { command: line, approval: { state: answer.state, reason: null } };
-    await journalAgentWrite(terminal, connection.identity.name, line, typing, edited ? 'edited' : 'approval');
-    await terminal.ops.send(turn, { ...typing, input: args.input, waitMs: 0 }).catch(() => undefined);
-  } finally {
-    turn.release();
-  }
+  await terminal
+    .write(connection.identity.tokenHash, { ms: Infinity }, async () => {
+      const edited = answer.state === 'edited';
+      const typing = typedAs(terminal, plan, args, edited ? answer.command : null);
+      // The line the person approved is no longer the line the shell would run: nothing is typed.
+      if (!typing) return null;
+      const line = edited ? answer.command : (plan.judged?.shown ?? [args.text ?? '', ...(args.keys ?? [])].join(' ').trim());
+      state.approved = { command: line, approval: { state: answer.state, reason: null } };
+      await journalAgentWrite(terminal, connection.identity.name, line, typing, edited ? 'edited' : 'approval');
+      return { ...typing, input: args.input, waitMs: 0 };
+    })
+    .catch(() => undefined);
 }
 
 /** terminal_signal: always accepted, outside the queue; settles the agent's running send too. */
@@ -292,22 +281,21 @@ export async function signalTerminal(
 ): Promise<SendResult> {
   const startedAt = ctx.clock.now();
   const terminal = ctx.terminalFor(connection, args.id, 'write');
-  const ops = terminal.ops;
-  if (terminal.control.controller === 'user') throw new TandemError('user_control', 'The person has control of this terminal; wait for them to hand it back.');
-  const cursor = ops.cursor;
-  const status = ops.status;
+  if (terminal.controller === 'user') throw new TandemError('user_control', 'The person has control of this terminal; wait for them to hand it back.');
+  const cursor = terminal.cursor;
+  const status = terminal.status;
   // An interrupt at the prompt discards the line: what was typed is gone, and the next send empties the line anyway.
   resetLine(shellLineOf(terminal));
-  await ops.signal(args.signal);
+  await terminal.signal(args.signal);
   if (status !== 'running' && status !== 'waiting_input') {
     return {
-      ...emptyResult(ops.cursor, terminal.control.controller),
+      ...emptyResult(terminal.cursor, terminal.controller),
       status: status === 'exited' ? 'exited' : 'done',
       evidence: status === 'exited' ? 'exit' : 'marker',
-      cwd: ops.cwd,
-      closedBy: ops.closedBy,
+      cwd: terminal.cwd,
+      closedBy: terminal.closedBy,
     };
   }
-  const result = await ops.wait({ since: cursor, waitMs: 5000, signal });
+  const result = await terminal.wait({ since: cursor, waitMs: 5000, signal });
   return decorate(ctx, terminal, result, null, startedAt);
 }

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { TandemError } from '../../../shared/errors.js';
 import type { SendResult, TerminalInfo } from '../../../shared/types.js';
-import type { TerminalHost } from '../../host/host.js';
-import type { ManagedTerminal } from '../../host/managed-terminal.js';
+import type { AgentHost } from '../../host/host.js';
+import type { TerminalPort } from '../../host/terminal-port.js';
 import { type Clock, systemClock, waitFor } from '../../clock.js';
 import type { SandboxMode } from '../../sandbox/types.js';
 import type { AgentContext, AgentTerminalState } from './context.js';
@@ -65,7 +65,7 @@ export class AgentService {
   private readonly questions = new QuestionOwners(this.approvals, this.handoffs, (reason): ApprovalDecision => ({ state: 'rejected', reason }));
 
   constructor(
-    private readonly host: TerminalHost,
+    private readonly host: AgentHost,
     readonly tokens: TokenStore,
     opts: AgentServiceOptions = {},
   ) {
@@ -96,9 +96,9 @@ export class AgentService {
       for (const connection of [...this.connections.values()]) if (connection.identity.tokenHash === tokenHash) this.disconnect(connection.id);
       this.questions.withdrawAllOf(tokenHash, 'The agent was revoked.');
       // A person's terminal handed to that token comes back to the person.
-      for (const view of host.list()) if (host.get(view.id).meta.handedToKey === tokenHash) host.handToAgent(view.id, null);
+      for (const view of host.list()) if (host.port(view.id).handedToKey === tokenHash) host.handToAgent(view.id, null);
     });
-    host.agentPresence = (name) => [...this.connections.values()].some((connection) => connection.identity.name === name);
+    host.setAgentPresence((name) => this.present(name));
     host.setAgentDirectory((name) => this.agentKey(name));
     // Closed terminals leave no agent state behind.
     host.onRemoved((id) => this.forget(id));
@@ -179,11 +179,16 @@ export class AgentService {
     return false;
   }
 
+  /** Whether an agent of this name has a live session. */
+  private present(name: string): boolean {
+    return [...this.connections.values()].some((connection) => connection.identity.name === name);
+  }
+
   private refreshConnected(): void {
     for (const { id, handedTo } of this.host.list()) {
       // An agent's own terminal goes with its token; a handed one with the agent's name.
       const owner = this.owners.get(id);
-      this.host.setAgentConnected(id, owner !== undefined ? this.isConnected(owner) : handedTo !== null && this.host.agentPresence(handedTo));
+      this.host.setAgentConnected(id, owner !== undefined ? this.isConnected(owner) : handedTo !== null && this.present(handedTo));
     }
     for (const listener of this.connectionListeners) listener();
   }
@@ -200,9 +205,9 @@ export class AgentService {
     for (const [terminalId, tokenHash] of [...this.owners]) {
       const gone = this.goneAt.get(tokenHash);
       if (gone === undefined || now - gone < this.graceMs || !this.host.has(terminalId)) continue;
-      const terminal = this.host.get(terminalId);
-      const status = terminal.ops.status;
-      if (terminal.control.controller === 'user' || status === 'running' || status === 'waiting_input') continue;
+      const terminal = this.host.port(terminalId);
+      const status = terminal.status;
+      if (terminal.controller === 'user' || status === 'running' || status === 'waiting_input') continue;
       await this.host.close(terminalId, null, { cause: 'unattended' }).catch(() => undefined);
       if (!this.host.has(terminalId)) this.forget(terminalId);
     }
@@ -227,7 +232,7 @@ export class AgentService {
 
   // ---- access ----------------------------------------------------------------------------
 
-  private state(terminal: ManagedTerminal): AgentTerminalState {
+  private state(terminal: TerminalPort): AgentTerminalState {
     let state = this.states.get(terminal.id);
     if (!state) {
       state = { awaiting: new Set(), approved: null };
@@ -236,19 +241,19 @@ export class AgentService {
     return state;
   }
 
-  private visible(connection: AgentConnection, terminal: ManagedTerminal): 'own' | 'handed' | 'shared' | null {
+  private visible(connection: AgentConnection, terminal: TerminalPort): 'own' | 'handed' | 'shared' | null {
     if (this.owners.get(terminal.id) === connection.identity.tokenHash) return 'own';
-    if (terminal.meta.origin === 'user' && terminal.meta.handedToKey === connection.identity.tokenHash) return 'handed';
-    if (terminal.meta.origin === 'user' && terminal.meta.shared) return 'shared';
+    if (terminal.origin === 'user' && terminal.handedToKey === connection.identity.tokenHash) return 'handed';
+    if (terminal.origin === 'user' && terminal.shared) return 'shared';
     return null;
   }
 
-  private terminalFor(connection: AgentConnection, id: string, need: 'read' | 'write'): ManagedTerminal {
+  private terminalFor(connection: AgentConnection, id: string, need: 'read' | 'write'): TerminalPort {
     if (connection.ownTerminalId && id === connection.ownTerminalId) {
       throw new TandemError('forbidden', 'This is the terminal you are running in; open another terminal for commands.');
     }
     if (!this.host.has(id)) throw new TandemError('not_found', `No terminal with id "${id}"; call terminal_list to see yours.`);
-    const terminal = this.host.get(id);
+    const terminal = this.host.port(id);
     const access = this.visible(connection, terminal);
     if (!access) throw new TandemError('forbidden', 'That terminal belongs to someone else; you can use only your own, shared and handed-over terminals.');
     if (need === 'write' && access === 'shared')
@@ -260,7 +265,7 @@ export class AgentService {
 
   /** While an agent call waits on a terminal it can see, the UI knows the agent is watching it (`agentListening`). */
   async listening<T>(connection: AgentConnection, id: string, run: () => Promise<T>): Promise<T> {
-    const terminal = this.host.has(id) ? this.host.get(id) : null;
+    const terminal = this.host.has(id) ? this.host.port(id) : null;
     const done = terminal && this.visible(connection, terminal) ? terminal.beginAgentCall() : () => undefined;
     try {
       return await run();
@@ -273,7 +278,8 @@ export class AgentService {
     const terminals: TerminalInfo[] = [];
     for (const view of this.host.list()) {
       if (view.id === connection.ownTerminalId) continue;
-      if (this.visible(connection, this.host.get(view.id))) terminals.push(agentInfo(this.host.get(view.id)));
+      const terminal = this.host.port(view.id);
+      if (this.visible(connection, terminal)) terminals.push(agentInfo(terminal));
     }
     return { terminals };
   }
@@ -299,7 +305,7 @@ export class AgentService {
 
   read(connection: AgentConnection, args: ToolArgs<'terminal_read'>) {
     const terminal = this.terminalFor(connection, args.id, 'read');
-    return terminal.ops.read({ since: args.since, offset: args.offset, count: args.count, maxBytes: args.maxBytes });
+    return terminal.read({ since: args.since, offset: args.offset, count: args.count, maxBytes: args.maxBytes });
   }
 
   signal(connection: AgentConnection, args: ToolArgs<'terminal_signal'>, signal?: AbortSignal): Promise<SendResult> {
