@@ -479,7 +479,6 @@ export function isOpName(value: unknown): value is OpName {
 
 /** Messages of the WebSocket transport. */
 export const clientMessageSchema = z.object({ type: z.literal('call'), id: z.number().int().min(0), op: z.string(), args: z.unknown() });
-export type ClientMessage = z.output<typeof clientMessageSchema>;
 export type ServerMessage =
   | { type: 'result'; id: number; ok: true; value: unknown }
   | { type: 'result'; id: number | null; ok: false; error: WireError }

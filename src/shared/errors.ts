@@ -38,7 +38,3 @@ export class TandemError extends Error {
     return { code: this.code, message: this.message };
   }
 }
-
-export function isTandemError(value: unknown): value is TandemError {
-  return value instanceof TandemError;
-}

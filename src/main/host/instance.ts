@@ -36,10 +36,6 @@ export function discoveryDir(env: NodeJS.ProcessEnv = process.env): string {
   return localStateDir();
 }
 
-export function discoveryPath(env: NodeJS.ProcessEnv = process.env): string {
-  return join(discoveryDir(env), 'instance.json');
-}
-
 /**
  * Whether a process of this user exists. EPERM (a process of another user, or one this user
  * may not signal) is not ours, so not alive: after a crash another user can take the dead

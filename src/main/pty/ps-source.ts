@@ -200,11 +200,6 @@ export async function lookTty(tty: string, flavour: PsFlavour = hostPsFlavour): 
   return text === null ? null : parseTtyLook(flavour, text);
 }
 
-export function lookTtySync(tty: string, flavour: PsFlavour = hostPsFlavour): PsTtyEntry[] | null {
-  const text = runPsSync(ttyLookArgs(flavour, tty));
-  return text === null ? null : parseTtyLook(flavour, text);
-}
-
 /** One process's group, session-visible foreground group and name, by pid; null when gone or unknown. */
 export function lookPid(pid: number): { pgid: number; tpgid: number; stat: string; comm: string } | null {
   const text = runPsSync(['-p', String(pid), '-o', 'pgid=,tpgid=,stat=,comm=']);

@@ -27,10 +27,6 @@ const dialects = new Map<string, ShellDialect>([
   ['cmd', cmdDialect],
 ]);
 
-export function registerDialect(executableName: string, dialect: ShellDialect): void {
-  dialects.set(executableName, dialect);
-}
-
 export function shellName(path: string): string {
   // Both separators: Windows paths are named the same on every host (and in tests).
   return win32

@@ -31,8 +31,6 @@ export const defaultDenyList = ['sudo', 'su', 'rm -rf /', 'mkfs', 'dd', 'shutdow
 
 export const defaultPolicy: PolicySettings = { policy: 'ask-unless-allowed', allow: defaultAllowList, deny: defaultDenyList };
 
-export type Verdict = 'run' | 'ask' | 'deny';
-
 export type Judgement = { verdict: 'run' } | { verdict: 'ask'; why: string } | { verdict: 'deny' };
 
 function words(text: string): string[] {

@@ -23,8 +23,3 @@ export function agentLook(name: string): AgentLook {
   const mark = (words.length > 1 ? `${first[0]}${words[1]![0]}` : first.slice(0, 1)).toUpperCase();
   return { hue: hues[hash(name) % hues.length]!, mark: mark || '?' };
 }
-
-/** Inline style that gives an element the agent's hue (components colour from `--agent-hue`). */
-export function agentStyle(name: string): string {
-  return `--agent-hue: ${agentLook(name).hue}`;
-}
