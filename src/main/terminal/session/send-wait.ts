@@ -1,4 +1,5 @@
 /** Starting terminal_send and terminal_wait: whether the call may go ahead, its mode, and the observer that settles it. */
+import type { LineClear } from '../../shells/line-clear.js';
 import { TandemError } from '../../../shared/errors.js';
 import { DEFAULT_LIMITS } from '../../../shared/limits.js';
 import type { Evidence, SendResult } from '../../../shared/types.js';
@@ -22,6 +23,8 @@ export interface SendWaitTarget {
   waitBaseline(): ProbeBaseline | null;
   readonly integrationLevel: 'full' | 'end-only' | 'none';
   readonly dialect: ShellDialect | null;
+  /** The keys that empty this shell's line editor on this platform (the dialect's `lineClear`). */
+  readonly lineClear: LineClear | null;
   readonly maxInputBytes: number;
   readiness(): ReadinessState;
   /** Throws unless the terminal can take a call (not exited, not closing). */
@@ -70,7 +73,7 @@ export async function send(target: SendWaitTarget, req: SendRequest): Promise<Se
   const body = typed.body;
   // The shell runs what its line holds, so a judged line starts from an empty one (issue 23).
   const atLine = target.readiness().phase.kind === 'idle' || target.readiness().phase.kind === 'continuation';
-  const clear = req.clearLine && atLine ? (target.dialect?.lineClear(process.platform)?.keys ?? '') : '';
+  const clear = req.clearLine && atLine ? (target.lineClear?.keys ?? '') : '';
   const payload = clear + typed.payload;
   if (Buffer.byteLength(payload) > target.maxInputBytes) {
     throw new TandemError(

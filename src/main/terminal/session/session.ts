@@ -599,6 +599,7 @@ export class TerminalSession {
       waitBaseline: () => this.waitBaseline,
       integrationLevel: this.integrationLevel,
       dialect: this.shell.dialect,
+      lineClear: this.shell.dialect?.lineClear(this.platform.os) ?? null,
       maxInputBytes: this.maxInputBytes,
       readiness: () => this.ready,
       assertUsable: () => this.assertUsable(),
