@@ -61,6 +61,30 @@ describeSandbox('the workspace repository, attacked from a confined terminal', (
     await Promise.all(f.host.list().map((t) => f.host.close(t.id)));
   });
 
+  it('protects the files the repository’s config includes from the workspace, present or missing, and theirs', async () => {
+    // Found black-box: a tracked shared config the repository includes took the agent's fsmonitor.
+    writeFileSync(join(repo, '.gitconfig-shared'), '[include]\n\tpath = .gitconfig-more\n');
+    personGit('config', 'include.path', '../.gitconfig-shared');
+    personGit('config', 'includeIf.onbranch:never.path', '../.gitconfig-branch');
+    try {
+      const t = await open();
+      const plant = `\n[core]\n\tfsmonitor = touch ${canary}\n`;
+      for (const file of ['.gitconfig-shared', '.gitconfig-more', '.gitconfig-branch']) {
+        await fails(t.id, `printf '${plant.replaceAll('\n', '\\n').replaceAll('\t', '\\t')}' >> ${file}`);
+        await fails(t.id, `rm -f ${file}`);
+      }
+      // The missing ones were made empty, and stay so.
+      expect(readFileSync(join(repo, '.gitconfig-more'), 'utf8')).toBe('');
+      expect(readFileSync(join(repo, '.gitconfig-branch'), 'utf8')).toBe('');
+      expect(readFileSync(join(repo, '.gitconfig-shared'), 'utf8')).not.toMatch(/fsmonitor/);
+      personGit('status');
+      expect(existsSync(canary)).toBe(false);
+    } finally {
+      personGit('config', '--unset', 'include.path');
+      personGit('config', '--remove-section', 'includeIf.onbranch:never');
+    }
+  });
+
   it('refuses every way to plant code in .git, and the person’s git then runs none of it', async () => {
     const t = await open();
     // The agent's own git directory with a hook that would write the canary, to point at.

@@ -8,8 +8,10 @@
  *   and a symlink in its place fail. A `.git` file (a worktree's or submodule's) likewise.
  * - Read-only inside each: what git reads as configuration or runs: `config`,
  *   `config.worktree`, `hooks/`, `info/`, `commondir`, `gitdir`, `objects/info/` (alternates),
- *   and a `core.hooksPath` inside the workspace. Objects, refs, the index and logs stay
- *   writable, so the agent still commits.
+ *   a `core.hooksPath` inside the workspace, and the files its config includes from the
+ *   workspace (`include.path`, `includeIf.*.path`, whatever the condition, and their includes;
+ *   a missing one is made empty). Objects, refs, the index and logs stay writable, so the agent
+ *   still commits.
  * - A file git would read that does not exist cannot be made read-only without a mount point:
  *   the missing directories are created (`hooks/`, `info/`, `objects/info/`, as `git init`
  *   makes them), and a missing `commondir` is written as `.` (the git directory itself, which
@@ -196,6 +198,28 @@ function gitConfigValue(configFile: string, key: string): string | null {
   return cached.values.get(key.toLowerCase()) ?? null;
 }
 
+/** At most this many files a repository's config includes are followed (includes of includes too). */
+const maxIncludedFiles = 32;
+
+/**
+ * The files a config file includes (`include.path`, `includeIf.*.path`), resolved as git does:
+ * relative to the including file's folder, `~/` from the home. Every condition counts, met or not:
+ * the agent may meet one later (a branch it checks out).
+ */
+function includedFiles(configFile: string): string[] {
+  if (!lstat(configFile)?.isFile()) return [];
+  const run = spawnSync('git', ['config', '--file', configFile, '--no-includes', '--get-regexp', '-z', '^include(if\\..*)?\\.path$'], {
+    encoding: 'utf8',
+    timeout: 5000,
+  });
+  if (run.status !== 0) return [];
+  return run.stdout
+    .split('\0')
+    .map((record) => record.slice(record.indexOf('\n') + 1))
+    .filter((value) => value !== '' && !value.includes('\n'))
+    .map((value) => posix.resolve(posix.dirname(configFile), value.replace(/^~(?=\/)/, process.env.HOME ?? '~')));
+}
+
 function looksLikeGitDir(dir: string): boolean {
   return existsSync(posix.join(dir, 'HEAD')) && (existsSync(posix.join(dir, 'objects')) || existsSync(posix.join(dir, 'commondir')));
 }
@@ -234,6 +258,7 @@ export function gitProtection(workspace: string, personHome = '', limits = { rep
   const seen = new Set<string>();
   const gitDirs: string[] = [];
   const inside = (path: string) => within(path, workspace);
+  const included = new Set<string>();
   const readOnly = (path: string) => {
     const st = lstat(path);
     if (st && inside(path)) out.readOnly.push({ path, dir: st.isDirectory() });
@@ -250,6 +275,17 @@ export function gitProtection(workspace: string, personHome = '', limits = { rep
     out.anchors.push({ path: gitDir, dir: true });
     const config = configPaths(gitDir);
     if (config.hooksPath) noLinkInside(config.hooksPath, workspace);
+    // Files the config includes from the workspace are config too (found black-box: a tracked
+    // `.gitconfig-shared` the repository includes took a `core.fsmonitor`), and so are theirs.
+    const pending = [posix.join(gitDir, 'config'), posix.join(gitDir, 'config.worktree')];
+    while (pending.length > 0 && included.size < maxIncludedFiles) {
+      for (const file of includedFiles(pending.shift()!)) {
+        if (!inside(file) || included.has(file)) continue;
+        noLinkInside(file, workspace);
+        included.add(file);
+        pending.push(file);
+      }
+    }
     // A submodule's work tree holds a `.git` file naming this directory.
     if (config.worktree) findDotGit(posix.join(config.worktree, '.git'));
     for (const group of ['modules', 'worktrees']) walkGitDirs(posix.join(gitDir, group), group === 'modules' ? 4 : 1);
@@ -362,6 +398,11 @@ export function gitProtection(workspace: string, personHome = '', limits = { rep
       if (!lstat(config.hooksPath)) createDirsIn(workspace, config.hooksPath);
       readOnly(config.hooksPath);
     }
+  }
+  // An included file that is missing is made empty (git reads it as nothing), so the agent cannot make it.
+  for (const file of included) {
+    if (!lstat(file) && lstat(posix.dirname(file))?.isDirectory()) createIn(posix.dirname(file), posix.basename(file), '');
+    readOnly(file);
   }
   // Outermost first: an inner anchor mounts on top of the outer one.
   out.anchors.sort((a, b) => a.path.split('/').length - b.path.split('/').length);
