@@ -61,6 +61,24 @@ describeSandbox('the workspace repository, attacked from a confined terminal', (
     await Promise.all(f.host.list().map((t) => f.host.close(t.id)));
   });
 
+  it('refuses a workspace inside the repository’s machinery: its .git, a folder of it, its hooks folder', async () => {
+    // Found black-box: opened in .git, the agent wrote hooks/pre-commit and the person's commit ran it.
+    mkdirSync(join(repo, '.githooks'), { recursive: true });
+    personGit('config', 'core.hooksPath', '.githooks');
+    try {
+      for (const cwd of [join(repo, '.git'), join(repo, '.git', 'hooks'), join(repo, '.git', 'modules', 'sub'), join(repo, '.githooks')]) {
+        const r = (await f.call(client, 'terminal_open', { title: 'in-git', cwd })) as Result & { error?: { code: string; message: string } };
+        expect(r.error?.code, cwd).toBe('sandbox_unavailable');
+      }
+      expect(f.host.list().filter((t) => t.title === 'in-git')).toEqual([]);
+      expect(existsSync(join(repo, '.git', 'hooks', 'pre-commit'))).toBe(false);
+      // The repository itself still opens.
+      expect(await open()).toMatchObject({ sandbox: { mode: 'workspace-write' } });
+    } finally {
+      personGit('config', '--unset', 'core.hooksPath');
+    }
+  });
+
   it('protects the files the repository’s config includes from the workspace, present or missing, and theirs', async () => {
     // Found black-box: a tracked shared config the repository includes took the agent's fsmonitor.
     writeFileSync(join(repo, '.gitconfig-shared'), '[include]\n\tpath = .gitconfig-more\n');

@@ -11,9 +11,18 @@
  * control, Ctrl+C and readiness; the injection risk `--new-session` guards against (TIOCSTI)
  * is closed by the seccomp filter instead.
  */
+import { spawnSync } from 'node:child_process';
 import { inAgentHome, type SandboxSpec, within } from './types.js';
 
 export const bwrapPath = '/usr/bin/bwrap';
+
+let bindFdSupport: boolean | undefined;
+
+/** bubblewrap binds an open descriptor (`--bind-fd`, 0.7 and later): asked once. */
+export function bwrapBindsFds(): boolean {
+  bindFdSupport ??= /--bind-fd/.test(spawnSync(bwrapPath, ['--help'], { encoding: 'utf8', timeout: 5000 }).stdout ?? '');
+  return bindFdSupport;
+}
 /** Runs the launcher that starts bubblewrap (src/main/sandbox/launch.ts). */
 export const launcherShell = '/bin/bash';
 
@@ -55,7 +64,8 @@ export function bwrapArgs({ spec, pty, infoFd, seccompFd, unsetEnv, setEnv, comm
   // The person's home empties before the workspace inside it, after a workspace holding it.
   const homeFirst = home !== undefined && !within(home.path, spec.workspace);
   if (home && homeFirst) args.push('--tmpfs', home.path);
-  args.push(bind, spec.workspace, spec.workspace);
+  if (spec.workspaceFd !== undefined) args.push(write ? '--bind-fd' : '--ro-bind-fd', String(spec.workspaceFd), spec.workspace);
+  else args.push(bind, spec.workspace, spec.workspace);
   if (home && !homeFirst) args.push('--tmpfs', home.path);
   for (const entry of home?.read ?? []) args.push('--ro-bind', entry.source, entry.dest);
   for (const entry of home?.writable ?? []) args.push(bind, entry.source, entry.dest);

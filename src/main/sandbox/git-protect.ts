@@ -220,6 +220,25 @@ function includedFiles(configFile: string): string[] {
     .map((value) => posix.resolve(posix.dirname(configFile), value.replace(/^~(?=\/)/, process.env.HOME ?? '~')));
 }
 
+/**
+ * Refuses a workspace inside a repository's machinery: a git directory (`.git`, a bare
+ * repository, a submodule's under `.git/modules`) or the hooks folder a repository above names
+ * (`core.hooksPath`). Found black-box: a confined terminal opened in `~/proj/.git` wrote
+ * `hooks/pre-commit` and `core.fsmonitor`, and the person's next commit ran them; what is
+ * protected is found under the workspace, and there the workspace is the repository's inside.
+ */
+function insideGitMachinery(workspace: string): void {
+  for (let dir = workspace; ; dir = posix.dirname(dir)) {
+    if (posix.basename(dir) === '.git' || looksLikeGitDir(dir)) refuse(workspace, `is inside the git directory ${dir}, which the person's git reads and runs`);
+    const dotGit = posix.join(dir, '.git');
+    const st = dir === workspace ? undefined : lstat(dotGit);
+    const gitDir = st?.isDirectory() ? dotGit : st?.isFile() ? gitfileTarget(dotGit) : null;
+    const hooks = gitDir ? configPaths(gitDir).hooksPath : null;
+    if (hooks && within(workspace, hooks)) refuse(workspace, `is inside the hooks folder ${hooks} of the repository at ${dir}`);
+    if (dir === '/') return;
+  }
+}
+
 function looksLikeGitDir(dir: string): boolean {
   return existsSync(posix.join(dir, 'HEAD')) && (existsSync(posix.join(dir, 'objects')) || existsSync(posix.join(dir, 'commondir')));
 }
@@ -255,6 +274,7 @@ function real(path: string): string {
  */
 export function gitProtection(workspace: string, personHome = '', limits = { repos: maxNestedRepos, dirs: maxScannedDirs }): GitProtection {
   const out: GitProtection = { anchors: [], readOnly: [], written: [] };
+  insideGitMachinery(workspace);
   const seen = new Set<string>();
   const gitDirs: string[] = [];
   const inside = (path: string) => within(path, workspace);

@@ -6,14 +6,15 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { closeSync, constants, mkdirSync, mkdtempSync, openSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, posix } from 'node:path';
+import { TandemError } from '../../shared/errors.js';
 import { childrenOf, readStat } from '../pty/proc.js';
 import { resourcesDir } from '../resources.js';
 import { assertSandboxAvailable } from './availability.js';
 import { agentHome } from './agent-home.js';
-import { bwrapArgs, bwrapPath, launcherShell } from './bwrap.js';
+import { bwrapArgs, bwrapBindsFds, bwrapPath, launcherShell } from './bwrap.js';
 import { gitProtection, releaseGitProtection } from './git-protect.js';
 import { explainRefusal, type SandboxNote } from './refusal.js';
 import { ToolFilesWatch } from './tool-files.js';
@@ -65,6 +66,8 @@ const ptyPlaceholder = '@TANDEM_PTY@';
 const infoFd = 3;
 const seccompFd = 4;
 const envFd = 5;
+/** The workspace, opened by the launcher and bound by descriptor (`SandboxSpec.workspaceFd`). */
+const workspaceFd = 6;
 /**
  * The whole environment of what runs outside the sandbox (the launcher bash; sandbox-exec on
  * macOS): fixed, nothing of the terminal's. A non-interactive bash sources BASH_ENV whatever
@@ -106,7 +109,10 @@ let seccompProgram: Buffer | undefined;
 const launcher = [
   // No redirection on the loop: bash would park stderr in a high descriptor, which the loop closes.
   'for fd in /proc/self/fd/*; do fd=${fd##*/}; if [ "$fd" -gt 2 ] && [ -e "/proc/self/fd/$fd" ]; then exec {fd}>&-; fi; done',
-  'info=$1 bpf=$2 envf=$3 at=$4; shift 4',
+  'info=$1 bpf=$2 envf=$3 ws=$4 wsref=$5 at=$6; shift 6',
+  // The workspace as a descriptor, and the directory Tandem checked (it holds it open: wsref is
+  // /proc/<host>/fd/<n>), or the open stops: a path swapped for a link after the check binds nothing.
+  'if [ -n "$wsref" ]; then exec 6<"$ws" && [ /proc/self/fd/6 -ef "$wsref" ] || exit 125; fi',
   'read -r stat </proc/self/stat || exit 125',
   'set -f; f=(${stat##*)}); set +f',
   'nr=${f[4]}; t=/dev/pts/$(( (nr & 0xff) | ((nr >> 12) & 0xfff00) ))',
@@ -172,6 +178,13 @@ export class Confinement {
   readonly historyFile: string;
   private readonly spec: SandboxSpec;
   private readonly runDir: string;
+  /**
+   * The checked workspace, held open for the terminal's life (Linux with a bubblewrap that binds
+   * descriptors): the launcher proves the directory it opens is this one (found black-box:
+   * swapping the path for a link to the home between the check and the mount gave the agent the
+   * person's whole home, writable).
+   */
+  private heldWorkspace: number | null = null;
   private cacheEnv: Record<string, string>;
   private readonly platform: NodeJS.Platform;
   /**
@@ -200,6 +213,7 @@ export class Confinement {
     const personHome = input.home === '' ? '' : resolved(input.home);
     // May refuse (a link where git looks, too many repositories): before anything is created.
     const git = gitProtection(workspace, personHome);
+    this.heldWorkspace = this.platform === 'linux' && bwrapBindsFds() ? holdDirectory(workspace) : null;
     mkdirSync(join(input.stateDir, 'sandbox', agentDirName(input.agent)), { recursive: true, mode: 0o700 });
     const agentDir = resolved(join(input.stateDir, 'sandbox', agentDirName(input.agent)));
     this.runDir = join(input.stateDir, 'sandbox', 'run', input.terminalId);
@@ -240,6 +254,7 @@ export class Confinement {
       mode: input.mode,
       network: input.network,
       workspace,
+      ...(this.heldWorkspace !== null ? { workspaceFd } : {}),
       tmpDir,
       writable,
       readable,
@@ -369,9 +384,10 @@ export class Confinement {
     const at = argv.indexOf(ptyPlaceholder);
     if (at < 0 || argv[at + 1] !== ptyPlaceholder) throw new Error('bubblewrap arguments lack the terminal device pair');
     const script = reset.length > 0 ? `trap '' ${keySignals.replaceAll(',', ' ')}\n${launcher}` : launcher;
+    const wsref = this.spec.workspaceFd !== undefined && this.heldWorkspace !== null ? `/proc/${process.pid}/fd/${this.heldWorkspace}` : '';
     return {
       file: launcherShell,
-      args: ['--norc', '--noprofile', '-c', script, 'tandem-sandbox', info, bpf, envFile, String(at), ...argv],
+      args: ['--norc', '--noprofile', '-c', script, 'tandem-sandbox', info, bpf, envFile, this.spec.workspace, wsref, String(at), ...argv],
       env: { ...launcherEnv },
     };
   }
@@ -430,9 +446,24 @@ export class Confinement {
 
   /** Removes the private temporary directory and the launch files. */
   dispose(): void {
+    if (this.heldWorkspace !== null) closeSync(this.heldWorkspace);
+    this.heldWorkspace = null;
     this.proxy?.close();
     if (this.proxyDir) rmSync(this.proxyDir, { recursive: true, force: true });
     releaseGitProtection(this.gitWritten.splice(0));
     rmSync(this.runDir, { recursive: true, force: true });
   }
+}
+
+/**
+ * Opens the directory at `path` without following a link at its end, and checks that what was
+ * opened is at `path` itself (no link on the way): the launcher compares against it.
+ */
+function holdDirectory(path: string): number {
+  const fd = openSync(path, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+  if (readlinkSync(`/proc/self/fd/${fd}`) !== path) {
+    closeSync(fd);
+    throw new TandemError('sandbox_unavailable', `The workspace ${path} changed while the sandbox was set up; open the terminal again.`);
+  }
+  return fd;
 }

@@ -48,6 +48,12 @@ export function inAgentHome(home: HomeSpec, dest: string): string {
 export interface SandboxSpec extends SandboxInfo {
   /** The terminal's cwd at open: writable under `workspace-write`. */
   workspace: string;
+  /**
+   * The descriptor bubblewrap binds the workspace from (`--bind-fd`), opened by the launcher and
+   * checked to be the directory Tandem checked; absent where bubblewrap cannot bind a descriptor
+   * (before 0.7): then the path, as resolved when bubblewrap mounts it.
+   */
+  workspaceFd?: number;
   /** The private temporary directory (host side), seen as /tmp and TMPDIR inside. */
   tmpDir: string;
   /** Per-agent caches and history (host side, same path inside): writable under `workspace-write`. */

@@ -1,0 +1,79 @@
+/**
+ * The workspace swapped for a link between Tandem's check and bubblewrap's mount (issue 24,
+ * found black-box: an agent's other terminal watched the folder with inotify and swapped it for
+ * a link to the person's home as the open touched it; the new terminal got the whole home,
+ * writable). The swap is made here at the worst moment, after the check and before the launch:
+ * real bubblewrap in a real PTY must then run nothing, and no file of the home is read or written.
+ */
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import * as pty from 'node-pty';
+import { afterAll, expect, it } from 'vitest';
+import { Confinement } from '../../src/main/sandbox/launch.js';
+import { bwrapBindsFds } from '../../src/main/sandbox/bwrap.js';
+import { describeSandbox } from './sandbox-helpers.js';
+
+const root = mkdtempSync(join(tmpdir(), 'tandem-race-'));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+/** Runs the confined launch in a PTY; resolves with its output and exit code. */
+function run(launch: { file: string; args: string[]; env: Record<string, string> }, cwd: string): Promise<{ output: string; exitCode: number }> {
+  return new Promise((resolve) => {
+    const p = pty.spawn(launch.file, launch.args, { cwd, env: launch.env, cols: 120, rows: 30 });
+    let output = '';
+    p.onData((data) => (output += data));
+    p.onExit(({ exitCode }) => resolve({ output, exitCode }));
+  });
+}
+
+function confine(name: string, workspace: string, home: string): Confinement {
+  const stateDir = join(root, name, 'state');
+  const rcDir = join(root, name, 'rc');
+  mkdirSync(rcDir, { recursive: true });
+  return new Confinement({
+    mode: 'workspace-write',
+    network: false,
+    agent: 'racer',
+    stateDir,
+    discoveryDir: join(stateDir, 'run'),
+    terminalId: name,
+    workspace,
+    shellName: 'sh',
+    rcDir,
+    home,
+    env: { PATH: '/usr/bin:/bin' },
+  });
+}
+
+describeSandbox('the workspace swapped for a link after the check', () => {
+  it.runIf(bwrapBindsFds() || process.env.TANDEM_REQUIRE_SANDBOX === '1')('runs nothing, and nothing of the home is read or written', async () => {
+    expect(bwrapBindsFds(), 'bubblewrap here binds descriptors (0.7 and later)').toBe(true);
+    const home = join(root, 'home');
+    mkdirSync(home);
+    writeFileSync(join(home, 'secret.txt'), 'THE-SECRET\n');
+    const command = ['-c', 'cat secret.txt 2>/dev/null; echo inside > wrote.txt; echo ran'];
+
+    // The control: the same launch without the swap runs, in the workspace.
+    const plainWs = join(root, 'plain');
+    mkdirSync(plainWs);
+    const plain = confine('plain', plainWs, home);
+    const ok = await run(plain.wrap('/bin/sh', command, { PATH: '/usr/bin:/bin' }), plainWs);
+    plain.dispose();
+    expect(ok.output).toContain('ran');
+    expect(readFileSync(join(plainWs, 'wrote.txt'), 'utf8')).toBe('inside\n');
+
+    const ws = join(root, 'ws');
+    mkdirSync(ws);
+    const c = confine('raced', ws, home);
+    // The attacker's swap, after the check, before bubblewrap mounts.
+    renameSync(ws, `${ws}.real`);
+    symlinkSync(home, ws);
+    const raced = await run(c.wrap('/bin/sh', command, { PATH: '/usr/bin:/bin' }), root);
+    c.dispose();
+    expect(raced.output).not.toContain('THE-SECRET');
+    expect(raced.output).not.toContain('ran');
+    expect(raced.exitCode).not.toBe(0);
+    expect(existsSync(join(home, 'wrote.txt'))).toBe(false);
+  });
+});
