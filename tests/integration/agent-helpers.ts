@@ -1,3 +1,4 @@
+import { keepIdleConnections } from '../../src/main/web/server.js';
 import { createServer, type Server as HttpServer } from 'node:http';
 import { mkdtempSync, rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
@@ -87,6 +88,7 @@ export async function startAgentFixture(
       res.end(String(error));
     });
   });
+  keepIdleConnections(server);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
   const url = `http://127.0.0.1:${port}`;

@@ -89,6 +89,7 @@ export class WebServer {
         else res.destroy();
       });
     });
+    keepIdleConnections(this.http);
     this.wss = new WebSocketServer({
       noServer: true,
       maxPayload: this.maxPayload,
@@ -368,4 +369,19 @@ function refuseUpgrade(socket: Socket, status: number, code: string, message: st
   ];
   if (socket.writable) socket.end(`${headers.join('\r\n')}\r\n\r\n${body}`);
   else socket.destroy();
+}
+
+/**
+ * How long an idle keep-alive connection stays open (Node's default is 5 s). A client reusing a
+ * connection just as the server closes it gets ECONNRESET for a request the server never read,
+ * and fetch does not retry a POST (every MCP call is one): seen as `fetch failed` in loaded runs,
+ * where a client's event loop lagged past its own 4 s margin. Clients take the `Keep-Alive:
+ * timeout` hint less a second, so closes are rarer by the same factor.
+ */
+export const idleKeepAliveMs = 65_000;
+
+export function keepIdleConnections(server: import('node:http').Server): void {
+  server.keepAliveTimeout = idleKeepAliveMs;
+  // Headers of a new request on a kept connection must be allowed at least as long.
+  server.headersTimeout = idleKeepAliveMs + 1000;
 }
