@@ -5,7 +5,7 @@
  * sandbox is built; the person adds their own through `TANDEM_SANDBOX_HIDE` (colon-separated
  * absolute or `~/` paths).
  */
-import { type Dirent, lstatSync, readFileSync, readdirSync, realpathSync } from 'node:fs';
+import { type Dirent, type Stats, lstatSync, readFileSync, readdirSync, realpathSync } from 'node:fs';
 import { posix } from 'node:path';
 import { credentialPaths } from './sensitive-paths.js';
 import { shortSocketDir } from '../launch/socket-path.js';
@@ -102,7 +102,7 @@ export function boundSockets(table = '/proc/net/unix'): string[] {
     // Num RefCount Protocol Flags Type St Inode Path: the path is the rest after seven fields.
     const path = /^\s*\S+\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+\s+\S+\s+(\/.*)$/.exec(line)?.[1];
     if (!path || found.has(path)) continue;
-    if (!lstatSync(path, { throwIfNoEntry: false })?.isSocket() || !searchable(path)) continue;
+    if (!lstatOrNull(path)?.isSocket() || !searchable(path)) continue;
     found.add(path);
     if (found.size >= maxBoundSockets) break;
   }
@@ -118,12 +118,21 @@ function searchable(path: string): boolean {
   const uid = process.getuid?.() ?? -1;
   const groups = new Set(process.getgroups?.() ?? []);
   for (let dir = posix.dirname(path); ; dir = posix.dirname(dir)) {
-    const st = lstatSync(dir, { throwIfNoEntry: false });
+    const st = lstatOrNull(dir);
     if (!st) return false;
     const mode = st.mode;
     const ok = st.uid === uid ? (mode & 0o100) !== 0 : groups.has(st.gid) ? (mode & 0o010) !== 0 : (mode & 0o001) !== 0;
     if (!ok) return false;
     if (dir === '/') return true;
+  }
+}
+
+/** lstat, or null where the entry is gone or out of this user's reach (EACCES: another user's socket in /proc/net/unix). */
+function lstatOrNull(path: string): Stats | null {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false }) ?? null;
+  } catch {
+    return null;
   }
 }
 
