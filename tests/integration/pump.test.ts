@@ -1,7 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readStat, sampleForeground } from '../../src/main/pty/proc.js';
-import { maxAheadChars, type PtyProcess, ptyReader, spawnPty } from '../../src/main/pty/pump.js';
+import * as nodePty from 'node-pty';
+import { maxAheadChars, type PtyProcess, ptyReader, pullPending, spawnPty } from '../../src/main/pty/pump.js';
 import { procfs, runs, unixPty } from '../support/capabilities.js';
 import { gate } from '../support/gate.js';
 import { until } from '../support/until.js';
@@ -213,6 +214,31 @@ describe.runIf(pumped)('PTY pump thread', () => {
       await expect.poll(() => out).toContain('inline-ok');
     } finally {
       delete process.env.TANDEM_PTY_THREAD;
+    }
+  });
+
+  it.runIf(lookIntoProc)('hands a sync what the kernel holds for the master, through node-pty, before any loop turn', async () => {
+    // Linux moves a program's output to the master later, on a kernel worker; epoll may not
+    // report it yet when a confirming look runs. pullPending reads it now (src/main/pty/pump.ts).
+    const p = nodePty.spawn('/bin/sh', ['-c', 'echo started; sleep 0.2; printf "q\\303\\251? "; exec sleep 30'], opts);
+    try {
+      let out = '';
+      p.onData((data) => (out += data));
+      await until(() => out.includes('started'), 'the stream to run');
+      out = '';
+      // From here this thread never turns its loop: the output can only come from pullPending.
+      const execed = () => readFileSync(`/proc/${p.pid}/cmdline`, 'utf8') === 'sleep\u000030\u0000';
+      const deadline = Date.now() + 30_000;
+      while (!execed() && Date.now() < deadline) blockThread(20);
+      expect(execed()).toBe(true);
+      expect(out).toBe('');
+      pullPending(p);
+      expect(out).toBe('qé? ');
+      // Nothing more was waiting: a second pull reads nothing and does not fail.
+      pullPending(p);
+      expect(out).toBe('qé? ');
+    } finally {
+      p.kill('SIGKILL');
     }
   });
 });

@@ -135,6 +135,33 @@ function keepOutputAtExit(pty: unknown, maxBytes: number): void {
 }
 
 /**
+ * Linux moves what a program writes to its terminal into the master's read buffer on a kernel
+ * worker, later (the pty "flip buffer"): right after the write, poll and epoll on the master may
+ * report nothing. A C check here saw the master readable up to 8 ms after the write with four
+ * CPU burners (2 % of writes over 2 ms), so a program's prompt could arrive after the confirming
+ * look that saw the program wait for input: `q0? ` missing from a waiting_input result. A read
+ * of the master runs that worker's job first (n_tty_read flushes it), so the sync before a
+ * confirming look reads once, non-blocking, and hands the bytes to node-pty's own stream, whose
+ * decoder keeps a character split across reads whole. Nothing is read while the stream is paused
+ * (flow control). Evaluated inside the pump thread too, so it refers to nothing outside itself.
+ */
+export function pullPending(pty: unknown): void {
+  const internals = pty as { _fd?: number; _socket?: { push(chunk: Buffer): boolean; isPaused(): boolean; destroyed?: boolean } };
+  const socket = internals._socket;
+  const fd = internals._fd;
+  if (!socket || typeof fd !== 'number' || typeof socket.push !== 'function' || socket.destroyed || socket.isPaused()) return;
+  const buffer = Buffer.alloc(64 * 1024);
+  let n = 0;
+  try {
+    n = process.getBuiltinModule('node:fs').readSync(fd, buffer, 0, buffer.length, null);
+  } catch {
+    // EAGAIN: nothing pending; EIO: the program side is gone (its end comes through node-pty).
+    return;
+  }
+  if (n > 0) socket.push(buffer.subarray(0, n));
+}
+
+/**
  * The pump thread's program. It runs from source text (`eval`), so the same code serves the
  * tests, `tandem serve` and the Electron bundle without a separate build entry: it must not
  * refer to anything outside itself. Its types are those of this module.
@@ -260,6 +287,7 @@ function pumpMain(): void {
         // readiness reported in the next one. Then what was read is posted ahead of the reply.
         setImmediate(() =>
           setImmediate(() => {
+            if (entry && process.platform === 'linux' && !entry.held && !entry.paused) pullPending(entry.p);
             if (entry) flushOne(message.id, entry);
             post({ t: 'synced', id: message.id, token: message.token });
           }),
@@ -289,7 +317,7 @@ class Pump {
 
   constructor(ptyPath: string) {
     // `__name` stands in for the helper some transpilers (tsx) add to named functions.
-    const source = `var __name = (f) => f;\n${keepOutputAtExit.toString()}\n(${pumpMain.toString()})();`;
+    const source = `var __name = (f) => f;\n${keepOutputAtExit.toString()}\n${pullPending.toString()}\n(${pumpMain.toString()})();`;
     this.worker = new Worker(source, {
       eval: true,
       workerData: {
@@ -492,7 +520,15 @@ export function wrapNodePty(p: NodePtyProcess, spawnedAtMs: number, wallClock: (
     resume: () => p.resume(),
     kill: (signal) => p.kill(signal),
     // Reads happen in this loop's poll phase: two turns of it see what the master held.
-    sync: () => new Promise<void>((resolve) => setImmediate(() => setImmediate(resolve))),
+    sync: () =>
+      new Promise<void>((resolve) =>
+        setImmediate(() =>
+          setImmediate(() => {
+            if (process.platform === 'linux') pullPending(p);
+            resolve();
+          }),
+        ),
+      ),
   };
 }
 
