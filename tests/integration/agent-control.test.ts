@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { gate } from '../support/gate.js';
@@ -97,5 +97,34 @@ describe('the op queue under takeover', () => {
     const back = await waiting;
     expect(back).toMatchObject({ status: 'done', evidence: 'handoff', control: 'agent', handoff: { state: 'returned', note: 'all yours' } });
     expect((back.handoff as { summary: string }).summary).toMatch(/echo before-the-wait; false → exit 1/);
+  });
+
+  it("names the person's command in the summary when the hand-back comes between bash's exit code and its line", async () => {
+    f.layer.setAgentPolicy({ name: 'ctl', policy: 'always' });
+    const client = await f.client(token);
+    const { id } = (await f.call(client, 'terminal_open', { title: 'late-line' })) as { id: string };
+    const view = await attachAsPerson(id);
+    // bash sends the exit code, then reads the line from history in a subshell and sends it. A
+    // DEBUG trap holds that subshell until the gate opens, so the hand-back lands in between.
+    const g = gate(f.project);
+    await f.host.input(view, `trap '[[ $BASH_COMMAND == __tandem_h=* ]] && until [ -e ${g.path} ]; do sleep 0.05; done' DEBUG; set -T\r`, true);
+    const session = f.host.get(id).session;
+    await until(() => session.commandsSince(0).length === 1, 'the trap line to end');
+    g.open();
+    await until(() => session.commandsSince(0)[0]?.command?.startsWith('trap ') === true, 'its line');
+    rmSync(g.path);
+    await f.host.input(view, 'true held-line\r', true);
+    // Ended, and its line held back: the window this test is about.
+    await until(() => session.commandsSince(0).length === 2 && session.status === 'idle', 'the exit code of true held-line');
+    expect(session.commandsSince(0)[1]).toMatchObject({ command: null, exitCode: 0 });
+    const wakes = vi.spyOn(f.host.get(id).control, 'onWake');
+    const waiting = f.call(client, 'terminal_wait', { id, waitMs: 55_000 });
+    await until(() => wakes.mock.calls.length > 0, 'terminal_wait to wait for the hand-back');
+    f.host.handBack(id);
+    g.open();
+    const back = await waiting;
+    g.dispose();
+    expect(back).toMatchObject({ status: 'done', command: 'true held-line', exitCode: 0, handoff: { state: 'returned' } });
+    expect((back.handoff as { summary: string }).summary).toMatch(/^true held-line → exit 0$/m);
   });
 });

@@ -5,6 +5,9 @@ import { type AgentContext, decorate, emptyResult } from './context.js';
 import type { AgentConnection } from '../types.js';
 import type { ToolArgs } from '../mcp/tool-defs.js';
 
+/** How long a hand-back waits for bash to send the line of the person's last command. */
+const handBackLineWaitMs = 3000;
+
 /** terminal_wait: the terminal's own wait, or, while the person holds control, the hand-back. */
 export async function wait(ctx: AgentContext, connection: AgentConnection, args: ToolArgs<'terminal_wait'>, signal?: AbortSignal): Promise<SendResult> {
   const startedAt = ctx.clock.now();
@@ -56,6 +59,11 @@ async function waitForHandBack(ctx: AgentContext, terminal: TerminalPort, waitMs
 
 /** The terminal as it is at hand-back, with a summary of what the person ran. */
 async function describeAfterHandBack(ctx: AgentContext, terminal: TerminalPort, startedAt: number): Promise<SendResult> {
+  // bash reports a finished command's exit code first and its line (read from history in a
+  // subshell) just after, then its redirect report: a hand-back right after the person's command
+  // waits, bounded, for that report, so the summary names the command instead of `(command)`.
+  // Shells that name the command in the end marker report nothing here and do not wait.
+  if (terminal.status === 'idle') await terminal.freshRedirects(handBackLineWaitMs);
   const { summary, last, state, note } = terminal.handBack();
   const status = terminal.status;
   let evidence: SendResult['evidence'] = 'handoff';
