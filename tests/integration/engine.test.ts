@@ -31,7 +31,16 @@ async function interruptCatching(t: TerminalSession, text: string, waitMs: numbe
   const r = await t.send({ text, waitMs });
   expect(r.status).toBe('running');
   const w = t.wait({ since: r.cursor, waitMs: 30_000 });
-  await until(async () => /^armed$/m.test(r.output + (await t.read({ since: r.cursor })).text), 'the trap to be set');
+  // On a timeout the error carries all the terminal printed, so a failure says why (issue 22).
+  await until(
+    async () => /^armed$/m.test(r.output + (await t.read({ since: r.cursor })).text),
+    () => {
+      const why = `the trap to be set; the terminal printed ${JSON.stringify(t.outputSince(0))}, status ${t.status}`;
+      // Printed as well: a retry that passes hides the first attempt's error.
+      console.warn(`engine interrupt test: timed out waiting for ${why}`);
+      return why;
+    },
+  );
   await t.interrupt();
   const done = await w;
   expect(done).toMatchObject({ status: 'done', exitCode: 130 });
@@ -248,7 +257,9 @@ describe.each(availableShells)('%s engine', (shell) => {
     expect(await w).toMatchObject({ status: 'done', exitCode: 130 });
   });
 
-  it.runIf(full)('follows the job into its own group when the Ctrl+C reached only the shell', async () => {
+  // Retried (issue 22): once in a CI run the line's `armed` never came within 30 s; the cause is
+  // not found, and a timeout now prints everything the terminal showed.
+  it.runIf(full)('follows the job into its own group when the Ctrl+C reached only the shell', { retry: 2 }, async () => {
     const t = await pool.open(shell);
     // The shell's group has the terminal while it waits on a background job; it catches the
     // key and goes on to a program in a group of its own, which the key never reached (the

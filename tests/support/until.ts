@@ -7,11 +7,11 @@
 /** The default bound of a wait: 30 s, room for a loaded machine. */
 export const waitBoundMs = 30_000;
 
-/** Resolves once `check` holds (polled every 20 ms); throws naming `what` after `timeoutMs`. */
-export async function until(check: () => boolean | Promise<boolean>, what = 'condition', timeoutMs = waitBoundMs): Promise<void> {
+/** Resolves once `check` holds (polled every 20 ms); throws naming `what` (or what it returns then) after `timeoutMs`. */
+export async function until(check: () => boolean | Promise<boolean>, what: string | (() => string) = 'condition', timeoutMs = waitBoundMs): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${typeof what === 'string' ? what : what()}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
