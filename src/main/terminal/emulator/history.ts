@@ -2,11 +2,24 @@ import type { Clock } from '../../clock.js';
 import type { MarkerEvent } from '../readiness/markers.js';
 import { packOldest, packQuietMs, type PackedText } from './packed-text.js';
 
-/** A marker as it happened in the stream: its offset in the marker-free output. */
+/** A marker as it happened in the stream: its offset in the marker-free output and its number (counted from 0). */
 export interface StreamEvent {
   offset: number;
+  /** The number of events recorded before this one: markers at one offset keep their order. */
+  id: number;
   at: number;
   marker: MarkerEvent;
+}
+
+/**
+ * A point in the stream: `offset` characters of output and the first `events` markers lie before
+ * it. A marker takes no output, so an offset alone cannot tell a result that reported a command's
+ * end from one taken just before that end, with nothing printed between (a wait after `done`
+ * returned the same end again).
+ */
+export interface StreamPosition {
+  offset: number;
+  events: number;
 }
 
 export interface CommandRecord {
@@ -26,6 +39,7 @@ export class StreamHistory {
   private retainedChars = 0;
   private end = 0;
   private readonly events: StreamEvent[] = [];
+  private recorded = 0;
   private packTimer: ReturnType<typeof setTimeout> | null = null;
   private appendedSincePack = false;
 
@@ -35,6 +49,17 @@ export class StreamHistory {
     /** Packing of old text needs a clock; without one everything stays plain. */
     private readonly clock: Clock | null = null,
   ) {}
+
+  /** Where the stream is now: all output and every marker so far lie before it. */
+  get position(): StreamPosition {
+    return { offset: this.end, events: this.recorded };
+  }
+
+  /** The position just before the first marker at `offset` (a cursor that names only an offset). */
+  positionAt(offset: number): StreamPosition {
+    const first = this.events.find((event) => event.offset >= offset);
+    return { offset, events: first ? first.id : this.recorded };
+  }
 
   get offset(): number {
     return this.end;
@@ -92,7 +117,7 @@ export class StreamHistory {
   }
 
   record(marker: MarkerEvent, at: number): StreamEvent {
-    const event = { offset: this.end, at, marker };
+    const event = { offset: this.end, id: this.recorded++, at, marker };
     this.events.push(event);
     if (this.events.length > this.maxEvents) this.events.shift();
     return event;
@@ -111,6 +136,11 @@ export class StreamHistory {
 
   eventsSince(offset: number): StreamEvent[] {
     return this.events.filter((event) => event.offset >= offset);
+  }
+
+  /** The markers after a position, oldest first. */
+  eventsAfter(position: StreamPosition): StreamEvent[] {
+    return this.events.filter((event) => event.id >= position.events && event.offset >= position.offset);
   }
 
   /** Commands that ended at or after `offset`, oldest first (for hand-back summaries). */

@@ -8,7 +8,8 @@ export interface ResultContext {
   cwd: string | null;
   origin: Origin;
   closedBy: ClosedBy;
-  cursor(offset: number): string;
+  /** The cursor of the position this result ends at. */
+  cursor(): string;
   now(): number;
 }
 
@@ -21,7 +22,6 @@ export function sendResult(
   command: string | null,
   exitCode: number | null,
   startedAt: number,
-  offset: number,
 ): SendResult {
   const projected = projector.snapshot();
   let output = projected.altScreen ? ctx.screenText() : projected.output;
@@ -39,7 +39,7 @@ export function sendResult(
     cwd: ctx.cwd,
     output,
     truncated: projected.truncated,
-    cursor: ctx.cursor(offset),
+    cursor: ctx.cursor(),
     control: ctx.origin === 'agent' ? 'agent' : 'user',
     handoff: null,
     approval: null,

@@ -2,6 +2,7 @@
  * One call waiting on a terminal (a send, a wait): it collects what the command prints and
  * settles once, on what the readiness engine decides, its handoff signal or its wait bound.
  */
+import type { StreamPosition } from '../emulator/history.js';
 import { DEFAULT_LIMITS } from '../../../shared/limits.js';
 import type { Evidence, SendResult } from '../../../shared/types.js';
 import type { Clock } from '../../clock.js';
@@ -44,9 +45,10 @@ export interface ObserverHost {
   readonly clock: Clock;
   /** The session's live observers: one per call in flight, removed when it settles. */
   readonly observers: Set<Observer>;
-  offset(): number;
-  /** The observation settled at this output offset: the next wait's default cursor. */
-  settledAt(offset: number): void;
+  /** Where the stream is now. */
+  position(): StreamPosition;
+  /** The observation settled at this position: the next wait's default cursor. */
+  settledAt(position: StreamPosition): void;
   result(
     observer: Observer,
     status: SendResult['status'],
@@ -54,7 +56,7 @@ export interface ObserverHost {
     command: string | null,
     exitCode: number | null,
     startedAt: number,
-    offset: number,
+    position: StreamPosition,
   ): SendResult;
   /** Resolves once the emulator has parsed what arrived (full-screen output is read from it). */
   parsed(): Promise<void>;
@@ -92,11 +94,11 @@ export function observe(host: ObserverHost, spec: ObserveSpec) {
     finish: (status, evidence, end) => {
       if (settled) return;
       cleanup();
-      const offset = host.offset();
-      host.settledAt(offset);
+      const position = host.position();
+      host.settledAt(position);
       const command = observer.command ?? end?.command ?? null;
       const exitCode = status === 'done' || status === 'exited' ? (end?.exitCode ?? null) : null;
-      const finishNow = () => resolvePromise(host.result(observer, status, evidence, command, exitCode, startedAt, offset));
+      const finishNow = () => resolvePromise(host.result(observer, status, evidence, command, exitCode, startedAt, position));
       // Full-screen programs are read from the screen: let the emulator catch up first.
       if (observer.projector.altScreen) void host.parsed().then(finishNow);
       else finishNow();

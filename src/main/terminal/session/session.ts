@@ -10,7 +10,7 @@ import type { ResolvedShell } from '../../shells/resolve.js';
 import { type Clock, systemClock } from '../../clock.js';
 import { CommandMarks } from '../emulator/command-marks.js';
 import { Emulator, type EmulatorSnapshot } from '../emulator/emulator.js';
-import { type CommandRecord, StreamHistory } from '../emulator/history.js';
+import { type CommandRecord, StreamHistory, type StreamPosition } from '../emulator/history.js';
 import { LastCommandTracker } from '../readiness/last-command.js';
 import { type MarkerEvent, MarkerScanner } from '../readiness/markers.js';
 import { commandBegun, hasExited, initialReadiness, type ReadinessEvent, type ReadinessState, step, terminalStatus } from '../readiness/readiness.js';
@@ -110,7 +110,7 @@ export class TerminalSession {
   private readonly stateListeners = new Set<() => void>();
   private readonly readyWaiters: Array<(ok: boolean) => void> = [];
   private readonly drain: ExitDrain;
-  private lastCursorOffset = 0;
+  private lastSettledAt: StreamPosition = { offset: 0, events: 0 };
   private readonly closing: Closing;
   private startupBanner: OutputProjector | null;
   private readonly observerHost: ObserverHost;
@@ -141,12 +141,12 @@ export class TerminalSession {
     this.observerHost = {
       clock: this.clock,
       observers: this.observers,
-      offset: () => this.history.offset,
-      settledAt: (offset) => (this.lastCursorOffset = offset),
-      result: (observer, status, evidence, command, exitCode, startedAt, offset) => {
+      position: () => this.history.position,
+      settledAt: (position) => (this.lastSettledAt = position),
+      result: (observer, status, evidence, command, exitCode, startedAt, position) => {
         // Told now: the next wait looks for a read after this one.
         if (status === 'waiting_input' && evidence !== 'continuation') this.waitBaseline = takeBaseline(this.probeTarget);
-        return this.buildResult(observer.projector, observer.echo, status, evidence, command, exitCode, startedAt, offset);
+        return this.buildResult(observer.projector, observer.echo, status, evidence, command, exitCode, startedAt, position);
       },
       parsed: () => this.emulator.parsed(),
       handoff: (observer) => this.feed({ type: 'handoff' }, { observer }),
@@ -367,7 +367,7 @@ export class TerminalSession {
   }
 
   get cursor(): string {
-    return this.encodeCursor(this.history.offset);
+    return this.encodeCursor(this.history.position);
   }
 
   /** Marker-free output for attachments (the secret never leaves the host). */
@@ -401,7 +401,7 @@ export class TerminalSession {
         emulator: this.emulator,
         history: this.history,
         rows: () => this.rows,
-        decodeCursor: (cursor) => this.decodeCursor(cursor),
+        decodeCursor: (cursor) => this.decodeCursor(cursor).offset,
         cursor: () => this.cursor,
         status: () => this.status,
       },
@@ -609,10 +609,10 @@ export class TerminalSession {
       write: (data) => this.write(data),
       kick: () => this.probes.kick(),
       decodeCursor: (cursor) => this.decodeCursor(cursor),
-      lastSettled: () => this.lastCursorOffset,
-      settledAt: (offset) => (this.lastCursorOffset = offset),
-      result: (projector, status, evidence, command, exitCode, startedAt, offset) =>
-        this.buildResult(projector, null, status, evidence, command, exitCode, startedAt, offset),
+      lastSettled: () => this.lastSettledAt,
+      settledAt: (position) => (this.lastSettledAt = position),
+      result: (projector, status, evidence, command, exitCode, startedAt, position) =>
+        this.buildResult(projector, null, status, evidence, command, exitCode, startedAt, position),
     };
   }
 
@@ -624,28 +624,28 @@ export class TerminalSession {
     command: string | null,
     exitCode: number | null,
     startedAt: number,
-    offset: number,
+    position: StreamPosition,
   ): SendResult {
     const ctx = {
       screenText: () => this.emulator.screenText(),
       cwd: this.cwd,
       origin: this.origin,
       closedBy: this.closing.closedBy,
-      cursor: (at: number) => this.encodeCursor(at),
+      cursor: () => this.encodeCursor(position),
       now: () => this.clock.now(),
     };
-    const result = sendResult(ctx, projector, echo, status, evidence, command, exitCode, startedAt, offset);
+    const result = sendResult(ctx, projector, echo, status, evidence, command, exitCode, startedAt);
     // A confined command that failed on a path the sandbox refuses says so, so the agent does not retry blindly.
     const note = this.confinement && status === 'done' && exitCode !== null && exitCode !== 0 ? this.confinement.explain(result.output, result.cwd) : null;
     return note ? { ...result, sandbox: note } : result;
   }
 
-  private encodeCursor(offset: number): string {
-    return encodeCursor(this.id, offset);
+  private encodeCursor(position: StreamPosition): string {
+    return encodeCursor(this.id, position);
   }
 
-  private decodeCursor(cursor: string): number {
-    return decodeCursor(this.id, cursor, this.history.offset);
+  private decodeCursor(cursor: string): StreamPosition {
+    return decodeCursor(this.id, cursor, this.history.position, (offset) => this.history.positionAt(offset));
   }
 
   /** One probe of one observer, fed to the readiness engine with the output offsets around it. */
