@@ -94,6 +94,41 @@ describe.each(availableShells)('%s engine', (shell) => {
     expect(`${r.output}\n${w.output}`.match(/first/g)).toHaveLength(1);
   });
 
+  it("a wait from a finished command's cursor waits for the next command, not that end again", async () => {
+    const t = await pool.open(shell);
+    const first = await t.send({ text: 'echo one' });
+    expect(first).toMatchObject({ status: 'done', output: 'one' });
+    // Nothing was printed between that end and the cursor: only the marker count tells them apart.
+    const w = t.wait({ since: first.cursor, waitMs: 30_000 });
+    const g = gate();
+    await t.send({ text: `until [ -e ${g.path} ]; do sleep 0.05; done; echo two`, waitMs: 0 });
+    g.open();
+    const next = await w;
+    g.dispose();
+    expect(next).toMatchObject({ status: 'done', exitCode: 0 });
+    expect(next.output).toContain('two');
+    // The same with no cursor: the last result's (sh has no start marker: its wait shows the line too).
+    const again = t.wait({ waitMs: 30_000 });
+    await t.send({ text: 'echo three', waitMs: 0 });
+    expect(await again).toMatchObject({ status: 'done', exitCode: 0 });
+    if (full) expect((await t.wait({ since: first.cursor, waitMs: 0 })).output).toBe('two');
+  });
+
+  it.runIf(full)("a wait from before a running command's line returns its output without the line's echo", async () => {
+    const t = await pool.open(shell);
+    const before = await t.send({ text: 'true' });
+    const g = gate();
+    const line = `echo first; until [ -e ${g.path} ]; do sleep 0.05; done; echo second`;
+    await t.send({ text: line, waitMs: 0 });
+    // The command has begun (its start marker came) when the wait from the earlier cursor starts.
+    await until(() => t.status === 'running' && t.outputSince(0).includes('first\r\n'), 'the command to print first');
+    const w = t.wait({ since: before.cursor, waitMs: 30_000 });
+    g.open();
+    const done = await w;
+    g.dispose();
+    expect(done).toMatchObject({ status: 'done', exitCode: 0, output: 'first\nsecond' });
+  });
+
   // sh has no start marker, so its terminal's status cannot show the read began (the precondition).
   it.runIf(full)("a program that began waiting for input after the send's bound settles the next wait, though it printed nothing", async () => {
     const t = await pool.open(shell);

@@ -5,7 +5,7 @@ import { DEFAULT_LIMITS } from '../../../shared/limits.js';
 import type { Evidence, SendResult } from '../../../shared/types.js';
 import type { ShellDialect } from '../../shells/dialect.js';
 import type { Clock } from '../../clock.js';
-import type { StreamHistory } from '../emulator/history.js';
+import type { StreamHistory, StreamPosition } from '../emulator/history.js';
 import { encodeKeys } from './keys.js';
 import type { ObserveSpec, ObserverMode, observe } from '../readiness/observer.js';
 import { takeBaseline, type ProbeBaseline, type ProbeTarget } from '../readiness/probe.js';
@@ -36,10 +36,10 @@ export interface SendWaitTarget {
   write(data: string): Promise<void>;
   /** Starts the probe loop's looks for the new observer. */
   kick(): void;
-  decodeCursor(cursor: string): number;
+  decodeCursor(cursor: string): StreamPosition;
   /** Where the last settled call ended: a wait without a cursor starts there. */
-  lastSettled(): number;
-  settledAt(offset: number): void;
+  lastSettled(): StreamPosition;
+  settledAt(position: StreamPosition): void;
   result(
     projector: OutputProjector,
     status: SendResult['status'],
@@ -47,7 +47,7 @@ export interface SendWaitTarget {
     command: string | null,
     exitCode: number | null,
     startedAt: number,
-    offset: number,
+    position: StreamPosition,
   ): SendResult;
 }
 
@@ -121,21 +121,23 @@ export async function wait(target: SendWaitTarget, req: WaitRequest): Promise<Se
   const from = req.since !== undefined ? target.decodeCursor(req.since) : target.lastSettled();
   const maxOutputBytes = clampInt(req.maxOutputBytes, DEFAULT_LIMITS.defaultOutputBytes, 1, DEFAULT_LIMITS.maxOutputBytes);
   // A command that ended after the cursor settles the wait at once.
-  const events = history.eventsSince(from);
+  // The markers after the cursor: a result that reported an end is past it, though nothing was printed since.
+  const events = history.eventsAfter(from);
   const end = events.find((event) => event.marker.kind === 'end');
   if (end && end.marker.kind === 'end') {
     const start = events.find((event) => event.marker.kind === 'start' && event.offset <= end.offset);
     const projector = new OutputProjector({ maxBytes: maxOutputBytes });
-    projector.push(history.slice(start ? start.offset : from, end.offset));
-    target.settledAt(end.offset);
-    return target.result(projector, 'done', 'marker', end.marker.command, end.marker.exitCode, target.clock.now(), end.offset);
+    projector.push(history.slice(start ? start.offset : from.offset, end.offset));
+    const after = { offset: end.offset, events: end.id + 1 };
+    target.settledAt(after);
+    return target.result(projector, 'done', 'marker', end.marker.command, end.marker.exitCode, target.clock.now(), after);
   }
   const ready = target.readiness();
   const phase = ready.phase;
   if (phase.kind === 'exited') {
     const projector = new OutputProjector({ maxBytes: maxOutputBytes });
-    projector.push(history.slice(from));
-    return target.result(projector, 'exited', 'exit', null, phase.exitCode, target.clock.now(), history.offset);
+    projector.push(history.slice(from.offset));
+    return target.result(projector, 'exited', 'exit', null, phase.exitCode, target.clock.now(), history.position);
   }
   const running = commandBegun(ready);
   const observer = target.observe({
@@ -148,14 +150,17 @@ export async function wait(target: SendWaitTarget, req: WaitRequest): Promise<Se
     // Otherwise a read counts past the last write and the last reported wait: a program that
     // began waiting after its send's bound, printing nothing, settles it; the read the agent
     // was already told about does not (the wait waits for the next event).
-    baseline: from < history.offset ? null : target.waitBaseline(),
+    baseline: from.offset < history.offset ? null : target.waitBaseline(),
     waitMs: req.waitMs,
     maxOutputBytes,
     signal: req.signal,
     handoff: req.handoff,
   });
-  if (observer.collecting) observer.projectorPush(history.slice(from));
-  if (phase.kind === 'continuation' && from < history.offset) observer.settle('waiting_input', 'continuation');
+  // A command that began after the cursor: its output starts at its start marker, as above (the
+  // line's echo before it is not output). A late approval's wait met it so.
+  const begun = running ? events.find((event) => event.marker.kind === 'start') : undefined;
+  if (observer.collecting) observer.projectorPush(history.slice(begun ? begun.offset : from.offset));
+  if (phase.kind === 'continuation' && from.offset < history.offset) observer.settle('waiting_input', 'continuation');
   target.kick();
   return observer.promise;
 }
