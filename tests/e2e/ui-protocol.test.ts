@@ -10,12 +10,16 @@ if (!runUi) console.warn(skipReason);
 /**
  * Every request a program can send that xterm.js would answer: DA1, DA2, DA3, DSR status, CPR,
  * DECXCPR, DECRQM (ANSI and DEC), XTVERSION, window reports, OSC 10/11/12 colour queries and
- * DECRQSS. The program collects whatever comes back within a second and prints how many escape
- * sequences arrived.
+ * DECRQSS, then a second DSR status as the last. The program reads until the second status reply
+ * (the host answers in order, so everything it answers has come: no time bound decides, which on a
+ * loaded machine once counted 10 replies alone and 15 with the page), then a second for stray
+ * replies (only a page answering too sends any), and prints how many escape sequences arrived.
  */
 const probe = [
-  `printf '\\033[c\\033[>c\\033[=c\\033[5n\\033[6n\\033[?6n\\033[4$p\\033[?25$p\\033[>q\\033[14t\\033[18t\\033]10;?\\007\\033]11;?\\007\\033]12;?\\007\\033P$qm\\033\\\\'`,
-  `read -rs -t 1 -d '' x`,
+  `printf '\\033[c\\033[>c\\033[=c\\033[5n\\033[6n\\033[?6n\\033[4$p\\033[?25$p\\033[>q\\033[14t\\033[18t\\033]10;?\\007\\033]11;?\\007\\033]12;?\\007\\033P$qm\\033\\\\\\033[5n'`,
+  `x=`,
+  `while IFS= read -rs -N1 -t 60 c; do x+=$c; [[ $x == *$'\\e[0n'*$'\\e[0n'* ]] && break; done`,
+  `while IFS= read -rs -N1 -t 1 c; do x+=$c; done`,
   `r=\${x//[^$'\\e']/}`,
   `echo "replies=\${#r}"`,
 ].join('; ');
