@@ -3,6 +3,7 @@ import { type ControlState, initialControl, stepControl } from '../../src/main/h
 import type { ManagedTerminal } from '../../src/main/host/managed-terminal.js';
 import { TerminalControl } from '../../src/main/host/terminal-control.js';
 import { TerminalOps } from '../../src/main/host/terminal-ops.js';
+import type { AgentWrite } from '../../src/main/host/terminal-port.js';
 import { ManualClock } from '../support/manual-clock.js';
 
 const agentDriven = initialControl('agent');
@@ -158,7 +159,7 @@ describe('TerminalPort.write: the host holds the turn, with a bounded wait for t
     let began = false;
     const done = port.write(owner, { ms, signal }, () => {
       began = true;
-      return new Promise((resolve) => (release = () => resolve(null)));
+      return new Promise<AgentWrite | null>((resolve) => (release = () => resolve(null)));
     });
     return { done, began: () => began, release: () => release() };
   }

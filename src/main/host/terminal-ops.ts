@@ -153,6 +153,8 @@ export class TerminalOps implements TerminalPort {
     };
   }
 
+  write(owner: string, bound: { ms: number; signal?: AbortSignal }, prepare: () => Promise<AgentWrite>): Promise<SendResult>;
+  write(owner: string, bound: { ms: number; signal?: AbortSignal }, prepare: () => Promise<AgentWrite | null>): Promise<SendResult | null>;
   async write(owner: string, bound: { ms: number; signal?: AbortSignal }, prepare: () => Promise<AgentWrite | null>): Promise<SendResult | null> {
     const turn = this.turnNow(owner, bound.signal) ?? (await this.turn(owner, bound.ms, bound.signal));
     try {

@@ -79,6 +79,7 @@ export interface TerminalPort {
    * `prepare` what to type now that the turn came (null: nothing, and the turn goes back), sends
    * it (the person's takeover settles it `human_handoff`), and releases the turn.
    */
+  write(owner: string, bound: { ms: number; signal?: AbortSignal }, prepare: () => Promise<AgentWrite>): Promise<SendResult>;
   write(owner: string, bound: { ms: number; signal?: AbortSignal }, prepare: () => Promise<AgentWrite | null>): Promise<SendResult | null>;
   /** Waits outside the queue; the person's takeover settles it `human_handoff`. */
   wait(req: Omit<WaitRequest, 'handoff'>): Promise<SendResult>;

@@ -172,9 +172,9 @@ export async function send(ctx: AgentContext, connection: AgentConnection, args:
     );
     return { ...typing, input: args.input, waitMs: Math.max(0, deadline - ctx.clock.now()), maxOutputBytes: args.maxOutputBytes, signal };
   });
-  // prepare never declines here (it throws `busy`): a result always comes.
-  terminal.journal.settled(agentActor(terminal, connection.identity.name), result!);
-  return decorate(ctx, terminal, result!, approval, startedAt);
+  // prepare never declines here (it throws `busy`), so a result always comes: the port's types say so.
+  terminal.journal.settled(agentActor(terminal, connection.identity.name), result);
+  return decorate(ctx, terminal, result, approval, startedAt);
 }
 
 /**
