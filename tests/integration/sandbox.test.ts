@@ -3,7 +3,7 @@
  * shells, the official MCP client. Each attack checks the side effect on the host too.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -359,6 +359,10 @@ describe.runIf(needed(sandboxAvailable && hasCommand('setpriv') && hasCommand('p
         expect(results.remount!.exitCode).not.toBe(0);
         expect(results.closed).toEqual({ closed: true, orphans: [] });
         expect(existsSync(join(root, 'ws', 'made'))).toBe(true);
+        // The agent's locked directory went with its /tmp; the link out was not followed.
+        expect(results.locked).toMatchObject({ exitCode: 0 });
+        expect(readdirSync(join(root, 'state', 'sandbox', 'run'))).toEqual([]);
+        expect(statSync(join(root, 'outside', 'kept')).mode & 0o777).toBe(0o500);
       } finally {
         rmSync(root, { recursive: true, force: true });
       }
