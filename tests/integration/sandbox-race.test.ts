@@ -5,9 +5,10 @@
  * writable). The swap is made here at the worst moment, after the check and before the launch:
  * real bubblewrap in a real PTY must then run nothing, and no file of the home is read or written.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import * as pty from 'node-pty';
 import { afterAll, expect, it } from 'vitest';
 import { Confinement } from '../../src/main/sandbox/launch.js';
@@ -15,7 +16,11 @@ import { bwrapBindsFds } from '../../src/main/sandbox/bwrap.js';
 import { describeSandbox } from './sandbox-helpers.js';
 
 const root = mkdtempSync(join(tmpdir(), 'tandem-race-'));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+const otherRoots: string[] = [];
+afterAll(() => {
+  rmSync(root, { recursive: true, force: true });
+  for (const dir of otherRoots) rmSync(dir, { recursive: true, force: true });
+});
 
 /** Runs the confined launch in a PTY; resolves with its output and exit code. */
 function run(launch: { file: string; args: string[]; env: Record<string, string> }, cwd: string): Promise<{ output: string; exitCode: number }> {
@@ -75,5 +80,44 @@ describeSandbox('the workspace swapped for a link after the check', () => {
     expect(raced.output).not.toContain('ran');
     expect(raced.exitCode).not.toBe(0);
     expect(existsSync(join(home, 'wrote.txt'))).toBe(false);
+  });
+});
+
+describeSandbox('a git directory inside the workspace swapped for a link after the check', () => {
+  // An agent's other terminal can write in the workspace: a repository made there after that
+  // terminal opened has no anchor in it, so its `.git` can be swapped as the next open checks it.
+  it.runIf(bwrapBindsFds() || process.env.TANDEM_REQUIRE_SANDBOX === '1')("runs nothing, and the person's other repository is not written", async () => {
+    expect(bwrapBindsFds(), 'bubblewrap here binds descriptors (0.7 and later)').toBe(true);
+    const home = join(root, 'home-git');
+    mkdirSync(home);
+    // A repository of the person's outside their home and /tmp (a /srv or /work checkout): the
+    // same path exists inside the sandbox (read-only), so a bind through the link lands on it.
+    const other = mkdtempSync('/var/tmp/tandem-race-other-');
+    otherRoots.push(other);
+    execFileSync('git', ['init', '-q', other]);
+    writeFileSync(join(other, '.git', 'secret.txt'), 'THE-SECRET\n');
+    const ws = join(root, 'ws-git');
+    mkdirSync(ws);
+    execFileSync('git', ['init', '-q', join(ws, 'sub')]);
+    const command = ['-c', 'cat sub/.git/secret.txt 2>/dev/null; echo inside > sub/.git/wrote.txt; echo ran'];
+    const c = confine('raced-git', ws, home);
+    // The entries the check protects, also in the other repository (as Tandem leaves them in
+    // any repository a confined terminal opened in), so each bind would find its source.
+    for (const name of readdirSync(join(ws, 'sub', '.git'))) {
+      const target = join(other, '.git', name);
+      if (!existsSync(target)) writeFileSync(target, '');
+    }
+    // The swap, after the check, before bubblewrap mounts: the person's other repository's .git,
+    // which has every entry the check protects, so each bind finds its source.
+    renameSync(join(ws, 'sub', '.git'), join(ws, 'sub', '.git-real'));
+    // Relative: bubblewrap resolves the destination under its new root, where an absolute
+    // target would miss; this one leads to the same place on both sides.
+    symlinkSync(relative(join(ws, 'sub'), join(other, '.git')), join(ws, 'sub', '.git'));
+    const raced = await run(c.wrap('/bin/sh', command, { PATH: '/usr/bin:/bin' }), ws);
+    c.dispose();
+    expect(raced.output).not.toContain('THE-SECRET');
+    expect(raced.output).not.toContain('ran');
+    expect(raced.exitCode).not.toBe(0);
+    expect(existsSync(join(other, '.git', 'wrote.txt'))).toBe(false);
   });
 });

@@ -80,8 +80,13 @@ export function bwrapArgs({ spec, pty, infoFd, seccompFd, unsetEnv, setEnv, comm
       if (home.read.some((r) => r.dir && within(entry.path, r.dest))) args.push(...hide({ ...entry, path: inAgentHome(home, entry.path) }));
   }
   // A mount point cannot be renamed or removed: the repository's `.git` stays where git looks.
-  for (const entry of spec.gitAnchors ?? []) args.push(bind, entry.path, entry.path);
-  for (const entry of spec.protectedPaths) args.push('--ro-bind', entry.path, entry.path);
+  // By descriptor where bubblewrap can (`inWorkspaceFds`): the agent can write around these paths.
+  const fds = spec.inWorkspaceFds;
+  const inWorkspace = (flag: '--bind' | '--ro-bind', path: string, index: number) =>
+    fds?.[index] !== undefined ? [`${flag}-fd`, String(fds[index]), path] : [flag, path, path];
+  const anchors = spec.gitAnchors ?? [];
+  anchors.forEach((entry, i) => args.push(...inWorkspace(bind, entry.path, i)));
+  spec.protectedPaths.forEach((entry, i) => args.push(...inWorkspace('--ro-bind', entry.path, anchors.length + i)));
   for (const dir of spec.writable) args.push(bind, dir, dir);
   for (const path of spec.readable) args.push('--ro-bind', path, path);
   // Empty directories standing in for hidden ones are not a place to write either.

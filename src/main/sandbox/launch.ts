@@ -83,6 +83,8 @@ const seccompFd = 4;
 const envFd = 5;
 /** The workspace, opened by the launcher and bound by descriptor (`SandboxSpec.workspaceFd`). */
 const workspaceFd = 6;
+/** The first of the descriptors the in-workspace binds come from (`SandboxSpec.inWorkspaceFds`), one each. */
+const firstInWorkspaceFd = 7;
 /**
  * The whole environment of what runs outside the sandbox (the launcher bash; sandbox-exec on
  * macOS): fixed, nothing of the terminal's. A non-interactive bash sources BASH_ENV whatever
@@ -124,10 +126,13 @@ let seccompProgram: Buffer | undefined;
 const launcher = [
   // No redirection on the loop: bash would park stderr in a high descriptor, which the loop closes.
   'for fd in /proc/self/fd/*; do fd=${fd##*/}; if [ "$fd" -gt 2 ] && [ -e "/proc/self/fd/$fd" ]; then exec {fd}>&-; fi; done',
-  'info=$1 bpf=$2 envf=$3 ws=$4 wsref=$5 at=$6; shift 6',
+  'info=$1 bpf=$2 envf=$3 ws=$4 wsref=$5 at=$6 k=$7; shift 7',
   // The workspace as a descriptor, and the directory Tandem checked (it holds it open: wsref is
   // /proc/<host>/fd/<n>), or the open stops: a path swapped for a link after the check binds nothing.
   'if [ -n "$wsref" ]; then exec 6<"$ws" && [ /proc/self/fd/6 -ef "$wsref" ] || exit 125; fi',
+  // The same for each of the k paths bound inside the workspace (path, then Tandem's held one), on 7 and up.
+  `n=${firstInWorkspaceFd}; ` +
+    'while [ "$k" -gt 0 ]; do eval "exec $n<\\"\\$1\\"" && [ "/proc/self/fd/$n" -ef "$2" ] || exit 125; shift 2; n=$((n + 1)) k=$((k - 1)); done',
   'read -r stat </proc/self/stat || exit 125',
   'set -f; f=(${stat##*)}); set +f',
   'nr=${f[4]}; t=/dev/pts/$(( (nr & 0xff) | ((nr >> 12) & 0xfff00) ))',
@@ -200,6 +205,8 @@ export class Confinement {
    * person's whole home, writable).
    */
   private heldWorkspace: number | null = null;
+  /** Descriptors of the paths bound inside the workspace (anchors, then read-only ones), held until bubblewrap has mounted them. */
+  private heldInWorkspace: Array<{ path: string; fd: number }> = [];
   private cacheEnv: Record<string, string>;
   private readonly platform: NodeJS.Platform;
   /**
@@ -229,6 +236,14 @@ export class Confinement {
     // May refuse (a link where git looks, too many repositories): before anything is created.
     const git = gitProtection(workspace, personHome);
     this.heldWorkspace = this.platform === 'linux' && bwrapBindsFds() ? holdDirectory(workspace) : null;
+    if (this.heldWorkspace !== null) {
+      try {
+        this.heldInWorkspace = [...git.anchors, ...git.readOnly].map((entry) => holdEntry(entry.path, entry.dir));
+      } catch (error) {
+        this.releaseHolds();
+        throw error;
+      }
+    }
     mkdirSync(join(input.stateDir, 'sandbox', agentDirName(input.agent)), { recursive: true, mode: 0o700 });
     const agentDir = resolved(join(input.stateDir, 'sandbox', agentDirName(input.agent)));
     this.runDir = join(input.stateDir, 'sandbox', 'run', input.terminalId);
@@ -269,7 +284,7 @@ export class Confinement {
       mode: input.mode,
       network: input.network,
       workspace,
-      ...(this.heldWorkspace !== null ? { workspaceFd } : {}),
+      ...(this.heldWorkspace !== null ? { workspaceFd, inWorkspaceFds: this.heldInWorkspace.map((_, i) => firstInWorkspaceFd + i) } : {}),
       tmpDir,
       writable,
       readable,
@@ -399,10 +414,28 @@ export class Confinement {
     const at = argv.indexOf(ptyPlaceholder);
     if (at < 0 || argv[at + 1] !== ptyPlaceholder) throw new Error('bubblewrap arguments lack the terminal device pair');
     const script = reset.length > 0 ? `trap '' ${keySignals.replaceAll(',', ' ')}\n${launcher}` : launcher;
-    const wsref = this.spec.workspaceFd !== undefined && this.heldWorkspace !== null ? `/proc/${process.pid}/fd/${this.heldWorkspace}` : '';
+    const held = this.heldWorkspace !== null;
+    const wsref = this.spec.workspaceFd !== undefined && held ? `/proc/${process.pid}/fd/${this.heldWorkspace}` : '';
+    const inWorkspace =
+      this.spec.inWorkspaceFds !== undefined && held ? this.heldInWorkspace.flatMap(({ path, fd }) => [path, `/proc/${process.pid}/fd/${fd}`]) : [];
     return {
       file: launcherShell,
-      args: ['--norc', '--noprofile', '-c', script, 'tandem-sandbox', info, bpf, envFile, this.spec.workspace, wsref, String(at), ...argv],
+      args: [
+        '--norc',
+        '--noprofile',
+        '-c',
+        script,
+        'tandem-sandbox',
+        info,
+        bpf,
+        envFile,
+        this.spec.workspace,
+        wsref,
+        String(at),
+        String(inWorkspace.length / 2),
+        ...inWorkspace,
+        ...argv,
+      ],
       env: { ...launcherEnv },
     };
   }
@@ -418,6 +451,15 @@ export class Confinement {
    */
   async shellPid(ptyPid: number): Promise<number | null> {
     if (this.platform !== 'linux') return ptyPid;
+    try {
+      return await this.awaitShell(ptyPid);
+    } finally {
+      // bubblewrap has mounted everything by the time the shell runs, or never will.
+      this.releaseInWorkspace();
+    }
+  }
+
+  private async awaitShell(ptyPid: number): Promise<number | null> {
     const deadline = Date.now() + shellAppearMs;
     let init: number | null = null;
     while (Date.now() < deadline) {
@@ -459,10 +501,19 @@ export class Confinement {
     }
   }
 
-  /** Removes the private temporary directory and the launch files. */
-  dispose(): void {
+  private releaseInWorkspace(): void {
+    for (const { fd } of this.heldInWorkspace.splice(0)) closeSync(fd);
+  }
+
+  private releaseHolds(): void {
+    this.releaseInWorkspace();
     if (this.heldWorkspace !== null) closeSync(this.heldWorkspace);
     this.heldWorkspace = null;
+  }
+
+  /** Removes the private temporary directory and the launch files. */
+  dispose(): void {
+    this.releaseHolds();
     this.proxy?.close();
     if (this.proxyDir) rmSync(this.proxyDir, { recursive: true, force: true });
     releaseGitProtection(this.gitWritten.splice(0));
@@ -491,7 +542,7 @@ export function removeLockedTree(path: string): void {
 /** Deep enough for any tree an agent makes on purpose; deeper directories stay as they are. */
 const maxUnlockDepth = 64;
 
-/** Linux's O_PATH (not among Node's constants): a handle to the entry itself, even of mode 000. */
+/** Linux's O_PATH (not among Node's constants): a handle to the entry itself, whatever its mode or kind. */
 const O_PATH = 0o10000000;
 
 /**
@@ -523,12 +574,33 @@ function unlockDirectory(path: string, depth: number): void {
 }
 
 /**
+ * Holds the entry at `path` (a directory or a file, as git-protect.ts found it) as itself: not a
+ * link at its end or on the way (the descriptor's path is `path`), of the kind found. The
+ * launcher compares what it opens by path against it.
+ */
+function holdEntry(path: string, dir: boolean): { path: string; fd: number } {
+  const changed = () => new TandemError('sandbox_unavailable', `${path} changed while the sandbox was set up; open the terminal again.`);
+  let fd: number;
+  try {
+    fd = openSync(path, O_PATH | constants.O_NOFOLLOW);
+  } catch {
+    throw changed();
+  }
+  const st = fstatSync(fd);
+  if (st.isSymbolicLink() || st.isDirectory() !== dir || readlinkSync(`/proc/self/fd/${fd}`) !== posix.resolve(path)) {
+    closeSync(fd);
+    throw changed();
+  }
+  return { path, fd };
+}
+
+/**
  * Opens the directory at `path` without following a link at its end, and checks that what was
  * opened is at `path` itself (no link on the way): the launcher compares against it.
  */
 function holdDirectory(path: string): number {
   const fd = openSync(path, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
-  if (readlinkSync(`/proc/self/fd/${fd}`) !== path) {
+  if (readlinkSync(`/proc/self/fd/${fd}`) !== posix.resolve(path)) {
     closeSync(fd);
     throw new TandemError('sandbox_unavailable', `The workspace ${path} changed while the sandbox was set up; open the terminal again.`);
   }

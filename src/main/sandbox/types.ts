@@ -65,6 +65,13 @@ export interface SandboxSpec extends SandboxInfo {
   protectedPaths: HiddenPath[];
   /** Git directories and `.git` files bound onto themselves so they cannot be moved or replaced; before `protectedPaths`. */
   gitAnchors?: HiddenPath[];
+  /**
+   * The descriptors bubblewrap binds `gitAnchors` and then `protectedPaths` from, one per entry in
+   * that order, each opened by the launcher and checked to be what Tandem checked (as
+   * `workspaceFd`): an agent's other terminal can write inside the workspace, so a path there
+   * may be a link by the time bubblewrap mounts it. Absent: by path (bubblewrap before 0.7).
+   */
+  inWorkspaceFds?: number[];
   /** The agent's own home in place of the person's; absent where the person's home is the workspace, and on macOS. */
   home?: HomeSpec;
   /**
