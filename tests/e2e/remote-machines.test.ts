@@ -248,13 +248,16 @@ describe.skipIf(ssh.skip || !runUi)(`Tandem UI: a remote machine over a real ssh
         .locator('[role="tab"][aria-selected="true"][data-terminal-id^="box:"]')
         .getAttribute('data-terminal-id', { timeout: 1000 })
         .catch(() => null);
+    // The id the poll saw: asking again could time out on a loaded machine (it read null once).
+    let found: string | null = null;
     await expect
       .poll(async () => {
         const seen = await selected();
-        return seen !== null && !before.has(seen);
+        if (seen !== null && !before.has(seen)) found = seen;
+        return found !== null;
       })
       .toBe(true);
-    const id = (await selected())!;
+    const id = found!;
     await waitForPrompt(page, id);
     // Tandem uninstalled there meanwhile: the shell says what a missing command says.
     writeFileSync(remoteScript, "echo 'sh: 1: tandem: command not found' >&2; exit 127\n");
