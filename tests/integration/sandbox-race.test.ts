@@ -6,7 +6,7 @@
  * real bubblewrap in a real PTY must then run nothing, and no file of the home is read or written.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import * as pty from 'node-pty';
@@ -119,5 +119,33 @@ describeSandbox('a git directory inside the workspace swapped for a link after t
     expect(raced.output).not.toContain('ran');
     expect(raced.exitCode).not.toBe(0);
     expect(existsSync(join(other, '.git', 'wrote.txt'))).toBe(false);
+  });
+});
+
+describeSandbox('an open that fails after its checks', () => {
+  // An agent can make every confined open fail late (a folder of its home it locked, say): each
+  // failure used to keep the held descriptors, the run directory and the commondir files.
+  it('keeps no descriptor, run directory or commondir file', () => {
+    const ws = join(root, 'ws-fail');
+    mkdirSync(ws);
+    execFileSync('git', ['init', '-q', ws]);
+    const home = join(root, 'home-fail');
+    mkdirSync(home);
+    // The run directory's place is taken by a file: the open fails after the checks and the holds.
+    const runs = join(root, 'failing', 'state', 'sandbox', 'run');
+    mkdirSync(runs, { recursive: true });
+    writeFileSync(join(runs, 'failing'), '');
+    const intoWorkspace = () =>
+      readdirSync('/proc/self/fd').filter((fd) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${fd}`).startsWith(ws);
+        } catch {
+          return false;
+        }
+      });
+    expect(() => confine('failing', ws, home)).toThrow();
+    expect(intoWorkspace()).toEqual([]);
+    expect(existsSync(join(ws, '.git', 'commondir'))).toBe(false);
+    expect(readdirSync(runs)).toEqual([]);
   });
 });

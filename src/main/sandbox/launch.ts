@@ -233,105 +233,109 @@ export class Confinement {
     this.info = { mode: input.mode, network: input.network };
     const workspace = resolved(input.workspace);
     const personHome = input.home === '' ? '' : resolved(input.home);
-    // May refuse (a link where git looks, too many repositories): before anything is created.
-    const git = gitProtection(workspace, personHome);
+    // Held before the repository walk, which reads the tree by path and can take a while: a
+    // folder renamed into the path meanwhile is not what the walk protected, and the open stops.
     this.heldWorkspace = this.platform === 'linux' && bwrapBindsFds() ? holdDirectory(workspace) : null;
-    if (this.heldWorkspace !== null) {
-      try {
+    try {
+      // May refuse (a link where git looks, too many repositories): before anything is created.
+      const git = gitProtection(workspace, personHome);
+      this.gitWritten = git.written;
+      if (this.heldWorkspace !== null) {
+        assertStillHeld(workspace, this.heldWorkspace);
         this.heldInWorkspace = [...git.anchors, ...git.readOnly].map((entry) => holdEntry(entry.path, entry.dir));
-      } catch (error) {
-        this.releaseHolds();
-        throw error;
       }
-    }
-    mkdirSync(join(input.stateDir, 'sandbox', agentDirName(input.agent)), { recursive: true, mode: 0o700 });
-    const agentDir = resolved(join(input.stateDir, 'sandbox', agentDirName(input.agent)));
-    this.runDir = join(input.stateDir, 'sandbox', 'run', input.terminalId);
-    const tmpDir = join(this.runDir, 'tmp');
-    mkdirSync(tmpDir, { recursive: true, mode: 0o700 });
-    const readable = [resolved(input.rcDir), ...(within(scripts, workspace) ? [] : [scripts])];
-    const history = `.${input.shellName.replace(/[^A-Za-z0-9._-]/g, '_')}_history`;
-    // The agent's own home where the person's was (Linux); not where the person made their
-    // whole home the workspace (they approved that), nor for a home of / or none.
-    const home =
-      this.platform === 'linux' && personHome !== '' && personHome !== '/' && personHome !== workspace
-        ? this.homeSpec(personHome, agentDir, workspace, input)
-        : undefined;
-    let writable: string[] = [];
-    this.toolFiles = input.mode === 'workspace-write' ? new ToolFilesWatch(workspace) : null;
-    this.gitWritten = git.written;
-    if (home) {
-      const at = (rel: string) => posix.join(home.agentHome, rel);
-      this.historyFile = at(history);
-      // The person's XDG directories (if set) point into their hidden home: the agent's own instead.
-      this.cacheEnv = {
-        HOME: home.agentHome,
-        XDG_CACHE_HOME: at('.cache'),
-        XDG_CONFIG_HOME: at('.config'),
-        XDG_DATA_HOME: at('.local/share'),
-        XDG_STATE_HOME: at('.local/state'),
-        npm_config_cache: at('.npm'),
-        PIP_CACHE_DIR: at('.cache/pip'),
-      };
-    } else {
-      const caches = { cache: join(agentDir, 'cache'), npm: join(agentDir, 'npm'), pip: join(agentDir, 'pip'), history: join(agentDir, 'history') };
-      for (const dir of Object.values(caches)) mkdirSync(dir, { recursive: true, mode: 0o700 });
-      writable = Object.values(caches).map(resolved);
-      this.historyFile = join(caches.history, input.shellName.replace(/[^A-Za-z0-9._-]/g, '_'));
-      this.cacheEnv = { XDG_CACHE_HOME: caches.cache, npm_config_cache: caches.npm, PIP_CACHE_DIR: caches.pip };
-    }
-    this.spec = {
-      mode: input.mode,
-      network: input.network,
-      workspace,
-      ...(this.heldWorkspace !== null ? { workspaceFd, inWorkspaceFds: this.heldInWorkspace.map((_, i) => firstInWorkspaceFd + i) } : {}),
-      tmpDir,
-      writable,
-      readable,
-      // Path sockets of the machine outside the workspace (a database's, the journal's, LXD's), found at open:
-      // under the usual roots, and every one the kernel lists as bound.
-      hidden: existing([
-        ...hiddenPathCandidates({ home: input.home, env: input.env, stateDir: input.stateDir, discoveryDir: input.discoveryDir }),
-        ...(this.platform === 'linux' ? [...new Set([...scanSockets(), ...boundSockets()])].filter((path) => !within(path, workspace)) : []),
-      ]),
-      protectedPaths: git.readOnly,
-      gitAnchors: git.anchors,
-      ...(home ? { home } : {}),
-    };
-    const insideTmp = this.platform === 'linux' ? '/tmp' : tmpDir;
-    this.cacheEnv = { TMPDIR: insideTmp, ...this.cacheEnv, TANDEM_SANDBOX: input.mode };
-    if (input.network) {
-      const started = this.startProxy(input, personHome);
-      this.proxy = started.proxy;
-      this.proxyDir = started.dir;
-      const proxyAt = (port: number) => {
-        const http = `http://127.0.0.1:${port}`;
-        const socks = `socks5h://127.0.0.1:${port}`;
-        const none = 'localhost,127.0.0.1,::1';
+      mkdirSync(join(input.stateDir, 'sandbox', agentDirName(input.agent)), { recursive: true, mode: 0o700 });
+      const agentDir = resolved(join(input.stateDir, 'sandbox', agentDirName(input.agent)));
+      this.runDir = join(input.stateDir, 'sandbox', 'run', input.terminalId);
+      const tmpDir = join(this.runDir, 'tmp');
+      mkdirSync(tmpDir, { recursive: true, mode: 0o700 });
+      const readable = [resolved(input.rcDir), ...(within(scripts, workspace) ? [] : [scripts])];
+      const history = `.${input.shellName.replace(/[^A-Za-z0-9._-]/g, '_')}_history`;
+      // The agent's own home where the person's was (Linux); not where the person made their
+      // whole home the workspace (they approved that), nor for a home of / or none.
+      const home =
+        this.platform === 'linux' && personHome !== '' && personHome !== '/' && personHome !== workspace
+          ? this.homeSpec(personHome, agentDir, workspace, input)
+          : undefined;
+      let writable: string[] = [];
+      this.toolFiles = input.mode === 'workspace-write' ? new ToolFilesWatch(workspace) : null;
+      if (home) {
+        const at = (rel: string) => posix.join(home.agentHome, rel);
+        this.historyFile = at(history);
+        // The person's XDG directories (if set) point into their hidden home: the agent's own instead.
         this.cacheEnv = {
-          ...this.cacheEnv,
-          HTTP_PROXY: http,
-          HTTPS_PROXY: http,
-          ALL_PROXY: socks,
-          NO_PROXY: none,
-          http_proxy: http,
-          https_proxy: http,
-          all_proxy: socks,
-          no_proxy: none,
+          HOME: home.agentHome,
+          XDG_CACHE_HOME: at('.cache'),
+          XDG_CONFIG_HOME: at('.config'),
+          XDG_DATA_HOME: at('.local/share'),
+          XDG_STATE_HOME: at('.local/state'),
+          npm_config_cache: at('.npm'),
+          PIP_CACHE_DIR: at('.cache/pip'),
         };
-      };
-      if (started.spec) {
-        this.spec.proxy = started.spec;
-        proxyAt(proxyPortInside);
       } else {
-        // macOS: the loopback port is known a tick later; the launch waits for `prepared`.
-        const proxy = started.proxy;
-        this.prepared = proxy.listening().then(() => {
-          this.spec.proxy = { port: proxy.port ?? 0 };
-          proxyAt(proxy.port ?? 0);
-        });
-        this.prepared.catch(() => {});
+        const caches = { cache: join(agentDir, 'cache'), npm: join(agentDir, 'npm'), pip: join(agentDir, 'pip'), history: join(agentDir, 'history') };
+        for (const dir of Object.values(caches)) mkdirSync(dir, { recursive: true, mode: 0o700 });
+        writable = Object.values(caches).map(resolved);
+        this.historyFile = join(caches.history, input.shellName.replace(/[^A-Za-z0-9._-]/g, '_'));
+        this.cacheEnv = { XDG_CACHE_HOME: caches.cache, npm_config_cache: caches.npm, PIP_CACHE_DIR: caches.pip };
       }
+      this.spec = {
+        mode: input.mode,
+        network: input.network,
+        workspace,
+        ...(this.heldWorkspace !== null ? { workspaceFd, inWorkspaceFds: this.heldInWorkspace.map((_, i) => firstInWorkspaceFd + i) } : {}),
+        tmpDir,
+        writable,
+        readable,
+        // Path sockets of the machine outside the workspace (a database's, the journal's, LXD's), found at open:
+        // under the usual roots, and every one the kernel lists as bound.
+        hidden: existing([
+          ...hiddenPathCandidates({ home: input.home, env: input.env, stateDir: input.stateDir, discoveryDir: input.discoveryDir }),
+          ...(this.platform === 'linux' ? [...new Set([...scanSockets(), ...boundSockets()])].filter((path) => !within(path, workspace)) : []),
+        ]),
+        protectedPaths: git.readOnly,
+        gitAnchors: git.anchors,
+        ...(home ? { home } : {}),
+      };
+      const insideTmp = this.platform === 'linux' ? '/tmp' : tmpDir;
+      this.cacheEnv = { TMPDIR: insideTmp, ...this.cacheEnv, TANDEM_SANDBOX: input.mode };
+      if (input.network) {
+        const started = this.startProxy(input, personHome);
+        this.proxy = started.proxy;
+        this.proxyDir = started.dir;
+        const proxyAt = (port: number) => {
+          const http = `http://127.0.0.1:${port}`;
+          const socks = `socks5h://127.0.0.1:${port}`;
+          const none = 'localhost,127.0.0.1,::1';
+          this.cacheEnv = {
+            ...this.cacheEnv,
+            HTTP_PROXY: http,
+            HTTPS_PROXY: http,
+            ALL_PROXY: socks,
+            NO_PROXY: none,
+            http_proxy: http,
+            https_proxy: http,
+            all_proxy: socks,
+            no_proxy: none,
+          };
+        };
+        if (started.spec) {
+          this.spec.proxy = started.spec;
+          proxyAt(proxyPortInside);
+        } else {
+          // macOS: the loopback port is known a tick later; the launch waits for `prepared`.
+          const proxy = started.proxy;
+          this.prepared = proxy.listening().then(() => {
+            this.spec.proxy = { port: proxy.port ?? 0 };
+            proxyAt(proxy.port ?? 0);
+          });
+          this.prepared.catch(() => {});
+        }
+      }
+    } catch (error) {
+      // Nothing of a failed open stays: descriptors, the run directory, commondir files, the proxy.
+      this.undoFailedOpen();
+      throw error;
     }
   }
 
@@ -501,6 +505,16 @@ export class Confinement {
     }
   }
 
+  /** What a constructor that threw had made, whatever it got to (fields not set yet are undefined). */
+  private undoFailedOpen(): void {
+    const made = this as unknown as { proxy?: SandboxProxy | null; proxyDir?: string | null; gitWritten?: string[]; runDir?: string };
+    this.releaseHolds();
+    made.proxy?.close();
+    if (made.proxyDir) rmSync(made.proxyDir, { recursive: true, force: true });
+    if (made.gitWritten) releaseGitProtection(made.gitWritten.splice(0));
+    if (made.runDir) removeLockedTree(made.runDir);
+  }
+
   private releaseInWorkspace(): void {
     for (const { fd } of this.heldInWorkspace.splice(0)) closeSync(fd);
   }
@@ -592,6 +606,15 @@ function holdEntry(path: string, dir: boolean): { path: string; fd: number } {
     throw changed();
   }
   return { path, fd };
+}
+
+/** The workspace path still leads to the held directory (after the walk that read it by path), or the open stops. */
+function assertStillHeld(path: string, fd: number): void {
+  const now = statSync(path, { throwIfNoEntry: false });
+  const held = fstatSync(fd);
+  if (!now || now.dev !== held.dev || now.ino !== held.ino || readlinkSync(`/proc/self/fd/${fd}`) !== path) {
+    throw new TandemError('sandbox_unavailable', `The workspace ${path} changed while the sandbox was set up; open the terminal again.`);
+  }
 }
 
 /**
