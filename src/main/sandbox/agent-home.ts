@@ -12,7 +12,8 @@
  * that runs a program).
  */
 import { spawnSync } from 'node:child_process';
-import { lstatSync, mkdirSync, realpathSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { closeSync, constants, lstatSync, mkdirSync, openSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, posix } from 'node:path';
 import type { HomeBind } from './types.js';
 import { within } from './types.js';
@@ -253,22 +254,38 @@ export function agentHome({ home, agentDir, extra }: AgentHomeInput, skip: (dest
 
 /**
  * Makes `dest` (a path under `home`) exist in the agent's home as a directory or file, so
- * bubblewrap finds its mount point there even when that home is mounted read-only. A symlink
- * the agent left on the way is removed first: a mount point must not lead elsewhere.
+ * bubblewrap finds its mount point there even when that home is mounted read-only. The agent
+ * writes in that home from its other terminals, so every step goes through a descriptor of the
+ * directory above it (its /proc path), never a path it could swap for a link meanwhile: what is
+ * in the way (a link, the wrong kind) is moved aside, and each entry is made only if it is not
+ * there (O_EXCL), so the host never writes or removes through a link (a black-box round had it
+ * truncate a file of the person's by swapping `.cargo` for a link as the open ran).
  */
 export function prepareMountPoint(agentHomeDir: string, home: string, dest: string, dir: boolean): void {
   const rel = posix.relative(home, dest);
   if (rel === '' || rel.startsWith('..')) return;
   const parts = rel.split('/');
-  let at = agentHomeDir;
-  for (let i = 0; i < parts.length; i++) {
-    at = posix.join(at, parts[i]!);
-    const last = i === parts.length - 1;
-    const wantDir = !last || dir;
-    const stat = lstatSync(at, { throwIfNoEntry: false });
-    if (stat && (stat.isSymbolicLink() || stat.isDirectory() !== wantDir)) rmSync(at, { recursive: true, force: true });
-    else if (stat) continue;
-    if (wantDir) mkdirSync(at, { mode: 0o700 });
-    else writeFileSync(at, '', { mode: 0o600 });
+  let fd = openSync(agentHomeDir, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+  try {
+    for (let i = 0; i < parts.length; i++) {
+      const wantDir = i < parts.length - 1 || dir;
+      const at = `/proc/self/fd/${fd}/${parts[i]!}`;
+      let stat = lstatSync(at, { throwIfNoEntry: false });
+      if (stat && (stat.isSymbolicLink() || stat.isDirectory() !== wantDir)) {
+        // Aside, not removed: a removal would walk what the agent put there.
+        renameSync(at, `/proc/self/fd/${fd}/.tandem-aside-${randomBytes(6).toString('hex')}`);
+        stat = undefined;
+      }
+      if (!stat) {
+        if (wantDir) mkdirSync(at, { mode: 0o700 });
+        else closeSync(openSync(at, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600));
+      }
+      if (!wantDir) return;
+      const next = openSync(at, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW);
+      closeSync(fd);
+      fd = next;
+    }
+  } finally {
+    closeSync(fd);
   }
 }
