@@ -149,3 +149,23 @@ describeSandbox('an open that fails after its checks', () => {
     expect(readdirSync(runs)).toEqual([]);
   });
 });
+
+describeSandbox('the folders that hold a protected .git', () => {
+  // Renaming such a folder while another terminal opens and leaving a link in its place made that
+  // terminal's read-only mounts land on a decoy, the real .git writable (black-box round): each
+  // such folder is a mount point in every confined terminal, and a mount point cannot be renamed.
+  it('cannot be renamed or replaced from inside, while the rest of the workspace can', async () => {
+    const ws = join(root, 'ws-hold');
+    mkdirSync(join(ws, 'vendor'), { recursive: true });
+    execFileSync('git', ['init', '-q', join(ws, 'vendor', 'lib')]);
+    mkdirSync(join(ws, 'plain'));
+    const c = confine('holders', ws, join(root, 'home-hold'));
+    const command = ['-c', 'mv vendor vendor.x; echo "vendor=$?"; mv vendor/lib lib.x; echo "lib=$?"; mv plain plain.x; echo "plain=$?"'];
+    const ran = await run(c.wrap('/bin/sh', command, { PATH: '/usr/bin:/bin' }), ws);
+    c.dispose();
+    expect(ran.output).toMatch(/vendor=[1-9]/);
+    expect(ran.output).toMatch(/lib=[1-9]/);
+    expect(ran.output).toContain('plain=0');
+    expect(existsSync(join(ws, 'vendor', 'lib', '.git', 'hooks'))).toBe(true);
+  });
+});

@@ -84,9 +84,15 @@ export function bwrapArgs({ spec, pty, infoFd, seccompFd, unsetEnv, setEnv, comm
   const fds = spec.inWorkspaceFds;
   const inWorkspace = (flag: '--bind' | '--ro-bind', path: string, index: number) =>
     fds?.[index] !== undefined ? [`${flag}-fd`, String(fds[index]), path] : [flag, path, path];
+  const ancestors = spec.gitAncestors ?? [];
   const anchors = spec.gitAnchors ?? [];
-  anchors.forEach((entry, i) => args.push(...inWorkspace(bind, entry.path, i)));
-  spec.protectedPaths.forEach((entry, i) => args.push(...inWorkspace('--ro-bind', entry.path, anchors.length + i)));
+  const depth = (path: string) => path.split('/').length;
+  // Folders and anchors onto themselves, outermost first: a bind must not cover one made inside it.
+  [...ancestors.map((entry, i) => ({ entry, i })), ...anchors.map((entry, i) => ({ entry, i: ancestors.length + i }))]
+    .sort((a, b) => depth(a.entry.path) - depth(b.entry.path))
+    .forEach(({ entry, i }) => args.push(...inWorkspace(bind, entry.path, i)));
+  const first = ancestors.length + anchors.length;
+  spec.protectedPaths.forEach((entry, i) => args.push(...inWorkspace('--ro-bind', entry.path, first + i)));
   for (const dir of spec.writable) args.push(bind, dir, dir);
   for (const path of spec.readable) args.push('--ro-bind', path, path);
   // Empty directories standing in for hidden ones are not a place to write either.

@@ -239,10 +239,17 @@ export class Confinement {
     try {
       // May refuse (a link where git looks, too many repositories): before anything is created.
       const git = gitProtection(workspace, personHome);
+      const ancestors = ancestorFolders(workspace, git);
       this.gitWritten = git.written;
       if (this.heldWorkspace !== null) {
         assertStillHeld(workspace, this.heldWorkspace);
-        this.heldInWorkspace = [...git.anchors, ...git.readOnly].map((entry) => holdEntry(entry.path, entry.dir));
+        if (ancestors.length + git.anchors.length + git.readOnly.length > maxInWorkspaceBinds) {
+          throw new TandemError(
+            'sandbox_unavailable',
+            `The repositories under ${workspace} need more than ${maxInWorkspaceBinds} protected paths; open the terminal in a smaller folder.`,
+          );
+        }
+        this.heldInWorkspace = [...ancestors, ...git.anchors, ...git.readOnly].map((entry) => holdEntry(entry.path, entry.dir));
       }
       mkdirSync(join(input.stateDir, 'sandbox', agentDirName(input.agent)), { recursive: true, mode: 0o700 });
       const agentDir = resolved(join(input.stateDir, 'sandbox', agentDirName(input.agent)));
@@ -295,6 +302,7 @@ export class Confinement {
         ]),
         protectedPaths: git.readOnly,
         gitAnchors: git.anchors,
+        gitAncestors: ancestors,
         ...(home ? { home } : {}),
       };
       const insideTmp = this.platform === 'linux' ? '/tmp' : tmpDir;
@@ -606,6 +614,21 @@ function holdEntry(path: string, dir: boolean): { path: string; fd: number } {
     throw changed();
   }
   return { path, fd };
+}
+
+/** The launcher opens each in-workspace bind on a descriptor of its own (7 and up): bash's limit is 1024. */
+const maxInWorkspaceBinds = 900;
+
+/** The folders strictly between the workspace and each protected path, not anchors themselves. */
+function ancestorFolders(workspace: string, git: { anchors: HiddenPath[]; readOnly: HiddenPath[] }): HiddenPath[] {
+  const anchors = new Set(git.anchors.map((entry) => entry.path));
+  const found = new Set<string>();
+  for (const entry of [...git.anchors, ...git.readOnly]) {
+    for (let dir = posix.dirname(entry.path); dir !== workspace && within(dir, workspace) && !found.has(dir); dir = posix.dirname(dir)) {
+      if (!anchors.has(dir)) found.add(dir);
+    }
+  }
+  return [...found].map((path) => ({ path, dir: true }));
 }
 
 /** The workspace path still leads to the held directory (after the walk that read it by path), or the open stops. */

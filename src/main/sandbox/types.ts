@@ -66,7 +66,13 @@ export interface SandboxSpec extends SandboxInfo {
   /** Git directories and `.git` files bound onto themselves so they cannot be moved or replaced; before `protectedPaths`. */
   gitAnchors?: HiddenPath[];
   /**
-   * The descriptors bubblewrap binds `gitAnchors` and then `protectedPaths` from, one per entry in
+   * The folders between the workspace and each of those paths, bound onto themselves too: a mount
+   * point cannot be renamed, so no confined terminal can move a protected `.git` aside by renaming
+   * a folder that holds it while another terminal opens (the mount would land on what it put there).
+   */
+  gitAncestors?: HiddenPath[];
+  /**
+   * The descriptors bubblewrap binds `gitAncestors`, `gitAnchors` and then `protectedPaths` from, one per entry in
    * that order, each opened by the launcher and checked to be what Tandem checked (as
    * `workspaceFd`): an agent's other terminal can write inside the workspace, so a path there
    * may be a link by the time bubblewrap mounts it. Absent: by path (bubblewrap before 0.7).
