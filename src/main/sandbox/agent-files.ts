@@ -4,10 +4,11 @@
  * the connections the proxy refused for it. Removing the directory is refused while a confined
  * terminal of the agent is open (its home is mounted there).
  */
-import { chmodSync, lstatSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { TandemError } from '../../shared/errors.js';
 import { agentDirName } from './launch.js';
+import { removeLockedTree } from './locked-tree.js';
 import { type ProxyRefusal, proxyRefusals } from './proxy.js';
 
 /** Refusals the panel gets per agent, newest last. */
@@ -35,19 +36,6 @@ export function agentRefusals(agent: string): Array<Omit<ProxyRefusal, 'agent'>>
     .map(({ agent: _agent, ...rest }) => rest);
 }
 
-/** Makes every directory below `dir` writable by its owner (a Go module cache is read-only), not following links. */
-function unlockTree(dir: string): void {
-  try {
-    chmodSync(dir, 0o700);
-    for (const name of readdirSync(dir)) {
-      const path = join(dir, name);
-      if (lstatSync(path).isDirectory()) unlockTree(path);
-    }
-  } catch {
-    // What cannot be changed fails the removal below, which says so.
-  }
-}
-
 /** Removes the agent's directory; false when there was none. `openTerminals`: its confined terminals open now. */
 export function removeAgentFiles(stateDir: string, agent: string, openTerminals: number): boolean {
   if (openTerminals > 0)
@@ -57,11 +45,6 @@ export function removeAgentFiles(stateDir: string, agent: string, openTerminals:
     );
   const files = agentFiles(stateDir, agent);
   if (!files.exists) return false;
-  try {
-    rmSync(files.dir, { recursive: true, force: true });
-  } catch {
-    unlockTree(files.dir);
-    rmSync(files.dir, { recursive: true, force: true });
-  }
+  removeLockedTree(files.dir);
   return true;
 }

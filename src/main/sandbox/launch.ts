@@ -7,14 +7,12 @@
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
-  chmodSync,
   closeSync,
   constants,
   fstatSync,
   mkdirSync,
   mkdtempSync,
   openSync,
-  readdirSync,
   readFileSync,
   readlinkSync,
   realpathSync,
@@ -28,6 +26,7 @@ import { TandemError } from '../../shared/errors.js';
 import { childrenOf, readStat } from '../pty/proc.js';
 import { resourcesDir } from '../resources.js';
 import { assertSandboxAvailable } from './availability.js';
+import { O_PATH, removeLockedTree } from './locked-tree.js';
 import { agentHome } from './agent-home.js';
 import { bwrapArgs, bwrapBindsFds, bwrapPath, launcherShell } from './bwrap.js';
 import { gitProtection, releaseGitProtection } from './git-protect.js';
@@ -540,58 +539,6 @@ export class Confinement {
     if (this.proxyDir) rmSync(this.proxyDir, { recursive: true, force: true });
     releaseGitProtection(this.gitWritten.splice(0));
     removeLockedTree(this.runDir);
-  }
-}
-
-/**
- * Removes a tree a confined agent wrote, which may hold directories it made unreadable (mode
- * 000: a plain recursive removal gave up and left them in the person's state directory). Each
- * directory is opened without following a link and unlocked through its descriptor, and its
- * entries are reached through that descriptor (`/proc/self/fd`), so a link swapped in on the way
- * unlocks nothing outside the tree.
- */
-export function removeLockedTree(path: string): void {
-  try {
-    rmSync(path, { recursive: true, force: true });
-    return;
-  } catch {
-    // A directory the agent locked: unlock, then remove again.
-  }
-  unlockDirectory(path, 0);
-  rmSync(path, { recursive: true, force: true });
-}
-
-/** Deep enough for any tree an agent makes on purpose; deeper directories stay as they are. */
-const maxUnlockDepth = 64;
-
-/** Linux's O_PATH (not among Node's constants): a handle to the entry itself, whatever its mode or kind. */
-const O_PATH = 0o10000000;
-
-/**
- * Makes the directory at `path` (a /proc/self/fd path below the first level) and those under it
- * searchable by their owner. Each entry is opened as itself (O_PATH, no link followed), changed
- * through its descriptor's /proc path only if it is a directory, and listed through that.
- */
-function unlockDirectory(path: string, depth: number): void {
-  let handle: number;
-  try {
-    handle = openSync(path, O_PATH | constants.O_NOFOLLOW);
-  } catch {
-    return;
-  }
-  try {
-    const st = fstatSync(handle);
-    if (!st.isDirectory()) return;
-    const self = `/proc/self/fd/${handle}`;
-    if ((st.mode & 0o700) !== 0o700) chmodSync(self, 0o700);
-    if (depth >= maxUnlockDepth) return;
-    for (const entry of readdirSync(self, { withFileTypes: true })) {
-      if (entry.isDirectory()) unlockDirectory(`${self}/${entry.name}`, depth + 1);
-    }
-  } catch {
-    // Gone meanwhile, or not the person's: the removal after this says what is left.
-  } finally {
-    closeSync(handle);
   }
 }
 
