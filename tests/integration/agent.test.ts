@@ -201,15 +201,26 @@ describe('control and handoff', () => {
     const view = await attachAsPerson(id);
     await f.host.input(view, '\x03', true);
     const settled = await sending;
-    g.dispose();
     expect(settled).toMatchObject({ status: 'human_handoff', evidence: 'handoff', control: 'user' });
+    // The loop ends by the key or, where bash took the key for the program's own (a key that
+    // lands as `sleep` is forked: bash's wait-and-cooperative-exit then goes on with the loop,
+    // as it would in any terminal), by the gate; the person types at the next prompt.
+    g.open();
+    await until(
+      () => terminal.session.status === 'idle',
+      () => `the prompt after the takeover; the terminal printed ${JSON.stringify(terminal.session.outputSince(0).slice(-2000))}`,
+    );
+    g.dispose();
     expect(await f.call(client, 'terminal_send', { id, text: 'echo no' })).toMatchObject({ isError: true, error: { code: 'user_control' } });
     // The wait must be waiting for the hand-back before it comes: it registers a wake listener.
     const wakes = vi.spyOn(terminal.control, 'onWake');
     const waiting = f.call(client, 'terminal_wait', { id, waitMs: 55_000 });
     await until(() => wakes.mock.calls.length > 0, 'terminal_wait to wait for the hand-back');
     await f.host.input(view, 'echo by-person; false\r', true);
-    await until(() => terminal.view().lastCommand?.command === 'echo by-person; false', "the person's command to finish");
+    await until(
+      () => terminal.view().lastCommand?.command === 'echo by-person; false',
+      () => `the person's command to finish; last command ${JSON.stringify(terminal.view().lastCommand)}, the terminal printed ${JSON.stringify(terminal.session.outputSince(0).slice(-2000))}`,
+    );
     f.host.handBack(id);
     const back = await waiting;
     expect(back).toMatchObject({ status: 'done', evidence: 'handoff', control: 'agent', exitCode: 1, handoff: { state: 'returned' } });

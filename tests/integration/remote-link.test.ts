@@ -313,7 +313,14 @@ describe('the local side', () => {
   test('past the remote replay bound a drop restarts each view from the remote snapshot: one reset frame, numbers contiguous', async () => {
     const host = new TerminalHost({ env: { ...process.env, PS1: '$ ' } });
     const server = new LinkServer({ host, clock: systemClock, version: host.version, idleMs: 3_600_000, onIdle: () => undefined, maxReplayBytes: 16 * 1024 });
-    const sock = await linkSocket((s) => server.accept(s));
+    // Reconnects are held until the flood is over on the remote, so the remote always buffers
+    // past its bound while the link is down (a reconnect 250 ms after the drop could otherwise
+    // come before a loaded machine's shell had printed 16 KiB).
+    let held: Promise<void> | null = null;
+    const sock = await linkSocket((s) => {
+      if (held) void held.then(() => server.accept(s));
+      else server.accept(s);
+    });
     const machines = new RemoteMachines();
     const machine = new RemoteMachine({ name: 'small', destination: sock.path, ssh: pipe, remoteCommand: 'unused', clock: systemClock, version: host.version });
     machines.add(machine);
@@ -341,11 +348,15 @@ describe('the local side', () => {
     const view = (await dispatcher.call('create', { machine: 'small', shell: 'bash' })) as TerminalView;
     await until(() => machine.terminals.some((t) => t.status === 'idle'), 'the shell ready', 60_000);
     const { attachmentId } = (await dispatcher.call('attach', { id: view.id })) as { attachmentId: string };
+    let release = () => undefined as void;
+    held = new Promise<void>((r) => (release = r));
     machine.process!.kill('SIGKILL');
     await until(() => machine.status !== 'connected', 'the drop');
     // While the link is down the remote buffers more than its bound for the session.
-    const remote = host.list()[0]!;
-    await host.get(remote.id).personInput('seq 1 20000; echo fl""ood-done\r', true);
+    const remote = host.get(host.list()[0]!.id);
+    await remote.personInput('seq 1 20000; echo fl""ood-done\r', true);
+    await until(() => remote.view().lastCommand?.command?.startsWith('seq 1 20000') === true, 'the flood to end on the remote', 60_000);
+    release();
     await until(() => machine.status === 'connected', 'the reconnect', 60_000);
     await until(
       () =>
