@@ -10,7 +10,8 @@ import { encodeKeys } from './keys.js';
 import type { ObserveSpec, ObserverMode, observe } from '../readiness/observer.js';
 import { takeBaseline, type ProbeBaseline, type ProbeTarget } from '../readiness/probe.js';
 import { OutputProjector } from '../projection/projection.js';
-import { commandBegun, type ReadinessEvent, type ReadinessState } from '../readiness/readiness.js';
+import type { ReadinessEvent, ReadinessState } from '../readiness/readiness.js';
+import { decideSend, decideWait, planSend } from '../readiness/decide.js';
 import { sendPayload } from './send-payload.js';
 import { clampInt, type SendRequest, type WaitRequest } from './session-types.js';
 
@@ -21,7 +22,6 @@ export interface SendWaitTarget {
   readonly probeTarget: ProbeTarget;
   /** The reads a wait must see the program go past (session.ts `waitBaseline`). */
   waitBaseline(): ProbeBaseline | null;
-  readonly integrationLevel: 'full' | 'end-only' | 'none';
   readonly dialect: ShellDialect | null;
   /** The keys that empty this shell's line editor on this platform (the dialect's `lineClear`). */
   readonly lineClear: LineClear | null;
@@ -57,12 +57,14 @@ export async function send(target: SendWaitTarget, req: SendRequest): Promise<Se
   const keys = req.keys ? encodeKeys(req.keys) : '';
   if (!text && !keys) throw new TandemError('invalid_argument', 'text or keys is required.');
   const submit = req.submit ?? (req.text !== undefined && !req.keys);
-  let mode: ObserverMode;
-  if (target.readiness().phase.kind === 'starting') throw new TandemError('busy', 'The terminal is still starting; wait for it and send again.');
-  if (target.readiness().phase.kind === 'idle' && text) mode = 'command';
-  else if (target.readiness().phase.kind === 'running' && !req.input && !(await target.probeNow())) {
+  const decision = decideSend(target.readiness(), { text: Boolean(text), input: Boolean(req.input) });
+  if (decision.kind === 'starting') throw new TandemError('busy', 'The terminal is still starting; wait for it and send again.');
+  if (decision.kind === 'probe' && !(await target.probeNow())) {
     throw new TandemError('busy', 'A command is running and not waiting for input; wait for it, interrupt it, or pass input: true to type into it.');
-  } else mode = 'input';
+  }
+  const mode: ObserverMode = decision.kind === 'go' ? decision.mode : 'input';
+  // Read after the probe: the state may have moved while it looked.
+  const plan = planSend(target.readiness(), mode, Boolean(target.dialect?.backgroundReader));
 
   const typed = sendPayload(text, keys, {
     command: mode === 'command',
@@ -72,8 +74,7 @@ export async function send(target: SendWaitTarget, req: SendRequest): Promise<Se
   });
   const body = typed.body;
   // The shell runs what its line holds, so a judged line starts from an empty one (issue 23).
-  const atLine = target.readiness().phase.kind === 'idle' || target.readiness().phase.kind === 'continuation';
-  const clear = req.clearLine && atLine ? (target.lineClear?.keys ?? '') : '';
+  const clear = req.clearLine && plan.atLine ? (target.lineClear?.keys ?? '') : '';
   const payload = clear + typed.payload;
   if (Buffer.byteLength(payload) > target.maxInputBytes) {
     throw new TandemError(
@@ -81,28 +82,16 @@ export async function send(target: SendWaitTarget, req: SendRequest): Promise<Se
       `Input of ${Buffer.byteLength(payload)} bytes exceeds the ${target.maxInputBytes}-byte limit; send it in smaller parts or write it to a file.`,
     );
   }
-  const endOnly = target.integrationLevel === 'end-only';
-  const ready = target.readiness();
-  const phase = ready.phase;
-  const running = phase.kind === 'running' ? phase.seq : null;
-  const minEndSeq = mode === 'input' && running !== null ? running : ready.lastStartSeq + 1;
-  // Finishing a continued line is a command: its output starts at its start marker, after
-  // the shell's redraw of the line.
-  const completesLine = phase.kind === 'continuation' && !endOnly;
-  const collectFromWrite = (mode === 'input' && !completesLine) || endOnly;
-  // After its own start marker a new command's reads are post-write by construction;
-  // input to a running program, and shells without start markers, need proof of consumption,
-  // whose baseline is taken before the write.
-  const baseline = mode === 'command' && !endOnly && !target.dialect?.backgroundReader ? null : takeBaseline(target.probeTarget);
+  const baseline = plan.needsBaseline ? takeBaseline(target.probeTarget) : null;
   // Written first: the observer and the bookkeeping below happen while the shell reads it. No
   // output can be seen before this turn ends, so none is missed.
   const written = target.write(payload);
   const observer = target.observe({
     mode,
     command: mode === 'command' ? body : null,
-    minEndSeq,
-    collecting: collectFromWrite,
-    echo: collectFromWrite ? body : null,
+    minEndSeq: plan.minEndSeq,
+    collecting: plan.collectFromWrite,
+    echo: plan.collectFromWrite ? body : null,
     baseline,
     waitMs: req.waitMs,
     maxOutputBytes: req.maxOutputBytes,
@@ -132,19 +121,17 @@ export async function wait(target: SendWaitTarget, req: WaitRequest): Promise<Se
     target.settledAt(after);
     return target.result(projector, 'done', 'marker', end.marker.command, end.marker.exitCode, target.clock.now(), after);
   }
-  const ready = target.readiness();
-  const phase = ready.phase;
-  if (phase.kind === 'exited') {
+  const decision = decideWait(target.readiness());
+  if (decision.kind === 'exited') {
     const projector = new OutputProjector({ maxBytes: maxOutputBytes });
     projector.push(history.slice(from.offset));
-    return target.result(projector, 'exited', 'exit', null, phase.exitCode, target.clock.now(), history.position);
+    return target.result(projector, 'exited', 'exit', null, decision.exitCode, target.clock.now(), history.position);
   }
-  const running = commandBegun(ready);
   const observer = target.observe({
     mode: 'follow',
     command: null,
-    minEndSeq: running && phase.kind === 'running' && phase.seq !== null ? phase.seq : ready.lastStartSeq + 1,
-    collecting: running || target.integrationLevel !== 'full',
+    minEndSeq: decision.minEndSeq,
+    collecting: decision.collecting,
     echo: null,
     // Unseen output since the cursor: a program that waits now settles the wait at once.
     // Otherwise a read counts past the last write and the last reported wait: a program that
@@ -158,9 +145,9 @@ export async function wait(target: SendWaitTarget, req: WaitRequest): Promise<Se
   });
   // A command that began after the cursor: its output starts at its start marker, as above (the
   // line's echo before it is not output). A late approval's wait met it so.
-  const begun = running ? events.find((event) => event.marker.kind === 'start') : undefined;
+  const begun = decision.begun ? events.find((event) => event.marker.kind === 'start') : undefined;
   if (observer.collecting) observer.projectorPush(history.slice(begun ? begun.offset : from.offset));
-  if (phase.kind === 'continuation' && from.offset < history.offset) observer.settle('waiting_input', 'continuation');
+  if (decision.continuation && from.offset < history.offset) observer.settle('waiting_input', 'continuation');
   target.kick();
   return observer.promise;
 }

@@ -597,7 +597,6 @@ export class TerminalSession {
       history: this.history,
       probeTarget: this.probeTarget,
       waitBaseline: () => this.waitBaseline,
-      integrationLevel: this.integrationLevel,
       dialect: this.shell.dialect,
       lineClear: this.shell.dialect?.lineClear(this.platform.os) ?? null,
       maxInputBytes: this.maxInputBytes,
