@@ -219,7 +219,8 @@ describe('control and handoff', () => {
     await f.host.input(view, 'echo by-person; false\r', true);
     await until(
       () => terminal.view().lastCommand?.command === 'echo by-person; false',
-      () => `the person's command to finish; last command ${JSON.stringify(terminal.view().lastCommand)}, the terminal printed ${JSON.stringify(terminal.session.outputSince(0).slice(-2000))}`,
+      () =>
+        `the person's command to finish; last command ${JSON.stringify(terminal.view().lastCommand)}, the terminal printed ${JSON.stringify(terminal.session.outputSince(0).slice(-2000))}`,
     );
     f.host.handBack(id);
     const back = await waiting;
