@@ -9,7 +9,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { Dispatcher, type UiClient } from '../../src/main/host/dispatch.js';
 import { TerminalHost } from '../../src/main/host/host.js';
-import { RemoteMachine, RemoteMachines } from '../../src/main/remote/machine.js';
+import { RemoteMachine } from '../../src/main/remote/machine.js';
+import { RemoteMachines } from '../../src/main/remote/machines.js';
 import { systemClock } from '../../src/main/clock.js';
 import type { EventName, EventPayload } from '../../src/shared/contract.js';
 import { requireSsh, startSshd, type Sshd } from '../../tests/support/sshd.js';

@@ -20,7 +20,8 @@ import { type Runtime, startRuntime } from './runtime.js';
 import { SANDBOX_MODES, type SandboxMode } from './sandbox/types.js';
 import { normalizeOrigin } from './web/origin.js';
 import { defaultIdleMinutes, runDaemon, runRelay } from './remote/daemon.js';
-import { machineNamePattern, type RemoteMachines } from './remote/machine.js';
+import { machineNamePattern } from './remote/machine.js';
+import type { RemoteMachines } from './remote/machines.js';
 import { startRemoteMachines } from './remote/setup.js';
 
 export interface ServeOptions {

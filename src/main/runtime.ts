@@ -22,7 +22,7 @@ import { RecordingStore } from './record/store.js';
 import { TranscriptStore } from './host/transcripts.js';
 import { systemClock } from './clock.js';
 import { WebServer } from './web/server.js';
-import type { RemoteMachines } from './remote/machine.js';
+import type { RemoteMachines } from './remote/machines.js';
 import { startRemoteMachines } from './remote/setup.js';
 import { type MachineEntry, storedMachines } from '../shared/settings.js';
 

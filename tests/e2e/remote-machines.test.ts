@@ -14,7 +14,7 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMachines, startServe } from '../../src/main/cli';
 import type { Runtime } from '../../src/main/runtime';
-import type { RemoteMachines } from '../../src/main/remote/machine';
+import type { RemoteMachines } from '../../src/main/remote/machines';
 import { requireSsh, type Sshd, startSshd } from '../support/sshd';
 import { chromiumAvailable, chromiumRequired, launchChromium, screenshotPath, skipReason } from './helpers/browser';
 import { screenText, typeLine, waitForPrompt, waitForScreen } from './helpers/page';

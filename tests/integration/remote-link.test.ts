@@ -17,9 +17,21 @@ import { posixModes, runs } from '../support/capabilities.js';
 import { parseMachine } from '../../src/main/cli.js';
 import { Dispatcher, type UiClient } from '../../src/main/host/dispatch.js';
 import { TerminalHost } from '../../src/main/host/host.js';
-import { encodeFrame, FrameDecoder, startLine } from '../../src/main/remote/frame.js';
-import { decodeMessage, encodeMessage, LINK_PROTOCOL, type LinkBody, type LinkMessage, LinkSession } from '../../src/main/remote/link.js';
-import { RemoteMachine, RemoteMachines } from '../../src/main/remote/machine.js';
+import { RecordingStore } from '../../src/main/record/store.js';
+import { defaultSettings } from '../../src/shared/settings.js';
+import { encodeFrame, FrameDecoder, maxFramePayload, startLine } from '../../src/main/remote/frame.js';
+import {
+  decodeMessage,
+  encodeMessage,
+  LINK_PROTOCOL,
+  type LinkBody,
+  type LinkMessage,
+  LinkSession,
+  linkPartChars,
+  maxLinkMessageChars,
+} from '../../src/main/remote/link.js';
+import { RemoteMachine } from '../../src/main/remote/machine.js';
+import { RemoteMachines } from '../../src/main/remote/machines.js';
 import { LinkServer } from '../../src/main/remote/server.js';
 import { systemClock } from '../../src/main/clock.js';
 import type { AgentsState, EventName, EventPayload, TerminalView } from '../../src/shared/contract.js';
@@ -127,6 +139,56 @@ describe('sessions', () => {
     expect(a.resumable).toBe(false);
     expect(a.keptBytesNow).toBe(0);
   });
+
+  test('a message longer than a part goes in parts, each frame under the bound, and arrives whole across a resume', () => {
+    const { a, b, got, wire } = pair();
+    // Characters that grow most as UTF-8 and as JSON escapes, and a pair split across a part's edge.
+    const unit = '\u4e2d\x1b[31m"\\😀';
+    const body = (pad: number): LinkBody => ({
+      t: 'event',
+      event: 'output',
+      payload: { data: 'p'.repeat(pad) + unit.repeat(Math.ceil((2.5 * linkPartChars) / unit.length)) },
+    });
+    // The padding that puts the first half of the emoji's pair last in the first part.
+    const pad = Array.from({ length: 20 }, (_, i) => i).find((i) => JSON.stringify(body(i)).charCodeAt(linkPartChars - 1) === 0xd83d)!;
+    const data = (body(pad) as { payload: { data: string } }).payload.data;
+    const frames: Buffer[] = [];
+    const recording = { write: (frame: Buffer) => frames.push(frame) };
+    a.connect(recording, 0);
+    expect(a.send({ t: 'event', event: 'output', payload: { data } })).toBe(true);
+    expect(frames.length).toBeGreaterThanOrEqual(3);
+    for (const frame of frames) expect(frame.length).toBeLessThan(maxFramePayload);
+    const first = decodeMessage(frames[0]!.subarray(16)) as { body: { text: string } };
+    expect(first.body.text.charCodeAt(first.body.text.length - 1)).toBe(0xd83d);
+    // The link drops after the first part; the resume resends the rest, and b delivers one message.
+    b.connect(wire(a), 0);
+    expect(b.receive(decodeMessage(frames[0]!.subarray(16))!)).toBe(true);
+    expect(got.b).toHaveLength(0);
+    a.disconnect();
+    a.connect(wire(b), b.receivedSeq);
+    expect(got.b).toEqual([{ t: 'event', event: 'output', payload: { data } }]);
+  });
+
+  test('a message over the bound is not sent; parts past it, parts cut by another message, or parts that are not JSON drop the link', () => {
+    const { a, b } = pair();
+    const frames: Buffer[] = [];
+    a.connect({ write: (frame: Buffer) => frames.push(frame) }, 0);
+    expect(a.send({ t: 'event', event: 'output', payload: { data: 'x'.repeat(maxLinkMessageChars) } })).toBe(false);
+    expect(frames).toHaveLength(0);
+    let s = 0;
+    const part = (text: string, last: boolean): LinkMessage => ({ k: 'msg', s: ++s, body: { t: 'part', text, last } });
+    expect(b.receive(part('{"t":"ev', false))).toBe(true);
+    expect(b.receive({ k: 'msg', s: ++s, body: event(1) })).toBe(false);
+    const c = pair().b;
+    s = 0;
+    expect(c.receive(part('not json', true))).toBe(false);
+    const d = pair().b;
+    s = 0;
+    const big = 'y'.repeat(linkPartChars);
+    let ok = true;
+    for (let i = 0; ok && i <= maxLinkMessageChars / linkPartChars; i++) ok = d.receive(part(big, false));
+    expect(ok).toBe(false);
+  });
 });
 
 /** A socket server for a LinkServer, on a path in a fresh directory. */
@@ -229,7 +291,9 @@ describe('the daemon side', () => {
     await until(() => messages.some((m) => m.k === 'refuse'), 'the refusal');
     const refusal = messages.find((m) => m.k === 'refuse') as { message: string };
     expect(refusal.message).toMatch(
-      /^The remote machine runs Tandem 0\.1\.0 \(link protocol 1\) and this computer Tandem 9\.0\.0 \(link protocol 2\); update Tandem on the remote machine/,
+      new RegExp(
+        `^The remote machine runs Tandem 0\\.1\\.0 \\(link protocol ${LINK_PROTOCOL}\\) and this computer Tandem 9\\.0\\.0 \\(link protocol ${LINK_PROTOCOL + 1}\\); update Tandem on the remote machine`,
+      ),
     );
     expect(server.sessionCount).toBe(0);
     client.destroy();
@@ -371,6 +435,86 @@ describe('the local side', () => {
     expect(resets).toHaveLength(1);
     expect(frames.map((f) => f.seq)).toEqual(frames.map((_, i) => i + 1));
     await dispatcher.call('detach', { attachmentId });
+  }, 120_000);
+
+  test('a view of a wide, coloured scrollback attaches though its snapshot is larger than a link frame (it goes in parts)', async () => {
+    const host = new TerminalHost({ env: { ...process.env, PS1: '$ ' } });
+    const server = new LinkServer({ host, clock: systemClock, version: host.version, idleMs: 3_600_000, onIdle: () => undefined });
+    const sock = await linkSocket((s) => server.accept(s));
+    const machines = new RemoteMachines();
+    const machine = new RemoteMachine({ name: 'wide', destination: sock.path, ssh: pipe, remoteCommand: 'unused', clock: systemClock, version: host.version });
+    machines.add(machine);
+    const dispatcher = new Dispatcher(new TerminalHost(), { id: 'ui', send: () => undefined }, { remote: machines });
+    cleanups.push(
+      () => host.shutdown(),
+      () => sock.close(),
+      () => server.close(),
+      () => machine.stop(),
+      () => dispatcher.dispose(),
+    );
+    machines.start();
+    await until(() => machine.status === 'connected', 'the link');
+    const view = (await dispatcher.call('create', { machine: 'wide', shell: 'bash', cols: 500, rows: 50 })) as TerminalView;
+    await until(() => machine.terminals.some((t) => t.status === 'idle'), 'the shell ready', 60_000);
+    const remote = host.get(host.list()[0]!.id);
+    // 4,000 lines of 495 characters, each in its own colour: every cell costs an escape.
+    await remote.personInput(
+      `python3 -c "import sys\nfor i in range(4000): sys.stdout.write(''.join('\\x1b[38;5;%dm%s' % (j % 200 + 16, chr(97 + j % 26)) for j in range(495)) + '\\x1b[0m\\n')"; echo wi""de-done\r`,
+      true,
+    );
+    await until(() => remote.view().lastCommand?.command?.startsWith('python3') === true, 'the flood to end', 120_000);
+    const attached = (await dispatcher.call('attach', { id: view.id })) as { snapshot: string };
+    expect(JSON.stringify(attached.snapshot).length).toBeGreaterThan(maxFramePayload);
+    expect(attached.snapshot).toContain('wide-done');
+    expect(machine.status).toBe('connected');
+  }, 180_000);
+
+  test("a remote terminal's timeline, recording list, pages and export come from its machine, their ids named by it", async () => {
+    const root = mkdtempSync(join(tmpdir(), 'tandem-remote-rec-'));
+    const store = (dir: string) => new RecordingStore(join(root, dir), { clock: systemClock, bounds: () => defaultSettings });
+    const host = new TerminalHost({ env: { ...process.env, PS1: '$ ' }, recordings: store('remote') });
+    const server = new LinkServer({ host, clock: systemClock, version: host.version, idleMs: 3_600_000, onIdle: () => undefined });
+    const sock = await linkSocket((s) => server.accept(s));
+    const machines = new RemoteMachines();
+    const machine = new RemoteMachine({ name: 'rec', destination: sock.path, ssh: pipe, remoteCommand: 'unused', clock: systemClock, version: host.version });
+    machines.add(machine);
+    const local = new TerminalHost({ recordings: store('local') });
+    const dispatcher = new Dispatcher(local, { id: 'ui', send: () => undefined }, { remote: machines });
+    cleanups.push(
+      () => host.shutdown(),
+      () => local.shutdown(),
+      () => sock.close(),
+      () => server.close(),
+      () => machine.stop(),
+      () => dispatcher.dispose(),
+      () => rmSync(root, { recursive: true, force: true }),
+    );
+    machines.start();
+    await until(() => machine.status === 'connected', 'the link');
+    const view = (await dispatcher.call('create', { machine: 'rec', shell: 'bash' })) as TerminalView;
+    await until(() => machine.terminals.some((t) => t.status === 'idle'), 'the shell ready', 60_000);
+    const remote = host.get(host.list()[0]!.id);
+    await remote.personInput('echo rec-$((6*7))\r', true);
+    type Timeline = { records: Array<{ type: string; command?: string; recordingId: string; terminalId: string }>; chains: Array<{ ok: boolean }> };
+    let timeline: Timeline = { records: [], chains: [] };
+    await until(async () => {
+      timeline = (await dispatcher.call('timeline', { terminalId: view.id })) as Timeline;
+      return timeline.records.some((r) => r.type === 'command' && r.command === 'echo rec-$((6*7))');
+    }, "the command's record");
+    const recordingId = timeline.records[0]!.recordingId;
+    expect(recordingId).toMatch(/^rec:/);
+    expect(new Set(timeline.records.map((r) => r.terminalId))).toEqual(new Set([view.id]));
+    expect(timeline.chains.every((c) => c.ok)).toBe(true);
+    const { recordings } = (await dispatcher.call('listRecordings', {})) as { recordings: Array<{ id: string; terminalId: string }> };
+    expect(recordings).toContainEqual(expect.objectContaining({ id: recordingId, terminalId: view.id }));
+    const page = (await dispatcher.call('readRecordingCast', { id: recordingId, offset: 0 })) as { id: string; text: string };
+    expect(page.id).toBe(recordingId);
+    expect(page.text).toContain('rec-42');
+    const exported = (await dispatcher.call('exportRecording', { id: recordingId })) as { id: string; cast: string; verification: { ok: boolean } };
+    expect(exported).toMatchObject({ id: recordingId, verification: { ok: true } });
+    expect(exported.cast).toContain('rec-42');
+    // An id of no machine is this computer's: the local store says it does not know it.
+    await expect(dispatcher.call('exportRecording', { id: 'nowhere:abc' })).rejects.toMatchObject({ code: 'invalid_argument' });
   }, 120_000);
 
   test("a remote agent's approval is answered in the local UI, and the command runs on the remote; pairing stays there", async () => {

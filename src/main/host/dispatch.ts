@@ -77,6 +77,8 @@ export interface RemoteRouter {
   /** The agents panel with the machines' questions (approvals, handoffs) in it, and when they change. */
   agentsOverlay(local: AgentsState): AgentsState;
   onAgents(listener: () => void): () => void;
+  /** The connected machines' recordings, for the person's list (`listRecordings`). */
+  recordings?(): Promise<OpResult<'listRecordings'>['recordings']>;
   /** Each machine's name, destination and link state (the `machines` operation). */
   machineStates?(): OpResult<'machines'>['machines'];
   /** Adds and starts a machine (the `addMachine` operation). */
@@ -192,7 +194,7 @@ export class Dispatcher {
       answerHandoff: (args) => (agents ? (agents.answerHandoff(args), {}) : noAgents()),
       getSettings: () => host.settings.get(),
       setSettings: (patch) => host.settings.update(patch),
-      listRecordings: async () => ({ recordings: await host.recordings().list() }),
+      listRecordings: async () => ({ recordings: [...(await host.recordings().list()), ...((await opts.remote?.recordings?.()) ?? [])] }),
       exportRecording: ({ id }) => host.recordings().export(id),
       readRecordingCast: ({ id, offset }) => host.recordings().readCast(id, offset),
       timeline: (args) => readTimelines(host.recordings(), args),

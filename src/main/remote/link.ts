@@ -7,15 +7,26 @@
 import type { Clock } from '../clock.js';
 import { encodeFrame } from './frame.js';
 
-/** The link protocol's version, in both hellos. A change in messages is a new number. */
-export const LINK_PROTOCOL = 1;
+/** The link protocol's version, in both hellos. A change in messages is a new number (2: messages in parts). */
+export const LINK_PROTOCOL = 2;
+
+/**
+ * A message whose JSON is longer than this many characters goes as numbered parts of at most
+ * this many (each part's frame stays under the frame bound however its characters encode: at
+ * most 3 UTF-8 bytes a character, or 2 where JSON escapes one again).
+ */
+export const linkPartChars = 512 * 1024;
+/** The longest message either end sends or puts back together (its JSON in characters): an attach of a wide, coloured scrollback is tens of MiB. */
+export const maxLinkMessageChars = 64 * 1024 * 1024;
 
 /** What runs inside numbered messages: the host's contract, as over the WebSocket. */
 export type LinkBody =
   | { t: 'call'; id: number; op: string; args: unknown }
   | { t: 'result'; id: number; ok: true; value: unknown }
   | { t: 'result'; id: number; ok: false; error: { code: string; message: string } }
-  | { t: 'event'; event: string; payload: unknown };
+  | { t: 'event'; event: string; payload: unknown }
+  /** A piece of a longer message's JSON; the message is the pieces joined, delivered at `last`. */
+  | { t: 'part'; text: string; last: boolean };
 
 /** Frames of the link (JSON in each frame's payload). */
 export type LinkMessage =
@@ -77,6 +88,9 @@ export class LinkSession {
   private ackTimer: ReturnType<typeof setTimeout> | null = null;
   private unackedIn = 0;
   private readonly maxReplay: number;
+  /** The pieces of a message arriving in parts, and their length. */
+  private parts: string[] = [];
+  private partChars = 0;
 
   constructor(
     private readonly deliver: (body: LinkBody) => void,
@@ -103,9 +117,26 @@ export class LinkSession {
     return this.transport !== null;
   }
 
-  send(body: LinkBody): void {
+  /**
+   * Numbers, keeps and writes a message; one longer than `linkPartChars` goes in parts. False,
+   * with nothing sent, for a message over `maxLinkMessageChars`: the caller says so instead.
+   */
+  send(body: LinkBody): boolean {
+    const json = JSON.stringify(body);
+    if (json.length > maxLinkMessageChars) return false;
+    if (json.length <= linkPartChars) {
+      this.sendFrame(encodeFrame(Buffer.from(`{"k":"msg","s":${this.nextSeq},"body":${json}}`, 'utf8')));
+      return true;
+    }
+    for (let at = 0; at < json.length; at += linkPartChars) {
+      const part: LinkBody = { t: 'part', text: json.slice(at, at + linkPartChars), last: at + linkPartChars >= json.length };
+      this.sendFrame(encodeMessage({ k: 'msg', s: this.nextSeq, body: part }));
+    }
+    return true;
+  }
+
+  private sendFrame(frame: Buffer): void {
     const s = this.nextSeq++;
-    const frame = encodeMessage({ k: 'msg', s, body });
     if (!this.overflowed) {
       this.kept.push({ s, frame });
       this.keptBytes += frame.length;
@@ -131,9 +162,29 @@ export class LinkSession {
     if (message.s !== this.received + 1) return false;
     this.received = message.s;
     this.unackedIn += 1;
-    this.deliver(message.body);
+    const body = this.joined(message.body);
+    if (body === false) return false;
+    if (body) this.deliver(body);
     this.scheduleAck();
     return true;
+  }
+
+  /** The message a body completes: itself, null while parts are still coming, false for parts past the bound or not JSON. */
+  private joined(body: LinkBody): LinkBody | null | false {
+    if (body.t !== 'part') return this.parts.length > 0 ? false : body;
+    this.partChars += body.text.length;
+    if (this.partChars > maxLinkMessageChars) return false;
+    this.parts.push(body.text);
+    if (!body.last) return null;
+    const json = this.parts.join('');
+    this.parts = [];
+    this.partChars = 0;
+    try {
+      const whole = JSON.parse(json) as LinkBody;
+      return whole && typeof whole === 'object' && typeof whole.t === 'string' && whole.t !== 'part' ? whole : false;
+    } catch {
+      return false;
+    }
   }
 
   /** A transport is up and the other end has received up to `peerReceived`: resend the rest. */

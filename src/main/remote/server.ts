@@ -15,7 +15,7 @@ import type { TerminalHost } from '../host/host.js';
 import type { Clock } from '../clock.js';
 import { EventGate } from '../web/event-gate.js';
 import { FrameDecoder, FRAMING, junkPreview, startLine } from './frame.js';
-import { decodeMessage, encodeMessage, LINK_PROTOCOL, type LinkBody, LinkSession, type LinkMessage } from './link.js';
+import { decodeMessage, encodeMessage, LINK_PROTOCOL, type LinkBody, LinkSession, type LinkMessage, maxLinkMessageChars } from './link.js';
 
 /** The operations a link may call: a terminal's life, views and control; nothing that mints or reveals a credential. */
 export const linkOps: ReadonlySet<OpName> = new Set<OpName>([
@@ -41,6 +41,11 @@ export const linkOps: ReadonlySet<OpName> = new Set<OpName>([
   'answerPairing',
   'answerApproval',
   'answerHandoff',
+  // What this machine's terminals recorded (the person reads their output over the link anyway).
+  'timeline',
+  'listRecordings',
+  'exportRecording',
+  'readRecordingCast',
 ]);
 
 /** Events a link carries (settings are this machine's). */
@@ -78,7 +83,9 @@ class RemoteSession {
   ) {
     this.lastUsed = opts.clock.now();
     this.link = new LinkSession((body) => this.onBody(body), { clock: opts.clock, maxReplayBytes: opts.maxReplayBytes });
-    this.gate = new EventGate((event, payload) => this.link.send({ t: 'event', event, payload }));
+    this.gate = new EventGate((event, payload) => {
+      if (!this.link.send({ t: 'event', event, payload })) opts.log?.(`remote link: a ${event} event over ${maxLinkMessageChars} characters was not sent.`);
+    });
     const client: UiClient = {
       id: newClientId(),
       send: <K extends EventName>(event: K, payload: EventPayload<K>) => {
@@ -103,7 +110,14 @@ class RemoteSession {
     this.dispatcher
       .call(op, args)
       .then(
-        (value) => this.link.send({ t: 'result', id, ok: true, value }),
+        (value) => {
+          if (this.link.send({ t: 'result', id, ok: true, value })) return;
+          const error = new TandemError(
+            'internal',
+            `The answer to "${op}" is over the link's ${maxLinkMessageChars / (1024 * 1024)} MiB bound (a scrollback that large: lower Settings, "Scrollback lines", on that machine).`,
+          );
+          this.link.send({ t: 'result', id, ok: false, error: error.toJSON() });
+        },
         (error: unknown) => this.link.send({ t: 'result', id, ok: false, error: toWireError(error) }),
       )
       .finally(() => release?.());

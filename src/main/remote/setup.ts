@@ -6,7 +6,8 @@
  */
 import type { MachineEntry } from '../../shared/settings.js';
 import { systemClock } from '../clock.js';
-import { type MachineFactory, type MachineSettings, RemoteMachine, RemoteMachines } from './machine.js';
+import { RemoteMachine } from './machine.js';
+import { type MachineFactory, type MachineSettings, RemoteMachines } from './machines.js';
 
 export function machineFactory(env: NodeJS.ProcessEnv, version: string, log: (line: string) => void): MachineFactory {
   const ssh = env.TANDEM_SSH?.trim() ? env.TANDEM_SSH.trim().split(/\s+/) : undefined;
