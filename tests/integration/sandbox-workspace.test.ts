@@ -3,7 +3,7 @@
  * agent's project asks the person first, through the real MCP client: nothing is spawned
  * while the question waits, and a denial leaves no terminal.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -80,6 +80,24 @@ describeSandbox('the workspace of a confined open', () => {
     expect(opened).toMatchObject({ cwd: outside, sandbox: { mode: 'workspace-write', network: false } });
     expect(await f.call(client, 'terminal_send', { id: opened.id, text: 'echo ok > made.txt' })).toMatchObject({ status: 'done', exitCode: 0 });
     expect(readFileSync(join(outside, 'made.txt'), 'utf8')).toBe('ok\n');
+  });
+
+  it('opens nothing when the approved folder is swapped for a link while the question waits', async () => {
+    // What the person approves is a folder: a link put in its place before the terminal starts
+    // (here while the card waits; in the black-box round as a race, 7 of 18 opens) must not
+    // give the sandbox the link's target, the home, writable.
+    const folder = join(outside, 'swapped');
+    mkdirSync(folder);
+    const { opening, question, before } = await asked(folder);
+    renameSync(folder, `${folder}-aside`);
+    symlinkSync(f.home, folder);
+    f.layer.answerApproval({ requestId: question.id, decision: 'approve' });
+    expect(await opening).toMatchObject({
+      isError: true,
+      error: { code: 'sandbox_unavailable', message: expect.stringContaining('changed while the terminal opened') },
+    });
+    expect(agentTerminals()).toBe(before);
+    expect(f.host.list().some((t) => t.cwd === f.home || t.cwd === folder)).toBe(false);
   });
 
   it('withdraws the question when the agent gives up, and opens nothing', async () => {

@@ -47,6 +47,8 @@ export interface SandboxRequest extends SandboxInfo {
   readable?: readonly string[];
   /** The agent's network domain list (empty or absent: any public host), for the proxy. */
   networkDomains?: readonly string[];
+  /** The real path the open's workspace check decided on: the workspace must resolve to exactly it. */
+  decidedWorkspace?: string;
 }
 
 export interface ConfineInput extends SandboxRequest {
@@ -231,6 +233,11 @@ export class Confinement {
     const scripts = resolved(resourcesDir());
     this.info = { mode: input.mode, network: input.network };
     const workspace = resolved(input.workspace);
+    if (input.decidedWorkspace !== undefined && workspace !== input.decidedWorkspace)
+      throw new TandemError(
+        'sandbox_unavailable',
+        `The workspace changed while the terminal opened: "${input.workspace}" now leads to ${workspace}, not ${input.decidedWorkspace} as when it was checked; nothing was opened.`,
+      );
     const personHome = input.home === '' ? '' : resolved(input.home);
     // Held before the repository walk, which reads the tree by path and can take a while: a
     // folder renamed into the path meanwhile is not what the walk protected, and the open stops.

@@ -49,8 +49,18 @@ export async function confirmedSandbox(
   signal?: AbortSignal,
 ): Promise<SandboxRequest | undefined> {
   const sandbox = current();
-  const why = sandbox ? workspaceConcern(open.cwd, open.project, open.home) : null;
-  if (!sandbox || !why) return sandbox;
+  if (!sandbox) return sandbox;
+  // Resolved once: the sandbox must bind the folder this decision was about, so it is told the
+  // real path decided on and refuses the open if the cwd resolves elsewhere by then (a folder
+  // swapped for a link to the home as the open ran: black-box round s39).
+  let decided: string;
+  try {
+    decided = realpathSync(open.cwd);
+  } catch {
+    throw new TandemError('invalid_argument', `cwd "${open.cwd}" is not an existing directory.`);
+  }
+  const why = workspaceConcern(decided, open.project, open.home);
+  if (!why) return { ...sandbox, decidedWorkspace: decided };
   const request = question.ask({
     kind: 'open',
     agent: open.agent,
@@ -71,5 +81,6 @@ export async function confirmedSandbox(
       'rejected',
       outcome.value.reason || `The person did not let a terminal open with its workspace at ${open.cwd}; open in your project instead.`,
     );
-  return current();
+  const now = current();
+  return now && { ...now, decidedWorkspace: decided };
 }
