@@ -141,6 +141,22 @@ describeSandbox('the agent’s own home', () => {
     await send('homer', t.id, 'rm -rf .husky .cargo .npmrc mise.toml package.json');
   });
 
+  it('reads a tool file that is a link as the link: the host never lists where it leads', async () => {
+    // Black-box round s39: `.vscode` pointed at the person's ~/.ssh, and the host (unconfined)
+    // listed the key's name back to the agent as a changed tool file.
+    mkdirSync(join(f.home, 'hidden-stuff'), { recursive: true });
+    writeFileSync(join(f.home, 'hidden-stuff', 'id_secret_name'), 'x');
+    const t = await open('homer');
+    await send(
+      'homer',
+      t.id,
+      `ln -s ${join(f.home, 'hidden-stuff')} .vscode && mkdir -p .venv && ln -s ${join(f.home, 'hidden-stuff')} .venv/bin && mkdir -p .mvn && echo "-javaagent:x.jar" > .mvn/jvm.config`,
+    );
+    expect(f.host.get(t.id).view().toolFilesChanged).toEqual(['.mvn/jvm.config', '.venv/bin', '.vscode']);
+    expect(JSON.stringify(f.host.get(t.id).view())).not.toContain('id_secret_name');
+    await send('homer', t.id, 'rm -rf .vscode .venv .mvn');
+  });
+
   it('runs the person’s startup files, with their PATH, and prints no error of the sandbox', async () => {
     const t = await open('homer');
     expect(t.banner ?? '').not.toMatch(/writable|Permission denied|Read-only/);

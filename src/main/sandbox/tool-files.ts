@@ -8,7 +8,7 @@
  * the index: the person's `git status` runs git inside it (gitlinkRepos).
  */
 import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
+import { lstatSync, opendirSync, readlinkSync, statSync } from 'node:fs';
 import { posix } from 'node:path';
 
 // prettier-ignore
@@ -18,9 +18,11 @@ export const toolRunFiles: readonly string[] = [
   // version managers and their hooks (mise's hooks and env sources; the version files pick what runs)
   'mise.toml', '.mise.toml', '.tool-versions', '.nvmrc', '.node-version', '.python-version',
   // package managers' and build tools' own configuration: a script shell, a wrapper, a yarn binary
-  '.npmrc', '.yarnrc', '.yarnrc.yml', '.cargo', '.bazelrc',
+  '.npmrc', '.yarnrc', '.yarnrc.yml', '.cargo', '.bazelrc', '.bazelversion', '.mvn', 'gradle/wrapper',
+  'rust-toolchain', 'rust-toolchain.toml', '.sdkmanrc', '.ruby-version', '.java-version', '.terraform-version', '.envrc.local', '.env',
   // what git and its hook managers run or read as they go (the person's commit runs .husky's hooks)
-  '.husky', '.pre-commit-config.yaml', '.gitattributes', '.gitmodules', '.lfsconfig',
+  '.husky', '.pre-commit-config.yaml', 'lefthook.yml', '.lefthook.yml', 'lefthook-local.yml', '.overcommit.yml',
+  '.simple-git-hooks.json', '.simple-git-hooks.js', '.simple-git-hooks.cjs', '.gitattributes', '.gitmodules', '.lfsconfig',
   // a virtual environment's activation scripts, which the person sources (last: the bound is shared)
   '.venv/bin',
 ];
@@ -31,27 +33,70 @@ const maxDepth = 4;
 /** Path (relative to the workspace) to a fingerprint of what it holds. */
 export type ToolFilesSnapshot = Map<string, string>;
 
+/**
+ * What each tool file holds now, read without following a link anywhere: a link is one entry,
+ * fingerprinted by its text (the agent may point one at a folder the sandbox hides, and the
+ * host, unconfined, would list it: black-box round s39). A folder is read only as far as the
+ * bound, so a huge one costs no more than a small one.
+ */
 export function snapshotToolFiles(workspace: string): ToolFilesSnapshot {
   const out: ToolFilesSnapshot = new Map();
   const visit = (rel: string, depth: number) => {
     if (out.size >= maxEntries) return;
-    const st = statSync(posix.join(workspace, rel), { throwIfNoEntry: false });
+    const path = posix.join(workspace, rel);
+    let st;
+    try {
+      st = lstatSync(path, { throwIfNoEntry: false });
+    } catch {
+      return;
+    }
     if (!st) return;
+    if (st.isSymbolicLink()) {
+      let target = '';
+      try {
+        target = readlinkSync(path);
+      } catch {
+        // Gone since: the fingerprint says so.
+      }
+      out.set(rel, `link:${target}:${st.ino}`);
+      return;
+    }
     if (!st.isDirectory()) {
       out.set(rel, `${st.size}:${st.mtimeMs}:${st.ino}`);
       return;
     }
     if (depth >= maxDepth) return;
-    let names: string[] = [];
+    const names: string[] = [];
+    let dir;
     try {
-      names = readdirSync(posix.join(workspace, rel));
+      dir = opendirSync(path);
     } catch {
       return;
     }
+    try {
+      for (let entry = dir.readSync(); entry !== null && names.length < maxEntries - out.size; entry = dir.readSync()) names.push(entry.name);
+    } catch {
+      // Unreadable midway: what was read counts.
+    } finally {
+      dir.closeSync();
+    }
     for (const name of names.sort()) visit(posix.join(rel, name), depth + 1);
   };
-  for (const rel of toolRunFiles) visit(rel, 0);
+  for (const rel of toolRunFiles) {
+    // A folder above the entry that is a link (`.venv` for `.venv/bin`) is the entry: not followed.
+    const parts = rel.split('/');
+    const linked = parts.slice(0, -1).findIndex((_, i) => isLink(posix.join(workspace, ...parts.slice(0, i + 1))));
+    visit(linked >= 0 ? parts.slice(0, linked + 1).join('/') : rel, 0);
+  }
   return out;
+}
+
+function isLink(path: string): boolean {
+  try {
+    return lstatSync(path, { throwIfNoEntry: false })?.isSymbolicLink() ?? false;
+  } catch {
+    return false;
+  }
 }
 
 /** Files created, changed or removed between two snapshots, sorted. */
