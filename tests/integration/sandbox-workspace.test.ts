@@ -100,6 +100,19 @@ describeSandbox('the workspace of a confined open', () => {
     expect(f.host.list().some((t) => t.cwd === f.home || t.cwd === folder)).toBe(false);
   });
 
+  it('refuses a NUL in a variable: nothing opens, and no bubblewrap option is added', async () => {
+    // Black-box round s39: in the sandbox's argument file a NUL ended the value and began options.
+    const before = agentTerminals();
+    const refused = await f.call(client, 'terminal_open', { title: 'nul', env: { FOO: 'x\0--setenv\0INJECTED\0yes' } });
+    expect(refused).toMatchObject({ isError: true, error: { code: 'invalid_argument', message: expect.stringContaining('NUL') } });
+    expect(agentTerminals()).toBe(before);
+    // The host refuses it on its own too (the person's create, any caller past the tool's schema).
+    await expect(f.host.create({ title: 'nul', env: { FOO: 'x\0--setenv\0INJECTED\0yes' } })).rejects.toMatchObject({
+      code: 'invalid_argument',
+      message: expect.stringContaining('NUL'),
+    });
+  });
+
   it('withdraws the question when the agent gives up, and opens nothing', async () => {
     const before = agentTerminals();
     const opening = client

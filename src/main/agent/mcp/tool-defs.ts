@@ -94,7 +94,13 @@ const definitions = {
         shell: z.string().min(1).max(4096).optional().describe('bash, zsh, sh, pwsh, or a path (default: bash where available).'),
         cwd: z.string().min(1).max(4096).optional().describe("Working directory (default: the agent's project directory)."),
         env: z
-          .record(z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/), z.string().max(32768))
+          .record(
+            z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/),
+            z
+              .string()
+              .max(32768)
+              .refine((value) => !value.includes('\0'), 'A variable holds no NUL character (no process environment can carry one).'),
+          )
           .optional()
           .describe('Extra environment variables.'),
         cols: z.number().int().min(20).max(DEFAULT_LIMITS.maxCols).optional(),

@@ -39,6 +39,11 @@ export async function launchShell(opts: SessionOptions): Promise<LaunchedShell> 
   if (opts.origin === 'agent' && (!dialect || dialect.integration === 'none')) {
     throw new TandemError('shell_unsupported', `Agents can open terminals only in bash, zsh, sh or pwsh; "${opts.shell.name}" has no shell integration.`);
   }
+  // A NUL cannot be in a process's environment; in the sandbox's argument file it would end one
+  // argument and begin another (black-box round s39 added bubblewrap options that way).
+  for (const [name, value] of Object.entries(opts.env ?? {}))
+    if (name.includes('\0') || value.includes('\0'))
+      throw new TandemError('invalid_argument', `env "${name.replace(/\0/g, '\\0')}" holds a NUL character: no process environment can carry one.`);
   try {
     if (!statSync(opts.cwd).isDirectory()) throw new Error('not a directory');
   } catch {
