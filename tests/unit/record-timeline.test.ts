@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -137,6 +137,25 @@ describe('bounds', () => {
     expect((await store.list()).map((r) => r.terminalId)).toEqual(['live2']);
     await store.finish(live, 'ui', null);
     expect(readdirSync(store.dir).length).toBe(2);
+  });
+
+  it('terminals opened and closed in a row keep the total near its bound without waiting for the hourly prune', async () => {
+    // Black-box round s39: 30 terminals each filling their own bound wrote 586 MiB in a minute
+    // against a 500 MiB setting, since the total was enforced only every hour.
+    bounds = { ...bounds, recordingTotalMiB: 0.2, recordingMaxMiB: 0.05 };
+    const total = () => readdirSync(store.dir).reduce((sum, name) => sum + statSync(join(store.dir, name)).size, 0);
+    for (let i = 0; i < 40; i++) {
+      wall += 1000;
+      const recorder = store.open(meta(`churn${i}`))!;
+      for (let j = 0; j < 60; j++) {
+        recorder.output(`${'y'.repeat(999)}\n`);
+        recorder.flushOutput(true);
+      }
+      await store.finish(recorder, 'agent', 0);
+    }
+    // At most the bound plus the recordings finished since the last prune (a twentieth of it), plus one.
+    expect(total()).toBeLessThanOrEqual(0.2 * 1048576 * 1.05 + 0.06 * 1048576);
+    expect(readdirSync(store.dir).length).toBeLessThan(40 * 2);
   });
 
   it("past its size bound a terminal's .cast keeps no more output and says so once; the timeline goes on", async () => {
