@@ -405,4 +405,39 @@ describe.skipIf(!runUi)('Tandem UI: settings, theme, context menu and split view
     await shots(page, 'split-agent-light');
     ui.serve.host.settings.update({ theme: 'dark' });
   }, 60_000);
+
+  it('turns recording of new terminals off and on, and sets its bounds, in Settings', async () => {
+    const { page } = ui;
+    await openSettings(page);
+    const dialog = page.getByRole('dialog', { name: 'Settings' });
+    const record = dialog.getByRole('checkbox', { name: 'Record new terminals' });
+    expect(await record.isChecked()).toBe(true);
+    await record.uncheck();
+    await expect.poll(() => ui.serve.host.settings.get().recording).toBe(false);
+    await closeSettings(page);
+    // A terminal opened now is not recorded; one opened after it is turned on again is.
+    const unrecorded = await newTab(page, [...ids, ...ui.serve.host.list().map((t) => t.id)]);
+    const recordedIds = async () => (await ui.serve.host.recordings().list()).map((r) => r.terminalId);
+    expect(await recordedIds()).not.toContain(unrecorded);
+    await openSettings(page);
+    await record.check();
+    await expect.poll(() => ui.serve.host.settings.get().recording).toBe(true);
+    for (const [label, key, value] of [
+      ['Per terminal (MiB)', 'recordingMaxMiB', 64],
+      ['All together (MiB)', 'recordingTotalMiB', 2000],
+      ['Keep (days)', 'recordingDays', 7],
+    ] as const) {
+      await dialog.getByLabel(label).fill(String(value));
+      await dialog.getByLabel(label).press('Enter');
+      await expect.poll(() => ui.serve.host.settings.get()[key]).toBe(value);
+    }
+    await shots(page, 'settings-recording-dark');
+    ui.serve.host.settings.update({ theme: 'light' });
+    await expect.poll(() => page.evaluate(() => document.documentElement.dataset.theme)).toBe('light');
+    await shots(page, 'settings-recording-light');
+    ui.serve.host.settings.update({ theme: 'dark' });
+    await closeSettings(page);
+    const recorded = await newTab(page, [...ids, ...ui.serve.host.list().map((t) => t.id)]);
+    await expect.poll(recordedIds).toContain(recorded);
+  }, 60_000);
 });
