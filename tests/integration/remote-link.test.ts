@@ -437,38 +437,6 @@ describe('the local side', () => {
     await dispatcher.call('detach', { attachmentId });
   }, 120_000);
 
-  test('a view of a wide, coloured scrollback attaches though its snapshot is larger than a link frame (it goes in parts)', async () => {
-    const host = new TerminalHost({ env: { ...process.env, PS1: '$ ' } });
-    const server = new LinkServer({ host, clock: systemClock, version: host.version, idleMs: 3_600_000, onIdle: () => undefined });
-    const sock = await linkSocket((s) => server.accept(s));
-    const machines = new RemoteMachines();
-    const machine = new RemoteMachine({ name: 'wide', destination: sock.path, ssh: pipe, remoteCommand: 'unused', clock: systemClock, version: host.version });
-    machines.add(machine);
-    const dispatcher = new Dispatcher(new TerminalHost(), { id: 'ui', send: () => undefined }, { remote: machines });
-    cleanups.push(
-      () => host.shutdown(),
-      () => sock.close(),
-      () => server.close(),
-      () => machine.stop(),
-      () => dispatcher.dispose(),
-    );
-    machines.start();
-    await until(() => machine.status === 'connected', 'the link');
-    const view = (await dispatcher.call('create', { machine: 'wide', shell: 'bash', cols: 500, rows: 50 })) as TerminalView;
-    await until(() => machine.terminals.some((t) => t.status === 'idle'), 'the shell ready', 60_000);
-    const remote = host.get(host.list()[0]!.id);
-    // 4,000 lines of 495 characters, each in its own colour: every cell costs an escape.
-    await remote.personInput(
-      `python3 -c "import sys\nfor i in range(4000): sys.stdout.write(''.join('\\x1b[38;5;%dm%s' % (j % 200 + 16, chr(97 + j % 26)) for j in range(495)) + '\\x1b[0m\\n')"; echo wi""de-done\r`,
-      true,
-    );
-    await until(() => remote.view().lastCommand?.command?.startsWith('python3') === true, 'the flood to end', 120_000);
-    const attached = (await dispatcher.call('attach', { id: view.id })) as { snapshot: string };
-    expect(JSON.stringify(attached.snapshot).length).toBeGreaterThan(maxFramePayload);
-    expect(attached.snapshot).toContain('wide-done');
-    expect(machine.status).toBe('connected');
-  }, 180_000);
-
   test("a remote terminal's timeline, recording list, pages and export come from its machine, their ids named by it", async () => {
     const root = mkdtempSync(join(tmpdir(), 'tandem-remote-rec-'));
     const store = (dir: string) => new RecordingStore(join(root, dir), { clock: systemClock, bounds: () => defaultSettings });
@@ -494,12 +462,14 @@ describe('the local side', () => {
     const view = (await dispatcher.call('create', { machine: 'rec', shell: 'bash' })) as TerminalView;
     await until(() => machine.terminals.some((t) => t.status === 'idle'), 'the shell ready', 60_000);
     const remote = host.get(host.list()[0]!.id);
-    await remote.personInput('echo rec-$((6*7))\r', true);
+    // Over a link frame's 4 MiB: the export's answer goes in parts (a view's attach of a long
+    // scrollback does the same; its size depends on how the remote's history keeps a flood).
+    await remote.personInput(`python3 -c "print(('x' * 499 + '\\n') * 10000, end='')"; echo rec-$((6*7))\r`, true);
     type Timeline = { records: Array<{ type: string; command?: string; recordingId: string; terminalId: string }>; chains: Array<{ ok: boolean }> };
     let timeline: Timeline = { records: [], chains: [] };
     await until(async () => {
       timeline = (await dispatcher.call('timeline', { terminalId: view.id })) as Timeline;
-      return timeline.records.some((r) => r.type === 'command' && r.command === 'echo rec-$((6*7))');
+      return timeline.records.some((r) => r.type === 'command' && r.command?.endsWith('echo rec-$((6*7))') === true);
     }, "the command's record");
     const recordingId = timeline.records[0]!.recordingId;
     expect(recordingId).toMatch(/^rec:/);
@@ -513,6 +483,7 @@ describe('the local side', () => {
     const exported = (await dispatcher.call('exportRecording', { id: recordingId })) as { id: string; cast: string; verification: { ok: boolean } };
     expect(exported).toMatchObject({ id: recordingId, verification: { ok: true } });
     expect(exported.cast).toContain('rec-42');
+    expect(JSON.stringify(exported).length).toBeGreaterThan(maxFramePayload);
     // An id of no machine is this computer's: the local store says it does not know it.
     await expect(dispatcher.call('exportRecording', { id: 'nowhere:abc' })).rejects.toMatchObject({ code: 'invalid_argument' });
   }, 120_000);
