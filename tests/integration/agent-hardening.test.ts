@@ -74,7 +74,7 @@ describe('output that looks like a marker (class 6)', () => {
 
 describe('agent terminals neutralise hooks', () => {
   function hostileRepo(): { dir: string; canary: (what: string) => string } {
-    const dir = mkdtempSync(join(tmpdir(), 'tandem-hostile-'));
+    const dir = mkdtempSync(join(f.project, 'tandem-hostile-'));
     const canary = (what: string) => join(dir, `canary-${what}`);
     const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1' } });
     git('init', '-q');
@@ -110,7 +110,7 @@ describe('agent terminals neutralise hooks', () => {
     ['bash', 'echo safe # ; touch CANARY', 'ls !-1:3-5'],
     ['zsh', "echo 'safe; touch CANARY'", 'ls !-1:1:Q'],
   ])('%s: history expansion is off, so an approved harmless line cannot be replayed into another command', async (shell, first, replay) => {
-    const dir = mkdtempSync(join(tmpdir(), 'tandem-history-'));
+    const dir = mkdtempSync(join(f.project, 'tandem-history-'));
     const canary = join(dir, 'canary');
     const client = await f.client(guardedToken);
     const { id } = (await f.call(client, 'terminal_open', { title: 'history', shell, cwd: dir })) as { id: string };
@@ -123,7 +123,7 @@ describe('agent terminals neutralise hooks', () => {
 
 describe('what could redirect a program (aliases, functions, PATH)', () => {
   it.each(['bash', 'zsh'])('%s: after an approved alias, an allow-listed ls asks, and nothing ran', async (shell) => {
-    const dir = mkdtempSync(join(tmpdir(), 'tandem-alias-'));
+    const dir = mkdtempSync(join(f.project, 'tandem-alias-'));
     const canary = join(dir, 'canary');
     const client = await f.client(guardedToken);
     const { id } = (await f.call(client, 'terminal_open', { title: 'alias', shell, cwd: dir })) as { id: string };
@@ -151,7 +151,7 @@ describe('what could redirect a program (aliases, functions, PATH)', () => {
   it.each([['bash', (script: string) => `hash -p ${script} ls`]])(
     '%s: after an approved hash entry, an allow-listed ls asks, and nothing ran',
     async (shell, hash) => {
-      const dir = mkdtempSync(join(tmpdir(), 'tandem-hash-'));
+      const dir = mkdtempSync(join(f.project, 'tandem-hash-'));
       const canary = join(dir, 'canary');
       const script = join(dir, 'not-ls');
       writeFileSync(script, `#!/bin/sh\ntouch ${canary}\n`, { mode: 0o755 });
@@ -178,7 +178,7 @@ describe('what could redirect a program (aliases, functions, PATH)', () => {
   it.runIf(runs('bash: a builtin loaded by enable -f', file('/usr/lib/bash/head', 'Debian package bash-builtins')))(
     'bash: after an approved enable -f, the loaded head asks (skipped without /usr/lib/bash/head, Debian package bash-builtins)',
     async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'tandem-enable-'));
+      const dir = mkdtempSync(join(f.project, 'tandem-enable-'));
       writeFileSync(join(dir, 'f.txt'), 'one\n');
       const client = await f.client(guardedToken);
       const { id } = (await f.call(client, 'terminal_open', { title: 'enable', shell: 'bash', cwd: dir })) as { id: string };

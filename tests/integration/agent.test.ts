@@ -1,4 +1,6 @@
 import { request } from 'node:http';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { gate } from '../support/gate.js';
 import { until } from '../support/until.js';
@@ -173,6 +175,31 @@ describe('isolation, sharing and capacity', () => {
     f.host.handToAgent(mine.id, null);
     expect(await f.call(a, 'terminal_send', { id: mine.id, text: 'echo x' })).toMatchObject({ isError: true, error: { code: 'forbidden' } });
     await f.host.close(mine.id);
+  });
+
+  it('asks before an unconfined terminal opens outside its project: there allow-listed reads would need no question', async () => {
+    // Black-box round s40: `terminal_open { cwd: "~" }` opened with no card, and an allow-listed
+    // `cat ~/.pgpass` then ran without asking (the workspace was the whole home).
+    writeFileSync(join(f.home, '.pgpass'), 'localhost:5432:*:me:SECRET-PGPASS\n');
+    const free = f.layer.pairAgent({ name: 'unboxed' }).token;
+    f.layer.setAgentPolicy({ name: 'unboxed', policy: 'ask-unless-allowed', sandbox: 'off' });
+    const client = await f.client(free);
+    const before = f.host.list().length;
+    for (const cwd of [f.home, '/']) {
+      const opening = f.call(client, 'terminal_open', { title: 'wide', cwd });
+      await until(() => f.layer.state().approvals.some((q) => q.kind === 'open'), 'the open question');
+      const question = f.layer.state().approvals.find((q) => q.kind === 'open')!;
+      expect(question.why).toMatch(/where allowed commands read without asking/);
+      expect(question.command).toContain('no sandbox');
+      f.layer.answerApproval({ requestId: question.id, decision: 'reject' });
+      expect(await opening).toMatchObject({ isError: true, error: { code: 'rejected' } });
+    }
+    expect(f.host.list().length).toBe(before);
+    // In its project it opens at once, and a read of the home's file there asks.
+    const { id } = (await f.call(client, 'terminal_open', { title: 'here' })) as { id: string };
+    expect(await f.call(client, 'terminal_send', { id, text: `cat ${join(f.home, '.pgpass')}`, waitMs: 2000 })).toMatchObject({ status: 'awaiting_approval' });
+    expect(JSON.stringify(f.host.get(id).session.outputSince(0))).not.toContain('SECRET-PGPASS');
+    await f.call(client, 'terminal_close', { id });
   });
 
   it('caps running terminals per agent', async () => {

@@ -20,11 +20,15 @@ function real(path: string): string {
   }
 }
 
-/** Why this workspace needs the person's yes, for their eyes; null when it is the project's. */
-export function workspaceConcern(cwd: string, project: string | null, home: string): string | null {
+/**
+ * Why this workspace needs the person's yes, for their eyes; null when it is the project's.
+ * Unconfined, the workspace is where allow-listed commands may read without asking.
+ */
+export function workspaceConcern(cwd: string, project: string | null, home: string, confined = true): string | null {
   const workspace = real(cwd);
-  if (workspace === '/') return 'its workspace would be the whole filesystem (/), writable in the sandbox';
-  if (home && within(real(home), workspace)) return 'its workspace would hold your home directory, all of it writable in the sandbox';
+  const grants = confined ? 'writable in the sandbox' : 'where allowed commands read without asking';
+  if (workspace === '/') return `its workspace would be the whole filesystem (/), ${grants}`;
+  if (home && within(real(home), workspace)) return `its workspace would hold your home directory, all of it ${grants}`;
   if (project && !within(workspace, real(project))) return `its workspace is outside the agent's project (${project})`;
   return null;
 }
@@ -44,12 +48,13 @@ export interface WorkspaceQuestion {
  */
 export async function confirmedSandbox(
   question: WorkspaceQuestion,
-  open: { agent: string; title: string; shell?: string; cwd: string; project: string | null; home: string },
+  open: { agent: string; title: string; shell?: string; cwd: string; project: string | null; home: string; policy: string },
   current: () => SandboxRequest | undefined,
   signal?: AbortSignal,
 ): Promise<SandboxRequest | undefined> {
   const sandbox = current();
-  if (!sandbox) return sandbox;
+  // Unconfined under `always` the workspace grants nothing: every command runs anyway.
+  if (!sandbox && open.policy === 'always') return sandbox;
   // Resolved once: the sandbox must bind the folder this decision was about, so it is told the
   // real path decided on and refuses the open if the cwd resolves elsewhere by then (a folder
   // swapped for a link to the home as the open ran: black-box round s39).
@@ -59,14 +64,14 @@ export async function confirmedSandbox(
   } catch {
     throw new TandemError('invalid_argument', `cwd "${open.cwd}" is not an existing directory.`);
   }
-  const why = workspaceConcern(decided, open.project, open.home);
-  if (!why) return { ...sandbox, decidedWorkspace: decided };
+  const why = workspaceConcern(decided, open.project, open.home, sandbox !== undefined);
+  if (!why) return sandbox && { ...sandbox, decidedWorkspace: decided };
   const request = question.ask({
     kind: 'open',
     agent: open.agent,
     terminalId: '',
     title: open.title,
-    command: `open "${open.title}"${open.shell ? ` in ${open.shell}` : ''} at ${open.cwd} (${sandbox.mode} sandbox)`,
+    command: `open "${open.title}"${open.shell ? ` in ${open.shell}` : ''} at ${open.cwd} (${sandbox ? `${sandbox.mode} sandbox` : 'no sandbox'})`,
     env: [],
     why,
   });

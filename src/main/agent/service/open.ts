@@ -51,7 +51,7 @@ export async function open(
   if (settings.policy === 'always' && current()) checkLaunch(ctx, args);
   const sandbox = await confirmedSandbox(
     question,
-    { agent: connection.identity.name, title: args.title, shell: args.shell, cwd, project: connection.cwd, home: ctx.home },
+    { agent: connection.identity.name, title: args.title, shell: args.shell, cwd, project: connection.cwd, home: ctx.home, policy: settings.policy },
     current,
     signal,
   );
