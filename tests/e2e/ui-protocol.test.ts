@@ -21,12 +21,14 @@ const probe = [
   `while IFS= read -rs -N1 -t 60 c; do x+=$c; [[ $x == *$'\\e[0n'*$'\\e[0n'* ]] && break; done`,
   `while IFS= read -rs -N1 -t 1 c; do x+=$c; done`,
   `r=\${x//[^$'\\e']/}`,
-  `echo "replies=\${#r}"`,
+  `printf '\\nreplies=%s\\n' "\${#r}"`,
 ].join('; ');
-// Not anchored at the line's start: a reply that lands between two of read's calls is echoed by
-// the terminal (read -s turns echo off only while it reads) and still read and counted, so the
-// count may follow echoed replies on its line (a loaded whole-suite run showed `…^[\replies=16`).
-const repliesLine = /replies=(\d+)$/m;
+// A reply that lands between two of read's calls is echoed by the terminal (read -s turns echo off
+// only while it reads) and still read and counted, so echoed replies may precede the count: a
+// loaded whole-suite run showed `…^[\replies=16`, and another wrapped `…^[[0nrep` / `lies=16` at
+// the screen's edge. The count goes on a line of its own, and the test's screen text keeps rows
+// as rows (ui-command-marks indexes them), so a wrap must not split it.
+const repliesLine = /^replies=(\d+)$/m;
 
 /** The browser's xterm.js must add nothing to what the host's emulator answers. */
 describe.skipIf(!runUi)('Tandem UI: terminal protocol requests', () => {

@@ -128,13 +128,16 @@ describe.runIf(ps)('ps evidence tier (TANDEM_EVIDENCE=ps)', () => {
     const nonce = String(Math.floor(Math.random() * 1e9));
     await t.send({ text: `sleep 2001.${nonce} & nohup sleep 2002.${nonce} >/dev/null 2>&1 & setsid sleep 2003.${nonce} & ( (sleep 2004.${nonce} &) & )` });
     // The four sleeps as ps shows them (setsid forks before the daemon's sleep exists): then the
-    // terminal's processes must hold each of them.
+    // terminal's processes must hold each of them. Only a process whose program is sleep counts:
+    // `setsid sleep 2003.…` names the sleep too, and that setsid exits once it has forked (a CI
+    // run took its pid for the daemon's and waited for it in vain).
+    const sleepLine = new RegExp(`^\\s*\\d+\\s+sleep 200[1-4]\\.${nonce}$`);
     const sleeps = await waitFor(
       () =>
         execFileSync('ps', ['-A', '-o', 'pid=,args='], { encoding: 'utf8' })
           .split('\n')
-          .filter((line) => /sleep 200[1-4]\./.test(line) && line.includes(nonce)),
-      (lines) => lines.length >= 4,
+          .filter((line) => sleepLine.test(line)),
+      (lines) => [1, 2, 3, 4].every((n) => lines.some((line) => line.includes(`sleep 200${n}.${nonce}`))),
     );
     const pidOf = (n: number) =>
       Number(
