@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startAgentFixture, type AgentFixture } from './agent-helpers.js';
@@ -118,6 +118,36 @@ describe('agent terminals neutralise hooks', () => {
     const replayed = await sendApproving(f, client, id, replay);
     expect(replayed).toMatchObject({ status: 'done' });
     expect(existsSync(canary)).toBe(false);
+  });
+});
+
+describe("an unconfined terminal's workspace is the folder decided at open", () => {
+  it('a hostile process replacing that folder with a link to the home later widens nothing: the read asks and returns no secret', async () => {
+    const nonce = String(Math.floor(Math.random() * 1e9));
+    const secretDir = mkdtempSync(join(f.home, 'tandem-notes-'));
+    writeFileSync(join(secretDir, 'private.txt'), `secret-${nonce}\n`);
+    const ws = mkdtempSync(join(f.project, 'tandem-ws-'));
+    writeFileSync(join(ws, 'readme.txt'), 'inside\n');
+    const client = await f.client(guardedToken);
+    const { id } = (await f.call(client, 'terminal_open', { title: 'swapped', shell: 'bash', cwd: ws })) as { id: string };
+    // Inside the workspace an allow-listed read runs without asking.
+    expect(await f.call(client, 'terminal_send', { id, text: `cat ${ws}/readme.txt`, waitMs: 10_000 })).toMatchObject({
+      status: 'done',
+      approval: null,
+      output: 'inside',
+    });
+    // Another local process swaps the folder for a link to the person's home.
+    renameSync(ws, `${ws}.moved`);
+    symlinkSync(f.home, ws);
+    const read = `cat ${ws}/${basename(secretDir)}/private.txt`;
+    const asked = await f.call(client, 'terminal_send', { id, text: read, waitMs: 300 });
+    expect(asked).toMatchObject({ status: 'awaiting_approval' });
+    expect(JSON.stringify(asked)).not.toContain(`secret-${nonce}`);
+    const request = f.layer.state().approvals.find((approval) => approval.terminalId === id);
+    expect(request?.why).toContain("outside the terminal's workspace");
+    f.layer.answerApproval({ requestId: request!.id, decision: 'reject', reason: 'no' });
+    const after = await f.call(client, 'terminal_read', { id });
+    expect(JSON.stringify(after)).not.toContain(`secret-${nonce}`);
   });
 });
 

@@ -52,6 +52,8 @@ export interface CreateRequest {
   agent?: string | null;
   signal?: AbortSignal;
   sandbox?: SandboxRequest;
+  /** An agent's open: the workspace's real path as its approval decided it (open-workspace.ts). */
+  workspace?: string;
 }
 
 /** Who asked for a terminal's close, as the host was told (the record of every removal). */
@@ -248,6 +250,7 @@ export class TerminalHost implements AgentHost {
     return {
       shell,
       cwd: req.cwd ?? this.home,
+      workspace: req.workspace,
       origin,
       id,
       cols: req.cols,

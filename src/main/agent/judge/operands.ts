@@ -5,7 +5,10 @@ import { holdsSensitivePath, isSensitivePath, type SensitiveRoots } from '../../
 export interface OperandContext {
   /** The shell's working directory now: relative operands start here. */
   cwd: string;
-  /** The terminal's workspace: its cwd at open. */
+  /**
+   * The terminal's workspace: the real path of its cwd at open, taken as is. Resolving it again
+   * here would let a folder replaced by a link later (to the home, or /) widen it.
+   */
   workspace: string;
   roots: SensitiveRoots;
 }
@@ -35,7 +38,7 @@ function inside(path: string, root: string): boolean {
 export function operandProblem(operand: string, context: OperandContext): string | null {
   const real = resolveReal(resolve(context.cwd, operand));
   if (isSensitivePath(real, context.roots)) return `${operand} is in a protected location (${real})`;
-  if (!inside(real, resolveReal(context.workspace))) return `${operand} is outside the terminal's workspace (${real})`;
+  if (!inside(real, context.workspace)) return `${operand} is outside the terminal's workspace (${real})`;
   return null;
 }
 

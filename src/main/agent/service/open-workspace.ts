@@ -10,6 +10,7 @@ import { TandemError } from '../../../shared/errors.js';
 import type { SandboxRequest } from '../../sandbox/launch.js';
 import { within } from '../../sandbox/types.js';
 import { type Clock, waitFor } from '../../clock.js';
+import type { ApprovalPolicy } from '../judge/policy.js';
 import type { ApprovalDecision, ApprovalRequestInfo } from '../types.js';
 
 function real(path: string): string {
@@ -41,6 +42,17 @@ export interface WorkspaceQuestion {
   waitMs: number;
 }
 
+/** What the open was allowed: its sandbox (none when unconfined) and the workspace's real path. */
+export interface DecidedOpen {
+  sandbox: SandboxRequest | undefined;
+  /**
+   * The real path the decision was about, resolved once: the sandbox binds exactly it, and the
+   * judge keeps it as the terminal's workspace and never resolves it again (a folder later
+   * replaced by a link would otherwise widen what allowed commands may read).
+   */
+  workspace: string;
+}
+
 /**
  * The sandbox the open runs under, asking the person first when its workspace is too wide.
  * The mode is read again after the answer: the person may have changed it meanwhile, and the
@@ -48,13 +60,11 @@ export interface WorkspaceQuestion {
  */
 export async function confirmedSandbox(
   question: WorkspaceQuestion,
-  open: { agent: string; title: string; shell?: string; cwd: string; project: string | null; home: string; policy: string },
+  open: { agent: string; title: string; shell?: string; cwd: string; project: string | null; home: string; policy: ApprovalPolicy },
   current: () => SandboxRequest | undefined,
   signal?: AbortSignal,
-): Promise<SandboxRequest | undefined> {
+): Promise<DecidedOpen> {
   const sandbox = current();
-  // Unconfined under `always` the workspace grants nothing: every command runs anyway.
-  if (!sandbox && open.policy === 'always') return sandbox;
   // Resolved once: the sandbox must bind the folder this decision was about, so it is told the
   // real path decided on and refuses the open if the cwd resolves elsewhere by then (a folder
   // swapped for a link to the home as the open ran: black-box round s39).
@@ -64,8 +74,10 @@ export async function confirmedSandbox(
   } catch {
     throw new TandemError('invalid_argument', `cwd "${open.cwd}" is not an existing directory.`);
   }
+  // Unconfined under `always` the workspace grants nothing: every command runs anyway.
+  if (!sandbox && open.policy === 'always') return { sandbox, workspace: decided };
   const why = workspaceConcern(decided, open.project, open.home, sandbox !== undefined);
-  if (!why) return sandbox && { ...sandbox, decidedWorkspace: decided };
+  if (!why) return { sandbox: sandbox && { ...sandbox, decidedWorkspace: decided }, workspace: decided };
   const request = question.ask({
     kind: 'open',
     agent: open.agent,
@@ -87,5 +99,5 @@ export async function confirmedSandbox(
       outcome.value.reason || `The person did not let a terminal open with its workspace at ${open.cwd}; open in your project instead.`,
     );
   const now = current();
-  return now && { ...now, decidedWorkspace: decided };
+  return { sandbox: now && { ...now, decidedWorkspace: decided }, workspace: decided };
 }

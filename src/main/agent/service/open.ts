@@ -49,7 +49,7 @@ export async function open(
   const current = () => seats.sandbox && sandboxRequest(ctx.settingsOf(connection), { ...seats.sandbox, agent: connection.identity.name });
   // Tandem runs a bash path for its version, outside any sandbox: a confined agent names a discovered shell under `always` too.
   if (settings.policy === 'always' && current()) checkLaunch(ctx, args);
-  const sandbox = await confirmedSandbox(
+  const { sandbox, workspace } = await confirmedSandbox(
     question,
     { agent: connection.identity.name, title: args.title, shell: args.shell, cwd, project: connection.cwd, home: ctx.home, policy: settings.policy },
     current,
@@ -76,6 +76,7 @@ export async function open(
       title: args.title,
       shell: args.shell ?? (which('bash') ? 'bash' : undefined),
       cwd,
+      workspace,
       sandbox,
       env: args.env,
       cols: args.cols,

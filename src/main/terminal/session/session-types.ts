@@ -11,6 +11,8 @@ import type { Clock } from '../../clock.js';
 export interface SessionOptions {
   shell: ResolvedShell;
   cwd: string;
+  /** The workspace's real path as decided at open (an agent's); the cwd's real path now when absent. */
+  workspace?: string;
   origin: Origin;
   id?: string;
   cols?: number;

@@ -1,4 +1,4 @@
-import { rmSync } from 'node:fs';
+import { realpathSync, rmSync } from 'node:fs';
 import { TandemError } from '../../../shared/errors.js';
 import { DEFAULT_LIMITS } from '../../../shared/limits.js';
 import type { ClosedBy, Evidence, LastCommand, Origin, SendResult, SignalName, TerminalStatus } from '../../../shared/types.js';
@@ -56,7 +56,10 @@ export class TerminalSession {
   readonly integrationLevel: 'full' | 'end-only' | 'none';
   integration: boolean;
   cwd: string | null;
-  /** The cwd at open: the terminal's workspace for the approval policy's file checks. */
+  /**
+   * The terminal's workspace for the approval policy's file checks: the real path of the cwd at
+   * open, resolved once (operands.ts never resolves it again).
+   */
   readonly workspace: string;
   /** The variables the opener asked for (an agent's `terminal_open` env), and the whole environment the shell started with: the judge reads both. */
   readonly openEnv: Readonly<Record<string, string>>;
@@ -132,7 +135,7 @@ export class TerminalSession {
     this.integration = this.integrationLevel !== 'none';
     this.ready = initialReadiness(this.integrationLevel);
     this.cwd = opts.cwd;
-    this.workspace = opts.cwd;
+    this.workspace = opts.workspace ?? realPathOr(opts.cwd);
     this.openEnv = { ...(opts.env ?? {}) };
     this.cols = opts.cols ?? 120;
     this.rows = opts.rows ?? 32;
@@ -706,5 +709,14 @@ export class TerminalSession {
   /** Tears the whole process tree down; a failed close can be retried. `by` is told to waiters. */
   close(by: ClosedBy = null): Promise<CloseResult> {
     return this.closing.close(by);
+  }
+}
+
+/** A path's real path now, or the path as given when it cannot be resolved. */
+function realPathOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
   }
 }
