@@ -47,7 +47,8 @@ describe('the op queue under takeover', () => {
     const view = await attachAsPerson(id);
     await f.host.input(view, 'typed-by-person\r', true);
     expect(await sending).toMatchObject({ status: 'human_handoff', evidence: 'handoff', control: 'user' });
-    const screen = async () => ((await f.call(client, 'terminal_read', { id })).text as string).match(/typed-by-person/g)?.length ?? 0;
+    // The person's screen (the agent's terminal_read keeps what they do from it: handoff-privacy.test.ts).
+    const screen = () => f.host.get(id).session.screen.text.match(/typed-by-person/g)?.length ?? 0;
     // Echoed by the tty while the agent's command still runs (the echo reaches the screen a moment
     // after the input), then read by head once the gate opens.
     await expect.poll(screen).toBe(1);
@@ -55,6 +56,7 @@ describe('the op queue under takeover', () => {
     g.open();
     await expect.poll(screen).toBe(2);
     g.dispose();
+    expect(JSON.stringify(await f.call(client, 'terminal_read', { id }))).not.toContain('typed-by-person');
     expect(await f.call(client, 'terminal_send', { id, text: 'echo no', input: true })).toMatchObject({ isError: true, error: { code: 'user_control' } });
   });
 

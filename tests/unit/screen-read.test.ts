@@ -20,14 +20,17 @@ const hurriedClock: Clock = {
 };
 
 function source(emulator: Emulator): ReadSource {
+  const history = new StreamHistory(1 << 20);
   return {
     clock: hurriedClock,
     emulator,
-    history: new StreamHistory(1 << 20),
+    history,
     rows: () => 10,
     decodeCursor: () => 0,
     cursor: () => 'c0',
     status: () => 'idle',
+    agentSlice: (from) => history.slice(from),
+    agentLines: (_begin, lines) => lines,
   };
 }
 

@@ -84,6 +84,7 @@ export class ManagedTerminal {
     this.unsubscribe = this.wire(session);
     this.control = new TerminalControl(meta.control, maxQueued, (control: Controller) => {
       this.meta.control = control;
+      this.leaseChanged(control);
       this.onChange();
     });
     this.ops = new TerminalOps(this, clock);
@@ -124,6 +125,8 @@ export class ManagedTerminal {
     this.session = session;
     this.unsubscribe = this.wire(session);
     this.paused = false;
+    // Reset under the person's lease: the new shell is theirs too until they hand back.
+    if (this.control.controller === 'user') this.leaseChanged('user');
     // Viewers start over: a full reset, then everything the new shell printed while starting.
     const startup = session.outputSince(0, this.offset);
     for (const attachment of this.attachments.values()) {
@@ -349,6 +352,18 @@ export class ManagedTerminal {
   }
 
   // ---- control -------------------------------------------------------------------------------
+
+  /**
+   * The person's lease on an agent's terminal began or ended: what they do under it is kept from
+   * the agent's reads unless they share it on hand-back (person-spans.ts). Their own terminals
+   * are theirs to share or hand over whole.
+   */
+  private leaseChanged(control: Controller): void {
+    if (this.meta.origin !== 'agent') return;
+    const spans = this.session.personSpans;
+    if (control === 'user') spans.begin(this.session.streamOffset);
+    else spans.end(this.session.streamOffset, this.control.state.words?.shareOutput === true);
+  }
 
   /** Marks an agent call waiting on this terminal until the returned function runs. */
   beginAgentCall(): () => void {

@@ -666,13 +666,13 @@ export class Emulator {
   }
 
   /** The visible screen as an agent reads it (screen-text.ts: trimmed rows, filler runs counted). */
-  screenText(): string {
+  screenText(redact?: (begin: number, rows: string[]) => string[]): string {
     const buffer = this.terminal.buffer.active;
     const rows: string[] = [];
     for (let y = 0; y < this.terminal.rows; y++) {
       rows.push(buffer.getLine(buffer.viewportY + y)?.translateToString(true) ?? '');
     }
-    return compactScreen(rows);
+    return compactScreen(redact ? redact(buffer.viewportY, rows) : rows);
   }
 
   cursor(): { row: number; col: number } {

@@ -20,13 +20,18 @@ export interface LineWindow {
 const readCatchUpMs = 10_000;
 
 /** `count` lines ending `offset` lines back from the newest, trimmed from the top to `maxBytes`. */
-export function readLines(terminal: HeadlessTerminal, req: { offset?: number; count: number; maxBytes: number }): LineWindow {
+export function readLines(
+  terminal: HeadlessTerminal,
+  req: { offset?: number; count: number; maxBytes: number },
+  redact: (begin: number, lines: string[]) => string[] = (_, lines) => lines,
+): LineWindow {
   const buffer = terminal.buffer.active;
   const totalLines = buffer.length;
   const lineEnd = Math.max(0, totalLines - (req.offset ?? 0));
   let lineBegin = Math.max(0, lineEnd - req.count);
-  const lines: string[] = [];
-  for (let y = lineBegin; y < lineEnd; y++) lines.push(trimRow(buffer.getLine(y)?.translateToString(true) ?? ''));
+  const read: string[] = [];
+  for (let y = lineBegin; y < lineEnd; y++) read.push(trimRow(buffer.getLine(y)?.translateToString(true) ?? ''));
+  const lines = redact(lineBegin, read);
   // Keep the newest lines within the byte bound.
   let bytes = 0;
   let keep = lines.length;
@@ -42,6 +47,9 @@ export interface ReadSource {
   readonly history: StreamHistory;
   rows(): number;
   decodeCursor(cursor: string): number;
+  /** The agent's view: stream text in `[from, history end)` and buffer lines, with the person's private output replaced (person-spans.ts). */
+  agentSlice(from: number): string;
+  agentLines(begin: number, lines: string[]): string[];
   cursor(): string;
   status(): TerminalStatus;
 }
@@ -59,11 +67,11 @@ export async function readTerminal(src: ReadSource, req: ReadRequest): Promise<T
   let window: LineWindow;
   if (req.since !== undefined) {
     const projector = new OutputProjector({ maxBytes });
-    projector.push(src.history.slice(src.decodeCursor(req.since)));
+    projector.push(src.agentSlice(src.decodeCursor(req.since)));
     const totalLines = src.emulator.terminal.buffer.active.length;
     window = { lines: projector.snapshot().output.split('\n'), lineBegin: totalLines, lineEnd: totalLines, totalLines };
   } else {
-    window = readLines(src.emulator.terminal, { offset: req.offset, count: req.count ?? src.rows(), maxBytes });
+    window = readLines(src.emulator.terminal, { offset: req.offset, count: req.count ?? src.rows(), maxBytes }, src.agentLines);
   }
   return {
     text: window.lines.join('\n'),

@@ -19,6 +19,8 @@ import { clampInt, type SendRequest, type WaitRequest } from './session-types.js
 export interface SendWaitTarget {
   readonly clock: Clock;
   readonly history: StreamHistory;
+  /** History text as the agent may read it (session.ts `agentSlice`): the person's private leases become a notice. */
+  agentSlice(from: number, to?: number): string;
   readonly probeTarget: ProbeTarget;
   /** The reads a wait must see the program go past (session.ts `waitBaseline`). */
   waitBaseline(): ProbeBaseline | null;
@@ -116,7 +118,7 @@ export async function wait(target: SendWaitTarget, req: WaitRequest): Promise<Se
   if (end && end.marker.kind === 'end') {
     const start = events.find((event) => event.marker.kind === 'start' && event.offset <= end.offset);
     const projector = new OutputProjector({ maxBytes: maxOutputBytes });
-    projector.push(history.slice(start ? start.offset : from.offset, end.offset));
+    projector.push(target.agentSlice(start ? start.offset : from.offset, end.offset));
     const after = { offset: end.offset, events: end.id + 1 };
     target.settledAt(after);
     return target.result(projector, 'done', 'marker', end.marker.command, end.marker.exitCode, target.clock.now(), after);
@@ -124,7 +126,7 @@ export async function wait(target: SendWaitTarget, req: WaitRequest): Promise<Se
   const decision = decideWait(target.readiness());
   if (decision.kind === 'exited') {
     const projector = new OutputProjector({ maxBytes: maxOutputBytes });
-    projector.push(history.slice(from.offset));
+    projector.push(target.agentSlice(from.offset));
     return target.result(projector, 'exited', 'exit', null, decision.exitCode, target.clock.now(), history.position);
   }
   const observer = target.observe({
@@ -146,7 +148,7 @@ export async function wait(target: SendWaitTarget, req: WaitRequest): Promise<Se
   // A command that began after the cursor: its output starts at its start marker, as above (the
   // line's echo before it is not output). A late approval's wait met it so.
   const begun = decision.begun ? events.find((event) => event.marker.kind === 'start') : undefined;
-  if (observer.collecting) observer.projectorPush(history.slice(begun ? begun.offset : from.offset));
+  if (observer.collecting) observer.projectorPush(target.agentSlice(begun ? begun.offset : from.offset));
   if (decision.continuation && from.offset < history.offset) observer.settle('waiting_input', 'continuation');
   target.kick();
   return observer.promise;

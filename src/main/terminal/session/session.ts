@@ -18,6 +18,7 @@ import type { RedirectReport } from '../../shells/redirect-report.js';
 import { probeLook, probeWaiting, takeBaseline, type ProbeBaseline, type ProbeTarget, type WaitEvidence } from '../readiness/probe.js';
 import { OutputProjector } from '../projection/projection.js';
 import { launchShell } from './launch.js';
+import { PersonSpans } from './person-spans.js';
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { type Observer, type ObserverHost, observe } from '../readiness/observer.js';
 import { sendResult } from '../projection/result.js';
@@ -80,6 +81,8 @@ export class TerminalSession {
   private readonly emulator: Emulator;
   /** Where each command started and how it ended, from the integration's markers only (issue 29). */
   readonly marks: CommandMarks;
+  /** What the person did under their lease, kept from the agent's reads unless they shared it. */
+  readonly personSpans: PersonSpans;
   private readonly scanner: MarkerScanner;
   private readonly redirectTracker: RedirectTracker;
   private readonly history: StreamHistory;
@@ -178,6 +181,7 @@ export class TerminalSession {
         // listeners that entry no longer holds this session (a churning agent's closed terminals).
         spawned.release?.();
         this.marks.dispose();
+        this.personSpans.dispose();
         this.emulator.dispose();
         if (this.historyFile && !this.confinement) rmSync(this.historyFile, { force: true });
         rmSync(this.rcDir, { recursive: true, force: true });
@@ -212,6 +216,7 @@ export class TerminalSession {
       },
     });
     this.marks = new CommandMarks(this.emulator);
+    this.personSpans = new PersonSpans(this.emulator.terminal, () => this.emulator.parsed());
     this.probeTarget = {
       shellPid: spawned.pid,
       ttyPath: this.platform.ttyPath(spawned.pid, spawned.ptsName),
@@ -407,6 +412,8 @@ export class TerminalSession {
         decodeCursor: (cursor) => this.decodeCursor(cursor).offset,
         cursor: () => this.cursor,
         status: () => this.status,
+        agentSlice: (from) => this.agentSlice(from),
+        agentLines: (begin, lines) => this.personSpans.redactLines(begin, lines),
       },
       req,
     );
@@ -420,6 +427,11 @@ export class TerminalSession {
   /** Retained output in [from, to). */
   outputSince(from: number, to?: number): string {
     return this.history.slice(from, to);
+  }
+
+  /** Retained output in [from, to) as an agent may read it: the person's private leases become a notice. */
+  agentSlice(from: number, to = this.history.position.offset): string {
+    return this.personSpans.redactStream(from, to, (a, b) => this.history.slice(a, b));
   }
 
   /** The serialized screen and scrollback at a parse boundary, and the output offset it covers. */
@@ -598,6 +610,7 @@ export class TerminalSession {
     return {
       clock: this.clock,
       history: this.history,
+      agentSlice: (from, to) => this.agentSlice(from, to),
       probeTarget: this.probeTarget,
       waitBaseline: () => this.waitBaseline,
       dialect: this.shell.dialect,
@@ -629,7 +642,7 @@ export class TerminalSession {
     position: StreamPosition,
   ): SendResult {
     const ctx = {
-      screenText: () => this.emulator.screenText(),
+      screenText: () => this.emulator.screenText((begin, rows) => this.personSpans.redactLines(begin, rows)),
       cwd: this.cwd,
       origin: this.origin,
       closedBy: this.closing.closedBy,

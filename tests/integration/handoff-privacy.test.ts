@@ -1,0 +1,119 @@
+/**
+ * What the person does while they hold an agent's terminal reaches the agent only if they share
+ * it on hand-back (agent-api.md, `handoff.summary`: default off). Attacked as the agent would
+ * through its MCP tools: terminal_read by lines and since a cursor, terminal_wait from a cursor
+ * taken before the takeover, and screen tricks after the hand-back that move lines around.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { personNotice } from '../../src/main/terminal/session/person-spans.js';
+import { until } from '../support/until.js';
+import { startAgentFixture, type AgentFixture } from './agent-helpers.js';
+
+let f: AgentFixture;
+let client: Client;
+beforeAll(async () => {
+  f = await startAgentFixture();
+  const { token } = f.layer.pairAgent({ name: 'reader' });
+  f.layer.setAgentPolicy({ name: 'reader', policy: 'always' });
+  client = await f.client(token);
+});
+afterAll(async () => {
+  await f.close();
+});
+afterEach(async () => {
+  await Promise.all(f.host.list().map((t) => f.host.close(t.id)));
+});
+
+async function attachAsPerson(id: string): Promise<string> {
+  const { attachment } = await f.host.attach(id, 'person-ui', { frame: () => undefined, closed: () => undefined, writable: () => undefined });
+  return attachment.id;
+}
+
+/** The person runs `command` in terminal `id` and it finishes (their own view shows it: the host's screen). */
+async function personRuns(id: string, view: string, command: string): Promise<void> {
+  await f.host.input(view, `${command}\r`, true);
+  await until(() => f.host.get(id).view().lastCommand?.command === command, `the person's ${command}`);
+}
+
+const everything = (value: unknown) => JSON.stringify(value);
+
+describe("the person's output under their lease", () => {
+  it.each(['bash', 'zsh'])(
+    '%s: kept from terminal_read and terminal_wait during and after a private hand-back, however the agent moves lines',
+    async (shell) => {
+      const nonce = String(Math.floor(Math.random() * 1e9));
+      const secret = `secret-${nonce}`;
+      const { id } = (await f.call(client, 'terminal_open', { title: 'private', shell })) as { id: string };
+      const mine = await f.call(client, 'terminal_send', { id, text: 'echo agent-$((40+2))' });
+      expect(mine).toMatchObject({ status: 'done', output: 'agent-42' });
+      const before = mine.cursor as string;
+
+      const view = await attachAsPerson(id);
+      await personRuns(id, view, `printf 'secret-%s\\n' ${nonce}`);
+      expect(f.host.get(id).session.screen.text).toContain(secret);
+      // While they hold it.
+      const held = await f.call(client, 'terminal_read', { id });
+      expect(everything(held)).not.toContain(secret);
+      expect(held.text).toContain(personNotice);
+      expect(everything(await f.call(client, 'terminal_read', { id, since: before }))).not.toContain(secret);
+
+      f.host.handBack(id);
+      // The hand-back's own result (a wait from before) says what ran, not what it printed.
+      const back = await f.call(client, 'terminal_wait', { id, since: before, waitMs: 10_000 });
+      expect(everything(back)).not.toContain(secret);
+      for (const read of [{ id }, { id, since: before }, { id, offset: 0, count: 200 }]) {
+        const text = everything(await f.call(client, 'terminal_read', read));
+        expect(text, JSON.stringify(read)).not.toContain(secret);
+      }
+      // The agent's own line from before the takeover is still its to read.
+      expect((await f.call(client, 'terminal_read', { id })).text).toContain('agent-42');
+
+      // Lines moved by the agent's programs stay hidden: inserted lines above, deleted lines
+      // between, a scroll region, then a full scroll of the screen into the scrollback.
+      for (const moves of ['\\033[1;1H\\033[5L', '\\033[2;1H\\033[1M', '\\033[3;10r\\033[3;1H\\033[2S\\033[r', '\\033[1;1H\\033[3@']) {
+        const moved = await f.call(client, 'terminal_send', { id, text: `printf '${moves}'` });
+        expect(everything(moved)).not.toContain(secret);
+        expect(everything(await f.call(client, 'terminal_read', { id }))).not.toContain(secret);
+      }
+      const scrolled = await f.call(client, 'terminal_send', { id, text: 'seq 1 80' });
+      expect(everything(scrolled)).not.toContain(secret);
+      expect(everything(await f.call(client, 'terminal_read', { id, offset: 0, count: 400, maxBytes: 262_144 }))).not.toContain(secret);
+      // What the agent runs after the hand-back is its own again.
+      expect(await f.call(client, 'terminal_send', { id, text: 'echo after-$((3+4))' })).toMatchObject({ status: 'done', output: 'after-7' });
+      expect((await f.call(client, 'terminal_read', { id })).text).toContain('after-7');
+    },
+  );
+
+  it('shared on hand-back: the agent reads what the person printed', async () => {
+    const nonce = String(Math.floor(Math.random() * 1e9));
+    const { id } = (await f.call(client, 'terminal_open', { title: 'shared', shell: 'bash' })) as { id: string };
+    const before = (await f.call(client, 'terminal_send', { id, text: 'true' })).cursor as string;
+    const view = await attachAsPerson(id);
+    await personRuns(id, view, `printf 'shared-%s\\n' ${nonce}`);
+    expect(everything(await f.call(client, 'terminal_read', { id }))).not.toContain(`shared-${nonce}`);
+    f.host.handBack(id, { shareOutput: true });
+    expect((await f.call(client, 'terminal_read', { id })).text).toContain(`shared-${nonce}`);
+    expect((await f.call(client, 'terminal_read', { id, since: before })).text).toContain(`shared-${nonce}`);
+  });
+
+  it('a full-screen program the person left open stays theirs until it ends; the agent answers it blind', async () => {
+    const nonce = String(Math.floor(Math.random() * 1e9));
+    const secret = `alt-${nonce}`;
+    const { id } = (await f.call(client, 'terminal_open', { title: 'alt', shell: 'bash' })) as { id: string };
+    await f.call(client, 'terminal_send', { id, text: 'true' });
+    const view = await attachAsPerson(id);
+    await f.host.input(view, `printf '\\033[?1049h\\033[Halt-%s' ${nonce}; read -r x; printf '\\033[?1049l'; echo got-$x\r`, true);
+    await until(() => f.host.get(id).session.screen.altScreen && f.host.get(id).session.screen.text.includes(secret), 'the alternate screen');
+    f.host.handBack(id);
+    expect(everything(await f.call(client, 'terminal_read', { id }))).not.toContain(secret);
+    const waited = await f.call(client, 'terminal_wait', { id, waitMs: 5_000 });
+    expect(everything(waited)).not.toContain(secret);
+    const answered = await f.call(client, 'terminal_send', { id, text: 'yes', waitMs: 10_000 });
+    expect(everything(answered)).not.toContain(secret);
+    expect(answered).toMatchObject({ status: 'done' });
+    const after = await f.call(client, 'terminal_read', { id });
+    expect(everything(after)).not.toContain(secret);
+    expect(after.text).toContain('got-yes');
+  });
+});
