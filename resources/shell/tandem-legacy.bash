@@ -65,6 +65,8 @@ __tandem_redirects() {
   [[ $- == *f* ]] && __tandem_f=1
   set -f
   [[ $PATH == "$__tandem_path0" ]] || __tandem_flags=p
+  # An empty or relative entry finds programs in the current folder (the workspace's own `ls`).
+  [[ :$PATH: == *::* || :$PATH: == *:[!/]* ]] && __tandem_flags+=r
   __tandem_k="$__tandem_flags|$__tandem_aliasp|$__tandem_hashl|$__tandem_bilist|$__tandem_fnlist"
   if [[ $__tandem_k == "$__tandem_lastsig" ]]; then
     [[ -n $__tandem_f ]] || set +f

@@ -41,6 +41,8 @@ __tandem_redirects() {
   local - IFS
   set -f
   [[ $PATH == "$__tandem_path0" ]] || __tandem_flags=p
+  # An empty or relative entry finds programs in the current folder (the workspace's own `ls`).
+  [[ :$PATH: == *::* || :$PATH: == *:[!/]* ]] && __tandem_flags+=r
   __tandem_k="$__tandem_flags|${!BASH_ALIASES[*]}|${BASH_ALIASES[*]}|${!BASH_CMDS[*]}|${BASH_CMDS[*]}|$__tandem_bilist|$__tandem_fnlist"
   if [[ $__tandem_k == "$__tandem_lastsig" ]]; then builtin printf '%sD;%s;=\a' "$__tandem_osc" "$__tandem_seq"; return; fi
   __tandem_lastsig=$__tandem_k

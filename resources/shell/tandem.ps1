@@ -65,6 +65,11 @@ function global:__tandem_redirects {
   $t = $global:__tandem
   $flags = ''
   if ($env:PATH -cne $t.Path0) { $flags = 'p' }
+  # A relative entry (and on Unix an empty one) finds programs in the current folder. Absolute:
+  # /x, C:\x or C:/x, \\server\x.
+  foreach ($entry in ("$env:PATH" -split [IO.Path]::PathSeparator)) {
+    if (($entry -eq '' -and [IO.Path]::DirectorySeparatorChar -eq '/') -or ($entry -ne '' -and $entry -notmatch '^(/|[A-Za-z]:[\\/]|\\\\)')) { $flags += 'r'; break }
+  }
   $aliases = ''
   $functions = ''
   $na = 0

@@ -24,6 +24,8 @@ __tandem_redirects() {
   local REPLY k flags= list= sig
   local -i na=0 ng=0 nb=0
   [[ $PATH == "$__tandem_path0" ]] || flags=p
+  # An empty or relative entry finds programs in the current folder (the workspace's own `ls`).
+  [[ :$PATH: == *::* || :$PATH: == *:[^/]* ]] && flags+=r
   sig="$flags|${(kv)aliases}|${(kv)galiases}|${(k)builtins}|${(k)functions}"
   if [[ $sig == "$__tandem_lastsig" ]]; then
     (( __tandem_seq == __tandem_lastseq )) || print -rn -- "${__tandem_osc}D;$__tandem_seq;="$'\a'

@@ -9,6 +9,7 @@ import { parseRedirectReport, type RedirectReport } from '../../src/main/shells/
 function report(overrides: Partial<RedirectReport> = {}): RedirectReport {
   return {
     pathChanged: false,
+    pathRelative: false,
     incomplete: false,
     aliases: new Map(),
     globalAliases: new Set(),
@@ -68,6 +69,7 @@ describe('redirectedBy', () => {
     ],
     ['a loaded builtin', 'cat x', report({ builtins: new Set(['cat']) }), /builtin loaded/],
     ['a changed PATH', 'ls', report({ pathChanged: true }), /PATH/],
+    ['a PATH entry leading into the current folder', 'ls', report({ pathRelative: true }), /empty or relative entry/],
     ['an incomplete report', 'pwd', report({ incomplete: true }), /could not list/],
   ])('asks for %s', (_what, line, shellReport, reason) => {
     expect(redirectedBy(line, shellReport, allowed)).toMatch(reason);
@@ -92,6 +94,7 @@ describe('redirect report markers', () => {
           seq: 7,
           report: {
             pathChanged: true,
+            pathRelative: false,
             incomplete: false,
             aliases: new Map([
               ['ls', 'touch canary'],
@@ -115,6 +118,7 @@ describe('redirect report markers', () => {
   it('reads an empty report and the incomplete flag', () => {
     expect(parseRedirectReport(['', '0', '0', '0', '0'], decodeField)).toEqual(report());
     expect(parseRedirectReport(['t', '0', '0', '0', '0', 'f'], decodeField)).toMatchObject({ incomplete: true, functions: new Set(['f']) });
+    expect(parseRedirectReport(['pr', '0', '0', '0', '0'], decodeField)).toMatchObject({ pathChanged: true, pathRelative: true });
   });
 
   it.each([

@@ -10,6 +10,8 @@
  */
 export interface RedirectReport {
   pathChanged: boolean;
+  /** PATH has an empty or relative entry: a program name may run a file of the current folder. */
+  pathRelative: boolean;
   /** The shell left something out (a bound was reached, or it could not list its functions): trust nothing. */
   incomplete: boolean;
   aliases: ReadonlyMap<string, string>;
@@ -26,7 +28,7 @@ export const maxReportedNames = 1024;
 
 export function parseRedirectReport(fields: string[], decode: (value: string) => string): RedirectReport | null {
   const [flags, ...rest] = fields;
-  if (flags === undefined || !/^[pt]*$/.test(flags)) return null;
+  if (flags === undefined || !/^[prt]*$/.test(flags)) return null;
   const counts = rest.slice(0, 4).map(Number);
   if (counts.length < 4 || counts.some((count) => !Number.isInteger(count) || count < 0)) return null;
   const [aliasCount, globalCount, hashedCount, builtinCount] = counts as [number, number, number, number];
@@ -46,6 +48,7 @@ export function parseRedirectReport(fields: string[], decode: (value: string) =>
   const functions = new Set(names.slice(at).filter(Boolean));
   return {
     pathChanged: flags.includes('p'),
+    pathRelative: flags.includes('r'),
     incomplete: flags.includes('t') || names.length > maxReportedNames,
     aliases,
     globalAliases,

@@ -19,6 +19,7 @@ export function redirectedBy(line: string, report: RedirectReport | null, allowe
   if (!program) return null;
   if (report.incomplete) return 'the shell could not list everything that could redirect a program';
   if (report.pathChanged) return 'PATH changed since the shell started';
+  if (report.pathRelative) return `PATH has an empty or relative entry, so ${program} may run a file of the current folder`;
   if (report.functions.has(program)) return `${program} is a function in this shell`;
   if (report.builtins.has(program)) return `${program} is a builtin loaded into this shell`;
   const hashed = report.hashed.get(program);
