@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chownSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -6,7 +6,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { helloTimeoutMs, maxBridgeLineBytes, maxBridgeSessionsPerToken, maxPendingHellos, McpSocketEndpoint } from '../../src/main/agent/mcp/mcp-socket.js';
-import { shortSocketDir } from '../../src/main/launch/socket-path.js';
+import { shortSocketDirPrefix } from '../../src/main/launch/socket-path.js';
 import { discoveryDir } from '../../src/main/host/instance.js';
 import { ManualClock } from '../support/manual-clock.js';
 import { gate } from '../support/gate.js';
@@ -112,13 +112,42 @@ describe('bridge channel', () => {
     const f = await fixture(deep);
     const path = f.bridgeChannel!.path;
     expect(Buffer.byteLength(join(discoveryDir({ TANDEM_HOME: deep }), 'bridge.sock'))).toBeGreaterThan(100);
-    expect(path).toBe(join(shortSocketDir(discoveryDir({ TANDEM_HOME: deep })), 'bridge.sock'));
+    const prefix = shortSocketDirPrefix(discoveryDir({ TANDEM_HOME: deep }));
+    expect(path.startsWith(prefix)).toBe(true);
+    expect(path.slice(prefix.length)).toMatch(/^[0-9a-f]{16}\/bridge\.sock$/);
     expect(statSync(path).mode & 0o777).toBe(0o600);
     expect(statSync(dirname(path)).mode & 0o777).toBe(0o700);
     const { client } = await bridge(deep, paired(f));
     expect(await call(client, 'terminal_list')).toEqual({ terminals: [] });
     await f.close();
     expect(() => statSync(dirname(path))).toThrow();
+  });
+
+  it("keeps the channel on when another user squats the short directory's names, and removes a crashed instance's own", async () => {
+    const deep = join(tempHome(), 'a-directory-name-long-enough-to-push-the-path-over-the-limit', 'and-then-some-more-of-it');
+    mkdirSync(deep, { recursive: true });
+    const prefix = shortSocketDirPrefix(discoveryDir({ TANDEM_HOME: deep }));
+    // Another user takes every name it can know (the bare prefix, names with a suffix); as root here, chown stands in for them.
+    const squatted = [prefix.slice(0, -1), `${prefix}0000000000000000`, `${prefix}ffffffffffffffff`];
+    for (const dir of squatted) {
+      mkdirSync(dir, { mode: 0o755 });
+      if (process.getuid?.() === 0) chownSync(dir, 65534, 65534);
+    }
+    // A crashed instance's own directory, with its socket file left.
+    const stale = `${prefix}1234567890abcdef`;
+    mkdirSync(stale, { mode: 0o700 });
+    writeFileSync(join(stale, 'bridge.sock'), '');
+    try {
+      const f = await fixture(deep);
+      expect(f.bridgeChannel).not.toBeNull();
+      const { client } = await bridge(deep, paired(f));
+      expect(await call(client, 'terminal_list')).toEqual({ terminals: [] });
+      if (process.getuid?.() === 0) for (const dir of squatted) expect(statSync(dir).uid).toBe(65534);
+      expect(() => statSync(stale)).toThrow();
+      await f.close();
+    } finally {
+      for (const dir of [...squatted, stale]) rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('refuses a wrong or missing token and anything before the hello, and runs no tool', async () => {

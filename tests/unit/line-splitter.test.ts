@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LineSplitter, trailingId } from '../../src/main/agent/mcp/line-splitter.js';
-import { bridgeSocketPath, maxSocketPathBytes, shortSocketDir } from '../../src/main/launch/socket-path.js';
+import { bridgeSocketPath, maxSocketPathBytes, shortSocketDirPrefix } from '../../src/main/launch/socket-path.js';
 
 function split(max: number, chunks: string[]): { lines: string[]; oversize: string[] } {
   const lines: string[] = [];
@@ -43,14 +43,17 @@ describe('trailingId', () => {
 });
 
 describe('bridgeSocketPath', () => {
-  it('stays in the discovery directory while the path fits, else moves to a short /tmp directory named after it', () => {
+  it('stays in the discovery directory while the path fits, else moves to a short /tmp directory named after it, with a random part', () => {
     expect(bridgeSocketPath('linux', '/run/user/1000/tandem')).toEqual({ path: '/run/user/1000/tandem/bridge.sock', dir: '/run/user/1000/tandem' });
     const deep = `/home/someone/${'d'.repeat(maxSocketPathBytes)}`;
     const moved = bridgeSocketPath('darwin', deep);
-    expect(moved.dir).toBe(shortSocketDir(deep));
-    expect(moved.path).toBe(`${shortSocketDir(deep)}/bridge.sock`);
+    expect(moved.dir!.startsWith(shortSocketDirPrefix(deep))).toBe(true);
+    expect(moved.dir!.slice(shortSocketDirPrefix(deep).length)).toMatch(/^[0-9a-f]{16}$/);
+    expect(moved.path).toBe(`${moved.dir}/bridge.sock`);
     expect(Buffer.byteLength(moved.path)).toBeLessThanOrEqual(maxSocketPathBytes);
-    expect(shortSocketDir(deep)).not.toBe(shortSocketDir(`${deep}x`));
+    // No one can name it ahead: each start picks another.
+    expect(bridgeSocketPath('darwin', deep).dir).not.toBe(moved.dir);
+    expect(shortSocketDirPrefix(deep)).not.toBe(shortSocketDirPrefix(`${deep}x`));
   });
 
   it('is a named pipe with a random part on Windows', () => {

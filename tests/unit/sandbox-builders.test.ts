@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { bwrapArgs } from '../../src/main/sandbox/bwrap.js';
 import { hiddenPathCandidates } from '../../src/main/sandbox/hidden-paths.js';
-import { shortSocketDir } from '../../src/main/launch/socket-path.js';
+import { mkdirSync, rmSync } from 'node:fs';
+import { shortSocketDirPrefix } from '../../src/main/launch/socket-path.js';
 import { seatbeltProfile } from '../../src/main/sandbox/seatbelt.js';
 import type { SandboxSpec } from '../../src/main/sandbox/types.js';
 
@@ -220,6 +221,9 @@ describe('sandbox-exec profile', () => {
 
 describe('hidden paths', () => {
   it('lists state, discovery (and the bridge channel’s short directory), credentials, sockets and the person’s additions', () => {
+    // The short directory's name ends with a random part: the one that exists is hidden.
+    const shortDir = `${shortSocketDirPrefix('/run/user/1000/tandem')}0123456789abcdef`;
+    mkdirSync(shortDir, { mode: 0o700 });
     const paths = hiddenPathCandidates({
       home: '/home/ada',
       env: {
@@ -251,7 +255,8 @@ describe('hidden paths', () => {
     ]) {
       expect(paths).toContain(path);
     }
-    expect(paths).toContain(shortSocketDir('/run/user/1000/tandem'));
+    expect(paths).toContain(shortDir);
+    rmSync(shortDir, { recursive: true, force: true });
     expect(paths).not.toContain('relative');
     expect(new Set(paths).size).toBe(paths.length);
   });

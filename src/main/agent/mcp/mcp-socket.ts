@@ -16,6 +16,7 @@ import type { AgentIdentity } from '../pairing/tokens.js';
 import { type PairingBroker, pairingClaimSchema } from '../pairing/pairing.js';
 import { namedPipePeer, type PeerFacts, unixSocketPeer } from '../pairing/peer.js';
 import { describeIssue } from '../../../shared/contract.js';
+import { staleShortSocketDirs } from '../../launch/socket-path.js';
 
 /** The first line on the channel: `{ token, cwd?, terminalId? }` as a JSON-RPC request. */
 export const bridgeHelloMethod = 'tandem/hello';
@@ -150,7 +151,11 @@ export class McpSocketEndpoint {
 
   static async listen(service: AgentService, opts: McpSocketOptions): Promise<McpSocketEndpoint> {
     if (process.platform !== 'win32') {
-      if (opts.ownDir) ensurePrivateDir(opts.ownDir);
+      if (opts.ownDir) {
+        // The instance lock is held: another short directory of this discovery directory is a crashed instance's.
+        for (const stale of staleShortSocketDirs(opts.ownDir)) rmSync(stale, { recursive: true, force: true });
+        ensurePrivateDir(opts.ownDir);
+      }
       // The instance lock is held: a socket file left here is a crashed instance's.
       rmSync(opts.path, { force: true });
     }
