@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -148,6 +148,34 @@ describe("an unconfined terminal's workspace is the folder decided at open", () 
     f.layer.answerApproval({ requestId: request!.id, decision: 'reject', reason: 'no' });
     const after = await f.call(client, 'terminal_read', { id });
     expect(JSON.stringify(after)).not.toContain(`secret-${nonce}`);
+  });
+});
+
+describe('.. after a link inside the workspace', () => {
+  it("is its target's parent, as the kernel walks it: reads there ask and return nothing", async () => {
+    const nonce = String(Math.floor(Math.random() * 1e9));
+    const secretDir = mkdtempSync(join(f.home, 'tandem-notes-'));
+    writeFileSync(join(secretDir, 'private.txt'), `KEY=secret-${nonce}\n`);
+    const ws = mkdtempSync(join(f.project, 'tandem-dotdot-'));
+    writeFileSync(join(ws, 'readme.txt'), 'inside\n');
+    // A link to a folder outside, as `npm link` or a committed symlink makes one.
+    mkdirSync(join(f.home, 'linked-lib'), { recursive: true });
+    symlinkSync(join(f.home, 'linked-lib'), join(ws, 'd'));
+    const client = await f.client(guardedToken);
+    const { id } = (await f.call(client, 'terminal_open', { title: 'dotdot', shell: 'bash', cwd: ws })) as { id: string };
+    expect(await f.call(client, 'terminal_send', { id, text: 'cat readme.txt', waitMs: 10_000 })).toMatchObject({ status: 'done', approval: null });
+    for (const text of [
+      `cat d/../${basename(secretDir)}/private.txt`,
+      'grep -rn KEY d/..',
+      `head -q ./d/../${basename(secretDir)}/private.txt`,
+      'cat d/../nothing-yet/../x',
+    ]) {
+      const asked = await f.call(client, 'terminal_send', { id, text, waitMs: 300 });
+      expect(asked, text).toMatchObject({ status: 'awaiting_approval' });
+      const request = f.layer.state().approvals.find((approval) => approval.terminalId === id);
+      f.layer.answerApproval({ requestId: request!.id, decision: 'reject', reason: 'no' });
+    }
+    expect(JSON.stringify(await f.call(client, 'terminal_read', { id }))).not.toContain(`secret-${nonce}`);
   });
 });
 

@@ -1,8 +1,7 @@
 import { type AllowEntry, matchEntry, parseAllowEntry } from './allow-entries.js';
 import { gitConfigProblem, type TerminalGit } from './git-config.js';
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
-import { changeableProblem, looksLikePath, type OperandContext, operandProblem, treeProblem } from './operands.js';
+import { changeableProblem, looksLikePath, type OperandContext, operandProblem, physicalPath, treeProblem } from './operands.js';
 import { parseLine } from './parse-line.js';
 import { dialectByName } from '../../shells/resolve.js';
 import type { Grammars } from './tree-sitter.js';
@@ -57,7 +56,7 @@ function operandsProblem(paths: string[], maybePaths: string[], trees: boolean, 
   // revision, not a file.
   for (const operand of checked) {
     const problem = changeableProblem(operand, operands);
-    if (problem && (mustExist.includes(operand) || existsSync(resolve(operands.cwd, operand)))) return problem;
+    if (problem && (mustExist.includes(operand) || existsSync(physicalPath(operands.cwd, operand)))) return problem;
   }
   return null;
 }

@@ -1,5 +1,5 @@
 import { existsSync, realpathSync, statSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative } from 'node:path';
 import { holdsSensitivePath, isSensitivePath, type SensitiveRoots } from '../../sandbox/sensitive-paths.js';
 
 export interface OperandContext {
@@ -13,16 +13,30 @@ export interface OperandContext {
   roots: SensitiveRoots;
 }
 
-/** Follows every symlink of the part that exists; a missing tail is kept as written. */
-export function resolveReal(path: string): string {
+/**
+ * `operand` from `cwd` as the kernel walks it, one component after another: never normalized
+ * here, so `link/..` is the parent of the link's target, not the folder holding the link
+ * (path.resolve would drop `link/..` before any link is followed: black-box round s41).
+ */
+export function physicalPath(cwd: string, operand: string): string {
+  return isAbsolute(operand) ? operand : `${cwd.replace(/\/+$/, '')}/${operand}`;
+}
+
+/**
+ * Follows every symlink of the part that exists (the kernel's realpath, which takes `..` after
+ * a link physically); a missing tail is kept as written. Null when that tail goes up (`..`):
+ * where it leads depends on what a later command creates.
+ */
+export function resolveReal(path: string): string | null {
   const missing: string[] = [];
   let current = path;
   for (;;) {
     try {
-      return join(realpathSync.native(current), ...missing.reverse());
+      const real = realpathSync.native(current);
+      return missing.includes('..') ? null : join(real, ...missing.reverse());
     } catch {
       const parent = dirname(current);
-      if (parent === current) return join(current, ...missing.reverse());
+      if (parent === current) return missing.includes('..') ? null : join(current, ...missing.reverse());
       missing.push(basename(current));
       current = parent;
     }
@@ -36,7 +50,8 @@ function inside(path: string, root: string): boolean {
 
 /** Why reading `operand` asks (outside the workspace, or a sensitive place), or null when it may run. */
 export function operandProblem(operand: string, context: OperandContext): string | null {
-  const real = resolveReal(resolve(context.cwd, operand));
+  const real = resolveReal(physicalPath(context.cwd, operand));
+  if (real === null) return `${operand} goes up (..) from a folder that does not exist yet`;
   if (isSensitivePath(real, context.roots)) return `${operand} is in a protected location (${real})`;
   if (!inside(real, context.workspace)) return `${operand} is outside the terminal's workspace (${real})`;
   return null;
@@ -51,7 +66,7 @@ export function operandProblem(operand: string, context: OperandContext): string
 export function changeableProblem(operand: string, context: Pick<OperandContext, 'cwd'>): string | null {
   let stat;
   try {
-    stat = statSync(resolve(context.cwd, operand));
+    stat = statSync(physicalPath(context.cwd, operand));
   } catch {
     return `${operand} does not exist yet (a later command could make it a link to anything)`;
   }
@@ -65,11 +80,12 @@ export function changeableProblem(operand: string, context: Pick<OperandContext,
 export function treeProblem(operand: string, context: OperandContext): string | null {
   const problem = operandProblem(operand, context);
   if (problem) return problem;
-  const real = resolveReal(resolve(context.cwd, operand));
+  const real = resolveReal(physicalPath(context.cwd, operand));
+  if (real === null) return `${operand} goes up (..) from a folder that does not exist yet`;
   return holdsSensitivePath(real, context.roots) ? `${operand === '.' ? 'the current directory' : operand} holds a protected location (${real})` : null;
 }
 
 /** Operands that look like files: with a `/`, or naming something that exists. */
 export function looksLikePath(operand: string, cwd: string): boolean {
-  return operand.includes('/') || existsSync(resolve(cwd, operand));
+  return operand.includes('/') || existsSync(physicalPath(cwd, operand));
 }
