@@ -50,7 +50,8 @@ describe("the person's output under their lease", () => {
       const before = mine.cursor as string;
 
       const view = await attachAsPerson(id);
-      await personRuns(id, view, `printf 'secret-%s\\n' ${nonce}`);
+      // Past the width: the secret is on the wrapped part of the line, which a reflow moves.
+      await personRuns(id, view, `printf '%0150d secret-%s\\n' 0 ${nonce}`);
       expect(f.host.get(id).session.screen.text).toContain(secret);
       // While they hold it.
       const held = await f.call(client, 'terminal_read', { id });
@@ -71,10 +72,27 @@ describe("the person's output under their lease", () => {
 
       // Lines moved by the agent's programs stay hidden: inserted lines above, deleted lines
       // between, a scroll region, then a full scroll of the screen into the scrollback.
-      for (const moves of ['\\033[1;1H\\033[5L', '\\033[2;1H\\033[1M', '\\033[3;10r\\033[3;1H\\033[2S\\033[r', '\\033[1;1H\\033[3@']) {
+      for (const moves of [
+        '\\033[1;1H\\033[5L',
+        '\\033[2;1H\\033[1M',
+        '\\033[3;10r\\033[3;1H\\033[2S\\033[r',
+        '\\033[1;1H\\033[3@',
+        // Reverse index at the top row, index and next-line at a region's bottom (round s41 H1).
+        '\\033[H\\033M\\033M\\033M\\033M\\033M\\033M\\033[32;1H',
+        '\\033[2;20r\\033[20;1H\\033D\\033D\\033E\\033E\\n\\n\\033[r\\033[32;1H',
+      ]) {
         const moved = await f.call(client, 'terminal_send', { id, text: `printf '${moves}'` });
         expect(everything(moved)).not.toContain(secret);
         expect(everything(await f.call(client, 'terminal_read', { id }))).not.toContain(secret);
+      }
+      // The person narrows and widens the window: the reflow shows nothing of theirs (round s41 H2).
+      for (const [cols, rows] of [
+        [30, 32],
+        [200, 40],
+        [120, 32],
+      ] as const) {
+        f.host.get(id).session.resize(cols, rows);
+        expect(everything(await f.call(client, 'terminal_read', { id, offset: 0, count: 400, maxBytes: 262_144 }))).not.toContain(secret);
       }
       const scrolled = await f.call(client, 'terminal_send', { id, text: 'seq 1 80' });
       expect(everything(scrolled)).not.toContain(secret);

@@ -30,7 +30,7 @@ function source(emulator: Emulator): ReadSource {
     cursor: () => 'c0',
     status: () => 'idle',
     agentSlice: (from) => history.slice(from),
-    agentLines: (_begin, lines) => lines,
+    agentBuffer: () => Promise.resolve(null),
   };
 }
 

@@ -317,6 +317,7 @@ export class ManagedTerminal {
   async clearScrollback(): Promise<void> {
     const session = this.session;
     session.headless.clear();
+    session.personSpans.clear(session.streamOffset);
     const { data, offset } = await session.snapshot();
     // A reset meanwhile replaced the shell, and its viewers already started over.
     if (this.session !== session) return;

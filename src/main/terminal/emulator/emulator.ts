@@ -666,13 +666,13 @@ export class Emulator {
   }
 
   /** The visible screen as an agent reads it (screen-text.ts: trimmed rows, filler runs counted). */
-  screenText(redact?: (begin: number, rows: string[]) => string[]): string {
-    const buffer = this.terminal.buffer.active;
-    const rows: string[] = [];
-    for (let y = 0; y < this.terminal.rows; y++) {
-      rows.push(buffer.getLine(buffer.viewportY + y)?.translateToString(true) ?? '');
-    }
-    return compactScreen(redact ? redact(buffer.viewportY, rows) : rows);
+  screenText(): string {
+    return screenTextOf(this.terminal);
+  }
+
+  /** The stream offset everything parsed so far covers (a snapshot's `offset`). */
+  get parsedOffset(): number {
+    return this.parsedChars;
   }
 
   cursor(): { row: number; col: number } {
@@ -694,4 +694,20 @@ export class Emulator {
     for (const resolve of waiters) resolve();
     this.terminal.dispose();
   }
+}
+
+/** A terminal's visible screen as an agent reads it (screen-text.ts: trimmed rows, filler runs counted). */
+export function screenTextOf(terminal: HeadlessTerminal): string {
+  const buffer = terminal.buffer.active;
+  const rows: string[] = [];
+  for (let y = 0; y < terminal.rows; y++) rows.push(buffer.getLine(buffer.viewportY + y)?.translateToString(true) ?? '');
+  return compactScreen(rows);
+}
+
+/** A plain headless xterm.js (the agents' view of person-spans.ts): the same build and width tables as the emulator's. */
+export function headlessTerminal(opts: { cols: number; rows: number; scrollback: number }): HeadlessTerminal {
+  const terminal = new Terminal({ ...opts, allowProposedApi: true, windowsPty: windowsPtyInfo() });
+  terminal.loadAddon(new Unicode11Addon());
+  terminal.unicode.activeVersion = '11';
+  return terminal;
 }

@@ -20,18 +20,13 @@ export interface LineWindow {
 const readCatchUpMs = 10_000;
 
 /** `count` lines ending `offset` lines back from the newest, trimmed from the top to `maxBytes`. */
-export function readLines(
-  terminal: HeadlessTerminal,
-  req: { offset?: number; count: number; maxBytes: number },
-  redact: (begin: number, lines: string[]) => string[] = (_, lines) => lines,
-): LineWindow {
+export function readLines(terminal: HeadlessTerminal, req: { offset?: number; count: number; maxBytes: number }): LineWindow {
   const buffer = terminal.buffer.active;
   const totalLines = buffer.length;
   const lineEnd = Math.max(0, totalLines - (req.offset ?? 0));
   let lineBegin = Math.max(0, lineEnd - req.count);
-  const read: string[] = [];
-  for (let y = lineBegin; y < lineEnd; y++) read.push(trimRow(buffer.getLine(y)?.translateToString(true) ?? ''));
-  const lines = redact(lineBegin, read);
+  const lines: string[] = [];
+  for (let y = lineBegin; y < lineEnd; y++) lines.push(trimRow(buffer.getLine(y)?.translateToString(true) ?? ''));
   // Keep the newest lines within the byte bound.
   let bytes = 0;
   let keep = lines.length;
@@ -47,9 +42,10 @@ export interface ReadSource {
   readonly history: StreamHistory;
   rows(): number;
   decodeCursor(cursor: string): number;
-  /** The agent's view: stream text in `[from, history end)` and buffer lines, with the person's private output replaced (person-spans.ts). */
+  /** Stream text in `[from, history end)` as the agent may read it: the person's private output replaced (person-spans.ts). */
   agentSlice(from: number): string;
-  agentLines(begin: number, lines: string[]): string[];
+  /** The buffer agents read lines from once the person has taken the terminal (person-spans.ts), brought up to date; null: the emulator's. */
+  agentBuffer(): Promise<HeadlessTerminal | null>;
   cursor(): string;
   status(): TerminalStatus;
 }
@@ -64,14 +60,15 @@ export async function readTerminal(src: ReadSource, req: ReadRequest): Promise<T
   // half-parsed screen on a loaded machine (blank lines where a finished echo was: the soak).
   await waitFor(src.clock, { ms: readCatchUpMs, until: src.emulator.parsed() });
   const maxBytes = clampInt(req.maxBytes, DEFAULT_LIMITS.defaultOutputBytes, 1, DEFAULT_LIMITS.maxOutputBytes);
+  const terminal = (await src.agentBuffer()) ?? src.emulator.terminal;
   let window: LineWindow;
   if (req.since !== undefined) {
     const projector = new OutputProjector({ maxBytes });
     projector.push(src.agentSlice(src.decodeCursor(req.since)));
-    const totalLines = src.emulator.terminal.buffer.active.length;
+    const totalLines = terminal.buffer.active.length;
     window = { lines: projector.snapshot().output.split('\n'), lineBegin: totalLines, lineEnd: totalLines, totalLines };
   } else {
-    window = readLines(src.emulator.terminal, { offset: req.offset, count: req.count ?? src.rows(), maxBytes }, src.agentLines);
+    window = readLines(terminal, { offset: req.offset, count: req.count ?? src.rows(), maxBytes });
   }
   return {
     text: window.lines.join('\n'),
@@ -79,7 +76,7 @@ export async function readTerminal(src: ReadSource, req: ReadRequest): Promise<T
     lineEnd: window.lineEnd,
     totalLines: window.totalLines,
     cursor: src.cursor(),
-    screen: { ...src.emulator.cursor(), altScreen: src.emulator.altScreen },
+    screen: { row: terminal.buffer.active.cursorY, col: terminal.buffer.active.cursorX, altScreen: terminal.buffer.active.type === 'alternate' },
     status: src.status(),
   };
 }

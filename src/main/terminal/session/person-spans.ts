@@ -6,253 +6,159 @@
  * stream offsets (since a cursor) and by buffer lines (the screen and scrollback).
  *
  * - Stream: each private lease is an offset range; text read across it gets a notice instead.
- * - Lines, while the lease is held: every line from the screen's top at takeover on (anything
- *   the person runs can write anywhere on the screen), and the whole alternate screen.
- * - Lines, after a private hand-back: the lines below that top that are not blank and differ
- *   from what they held at takeover. Those still on the screen get a marker each, so a program
- *   the agent runs later cannot move one out of view with insert- or delete-line sequences
- *   (xterm.js moves a marker with its line and drops it with it); those already in the
- *   scrollback, which only trimming moves, are one range. An alternate screen the person left
- *   open stays private until it is left.
+ * - Lines: from the first takeover on, agents read lines from a view of their own, a second
+ *   headless xterm.js that only ever parses that redacted stream (the person's shared emulator
+ *   at the takeover, then the stream with a notice for each lease). No byte of the person's
+ *   is in a buffer an agent reads, so nothing the agent prints later (scrolls, regions,
+ *   reverse index) and no reflow after a resize can bring one into view: an earlier design
+ *   that marked the person's lines in the shared emulator was beaten by both (black-box round
+ *   s41). The view is fed when an agent reads, from the bounded history: nothing is parsed
+ *   twice for a terminal no agent reads.
  */
-import type { IBufferLine, IMarker, Terminal as HeadlessTerminal } from '@xterm/headless';
+import type { Terminal as HeadlessTerminal } from '@xterm/headless';
+import { headlessTerminal } from '../emulator/emulator.js';
 
 /** What replaces the person's private output in what the agent reads. */
 export const personNotice = "[the person's output while they had control: not shared]";
+const noticeLine = `\r\n${personNotice}\r\n`;
 
 /** Leases kept as stream ranges; past it the two oldest merge (hiding the agent's output between: safe). */
 const maxStreamSpans = 32;
-/** Per-line markers of lines the person left on the screen; past it the oldest are folded into ranges. */
-const maxLineMarkers = 512;
-/** Scrollback ranges; past it the two oldest merge. */
-const maxRanges = 64;
 
 interface StreamSpan {
   from: number;
   to: number | null;
 }
 
-/** Lines `[last.line - count + 1, last.line]`: in the scrollback, where only trimming moves them. */
-interface LineRange {
-  last: IMarker;
-  count: number;
-}
-
-interface OpenLease {
-  /** The normal buffer's screen top at takeover; null while the alternate screen hides it. */
-  top: IMarker | null;
-  /** The normal screen's rows at takeover, from that top. */
-  before: string[];
-  /** Handed back and drawn up to the hand-back: judged once the normal screen shows. */
-  drawn: boolean;
-}
-
-/** Leases waiting for their judgement; past it the newest are dropped, and the oldest (the widest: its top is highest, its rows oldest) hides for them. */
-const maxJudging = 8;
-
-function rowText(line: IBufferLine | undefined): string {
-  return line?.translateToString(true) ?? '';
+/** The parts of the session the view is built from. */
+export interface ViewSource {
+  cols(): number;
+  rows(): number;
+  /** Lines the view keeps above its screen. */
+  scrollback: number;
+  /** The shared emulator's serialized screen and scrollback now, and the stream offset it covers (it may lag the stream). */
+  serialize(): { data: string; offset: number };
+  /** History text in [from, to) (what is retained of it). */
+  slice(from: number, to: number): string;
+  /** The stream offset now. */
+  offset(): number;
 }
 
 export class PersonSpans {
   private readonly streams: StreamSpan[] = [];
-  private readonly ranges: LineRange[] = [];
-  private lineMarkers: IMarker[] = [];
-  private open: OpenLease | null = null;
-  /**
-   * Leases handed back whose lines are not judged yet: until the emulator has drawn everything
-   * up to the hand-back, or, under an alternate screen, until the normal one comes back. They
-   * hide what an open lease hides meanwhile.
-   */
-  private judging: OpenLease[] = [];
-  private altPrivate = false;
-  private readonly offBuffer: { dispose(): void };
+  private view: HeadlessTerminal | null = null;
+  /** Where the view has been fed up to (a stream offset). */
+  private fed = 0;
+  /** Stream offsets of the person's Clears not yet applied to the view. */
+  private readonly clears: number[] = [];
+  private catchingUp: Promise<void> = Promise.resolve();
   private disposed = false;
 
-  /** `parsed`: resolves once the emulator has drawn everything received so far. */
-  constructor(
-    private readonly terminal: HeadlessTerminal,
-    private readonly parsed: () => Promise<unknown>,
-  ) {
-    // Fired inside the parse of the switch, before any later byte is drawn on the normal screen.
-    this.offBuffer = terminal.buffer.onBufferChange((buffer) => {
-      if (buffer.type !== 'normal') return;
-      this.altPrivate = false;
-      for (const lease of [this.open, ...this.judging]) if (lease && !lease.top) lease.top = this.markTop();
-      for (const lease of this.judging.filter((entry) => entry.drawn)) this.judge(lease);
-    });
+  constructor(private readonly source: ViewSource) {}
+
+  /** How much is kept (the bounds' test). */
+  get sizes(): { streams: number; view: boolean } {
+    return { streams: this.streams.length, view: this.view !== null };
   }
 
-  /** How much is kept (the bench and the bounds' test). */
-  get sizes(): { streams: number; ranges: number; lineMarkers: number; judging: number } {
-    return { streams: this.streams.length, ranges: this.ranges.length, lineMarkers: this.lineMarkers.length, judging: this.judging.length };
+  /** The view as fed so far (no catch-up): for a result that shows the screen, after `agentBuffer` ran. */
+  get viewNow(): HeadlessTerminal | null {
+    return this.view;
   }
 
-  /** Whether anything is private now (so readers can skip the work when not). */
+  /** Whether anything is private (so readers can skip the work when not). */
   get any(): boolean {
-    return this.streams.length > 0 || this.open !== null || this.judging.length > 0 || this.altPrivate || this.ranges.length > 0 || this.lineMarkers.length > 0;
+    return this.streams.length > 0;
   }
 
   /** The person took the terminal at stream `offset`. */
   begin(offset: number): void {
-    if (this.open) return;
+    if (this.streams.at(-1)?.to === null) return;
+    if (!this.view) {
+      // Built now, synchronously: the shared emulator holds nothing past `offset` yet (it is fed
+      // the stream in order and may only lag it), so nothing of the person's is copied.
+      const { data, offset: covered } = this.source.serialize();
+      this.view = headlessTerminal({ cols: this.source.cols(), rows: this.source.rows(), scrollback: this.source.scrollback });
+      this.view.write(data);
+      this.fed = Math.min(covered, offset);
+    }
     this.streams.push({ from: offset, to: null });
     if (this.streams.length > maxStreamSpans) {
       const [a, b] = this.streams.splice(0, 2) as [StreamSpan, StreamSpan];
       this.streams.unshift({ from: a.from, to: b.to });
     }
-    const normal = this.terminal.buffer.normal;
-    const before: string[] = [];
-    for (let y = normal.baseY; y < normal.length; y++) before.push(rowText(normal.getLine(y)));
-    this.open = { top: null, before, drawn: false };
-    if (this.terminal.buffer.active.type === 'normal') this.open.top = this.markTop();
   }
 
   /** The person handed back at stream `offset`; `share`: they chose to share what they did. */
   end(offset: number, share: boolean): void {
-    const open = this.open;
-    if (!open) return;
-    this.open = null;
     const span = this.streams.at(-1);
-    if (share) {
-      this.streams.pop();
-      open.top?.dispose();
+    if (!span || span.to !== null) return;
+    if (!share) {
+      span.to = offset;
       return;
     }
-    if (span) span.to = offset;
-    this.judging.push(open);
-    for (const dropped of this.judging.splice(maxJudging)) dropped.top?.dispose();
-    void this.parsed().then(() => {
-      if (this.disposed || !this.judging.includes(open)) return;
-      open.drawn = true;
-      // The person left a full-screen program open: its screen is theirs until it is left, and
-      // the normal screen is judged when it comes back (nothing draws on it meanwhile).
-      if (this.terminal.buffer.active.type === 'normal') this.judge(open);
-      else this.altPrivate = true;
-    });
+    this.streams.pop();
+    // Shared: the view reads it too, after the notice it may have shown meanwhile.
+    this.fed = Math.min(this.fed, span.from);
   }
 
-  private judge(open: OpenLease): void {
-    this.judging.splice(this.judging.indexOf(open), 1);
-    this.judgeLines(open);
+  /** The person cleared the terminal (the menu's Clear) at stream `offset`: the view clears there too. */
+  clear(offset: number): void {
+    if (this.view) this.clears.push(offset);
+  }
+
+  resize(cols: number, rows: number): void {
+    this.view?.resize(cols, rows);
   }
 
   /** The stream text in `[from, to)` as the agent may read it: private spans become a notice. */
-  redactStream(from: number, to: number, slice: (from: number, to: number) => string): string {
-    if (this.streams.length === 0) return slice(from, to);
+  redactStream(from: number, to: number): string {
+    if (this.streams.length === 0) return this.source.slice(from, to);
     const parts: string[] = [];
     let at = from;
     for (const span of this.streams) {
       const end = span.to ?? Number.POSITIVE_INFINITY;
       if (end <= at || span.from >= to) continue;
-      if (span.from > at) parts.push(slice(at, span.from));
-      parts.push(`\r\n${personNotice}\r\n`);
+      if (span.from > at) parts.push(this.source.slice(at, span.from));
+      if (span.from >= from) parts.push(noticeLine);
       at = Math.min(to, end);
     }
-    if (at < to) parts.push(slice(at, to));
+    if (at < to) parts.push(this.source.slice(at, to));
     return parts.join('');
   }
 
-  /** Whether buffer line `y` of the active buffer is the person's. */
-  linePrivate(y: number): boolean {
-    if (this.terminal.buffer.active.type !== 'normal') return this.open !== null || this.judging.length > 0 || this.altPrivate;
-    for (const lease of [this.open, ...this.judging]) {
-      if (!lease?.top) continue;
-      if (y >= (lease.top.isDisposed ? 0 : lease.top.line)) return true;
-    }
-    if (this.lineMarkers.some((marker) => marker.line === y)) return true;
-    return this.ranges.some((range) => !range.last.isDisposed && y <= range.last.line && y > range.last.line - range.count);
-  }
-
-  /** The lines `[begin, begin + lines.length)` as the agent may read them. */
-  redactLines(begin: number, lines: string[]): string[] {
-    if (!this.any) return lines;
-    let previous = false;
-    return lines.map((line, i) => {
-      const hidden = this.linePrivate(begin + i);
-      const shown = hidden ? (previous ? '' : personNotice) : line;
-      previous = hidden;
-      return shown;
-    });
+  /**
+   * The buffer an agent reads lines from: the view, brought up to the stream's end, once the
+   * person has taken the terminal; the shared emulator's until then (null).
+   */
+  async agentBuffer(): Promise<HeadlessTerminal | null> {
+    if (!this.view) return null;
+    this.catchingUp = this.catchingUp.then(() => this.catchUp());
+    await this.catchingUp;
+    return this.disposed ? null : this.view;
   }
 
   dispose(): void {
     this.disposed = true;
-    this.offBuffer.dispose();
-    for (const lease of [this.open, ...this.judging]) lease?.top?.dispose();
-    for (const marker of this.lineMarkers) marker.dispose();
-    for (const range of this.ranges) range.last.dispose();
+    this.view?.dispose();
+    this.view = null;
   }
 
-  /** A marker at the normal screen's top (the normal buffer is active). */
-  private markTop(): IMarker | null {
-    return this.terminal.registerMarker(-this.terminal.buffer.active.cursorY) ?? null;
-  }
-
-  /** After a private hand-back on the normal screen: which lines below the takeover's top the person changed. */
-  private judgeLines(open: OpenLease): void {
-    const buffer = this.terminal.buffer.active;
-    const top = open.top === null ? null : open.top.isDisposed ? 0 : open.top.line;
-    open.top?.dispose();
-    if (top === null) return;
-    const cursorLine = buffer.baseY + buffer.cursorY;
-    const marked: number[] = [];
-    let runEnd = -1;
-    let runCount = 0;
-    const flushRun = () => {
-      if (runCount > 0) this.addRange(runEnd, runCount, cursorLine);
-      runCount = 0;
-    };
-    for (let y = top; y < buffer.length; y++) {
-      const text = rowText(buffer.getLine(y));
-      if (text === '' || text === open.before[y - top]) continue;
-      if (y >= buffer.baseY) {
-        marked.push(y);
-        continue;
+  /** Feeds the view what it has not parsed yet, redacted, in order, with the person's Clears where they fell. */
+  private async catchUp(): Promise<void> {
+    const end = this.source.offset();
+    while (this.view && !this.disposed) {
+      const clearAt = this.clears[0];
+      const stop = clearAt !== undefined && clearAt <= end ? Math.max(clearAt, this.fed) : end;
+      if (stop > this.fed) {
+        // A notice goes in once per lease: not again when the view was fed part of it before.
+        const text = this.redactStream(this.fed, stop);
+        this.fed = stop;
+        await new Promise<void>((resolve) => this.view!.write(text, resolve));
       }
-      // In the scrollback: consecutive private lines, with blank ones between, are one range.
-      if (runCount > 0 && y - runEnd > 1 && !this.blankBetween(runEnd, y)) flushRun();
-      runCount = runCount === 0 ? 1 : runCount + (y - runEnd);
-      runEnd = y;
-    }
-    flushRun();
-    for (const y of marked) {
-      const marker = this.terminal.registerMarker(y - cursorLine);
-      if (marker) this.lineMarkers.push(marker);
-    }
-    this.bound();
-  }
-
-  private blankBetween(from: number, to: number): boolean {
-    const buffer = this.terminal.buffer.active;
-    for (let y = from + 1; y < to; y++) if (rowText(buffer.getLine(y)) !== '') return false;
-    return true;
-  }
-
-  private addRange(last: number, count: number, cursorLine: number): void {
-    const marker = this.terminal.registerMarker(last - cursorLine);
-    if (marker) this.ranges.push({ last: marker, count });
-  }
-
-  /** Markers and ranges stay within their bounds; what is folded or merged hides more, never less. */
-  private bound(): void {
-    this.lineMarkers = this.lineMarkers.filter((marker) => !marker.isDisposed);
-    for (let i = this.ranges.length - 1; i >= 0; i--) if (this.ranges[i]!.last.isDisposed) this.ranges.splice(i, 1);
-    if (this.lineMarkers.length > maxLineMarkers) {
-      // The oldest go first: fold them into one range from the first to the last of them.
-      const folded = this.lineMarkers.splice(0, this.lineMarkers.length - maxLineMarkers);
-      const lines = folded.map((marker) => marker.line);
-      const last = folded[lines.indexOf(Math.max(...lines))]!;
-      this.ranges.push({ last, count: Math.max(...lines) - Math.min(...lines) + 1 });
-      for (const marker of folded) if (marker !== last) marker.dispose();
-    }
-    while (this.ranges.length > maxRanges) {
-      this.ranges.sort((a, b) => a.last.line - b.last.line);
-      const [a, b] = this.ranges.splice(0, 2) as [LineRange, LineRange];
-      const first = Math.min(a.last.line - a.count + 1, b.last.line - b.count + 1);
-      const lastOf = a.last.line > b.last.line ? a : b;
-      (lastOf === a ? b : a).last.dispose();
-      this.ranges.unshift({ last: lastOf.last, count: lastOf.last.line - first + 1 });
+      if (clearAt === undefined || clearAt > end) return;
+      this.clears.shift();
+      this.view?.clear();
     }
   }
 }

@@ -9,7 +9,7 @@ import type { SandboxInfo } from '../../sandbox/types.js';
 import type { ResolvedShell } from '../../shells/resolve.js';
 import { type Clock, systemClock } from '../../clock.js';
 import { CommandMarks } from '../emulator/command-marks.js';
-import { Emulator, type EmulatorSnapshot } from '../emulator/emulator.js';
+import { Emulator, type EmulatorSnapshot, screenTextOf } from '../emulator/emulator.js';
 import { type CommandRecord, StreamHistory, type StreamPosition } from '../emulator/history.js';
 import { LastCommandTracker } from '../readiness/last-command.js';
 import { type MarkerEvent, MarkerScanner } from '../readiness/markers.js';
@@ -19,6 +19,9 @@ import { probeLook, probeWaiting, takeBaseline, type ProbeBaseline, type ProbeTa
 import { OutputProjector } from '../projection/projection.js';
 import { launchShell } from './launch.js';
 import { PersonSpans } from './person-spans.js';
+
+/** Lines the agents' view keeps above its screen (person-spans.ts): the emulator's hot lines. */
+const agentViewScrollback = 1000;
 import { decodeCursor, encodeCursor } from './cursor.js';
 import { type Observer, type ObserverHost, observe } from '../readiness/observer.js';
 import { sendResult } from '../projection/result.js';
@@ -154,7 +157,11 @@ export class TerminalSession {
         if (status === 'waiting_input' && evidence !== 'continuation') this.waitBaseline = takeBaseline(this.probeTarget);
         return this.buildResult(observer.projector, observer.echo, status, evidence, command, exitCode, startedAt, position);
       },
-      parsed: () => this.emulator.parsed(),
+      // A result that shows the screen (a full-screen program) reads the agents' view when there is one: brought up to date too.
+      parsed: async () => {
+        await this.emulator.parsed();
+        await this.personSpans.agentBuffer();
+      },
       handoff: (observer) => this.feed({ type: 'handoff' }, { observer }),
       bound: (observer) => this.feed({ type: 'bound' }, { observer }),
     };
@@ -216,7 +223,14 @@ export class TerminalSession {
       },
     });
     this.marks = new CommandMarks(this.emulator);
-    this.personSpans = new PersonSpans(this.emulator.terminal, () => this.emulator.parsed());
+    this.personSpans = new PersonSpans({
+      cols: () => this.cols,
+      rows: () => this.rows,
+      scrollback: Math.min(opts.scrollback ?? DEFAULT_LIMITS.scrollbackLines, agentViewScrollback),
+      serialize: () => ({ data: this.emulator.serialize(), offset: this.emulator.parsedOffset }),
+      slice: (from, to) => this.history.slice(from, to),
+      offset: () => this.history.offset,
+    });
     this.probeTarget = {
       shellPid: spawned.pid,
       ttyPath: this.platform.ttyPath(spawned.pid, spawned.ptsName),
@@ -413,7 +427,7 @@ export class TerminalSession {
         cursor: () => this.cursor,
         status: () => this.status,
         agentSlice: (from) => this.agentSlice(from),
-        agentLines: (begin, lines) => this.personSpans.redactLines(begin, lines),
+        agentBuffer: () => this.personSpans.agentBuffer(),
       },
       req,
     );
@@ -431,7 +445,7 @@ export class TerminalSession {
 
   /** Retained output in [from, to) as an agent may read it: the person's private leases become a notice. */
   agentSlice(from: number, to = this.history.position.offset): string {
-    return this.personSpans.redactStream(from, to, (a, b) => this.history.slice(a, b));
+    return this.personSpans.redactStream(from, to);
   }
 
   /** The serialized screen and scrollback at a parse boundary, and the output offset it covers. */
@@ -585,6 +599,7 @@ export class TerminalSession {
     this.rows = r;
     this.pty.resize(c, r);
     this.emulator.resize(c, r);
+    this.personSpans.resize(c, r);
     this.emitState();
   }
 
@@ -642,7 +657,10 @@ export class TerminalSession {
     position: StreamPosition,
   ): SendResult {
     const ctx = {
-      screenText: () => this.emulator.screenText((begin, rows) => this.personSpans.redactLines(begin, rows)),
+      screenText: () => {
+        const view = this.personSpans.viewNow;
+        return view ? screenTextOf(view) : this.emulator.screenText();
+      },
       cwd: this.cwd,
       origin: this.origin,
       closedBy: this.closing.closedBy,
