@@ -7,6 +7,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { personNotice } from '../../src/main/terminal/session/person-spans.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gate } from '../support/gate.js';
 import { until } from '../support/until.js';
 import { startAgentFixture, type AgentFixture } from './agent-helpers.js';
 
@@ -132,6 +135,40 @@ describe("the person's output under their lease", () => {
     expect(answered).toMatchObject({ status: 'done' });
     const after = await f.call(client, 'terminal_read', { id });
     expect(everything(after)).not.toContain(secret);
-    expect(after.text).toContain('got-yes');
+    // The person's command printed got-yes before its prompt: theirs too. The agent's next is its own.
+    expect(await f.call(client, 'terminal_send', { id, text: 'echo mine-$((3*3))', waitMs: 10_000 })).toMatchObject({ status: 'done', output: 'mine-9' });
+    expect(everything(await f.call(client, 'terminal_read', { id }))).not.toContain(secret);
+  });
+
+  it("a program of the person's still running at the hand-back stays theirs until the prompt, stopped and resumed too", async () => {
+    const nonce = String(Math.floor(Math.random() * 1e9));
+    const file = join(f.project, `notes-${nonce}.txt`);
+    writeFileSync(file, Array.from({ length: 10 }, (_, i) => `line ${i} pager-${nonce}`).join('\n'));
+    const { id } = (await f.call(client, 'terminal_open', { title: 'pager', shell: 'bash' })) as { id: string };
+    await f.call(client, 'terminal_send', { id, text: 'true' });
+    const view = await attachAsPerson(id);
+    await f.host.input(view, `less ${file}\r`, true);
+    await until(() => f.host.get(id).session.screen.text.includes(`pager-${nonce}`), 'the pager');
+    f.host.handBack(id);
+    for (const step of [{ keys: ['C-z'], input: true }, { text: 'fg' }, { keys: ['q'], input: true }]) {
+      const result = await f.call(client, 'terminal_send', { id, ...step, waitMs: 5_000 });
+      expect(everything(result), JSON.stringify(step)).not.toContain(`pager-${nonce}`);
+      expect(everything(await f.call(client, 'terminal_read', { id }))).not.toContain(`pager-${nonce}`);
+    }
+    // Back at the prompt, the agent's own output shows again.
+    expect(await f.call(client, 'terminal_send', { id, text: 'echo mine-$((2+2))', waitMs: 10_000 })).toMatchObject({ status: 'done', output: 'mine-4' });
+    expect((await f.call(client, 'terminal_read', { id })).text).toContain('mine-4');
+
+    // A command still running at the hand-back prints later: still the person's.
+    const g = gate(f.project);
+    await f.host.input(view, `until [ -e ${g.path} ]; do sleep 0.05; done; echo late-${nonce}\r`, true);
+    await until(() => f.host.get(id).ops.status === 'running', "the person's command");
+    f.host.handBack(id);
+    const waiting = f.call(client, 'terminal_wait', { id, waitMs: 20_000 });
+    g.open();
+    expect(everything(await waiting)).not.toContain(`late-${nonce}`);
+    await until(() => f.host.get(id).ops.status === 'idle', 'the prompt');
+    expect(everything(await f.call(client, 'terminal_read', { id, offset: 0, count: 400 }))).not.toContain(`late-${nonce}`);
+    g.dispose();
   });
 });

@@ -62,6 +62,8 @@ export class ManagedTerminal {
   private stallTimer: ReturnType<typeof setTimeout> | null = null;
   private unsubscribe: () => void;
   private program!: ProgramTitle;
+  /** Stops waiting for the prompt that ends a lease handed back while the person's program ran. */
+  private endAtPrompt: (() => void) | null = null;
   /** Agent calls (send, wait, handoff) waiting on this terminal now. */
   private agentCalls = 0;
   /** Who drives this terminal, the handoff and the write queue: `meta.control` mirrors it. */
@@ -123,6 +125,8 @@ export class ManagedTerminal {
   replaceSession(session: TerminalSession): void {
     this.unsubscribe();
     this.session = session;
+    this.endAtPrompt?.();
+    this.endAtPrompt = null;
     this.unsubscribe = this.wire(session);
     this.paused = false;
     // Reset under the person's lease: the new shell is theirs too until they hand back.
@@ -361,9 +365,24 @@ export class ManagedTerminal {
    */
   private leaseChanged(control: Controller): void {
     if (this.meta.origin !== 'agent') return;
-    const spans = this.session.personSpans;
-    if (control === 'user') spans.begin(this.session.streamOffset);
-    else spans.end(this.session.streamOffset, this.control.state.words?.shareOutput === true);
+    this.endAtPrompt?.();
+    this.endAtPrompt = null;
+    const session = this.session;
+    const spans = session.personSpans;
+    if (control === 'user') return spans.begin(session.streamOffset);
+    const share = this.control.state.words?.shareOutput === true;
+    if (share || session.status === 'idle' || session.status === 'exited') return spans.end(session.streamOffset, share);
+    // Handed back while the person's program runs: what it prints is still theirs, until the
+    // shell's next prompt after a command that did not stop (a job stopped with Ctrl+Z would
+    // redraw the person's screen at the agent's `fg`: black-box round s41 H3).
+    const off = session.onStateChange(() => {
+      if (session.status === 'exited' || (session.status === 'idle' && !stoppedJob(session.lastCommandExitCode))) {
+        off();
+        this.endAtPrompt = null;
+        spans.end(session.streamOffset, false);
+      }
+    });
+    this.endAtPrompt = off;
   }
 
   /** Marks an agent call waiting on this terminal until the returned function runs. */
@@ -389,10 +408,16 @@ export class ManagedTerminal {
   }
 
   dispose(): void {
+    this.endAtPrompt?.();
     this.unsubscribe();
     if (this.flushTimer) this.clock.clearTimeout(this.flushTimer);
     if (this.stallTimer) this.clock.clearTimeout(this.stallTimer);
     for (const attachment of this.attachments.values()) attachment.close('not_found', 'The terminal was closed.');
     this.attachments.clear();
   }
+}
+
+/** A shell reports a job stopped by SIGSTOP, SIGTSTP, SIGTTIN or SIGTTOU as 128 plus the signal (Linux numbers 19–22; macOS 17, 18, 21, 22). */
+function stoppedJob(exitCode: number | null): boolean {
+  return exitCode !== null && [145, 146, 147, 148, 149, 150].includes(exitCode);
 }

@@ -66,6 +66,11 @@ export class PersonSpans {
     return this.view;
   }
 
+  /** Whether a lease's output is still the person's (held, or handed back while their program ran). */
+  get open(): boolean {
+    return this.streams.at(-1)?.to === null;
+  }
+
   /** Whether anything is private (so readers can skip the work when not). */
   get any(): boolean {
     return this.streams.length > 0;

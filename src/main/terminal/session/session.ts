@@ -479,7 +479,8 @@ export class TerminalSession {
     this.emulator.feed(text);
     if (this.ready.phase.kind === 'starting') this.startupBanner?.push(text);
     for (const observer of this.observers) {
-      if (observer.collecting) observer.projector.push(text);
+      // Output still the person's (their program ran on after the hand-back) is not the agent's call's.
+      if (observer.collecting && !this.personSpans.open) observer.projector.push(text);
       // New output races any waiting evidence sampled before it.
       observer.candidate = null;
     }
