@@ -56,6 +56,10 @@ describe("the person's output under their lease", () => {
       // Past the width: the secret is on the wrapped part of the line, which a reflow moves.
       await personRuns(id, view, `printf '%0150d secret-%s\\n' 0 ${nonce}`);
       expect(f.host.get(id).session.screen.text).toContain(secret);
+      // A window title their output sets is theirs too (round s41 H4).
+      await personRuns(id, view, `printf '\\033]2;title-%s\\007' ${nonce}`);
+      await until(() => f.host.get(id).view().program === `title-${nonce}`, 'the title');
+      expect(everything(await f.call(client, 'terminal_list'))).not.toContain(`title-${nonce}`);
       // While they hold it.
       const held = await f.call(client, 'terminal_read', { id });
       expect(everything(held)).not.toContain(secret);
@@ -70,6 +74,7 @@ describe("the person's output under their lease", () => {
         const text = everything(await f.call(client, 'terminal_read', read));
         expect(text, JSON.stringify(read)).not.toContain(secret);
       }
+      expect(everything(await f.call(client, 'terminal_list'))).not.toContain(`title-${nonce}`);
       // The agent's own line from before the takeover is still its to read.
       expect((await f.call(client, 'terminal_read', { id })).text).toContain('agent-42');
 

@@ -62,6 +62,8 @@ export class ManagedTerminal {
   private stallTimer: ReturnType<typeof setTimeout> | null = null;
   private unsubscribe: () => void;
   private program!: ProgramTitle;
+  /** The window title now was set by the person's output under their lease (TerminalOps hides it from agents). */
+  titleIsPersons = false;
   /** Stops waiting for the prompt that ends a lease handed back while the person's program ran. */
   private endAtPrompt: (() => void) | null = null;
   /** Agent calls (send, wait, handoff) waiting on this terminal now. */
@@ -102,6 +104,11 @@ export class ManagedTerminal {
     const offOutput = session.onOutput((text) => this.onOutput(text));
     const offMarks = session.marks.onUpdate((update) => this.onMark(update));
     const program = new ProgramTitle(session.headless.terminal, () => hostPlatform.foregroundProgram(session.pid), this.clock, this.onChange);
+    // A title set by the person's output under their lease stays theirs until another replaces it.
+    this.titleIsPersons = false;
+    const offTitle = session.headless.terminal.onTitleChange(() => {
+      this.titleIsPersons = this.meta.origin === 'agent' && (session.personSpans.open || session.personSpans.covers(session.headless.parsedOffset));
+    });
     this.program = program;
     let exited = false;
     const offState = session.onStateChange(() => {
@@ -118,6 +125,7 @@ export class ManagedTerminal {
       offMarks();
       offState();
       program.dispose();
+      offTitle.dispose();
     };
   }
 

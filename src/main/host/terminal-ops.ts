@@ -22,6 +22,8 @@ export interface OpsTerminal {
   readonly control: TerminalControl;
   readonly meta: { readonly title: string; readonly origin: TerminalInfo['origin']; readonly shared?: boolean; readonly handedToKey: string | null };
   readonly journal: TerminalJournal;
+  /** The window title now was set by output still the person's (person-spans.ts). */
+  readonly titleIsPersons: boolean;
   view(): TerminalView;
   beginAgentCall(): () => void;
 }
@@ -65,8 +67,10 @@ export class TerminalOps implements TerminalPort {
     return this.terminal.journal;
   }
 
+  /** The terminal as the agent layer sees it: a window title the person's output set is not shown. */
   view(): TerminalView {
-    return this.terminal.view();
+    const view = this.terminal.view();
+    return this.terminal.titleIsPersons ? { ...view, program: null } : view;
   }
 
   beginAgentCall(): () => void {

@@ -71,6 +71,11 @@ export class PersonSpans {
     return this.streams.at(-1)?.to === null;
   }
 
+  /** Whether stream `offset` lies in a private lease. */
+  covers(offset: number): boolean {
+    return this.streams.some((span) => offset >= span.from && (span.to === null || offset < span.to));
+  }
+
   /** Whether anything is private (so readers can skip the work when not). */
   get any(): boolean {
     return this.streams.length > 0;
