@@ -82,6 +82,24 @@ describe('git lines ask unless every key git would use is known to run nothing',
       expect(await f.call(agent, 'terminal_send', { id, text, waitMs: 55_000 }), text).toMatchObject({ status: 'done', approval: null });
   });
 
+  it('a workspace inside a larger repository: git reads there ask, since git reads the whole repository (round s41 W2)', async () => {
+    const { repo } = scenario();
+    const nonce = String(Math.floor(Math.random() * 1e9));
+    writeFileSync(join(repo, 'secret.txt'), `secret-${nonce}\n`);
+    git(repo, 'add', 'secret.txt');
+    git(repo, 'commit', '-qm', 'secret');
+    writeFileSync(join(repo, 'secret.txt'), `changed-${nonce}\n`);
+    // The workspace is the package folder; the repository's top is above it.
+    const id = await open(join(repo, 'pkg'));
+    for (const text of ['git show HEAD:../secret.txt', 'git diff', 'git log -p', 'git grep -n secret -- :/']) {
+      await asksNaming(id, text, "reaches outside the terminal's workspace");
+    }
+    expect(JSON.stringify(await f.call(agent, 'terminal_read', { id }))).not.toContain(nonce);
+    // Opened at the repository's top, the same reads run.
+    const top = await open(repo);
+    expect(await f.call(agent, 'terminal_send', { id: top, text: 'git status', waitMs: 55_000 })).toMatchObject({ status: 'done', approval: null });
+  });
+
   it('an empty pkg/.git directory: git uses the parent repository and its diff.external, so git diff asks', async () => {
     const { repo, canary, script } = scenario();
     mkdirSync(join(repo, 'pkg', '.git'));

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { gitHookSettings } from '../../shells/git-hooks.js';
 
@@ -135,6 +135,12 @@ function personsFile(entry: GitEntry, home: string, terminal: TerminalGit): bool
 export interface TerminalGit {
   env?: Readonly<Record<string, string>>;
   agentSet?: readonly string[];
+  /**
+   * The terminal's workspace (its real path): a repository whose work tree begins above it lets
+   * allow-listed git read files outside it (`git show HEAD:../x`, `git grep -- :/`), so git asks
+   * there (black-box round s41 W2: a dotfiles repository at ~, a monorepo's subfolder).
+   */
+  workspace?: string;
 }
 
 /** Tandem's own command-scope settings in agent terminals (git-hooks.ts): they switch programs off. */
@@ -412,6 +418,11 @@ async function checkRepository(
   if (problem) return `${within}${problem}`;
   const found = await locate(run, cwd, env);
   if (!found) return null;
+  if (within === '' && terminal.workspace !== undefined) {
+    const reach = found.top ?? found.common;
+    if (!insideDir(realOr(reach), terminal.workspace))
+      return `the repository here (${quoted(reach, 200)}) reaches outside the terminal's workspace: git would read files beyond it`;
+  }
   const inner = gitEnv(home, nestedEnv(terminal.env));
   if (found.top) {
     const links = await gitlinks(run, found.top, env);
@@ -447,5 +458,25 @@ async function checkRepository(
  */
 export async function gitConfigProblem(cwd: string, home: string, run: GitRunner = runGit, terminal: TerminalGit = {}): Promise<string | null> {
   const relevant = gitRelevantEnv(terminal.env);
-  return checkRepository(run, cwd, home, gitEnv(home, relevant), { env: relevant, agentSet: terminal.agentSet ?? [] }, { left: maxModules }, '');
+  return checkRepository(
+    run,
+    cwd,
+    home,
+    gitEnv(home, relevant),
+    { env: relevant, agentSet: terminal.agentSet ?? [], workspace: terminal.workspace },
+    { left: maxModules },
+    '',
+  );
+}
+
+function realOr(path: string): string {
+  try {
+    return realpathSync.native(path);
+  } catch {
+    return path;
+  }
+}
+
+function insideDir(path: string, dir: string): boolean {
+  return path === dir || path.startsWith(dir.endsWith('/') ? dir : `${dir}/`);
 }

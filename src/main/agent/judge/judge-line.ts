@@ -101,7 +101,7 @@ export async function gitConfigFor(
     if (!answers.has(cwd))
       answers.set(
         cwd,
-        await check(cwd, context.home, { env: context.env ?? {}, agentSet: context.openEnvNames ?? [] }).catch(
+        await check(cwd, context.home, { env: context.env ?? {}, agentSet: context.openEnvNames ?? [], workspace: context.operands?.workspace }).catch(
           (error: unknown) => `the configuration git would use could not be checked (${String(error)})`,
         ),
       );
