@@ -39,3 +39,12 @@ export function localStateDir(from: StateDirEnv = { platform: process.platform, 
   if (env.TANDEM_HOME || platform !== 'win32') return stateDir(from);
   return win32.join(env.LOCALAPPDATA || win32.join(home, 'AppData', 'Local'), appDirName);
 }
+
+/**
+ * Where Tandem keeps state when no TANDEM_HOME says otherwise, for a person whose home is
+ * `home`: the state and the machine-local state directories (one on Linux and macOS).
+ */
+export function defaultStateDirs(home: string, platform: NodeJS.Platform = process.platform, env: NodeJS.ProcessEnv = process.env): string[] {
+  const from = { platform, env: { ...env, TANDEM_HOME: undefined }, home };
+  return [...new Set([stateDir(from), localStateDir(from)])];
+}

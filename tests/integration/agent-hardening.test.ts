@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '../support/until.js';
 import { startAgentFixture, type AgentFixture } from './agent-helpers.js';
 import { file, runs } from '../support/capabilities.js';
 import { findPwsh } from './pwsh-helpers.js';
@@ -148,6 +149,27 @@ describe("an unconfined terminal's workspace is the folder decided at open", () 
     f.layer.answerApproval({ requestId: request!.id, decision: 'reject', reason: 'no' });
     const after = await f.call(client, 'terminal_read', { id });
     expect(JSON.stringify(after)).not.toContain(`secret-${nonce}`);
+  });
+});
+
+describe("Tandem's default state directory", () => {
+  it("is protected though this instance keeps its state elsewhere: another instance's tokens and recordings ask", async () => {
+    const other = join(f.home, '.config', 'Tandem');
+    mkdirSync(join(other, 'recordings'), { recursive: true });
+    writeFileSync(join(other, 'agents.json'), '{"agents":[]}\n');
+    const client = await f.client(guardedToken);
+    // The person lets the terminal open in their home (its workspace question).
+    const opening = f.call(client, 'terminal_open', { title: 'home', shell: 'bash', cwd: f.home });
+    await until(() => f.layer.state().approvals.some((approval) => approval.kind === 'open'), 'the workspace question');
+    f.layer.answerApproval({ requestId: f.layer.state().approvals.find((approval) => approval.kind === 'open')!.id, decision: 'approve' });
+    const { id } = (await opening) as { id: string };
+    for (const text of ['cat .config/Tandem/agents.json', 'ls .config/Tandem/recordings']) {
+      const asked = await f.call(client, 'terminal_send', { id, text, waitMs: 300 });
+      expect(asked, text).toMatchObject({ status: 'awaiting_approval' });
+      const request = f.layer.state().approvals.find((approval) => approval.terminalId === id);
+      expect(request?.why).toContain('protected location');
+      f.layer.answerApproval({ requestId: request!.id, decision: 'reject', reason: 'no' });
+    }
   });
 });
 

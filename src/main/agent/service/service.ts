@@ -16,6 +16,7 @@ import { send, signalTerminal } from './send.js';
 import type { AgentIdentity, TokenStore } from '../pairing/tokens.js';
 import type { ToolArgs } from '../mcp/tool-defs.js';
 import type { AgentConnection, ApprovalDecision, ApprovalRequestInfo, HandoffDecision, HandoffRequestInfo } from '../types.js';
+import { defaultStateDirs } from '../../state-dir.js';
 
 export interface AgentServiceOptions {
   clock?: Clock;
@@ -73,7 +74,9 @@ export class AgentService {
     this.graceMs = opts.unattendedGraceMs ?? host.limits.unattendedGraceMs;
     this.home = opts.home ?? host.homeDir;
     const runtime = process.env.XDG_RUNTIME_DIR;
-    this.tandemDirs = [opts.stateDir, runtime ? `${runtime}/tandem` : undefined].filter((dir): dir is string => Boolean(dir));
+    // The running instance's, and where Tandem keeps state by default (another instance's, or an
+    // earlier one's, keeps agents' tokens and the person's recordings there: round s40 D).
+    this.tandemDirs = [opts.stateDir, runtime ? `${runtime}/tandem` : undefined, ...defaultStateDirs(this.home)].filter((dir): dir is string => Boolean(dir));
     this.sandbox = opts.sandbox;
     void this.sweepEvery(opts.sweepIntervalMs ?? 60_000);
     this.ctx = {
