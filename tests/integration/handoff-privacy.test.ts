@@ -55,7 +55,7 @@ describe("the person's output under their lease", () => {
       const view = await attachAsPerson(id);
       // Past the width: the secret is on the wrapped part of the line, which a reflow moves.
       await personRuns(id, view, `printf '%0150d secret-%s\\n' 0 ${nonce}`);
-      expect(f.host.get(id).session.screen.text).toContain(secret);
+      await until(() => f.host.get(id).session.screen.text.includes(secret), "the person's output on their screen");
       // A window title their output sets is theirs too (round s41 H4).
       await personRuns(id, view, `printf '\\033]2;title-%s\\007' ${nonce}`);
       await until(() => f.host.get(id).view().program === `title-${nonce}`, 'the title');
@@ -174,6 +174,29 @@ describe("the person's output under their lease", () => {
     expect(everything(await waiting)).not.toContain(`late-${nonce}`);
     await until(() => f.host.get(id).ops.status === 'idle', 'the prompt');
     expect(everything(await f.call(client, 'terminal_read', { id, offset: 0, count: 400 }))).not.toContain(`late-${nonce}`);
+    g.dispose();
+  });
+
+  it('sharing a later lease never shows an earlier private one, still open when the person took the terminal again (round s42 N1)', async () => {
+    const nonce = String(Math.floor(Math.random() * 1e9));
+    const { id } = (await f.call(client, 'terminal_open', { title: 'retake', shell: 'bash' })) as { id: string };
+    const before = (await f.call(client, 'terminal_send', { id, text: 'true' })).cursor as string;
+    const view = await attachAsPerson(id);
+    const g = gate(f.project);
+    await f.host.input(view, `printf 'first-%s\\n' ${nonce}; until [ -e ${g.path} ]; do sleep 0.05; done\r`, true);
+    await until(() => f.host.get(id).session.screen.text.includes(`first-${nonce}`), 'the first output');
+    f.host.handBack(id);
+    // Still running: the person takes it again, stops it and shares this time.
+    f.host.takeControl(id);
+    g.open();
+    await until(() => f.host.get(id).ops.status === 'idle', 'the prompt');
+    await personRuns(id, view, `printf 'second-%s\\n' ${nonce}`);
+    f.host.handBack(id, { shareOutput: true });
+    for (const read of [{ id }, { id, since: before }, { id, offset: 0, count: 200 }]) {
+      const text = everything(await f.call(client, 'terminal_read', read));
+      expect(text, JSON.stringify(read)).not.toContain(`first-${nonce}`);
+      expect(text, JSON.stringify(read)).toContain(`second-${nonce}`);
+    }
     g.dispose();
   });
 });

@@ -83,7 +83,10 @@ export class PersonSpans {
 
   /** The person took the terminal at stream `offset`. */
   begin(offset: number): void {
-    if (this.streams.at(-1)?.to === null) return;
+    // Still open (the person's program ran on after a hand-back): that lease ends here, private,
+    // so sharing the new one cannot show it (black-box round s42 N1).
+    const last = this.streams.at(-1);
+    if (last && last.to === null) last.to = offset;
     if (!this.view) {
       // Built now, synchronously: the shared emulator holds nothing past `offset` yet (it is fed
       // the stream in order and may only lag it), so nothing of the person's is copied.
