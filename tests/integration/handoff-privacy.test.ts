@@ -199,4 +199,40 @@ describe("the person's output under their lease", () => {
     }
     g.dispose();
   });
+
+  it.runIf(process.platform === 'linux')(
+    "the person's jobs stay theirs until they are gone: stopped before the hand-back, or in the background (round s42 N2-N4)",
+    async () => {
+      const nonce = String(Math.floor(Math.random() * 1e9));
+      const file = join(f.project, `jobs-${nonce}.txt`);
+      writeFileSync(file, Array.from({ length: 10 }, (_, i) => `line ${i} stopped-${nonce}`).join('\n'));
+      const { id } = (await f.call(client, 'terminal_open', { title: 'jobs', shell: 'bash' })) as { id: string };
+      await f.call(client, 'terminal_send', { id, text: 'true' });
+      const view = await attachAsPerson(id);
+      // The person stops their pager, then hands back at the prompt.
+      await f.host.input(view, `less ${file}\r`, true);
+      await until(() => f.host.get(id).session.screen.text.includes(`stopped-${nonce}`), 'the pager');
+      await f.host.input(view, '\x1a', true);
+      await until(() => f.host.get(id).ops.status === 'idle', 'the prompt after Ctrl+Z');
+      f.host.handBack(id);
+      // The agent runs something else first, then brings the pager back and quits it.
+      for (const step of [{ text: 'true' }, { text: 'fg' }, { keys: ['q'], input: true }]) {
+        const result = await f.call(client, 'terminal_send', { id, ...step, waitMs: 5_000 });
+        expect(everything(result), JSON.stringify(step)).not.toContain(`stopped-${nonce}`);
+        expect(everything(await f.call(client, 'terminal_read', { id }))).not.toContain(`stopped-${nonce}`);
+      }
+      // A background job of the person's prints after the hand-back.
+      const g = gate(f.project);
+      f.host.takeControl(id);
+      await personRuns(id, view, `(until [ -e ${g.path} ]; do sleep 0.05; done; printf 'bg-%s\\n' ${nonce}) &`);
+      f.host.handBack(id);
+      g.open();
+      await until(() => f.host.get(id).session.screen.text.includes(`bg-${nonce}`), 'the background output');
+      const after = await f.call(client, 'terminal_send', { id, text: 'echo mine-$((5+5))', waitMs: 10_000 });
+      expect(everything(after)).not.toContain(`bg-${nonce}`);
+      expect(everything(await f.call(client, 'terminal_read', { id, offset: 0, count: 400 }))).not.toContain(`bg-${nonce}`);
+      expect(await f.call(client, 'terminal_send', { id, text: 'echo mine-$((6+6))', waitMs: 10_000 })).toMatchObject({ status: 'done', output: 'mine-12' });
+      g.dispose();
+    },
+  );
 });

@@ -6,6 +6,7 @@ import type { Clock } from '../clock.js';
 import type { TerminalSession } from '../terminal/session/session.js';
 import { ProgramTitle } from '../terminal/emulator/program-title.js';
 import { hostPlatform } from '../pty/platform.js';
+import { jobGroups } from '../pty/proc.js';
 import { TerminalControl } from './terminal-control.js';
 import { TerminalOps } from './terminal-ops.js';
 import { Attachment, type FrameSink, outputFrom } from './attachment.js';
@@ -64,6 +65,8 @@ export class ManagedTerminal {
   private program!: ProgramTitle;
   /** The window title now was set by the person's output under their lease (TerminalOps hides it from agents). */
   titleIsPersons = false;
+  /** The shell's jobs (process groups) when the person took the terminal: theirs are the others. */
+  private jobsBefore: Set<number> | null = null;
   /** Stops waiting for the prompt that ends a lease handed back while the person's program ran. */
   private endAtPrompt: (() => void) | null = null;
   /** Agent calls (send, wait, handoff) waiting on this terminal now. */
@@ -377,18 +380,31 @@ export class ManagedTerminal {
     this.endAtPrompt = null;
     const session = this.session;
     const spans = session.personSpans;
-    if (control === 'user') return spans.begin(session.streamOffset);
+    if (control === 'user') {
+      this.jobsBefore = jobGroups(session.pid);
+      return spans.begin(session.streamOffset);
+    }
     const share = this.control.state.words?.shareOutput === true;
-    if (share || session.status === 'idle' || session.status === 'exited') return spans.end(session.streamOffset, share);
-    // Handed back while the person's program runs: what it prints is still theirs, until the
-    // shell's next prompt after a command that did not stop (a job stopped with Ctrl+Z would
-    // redraw the person's screen at the agent's `fg`: black-box round s41 H3).
+    // The person's jobs: process groups of the shell's session made under the lease, in front
+    // or in the background, running or stopped (Linux; elsewhere the prompt rule below).
+    const now = jobGroups(session.pid);
+    const persons = now && this.jobsBefore ? [...now].filter((group) => !this.jobsBefore!.has(group)) : null;
+    const personsDone = (): boolean => {
+      if (session.status === 'exited') return true;
+      if (persons === null) return session.status === 'idle' && !stoppedJob(session.lastCommandExitCode);
+      const alive = jobGroups(session.pid);
+      return alive === null || persons.every((group) => !alive.has(group));
+    };
+    if (share || personsDone()) return spans.end(session.streamOffset, share);
+    // Handed back while a job of the person's lives: what it prints is still theirs until it is
+    // gone (a job stopped with Ctrl+Z would redraw the person's screen at the agent's `fg`, a
+    // background job print later: black-box rounds s41 H3, s42 N2–N4). Without /proc: until the
+    // shell's next prompt after a command that did not stop.
     const off = session.onStateChange(() => {
-      if (session.status === 'exited' || (session.status === 'idle' && !stoppedJob(session.lastCommandExitCode))) {
-        off();
-        this.endAtPrompt = null;
-        spans.end(session.streamOffset, false);
-      }
+      if (!personsDone()) return;
+      off();
+      this.endAtPrompt = null;
+      spans.end(session.streamOffset, false);
     });
     this.endAtPrompt = off;
   }
