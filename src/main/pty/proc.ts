@@ -323,6 +323,7 @@ export function jobGroups(shellPid: number): Set<number> | null {
   const shell = readStat(shellPid);
   if (!shell) return null;
   const groups = new Set<number>();
-  for (const proc of scanProcesses()) if (proc.session === shell.session && proc.pgrp !== shell.pgrp && proc.state !== 'Z' && proc.state !== 'X') groups.add(proc.pgrp);
+  for (const proc of scanProcesses())
+    if (proc.session === shell.session && proc.pgrp !== shell.pgrp && proc.state !== 'Z' && proc.state !== 'X') groups.add(proc.pgrp);
   return groups;
 }
