@@ -389,9 +389,12 @@ export class ManagedTerminal {
     // or in the background, running or stopped (Linux; elsewhere the prompt rule below).
     const now = jobGroups(session.pid);
     const persons = now && this.jobsBefore ? [...now].filter((group) => !this.jobsBefore!.has(group)) : null;
+    // At the shell's prompt, and no job of theirs alive: a loop of the shell's own (no job
+    // between two of its commands) or a program waiting for input is theirs still.
     const personsDone = (): boolean => {
       if (session.status === 'exited') return true;
-      if (persons === null) return session.status === 'idle' && !stoppedJob(session.lastCommandExitCode);
+      if (session.status !== 'idle') return false;
+      if (persons === null) return !stoppedJob(session.lastCommandExitCode);
       const alive = jobGroups(session.pid);
       return alive === null || persons.every((group) => !alive.has(group));
     };
