@@ -10,6 +10,7 @@ import { personNotice } from '../../src/main/terminal/session/person-spans.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gate } from '../support/gate.js';
+import { procfs, runs } from '../support/capabilities.js';
 import { until } from '../support/until.js';
 import { startAgentFixture, type AgentFixture } from './agent-helpers.js';
 
@@ -200,7 +201,7 @@ describe("the person's output under their lease", () => {
     g.dispose();
   });
 
-  it.runIf(process.platform === 'linux')(
+  it.runIf(runs("the person's jobs, read from /proc", procfs))(
     "the person's jobs stay theirs until they are gone: stopped before the hand-back, or in the background (round s42 N2-N4)",
     async () => {
       const nonce = String(Math.floor(Math.random() * 1e9));
