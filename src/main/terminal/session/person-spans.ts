@@ -76,11 +76,6 @@ export class PersonSpans {
     return this.streams.some((span) => offset >= span.from && (span.to === null || offset < span.to));
   }
 
-  /** Whether anything is private (so readers can skip the work when not). */
-  get any(): boolean {
-    return this.streams.length > 0;
-  }
-
   /** The person took the terminal at stream `offset`. */
   begin(offset: number): void {
     // Still open (the person's program ran on after a hand-back): that lease ends here, private,
