@@ -244,7 +244,8 @@ describe.skipIf(!runUi)('Tandem UI: settings, theme, context menu and split view
     await page.reload();
     await expect.poll(() => ui.serve.host.settings.get().fontSize).toBe(17);
     expect(ui.serve.host.settings.get().typingTakesOver).toBe(false);
-    expect(await page.evaluate(() => localStorage.getItem('tandem.settings'))).toBeNull();
+    // The host holds the change before its reply reaches the page, which removes the old entry then.
+    await expect.poll(() => page.evaluate(() => localStorage.getItem('tandem.settings'))).toBeNull();
     ui.serve.host.settings.update({ fontSize: 14, typingTakesOver: true });
     await page.reload();
     await page.locator(`[role="tab"][data-terminal-id="${ids[0]}"]`).waitFor();
