@@ -34,6 +34,17 @@ export interface ProbeTarget {
 export interface ProbeBaseline {
   tpgid: number | null;
   syscr: Map<number, number | null>;
+  /** A second write the evidence must also be past (`andPast`). */
+  also?: ProbeBaseline;
+}
+
+/**
+ * Evidence past both writes: a reader counts only once it has consumed each (its read count
+ * grew since both looks, or the foreground job changed since them).
+ */
+export function andPast(first: ProbeBaseline | null, second: ProbeBaseline | null): ProbeBaseline | null {
+  if (!first || !second) return first ?? second;
+  return { ...first, also: first.also ? andPast(first.also, second)! : second };
 }
 
 export function takeBaseline(target: ProbeTarget): ProbeBaseline {
@@ -51,6 +62,7 @@ function sampleFor(target: ProbeTarget): ForegroundSample | null {
 
 function progressed(sample: ForegroundSample, tid: number, syscr: number | null, baseline: ProbeBaseline | null): boolean {
   if (!baseline) return true;
+  if (baseline.also && !progressed(sample, tid, syscr, baseline.also)) return false;
   if (sample.tpgid !== baseline.tpgid) return true;
   if (!baseline.syscr.has(tid)) return true;
   const before = baseline.syscr.get(tid);

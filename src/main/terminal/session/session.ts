@@ -15,7 +15,7 @@ import { LastCommandTracker } from '../readiness/last-command.js';
 import { type MarkerEvent, MarkerScanner } from '../readiness/markers.js';
 import { commandBegun, hasExited, initialReadiness, type ReadinessEvent, type ReadinessState, step, terminalStatus } from '../readiness/readiness.js';
 import type { RedirectReport } from '../../shells/redirect-report.js';
-import { probeLook, probeWaiting, takeBaseline, type ProbeBaseline, type ProbeTarget, type WaitEvidence } from '../readiness/probe.js';
+import { andPast, probeLook, probeWaiting, takeBaseline, type ProbeBaseline, type ProbeTarget, type WaitEvidence } from '../readiness/probe.js';
 import { OutputProjector } from '../projection/projection.js';
 import { launchShell } from './launch.js';
 import { PersonSpans } from './person-spans.js';
@@ -113,6 +113,15 @@ export class TerminalSession {
    * nothing printed (a program that began waiting after its send's bound), settles it at once.
    */
   private waitBaseline: ProbeBaseline | null = null;
+  /**
+   * Taken before a reply to the program's request (a cursor position) is written: a read counts
+   * as waiting only once the reply was consumed. pwsh asks for the cursor position after each
+   * command and reads the answer before its prompt runs; a reply slow to reach it (a loaded
+   * machine) left it reading with nothing to print, and `echo still` came back `waiting_input`
+   * in the full suite (issue 22). One per output chunk or look: a flood of requests costs no more samples.
+   */
+  private replyBaseline: ProbeBaseline | null = null;
+  private replyBaselineDue = true;
   /** Counts writes: a look that straddles one is stale (its baseline predates the write). */
   private writeGeneration = 0;
   private readonly outputListeners = new Set<(text: string) => void>();
@@ -217,6 +226,10 @@ export class TerminalSession {
       // Replies go straight to the PTY: caller input waits for the parser, so replies come first.
       onReply: (data) => {
         if (this.ready.ptyExit) return;
+        if (this.replyBaselineDue) {
+          this.replyBaseline = takeBaseline(this.probeTarget);
+          this.replyBaselineDue = false;
+        }
         this.pty.write(data);
         // The program reads the answer and goes on: its quiet period starts again, as after input.
         this.lastActivityAt = this.clock.now();
@@ -247,7 +260,7 @@ export class TerminalSession {
       baseline: () => (this.shell.dialect?.backgroundReader ? takeBaseline(this.probeTarget) : null),
       // Evidence waits for output in flight, as the sends' does: the look's offset check then sees it.
       probe: async (baseline, quietMs) => {
-        const evidence = await probeWaiting(this.probeTarget, baseline, quietMs, modes);
+        const evidence = await probeWaiting(this.probeTarget, this.pastReplies(baseline), quietMs, modes);
         if (evidence) await spawned.sync();
         return this.emulator.mustDrainBeforeInput ? null : evidence;
       },
@@ -466,6 +479,8 @@ export class TerminalSession {
 
   private onData(data: string): void {
     this.lastActivityAt = this.clock.now();
+    // Requests in this output are answered after replies to earlier ones were consumed, maybe.
+    this.replyBaselineDue = true;
     this.watcher.activity();
     this.drain.activity();
     for (const part of this.scanner.scan(data)) {
@@ -611,7 +626,7 @@ export class TerminalSession {
     if (this.ready.phase.kind === 'continuation') return 'continuation';
     if (!commandBegun(this.ready)) return null;
     if (this.emulator.mustDrainBeforeInput) return null;
-    return probeWaiting(this.probeTarget, null, this.clock.now() - this.lastActivityAt);
+    return probeWaiting(this.probeTarget, this.pastReplies(null), this.clock.now() - this.lastActivityAt);
   }
 
   send(req: SendRequest): Promise<SendResult> {
@@ -682,11 +697,17 @@ export class TerminalSession {
     return decodeCursor(this.id, cursor, this.history.position, (offset) => this.history.positionAt(offset));
   }
 
+  /** `baseline`, and past the last reply written to the program; the next reply takes a new baseline. */
+  private pastReplies(baseline: ProbeBaseline | null): ProbeBaseline | null {
+    this.replyBaselineDue = true;
+    return andPast(baseline, this.replyBaseline);
+  }
+
   /** One probe of one observer, fed to the readiness engine with the output offsets around it. */
   private async look(observer: Observer): Promise<number | null> {
     const sampledAt = this.history.offset;
     const generation = this.writeGeneration;
-    const { evidence, quietDueMs } = await probeLook(this.probeTarget, observer.baseline, this.clock.now() - this.lastActivityAt);
+    const { evidence, quietDueMs } = await probeLook(this.probeTarget, this.pastReplies(observer.baseline), this.clock.now() - this.lastActivityAt);
     // A write during the look: its evidence may be the read the write was meant for.
     if (generation !== this.writeGeneration) return quietDueMs;
     // A confirming look: what the program printed before it waited (bash's end marker and
