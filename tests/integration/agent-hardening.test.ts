@@ -308,7 +308,7 @@ describe('Tandem owns TANDEM_TERMINAL_ID and TANDEM_INSTANCE', () => {
   });
 });
 
-describe('credential scrub (by name and by value shape)', () => {
+describe('credential scrub (by name and by value shape), and startup-file exports by allow list', () => {
   let g: AgentFixture;
   let gToken: string;
   const canaries = {
@@ -322,25 +322,84 @@ describe('credential scrub (by name and by value shape)', () => {
     ALERTS: 'https://discord.com/api/webhooks/1/CANARY-discord',
   };
   beforeAll(async () => {
-    g = await startAgentFixture({ env: { ...canaries, SSH_AUTH_SOCK: '/tmp/kept-agent.sock' }, agentStartupFiles: 'user', defaultSandbox: 'off' });
-    // The person's startup files export more, after Tandem's spawn-time scrub.
-    writeFileSync(join(g.home, '.bashrc'), "export LATE_URL='redis://:CANARY-late@cache:6379'\n");
-    writeFileSync(join(g.home, '.zshrc'), "export LATE_URL='redis://:CANARY-late@cache:6379'\n");
+    // pwsh finds its profile under XDG_CONFIG_HOME (an allow-listed name): a folder of this suite's.
+    const xdg = mkdtempSync(join(tmpdir(), 'tandem-xdg-'));
+    mkdirSync(join(xdg, 'powershell'));
+    writeFileSync(join(xdg, 'powershell', 'Microsoft.PowerShell_profile.ps1'), profileExports);
+    g = await startAgentFixture({
+      env: { ...canaries, SSH_AUTH_SOCK: '/tmp/kept-agent.sock', XDG_CONFIG_HOME: xdg },
+      agentStartupFiles: 'user',
+      defaultSandbox: 'off',
+    });
+    // The person's startup files export more, after Tandem's spawn-time scrub: secrets under
+    // names and in shapes no list knows, paths, and names the person lets through.
+    writeFileSync(join(g.home, '.bashrc'), startupExports);
+    writeFileSync(join(g.home, '.zshrc'), startupExports);
+    g.host.settings.update({ agentEnvAllow: ['AWS_PROFILE'] });
     gToken = g.layer.pairAgent({ name: 'scrubbed' }).token;
     g.layer.setAgentPolicy({ name: 'scrubbed', policy: 'always' });
   });
   afterAll(async () => {
     await g.close();
   });
+  afterEach(async () => {
+    await Promise.all(g.host.list().map((t) => g.host.close(t.id)));
+  });
 
-  it.each(['bash', 'zsh'])('%s: `env` in an agent terminal shows no canary secret, nor SSH_AUTH_SOCK (a key agent is a credential)', async (shell) => {
+  const startupExports = [
+    "export LATE_URL='redis://:CANARY-late@cache:6379'",
+    "export STRIPE_LIVE='sk_live_CANARY51Habc'",
+    'export ACME_SIGNING=CANARYword',
+    'export GOPATH="$HOME/CANARY-not-there"',
+    'export MIXED_DIRS="$HOME:CANARY-relative"',
+    'export JAVA_HOME="$HOME"',
+    'export AWS_PROFILE=kept-by-person',
+    'export LC_TIME=C',
+    'export EDITOR=kept-editor',
+    '',
+  ].join('\n');
+  const profileExports = [
+    "$env:LATE_URL = 'redis://:CANARY-late@cache:6379'",
+    "$env:STRIPE_LIVE = 'sk_live_CANARY51Habc'",
+    "$env:ACME_SIGNING = 'CANARYword'",
+    '$env:GOPATH = "$HOME/CANARY-not-there"',
+    '$env:MIXED_DIRS = "$HOME:CANARY-relative"',
+    '$env:JAVA_HOME = "$HOME"',
+    "$env:AWS_PROFILE = 'kept-by-person'",
+    "$env:LC_TIME = 'C'",
+    "$env:EDITOR = 'kept-editor'",
+    '',
+  ].join('\n');
+  const pwsh = findPwsh();
+
+  it.each(['bash', 'zsh', ...(pwsh ? [pwsh] : [])])(
+    '%s: `env` in an agent terminal shows no canary secret, nor SSH_AUTH_SOCK (a key agent is a credential)',
+    async (shell) => {
+      const client = await g.client(gToken);
+      const { id } = (await g.call(client, 'terminal_open', { title: 'env', shell })) as { id: string };
+      const result = await g.call(client, 'terminal_send', { id, text: 'env', maxOutputBytes: 262_144 });
+      expect(result).toMatchObject({ status: 'done', exitCode: 0, truncated: null });
+      const output = result.output as string;
+      expect(output).not.toContain('SSH_AUTH_SOCK');
+      expect(output).toContain('GIT_PAGER=cat');
+      expect(output).not.toContain('CANARY');
+      // An existing absolute path, the allow list, LC_* and the person's additions stay.
+      for (const kept of [`JAVA_HOME=${g.home}`, 'AWS_PROFILE=kept-by-person', 'LC_TIME=C', 'EDITOR=kept-editor'])
+        expect(output.split(/\r?\n/)).toContain(kept);
+    },
+  );
+
+  it.each(['bash', 'zsh'])('%s: the removed exports are gone from the shell too, not only from its children', async (shell) => {
     const client = await g.client(gToken);
-    const { id } = (await g.call(client, 'terminal_open', { title: 'env', shell })) as { id: string };
-    const result = await g.call(client, 'terminal_send', { id, text: 'env', maxOutputBytes: 262_144 });
-    expect(result).toMatchObject({ status: 'done', exitCode: 0, truncated: null });
-    const output = result.output as string;
-    expect(output).not.toContain('SSH_AUTH_SOCK');
-    expect(output).toContain('GIT_PAGER=cat');
-    expect(output).not.toContain('CANARY');
+    const { id } = (await g.call(client, 'terminal_open', { title: 'vars', shell })) as { id: string };
+    const result = await g.call(client, 'terminal_send', { id, text: 'echo "[${STRIPE_LIVE-unset}] [${ACME_SIGNING-unset}] [${JAVA_HOME-unset}]"' });
+    expect(result).toMatchObject({ status: 'done', output: `[unset] [unset] [${g.home}]` });
+  });
+
+  it("the person's own terminals keep every export of their startup files", async () => {
+    const own = await g.host.create({ shell: 'bash', cwd: g.home });
+    await until(() => g.host.get(own.id).view().status === 'idle', 'the prompt');
+    g.host.get(own.id).session.write('echo "[$STRIPE_LIVE]"\r');
+    await until(() => g.host.get(own.id).session.outputSince(0).includes('[sk_live_CANARY51Habc]'), 'the export');
   });
 });

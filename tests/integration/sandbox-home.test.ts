@@ -66,7 +66,8 @@ describeSandbox('the agent’s own home', () => {
         'export PATH="$HOME/.local/bin:$PATH"',
         'export PYENV_ROOT="$HOME/.pyenv"',
         'if [ -w "$PYENV_ROOT/shims" ]; then : > "$PYENV_ROOT/shims/.pyenv-shim"; else echo "pyenv: cannot rehash: $PYENV_ROOT/shims isn\'t writable" >&2; fi',
-        'export FROM_RC=rc-ran',
+        // A plain word: exported, an agent would not keep it (env.ts agentKeptNames); a shell variable shows the rc ran.
+        'FROM_RC=rc-ran',
         '',
       ].join('\n'),
     );

@@ -14,6 +14,7 @@ function ctx(overrides: Partial<LaunchContext> = {}): LaunchContext {
     agent: true,
     historyFile: null,
     reapplyEnv: { PAGER: 'cat', GIT_PAGER: 'cat' },
+    keepEnv: ['PATH', 'PAGER'],
     env: { PATH: 'C:\\Windows\\system32', PROMPT: '$P$G' },
     platform: 'win32',
     ...overrides,

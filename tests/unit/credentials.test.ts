@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isCredential, isCredentialName, isCredentialValue, scrubCredentials } from '../../src/main/shells/credentials.js';
-import { agentMayInherit, agentReapplyEnv, buildShellEnv } from '../../src/main/shells/env.js';
+import { agentKeptNames, agentMayInherit, agentReapplyEnv, buildShellEnv } from '../../src/main/shells/env.js';
 import { gitHookEnv } from '../../src/main/shells/git-hooks.js';
 
 describe('credential scrub', () => {
@@ -112,5 +112,21 @@ describe('agent environment by allow list', () => {
     expect(agentMayInherit('SystemRoot', [], 'linux')).toBe(false);
     expect(agentMayInherit('path', [], 'linux')).toBe(false);
     expect(agentMayInherit('my_var', ['MY_VAR'], 'linux')).toBe(false);
+  });
+});
+
+describe('what agent terminals keep of their startup files exports (agentKeptNames)', () => {
+  it('keeps the launch names, the allow list, the additions and what shells set; only names a shell variable can have', () => {
+    const kept = agentKeptNames(['TANDEM_TERMINAL_ID', 'HTTPS_PROXY', 'bad name', 'a=b'], ['AWS_PROFILE'], 'linux');
+    for (const name of ['TANDEM_TERMINAL_ID', 'HTTPS_PROXY', 'AWS_PROFILE', 'PATH', 'HOME', 'EDITOR', 'PWD', 'SHLVL', 'PSModulePath', 'NO_COLOR'])
+      expect(kept).toContain(name);
+    expect(kept).not.toContain('bad name');
+    expect(kept).not.toContain('a=b');
+    expect(kept).not.toContain('SystemRoot');
+    expect(kept).toEqual([...new Set(kept)].sort());
+  });
+
+  it("adds Windows' own names there, where a name may hold parentheses", () => {
+    expect(agentKeptNames([], [], 'win32')).toEqual(expect.arrayContaining(['SystemRoot', 'ProgramFiles(x86)', 'PATH']));
   });
 });

@@ -15,6 +15,7 @@ function ctx(overrides: Partial<LaunchContext> = {}): LaunchContext {
     agent: true,
     historyFile: '/tmp/tandem-history-abc',
     reapplyEnv: { PAGER: 'cat' },
+    keepEnv: ['PATH', 'PAGER'],
     env: { PATH: '/usr/bin' },
     platform: 'linux',
     ...overrides,

@@ -62,6 +62,7 @@ describe('the generated rc files', () => {
     agent: true,
     historyFile: '/tmp/tandem-history-unit',
     reapplyEnv: { PAGER: 'cat', MY_CHOICE: 'reapplied-value' },
+    keepEnv: ['PATH', 'PAGER'],
     env: { PATH: '/usr/bin' },
     platform: 'linux',
   };

@@ -66,6 +66,7 @@ describe('bash 3.2 (macOS /bin/bash): no feature it lacks', () => {
     agent: true,
     historyFile: '/tmp/h',
     reapplyEnv: { PAGER: 'cat' },
+    keepEnv: ['PATH', 'PAGER'],
     env: {},
     platform: 'darwin' as const,
   };

@@ -121,6 +121,7 @@ function launchFiles(): string[] {
     agent: true,
     historyFile: 'C:\\Users\\p\\AppData\\Local\\Temp\\tandem-history-x1',
     reapplyEnv: { PATH: 'C:\\Windows\\System32' },
+    keepEnv: ['PATH', 'PAGER'],
     env: {},
     platform: 'win32',
   });
@@ -198,6 +199,7 @@ describe.runIf(withPwsh)('Windows PowerShell 5.1: the integration parses as 5.1 
         agent: false,
         historyFile: null,
         reapplyEnv: {},
+        keepEnv: [],
         env: {},
         platform: 'win32',
       })

@@ -385,6 +385,12 @@ export class Confinement {
     return { path: personHome, agentHome: built.agentHome, read: built.read, writable: built.writable };
   }
 
+  /** The variables the confined launch sets for the shell (its caches, temp folder and network proxy). */
+  get envNames(): string[] {
+    const proxies = this.spec.network ? ['HTTP_PROXY', 'HTTPS_PROXY', 'ALL_PROXY', 'NO_PROXY', 'http_proxy', 'https_proxy', 'all_proxy', 'no_proxy'] : [];
+    return [...Object.keys(this.cacheEnv), ...proxies];
+  }
+
   /** The confined launch of `file args` (the shell with its integration arguments). */
   wrap(file: string, args: string[], env: Record<string, string>): Launch {
     if (this.spec.network && !this.spec.proxy) throw new Error('Confinement.wrap before its proxy listens: await prepared first');

@@ -4,7 +4,7 @@ import type { LaunchContext, LaunchPlan, ShellDialect } from './dialect.js';
 import { shQuote } from './dialect.js';
 import { emacsLineClear } from './line-clear.js';
 import { bashVersion, legacyForced, needsLegacyIntegration } from './bash-version.js';
-import { credentialCasePattern, credentialValueCasePattern, exportLines, gitHookUnsetLine, keptCasePattern } from './posix-snippets.js';
+import { credentialCasePattern, credentialValueCasePattern, exportLines, gitHookUnsetLine, keptCasePattern, keptNamesWord } from './posix-snippets.js';
 
 /** Which integration script the rc file sources: chosen by the shell's own BASH_VERSINFO unless forced. */
 export type BashIntegration = 'by-version' | 'legacy';
@@ -31,6 +31,11 @@ export function bashRc(ctx: LaunchContext, integration: BashIntegration = 'by-ve
     lines.push(gitHookUnsetLine, exportLines(ctx.reapplyEnv));
     if (ctx.historyFile) lines.push(`HISTFILE=${shQuote(ctx.historyFile)}`);
     lines.push(
+      // What the startup files exported beyond the kept names stays only as existing absolute paths (env.ts agentKeptNames).
+      `__tandem_keep=${keptNamesWord(ctx.keepEnv)}`,
+      '__tandem_paths() { local r=$1 e; [[ -n $r ]] || return 1; while :; do e=${r%%:*}; [[ $e == /* && -e $e ]] || return 1; [[ $r == *:* ]] || return 0; r=${r#*:}; done; }',
+      'for __tandem_v in $(compgen -e); do case "$__tandem_keep" in *" $__tandem_v "*) continue;; esac; case "$__tandem_v" in LC_*) continue;; esac; __tandem_paths "${!__tandem_v}" || unset "$__tandem_v" 2>/dev/null; done',
+      'unset -f __tandem_paths; unset __tandem_keep',
       // Names match in any case: nocasematch is bash 3.1 (bash NEWS, bash-3.1 item p), `${v^^}` 4.0.
       `__tandem_nc=; shopt -q nocasematch && __tandem_nc=1; shopt -s nocasematch`,
       `for __tandem_v in $(compgen -e); do case "$__tandem_v" in ${keptCasePattern()}) ;; ${credentialCasePattern()}) unset "$__tandem_v";; *) case "\${!__tandem_v}" in ${credentialValueCasePattern()}) unset "$__tandem_v";; esac;; esac; done`,

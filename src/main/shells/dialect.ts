@@ -18,6 +18,8 @@ export interface LaunchContext {
   historyFile: string | null;
   /** Variables the integration re-applies after the startup files ran (agent terminals). */
   reapplyEnv: Record<string, string>;
+  /** Agent terminals: the exported names kept after the startup files whatever their values (env.ts `agentKeptNames`). */
+  keepEnv: readonly string[];
   /** The environment the shell is spawned with (after Tandem's own changes). */
   env: Record<string, string>;
   platform: NodeJS.Platform;

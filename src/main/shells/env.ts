@@ -88,6 +88,24 @@ export function agentMayInherit(name: string, added: readonly string[] = [], pla
   return names.includes(name);
 }
 
+/** Set by the shells themselves (pwsh sets PSModulePath on every platform), and NO_COLOR by the pwsh rc. */
+const shellSetNames = ['PWD', 'OLDPWD', 'SHLVL', '_', 'PSModulePath', 'NO_COLOR'];
+
+/**
+ * What an agent terminal keeps of the variables its person's startup files export, whatever
+ * their values: the names it was started with (Tandem's allow list already chose them), the
+ * allow list and the person's additions (settings `agentEnvAllow`), the `LC_*` family (matched
+ * by the shells) and what the shell sets itself. Any other variable a startup file exports
+ * stays only when its value is a list of existing absolute paths (JAVA_HOME, NVM_DIR, a
+ * virtualenv): a path is no secret, and reading what it names is judged. An `export
+ * STRIPE_LIVE=sk_live_…` in `.bashrc` never reaches the agent, however it is named (issue 23 F).
+ * Only names a shell variable can have.
+ */
+export function agentKeptNames(launchNames: Iterable<string>, added: readonly string[] = [], platform: NodeJS.Platform = process.platform): string[] {
+  const names = new Set([...launchNames, ...agentEnvAllowPosix, ...added, ...shellSetNames, ...(platform === 'win32' ? agentEnvAllowWindows : [])]);
+  return [...names].filter((name) => platform === 'win32' || /^[A-Za-z_][A-Za-z0-9_]*$/.test(name)).sort();
+}
+
 /** Variables agent terminals always get, re-applied after the person's startup files run. */
 export const agentEnv: Readonly<Record<string, string>> = {
   PAGER: 'cat',

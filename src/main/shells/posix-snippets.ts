@@ -31,5 +31,10 @@ export function credentialValueCasePattern(): string {
     .join('|');
 }
 
+/** The kept names as one quoted word with a space around each, for a `*" $name "*` match. */
+export function keptNamesWord(names: readonly string[]): string {
+  return shQuote(` ${names.join(' ')} `);
+}
+
 /** `unset` of what the person's startup files may have set that would override the git hook settings. */
 export const gitHookUnsetLine = `unset ${gitHookUnset.join(' ')}`;

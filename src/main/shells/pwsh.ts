@@ -49,6 +49,9 @@ export function pwshRc(ctx: LaunchContext): string {
     }
     lines.push(
       `foreach ($__n in @([Environment]::GetEnvironmentVariables().Keys)) { if ($__n -notmatch ${psQuote(keptPattern())} -and ($__n -match ${psQuote(credentialPattern())} -or [Environment]::GetEnvironmentVariable($__n) -cmatch ${psQuote(credentialValuePattern())})) { [Environment]::SetEnvironmentVariable($__n, $null) } }`,
+      // What the profile set beyond the kept names stays only as existing absolute paths (env.ts agentKeptNames); names ignore case where Windows does.
+      `$__k = [Collections.Generic.HashSet[string]]::new([string[]]@(${ctx.keepEnv.map(psQuote).join(', ')}), [StringComparer]::${ctx.platform === 'win32' ? 'OrdinalIgnoreCase' : 'Ordinal'})`,
+      `foreach ($__n in @([Environment]::GetEnvironmentVariables().Keys)) { if ($__k.Contains($__n) -or $__n -clike 'LC_*') { continue }; $__v = [Environment]::GetEnvironmentVariable($__n); $__ok = $__v -ne ''; foreach ($__e in ("$__v" -split [IO.Path]::PathSeparator)) { if ($__e -eq '' -or -not [IO.Path]::IsPathRooted($__e) -or -not ([IO.File]::Exists($__e) -or [IO.Directory]::Exists($__e))) { $__ok = $false } }; if (-not $__ok) { [Environment]::SetEnvironmentVariable($__n, $null) } }`,
       "if ($global:PSStyle) { $global:PSStyle.OutputRendering = 'PlainText' }",
     );
   }

@@ -3,7 +3,7 @@ import { shellScriptPath } from '../resources.js';
 import type { LaunchContext, LaunchPlan, ShellDialect } from './dialect.js';
 import { shQuote } from './dialect.js';
 import { emacsLineClear } from './line-clear.js';
-import { credentialCasePattern, credentialValueCasePattern, exportLines, gitHookUnsetLine, keptCasePattern } from './posix-snippets.js';
+import { credentialCasePattern, credentialValueCasePattern, exportLines, gitHookUnsetLine, keptCasePattern, keptNamesWord } from './posix-snippets.js';
 
 /**
  * zsh reads its startup files from $ZDOTDIR: Tandem points it at a private directory whose
@@ -38,6 +38,9 @@ function zshrc(ctx: LaunchContext): string {
     if (ctx.historyFile) lines.push(`HISTFILE=${shQuote(ctx.historyFile)}`);
     lines.push(
       'zmodload zsh/parameter 2>/dev/null',
+      // What the startup files exported beyond the kept names stays only as existing absolute paths (env.ts agentKeptNames).
+      `typeset -g __tandem_keep=${keptNamesWord(ctx.keepEnv)}`,
+      'for __tandem_v in ${(k)parameters[(R)*export*]}; do [[ $__tandem_keep == *" $__tandem_v "* || $__tandem_v == LC_* ]] && continue; __tandem_ok=${(P)__tandem_v:+1}; for __tandem_e in "${(@s.:.)${(P)__tandem_v}}"; do [[ $__tandem_e == /* && -e $__tandem_e ]] || __tandem_ok=; done; [[ -n $__tandem_ok ]] || unset $__tandem_v 2>/dev/null; done; unset __tandem_keep __tandem_ok __tandem_e',
       `for __tandem_v in \${(k)parameters[(R)*export*]}; do case \${(U)__tandem_v} in (${keptCasePattern()}) ;; (${credentialCasePattern()}) unset $__tandem_v;; (*) case \${(P)__tandem_v} in (${credentialValueCasePattern()}) unset $__tandem_v;; esac;; esac; done; unset __tandem_v`,
       // History expansion would turn `!` in an allowed line into another command.
       'unsetopt BANG_HIST',

@@ -11,7 +11,7 @@ import { DEFAULT_LIMITS } from '../../../shared/limits.js';
 import { hostPlatform } from '../../pty/platform.js';
 import { type PtyProcess, spawnPty } from '../../pty/pump.js';
 import { Confinement } from '../../sandbox/launch.js';
-import { agentReapplyEnv, buildShellEnv } from '../../shells/env.js';
+import { agentKeptNames, agentReapplyEnv, buildShellEnv } from '../../shells/env.js';
 import { clampInt, type SessionOptions } from './session-types.js';
 
 export interface LaunchedShell {
@@ -89,6 +89,13 @@ export async function launchShell(opts: SessionOptions): Promise<LaunchedShell> 
       agent,
       historyFile,
       reapplyEnv: agent ? agentReapplyEnv(opts.env, env) : {},
+      keepEnv: agent
+        ? agentKeptNames(
+            [...Object.keys(env), ...Object.keys(agentReapplyEnv(opts.env, env)), ...(confinement?.envNames ?? [])],
+            opts.agentEnvAllow,
+            (opts.platform ?? hostPlatform).os,
+          )
+        : [],
       env,
       platform: (opts.platform ?? hostPlatform).os,
     });
