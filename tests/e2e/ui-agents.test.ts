@@ -303,9 +303,10 @@ describe.skipIf(!runUi)('Tandem UI: agents, approvals and handoff', () => {
       await ui.page.reload();
       await ui.page.locator('[data-connection="connected"]').waitFor();
       await ui.page.getByRole('button', { name: 'Settings' }).click();
-      expect(
-        await ui.page.getByRole('dialog', { name: 'Settings' }).getByRole('checkbox', { name: "Typing into an agent's terminal takes over" }).isChecked(),
-      ).toBe(false);
+      // "connected" shows before the page has its settings: the box follows them when they come.
+      await expect
+        .poll(() => ui.page.getByRole('dialog', { name: 'Settings' }).getByRole('checkbox', { name: "Typing into an agent's terminal takes over" }).isChecked())
+        .toBe(false);
 
       // A larger font gives the terminal fewer columns.
       await ui.page.locator(`[role="tab"][data-terminal-id="${ownTerminal}"]`).click();

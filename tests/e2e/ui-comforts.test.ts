@@ -128,7 +128,8 @@ describe.skipIf(!runUi)('Tandem UI: settings, theme, context menu and split view
     await page.getByLabel('Theme').selectOption('light');
     await expect.poll(() => viewportBackground(page, id)).toBe('rgb(250, 250, 250)');
     expect(await page.evaluate(() => document.documentElement.dataset.theme)).toBe('light');
-    expect(ui.serve.host.settings.get().theme).toBe('light');
+    // The page applies the change before the host has it.
+    await expect.poll(() => ui.serve.host.settings.get().theme).toBe('light');
     await shots(page, 'settings-light');
     await closeSettings(page);
 
@@ -291,17 +292,20 @@ describe.skipIf(!runUi)('Tandem UI: settings, theme, context menu and split view
     await expect.poll(() => page.evaluate(() => navigator.clipboard.readText())).toContain('selected-25');
     ui.serve.host.settings.update({ copyOnSelect: false });
 
-    // Right-click pastes when the person chose so.
-    ui.serve.host.settings.update({ rightClick: 'paste' });
+    // Right-click pastes when the person chose so: chosen in the page, which applies it at once.
+    await openSettings(page);
+    await page.getByLabel('Right-click').selectOption('paste');
+    await closeSettings(page);
     await page.evaluate(() => navigator.clipboard.writeText('echo right-$((2+3))'));
-    await expect.poll(() => page.evaluate(() => document.documentElement.dataset.theme)).toBe('dark');
-    await page.waitForTimeout(200);
     await pane(page, id).locator('.xterm').click({ button: 'right' });
     await waitForScreen(page, id, /# echo right-\$\(\(2\+3\)\)$/m);
     await page.keyboard.press('Enter');
     await waitForScreen(page, id, /^right-5$/m);
     expect(await menu.count()).toBe(0);
-    ui.serve.host.settings.update({ rightClick: 'menu' });
+    await openSettings(page);
+    await page.getByLabel('Right-click').selectOption('menu');
+    await closeSettings(page);
+    await expect.poll(() => ui.serve.host.settings.get().rightClick).toBe('menu');
   }, 60_000);
 
   it('shows a dragged tab beside the active one, and both panes take input', async () => {

@@ -216,6 +216,16 @@ describe.skipIf(!runUi)('Tandem UI: the person’s day', () => {
       [800, 600],
     ] as const) {
       await ui.page.setViewportSize({ width, height });
+      // The page resizes the terminal after a debounce: the size before the card is the settled one.
+      let settled = '';
+      await expect
+        .poll(async () => {
+          const before = settled;
+          await ui.page.waitForTimeout(300);
+          settled = JSON.stringify(size(ownTerminal));
+          return settled === before;
+        })
+        .toBe(true);
       const stty = await sttySize(ownTerminal);
       const host = size(ownTerminal);
       const sent = call('terminal_send', { id: agentTerminal, text: 'printf card', waitMs: 50_000 });

@@ -96,8 +96,17 @@ describe.skipIf(!runUi)('Tandem UI in a browser', () => {
     await page.setViewportSize({ width: 900, height: 560 });
     const size = page.locator('footer [title="Columns × rows"]');
     await expect.poll(() => size.textContent(), { timeout: 10_000 }).not.toBe('143×34');
-    await page.waitForTimeout(300);
-    const [cols, rows] = (await size.textContent())!.split('×');
+    // Settled: the same size twice, 300 ms apart (the page resizes after a debounce).
+    let settled: string | null = null;
+    await expect
+      .poll(async () => {
+        const before = settled;
+        await page.waitForTimeout(300);
+        settled = await size.textContent();
+        return settled === before;
+      })
+      .toBe(true);
+    const [cols, rows] = settled!.split('×');
     const id = await activeTerminalId(page);
     await waitForScreen(page, id, /[$#] ?$/m, 20_000);
     await typeLine(page, 'stty size');
