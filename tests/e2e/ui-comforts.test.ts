@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { chromiumAvailable, chromiumRequired, resultsDir, skipReason } from './helpers/browser';
 import { activeTerminalId, screenText, waitForPrompt, waitForScreen } from './helpers/page';
@@ -19,7 +19,8 @@ function shot(name: string): string {
 }
 
 /** Screenshots at both sizes the issue names. */
-async function shots(page: Page, name: string): Promise<void> {
+/** Screenshots at both sizes; `reveal` is scrolled into view at each (a panel scrolls its own content). */
+async function shots(page: Page, name: string, reveal?: Locator): Promise<void> {
   const before = page.viewportSize()!;
   for (const size of [
     { width: 1280, height: 800 },
@@ -27,6 +28,7 @@ async function shots(page: Page, name: string): Promise<void> {
   ]) {
     await page.setViewportSize(size);
     await page.waitForTimeout(250);
+    await reveal?.scrollIntoViewIfNeeded();
     await page.screenshot({ path: shot(`${name}-${size.width}x${size.height}`) });
   }
   await page.setViewportSize(before);
@@ -251,6 +253,28 @@ describe.skipIf(!runUi)('Tandem UI: settings, theme, context menu and split view
     await page.reload();
     await page.locator(`[role="tab"][data-terminal-id="${ids[0]}"]`).waitFor();
     expect(ui.serve.host.settings.get().fontSize).toBe(14);
+  }, 60_000);
+
+  it('edits the variables agents get: a name goes to the host, a wrong one is refused and said, and one can be removed', async () => {
+    const { page } = ui;
+    await openSettings(page);
+    const list = page.getByRole('group', { name: 'Variables agents get' });
+    const field = list.getByRole('textbox', { name: 'Add to variables agents get' });
+    await field.fill('AWS_PROFILE');
+    await list.getByRole('button', { name: 'Add' }).click();
+    await expect.poll(() => ui.serve.host.settings.get().agentEnvAllow).toEqual(['AWS_PROFILE']);
+    await field.fill('bad name');
+    await list.getByRole('button', { name: 'Add' }).click();
+    await page
+      .getByRole('alert')
+      .filter({ hasText: /variable names/ })
+      .waitFor();
+    expect(ui.serve.host.settings.get().agentEnvAllow).toEqual(['AWS_PROFILE']);
+    await expect.poll(() => list.locator('.chip code').allTextContents()).toEqual(['AWS_PROFILE']);
+    await shots(page, 'settings-agent-env', list);
+    await list.getByRole('button', { name: 'Remove AWS_PROFILE' }).click();
+    await expect.poll(() => ui.serve.host.settings.get().agentEnvAllow).toEqual([]);
+    await closeSettings(page);
   }, 60_000);
 
   it('copies, pastes, selects all and clears from the context menu', async () => {
