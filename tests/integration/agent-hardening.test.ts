@@ -333,8 +333,10 @@ describe('credential scrub (by name and by value shape), and startup-file export
     });
     // The person's startup files export more, after Tandem's spawn-time scrub: secrets under
     // names and in shapes no list knows, paths, and names the person lets through.
-    writeFileSync(join(g.home, '.bashrc'), startupExports);
-    writeFileSync(join(g.home, '.zshrc'), startupExports);
+    // bash: a changed IFS must not change how the scrub splits names (found black-box).
+    writeFileSync(join(g.home, '.bashrc'), `${startupExports}IFS=' '\n`);
+    // zsh: a readonly export (a hardened system's TMOUT) must not abort the rc file.
+    writeFileSync(join(g.home, '.zshrc'), `${startupExports}readonly TMOUT=900; export TMOUT\n`);
     g.host.settings.update({ agentEnvAllow: ['AWS_PROFILE'] });
     gToken = g.layer.pairAgent({ name: 'scrubbed' }).token;
     g.layer.setAgentPolicy({ name: 'scrubbed', policy: 'always' });
@@ -356,6 +358,8 @@ describe('credential scrub (by name and by value shape), and startup-file export
     'export AWS_PROFILE=kept-by-person',
     'export LC_TIME=C',
     'export EDITOR=kept-editor',
+    // A capability, not a secret, though its value is an existing path: the person's key agent.
+    'export SSH_AUTH_SOCK="$HOME"',
     '',
   ].join('\n');
   const profileExports = [
@@ -368,6 +372,7 @@ describe('credential scrub (by name and by value shape), and startup-file export
     "$env:AWS_PROFILE = 'kept-by-person'",
     "$env:LC_TIME = 'C'",
     "$env:EDITOR = 'kept-editor'",
+    '$env:SSH_AUTH_SOCK = "$HOME"',
     '',
   ].join('\n');
   const pwsh = findPwsh();

@@ -4,6 +4,7 @@ import type { LaunchContext, LaunchPlan, ShellDialect } from './dialect.js';
 import { shQuote } from './dialect.js';
 import { emacsLineClear } from './line-clear.js';
 import { bashVersion, legacyForced, needsLegacyIntegration } from './bash-version.js';
+import { capabilityNames } from './env.js';
 import { credentialCasePattern, credentialValueCasePattern, exportLines, gitHookUnsetLine, keptCasePattern, keptNamesWord } from './posix-snippets.js';
 
 /** Which integration script the rc file sources: chosen by the shell's own BASH_VERSINFO unless forced. */
@@ -32,14 +33,17 @@ export function bashRc(ctx: LaunchContext, integration: BashIntegration = 'by-ve
     if (ctx.historyFile) lines.push(`HISTFILE=${shQuote(ctx.historyFile)}`);
     lines.push(
       // What the startup files exported beyond the kept names stays only as existing absolute paths (env.ts agentKeptNames).
-      `__tandem_keep=${keptNamesWord(ctx.keepEnv)}`,
+      // The loops split names on the default IFS, whatever a startup file set (found black-box: IFS=' ' kept every secret).
+      "__tandem_oifs=${IFS-__tandem_unset}; IFS=$' \\t\\n'",
+      `__tandem_keep=${keptNamesWord(ctx.keepEnv)}; __tandem_caps=${keptNamesWord(capabilityNames)}`,
       '__tandem_paths() { local r=$1 e; [[ -n $r ]] || return 1; while :; do e=${r%%:*}; [[ $e == /* && -e $e ]] || return 1; [[ $r == *:* ]] || return 0; r=${r#*:}; done; }',
-      'for __tandem_v in $(compgen -e); do case "$__tandem_keep" in *" $__tandem_v "*) continue;; esac; case "$__tandem_v" in LC_*) continue;; esac; __tandem_paths "${!__tandem_v}" || unset "$__tandem_v" 2>/dev/null; done',
-      'unset -f __tandem_paths; unset __tandem_keep',
+      'for __tandem_v in $(compgen -e); do case "$__tandem_keep" in *" $__tandem_v "*) continue;; esac; case "$__tandem_caps" in *" $__tandem_v "*) unset "$__tandem_v" 2>/dev/null; continue;; esac; case "$__tandem_v" in LC_*) continue;; esac; __tandem_paths "${!__tandem_v}" || unset "$__tandem_v" 2>/dev/null; done',
+      'unset -f __tandem_paths; unset __tandem_keep __tandem_caps',
       // Names match in any case: nocasematch is bash 3.1 (bash NEWS, bash-3.1 item p), `${v^^}` 4.0.
       `__tandem_nc=; shopt -q nocasematch && __tandem_nc=1; shopt -s nocasematch`,
       `for __tandem_v in $(compgen -e); do case "$__tandem_v" in ${keptCasePattern()}) ;; ${credentialCasePattern()}) unset "$__tandem_v";; *) case "\${!__tandem_v}" in ${credentialValueCasePattern()}) unset "$__tandem_v";; esac;; esac; done`,
       '[[ -n $__tandem_nc ]] || shopt -u nocasematch; unset __tandem_v __tandem_nc',
+      'if [[ $__tandem_oifs == __tandem_unset ]]; then unset IFS; else IFS=$__tandem_oifs; fi; unset __tandem_oifs',
       // History expansion would turn `!` in an allowed line into another command.
       'set +H',
     );

@@ -88,6 +88,24 @@ export function agentMayInherit(name: string, added: readonly string[] = [], pla
   return names.includes(name);
 }
 
+/**
+ * Capabilities rather than secrets, left out of the allow list on purpose (a key agent, the
+ * display, the session bus, a Kerberos ticket cache): a startup file that exports one does not
+ * pass it to agents for being a path (found black-box: `ssh-add -l` listed the person's key).
+ * The person's additions still let one through.
+ */
+export const capabilityNames: readonly string[] = [
+  'SSH_AUTH_SOCK',
+  'SSH_AGENT_PID',
+  'GPG_AGENT_INFO',
+  'DISPLAY',
+  'WAYLAND_DISPLAY',
+  'XAUTHORITY',
+  'DBUS_SESSION_BUS_ADDRESS',
+  'XDG_RUNTIME_DIR',
+  'KRB5CCNAME',
+];
+
 /** Set by the shells themselves (pwsh sets PSModulePath on every platform), and NO_COLOR by the pwsh rc. */
 const shellSetNames = ['PWD', 'OLDPWD', 'SHLVL', '_', 'PSModulePath', 'NO_COLOR'];
 

@@ -31,7 +31,7 @@ export function credentialValueCasePattern(): string {
     .join('|');
 }
 
-/** The kept names as one quoted word with a space around each, for a `*" $name "*` match. */
+/** Names as one quoted word with a space around each, for a `*" $name "*` match. */
 export function keptNamesWord(names: readonly string[]): string {
   return shQuote(` ${names.join(' ')} `);
 }

@@ -1,6 +1,7 @@
 import { posix, win32 } from 'node:path';
 import { credentialGlobs, credentialValueGlobs, globToRegex, keptNames } from './credentials.js';
 import { shellScriptPath } from '../resources.js';
+import { capabilityNames } from './env.js';
 import { gitHookUnset } from './git-hooks.js';
 import { psReadLineClear } from './line-clear.js';
 import type { DialectName, LaunchContext, LaunchPlan, ShellDialect } from './dialect.js';
@@ -48,10 +49,10 @@ export function pwshRc(ctx: LaunchContext): string {
       lines.push(`[Environment]::SetEnvironmentVariable(${psQuote(name)}, ${psQuote(value)})`);
     }
     lines.push(
-      `foreach ($__n in @([Environment]::GetEnvironmentVariables().Keys)) { if ($__n -notmatch ${psQuote(keptPattern())} -and ($__n -match ${psQuote(credentialPattern())} -or [Environment]::GetEnvironmentVariable($__n) -cmatch ${psQuote(credentialValuePattern())})) { [Environment]::SetEnvironmentVariable($__n, $null) } }`,
+      `foreach ($__n in @([Environment]::GetEnvironmentVariables().Keys)) { if ($__n -notmatch ${psQuote(keptPattern())} -and ($__n -match ${psQuote(credentialPattern())} -or [Environment]::GetEnvironmentVariable($__n) -cmatch ${psQuote(credentialValuePattern())})) { Microsoft.PowerShell.Management\\Remove-Item -LiteralPath ("Env:" + $__n) -ErrorAction SilentlyContinue } }`,
       // What the profile set beyond the kept names stays only as existing absolute paths (env.ts agentKeptNames); names ignore case where Windows does.
       `$__k = [Collections.Generic.HashSet[string]]::new([string[]]@(${ctx.keepEnv.map(psQuote).join(', ')}), [StringComparer]::${ctx.platform === 'win32' ? 'OrdinalIgnoreCase' : 'Ordinal'})`,
-      `foreach ($__n in @([Environment]::GetEnvironmentVariables().Keys)) { if ($__k.Contains($__n) -or $__n -clike 'LC_*') { continue }; $__v = [Environment]::GetEnvironmentVariable($__n); $__ok = $__v -ne ''; foreach ($__e in ("$__v" -split [IO.Path]::PathSeparator)) { if ($__e -eq '' -or -not [IO.Path]::IsPathRooted($__e) -or -not ([IO.File]::Exists($__e) -or [IO.Directory]::Exists($__e))) { $__ok = $false } }; if (-not $__ok) { [Environment]::SetEnvironmentVariable($__n, $null) } }`,
+      `foreach ($__n in @([Environment]::GetEnvironmentVariables().Keys)) { if ($__k.Contains($__n)) { continue }; if (${capabilityNames.map((name) => `$__n -eq ${psQuote(name)}`).join(' -or ')}) { Microsoft.PowerShell.Management\\Remove-Item -LiteralPath ("Env:" + $__n) -ErrorAction SilentlyContinue; continue }; if ($__n -clike 'LC_*') { continue }; $__v = [Environment]::GetEnvironmentVariable($__n); $__ok = $__v -ne ''; foreach ($__e in ("$__v" -split [IO.Path]::PathSeparator)) { if ($__e -eq '' -or -not [IO.Path]::IsPathRooted($__e) -or -not ([IO.File]::Exists($__e) -or [IO.Directory]::Exists($__e))) { $__ok = $false } }; if (-not $__ok) { Microsoft.PowerShell.Management\\Remove-Item -LiteralPath ("Env:" + $__n) -ErrorAction SilentlyContinue } }`,
       "if ($global:PSStyle) { $global:PSStyle.OutputRendering = 'PlainText' }",
     );
   }

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { shellScriptPath } from '../resources.js';
+import { capabilityNames } from './env.js';
 import type { LaunchContext, LaunchPlan, ShellDialect } from './dialect.js';
 import { shQuote } from './dialect.js';
 import { emacsLineClear } from './line-clear.js';
@@ -39,9 +40,10 @@ function zshrc(ctx: LaunchContext): string {
     lines.push(
       'zmodload zsh/parameter 2>/dev/null',
       // What the startup files exported beyond the kept names stays only as existing absolute paths (env.ts agentKeptNames).
-      `typeset -g __tandem_keep=${keptNamesWord(ctx.keepEnv)}`,
-      'for __tandem_v in ${(k)parameters[(R)*export*]}; do [[ $__tandem_keep == *" $__tandem_v "* || $__tandem_v == LC_* ]] && continue; __tandem_ok=${(P)__tandem_v:+1}; for __tandem_e in "${(@s.:.)${(P)__tandem_v}}"; do [[ $__tandem_e == /* && -e $__tandem_e ]] || __tandem_ok=; done; [[ -n $__tandem_ok ]] || unset $__tandem_v 2>/dev/null; done; unset __tandem_keep __tandem_ok __tandem_e',
-      `for __tandem_v in \${(k)parameters[(R)*export*]}; do case \${(U)__tandem_v} in (${keptCasePattern()}) ;; (${credentialCasePattern()}) unset $__tandem_v;; (*) case \${(P)__tandem_v} in (${credentialValueCasePattern()}) unset $__tandem_v;; esac;; esac; done; unset __tandem_v`,
+      `typeset -g __tandem_keep=${keptNamesWord(ctx.keepEnv)} __tandem_caps=${keptNamesWord(capabilityNames)}`,
+      // A readonly parameter cannot be unset, and trying aborts the rc file (found black-box): it is left (README, Known limitations).
+      'for __tandem_v in ${(k)parameters[(R)*export*]}; do [[ $__tandem_keep == *" $__tandem_v "* ]] && continue; [[ ${parameters[$__tandem_v]} == *readonly* ]] && continue; if [[ $__tandem_caps == *" $__tandem_v "* ]]; then unset $__tandem_v; continue; fi; [[ $__tandem_v == LC_* ]] && continue; __tandem_ok=${(P)__tandem_v:+1}; for __tandem_e in "${(@s.:.)${(P)__tandem_v}}"; do [[ $__tandem_e == /* && -e $__tandem_e ]] || __tandem_ok=; done; [[ -n $__tandem_ok ]] || unset $__tandem_v 2>/dev/null; done; unset __tandem_keep __tandem_caps __tandem_ok __tandem_e',
+      `for __tandem_v in \${(k)parameters[(R)*export*]}; do [[ \${parameters[$__tandem_v]} == *readonly* ]] && continue; case \${(U)__tandem_v} in (${keptCasePattern()}) ;; (${credentialCasePattern()}) unset $__tandem_v;; (*) case \${(P)__tandem_v} in (${credentialValueCasePattern()}) unset $__tandem_v;; esac;; esac; done; unset __tandem_v`,
       // History expansion would turn `!` in an allowed line into another command.
       'unsetopt BANG_HIST',
       // The partial-line mark would land inside the command's output, before precmd runs.
