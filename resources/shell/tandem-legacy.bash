@@ -179,8 +179,13 @@ __tandem_precmd() {
   fi
   [[ $PS2 == *"$__tandem_ps2"* ]] || PS2=$__tandem_ps2$PS2
   if [[ -n $__tandem_user_pc ]]; then
+    # Agent terminals: what the person's prompt hooks export (direnv) goes through the scrub
+    # (the rc file's); what was exported before them (the agent's own commands) stays.
+    local __tandem_snap=
+    builtin declare -F __tandem_envscrub >/dev/null && __tandem_snap=$(__tandem_envsnap)
     __tandem_status "$__tandem_ret"
     eval "$__tandem_user_pc"
+    [[ -z $__tandem_snap ]] || __tandem_envscrub "$__tandem_snap"
   fi
   # shellcheck disable=SC2016  # $_ expands when the trap runs
   builtin trap '__tandem_debug "$_" && builtin trap - DEBUG; builtin : "$__tandem_last"' DEBUG

@@ -122,11 +122,15 @@ __tandem_precmd() {
     __tandem_redirects
   fi
   __tandem_reassert
-  local __tandem_pc
+  local __tandem_pc __tandem_snap=
+  # Agent terminals: what the person's prompt hooks export (direnv) goes through the scrub
+  # (the rc file's); what was exported before them (the agent's own commands) stays.
+  if [[ ${#__tandem_user_pc[@]} -gt 0 ]] && builtin declare -F __tandem_envscrub >/dev/null; then __tandem_snap=$(__tandem_envsnap); fi
   for __tandem_pc in "${__tandem_user_pc[@]}"; do
     __tandem_status "$__tandem_ret"
     eval "$__tandem_pc"
   done
+  [[ -z $__tandem_snap ]] || __tandem_envscrub "$__tandem_snap"
   __tandem_status "$__tandem_ret"
 }
 PROMPT_COMMAND=(__tandem_precmd)

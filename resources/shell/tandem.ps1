@@ -24,7 +24,13 @@ __tandem_hook_readline
 $p = $t.Prompts[__N__]
 if (-not $p) { return 'PS> ' }
 if (-not $ok) { Microsoft.PowerShell.Utility\Write-Error 'failed' -ErrorAction Ignore }
-& $p
+# Agent terminals: what the person's prompt exports goes through the scrub (the rc file's);
+# what was set before it (the agent's own commands) stays.
+$snap = $null
+if ($function:__tandem_envsnap) { $snap = __tandem_envsnap }
+$s = & $p
+if ($null -ne $snap) { __tandem_envscrub $snap }
+$s
 '@
 # PSConsoleHostReadLine, wrapped. A read without our prompt before it is a continuation read of
 # the host's own line editor (no PSReadLine) when our prompt is in place, and follows a prompt

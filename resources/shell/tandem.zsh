@@ -59,6 +59,7 @@ __tandem_redirects() {
 }
 typeset -gi __tandem_seq=0
 typeset -g __tandem_cmd=
+typeset -g __tandem_snap=
 typeset -g __tandem_osc=$'\e]7771;'"$__tandem_secret;"
 typeset -g __tandem_ps2="%{"$'\e]7771;'"$__tandem_secret;C"$'\a'"%}"
 __tandem_reassert() {
@@ -73,6 +74,7 @@ __tandem_preexec() {
   __tandem_cmd=$REPLY
   print -rn -- "${__tandem_osc}S;${__tandem_seq};${__tandem_cmd}"$'\a'
   __tandem_reassert
+  if [[ -n $__tandem_snap ]]; then __tandem_envscrub "$__tandem_snap"; __tandem_snap=; fi
 }
 __tandem_precmd() {
   local __tandem_ret=$? REPLY
@@ -80,6 +82,9 @@ __tandem_precmd() {
   __tandem_esc "$PWD"
   print -rn -- "${__tandem_osc}E;${__tandem_seq};${__tandem_ret};${__tandem_cmd};$REPLY"$'\a'
   __tandem_reassert
+  # Agent terminals: the person's precmd hooks run after this one and may export (direnv);
+  # preexec hands what they changed since this list to the scrub (the rc file's).
+  if (( $+functions[__tandem_envsnap] && ${#precmd_functions} > 1 )); then __tandem_envsnap; fi
   return $__tandem_ret
 }
 __tandem_reassert

@@ -334,9 +334,13 @@ describe('credential scrub (by name and by value shape), and startup-file export
     // The person's startup files export more, after Tandem's spawn-time scrub: secrets under
     // names and in shapes no list knows, paths, and names the person lets through.
     // bash: a changed IFS must not change how the scrub splits names (found black-box).
-    writeFileSync(join(g.home, '.bashrc'), `${startupExports}IFS=' '\n`);
+    // Hooks the startup files install export later, at each prompt (direnv does).
+    writeFileSync(join(g.home, '.bashrc'), `${startupExports}IFS=' '\nPROMPT_COMMAND='export HOOKED=sk_live_CANARY_hook'\n`);
     // zsh: a readonly export (a hardened system's TMOUT) must not abort the rc file.
-    writeFileSync(join(g.home, '.zshrc'), `${startupExports}readonly TMOUT=900; export TMOUT\n`);
+    writeFileSync(
+      join(g.home, '.zshrc'),
+      `${startupExports}readonly TMOUT=900; export TMOUT\n__hooked() { export HOOKED=sk_live_CANARY_hook }\nprecmd_functions+=(__hooked)\n`,
+    );
     g.host.settings.update({ agentEnvAllow: ['AWS_PROFILE'] });
     gToken = g.layer.pairAgent({ name: 'scrubbed' }).token;
     g.layer.setAgentPolicy({ name: 'scrubbed', policy: 'always' });
@@ -373,6 +377,7 @@ describe('credential scrub (by name and by value shape), and startup-file export
     "$env:LC_TIME = 'C'",
     "$env:EDITOR = 'kept-editor'",
     '$env:SSH_AUTH_SOCK = "$HOME"',
+    "function global:prompt { $env:HOOKED = 'sk_live_CANARY_hook'; 'PS> ' }",
     '',
   ].join('\n');
   const pwsh = findPwsh();
@@ -399,6 +404,15 @@ describe('credential scrub (by name and by value shape), and startup-file export
     const { id } = (await g.call(client, 'terminal_open', { title: 'vars', shell })) as { id: string };
     const result = await g.call(client, 'terminal_send', { id, text: 'echo "[${STRIPE_LIVE-unset}] [${ACME_SIGNING-unset}] [${JAVA_HOME-unset}]"' });
     expect(result).toMatchObject({ status: 'done', output: `[unset] [unset] [${g.home}]` });
+  });
+
+  it.each(['bash', 'zsh', ...(pwsh ? [pwsh] : [])])("%s: the agent's own exports stay across prompts, though the prompt hooks' are scrubbed", async (shell) => {
+    const client = await g.client(gToken);
+    const { id } = (await g.call(client, 'terminal_open', { title: 'own', shell })) as { id: string };
+    const isPwsh = shell === pwsh;
+    await g.call(client, 'terminal_send', { id, text: isPwsh ? "$env:AGENT_CHOICE = 'production'" : 'export AGENT_CHOICE=production' });
+    const result = await g.call(client, 'terminal_send', { id, text: 'sh -c \'echo "[$AGENT_CHOICE] [${HOOKED-unset}]"\'' });
+    expect(result).toMatchObject({ status: 'done', output: '[production] [unset]' });
   });
 
   it("the person's own terminals keep every export of their startup files", async () => {

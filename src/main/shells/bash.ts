@@ -32,18 +32,26 @@ export function bashRc(ctx: LaunchContext, integration: BashIntegration = 'by-ve
     lines.push(gitHookUnsetLine, exportLines(ctx.reapplyEnv));
     if (ctx.historyFile) lines.push(`HISTFILE=${shQuote(ctx.historyFile)}`);
     lines.push(
-      // What the startup files exported beyond the kept names stays only as existing absolute paths (env.ts agentKeptNames).
-      // The loops split names on the default IFS, whatever a startup file set (found black-box: IFS=' ' kept every secret).
-      "__tandem_oifs=${IFS-__tandem_unset}; IFS=$' \\t\\n'",
+      // The scrub, run now and again after each prompt's hooks (tandem.bash), which may export
+      // later (direnv). What the startup files exported beyond the kept names stays only as
+      // existing absolute paths (env.ts agentKeptNames); then credentials by name and value.
+      // Names split on the default IFS, whatever a startup file set (found black-box: IFS=' '
+      // kept every secret); names match credentials in any case (nocasematch is bash 3.1: bash
+      // NEWS, bash-3.1 item p; `${v^^}` is 4.0).
       `__tandem_keep=${keptNamesWord(ctx.keepEnv)}; __tandem_caps=${keptNamesWord(capabilityNames)}`,
       '__tandem_paths() { local r=$1 e; [[ -n $r ]] || return 1; while :; do e=${r%%:*}; [[ $e == /* && -e $e ]] || return 1; [[ $r == *:* ]] || return 0; r=${r#*:}; done; }',
-      'for __tandem_v in $(compgen -e); do case "$__tandem_keep" in *" $__tandem_v "*) continue;; esac; case "$__tandem_caps" in *" $__tandem_v "*) unset "$__tandem_v" 2>/dev/null; continue;; esac; case "$__tandem_v" in LC_*) continue;; esac; __tandem_paths "${!__tandem_v}" || unset "$__tandem_v" 2>/dev/null; done',
-      'unset -f __tandem_paths; unset __tandem_keep __tandem_caps',
-      // Names match in any case: nocasematch is bash 3.1 (bash NEWS, bash-3.1 item p), `${v^^}` 4.0.
-      `__tandem_nc=; shopt -q nocasematch && __tandem_nc=1; shopt -s nocasematch`,
-      `for __tandem_v in $(compgen -e); do case "$__tandem_v" in ${keptCasePattern()}) ;; ${credentialCasePattern()}) unset "$__tandem_v";; *) case "\${!__tandem_v}" in ${credentialValueCasePattern()}) unset "$__tandem_v";; esac;; esac; done`,
-      '[[ -n $__tandem_nc ]] || shopt -u nocasematch; unset __tandem_v __tandem_nc',
-      'if [[ $__tandem_oifs == __tandem_unset ]]; then unset IFS; else IFS=$__tandem_oifs; fi; unset __tandem_oifs',
+      // `__tandem_envsnap` lists every exported NAME=value; the scrub given one leaves what is
+      // unchanged since (the agent's own exports), so after hooks it judges only what they set.
+      "__tandem_us=$'\\037'",
+      "__tandem_envsnap() { local IFS=$' \\t\\n' __tandem_v; for __tandem_v in $(compgen -e); do builtin printf '\\037%s=%s' \"$__tandem_v\" \"${!__tandem_v}\"; done; builtin printf '\\037'; }",
+      '__tandem_envscrub() {',
+      "  local IFS=$' \\t\\n' __tandem_v __tandem_nc=",
+      '  for __tandem_v in $(compgen -e); do [[ -n $1 && $1 == *"$__tandem_us$__tandem_v=${!__tandem_v}$__tandem_us"* ]] && continue; case "$__tandem_keep" in *" $__tandem_v "*) continue;; esac; case "$__tandem_caps" in *" $__tandem_v "*) unset "$__tandem_v" 2>/dev/null; continue;; esac; case "$__tandem_v" in LC_*) continue;; esac; __tandem_paths "${!__tandem_v}" || unset "$__tandem_v" 2>/dev/null; done',
+      '  shopt -q nocasematch && __tandem_nc=1; shopt -s nocasematch',
+      `  for __tandem_v in $(compgen -e); do [[ -n $1 && $1 == *"$__tandem_us$__tandem_v=\${!__tandem_v}$__tandem_us"* ]] && continue; case "$__tandem_v" in ${keptCasePattern()}) ;; ${credentialCasePattern()}) unset "$__tandem_v" 2>/dev/null;; *) case "\${!__tandem_v}" in ${credentialValueCasePattern()}) unset "$__tandem_v" 2>/dev/null;; esac;; esac; done`,
+      '  [[ -n $__tandem_nc ]] || shopt -u nocasematch',
+      '}',
+      '__tandem_envscrub',
       // History expansion would turn `!` in an allowed line into another command.
       'set +H',
     );

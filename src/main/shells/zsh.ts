@@ -39,11 +39,28 @@ function zshrc(ctx: LaunchContext): string {
     if (ctx.historyFile) lines.push(`HISTFILE=${shQuote(ctx.historyFile)}`);
     lines.push(
       'zmodload zsh/parameter 2>/dev/null',
-      // What the startup files exported beyond the kept names stays only as existing absolute paths (env.ts agentKeptNames).
+      // The scrub, run now and again before each command (tandem.zsh's preexec), after the
+      // person's precmd hooks that may export (direnv). What the startup files exported beyond
+      // the kept names stays only as existing absolute paths (env.ts agentKeptNames); then
+      // credentials by name and value. A readonly parameter cannot be unset, and trying aborts
+      // the rc file (found black-box): it is left (README, Known limitations).
       `typeset -g __tandem_keep=${keptNamesWord(ctx.keepEnv)} __tandem_caps=${keptNamesWord(capabilityNames)}`,
-      // A readonly parameter cannot be unset, and trying aborts the rc file (found black-box): it is left (README, Known limitations).
-      'for __tandem_v in ${(k)parameters[(R)*export*]}; do [[ $__tandem_keep == *" $__tandem_v "* ]] && continue; [[ ${parameters[$__tandem_v]} == *readonly* ]] && continue; if [[ $__tandem_caps == *" $__tandem_v "* ]]; then unset $__tandem_v; continue; fi; [[ $__tandem_v == LC_* ]] && continue; __tandem_ok=${(P)__tandem_v:+1}; for __tandem_e in "${(@s.:.)${(P)__tandem_v}}"; do [[ $__tandem_e == /* && -e $__tandem_e ]] || __tandem_ok=; done; [[ -n $__tandem_ok ]] || unset $__tandem_v 2>/dev/null; done; unset __tandem_keep __tandem_caps __tandem_ok __tandem_e',
-      `for __tandem_v in \${(k)parameters[(R)*export*]}; do [[ \${parameters[$__tandem_v]} == *readonly* ]] && continue; case \${(U)__tandem_v} in (${keptCasePattern()}) ;; (${credentialCasePattern()}) unset $__tandem_v;; (*) case \${(P)__tandem_v} in (${credentialValueCasePattern()}) unset $__tandem_v;; esac;; esac; done; unset __tandem_v`,
+      // `__tandem_envsnap` lists every exported NAME=value (in __tandem_snap); the scrub given one
+      // leaves what is unchanged since (the agent's own exports), so after hooks it judges only what they set.
+      "typeset -g __tandem_us=$'\\037' __tandem_snap=",
+      '__tandem_envsnap() {',
+      '  emulate -L zsh',
+      '  local __tandem_v',
+      '  __tandem_snap=$__tandem_us',
+      '  for __tandem_v in ${(k)parameters[(R)*export*]}; do __tandem_snap+="$__tandem_v=${(P)__tandem_v}$__tandem_us"; done',
+      '}',
+      '__tandem_envscrub() {',
+      '  emulate -L zsh',
+      '  local __tandem_v __tandem_ok __tandem_e',
+      '  for __tandem_v in ${(k)parameters[(R)*export*]}; do [[ -n $1 && $1 == *"$__tandem_us$__tandem_v=${(P)__tandem_v}$__tandem_us"* ]] && continue; [[ $__tandem_keep == *" $__tandem_v "* ]] && continue; [[ ${parameters[$__tandem_v]} == *readonly* ]] && continue; if [[ $__tandem_caps == *" $__tandem_v "* ]]; then unset $__tandem_v; continue; fi; [[ $__tandem_v == LC_* ]] && continue; __tandem_ok=${(P)__tandem_v:+1}; for __tandem_e in "${(@s.:.)${(P)__tandem_v}}"; do [[ $__tandem_e == /* && -e $__tandem_e ]] || __tandem_ok=; done; [[ -n $__tandem_ok ]] || unset $__tandem_v 2>/dev/null; done',
+      `  for __tandem_v in \${(k)parameters[(R)*export*]}; do [[ -n $1 && $1 == *"$__tandem_us$__tandem_v=\${(P)__tandem_v}$__tandem_us"* ]] && continue; [[ \${parameters[$__tandem_v]} == *readonly* ]] && continue; case \${(U)__tandem_v} in (${keptCasePattern()}) ;; (${credentialCasePattern()}) unset $__tandem_v;; (*) case \${(P)__tandem_v} in (${credentialValueCasePattern()}) unset $__tandem_v;; esac;; esac; done`,
+      '}',
+      '__tandem_envscrub',
       // History expansion would turn `!` in an allowed line into another command.
       'unsetopt BANG_HIST',
       // The partial-line mark would land inside the command's output, before precmd runs.
