@@ -191,11 +191,11 @@ describe.skipIf(ssh.skip || !runUi)(`Tandem UI: a remote machine over a real ssh
     const destination = page.getByLabel('ssh destination');
     await name.fill('-bad');
     await destination.fill(sshd.destination);
-    await page.getByRole('button', { name: 'Add', exact: true }).click();
+    await page.locator('[data-settings="machines"]').getByRole('button', { name: 'Add', exact: true }).click();
     await expect.poll(async () => (await page.locator('[data-machine-error]').textContent()) ?? '').toMatch(/The name must be/);
 
     await name.fill('box2');
-    await page.getByRole('button', { name: 'Add', exact: true }).click();
+    await page.locator('[data-settings="machines"]').getByRole('button', { name: 'Add', exact: true }).click();
     await page.locator('[data-settings="machines"] [data-machine="box2"][data-status="connected"]').waitFor();
     await page.locator('[data-machine-group="box2"][data-status="connected"]').waitFor();
     expect(await page.locator('[data-machine-error]').count()).toBe(0);
@@ -203,7 +203,7 @@ describe.skipIf(ssh.skip || !runUi)(`Tandem UI: a remote machine over a real ssh
     // Nothing listens on 127.0.0.2's port: ssh fails, and the machine says so in one sentence.
     await name.fill('nowhere');
     await destination.fill(sshd.destination.replace('127.0.0.1', '127.0.0.2'));
-    await page.getByRole('button', { name: 'Add', exact: true }).click();
+    await page.locator('[data-settings="machines"]').getByRole('button', { name: 'Add', exact: true }).click();
     const row = page.locator('[data-settings="machines"] [data-machine="nowhere"]');
     await row.waitFor();
     const problem = page.locator('[data-settings="machines"] .machine-problem').last();
