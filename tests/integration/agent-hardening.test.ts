@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -311,6 +311,7 @@ describe('Tandem owns TANDEM_TERMINAL_ID and TANDEM_INSTANCE', () => {
 describe('credential scrub (by name and by value shape), and startup-file exports by allow list', () => {
   let g: AgentFixture;
   let gToken: string;
+  let xdg: string;
   const canaries = {
     DATABASE_URL: 'postgres://app:CANARY-db@db.internal/app',
     ORDERS_DB: 'mysql://root:CANARY-orders@localhost/orders',
@@ -323,7 +324,7 @@ describe('credential scrub (by name and by value shape), and startup-file export
   };
   beforeAll(async () => {
     // pwsh finds its profile under XDG_CONFIG_HOME (an allow-listed name): a folder of this suite's.
-    const xdg = mkdtempSync(join(tmpdir(), 'tandem-xdg-'));
+    xdg = mkdtempSync(join(tmpdir(), 'tandem-xdg-'));
     mkdirSync(join(xdg, 'powershell'));
     writeFileSync(join(xdg, 'powershell', 'Microsoft.PowerShell_profile.ps1'), profileExports);
     g = await startAgentFixture({
@@ -347,6 +348,7 @@ describe('credential scrub (by name and by value shape), and startup-file export
   });
   afterAll(async () => {
     await g.close();
+    rmSync(xdg, { recursive: true, force: true });
   });
   afterEach(async () => {
     await Promise.all(g.host.list().map((t) => g.host.close(t.id)));
