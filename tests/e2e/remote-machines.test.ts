@@ -275,7 +275,7 @@ describe.skipIf(ssh.skip || !runUi)(`Tandem UI: a remote machine over a real ssh
     expect((await note.textContent())?.trim()).toBe(`· box lost: ${why}`);
     expect(await note.getAttribute('title')).toBe(`box: ${why}`);
     // Its pane says why it takes no typing (not "another window has input").
-    const pane = page.locator('[data-pane-link="lost"]');
+    const pane = page.locator(`[id="pane-${id}"] [data-pane-link="lost"]`);
     await pane.waitFor();
     expect((await pane.textContent())?.trim()).toBe('Read-only: the link to box is lost');
     // The other machine is untouched.

@@ -109,7 +109,15 @@ describe.skipIf(ssh.skip)(`remote machines over a real sshd${ssh.reason ? ` (ski
   });
 
   test('a remote terminal in the roster runs commands with exit codes and cwd from the remote readiness; a read waits for input', async () => {
+    const local = await host.create({ shell: 'bash' });
     const view = (await ui.dispatcher.call('create', { machine: 'box', shell: 'bash', title: 'remote bash' })) as TerminalView;
+    // A roster sent between the reply and the remote's own roster event (here a local rename pushes
+    // one at once) still lists the new terminal: a UI that selected its tab must not see it leave.
+    const afterReply = ui.rosters.length;
+    host.rename(local.id, 'local neighbour');
+    await until(() => ui.roster().some((t) => t.title === 'local neighbour'), 'the rename in a roster');
+    expect(ui.rosters.slice(afterReply).every((roster) => roster.some((t) => t.id === view.id))).toBe(true);
+    await host.close(local.id);
     expect(view.machine).toBe('box');
     expect(view.id.startsWith('box:')).toBe(true);
     await until(() => ui.terminal(view.id)?.status === 'idle', 'the remote shell at its prompt', 60_000);

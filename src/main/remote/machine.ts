@@ -122,6 +122,17 @@ export class RemoteMachine {
     return () => this.listeners.delete(listener);
   }
 
+  /**
+   * A terminal this machine's `create` answered with: in the roster at once. The remote's own
+   * roster event comes after its reply, and a roster this side sends meanwhile (any local change)
+   * must not drop the tab a UI just selected.
+   */
+  created(view: TerminalView): void {
+    if (this.terminals.some((terminal) => terminal.id === view.id)) return;
+    this.terminals = [...this.terminals, view];
+    this.changed();
+  }
+
   private changed(): void {
     for (const listener of this.listeners) listener();
   }

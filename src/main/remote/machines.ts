@@ -260,7 +260,10 @@ export class RemoteMachines {
       const machine = this.machines.get(name);
       if (!machine) return Promise.reject(new TandemError('not_found', `No machine named "${name}"; add it with tandem serve --machine ${name}=DESTINATION.`));
       const { machine: _drop, ...rest } = args;
-      return machine.call('create', rest).then((view) => this.mapped(machine, view as TerminalView));
+      return machine.call('create', rest).then((view) => {
+        machine.created(view as TerminalView);
+        return this.mapped(machine, view as TerminalView);
+      });
     }
     if (op === 'attach' || byTerminalId.has(op) || op === 'openPath') {
       const target = this.split(args.id as string);
