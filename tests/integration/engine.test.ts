@@ -283,6 +283,16 @@ describe.each(availableShells)('%s engine', (shell) => {
     expect(await w).toMatchObject({ status: 'done', exitCode: 130 });
   });
 
+  it('interrupts a loop of short jobs, though the job in front when the signal goes may already be gone', async () => {
+    const t = await pool.open(shell);
+    const r = await t.send({ text: 'while true; do sleep 0.01; done', waitMs: 300 });
+    expect(r.status).toBe('running');
+    const w = t.wait({ since: r.cursor, waitMs: 30_000 });
+    await t.interrupt();
+    expect((await w).status).toBe('done');
+    expect(await t.send({ text: 'echo after' })).toMatchObject({ status: 'done', output: 'after' });
+  });
+
   it.runIf(full)('interrupts a command sent a moment ago, before its start marker', async () => {
     const t = await pool.open(shell);
     const r = await t.send({ text: 'sleep 100', waitMs: 0 });

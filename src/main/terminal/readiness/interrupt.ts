@@ -66,7 +66,9 @@ export async function interrupt(target: InterruptTarget): Promise<void> {
     if (running && ((fg && fg === shellPgrp) || !platform.processGroups)) escalate(target, fg, seq, () => void target.write('\x03').catch(() => {}));
     return;
   }
-  interruptJob(target, fg, seq);
+  // Reading the modes took a while: a loop of short jobs may have a new one in front by now.
+  const now = platform.foregroundGroup(pid);
+  interruptJob(target, now !== null && now !== platform.shellGroup(pid) ? now : fg, seq);
 }
 
 /**
@@ -75,15 +77,21 @@ export async function interrupt(target: InterruptTarget): Promise<void> {
  * code (bash's child has not restored the default handlers yet), and the program it became never
  * had it: if the group's program changed since, it gets SIGINT once more before any SIGTERM.
  */
-function interruptJob(target: InterruptTarget, fg: number, seq: number | null, again = true): void {
+function interruptJob(target: InterruptTarget, fg: number, seq: number | null, again = true, follows = shellFollowChecks): void {
   const { platform, pid } = target;
   // Read before the signal: the program it makes the job exec must count as a change.
   const program = platform.foregroundProgram(pid);
   platform.signalGroup(fg, 'SIGINT');
-  escalate(target, fg, seq, () => {
-    if (again && platform.foregroundProgram(pid) !== program) return interruptJob(target, fg, seq, false);
-    platform.signalGroup(fg, 'SIGTERM');
-  });
+  escalate(
+    target,
+    fg,
+    seq,
+    () => {
+      if (again && platform.foregroundProgram(pid) !== program) return interruptJob(target, fg, seq, false, follows);
+      platform.signalGroup(fg, 'SIGTERM');
+    },
+    follows,
+  );
 }
 
 function submittedNotStarted(state: ReadinessState): boolean {
@@ -108,10 +116,13 @@ function escalate(target: InterruptTarget, pgid: number | null, seq: number | nu
     const phase = target.readiness().phase;
     if (phase.kind !== 'running' || phase.seq !== seq) return;
     const fg = platform.foregroundGroup(pid);
-    const movedOn = pgid !== null && pgid === shellPgrp && fg !== null && fg !== shellPgrp;
+    // The same command runs on with another job in front: the key went to the shell's group
+    // before the job took the terminal, or the signalled job had already ended (a loop of short
+    // jobs: `until …; do sleep 0.05; done`) and the next one never had it.
+    const movedOn = pgid !== null && fg !== null && fg !== shellPgrp && fg !== pgid;
     if (pgid !== null && fg !== pgid && !movedOn) return;
     if (await target.probeNow()) return;
-    if (movedOn) return interruptJob(target, fg, seq);
+    if (movedOn) return follows > 0 ? interruptJob(target, fg, seq, true, follows - 1) : undefined;
     then();
     // The shell may still be busy with the key (a trap that takes its time on a loaded machine)
     // and go on to its next program later: that program is followed for a while, no key repeated.
