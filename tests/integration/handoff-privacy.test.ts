@@ -178,6 +178,47 @@ describe("the person's output under their lease", () => {
     g.dispose();
   });
 
+  it.each(['bash', 'zsh'])('%s: a line the person submits as they hand back is theirs, though the shell had not started it (round s42 N5)', async (shell) => {
+    const nonce = String(Math.floor(Math.random() * 1e9));
+    const { id } = (await f.call(client, 'terminal_open', { title: 'instant', shell })) as { id: string };
+    const before = (await f.call(client, 'terminal_send', { id, text: 'true' })).cursor as string;
+    const view = await attachAsPerson(id);
+    // Enter and the hand-back in the same instant: the shell is still at its prompt.
+    const typing = f.host.input(view, `sleep 0.2; printf 'race-%s\\n' ${nonce}\r`, true);
+    f.host.handBack(id);
+    await typing;
+    await until(() => f.host.get(id).session.screen.text.includes(`race-${nonce}`), "the person's output on their screen");
+    await until(() => f.host.get(id).ops.status === 'idle', 'the prompt');
+    for (const read of [{ id }, { id, since: before }, { id, offset: 0, count: 200 }]) {
+      expect(everything(await f.call(client, 'terminal_read', read)), JSON.stringify(read)).not.toContain(`race-${nonce}`);
+    }
+    expect(everything(await f.call(client, 'terminal_wait', { id, since: before, waitMs: 2_000 }))).not.toContain(`race-${nonce}`);
+    // The agent's next command is its own to read.
+    expect(await f.call(client, 'terminal_send', { id, text: 'echo mine-$((8*8))', waitMs: 10_000 })).toMatchObject({ status: 'done', output: 'mine-64' });
+    expect(everything(await f.call(client, 'terminal_read', { id, offset: 0, count: 200 }))).not.toContain(`race-${nonce}`);
+  });
+
+  it("a line the person typed ahead while their command ran stays theirs when the agent's Ctrl+C releases it (round s41 H5)", async () => {
+    const nonce = String(Math.floor(Math.random() * 1e9));
+    const { id } = (await f.call(client, 'terminal_open', { title: 'ahead', shell: 'bash' })) as { id: string };
+    const before = (await f.call(client, 'terminal_send', { id, text: 'true' })).cursor as string;
+    const view = await attachAsPerson(id);
+    await f.host.input(view, 'sleep 30\r', true);
+    await until(() => f.host.get(id).ops.status === 'running', "the person's command");
+    // Typed ahead: it waits in the terminal's input until the shell reads its next line.
+    await f.host.input(view, `printf 'ahead-%s\\n' ${nonce}\r`, true);
+    f.host.handBack(id);
+    await f.call(client, 'terminal_signal', { id, signal: 'SIGINT' });
+    await until(() => f.host.get(id).session.screen.text.includes(`ahead-${nonce}`), 'the typed-ahead line run');
+    await until(() => f.host.get(id).ops.status === 'idle', 'the prompt');
+    expect(everything(await f.call(client, 'terminal_wait', { id, since: before, waitMs: 2_000 }))).not.toContain(`ahead-${nonce}`);
+    for (const read of [{ id }, { id, since: before }, { id, offset: 0, count: 200 }]) {
+      expect(everything(await f.call(client, 'terminal_read', read)), JSON.stringify(read)).not.toContain(`ahead-${nonce}`);
+    }
+    expect(await f.call(client, 'terminal_send', { id, text: 'echo mine-$((9*9))', waitMs: 10_000 })).toMatchObject({ status: 'done', output: 'mine-81' });
+    expect(everything(await f.call(client, 'terminal_read', { id, offset: 0, count: 200 }))).not.toContain(`ahead-${nonce}`);
+  });
+
   it('sharing a later lease never shows an earlier private one, still open when the person took the terminal again (round s42 N1)', async () => {
     const nonce = String(Math.floor(Math.random() * 1e9));
     const { id } = (await f.call(client, 'terminal_open', { title: 'retake', shell: 'bash' })) as { id: string };

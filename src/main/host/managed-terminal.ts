@@ -67,8 +67,18 @@ export class ManagedTerminal {
   titleIsPersons = false;
   /** The shell's jobs (process groups) when the person took the terminal: theirs are the others. */
   private jobsBefore: Set<number> | null = null;
-  /** Stops waiting for the prompt that ends a lease handed back while the person's program ran. */
-  private endAtPrompt: (() => void) | null = null;
+  /**
+   * A lease handed back privately stays the person's until the agent's next write finds it done
+   * (`agentWriting`): this says when it is, from the jobs the person left at hand-back.
+   */
+  private leaseDone: (() => boolean) | null = null;
+  /**
+   * The person's submitted lines have all run once the shell has drawn this many prompts: a line
+   * typed at a prompt ends at the next one, a line typed ahead while a command runs at the one
+   * after (black-box round s42 N5 and s41 H5: Enter and hand-back in the same instant, and a
+   * typed-ahead line the agent's Ctrl+C releases).
+   */
+  private owedPrompts = 0;
   /** Agent calls (send, wait, handoff) waiting on this terminal now. */
   private agentCalls = 0;
   /** Who drives this terminal, the handoff and the write queue: `meta.control` mirrors it. */
@@ -136,8 +146,8 @@ export class ManagedTerminal {
   replaceSession(session: TerminalSession): void {
     this.unsubscribe();
     this.session = session;
-    this.endAtPrompt?.();
-    this.endAtPrompt = null;
+    this.leaseDone = null;
+    this.owedPrompts = 0;
     this.unsubscribe = this.wire(session);
     this.paused = false;
     // Reset under the person's lease: the new shell is theirs too until they hand back.
@@ -376,40 +386,43 @@ export class ManagedTerminal {
    */
   private leaseChanged(control: Controller): void {
     if (this.meta.origin !== 'agent') return;
-    this.endAtPrompt?.();
-    this.endAtPrompt = null;
+    this.leaseDone = null;
     const session = this.session;
     const spans = session.personSpans;
     if (control === 'user') {
       this.jobsBefore = jobGroups(session.pid);
+      this.owedPrompts = 0;
       return spans.begin(session.streamOffset);
     }
-    const share = this.control.state.words?.shareOutput === true;
+    if (this.control.state.words?.shareOutput === true) return spans.end(session.streamOffset, true);
     // The person's jobs: process groups of the shell's session made under the lease, in front
     // or in the background, running or stopped (Linux; elsewhere the prompt rule below).
     const now = jobGroups(session.pid);
     const persons = now && this.jobsBefore ? [...now].filter((group) => !this.jobsBefore!.has(group)) : null;
-    // At the shell's prompt, and no job of theirs alive: a loop of the shell's own (no job
-    // between two of its commands) or a program waiting for input is theirs still.
-    const personsDone = (): boolean => {
+    // At the shell's prompt, every line they submitted run, and no job of theirs alive: a loop of
+    // the shell's own (no job between two of its commands) or a program waiting for input is
+    // theirs still. What their jobs print later is theirs too: a job stopped with Ctrl+Z would
+    // redraw their screen at the agent's `fg`, a background job print later (black-box rounds
+    // s41 H3, s42 N2–N4). Without /proc: a prompt after a command that did not stop.
+    this.leaseDone = () => {
       if (session.status === 'exited') return true;
       if (session.status !== 'idle') return false;
+      if (session.integration && session.promptsSeen < this.owedPrompts) return false;
       if (persons === null) return !stoppedJob(session.lastCommandExitCode);
       const alive = jobGroups(session.pid);
       return alive === null || persons.every((group) => !alive.has(group));
     };
-    if (share || personsDone()) return spans.end(session.streamOffset, share);
-    // Handed back while a job of the person's lives: what it prints is still theirs until it is
-    // gone (a job stopped with Ctrl+Z would redraw the person's screen at the agent's `fg`, a
-    // background job print later: black-box rounds s41 H3, s42 N2–N4). Without /proc: until the
-    // shell's next prompt after a command that did not stop.
-    const off = session.onStateChange(() => {
-      if (!personsDone()) return;
-      off();
-      this.endAtPrompt = null;
-      spans.end(session.streamOffset, false);
-    });
-    this.endAtPrompt = off;
+  }
+
+  /**
+   * The agent is about to write: a lease handed back privately ends here if the person's lines
+   * and jobs are done, so everything before this write (their typed-ahead line's output, the
+   * prompt after it) stays theirs, and the agent's own command is read as usual.
+   */
+  agentWriting(): void {
+    if (!this.leaseDone?.()) return;
+    this.leaseDone = null;
+    this.session.personSpans.end(this.session.streamOffset, false);
   }
 
   /** Marks an agent call waiting on this terminal until the returned function runs. */
@@ -431,11 +444,22 @@ export class ManagedTerminal {
     const effects = this.control.dispatch({ type: 'input', typed, offset: this.session.streamOffset });
     if (!effects.some((effect) => effect.type === 'write')) return;
     if (typed) this.journal.input({ who: 'person', handoff: this.meta.origin === 'agent' }, data, hidden);
+    this.noteSubmit(data);
     await this.control.queue.underLease(() => this.session.write(data));
   }
 
+  /** A line the person submits under their lease runs after it: at the next prompt, or the one after if a command runs (typed ahead). */
+  private noteSubmit(data: string): void {
+    const session = this.session;
+    if (this.meta.origin !== 'agent' || !session.personSpans.open || !/[\r\n]/.test(data)) return;
+    // A program reading input takes the line itself.
+    if (session.status === 'waiting_input') return;
+    const lines = data.split(/\r\n|\r|\n/).length - 1;
+    const from = Math.max(this.owedPrompts, session.promptsSeen + (session.status === 'idle' ? 0 : 1));
+    this.owedPrompts = Math.min(from + lines, session.promptsSeen + maxOwedPrompts);
+  }
+
   dispose(): void {
-    this.endAtPrompt?.();
     this.unsubscribe();
     if (this.flushTimer) this.clock.clearTimeout(this.flushTimer);
     if (this.stallTimer) this.clock.clearTimeout(this.stallTimer);
@@ -443,6 +467,9 @@ export class ManagedTerminal {
     this.attachments.clear();
   }
 }
+
+/** Lines typed ahead that keep a handed-back lease the person's, at most (a paste of many lines runs them on its own). */
+const maxOwedPrompts = 16;
 
 /** A shell reports a job stopped by SIGSTOP, SIGTSTP, SIGTTIN or SIGTTOU as 128 plus the signal (Linux numbers 19–22; macOS 17, 18, 21, 22). */
 function stoppedJob(exitCode: number | null): boolean {

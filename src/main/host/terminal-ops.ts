@@ -26,6 +26,8 @@ export interface OpsTerminal {
   readonly titleIsPersons: boolean;
   view(): TerminalView;
   beginAgentCall(): () => void;
+  /** The agent writes next: a lease handed back privately ends here when the person's work is done. */
+  agentWriting(): void;
 }
 
 /** The agent layer's port into one terminal (terminal-port.ts): writes take a turn in its queue that the port holds; reads and waits do not. */
@@ -163,7 +165,9 @@ export class TerminalOps implements TerminalPort {
     const turn = this.turnNow(owner, bound.signal) ?? (await this.turn(owner, bound.ms, bound.signal));
     try {
       const req = await prepare();
-      return req === null ? null : await this.session.send({ ...req, handoff: turn.preempted });
+      if (req === null) return null;
+      this.terminal.agentWriting();
+      return await this.session.send({ ...req, handoff: turn.preempted });
     } finally {
       turn.release();
     }

@@ -98,6 +98,7 @@ export class TerminalSession {
   private readonly rcDir: string;
   /** The readiness engine's state: changed only by `feed`. */
   private ready: ReadinessState;
+  private prompts = 0;
   private readonly lastDone = new LastCommandTracker();
   private lastActivityAt: number;
   private readonly observers = new Set<Observer>();
@@ -421,6 +422,11 @@ export class TerminalSession {
   }
 
   /** Total marker-free output characters so far: the offset of the next output. */
+  /** Prompts the shell has drawn (each end marker, an empty Enter's too): a line submitted at a prompt has run by the next one. */
+  get promptsSeen(): number {
+    return this.prompts;
+  }
+
   get streamOffset(): number {
     return this.history.offset;
   }
@@ -508,6 +514,7 @@ export class TerminalSession {
         this.marks.start(this.history.offset, marker.seq, marker.command);
         return this.feed({ type: 'start', seq: marker.seq }, { marker });
       case 'end':
+        this.prompts += 1;
         if (marker.cwd) this.cwd = marker.cwd;
         this.noteToolFiles();
         this.marks.end(this.history.offset, marker.seq, marker.exitCode, marker.command);
