@@ -17,7 +17,7 @@ import { TerminalHost } from './host/host.js';
 import { InstanceLock } from './host/instance.js';
 import { SettingsStore } from './host/settings-store.js';
 import type { SandboxMode } from './sandbox/types.js';
-import { stateDir } from './state-dir.js';
+import { registerStateDir, stateDir } from './state-dir.js';
 import { RecordingStore } from './record/store.js';
 import { TranscriptStore } from './host/transcripts.js';
 import { systemClock } from './clock.js';
@@ -76,6 +76,8 @@ export async function startRuntime(opts: RuntimeOptions): Promise<Runtime> {
   try {
     const home = opts.env.HOME ?? opts.env.USERPROFILE ?? '';
     const state = stateDir({ platform: process.platform, env: opts.env, home });
+    // A state directory of its own (TANDEM_HOME): the person's other instances protect it too.
+    registerStateDir(state, home, process.platform, opts.env);
     const settings = new SettingsStore(join(state, 'settings.json'));
     // Recordings and timelines (src/main/record): pruned now and every hour, off the start path.
     const recordings = new RecordingStore(join(state, 'recordings'), { clock: systemClock, bounds: () => settings.get() });

@@ -1,5 +1,7 @@
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { posix, resolve, win32 } from 'node:path';
+import { isAbsolute, join, posix, relative, resolve, win32 } from 'node:path';
 
 const appDirName = 'Tandem';
 
@@ -47,4 +49,90 @@ export function localStateDir(from: StateDirEnv = { platform: process.platform, 
 export function defaultStateDirs(home: string, platform: NodeJS.Platform = process.platform, env: NodeJS.ProcessEnv = process.env): string[] {
   const from = { platform, env: { ...env, TANDEM_HOME: undefined }, home };
   return [...new Set([stateDir(from), localStateDir(from)])];
+}
+
+/** Where instances kept in other state directories (`TANDEM_HOME`) record themselves: in the default one. */
+const registryDirName = 'state-dirs';
+/** At most this many other state directories are read (a registry filled with junk protects the first ones). */
+const maxKnownStateDirs = 64;
+
+function registryOf(home: string, platform: NodeJS.Platform, env: NodeJS.ProcessEnv): string {
+  return join(defaultStateDirs(home, platform, env)[0]!, registryDirName);
+}
+
+/**
+ * Records `dir`, a state directory other than the default, in the default one's registry: one
+ * 0600 file per directory (named by its hash, so two instances starting at once do not race a
+ * shared list), so every other instance of this person's protects it from agents as its own.
+ * Best effort: a registry that cannot be written leaves `dir` unprotected by the others.
+ */
+export function registerStateDir(dir: string, home: string, platform: NodeJS.Platform = process.platform, env: NodeJS.ProcessEnv = process.env): boolean {
+  if (!isAbsolute(dir) || defaultStateDirs(home, platform, env).includes(dir)) return false;
+  const registry = registryOf(home, platform, env);
+  try {
+    mkdirSync(registry, { recursive: true, mode: 0o700 });
+    const file = join(registry, createHash('sha256').update(dir).digest('hex').slice(0, 32));
+    const temp = `${file}.${process.pid}.tmp`;
+    writeFileSync(temp, dir, { mode: 0o600 });
+    renameSync(temp, file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The other state directories this person's instances recorded (`registerStateDir`) that still
+ * exist. Entries of directories gone are removed as they are read.
+ */
+export function knownStateDirs(home: string, platform: NodeJS.Platform = process.platform, env: NodeJS.ProcessEnv = process.env): string[] {
+  const registry = registryOf(home, platform, env);
+  let mtime: number;
+  try {
+    mtime = statSync(registry).mtimeMs;
+  } catch {
+    return [];
+  }
+  // The judge asks for this on every send: the folder is read again only when it changed.
+  let entries = registryCache.get(registry);
+  if (entries?.mtime !== mtime) {
+    entries = { mtime, dirs: readRegistry(registry, home) };
+    registryCache.set(registry, entries);
+    if (registryCache.size > maxKnownStateDirs) registryCache.delete(registryCache.keys().next().value!);
+  }
+  const dirs: string[] = [];
+  for (const { file, dir } of entries.dirs) {
+    if (existsSync(dir)) dirs.push(dir);
+    else rmSync(file, { force: true });
+  }
+  return dirs;
+}
+
+const registryCache = new Map<string, { mtime: number; dirs: Array<{ file: string; dir: string }> }>();
+
+function readRegistry(registry: string, home: string): Array<{ file: string; dir: string }> {
+  let names: string[];
+  try {
+    names = readdirSync(registry).filter((name) => /^[0-9a-f]{32}$/.test(name));
+  } catch {
+    return [];
+  }
+  const dirs: Array<{ file: string; dir: string }> = [];
+  for (const name of names.slice(0, maxKnownStateDirs)) {
+    const file = join(registry, name);
+    try {
+      const dir = readFileSync(file, 'utf8');
+      // Never the home or a folder above it (a planted entry must not hide everything).
+      if (isAbsolute(dir) && !dir.includes('\0') && !within(home, dir)) dirs.push({ file, dir });
+    } catch {
+      // unreadable: skipped
+    }
+  }
+  return dirs;
+}
+
+/** Whether `path` is `root` or inside it. */
+function within(path: string, root: string): boolean {
+  const rel = relative(root, path);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }

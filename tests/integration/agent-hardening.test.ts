@@ -8,6 +8,8 @@ import { until } from '../support/until.js';
 import { startAgentFixture, type AgentFixture } from './agent-helpers.js';
 import { file, runs } from '../support/capabilities.js';
 import { findPwsh } from './pwsh-helpers.js';
+import { startRuntime } from '../../src/main/runtime.js';
+import { knownStateDirs } from '../../src/main/state-dir.js';
 
 let f: AgentFixture;
 let token: string;
@@ -170,6 +172,46 @@ describe("Tandem's default state directory", () => {
       expect(request?.why).toContain('protected location');
       f.layer.answerApproval({ requestId: request!.id, decision: 'reject', reason: 'no' });
     }
+  });
+});
+
+describe("another instance's state directory elsewhere (its own TANDEM_HOME)", () => {
+  it('is protected once that instance has started: its tokens ask and are not returned', async () => {
+    const nonce = String(Math.floor(Math.random() * 1e9));
+    const other = join(f.home, 'work', `tandem-b-${nonce}`);
+    const env: NodeJS.ProcessEnv = { ...process.env, TANDEM_HOME: other, HOME: f.home, SHELL: '/bin/bash' };
+    delete env.TANDEM_INSTANCE;
+    delete env.XDG_CONFIG_HOME;
+    const running = await startRuntime({
+      env,
+      port: 0,
+      allowOrigins: [],
+      trustLocalAgents: false,
+      rendererDir: null,
+      machines: false,
+      bridge: { command: process.execPath, args: [] },
+    });
+    try {
+      writeFileSync(join(other, 'agents.json'), `{"agents":[{"token":"tok-${nonce}"}]}\n`);
+      const client = await f.client(guardedToken);
+      const opening = f.call(client, 'terminal_open', { title: 'home-b', shell: 'bash', cwd: f.home });
+      await until(() => f.layer.state().approvals.some((approval) => approval.kind === 'open'), 'the workspace question');
+      f.layer.answerApproval({ requestId: f.layer.state().approvals.find((approval) => approval.kind === 'open')!.id, decision: 'approve' });
+      const { id } = (await opening) as { id: string };
+      for (const text of [`cat work/tandem-b-${nonce}/agents.json`, `grep -r tok- work`]) {
+        const asked = await f.call(client, 'terminal_send', { id, text, waitMs: 300 });
+        expect(asked, text).toMatchObject({ status: 'awaiting_approval' });
+        const request = f.layer.state().approvals.find((approval) => approval.terminalId === id);
+        expect(request?.why).toContain('protected location');
+        f.layer.answerApproval({ requestId: request!.id, decision: 'reject', reason: 'no' });
+      }
+      expect(JSON.stringify(await f.call(client, 'terminal_read', { id }))).not.toContain(`tok-${nonce}`);
+    } finally {
+      await running.stop();
+    }
+    // Gone: its entry goes with it.
+    rmSync(other, { recursive: true, force: true });
+    expect(knownStateDirs(f.home)).not.toContain(other);
   });
 });
 

@@ -9,7 +9,7 @@ import { type Dirent, type Stats, lstatSync, readFileSync, readdirSync, realpath
 import { posix } from 'node:path';
 import { credentialPaths } from './sensitive-paths.js';
 import { ownShortSocketDirs } from '../launch/socket-path.js';
-import { defaultStateDirs } from '../state-dir.js';
+import { defaultStateDirs, knownStateDirs } from '../state-dir.js';
 
 /**
  * Credential locations under the home directory: the one documented list the approval judge
@@ -69,7 +69,13 @@ export interface HiddenPathInput {
 export function hiddenPathCandidates({ home, env, stateDir, discoveryDir }: HiddenPathInput): string[] {
   const fromHome = (path: string) => (path === '~' ? home : path.startsWith('~/') ? posix.join(home, path.slice(2)) : path);
   // The bridge channel's short directory, where a long discovery path moved it (macOS has no private /tmp).
-  const own = [stateDir, discoveryDir, ...ownShortSocketDirs(discoveryDir), ...defaultStateDirs(home, process.platform === 'darwin' ? 'darwin' : 'linux', env)];
+  const own = [
+    stateDir,
+    discoveryDir,
+    ...ownShortSocketDirs(discoveryDir),
+    ...defaultStateDirs(home, process.platform === 'darwin' ? 'darwin' : 'linux', env),
+    ...knownStateDirs(home, process.platform === 'darwin' ? 'darwin' : 'linux', env),
+  ];
   const runtime = [
     env.XDG_RUNTIME_DIR,
     env.SSH_AUTH_SOCK,

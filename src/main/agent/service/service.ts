@@ -16,7 +16,7 @@ import { send, signalTerminal } from './send.js';
 import type { AgentIdentity, TokenStore } from '../pairing/tokens.js';
 import type { ToolArgs } from '../mcp/tool-defs.js';
 import type { AgentConnection, ApprovalDecision, ApprovalRequestInfo, HandoffDecision, HandoffRequestInfo } from '../types.js';
-import { defaultStateDirs } from '../../state-dir.js';
+import { defaultStateDirs, knownStateDirs } from '../../state-dir.js';
 
 export interface AgentServiceOptions {
   clock?: Clock;
@@ -77,6 +77,8 @@ export class AgentService {
     // The running instance's, and where Tandem keeps state by default (another instance's, or an
     // earlier one's, keeps agents' tokens and the person's recordings there: round s40 D).
     this.tandemDirs = [opts.stateDir, runtime ? `${runtime}/tandem` : undefined, ...defaultStateDirs(this.home)].filter((dir): dir is string => Boolean(dir));
+    const fixed = this.tandemDirs;
+    const home = this.home;
     this.sandbox = opts.sandbox;
     void this.sweepEvery(opts.sweepIntervalMs ?? 60_000);
     this.ctx = {
@@ -88,7 +90,10 @@ export class AgentService {
       questions: this.questions,
       ran: this.ran,
       home: this.home,
-      tandemDirs: this.tandemDirs,
+      // Other instances' state directories (TANDEM_HOME) as they record themselves, read per use.
+      get tandemDirs() {
+        return [...fixed, ...knownStateDirs(home)];
+      },
       state: (terminal) => this.state(terminal),
       terminalFor: (connection, id, need) => this.terminalFor(connection, id, need),
       visible: (connection, terminal) => this.visible(connection, terminal),
