@@ -139,6 +139,8 @@ describe("the person's output under their lease", () => {
     const answered = await f.call(client, 'terminal_send', { id, text: 'yes', waitMs: 10_000 });
     expect(everything(answered)).not.toContain(secret);
     expect(answered).toMatchObject({ status: 'done' });
+    // The answer's result says what it could not show, and why.
+    expect(answered.output).toContain(personNotice);
     const after = await f.call(client, 'terminal_read', { id });
     expect(everything(after)).not.toContain(secret);
     // The person's command printed got-yes before its prompt: theirs too. The agent's next is its own.

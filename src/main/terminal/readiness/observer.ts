@@ -20,6 +20,8 @@ export interface Observer {
   minEndSeq: number;
   /** Output is collected from the command's start marker (or from the write, without one). */
   collecting: boolean;
+  /** Output the person's lease kept from this call: its result says so once, where it was. */
+  withheld?: boolean;
   projector: OutputProjector;
   echo: string | null;
   baseline: ProbeBaseline | null;

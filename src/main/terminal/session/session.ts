@@ -18,7 +18,7 @@ import type { RedirectReport } from '../../shells/redirect-report.js';
 import { andPast, probeLook, probeWaiting, takeBaseline, type ProbeBaseline, type ProbeTarget, type WaitEvidence } from '../readiness/probe.js';
 import { OutputProjector } from '../projection/projection.js';
 import { launchShell } from './launch.js';
-import { PersonSpans } from './person-spans.js';
+import { PersonSpans, personNotice } from './person-spans.js';
 
 /** Lines the agents' view keeps above its screen (person-spans.ts): the emulator's hot lines. */
 const agentViewScrollback = 1000;
@@ -500,8 +500,13 @@ export class TerminalSession {
     this.emulator.feed(text);
     if (this.ready.phase.kind === 'starting') this.startupBanner?.push(text);
     for (const observer of this.observers) {
-      // Output still the person's (their program ran on after the hand-back) is not the agent's call's.
+      // Output still the person's (their program ran on after the hand-back) is not the agent's
+      // call's: the result says that it was withheld, once, where it was.
       if (observer.collecting && !this.personSpans.open) observer.projector.push(text);
+      else if (observer.collecting && !observer.withheld) {
+        observer.withheld = true;
+        observer.projector.push(`\r\n${personNotice}\r\n`);
+      }
       // New output races any waiting evidence sampled before it.
       observer.candidate = null;
     }
