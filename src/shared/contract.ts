@@ -39,6 +39,8 @@ export const terminalInfoSchema = z.object({
   program: z.string().nullable(),
   /** UI only: an agent call (send, wait, handoff) is waiting on this terminal now. */
   agentListening: z.boolean(),
+  /** UI only: handed back privately, and what the terminal prints is still kept from the agent (the person's line or job runs on); absent otherwise. */
+  keptPrivate: z.boolean().optional(),
   /**
    * UI only: present when this tab is a read-only transcript of a closed terminal (src/main/host/transcripts.ts):
    * why (`closed` by agent `by`, its shell had `exited`, `unattended`, or `restored` from the last session) and when (ISO).

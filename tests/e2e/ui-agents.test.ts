@@ -243,6 +243,21 @@ describe.skipIf(!runUi)('Tandem UI: agents, approvals and handoff', () => {
     expect(result).toMatchObject({ control: 'agent', handoff: { state: 'returned', note: null } });
     expect((result.handoff as { summary: string }).summary).toContain('echo by-person');
     expect(control(agentTerminal)).toBe('agent');
+    // Handed back without sharing: the bar says the person's output stays theirs, until the
+    // agent's next command (nothing of the person's runs on).
+    const kept = bar().locator('[data-kept-private]');
+    await kept.waitFor();
+    expect(await kept.getAttribute('title')).toContain('kept from codex');
+    for (const [width, height] of [
+      [800, 600],
+      [1280, 780],
+    ] as const) {
+      await ui.page.setViewportSize({ width, height });
+      await ui.page.screenshot({ path: screenshotPath(`ui-kept-private-${width}x${height}`) });
+    }
+    expect(JSON.stringify(await call('terminal_list', {}))).not.toContain('keptPrivate');
+    expect(await call('terminal_send', { id: agentTerminal, text: 'pwd', waitMs: 20_000 })).toMatchObject({ status: 'done', approval: null });
+    await kept.waitFor({ state: 'detached' });
   }, 90_000);
 
   it('declines a handoff with a note, which reaches the agent', async () => {

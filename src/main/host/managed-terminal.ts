@@ -184,6 +184,7 @@ export class ManagedTerminal {
       ...(s.toolFilesChanged.length > 0 ? { toolFilesChanged: [...s.toolFilesChanged] } : {}),
       program: s.status === 'exited' ? null : this.program.value,
       agentListening: this.agentCalls > 0,
+      ...(this.leaseDone !== null ? { keptPrivate: true } : {}),
     };
   }
 
@@ -423,6 +424,7 @@ export class ManagedTerminal {
     if (!this.leaseDone?.()) return;
     this.leaseDone = null;
     this.session.personSpans.end(this.session.streamOffset, false);
+    this.onChange();
   }
 
   /** Marks an agent call waiting on this terminal until the returned function runs. */

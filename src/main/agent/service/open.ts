@@ -21,7 +21,7 @@ export interface Seats {
 }
 
 export function agentInfo(terminal: TerminalPort): TerminalInfo {
-  const { handedTo: _handedTo, agentListening: _listening, ...view } = terminal.view();
+  const { handedTo: _handedTo, agentListening: _listening, keptPrivate: _private, ...view } = terminal.view();
   return view;
 }
 
