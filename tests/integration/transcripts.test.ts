@@ -155,11 +155,12 @@ describe('the last session comes back after a restart', () => {
 
     expect(statSync(dir).mode & 0o777).toBe(0o700);
     const files = readdirSync(dir);
-    expect(files).toEqual([`${mine.id}.json`]);
+    // It failed once under load with no log kept (issue 22): a failure now says how the terminal closed.
+    expect(files, JSON.stringify(host.closeLog)).toEqual([`${mine.id}.json`]);
     const file = join(dir, files[0]!);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const text = readFileSync(file, 'utf8');
-    expect(text).toContain('restart-canary-25');
+    expect(text, text.slice(-2000)).toContain('restart-canary-25');
     // The environment never reaches the file: the tab did not show it.
     expect(text).not.toContain(secret);
 
