@@ -221,6 +221,92 @@ describe("the person's output under their lease", () => {
     expect(everything(await f.call(client, 'terminal_read', { id, offset: 0, count: 200 }))).not.toContain(`ahead-${nonce}`);
   });
 
+  it.runIf(runs("the person's processes, read from /proc", procfs)).each([
+    [
+      'a job a typed-ahead line starts after the hand-back',
+      (g: string, n: string) => ['sleep 1\r', `(until [ -e ${g} ]; do sleep 0.05; done; printf 'late-%s\\n' ${n}) &\r`],
+    ],
+    ['a setsid daemon', (g: string, n: string) => [`setsid sh -c 'until [ -e ${g} ]; do sleep 0.05; done; printf "late-%s\\n" ${n}' &\r`]],
+    ['a process substitution', (g: string, n: string) => [`echo >(until [ -e ${g} ]; do sleep 0.05; done; printf 'late-%s\\n' ${n})\r`]],
+  ] as const)("%s of the person's prints after the hand-back: still theirs (round s44)", async (_what, lines) => {
+    const nonce = String(Math.floor(Math.random() * 1e9));
+    const { id } = (await f.call(client, 'terminal_open', { title: 'later', shell: 'bash' })) as { id: string };
+    await f.call(client, 'terminal_send', { id, text: 'true' });
+    const view = await attachAsPerson(id);
+    const g = gate(f.project);
+    const typed = lines(g.path, nonce);
+    for (const line of typed) await f.host.input(view, line, true);
+    const ran = () => f.host.get(id).ops.status === 'idle' && (f.host.get(id).view().lastCommand?.command ?? '').includes(g.path);
+    // A typed-ahead line is handed back before the shell runs it: its job starts after the hand-back.
+    if (typed.length === 1) await until(ran, 'the prompt after their line');
+    f.host.handBack(id);
+    await until(ran, 'their line run');
+    // The agent's commands run while the person's process waits; then it prints.
+    expect(await f.call(client, 'terminal_send', { id, text: 'echo mine-1', waitMs: 10_000 })).toMatchObject({ status: 'done' });
+    g.open();
+    await until(() => f.host.get(id).session.screen.text.includes(`late-${nonce}`), "the person's late output");
+    const after = await f.call(client, 'terminal_send', { id, text: 'echo mine-2', waitMs: 10_000 });
+    expect(everything(after)).not.toContain(`late-${nonce}`);
+    for (const read of [{ id }, { id, offset: 0, count: 200 }]) expect(everything(await f.call(client, 'terminal_read', read))).not.toContain(`late-${nonce}`);
+    expect(everything(await f.call(client, 'terminal_wait', { id, waitMs: 1_000 }))).not.toContain(`late-${nonce}`);
+    g.dispose();
+  });
+
+  it.runIf(runs("the person's processes, read from /proc", procfs))(
+    'a job from a takeover that had not ended when the person took the terminal again stays theirs (round s44)',
+    async () => {
+      const nonce = String(Math.floor(Math.random() * 1e9));
+      const { id } = (await f.call(client, 'terminal_open', { title: 'twice', shell: 'bash' })) as { id: string };
+      await f.call(client, 'terminal_send', { id, text: 'true' });
+      const view = await attachAsPerson(id);
+      const g = gate(f.project);
+      await personRuns(id, view, `(until [ -e ${g.path} ]; do sleep 0.05; done; printf 'late-%s\\n' ${nonce}) &`);
+      f.host.handBack(id);
+      f.host.takeControl(id);
+      await personRuns(id, view, 'true');
+      f.host.handBack(id);
+      expect(await f.call(client, 'terminal_send', { id, text: 'echo mine-1', waitMs: 10_000 })).toMatchObject({ status: 'done' });
+      g.open();
+      await until(() => f.host.get(id).session.screen.text.includes(`late-${nonce}`), "the person's late output");
+      expect(everything(await f.call(client, 'terminal_send', { id, text: 'echo mine-2', waitMs: 10_000 }))).not.toContain(`late-${nonce}`);
+      expect(everything(await f.call(client, 'terminal_read', { id, offset: 0, count: 200 }))).not.toContain(`late-${nonce}`);
+      g.dispose();
+    },
+  );
+
+  it.runIf(runs("the person's processes, read from /proc", procfs))(
+    "lines the person types fast into a REPL are the REPL's: the agent's next command after the hand-back is its own (round s44)",
+    async () => {
+      const { id } = (await f.call(client, 'terminal_open', { title: 'repl', shell: 'bash' })) as { id: string };
+      await f.call(client, 'terminal_send', { id, text: 'true' });
+      const view = await attachAsPerson(id);
+      await f.host.input(view, 'python3 -q\r', true);
+      await until(() => f.host.get(id).session.screen.text.includes('>>>'), 'the REPL');
+      for (let i = 1; i <= 6; i++) await f.host.input(view, `${i}+${i}\r`, true);
+      await until(() => f.host.get(id).session.screen.text.includes('12'), 'the REPL answering');
+      await f.host.input(view, 'exit()\r', true);
+      await until(() => f.host.get(id).view().lastCommand?.command === 'python3 -q' && f.host.get(id).ops.status === 'idle', 'the REPL ended');
+      f.host.handBack(id);
+      expect(await f.call(client, 'terminal_send', { id, text: 'echo mine-$((5*5))', waitMs: 10_000 })).toMatchObject({ status: 'done', output: 'mine-25' });
+    },
+  );
+
+  it.each(['bash', 'zsh'])("%s: text the person left at the prompt is not completed or run by the agent's next line (round s44)", async (shell) => {
+    const nonce = String(Math.floor(Math.random() * 1e9));
+    const { id } = (await f.call(client, 'terminal_open', { title: 'left', shell })) as { id: string };
+    await f.call(client, 'terminal_send', { id, text: 'true' });
+    const view = await attachAsPerson(id);
+    await personRuns(id, view, 'echo hi');
+    await f.host.input(view, `printf 'left-%s\\n' ${nonce} #`, true);
+    await until(() => f.host.get(id).session.screen.text.includes(`left-%s`), 'the typed text');
+    f.host.handBack(id);
+    const mine = await f.call(client, 'terminal_send', { id, text: 'echo mine-$((2*21))', waitMs: 10_000 });
+    expect(mine).toMatchObject({ status: 'done', output: 'mine-42' });
+    await until(() => f.host.get(id).ops.status === 'idle', 'the prompt');
+    expect(f.host.get(id).session.screen.text).not.toContain(`left-${nonce}\n`);
+    expect(everything(await f.call(client, 'terminal_read', { id, offset: 0, count: 200 }))).not.toContain(`left-${nonce}`);
+  });
+
   it('sharing a later lease never shows an earlier private one, still open when the person took the terminal again (round s42 N1)', async () => {
     const nonce = String(Math.floor(Math.random() * 1e9));
     const { id } = (await f.call(client, 'terminal_open', { title: 'retake', shell: 'bash' })) as { id: string };

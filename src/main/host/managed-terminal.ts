@@ -6,7 +6,7 @@ import type { Clock } from '../clock.js';
 import type { TerminalSession } from '../terminal/session/session.js';
 import { ProgramTitle } from '../terminal/emulator/program-title.js';
 import { hostPlatform } from '../pty/platform.js';
-import { jobGroups } from '../pty/proc.js';
+import { terminalProcessGroups } from '../pty/tree.js';
 import { TerminalControl } from './terminal-control.js';
 import { TerminalOps } from './terminal-ops.js';
 import { Attachment, type FrameSink, outputFrom } from './attachment.js';
@@ -65,8 +65,8 @@ export class ManagedTerminal {
   private program!: ProgramTitle;
   /** The window title now was set by the person's output under their lease (TerminalOps hides it from agents). */
   titleIsPersons = false;
-  /** The shell's jobs (process groups) when the person took the terminal: theirs are the others. */
-  private jobsBefore: Set<number> | null = null;
+  /** The terminal's processes (pid to process group) when the person took the terminal: theirs are the others. */
+  private processesBefore: Map<number, number> | null = null;
   /**
    * A lease handed back privately stays the person's until the agent's next write finds it done
    * (`agentWriting`): this says when it is, from the jobs the person left at hand-back.
@@ -79,6 +79,8 @@ export class ManagedTerminal {
    * typed-ahead line the agent's Ctrl+C releases).
    */
   private owedPrompts = 0;
+  /** The person left typed text at the shell's prompt under their lease (not submitted, not erased). */
+  private personLeftLine = false;
   /** Agent calls (send, wait, handoff) waiting on this terminal now. */
   private agentCalls = 0;
   /** Who drives this terminal, the handoff and the write queue: `meta.control` mirrors it. */
@@ -387,31 +389,32 @@ export class ManagedTerminal {
    */
   private leaseChanged(control: Controller): void {
     if (this.meta.origin !== 'agent') return;
+    // Taken again before the last lease ended: that lease's processes are still the person's.
+    const pending = this.leaseDone !== null;
     this.leaseDone = null;
     const session = this.session;
     const spans = session.personSpans;
     if (control === 'user') {
-      this.jobsBefore = jobGroups(session.pid);
+      if (!pending) this.processesBefore = terminalProcessGroups(session.pid, session.id);
       this.owedPrompts = 0;
+      this.personLeftLine = false;
       return spans.begin(session.streamOffset);
     }
     if (this.control.state.words?.shareOutput === true) return spans.end(session.streamOffset, true);
-    // The person's jobs: process groups of the shell's session made under the lease, in front
-    // or in the background, running or stopped (Linux; elsewhere the prompt rule below).
-    const now = jobGroups(session.pid);
-    const persons = now && this.jobsBefore ? [...now].filter((group) => !this.jobsBefore!.has(group)) : null;
-    // At the shell's prompt, every line they submitted run, and no job of theirs alive: a loop of
-    // the shell's own (no job between two of its commands) or a program waiting for input is
-    // theirs still. What their jobs print later is theirs too: a job stopped with Ctrl+Z would
-    // redraw their screen at the agent's `fg`, a background job print later (black-box rounds
-    // s41 H3, s42 N2–N4). Without /proc: a prompt after a command that did not stop.
+    // At the shell's prompt, every line they submitted run, and no process of theirs alive: a
+    // loop of the shell's own or a program waiting for input is theirs still. What their
+    // processes print later is theirs too: a job stopped with Ctrl+Z would redraw their screen at
+    // the agent's `fg`, a background job, a process substitution or a setsid daemon print later,
+    // a typed-ahead line start a job after the hand-back (black-box rounds s41 H3, s42 N2–N4,
+    // s44). Without /proc: a prompt after a command that did not stop.
+    const before = this.processesBefore;
     this.leaseDone = () => {
       if (session.status === 'exited') return true;
       if (session.status !== 'idle') return false;
       if (session.integration && session.promptsSeen < this.owedPrompts) return false;
-      if (persons === null) return !stoppedJob(session.lastCommandExitCode);
-      const alive = jobGroups(session.pid);
-      return alive === null || persons.every((group) => !alive.has(group));
+      const now = before && terminalProcessGroups(session.pid, session.id);
+      if (!before || !now) return !stoppedJob(session.lastCommandExitCode);
+      return !personsProcessAlive(before, now, session.pid, hostPlatform.shellGroup(session.pid));
     };
   }
 
@@ -420,11 +423,17 @@ export class ManagedTerminal {
    * and jobs are done, so everything before this write (their typed-ahead line's output, the
    * prompt after it) stays theirs, and the agent's own command is read as usual.
    */
-  agentWriting(): void {
-    if (!this.leaseDone?.()) return;
-    this.leaseDone = null;
-    this.session.personSpans.end(this.session.streamOffset, false);
-    this.onChange();
+  agentWriting(): { clearLine: boolean } {
+    // Text the person typed at the prompt and left there is not the agent's to complete or run
+    // (black-box round s44): the agent's first write after the lease empties the line first.
+    const clearLine = this.personLeftLine;
+    this.personLeftLine = false;
+    if (this.leaseDone?.()) {
+      this.leaseDone = null;
+      this.session.personSpans.end(this.session.streamOffset, false);
+      this.onChange();
+    }
+    return { clearLine };
   }
 
   /** Marks an agent call waiting on this terminal until the returned function runs. */
@@ -453,9 +462,18 @@ export class ManagedTerminal {
   /** A line the person submits under their lease runs after it: at the next prompt, or the one after if a command runs (typed ahead). */
   private noteSubmit(data: string): void {
     const session = this.session;
-    if (this.meta.origin !== 'agent' || !session.personSpans.open || !/[\r\n]/.test(data)) return;
-    // A program reading input takes the line itself.
+    if (this.meta.origin !== 'agent' || !session.personSpans.open) return;
+    if (session.status === 'idle') {
+      // What follows the last Enter, Ctrl+C or Ctrl+U stays in the line editor.
+      const ends = /[\r\n\x03\x15]/.test(data);
+      const tail = data.split(/[\r\n\x03\x15]/).at(-1) ?? '';
+      this.personLeftLine = /[^\x00-\x1f\x7f]/.test(tail) || (!ends && this.personLeftLine);
+    }
+    if (!/[\r\n]/.test(data)) return;
+    // A program reading input takes the line itself: one seen waiting, or one in front reading
+    // the terminal as the key goes (a status can lag fast typing in vim or a REPL: round s44).
     if (session.status === 'waiting_input') return;
+    if (session.status !== 'idle' && session.foregroundReadsTty() !== false) return;
     const lines = data.split(/\r\n|\r|\n/).length - 1;
     const from = Math.max(this.owedPrompts, session.promptsSeen + (session.status === 'idle' ? 0 : 1));
     this.owedPrompts = Math.min(from + lines, session.promptsSeen + maxOwedPrompts);
@@ -468,6 +486,17 @@ export class ManagedTerminal {
     for (const attachment of this.attachments.values()) attachment.close('not_found', 'The terminal was closed.');
     this.attachments.clear();
   }
+}
+
+/**
+ * Whether a process the person started under their lease lives: one not there at the takeover,
+ * outside the process groups the agent's jobs had then (a job's later children are its own),
+ * the shell's own group counting as theirs (a process substitution, a subshell).
+ */
+function personsProcessAlive(before: Map<number, number>, now: Map<number, number>, shellPid: number, shellGroup: number): boolean {
+  const agentGroups = new Set([...before.values()].filter((group) => group !== shellGroup));
+  for (const [pid, group] of now) if (pid !== shellPid && !before.has(pid) && !agentGroups.has(group)) return true;
+  return false;
 }
 
 /** Lines typed ahead that keep a handed-back lease the person's, at most (a paste of many lines runs them on its own). */

@@ -26,8 +26,8 @@ export interface OpsTerminal {
   readonly titleIsPersons: boolean;
   view(): TerminalView;
   beginAgentCall(): () => void;
-  /** The agent writes next: a lease handed back privately ends here when the person's work is done. */
-  agentWriting(): void;
+  /** The agent writes next: a lease handed back privately ends here when the person's work is done; `clearLine`: the person left text at the prompt. */
+  agentWriting(): { clearLine: boolean };
 }
 
 /** The agent layer's port into one terminal (terminal-port.ts): writes take a turn in its queue that the port holds; reads and waits do not. */
@@ -166,8 +166,8 @@ export class TerminalOps implements TerminalPort {
     try {
       const req = await prepare();
       if (req === null) return null;
-      this.terminal.agentWriting();
-      return await this.session.send({ ...req, handoff: turn.preempted });
+      const { clearLine } = this.terminal.agentWriting();
+      return await this.session.send({ ...req, ...(clearLine ? { clearLine: true } : {}), handoff: turn.preempted });
     } finally {
       turn.release();
     }

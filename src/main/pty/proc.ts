@@ -314,16 +314,3 @@ export function foregroundProgram(shellPid: number): string | null {
   return readStat(shell.tpgid)?.comm || null;
 }
 
-/**
- * The process groups of a shell's session other than the shell's own, alive (its jobs, in front
- * or not, running or stopped); null where /proc cannot tell (not Linux, or the shell is gone).
- * A /proc-wide scan: once per hand-back and per state change while one waits on it.
- */
-export function jobGroups(shellPid: number): Set<number> | null {
-  const shell = readStat(shellPid);
-  if (!shell) return null;
-  const groups = new Set<number>();
-  for (const proc of scanProcesses())
-    if (proc.session === shell.session && proc.pgrp !== shell.pgrp && proc.state !== 'Z' && proc.state !== 'X') groups.add(proc.pgrp);
-  return groups;
-}

@@ -118,6 +118,21 @@ function findMembers(rootPid: number, terminalId: string): Member[] {
   return [...found].filter((pid) => !exclude.has(pid)).map((pid) => ({ pid, start: byPid.get(pid)?.start ?? null }));
 }
 
+/**
+ * A terminal's live processes with their process groups (Linux /proc: parentage, session and
+ * the terminal-id marker, so setsid daemons too); null without /proc. A /proc-wide scan with an
+ * environment read per process: at a takeover and per agent write after a private hand-back only.
+ */
+export function terminalProcessGroups(rootPid: number, terminalId: string): Map<number, number> | null {
+  if (!hasProc) return null;
+  const groups = new Map<number, number>();
+  for (const { pid } of findMembers(rootPid, terminalId)) {
+    const stat = readStat(pid);
+    if (stat && stat.state !== 'Z' && stat.state !== 'X') groups.set(pid, stat.pgrp);
+  }
+  return groups;
+}
+
 export function findTerminalProcesses(rootPid: number, terminalId: string): number[] {
   return findMembers(rootPid, terminalId).map((m) => m.pid);
 }

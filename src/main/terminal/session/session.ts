@@ -4,6 +4,7 @@ import { DEFAULT_LIMITS } from '../../../shared/limits.js';
 import type { ClosedBy, Evidence, LastCommand, Origin, SendResult, SignalName, TerminalStatus } from '../../../shared/types.js';
 import type { PtyProcess } from '../../pty/pump.js';
 import { hostPlatform, type PtyPlatform } from '../../pty/platform.js';
+import { sampleForeground } from '../../pty/proc.js';
 import { Confinement, type SandboxRequest } from '../../sandbox/launch.js';
 import type { SandboxInfo } from '../../sandbox/types.js';
 import type { ResolvedShell } from '../../shells/resolve.js';
@@ -422,6 +423,14 @@ export class TerminalSession {
   }
 
   /** Total marker-free output characters so far: the offset of the next output. */
+  /** Whether a program in front reads the terminal now (its threads, sampled); null where that cannot be told (no /proc). */
+  foregroundReadsTty(): boolean | null {
+    const path = this.probeTarget.ttyPath;
+    if (!path || !this.platform.processGroups) return null;
+    const sample = sampleForeground(this.pid, path);
+    return sample && sample.inspectable ? sample.threads.some((thread) => thread.watchesTty) : null;
+  }
+
   /** Prompts the shell has drawn (each end marker, an empty Enter's too): a line submitted at a prompt has run by the next one. */
   get promptsSeen(): number {
     return this.prompts;
