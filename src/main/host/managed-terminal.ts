@@ -79,6 +79,8 @@ export class ManagedTerminal {
    * typed-ahead line the agent's Ctrl+C releases).
    */
   private owedPrompts = 0;
+  /** Programs (process groups) seen reading the terminal under the lease: the Enters typed to them are theirs. */
+  private readonly readers = new Set<number>();
   /** The person left typed text at the shell's prompt under their lease (not submitted, not erased). */
   private personLeftLine = false;
   /** Agent calls (send, wait, handoff) waiting on this terminal now. */
@@ -133,6 +135,7 @@ export class ManagedTerminal {
         this.onExited?.();
       }
       program.stateChanged(session.status === 'idle');
+      if (session.status === 'waiting_input' && session.personSpans.open) this.noteReader(hostPlatform.foregroundGroup(session.pid));
       this.onChange();
     });
     return () => {
@@ -398,6 +401,7 @@ export class ManagedTerminal {
       if (!pending) this.processesBefore = terminalProcessGroups(session.pid, session.id);
       this.owedPrompts = 0;
       this.personLeftLine = false;
+      this.readers.clear();
       return spans.begin(session.streamOffset);
     }
     if (this.control.state.words?.shareOutput === true) return spans.end(session.streamOffset, true);
@@ -459,6 +463,14 @@ export class ManagedTerminal {
     await this.control.queue.underLease(() => this.session.write(data));
   }
 
+  /** Remembers a program (its process group) seen reading the terminal under the lease. */
+  private noteReader(group: number | null): void {
+    // The shell's own group runs its builtins (`read`) and its loops alike: not remembered.
+    if (group === null || this.readers.has(group) || group === hostPlatform.shellGroup(this.session.pid)) return;
+    if (this.readers.size >= maxReaders) this.readers.delete(this.readers.values().next().value!);
+    this.readers.add(group);
+  }
+
   /** A line the person submits under their lease runs after it: at the next prompt, or the one after if a command runs (typed ahead). */
   private noteSubmit(data: string): void {
     const session = this.session;
@@ -470,10 +482,17 @@ export class ManagedTerminal {
       this.personLeftLine = /[^\x00-\x1f\x7f]/.test(tail) || (!ends && this.personLeftLine);
     }
     if (!/[\r\n]/.test(data)) return;
-    // A program reading input takes the line itself: one seen waiting, or one in front reading
-    // the terminal as the key goes (a status can lag fast typing in vim or a REPL: round s44).
-    if (session.status === 'waiting_input') return;
-    if (session.status !== 'idle' && session.foregroundReadsTty() !== false) return;
+    // A program reading input takes the line itself: one seen waiting, or seen reading the
+    // terminal under this lease (a REPL busy with the last line when the next Enter comes), or
+    // reading it as the key goes (a status can lag fast typing in vim or a REPL: round s44).
+    if (session.status === 'waiting_input') return this.noteReader(hostPlatform.foregroundGroup(session.pid));
+    if (session.status !== 'idle') {
+      const group = hostPlatform.foregroundGroup(session.pid);
+      if (group !== null && this.readers.has(group)) return;
+      const reads = session.foregroundReadsTty();
+      if (reads) this.noteReader(group);
+      if (reads !== false) return;
+    }
     const lines = data.split(/\r\n|\r|\n/).length - 1;
     const from = Math.max(this.owedPrompts, session.promptsSeen + (session.status === 'idle' ? 0 : 1));
     this.owedPrompts = Math.min(from + lines, session.promptsSeen + maxOwedPrompts);
@@ -498,6 +517,9 @@ function personsProcessAlive(before: Map<number, number>, now: Map<number, numbe
   for (const [pid, group] of now) if (pid !== shellPid && !before.has(pid) && !agentGroups.has(group)) return true;
   return false;
 }
+
+/** Programs remembered as terminal readers under one lease, at most. */
+const maxReaders = 64;
 
 /** Lines typed ahead that keep a handed-back lease the person's, at most (a paste of many lines runs them on its own). */
 const maxOwedPrompts = 16;
