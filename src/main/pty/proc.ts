@@ -313,4 +313,3 @@ export function foregroundProgram(shellPid: number): string | null {
   if (!shell || shell.tpgid <= 0 || shell.tpgid === shell.pgrp) return null;
   return readStat(shell.tpgid)?.comm || null;
 }
-
