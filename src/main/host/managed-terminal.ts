@@ -69,7 +69,8 @@ export class ManagedTerminal {
   private processesBefore: Map<number, number> | null = null;
   /**
    * A lease handed back privately stays the person's until the agent's next write finds it done
-   * (`agentWriting`): this says when it is, from the jobs the person left at hand-back.
+   * (`agentWriting`): this says when it is, from the lines the person submitted and the processes
+   * they started under the lease.
    */
   private leaseDone: (() => boolean) | null = null;
   /**

@@ -48,6 +48,8 @@ export function pwshRc(ctx: LaunchContext): string {
     for (const [name, value] of Object.entries({ ...ctx.reapplyEnv, NO_COLOR: '1' })) {
       lines.push(`[Environment]::SetEnvironmentVariable(${psQuote(name)}, ${psQuote(value)})`);
     }
+    // Variable names ignore case where Windows does.
+    const comparer = ctx.platform === 'win32' ? 'OrdinalIgnoreCase' : 'Ordinal';
     lines.push(
       // The scrub, a function run now and again at each prompt (tandem.ps1), after a prompt the
       // person's profile set may have exported more: credentials by name and value, then what the
@@ -55,12 +57,12 @@ export function pwshRc(ctx: LaunchContext): string {
       // agentKeptNames; names ignore case where Windows does). Remove-Item, because
       // [Environment]::SetEnvironmentVariable(name, $null) leaves the name, empty, for child processes.
       // `__tandem_envsnap` lists every variable and value; the scrub given one leaves what is unchanged since (the agent's own).
-      `function global:__tandem_envsnap { $h = [Collections.Generic.Dictionary[string,string]]::new([StringComparer]::${ctx.platform === 'win32' ? 'OrdinalIgnoreCase' : 'Ordinal'}); foreach ($e in [Environment]::GetEnvironmentVariables().GetEnumerator()) { $h[[string]$e.Key] = [string]$e.Value }; return ,$h }`,
+      `function global:__tandem_envsnap { $h = [Collections.Generic.Dictionary[string,string]]::new([StringComparer]::${comparer}); foreach ($e in [Environment]::GetEnvironmentVariables().GetEnumerator()) { $h[[string]$e.Key] = [string]$e.Value }; return ,$h }`,
       'function global:__tandem_envscrub {',
       '  param($Since)',
       '  Microsoft.PowerShell.Core\\Set-StrictMode -Off',
       `  foreach ($__n in @([Environment]::GetEnvironmentVariables().Keys)) { if ($Since -and $Since.ContainsKey($__n) -and $Since[$__n] -ceq [Environment]::GetEnvironmentVariable($__n)) { continue }; if ($__n -notmatch ${psQuote(keptPattern())} -and ($__n -match ${psQuote(credentialPattern())} -or [Environment]::GetEnvironmentVariable($__n) -cmatch ${psQuote(credentialValuePattern())})) { Microsoft.PowerShell.Management\\Remove-Item -LiteralPath ("Env:" + $__n) -ErrorAction SilentlyContinue } }`,
-      `  $__k = [Collections.Generic.HashSet[string]]::new([string[]]@(${ctx.keepEnv.map(psQuote).join(', ')}), [StringComparer]::${ctx.platform === 'win32' ? 'OrdinalIgnoreCase' : 'Ordinal'})`,
+      `  $__k = [Collections.Generic.HashSet[string]]::new([string[]]@(${ctx.keepEnv.map(psQuote).join(', ')}), [StringComparer]::${comparer})`,
       `  foreach ($__n in @([Environment]::GetEnvironmentVariables().Keys)) { if ($Since -and $Since.ContainsKey($__n) -and $Since[$__n] -ceq [Environment]::GetEnvironmentVariable($__n)) { continue }; if ($__k.Contains($__n)) { continue }; if (${capabilityNames.map((name) => `$__n -eq ${psQuote(name)}`).join(' -or ')}) { Microsoft.PowerShell.Management\\Remove-Item -LiteralPath ("Env:" + $__n) -ErrorAction SilentlyContinue; continue }; if ($__n -clike 'LC_*') { continue }; $__v = [Environment]::GetEnvironmentVariable($__n); $__ok = $__v -ne ''; foreach ($__e in ("$__v" -split [IO.Path]::PathSeparator)) { if ($__e -eq '' -or -not [IO.Path]::IsPathRooted($__e) -or -not ([IO.File]::Exists($__e) -or [IO.Directory]::Exists($__e))) { $__ok = $false } }; if (-not $__ok) { Microsoft.PowerShell.Management\\Remove-Item -LiteralPath ("Env:" + $__n) -ErrorAction SilentlyContinue } }`,
       '}',
       '__tandem_envscrub',

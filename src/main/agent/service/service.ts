@@ -59,7 +59,6 @@ export class AgentService {
   private readonly disposed = new AbortController();
   private readonly ctx: AgentContext;
   private readonly home: string;
-  private readonly tandemDirs: string[];
   private readonly connectionListeners = new Set<() => void>();
   private readonly opening = new Map<string, number>();
   private readonly sandbox: AgentServiceOptions['sandbox'];
@@ -76,8 +75,7 @@ export class AgentService {
     const runtime = process.env.XDG_RUNTIME_DIR;
     // The running instance's, and where Tandem keeps state by default (another instance's, or an
     // earlier one's, keeps agents' tokens and the person's recordings there: round s40 D).
-    this.tandemDirs = [opts.stateDir, runtime ? `${runtime}/tandem` : undefined, ...defaultStateDirs(this.home)].filter((dir): dir is string => Boolean(dir));
-    const fixed = this.tandemDirs;
+    const fixed = [opts.stateDir, runtime ? `${runtime}/tandem` : undefined, ...defaultStateDirs(this.home)].filter((dir): dir is string => Boolean(dir));
     const home = this.home;
     this.sandbox = opts.sandbox;
     void this.sweepEvery(opts.sweepIntervalMs ?? 60_000);

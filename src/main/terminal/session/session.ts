@@ -422,7 +422,6 @@ export class TerminalSession {
     return { text: this.emulator.screenText(), ...this.emulator.cursor(), altScreen: this.emulator.altScreen };
   }
 
-  /** Total marker-free output characters so far: the offset of the next output. */
   /** Whether a program in front reads the terminal now (its threads, sampled); null where that cannot be told (no /proc). */
   foregroundReadsTty(): boolean | null {
     const path = this.probeTarget.ttyPath;
@@ -436,6 +435,7 @@ export class TerminalSession {
     return this.prompts;
   }
 
+  /** Total marker-free output characters so far: the offset of the next output. */
   get streamOffset(): number {
     return this.history.offset;
   }
@@ -511,10 +511,12 @@ export class TerminalSession {
     for (const observer of this.observers) {
       // Output still the person's (their program ran on after the hand-back) is not the agent's
       // call's: the result says that it was withheld, once, where it was.
-      if (observer.collecting && !this.personSpans.open) observer.projector.push(text);
-      else if (observer.collecting && !observer.withheld) {
-        observer.withheld = true;
-        observer.projector.push(`\r\n${personNotice}\r\n`);
+      if (observer.collecting) {
+        if (!this.personSpans.open) observer.projector.push(text);
+        else if (!observer.withheld) {
+          observer.withheld = true;
+          observer.projector.push(`\r\n${personNotice}\r\n`);
+        }
       }
       // New output races any waiting evidence sampled before it.
       observer.candidate = null;
