@@ -13,6 +13,8 @@ export const DEFAULT_LIMITS = {
   defaultWaitMs: 20_000,
   maxWaitMs: 55_000,
   unattendedGraceMs: 2 * 60 * 60 * 1000,
+  /** How long a new shell may take to show a verified prompt (a person's: to print anything). */
+  startupTimeoutMs: 30_000,
 } as const;
 
 export type Limits = { -readonly [K in keyof typeof DEFAULT_LIMITS]: number };

@@ -99,7 +99,7 @@ describe.skipIf(ssh.skip || !runUi)(`Tandem UI: a remote machine over a real ssh
     if (home) rmSync(home, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
     if (remoteDir) rmSync(remoteDir, { recursive: true, force: true });
     await sshd?.stop();
-  }, 60_000);
+  });
 
   it("shows the machine's group, opens a terminal there from the menu, and resumes it without loss after ssh is killed", async () => {
     await page.goto(testUrl(serve.server.loginUrl()));

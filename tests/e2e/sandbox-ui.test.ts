@@ -77,7 +77,7 @@ describe.skipIf(!runUi)('Tandem UI: a confined agent’s files and network', () 
     writeFileSync(join(bin, 'xdg-open'), `#!/bin/sh\nprintf '%s' "$1" > '${opener}'\n`);
     chmodSync(join(bin, 'xdg-open'), 0o755);
     process.env.PATH = `${bin}:${savedPath ?? ''}`;
-  }, 60_000);
+  });
 
   afterAll(async () => {
     process.env.PATH = savedPath;
@@ -181,5 +181,5 @@ describe.skipIf(!runUi)('Tandem UI: a confined agent’s files and network', () 
     await dialog.getByRole('button', { name: 'Remove', exact: true }).click();
     await expect.poll(() => existsSync(files.dir)).toBe(false);
     await card().getByText('made by its first confined terminal').waitFor();
-  }, 60_000);
+  });
 });

@@ -92,7 +92,7 @@ describe.skipIf(!runUi)('Tandem UI: agents, approvals and handoff', () => {
 
     await result.getByRole('button', { name: 'Done, hide the token' }).click();
     await expect.poll(() => ui.page.getByText(token).count()).toBe(0);
-  }, 60_000);
+  });
 
   it('edits the policy lists of a paired agent', async () => {
     const card = panel().getByRole('article', { name: 'Agent codex' });
@@ -108,7 +108,7 @@ describe.skipIf(!runUi)('Tandem UI: agents, approvals and handoff', () => {
     await card.getByRole('combobox', { name: 'Approval policy for codex' }).selectOption('ask-unless-allowed');
     await expect.poll(() => ui.serve.agents.state().paired[0]!.policy).toBe('ask-unless-allowed');
     await closePanel();
-  }, 30_000);
+  });
 
   it('shows a pairing request as a banner; Allow once answers it', async () => {
     const requestId = ui.serve.agents.pairing.request({ name: 'gemini', pid: 4242, exe: '/usr/bin/gemini', cwd: '/tmp/project' });
@@ -130,7 +130,7 @@ describe.skipIf(!runUi)('Tandem UI: agents, approvals and handoff', () => {
     // Allowed once is not paired.
     expect(ui.serve.agents.state().paired.map((agent) => agent.name)).toEqual(['codex']);
     await expect.poll(() => agentsButton().getAttribute('aria-label')).toBe('Agents');
-  }, 30_000);
+  });
 
   it('asks to approve an agent command; Edit then approve runs the edited command', async () => {
     // The person's own terminal first, so that the terminal link has somewhere to switch from.
@@ -268,7 +268,7 @@ describe.skipIf(!runUi)('Tandem UI: agents, approvals and handoff', () => {
     await banner.getByRole('button', { name: 'Decline', exact: true }).click();
     expect(await handoff).toMatchObject({ control: 'agent', handoff: { state: 'declined', note: 'not now, the build is running' } });
     expect(control(agentTerminal)).toBe('agent');
-  }, 60_000);
+  });
 
   it('hands the person’s terminal to a paired agent chosen from a list', async () => {
     await ui.page.locator(`[role="tab"][data-terminal-id="${ownTerminal}"]`).click();
@@ -286,7 +286,7 @@ describe.skipIf(!runUi)('Tandem UI: agents, approvals and handoff', () => {
     await bar().getByRole('button', { name: 'Take back' }).click();
     await ui.page.getByRole('switch', { name: 'Share with agents' }).waitFor();
     expect(ui.serve.host.get(ownTerminal).meta).toMatchObject({ handedTo: null, control: 'user' });
-  }, 30_000);
+  });
 
   it('holds typing back when typing does not take over, and keeps the settings', async () => {
     const host = ui.serve.host;
@@ -340,7 +340,7 @@ describe.skipIf(!runUi)('Tandem UI: agents, approvals and handoff', () => {
     } finally {
       host.input = original;
     }
-  }, 60_000);
+  });
 
   it('revokes an agent after confirmation', async () => {
     await openPanel();
@@ -359,5 +359,5 @@ describe.skipIf(!runUi)('Tandem UI: agents, approvals and handoff', () => {
       await expect.poll(() => ui.serve.agents.state().allowedOnce.length).toBe(left - 1);
     }
     await panel().getByText('No agent is paired yet').waitFor();
-  }, 30_000);
+  });
 });

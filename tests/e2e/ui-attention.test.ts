@@ -116,7 +116,7 @@ describe.skipIf(!runUi)('Tandem UI: tab states, notifications, closing and hando
     agentTerminal = (await call('terminal_open', { title: 'codex: build' })).id as string;
     await tab(agentTerminal).waitFor();
     expect(await activeTerminalId(ui.page)).toBe(ownTerminal);
-  }, 60_000);
+  });
 
   it('calls the person for an approval asked on another tab: a notification, the title count and a mark on the tab', async () => {
     const sent = call('terminal_send', { id: agentTerminal, text: 'printf approved-run', waitMs: 50_000 });
@@ -172,7 +172,7 @@ describe.skipIf(!runUi)('Tandem UI: tab states, notifications, closing and hando
     await ui.page.getByRole('button', { name: 'Settings' }).click();
     await setting.check();
     await ui.page.keyboard.press('Escape');
-  }, 60_000);
+  });
 
   it('shows a failed command’s exit code on its tab, and the program that runs as its title', async () => {
     ui.serve.agents.setAgentPolicy({ name: 'codex', policy: 'always' });
@@ -187,7 +187,7 @@ describe.skipIf(!runUi)('Tandem UI: tab states, notifications, closing and hando
     await expect.poll(() => tab(ownTerminal).locator('[data-program-title]').textContent()).toMatch(/^program:\s\u201csleep\u201d$/);
     expect(await tab(ownTerminal).locator('.title').textContent()).toBe('tmp');
     await shoot('failed-and-running');
-  }, 60_000);
+  });
 
   it('asks before closing a tab whose command still runs', async () => {
     await tab(ownTerminal)
@@ -206,7 +206,7 @@ describe.skipIf(!runUi)('Tandem UI: tab states, notifications, closing and hando
       .click();
     await dialog.getByRole('button', { name: 'Close terminal' }).click();
     await expect.poll(() => ui.serve.host.has(ownTerminal)).toBe(false);
-  }, 30_000);
+  });
 
   it('marks a waiting program, and calls the person once the agent leaves it unanswered', async () => {
     // A person's tab in front, so the agent's tab is in the background.
@@ -231,7 +231,7 @@ describe.skipIf(!runUi)('Tandem UI: tab states, notifications, closing and hando
     await shoot('waiting-unanswered');
     await call('terminal_send', { id: agentTerminal, text: 'end"', waitMs: 20_000 });
     await expect.poll(() => ui.page.title()).toBe('Tandem');
-  }, 60_000);
+  });
 
   it('keeps 12 tabs reachable: scroll buttons and a list of all tabs', async () => {
     await ui.page.setViewportSize({ width: 800, height: 600 });

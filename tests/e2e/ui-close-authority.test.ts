@@ -202,5 +202,5 @@ describe.skipIf(!runUi)('Tandem UI: a close reaches exactly the terminal the per
     expect(host.get(agentTerminal).meta.control).toBe('agent');
     expect(await screenText(ui.page, agentTerminal)).not.toContain('typed-early');
     await closeEverything();
-  }, 60_000);
+  });
 });

@@ -117,7 +117,7 @@ describe.skipIf(!runUi)('Tandem UI: settings, theme, context menu and split view
     await page.keyboard.press('Alt+Shift+KeyN');
     ids.push(await activeTerminalId(page));
     await waitForPrompt(page, ids[0]!);
-  }, 60_000);
+  });
 
   it('turns the terminal light with the light theme, and the host answers OSC 11 from it', async () => {
     const { page } = ui;
@@ -138,7 +138,7 @@ describe.skipIf(!runUi)('Tandem UI: settings, theme, context menu and split view
     await typeInto(page, id, 'clear; ' + askBackground);
     await waitForScreen(page, id, lightBg);
     await shots(page, 'terminal-light');
-  }, 60_000);
+  });
 
   it('follows the system with the "system" theme: the page and the host\'s answers change with it', async () => {
     const { page } = ui;
@@ -154,7 +154,7 @@ describe.skipIf(!runUi)('Tandem UI: settings, theme, context menu and split view
     await waitForScreen(page, id, lightBg);
     ui.serve.host.settings.update({ theme: 'light' });
     await page.emulateMedia({ colorScheme: 'dark' });
-  }, 60_000);
+  });
 
   it('flashes the view on a bell with the visual bell, and not with the bell off', async () => {
     const { page } = ui;
@@ -180,7 +180,7 @@ describe.skipIf(!runUi)('Tandem UI: settings, theme, context menu and split view
     await page.waitForTimeout(500);
     expect(await flashes()).toBe(1);
     ui.serve.host.settings.update({ bell: 'visual' });
-  }, 60_000);
+  });
 
   it('grows the font with Ctrl+=, shrinks it with Ctrl+- and resets it with Ctrl+0 (the shell gets the new size)', async () => {
     const { page } = ui;
@@ -209,7 +209,7 @@ describe.skipIf(!runUi)('Tandem UI: settings, theme, context menu and split view
     await expect.poll(cols).toBeGreaterThan(start);
     await page.keyboard.press('Control+Digit0');
     await expect.poll(() => ui.serve.host.settings.get().fontSize).toBe(14);
-  }, 60_000);
+  });
 
   it('keeps settings across a reload and shares them with a second page at once', async () => {
     const { page } = ui;
@@ -239,7 +239,7 @@ describe.skipIf(!runUi)('Tandem UI: settings, theme, context menu and split view
     expect(await page.getByLabel('Cursor').inputValue()).toBe('bar');
     expect(await page.getByLabel('Theme').inputValue()).toBe('dark');
     await closeSettings(page);
-  }, 60_000);
+  });
 
   it('moves settings an older version kept in localStorage to the host, once', async () => {
     const { page } = ui;
@@ -253,7 +253,7 @@ describe.skipIf(!runUi)('Tandem UI: settings, theme, context menu and split view
     await page.reload();
     await page.locator(`[role="tab"][data-terminal-id="${ids[0]}"]`).waitFor();
     expect(ui.serve.host.settings.get().fontSize).toBe(14);
-  }, 60_000);
+  });
 
   it('edits the variables agents get: a name goes to the host, a wrong one is refused and said, and one can be removed', async () => {
     const { page } = ui;
@@ -275,7 +275,7 @@ describe.skipIf(!runUi)('Tandem UI: settings, theme, context menu and split view
     await list.getByRole('button', { name: 'Remove AWS_PROFILE' }).click();
     await expect.poll(() => ui.serve.host.settings.get().agentEnvAllow).toEqual([]);
     await closeSettings(page);
-  }, 60_000);
+  });
 
   it('copies, pastes, selects all and clears from the context menu', async () => {
     const { page } = ui;
@@ -330,7 +330,7 @@ describe.skipIf(!runUi)('Tandem UI: settings, theme, context menu and split view
     await page.getByLabel('Right-click').selectOption('menu');
     await closeSettings(page);
     await expect.poll(() => ui.serve.host.settings.get().rightClick).toBe('menu');
-  }, 60_000);
+  });
 
   it('shows a dragged tab beside the active one, and both panes take input', async () => {
     const { page } = ui;
@@ -373,7 +373,7 @@ describe.skipIf(!runUi)('Tandem UI: settings, theme, context menu and split view
     await expect.poll(() => page.evaluate(() => document.documentElement.dataset.theme)).toBe('light');
     await shots(page, 'split-row-light');
     ui.serve.host.settings.update({ theme: 'dark' });
-  }, 60_000);
+  });
 
   it('splits down from the context menu into a new terminal, and closes the split', async () => {
     const { page } = ui;
@@ -407,7 +407,7 @@ describe.skipIf(!runUi)('Tandem UI: settings, theme, context menu and split view
     await openSettings(page);
     await shots(page, 'settings-split-dark');
     await closeSettings(page);
-  }, 60_000);
+  });
 
   it("watches an agent's terminal beside the person's own", async () => {
     const { page } = ui;
@@ -433,7 +433,7 @@ describe.skipIf(!runUi)('Tandem UI: settings, theme, context menu and split view
     await expect.poll(() => page.evaluate(() => document.documentElement.dataset.theme)).toBe('light');
     await shots(page, 'split-agent-light');
     ui.serve.host.settings.update({ theme: 'dark' });
-  }, 60_000);
+  });
 
   it('turns recording of new terminals off and on, and sets its bounds, in Settings', async () => {
     const { page } = ui;
@@ -468,5 +468,5 @@ describe.skipIf(!runUi)('Tandem UI: settings, theme, context menu and split view
     await closeSettings(page);
     const recorded = await newTab(page, [...ids, ...ui.serve.host.list().map((t) => t.id)]);
     await expect.poll(recordedIds).toContain(recorded);
-  }, 60_000);
+  });
 });

@@ -522,5 +522,5 @@ describe.skipIf(!runUi)('Tandem UI: the person’s day', () => {
     mcp = undefined;
     await bar.getByText('Agent codex is disconnected').waitFor({ timeout: 15_000 });
     expect(await bar.textContent()).not.toMatch(/is driving/);
-  }, 60_000);
+  });
 });

@@ -37,7 +37,7 @@ describe.skipIf(!runUi)('Tandem UI: an agent terminal and handoff', () => {
     await ui.serve.host.get(id).session.write('echo "agent was here"\r');
     await waitForScreen(ui.page, id, /^agent was here$/m);
     await ui.page.screenshot({ path: screenshotPath('ui-agent-tab') });
-  }, 60_000);
+  });
 
   it('takes over with the button and hands back', async () => {
     await bar().getByRole('button', { name: 'Take over' }).click();
@@ -64,7 +64,7 @@ describe.skipIf(!runUi)('Tandem UI: an agent terminal and handoff', () => {
     await bar().getByText('You have control').waitFor();
     expect(control()).toBe('user');
     await waitForScreen(ui.page, id, /^typed-by-person$/m);
-  }, 60_000);
+  });
 
   it("shares the person's own terminal, hands it to an agent, takes it back and resets it", async () => {
     await ui.page.getByRole('button', { name: 'New terminal', exact: true }).click();
@@ -101,5 +101,5 @@ describe.skipIf(!runUi)('Tandem UI: an agent terminal and handoff', () => {
     await waitForPrompt(ui.page, own);
     await typeLine(ui.page, 'echo fresh-shell');
     await waitForScreen(ui.page, own, /^fresh-shell$/m);
-  }, 60_000);
+  });
 });

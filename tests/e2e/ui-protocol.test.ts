@@ -52,5 +52,5 @@ describe.skipIf(!runUi)('Tandem UI: terminal protocol requests', () => {
     await typeLine(ui.page, probe);
     const withPage = Number(repliesLine.exec(await waitForScreen(ui.page, viewed, repliesLine))![1]);
     expect(withPage).toBe(hostOnly);
-  }, 60_000);
+  });
 });

@@ -62,7 +62,7 @@ describe.skipIf(!runUi)('Tandem UI: a dropped connection', () => {
 
     await typeLine(ui.page, 'echo after-drop');
     await waitForScreen(ui.page, id, /^after-drop$/m);
-  }, 60_000);
+  });
 });
 
 /** A free loopback port, so the restarted Tandem answers where the page looks. */
@@ -108,7 +108,7 @@ describe.skipIf(!runUi || missingBuild() !== null)('Tandem UI: Tandem stops or c
   const homes: string[] = [];
   beforeAll(async () => {
     browser = await launchChromium();
-  }, 60_000);
+  });
   // A state directory per case: a Tandem stopped by one case brings its tabs back as transcripts
   // ("From the last session") in the next run on the same directory, which the next case would
   // count among the terminals that ended.
@@ -123,7 +123,7 @@ describe.skipIf(!runUi || missingBuild() !== null)('Tandem UI: Tandem stops or c
       await served.exited;
     }
     for (const dir of homes) rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
-  }, 30_000);
+  });
 
   async function start(port: number): Promise<Served> {
     const served = await serveOn(port, home);

@@ -50,7 +50,7 @@ describe.skipIf(!runUi)('Tandem UI: the sandbox blocked by AppArmor', () => {
     expect(said).toContain("install Tandem's .deb");
     expect(said).toContain('sudo sysctl kernel.apparmor_restrict_unprivileged_userns=0');
     await ui.page.screenshot({ path: screenshotPath('sandbox-apparmor-notice') });
-  }, 60_000);
+  });
 
   it('an agent paired under the default sandbox gets sandbox_unavailable over MCP, and no tab opens', async () => {
     const { token } = ui.serve.agents.pairAgent({ name: 'blocked' });
@@ -65,11 +65,11 @@ describe.skipIf(!runUi)('Tandem UI: the sandbox blocked by AppArmor', () => {
     expect(result.structuredContent).toMatchObject({ error: { code: 'sandbox_unavailable', message: expect.stringMatching(/^Ubuntu's AppArmor/) } });
     expect(ui.serve.host.list()).toEqual([]);
     expect(await ui.page.locator('[role="tab"][data-terminal-id]').count()).toBe(0);
-  }, 60_000);
+  });
 
   it('with the sandbox off for new pairings and for the agent, the notice goes', async () => {
     await panel().getByRole('combobox', { name: 'Sandbox for new pairings' }).selectOption('off');
     await panel().getByRole('combobox', { name: 'Sandbox for blocked' }).selectOption('off');
     await expect.poll(() => notice().count()).toBe(0);
-  }, 60_000);
+  });
 });

@@ -61,7 +61,7 @@ describe.skipIf(!runUi)('Tandem UI: sandbox choices', () => {
     await openPanel();
     await expect.poll(() => defaultSelect().inputValue()).toBe('read-only');
     expect(await panel().getByRole('checkbox', { name: 'Network for new pairings' }).isChecked()).toBe(false);
-  }, 60_000);
+  });
 
   it('pairs under that default, opens a read-only terminal through MCP, and refuses a change while it is open', async () => {
     const token = await pair('boxed');
@@ -105,5 +105,5 @@ describe.skipIf(!runUi)('Tandem UI: sandbox choices', () => {
     await pair('loose');
     await expect.poll(() => agentSelect('loose').inputValue()).toBe('off');
     expect(await agentSelect('boxed').inputValue()).toBe('workspace-write');
-  }, 60_000);
+  });
 });

@@ -43,13 +43,13 @@ describe.skipIf(!runUi || !realBash)('the new-terminal menu with several bash bi
     page.on('pageerror', (error) => console.error('page error:', error));
     await page.goto(testUrl(serve.loginUrl));
     await page.locator('[data-connection="connected"]').waitFor();
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await browser?.close();
     await serve?.stop();
     if (root) rmSync(root, { recursive: true, force: true });
-  }, 30_000);
+  });
 
   async function openMenu() {
     await page.getByRole('button', { name: 'Choose a shell' }).click();
@@ -96,6 +96,6 @@ describe.skipIf(!runUi || !realBash)('the new-terminal menu with several bash bi
       await waitForPrompt(page, id);
       await typeLine(page, 'echo "shell=$TANDEM_FAKE_SHELL"');
       await waitForScreen(page, id, new RegExp(`^shell=${(kind === 'newer' ? newer : older).id}$`, 'm'));
-    }, 60_000);
+    });
   }
 });

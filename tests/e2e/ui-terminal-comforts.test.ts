@@ -157,7 +157,7 @@ describe.skipIf(!runUi)('terminal comforts (issue 28): notifications, contrast, 
     project = ui.serve.project;
     mkdirSync(join(project, 'src'), { recursive: true });
     writeFileSync(join(project, 'src', 'cli.ts'), 'export {};\n'.repeat(20));
-  }, 60_000);
+  });
 
   it('settings turn notifications on in this browser; a pairing request notifies and counts in the title', async () => {
     expect((await recorded(ui.page)).permissionAsked).toBe(0);
@@ -179,7 +179,7 @@ describe.skipIf(!runUi)('terminal comforts (issue 28): notifications, contrast, 
     await expect.poll(() => ui.page.title()).toBe('Tandem');
   });
 
-  it('a long command that fails in a background tab notifies with the command and its exit code', { timeout: 60_000 }, async () => {
+  it('a long command that fails in a background tab notifies with the command and its exit code', async () => {
     // Its own terminal, closed after, so the trap below stays there and a failure leaves the page on the first tab.
     const long = await openTerminal(ui.page);
     try {
@@ -230,41 +230,37 @@ describe.skipIf(!runUi)('terminal comforts (issue 28): notifications, contrast, 
     await shots(ui.page, 'issue28-contrast-dark');
   });
 
-  it(
-    'a printed path is a link: the hover says Ctrl+click, and Ctrl+click runs the editor of the settings with the path and line',
-    { timeout: 60_000 },
-    async () => {
-      const argvFile = join(project, '..', 'editor-argv.txt');
-      const editor = join(project, '..', 'editor.sh');
-      writeFileSync(editor, `#!/bin/sh\nfor a in "$@"; do printf '%s\\n' "$a"; done > '${argvFile}'\n`);
-      chmodSync(editor, 0o755);
-      ui.serve.host.settings.update({ editorCommand: `${editor} --goto {path}:{line}:{column}` });
-      await typeLine(ui.page, `cd ${project} && clear && printf 'error at src/cli.ts:12:3 and see https://example.com/docs\\n'`);
-      await waitForScreen(ui.page, first, /^error at src\/cli\.ts:12:3 and see/m);
-      // The host learns the new cwd at the prompt.
-      await expect.poll(() => ui.serve.host.get(first).view().cwd).toBe(project);
-      const at = await cellPoint(ui.page, first, 'src/cli.ts', 2);
-      await ui.page.mouse.move(at.x, at.y);
-      const hint = ui.page.locator('.link-hint');
-      await expect.poll(async () => (await hint.isVisible()) && (await hint.textContent())).toBe('Ctrl+click to open in your editor');
-      // A plain click opens nothing.
-      await ui.page.mouse.click(at.x, at.y);
-      await ui.page.waitForTimeout(500);
-      expect(existsSync(argvFile)).toBe(false);
-      await ui.page.keyboard.down('Control');
-      await ui.page.mouse.click(at.x, at.y);
-      await ui.page.keyboard.up('Control');
-      await expect
-        .poll(() => existsSync(argvFile) && readFileSync(argvFile, 'utf8'), { timeout: 10_000 })
-        .toBe(`--goto\n${join(project, 'src', 'cli.ts')}:12:3\n`);
-      const url = await cellPoint(ui.page, first, 'https://example.com', 4);
-      await ui.page.mouse.move(at.x, at.y + 40);
-      await ui.page.mouse.move(url.x, url.y);
-      await expect.poll(async () => (await hint.isVisible()) && (await hint.textContent())).toBe('Ctrl+click to open the link');
-      await ui.page.screenshot({ path: screenshotPath('screenshots/issue28-link-hint-1280x800') });
-      rmSync(argvFile, { force: true });
-    },
-  );
+  it('a printed path is a link: the hover says Ctrl+click, and Ctrl+click runs the editor of the settings with the path and line', async () => {
+    const argvFile = join(project, '..', 'editor-argv.txt');
+    const editor = join(project, '..', 'editor.sh');
+    writeFileSync(editor, `#!/bin/sh\nfor a in "$@"; do printf '%s\\n' "$a"; done > '${argvFile}'\n`);
+    chmodSync(editor, 0o755);
+    ui.serve.host.settings.update({ editorCommand: `${editor} --goto {path}:{line}:{column}` });
+    await typeLine(ui.page, `cd ${project} && clear && printf 'error at src/cli.ts:12:3 and see https://example.com/docs\\n'`);
+    await waitForScreen(ui.page, first, /^error at src\/cli\.ts:12:3 and see/m);
+    // The host learns the new cwd at the prompt.
+    await expect.poll(() => ui.serve.host.get(first).view().cwd).toBe(project);
+    const at = await cellPoint(ui.page, first, 'src/cli.ts', 2);
+    await ui.page.mouse.move(at.x, at.y);
+    const hint = ui.page.locator('.link-hint');
+    await expect.poll(async () => (await hint.isVisible()) && (await hint.textContent())).toBe('Ctrl+click to open in your editor');
+    // A plain click opens nothing.
+    await ui.page.mouse.click(at.x, at.y);
+    await ui.page.waitForTimeout(500);
+    expect(existsSync(argvFile)).toBe(false);
+    await ui.page.keyboard.down('Control');
+    await ui.page.mouse.click(at.x, at.y);
+    await ui.page.keyboard.up('Control');
+    await expect
+      .poll(() => existsSync(argvFile) && readFileSync(argvFile, 'utf8'), { timeout: 10_000 })
+      .toBe(`--goto\n${join(project, 'src', 'cli.ts')}:12:3\n`);
+    const url = await cellPoint(ui.page, first, 'https://example.com', 4);
+    await ui.page.mouse.move(at.x, at.y + 40);
+    await ui.page.mouse.move(url.x, url.y);
+    await expect.poll(async () => (await hint.isVisible()) && (await hint.textContent())).toBe('Ctrl+click to open the link');
+    await ui.page.screenshot({ path: screenshotPath('screenshots/issue28-link-hint-1280x800') });
+    rmSync(argvFile, { force: true });
+  });
 
   it('a path that is not a file shows why on the view, and runs nothing', async () => {
     const argvFile = join(project, '..', 'editor-argv.txt');
@@ -293,7 +289,7 @@ describe.skipIf(!runUi)('terminal comforts (issue 28): notifications, contrast, 
     await bar.waitFor({ state: 'detached' });
   });
 
-  it('OSC 52 sets the clipboard only with the setting on, and a query is never answered', { timeout: 60_000 }, async () => {
+  it('OSC 52 sets the clipboard only with the setting on, and a query is never answered', async () => {
     const clipboard = (): Promise<string> => ui.page.evaluate(() => navigator.clipboard.readText());
     await ui.page.evaluate(() => navigator.clipboard.writeText('before'));
     const b64 = (text: string): string => Buffer.from(text).toString('base64');
@@ -315,7 +311,7 @@ describe.skipIf(!runUi)('terminal comforts (issue 28): notifications, contrast, 
     ui.serve.host.settings.update({ osc52Clipboard: false });
   });
 
-  it('inline images (sixel) draw only with the setting on', { timeout: 60_000 }, async () => {
+  it('inline images (sixel) draw only with the setting on', async () => {
     const pane = ui.page.locator(`#pane-${first}`);
     const sixel = "printf '\\033Pq#0;2;100;0;0#0!40~-#0!40~-#0!40~\\033\\\\'; echo; echo sixel-done";
     await typeLine(ui.page, `clear; ${sixel}`);

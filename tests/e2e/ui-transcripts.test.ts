@@ -89,7 +89,7 @@ describe.skipIf(!runUi)('Tandem UI: transcript tabs', () => {
     await browser?.close();
     await running?.stop();
     rmSync(home, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
-  }, 30_000);
+  });
 
   it('keeps an agent’s closed terminal as a read-only transcript with its output, until Dismiss', async () => {
     const id = (await call('terminal_open', { title: 'codex: build', shell: 'bash' })).id as string;

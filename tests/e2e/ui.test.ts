@@ -22,12 +22,12 @@ describe.skipIf(!runUi)('Tandem UI in a browser', () => {
     context.setDefaultTimeout(15_000);
     page = await context.newPage();
     page.on('pageerror', (error) => console.error('page error:', error));
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await browser?.close();
     await serve?.stop();
-  }, 30_000);
+  });
 
   it('logs in from the printed link, drops the token from the address bar and shows the first-run panel', async () => {
     await page.goto(testUrl(serve!.loginUrl));
@@ -44,7 +44,7 @@ describe.skipIf(!runUi)('Tandem UI in a browser', () => {
     await waitForPrompt(page, firstId);
     await typeLine(page, 'echo hello-ui');
     await waitForScreen(page, firstId, /^hello-ui$/m);
-  }, 60_000);
+  });
 
   it('restores the tab and its screen after a reload', async () => {
     await page.reload();
@@ -54,7 +54,7 @@ describe.skipIf(!runUi)('Tandem UI in a browser', () => {
     // And it still takes input.
     await typeLine(page, 'echo after-reload');
     await waitForScreen(page, firstId, /^after-reload$/m);
-  }, 60_000);
+  });
 
   it('answers a cursor-position request exactly once (the host answers, the browser stays silent)', async () => {
     // A second reply would still be waiting for the second read.
@@ -64,7 +64,7 @@ describe.skipIf(!runUi)('Tandem UI in a browser', () => {
     await typeLine(page, 'echo after-cpr');
     await waitForScreen(page, firstId, /^after-cpr$/m);
     expect(await screenText(page, firstId)).not.toMatch(/\d+;\d+R/);
-  }, 60_000);
+  });
 
   it('shows two tabs, one of them running a command', async () => {
     await page.getByRole('button', { name: 'New terminal', exact: true }).click();
@@ -76,7 +76,7 @@ describe.skipIf(!runUi)('Tandem UI in a browser', () => {
     await page.locator(`[role="tab"][data-terminal-id="${secondId}"] [title="Running"]`).waitFor();
     expect(await page.getByRole('tab').count()).toBe(2);
     await page.screenshot({ path: screenshotPath('ui-two-tabs') });
-  }, 60_000);
+  });
 
   it('switches tabs with Ctrl+PageUp/PageDown and finds text with Ctrl+Shift+F', async () => {
     const secondId = await activeTerminalId(page);
@@ -111,7 +111,7 @@ describe.skipIf(!runUi)('Tandem UI in a browser', () => {
     await waitForScreen(page, id, /[$#] ?$/m, 20_000);
     await typeLine(page, 'stty size');
     await waitForScreen(page, id, new RegExp(`^${rows} ${cols}$`, 'm'));
-  }, 60_000);
+  });
 
   it('renames a tab by double-click and closes it with Ctrl+Shift+W', async () => {
     const id = await activeTerminalId(page);
@@ -125,7 +125,7 @@ describe.skipIf(!runUi)('Tandem UI in a browser', () => {
     await page.keyboard.press('Control+Shift+W');
     await tab.waitFor({ state: 'detached' });
     expect(await activeTerminalId(page)).toBe(firstId);
-  }, 60_000);
+  });
 
   it('opens a terminal with Ctrl+Shift+T', async () => {
     await page.keyboard.press('Control+Shift+T');
@@ -137,7 +137,7 @@ describe.skipIf(!runUi)('Tandem UI in a browser', () => {
     await page.keyboard.press('Enter');
     await waitForScreen(page, id, /^focused-new-tab$/m);
     expect(await page.getByRole('tab').count()).toBe(2);
-  }, 60_000);
+  });
 
   it('keeps up with a flood of output, acknowledging what it applied', async () => {
     const id = await activeTerminalId(page);
@@ -146,5 +146,5 @@ describe.skipIf(!runUi)('Tandem UI in a browser', () => {
     expect(text).toMatch(/^100000$/m);
     await typeLine(page, 'echo after-flood');
     await waitForScreen(page, id, /^after-flood$/m);
-  }, 60_000);
+  });
 });

@@ -62,6 +62,8 @@ export async function startAgentFixture(
     agentStartupFiles: opts.agentStartupFiles ?? 'clean',
     procTier: opts.procTier,
     ...opts.host,
+    // A hang bound, not the product's 30 s: on one busy core a shell's start takes longer (issue 22).
+    limits: { startupTimeoutMs: 90_000, ...opts.host?.limits },
   });
   // New pairings are confined by default; where bubblewrap cannot run, the other suites run unconfined.
   const defaultSandbox = opts.defaultSandbox ?? (sandboxAvailable ? undefined : 'off');

@@ -109,7 +109,7 @@ describe('bridge channel across a Tandem that stops or restarts', () => {
     const result = await call(client, 'terminal_list');
     expect(result).toMatchObject({ isError: true, error: { code: 'not_running' } });
     expect(String((result.error as { message: string }).message)).toContain(instancePath);
-  }, 60_000);
+  });
 
   it('a bridge whose Tandem exits after taking the hello finds the Tandem started after it', async () => {
     const home = tempDir('tandem-restarted-');
@@ -158,7 +158,7 @@ describe('bridge channel across a Tandem that stops or restarts', () => {
     expect(await call(client, 'terminal_list')).toEqual({ terminals: [] });
     expect(hellos).toHaveLength(1);
     expect(next.bridgeChannel!.sessionCount).toBe(1);
-  }, 60_000);
+  });
 
   it('a stopping host takes down only an instance.json that is still its own', () => {
     const home = tempDir('tandem-unpublish-');

@@ -163,7 +163,7 @@ describe.runIf(isRoot)('a stale instance.json whose pid is now another user’s 
     expect(squat.connections()).toBe(0);
     expect(squat.received()).toBe('');
     expect(squat.received()).not.toContain(token);
-  }, 60_000);
+  });
 });
 
 /** The uid owning /proc/<pid> (the process's real owner). */
@@ -207,7 +207,7 @@ describe('a stale instance.json whose pid this user reused (another process of t
     });
     expect(squat.connections()).toBe(0);
     expect(squat.received()).not.toContain(token);
-  }, 60_000);
+  });
 });
 
 describe('over HTTP (instance.json names no bridge channel) the token goes only to a server that proves the run', () => {
@@ -243,5 +243,5 @@ describe('over HTTP (instance.json names no bridge channel) the token goes only 
     expect(result).toMatchObject({ isError: true, error: { code: 'not_running', message: expect.stringContaining('did not prove') } });
     expect(seen).toEqual(['POST /prove ']);
     expect(body).not.toContain(token);
-  }, 60_000);
+  });
 });

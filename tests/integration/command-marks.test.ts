@@ -85,7 +85,7 @@ describe('command marks', () => {
     expect(lines[1]).toMatch(/ls \/nonexistent-tandem$/);
     expect(lines[2]).toMatch(/sleep 30$/);
     for (const mark of again.marks.list) expect(mark.endLine).toBeGreaterThan(mark.line);
-  }, 60_000);
+  });
 
   it('a program printing OSC 133/633 or a Tandem marker without the secret makes no mark', async () => {
     const host = suite.host;
@@ -123,7 +123,7 @@ describe('command marks', () => {
     const attached = await host.attach(id, 'viewer-2', { frame: () => undefined, closed: () => undefined, writable: () => undefined });
     expect(attached.marks.list).toHaveLength(1);
     expect(attached.marks.list[0]!.status).toBe('success');
-  }, 60_000);
+  });
 
   it('marks travel in binary frames unchanged, and frames without marks keep their old layout', () => {
     const marks: FrameMark[] = [{ id: 7, at: 3, kind: 'start', command: 'echo é', status: 'running', exitCode: null }];

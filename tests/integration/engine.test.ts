@@ -507,7 +507,7 @@ describe('startup', () => {
     try {
       await expect(p.open('bash', { startupTimeoutMs: 1500 })).rejects.toMatchObject({ code: 'startup_timeout' });
       // A person's terminal opens on first output and keeps working as a plain terminal.
-      const user = await p.open('bash', { origin: 'user', startupTimeoutMs: 1500 });
+      const user = await p.open('bash', { origin: 'user' });
       expect(user.status).toBe('starting');
       await user.write('y\r');
       await expect.poll(() => ({ integration: user.integration, status: user.status })).toEqual({ integration: true, status: 'idle' });
@@ -521,7 +521,8 @@ describe('startup', () => {
     const h = makeHome({ '.bashrc': 'exec sh\n' });
     const p = new SessionPool(h.home);
     try {
-      const user = await p.open('bash', { origin: 'user', startupTimeoutMs: 800 });
+      // A short bound for the integration, a hang bound for the shell's first output (a busy core).
+      const user = await p.open('bash', { origin: 'user', startupTimeoutMs: 800, firstOutputTimeoutMs: 60_000 });
       // Integration starts true and turns false when the startup bound passes without a marker.
       await expect.poll(() => user.integration).toBe(false);
       await user.write('echo plain\r');

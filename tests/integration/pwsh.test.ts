@@ -125,7 +125,7 @@ describe.runIf(pwsh !== null)('pwsh', { timeout: 180_000 }, () => {
       const env = { ...baseEnv, HOME: h.home };
       try {
         await expect(p.open(pwsh!, { baseEnv: env, startupTimeoutMs: 4000 })).rejects.toMatchObject({ code: 'startup_timeout' });
-        const user = await p.open(pwsh!, { baseEnv: env, origin: 'user', startupTimeoutMs: 4000 });
+        const user = await p.open(pwsh!, { baseEnv: env, origin: 'user', startupTimeoutMs: 4000, firstOutputTimeoutMs: 75_000 });
         await expect.poll(() => user.integration, { interval: 200 }).toBe(false);
         expect(user.status).toBe('idle');
         await expect

@@ -97,7 +97,7 @@ describe.skipIf(ssh.skip)(`remote machines over a real sshd${ssh.reason ? ` (ski
     machines?.stop();
     await host?.shutdown();
     await sshd?.stop();
-  }, 60_000);
+  });
 
   test('the rc file junk before the link is skipped and reported, and the link works', async () => {
     expect(box.junkSeen).toContain('Welcome to the test box');

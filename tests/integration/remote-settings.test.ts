@@ -92,13 +92,13 @@ describe.skipIf(ssh.skip)(`remote machines kept in the settings, over a real ssh
 
   afterEach(async () => {
     await stop();
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await stop();
     if (base) rmSync(base, { recursive: true, force: true });
     await sshd?.stop();
-  }, 60_000);
+  });
 
   test('a machine added through addMachine is kept in settings.json and is there again, connected, after a restart; removeMachine stops its link and forgets it', async () => {
     const state = join(base, 'kept');

@@ -83,7 +83,7 @@ describe('settings kept by the host, against real bash', () => {
     await a.call('reportAppearance', { dark: false });
     expect((await session.send({ text: askBackground, waitMs: 15_000 })).output).toBe('bg=rgb:fafa/fafa/fafa');
     await host.close(view.id);
-  }, 60_000);
+  });
 
   it('gives new terminals the scrollback setting; terminals already open keep theirs', async () => {
     const before = await host.create({ shell: 'bash', cols: 80, rows: 24 });
@@ -104,5 +104,5 @@ describe('settings kept by the host, against real bash', () => {
     expect(kept).not.toContain('2200');
     await host.close(before.id);
     await host.close(after.id);
-  }, 60_000);
+  });
 });

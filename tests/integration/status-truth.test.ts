@@ -72,7 +72,7 @@ describe('terminal_list tells what sends tell', () => {
       await statusBecomes(a, mine.id, 'idle');
       if (line.includes('stty')) await session.write('stty echo\r');
     }
-  }, 60_000);
+  });
 
   it('agrees with the last send: waiting_input while input() waits, running after the answer until it waits again', async () => {
     const a = await f.client(token);
@@ -93,7 +93,7 @@ describe('terminal_list tells what sends tell', () => {
     expect(await listed(a, id)).toMatchObject({ status: 'idle', lastCommand: { exitCode: 0 } });
     // bash names a finished command from its history a fork after the end marker (README).
     await expect.poll(async () => (await listed(a, id))?.lastCommand?.command ?? '').toContain('python3');
-  }, 30_000);
+  });
 });
 
 describe('agentConnected', () => {
@@ -130,7 +130,7 @@ describe('agentConnected', () => {
     // Handed to a paired agent that is not connected: not connected.
     f.layer.pairAgent({ name: 'nobody' });
     expect(f.host.handToAgent(mine.id, 'nobody')).toMatchObject({ agentConnected: false });
-  }, 30_000);
+  });
 });
 
 describe('results say what happened', () => {
@@ -147,7 +147,7 @@ describe('results say what happened', () => {
     // Reported once: the next wait is about what comes next.
     const next = await f.call(d, 'terminal_wait', { id, waitMs: 200 });
     expect(next).toMatchObject({ approval: null });
-  }, 30_000);
+  });
 
   it('exited results say who closed the terminal, and a closed shell claims no exit code', async () => {
     const a = await f.client(token);
@@ -172,5 +172,5 @@ describe('results say what happened', () => {
 
     const byItself = await open();
     expect(await f.call(a, 'terminal_send', { id: byItself, text: 'exit 3' })).toMatchObject({ status: 'exited', closedBy: null, exitCode: 3 });
-  }, 60_000);
+  });
 });

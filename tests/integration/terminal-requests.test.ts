@@ -65,47 +65,43 @@ termios.tcsetattr(fd, termios.TCSADRAIN, saved)
 print('answered', reply[2:-1].decode())
 `;
 
-describe.runIf(hasCommand('python3') && runs('a cursor-position request behind a parse backlog', procfs))(
-  'requests to the terminal',
-  { timeout: 60_000 },
-  () => {
-    it('a program reading the answer to its cursor-position request is running, not waiting for input', async () => {
-      const path = join(home.home, 'ask-cursor.py');
-      writeFileSync(path, script);
-      const t = await pool.open('bash');
-      for (let i = 0; i < 3; i++) {
-        const r = await t.send({ text: `python3 ${path}`, waitMs: 30_000, maxOutputBytes: 256 });
-        expect(r).toMatchObject({ status: 'done', exitCode: 0 });
-        expect(r.output).toMatch(/answered \d+;\d+$/);
-      }
-    });
+describe.runIf(hasCommand('python3') && runs('a cursor-position request behind a parse backlog', procfs))('requests to the terminal', () => {
+  it('a program reading the answer to its cursor-position request is running, not waiting for input', async () => {
+    const path = join(home.home, 'ask-cursor.py');
+    writeFileSync(path, script);
+    const t = await pool.open('bash');
+    for (let i = 0; i < 3; i++) {
+      const r = await t.send({ text: `python3 ${path}`, waitMs: 30_000, maxOutputBytes: 256 });
+      expect(r).toMatchObject({ status: 'done', exitCode: 0 });
+      expect(r.output).toMatch(/answered \d+;\d+$/);
+    }
+  });
 
-    it('a program whose answer has not reached it yet is running, however long the reply takes', async () => {
-      // The cursor-position round trip of pwsh after each command, without the backlog: the
-      // emulator answers at once, and the answer is slow to arrive. The program reads meanwhile,
-      // with nothing printed: only a read after the reply was written is evidence. pwsh's
-      // `echo still` came back `waiting_input` so in a full-suite run (issue 22).
-      const path = join(home.home, 'ask-once.py');
-      writeFileSync(path, script.replace(/sys\.stdout\.write\(.*\)\n/, "sys.stdout.write('\\x1b[6n')\n"));
-      const t = await pool.open('bash');
-      held.on = true;
-      try {
-        const sent = t.send({ text: `python3 ${path}`, waitMs: 60_000, maxOutputBytes: 256 });
-        let settled: string | null = null;
-        void sent.then((r) => (settled = r.status));
-        // Several looks with the program in read() and the quiet long enough for any evidence:
-        // two of them settled the send as waiting for input before.
-        await expect.poll(() => settled !== null || held.quietLooks >= 4, { timeout: 60_000 }).toBe(true);
-        expect(settled).toBeNull();
-        held.on = false;
-        for (const release of held.replies.splice(0)) release();
-        const r = await sent;
-        expect(r).toMatchObject({ status: 'done', exitCode: 0 });
-        expect(r.output).toMatch(/answered \d+;\d+$/);
-      } finally {
-        held.on = false;
-        for (const release of held.replies.splice(0)) release();
-      }
-    });
-  },
-);
+  it('a program whose answer has not reached it yet is running, however long the reply takes', async () => {
+    // The cursor-position round trip of pwsh after each command, without the backlog: the
+    // emulator answers at once, and the answer is slow to arrive. The program reads meanwhile,
+    // with nothing printed: only a read after the reply was written is evidence. pwsh's
+    // `echo still` came back `waiting_input` so in a full-suite run (issue 22).
+    const path = join(home.home, 'ask-once.py');
+    writeFileSync(path, script.replace(/sys\.stdout\.write\(.*\)\n/, "sys.stdout.write('\\x1b[6n')\n"));
+    const t = await pool.open('bash');
+    held.on = true;
+    try {
+      const sent = t.send({ text: `python3 ${path}`, waitMs: 60_000, maxOutputBytes: 256 });
+      let settled: string | null = null;
+      void sent.then((r) => (settled = r.status));
+      // Several looks with the program in read() and the quiet long enough for any evidence:
+      // two of them settled the send as waiting for input before.
+      await expect.poll(() => settled !== null || held.quietLooks >= 4, { timeout: 60_000 }).toBe(true);
+      expect(settled).toBeNull();
+      held.on = false;
+      for (const release of held.replies.splice(0)) release();
+      const r = await sent;
+      expect(r).toMatchObject({ status: 'done', exitCode: 0 });
+      expect(r.output).toMatch(/answered \d+;\d+$/);
+    } finally {
+      held.on = false;
+      for (const release of held.replies.splice(0)) release();
+    }
+  });
+});

@@ -84,7 +84,7 @@ describe.runIf(inBrowser)('tandem serve in a browser', () => {
       },
     );
     browser = await chromium.launch({ executablePath: chromiumPath, args: ['--no-sandbox'] });
-  }, 60_000);
+  });
 
   afterAll(async () => {
     await browser?.close();

@@ -618,7 +618,7 @@ describe('tandem serve: the contract over the WebSocket, against a real host and
     await fresh.call('close', { id: info.id });
     fresh.close();
     slow.close();
-  }, 60_000);
+  });
 });
 
 describe('tandem serve: clients that stop reading', () => {

@@ -264,6 +264,7 @@ export class TerminalHost implements AgentHost {
       scrollback: this.opts.limits?.scrollbackLines ?? this.settings.get().scrollback,
       palette: this.settings.palette,
       maxInputBytes: this.limits.maxInputBytes,
+      startupTimeoutMs: this.limits.startupTimeoutMs,
       procTier: this.opts.procTier,
       clock: this.clock,
       signal: req.signal,

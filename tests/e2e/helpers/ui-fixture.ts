@@ -32,10 +32,10 @@ export function useUiFixture(viewport: { width: number; height: number }, ready?
     page = await context.newPage();
     page.on('pageerror', (error) => console.error('page error:', error));
     await ready?.(fixture);
-  }, 60_000);
+  });
   afterAll(async () => {
     await browser?.close();
     await serve?.stop();
-  }, 30_000);
+  });
   return fixture;
 }

@@ -22,15 +22,20 @@ export interface StartupTarget {
   integrationTimedOut(): void;
 }
 
-export async function awaitStartup(target: StartupTarget, opts: { timeoutMs: number; agent: boolean; signal?: AbortSignal }): Promise<void> {
+export async function awaitStartup(
+  target: StartupTarget,
+  opts: { timeoutMs: number; firstOutputMs?: number; agent: boolean; signal?: AbortSignal },
+): Promise<void> {
   const { timeoutMs, signal } = opts;
+  // A person's terminal waits for the first output, then gives the integration `timeoutMs` more.
+  const waitMs = opts.agent ? timeoutMs : (opts.firstOutputMs ?? timeoutMs);
   // Aborted while the PTY was being spawned.
   if (signal?.aborted) {
     await target.close();
     throw signal.reason;
   }
   const waited = await waitFor<'ready' | 'exited' | 'output'>(target.clock, {
-    ms: timeoutMs,
+    ms: waitMs,
     signal,
     until: (met) => {
       target.onReady((ok) => met(ok ? 'ready' : 'exited'));
@@ -55,6 +60,6 @@ export async function awaitStartup(target: StartupTarget, opts: { timeoutMs: num
   const lastLine = target.printed().split('\n').filter(Boolean).at(-1)?.slice(0, 300);
   throw new TandemError(
     'startup_timeout',
-    `The ${target.shellName} shell did not show a verified prompt within ${timeoutMs} ms; its startup files may block or replace the integration${lastLine ? ` (it last printed: ${lastLine})` : ''}.`,
+    `The ${target.shellName} shell did not show a verified prompt within ${waitMs} ms; its startup files may block or replace the integration${lastLine ? ` (it last printed: ${lastLine})` : ''}.`,
   );
 }

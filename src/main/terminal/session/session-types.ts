@@ -23,7 +23,10 @@ export interface SessionOptions {
   /** Names an agent terminal inherits beyond the fixed set (the person's `agentEnvAllow`). */
   agentEnvAllow?: readonly string[];
   startupFiles?: StartupFiles;
+  /** An agent terminal's verified prompt, and a person's integration report after the first output. */
   startupTimeoutMs?: number;
+  /** A person's terminal: how long its shell may take to print anything (default: `startupTimeoutMs`). */
+  firstOutputTimeoutMs?: number;
   instancePath?: string | null;
   scrollback?: number;
   /** The person's palette, for colour queries (OSC 4, 10, 11, 12); unanswered without it. */

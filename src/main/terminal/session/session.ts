@@ -43,7 +43,7 @@ import { cachedModes, StatusWatcher, watchMaxMsSpawning } from '../readiness/sta
  * on a loaded laptop (a build on every core) that is ten times as long, and an agent's open that
  * fails there helps nobody. A shell that never integrates still fails, after this bound.
  */
-export const defaultStartupTimeoutMs = 30_000;
+export const defaultStartupTimeoutMs = DEFAULT_LIMITS.startupTimeoutMs;
 /** Retained marker-free output for cursors and waits (characters). */
 export const defaultHistoryChars = 4 * 1024 * 1024;
 const bannerBytes = 4096;
@@ -332,7 +332,12 @@ export class TerminalSession {
           this.feed({ type: 'integration-timeout' });
         },
       },
-      { timeoutMs: opts.startupTimeoutMs ?? defaultStartupTimeoutMs, agent: opts.origin === 'agent', signal: opts.signal },
+      {
+        timeoutMs: opts.startupTimeoutMs ?? defaultStartupTimeoutMs,
+        firstOutputMs: opts.firstOutputTimeoutMs,
+        agent: opts.origin === 'agent',
+        signal: opts.signal,
+      },
     );
   }
 
