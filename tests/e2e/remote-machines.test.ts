@@ -17,7 +17,7 @@ import type { Runtime } from '../../src/main/runtime';
 import type { RemoteMachines } from '../../src/main/remote/machines';
 import { requireSsh, type Sshd, startSshd } from '../support/sshd';
 import { chromiumAvailable, chromiumRequired, launchChromium, screenshotPath, skipReason } from './helpers/browser';
-import { screenText, typeLine, waitForPrompt, waitForScreen } from './helpers/page';
+import { marksOf, screenText, typeLine, waitForPrompt, waitForScreen } from './helpers/page';
 import { missingBuild, projectRoot, serveEnv, testUrl } from './helpers/serve';
 
 // Fails (not skips) without sshd when TANDEM_REQUIRE_SSH=1, as the integration tests do.
@@ -136,6 +136,8 @@ describe.skipIf(ssh.skip || !runUi)(`Tandem UI: a remote machine over a real ssh
     await waitForPrompt(page, id);
     await typeLine(page, 'echo "on-$(whoami)"');
     await waitForScreen(page, id, new RegExp(`^on-${sshd.user}$`, 'm'));
+    // The remote host's command marks reach the view: the command's mark, coloured by its end.
+    await expect.poll(async () => (await marksOf(page, id)).find((mark) => mark.command === 'echo "on-$(whoami)"')?.status).toBe('success');
     for (const theme of ['dark', 'light'] as const) {
       serve.host.settings.update({ theme });
       await page.waitForFunction((wanted) => document.documentElement.dataset.theme === wanted, theme);

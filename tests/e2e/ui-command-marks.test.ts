@@ -3,22 +3,15 @@ import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { chromiumAvailable, chromiumRequired, resultsDir, skipReason } from './helpers/browser';
-import { openTerminal, typeLine, waitForPrompt, waitForScreen } from './helpers/page';
+import { marksOf, openTerminal, typeLine, type ViewMark, waitForPrompt, waitForScreen } from './helpers/page';
 import { testUrl } from './helpers/serve';
 import { useUiFixture } from './helpers/ui-fixture';
 
 const runUi = chromiumAvailable || chromiumRequired;
 if (!runUi) console.warn(skipReason);
 
-type Mark = { line: number; status: string; exitCode: number | null; command: string | null; output: string };
-
 interface Hook {
-  marks(id: string): Mark[] | null;
   viewport(id: string, text?: string): { viewportY: number; baseY: number; line: number } | null;
-}
-
-async function marksOf(page: Page, id: string): Promise<Mark[]> {
-  return (await page.evaluate((terminalId) => (window as unknown as { __tandemTest: Hook }).__tandemTest.marks(terminalId), id)) ?? [];
 }
 
 async function viewport(page: Page, id: string, text?: string): Promise<{ viewportY: number; baseY: number; line: number }> {
@@ -277,7 +270,7 @@ describe.skipIf(!runUi)('Tandem UI: command marks', () => {
     const screen = (await page.evaluate((t) => (window as unknown as { __tandemTest: { screen(id: string): string } }).__tandemTest.screen(t), many)).split(
       '\n',
     );
-    const placed = (list: Mark[], lines: string[]) =>
+    const placed = (list: ViewMark[], lines: string[]) =>
       list.filter((mark) => !lines[mark.line]?.includes(`${mark.command!.split(' ').slice(0, 2).join(' ')}`)).map((mark) => mark.command);
     // Type-ahead echo can leave some commands' text on another row than the one above the cursor
     // at their start (the host's rule, the same in its emulator). How many depends on when each
@@ -295,7 +288,7 @@ describe.skipIf(!runUi)('Tandem UI: command marks', () => {
         (t) => (window as unknown as { __tandemTest: { locate(id: string, text: string): { rows: number; cols: number } | null } }).__tandemTest.locate(t, 'c'),
         many,
       ))!;
-    const jumpFromTop = async (previous?: Mark): Promise<Mark> => {
+    const jumpFromTop = async (previous?: ViewMark): Promise<ViewMark> => {
       // Shift+PageUp, a page at a time, to the top of the scrollback.
       for (let round = 0; round < 100 && (await viewport(page, many)).viewportY > 0; round++)
         for (let page_ = 0; page_ < 25; page_++) await page.keyboard.press('Shift+PageUp');

@@ -13,6 +13,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { AgentsState, EventName, EventPayload, TerminalView } from '../../src/shared/contract.js';
+import type { FrameMark } from '../../src/shared/command-marks.js';
 import { Dispatcher, type UiClient } from '../../src/main/host/dispatch.js';
 import { TerminalHost } from '../../src/main/host/host.js';
 import { RemoteMachine } from '../../src/main/remote/machine.js';
@@ -28,7 +29,7 @@ const ssh = requireSsh();
 /** A UI client that applies every frame in order (failing on a gap or a repeat) and acknowledges it. */
 class TestUi {
   readonly rosters: TerminalView[][] = [];
-  readonly frames = new Map<string, Array<{ seq: number; data: string }>>();
+  readonly frames = new Map<string, Array<{ seq: number; data: string; marks?: FrameMark[] }>>();
   readonly closed: Array<{ attachmentId: string; message: string }> = [];
   readonly errors: string[] = [];
   dispatcher!: Dispatcher;
@@ -41,11 +42,11 @@ class TestUi {
         this.closed.push({ attachmentId: p.attachmentId, message: p.error.message });
       }
       if (event === 'output') {
-        const { attachmentId, seq, data } = payload as EventPayload<'output'>;
+        const { attachmentId, seq, data, marks } = payload as EventPayload<'output'>;
         const list = this.frames.get(attachmentId) ?? [];
         const last = list.length > 0 ? list[list.length - 1]!.seq : 0;
         if (seq !== last + 1) this.errors.push(`frame ${seq} after ${last}`);
-        list.push({ seq, data });
+        list.push({ seq, data, marks });
         this.frames.set(attachmentId, list);
         void this.dispatcher.call('ack', { attachmentId, seq }).catch((error: Error) => this.errors.push(`ack: ${error.message}`));
       }
@@ -53,6 +54,10 @@ class TestUi {
   };
   text(attachmentId: string): string {
     return (this.frames.get(attachmentId) ?? []).map((f) => f.data).join('');
+  }
+  /** Every command mark the view was sent, with the text of its frame from the mark on. */
+  marks(attachmentId: string): Array<FrameMark & { after: string }> {
+    return (this.frames.get(attachmentId) ?? []).flatMap((f) => (f.marks ?? []).map((mark) => ({ ...mark, after: f.data.slice(mark.at) })));
   }
   roster(): TerminalView[] {
     return this.rosters[this.rosters.length - 1] ?? [];
@@ -131,6 +136,11 @@ describe.skipIf(ssh.skip)(`remote machines over a real sshd${ssh.reason ? ` (ski
     await ui.dispatcher.call('input', { attachmentId: id, data: 'cd /tmp && (exit 3)\r', typed: true });
     await until(() => ui.terminal(view.id)?.lastCommand?.exitCode === 3, 'exit code 3 in the roster');
     expect(ui.terminal(view.id)!.cwd).toBe('/tmp');
+    // The remote host's command marks reach this machine's views with its frames (the marks ruler, Ctrl+Up).
+    await until(() => ui.marks(id).some((m) => m.kind === 'end' && m.exitCode === 3), "the failed command's end mark");
+    const failed = ui.marks(id).find((m) => m.kind === 'end' && m.exitCode === 3)!;
+    expect(failed.status).toBe('failure');
+    expect(ui.marks(id).some((m) => m.kind === 'start' && m.id === failed.id)).toBe(true);
     await ui.dispatcher.call('input', { attachmentId: id, data: 'whoami\r', typed: true });
     await until(() => ui.terminal(view.id)?.lastCommand?.command === 'whoami' && ui.terminal(view.id)?.status === 'idle', 'whoami finished');
     expect(ui.terminal(view.id)!.lastCommand!.exitCode).toBe(0);

@@ -103,7 +103,8 @@ export class Dispatcher {
   private readonly handlers: Handlers;
   private rosterOff: () => void;
   private readonly remote: RemoteRouter | null;
-  private readonly remoteSink: FrameSink;
+  /** Where this client's views' frames go: this machine's terminals and remote ones alike (with their command marks). */
+  private readonly sink: FrameSink;
   private agentsOff: () => void;
   private readonly settingsOff: () => void;
   private readonly refusalsOff: () => void;
@@ -113,6 +114,14 @@ export class Dispatcher {
     readonly client: UiClient,
     opts: DispatchOptions = {},
   ) {
+    this.sink = {
+      frame: (attachmentId, seq, data, marks) =>
+        client.sendOutput
+          ? client.sendOutput(attachmentId, seq, data, marks)
+          : client.send('output', { attachmentId, seq, data: outputString(data), ...(marks ? { marks: [...marks] } : {}) }),
+      closed: (attachmentId, code, message) => client.send('attachmentClosed', { attachmentId, error: { code, message } }),
+      writable: (attachmentId, writable) => client.send('writable', { attachmentId, writable }),
+    };
     this.rosterOff = host.onRoster((terminals) => client.send('roster', { terminals }));
     const agents = opts.agents;
     this.agentsOff = agents?.onChange((state) => client.send('agents', state)) ?? (() => undefined);
@@ -136,19 +145,7 @@ export class Dispatcher {
           const { attachmentId, snapshot, view } = host.attachTranscript(id, client.id);
           return { attachmentId, snapshot, seq: 0, writable: false, info: view };
         }
-        const { attachment, snapshot, view, marks } = await host.attach(
-          id,
-          client.id,
-          {
-            frame: (attachmentId, seq, data, marks) =>
-              client.sendOutput
-                ? client.sendOutput(attachmentId, seq, data, marks)
-                : client.send('output', { attachmentId, seq, data: outputString(data), ...(marks ? { marks: [...marks] } : {}) }),
-            closed: (attachmentId, code, message) => client.send('attachmentClosed', { attachmentId, error: { code, message } }),
-            writable: (attachmentId, writable) => client.send('writable', { attachmentId, writable }),
-          },
-          { cols, rows },
-        );
+        const { attachment, snapshot, view, marks } = await host.attach(id, client.id, this.sink, { cols, rows });
         return { attachmentId: attachment.id, snapshot, seq: 0, writable: true, info: view, marks };
       },
       // A client acts only on its own views.
@@ -243,12 +240,6 @@ export class Dispatcher {
     };
     // Remote machines: the roster is this machine's terminals and every machine's, whichever changed.
     this.remote = opts.remote ?? null;
-    this.remoteSink = {
-      frame: (attachmentId, seq, data) =>
-        client.sendOutput ? client.sendOutput(attachmentId, seq, data) : client.send('output', { attachmentId, seq, data: outputString(data) }),
-      closed: (attachmentId, code, message) => client.send('attachmentClosed', { attachmentId, error: { code, message } }),
-      writable: (attachmentId, writable) => client.send('writable', { attachmentId, writable }),
-    };
     const remote = this.remote;
     if (remote) {
       this.rosterOff();
@@ -280,7 +271,7 @@ export class Dispatcher {
     const parsed = operations[op].args.safeParse(args ?? {});
     if (!parsed.success) throw new TandemError('invalid_argument', describeIssue(parsed.error));
     // Remote machines: an operation on a remote terminal or view goes over its machine's link.
-    const routed = this.remote?.route(op, parsed.data as Record<string, unknown>, this.client.id, this.remoteSink) ?? null;
+    const routed = this.remote?.route(op, parsed.data as Record<string, unknown>, this.client.id, this.sink) ?? null;
     if (routed) return await routed;
     const machine = op === 'create' ? (parsed.data as { machine?: string }).machine : undefined;
     if (machine !== undefined && machine !== 'local')

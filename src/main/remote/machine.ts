@@ -9,6 +9,8 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { type FrameMark, frameMarkSchema } from '../../shared/command-marks.js';
 import type { AgentsState, OpName, TerminalView } from '../../shared/contract.js';
 import { TandemError, type ErrorCode, ERROR_CODES } from '../../shared/errors.js';
 import type { FrameSink } from '../host/attachment.js';
@@ -65,6 +67,15 @@ interface PendingCall {
 }
 
 const maxPendingCalls = 1000;
+
+/** A frame's command marks as the remote host sent them, checked: within the frame's data, or none. */
+const remoteFrameMarks = z.array(frameMarkSchema).max(4096);
+export function frameMarks(value: unknown, dataChars: number): FrameMark[] | undefined {
+  if (value === undefined) return undefined;
+  const parsed = remoteFrameMarks.safeParse(value);
+  if (!parsed.success || parsed.data.some((mark) => mark.at > dataChars)) return undefined;
+  return parsed.data;
+}
 /** A call waits this long for its result, through reconnects (default 2 minutes), then fails `not_running`. */
 export const defaultCallTimeoutMs = 120_000;
 
@@ -353,7 +364,7 @@ export class RemoteMachine {
         const view = this.byRemote.get(payload.attachmentId as string);
         if (!view) return;
         view.lastLocalSeq = (payload.seq as number) + view.offset;
-        view.sink.frame(view.localId, view.lastLocalSeq, payload.data as string);
+        view.sink.frame(view.localId, view.lastLocalSeq, payload.data as string, frameMarks(payload.marks, (payload.data as string).length));
         return;
       }
       case 'writable': {

@@ -63,3 +63,11 @@ export async function typeLine(page: Page, line: string): Promise<void> {
 export async function waitForPrompt(page: Page, id: string): Promise<void> {
   await waitForScreen(page, id, /[$#] ?$/m);
 }
+
+/** A command mark as the page's view of a terminal holds it (the test hook of `?test`). */
+export type ViewMark = { line: number; status: string; exitCode: number | null; command: string | null; output: string };
+
+export async function marksOf(page: Page, id: string): Promise<ViewMark[]> {
+  type Hook = { marks(id: string): ViewMark[] | null };
+  return (await page.evaluate((terminalId) => (window as unknown as { __tandemTest: Hook }).__tandemTest.marks(terminalId), id)) ?? [];
+}
