@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { DEFAULT_LIMITS } from '../../src/shared/limits.js';
 import { readStat } from '../../src/main/pty/proc.js';
 import { findTerminalProcesses } from '../../src/main/pty/tree.js';
 import type { TerminalSession } from '../../src/main/terminal/session/session.js';
@@ -56,7 +57,10 @@ describe.runIf(pwsh !== null)('pwsh', { timeout: 180_000 }, () => {
   const baseEnv = { ...process.env, HOME: home.home, XDG_CONFIG_HOME: undefined, XDG_DATA_HOME: undefined };
   // pwsh needs about a second of CPU to start: a bound for a hang, allowing a machine held to one
   // busy core (T4, issue 22: 30 s was passed there).
-  const open = (opts: Parameters<SessionPool['open']>[1] = {}) => pool.open(pwsh!, { baseEnv, startupTimeoutMs: 75_000, ...opts });
+  // Hang bounds, not speeds: on one busy core pwsh takes many times longer to start and to run a
+  // command than alone (issue 22). A send that names no wait waits the contract's longest.
+  const open = (opts: Parameters<SessionPool['open']>[1] = {}) =>
+    pool.open(pwsh!, { baseEnv, startupTimeoutMs: 75_000, defaultWaitMs: DEFAULT_LIMITS.maxWaitMs, ...opts });
 
   afterAll(async () => {
     await pool.closeAll();
@@ -129,7 +133,7 @@ describe.runIf(pwsh !== null)('pwsh', { timeout: 180_000 }, () => {
         await expect.poll(() => user.integration, { interval: 200 }).toBe(false);
         expect(user.status).toBe('idle');
         await expect
-          .poll(() => user.screen.text, { interval: 200 })
+          .poll(() => user.screen.text, { interval: 200, timeout: 75_000 })
           .toContain('Tandem shell integration is off: it needs FullLanguage mode, not ConstrainedLanguage.');
       } finally {
         await p.closeAll();

@@ -265,6 +265,7 @@ export class TerminalHost implements AgentHost {
       palette: this.settings.palette,
       maxInputBytes: this.limits.maxInputBytes,
       startupTimeoutMs: this.limits.startupTimeoutMs,
+      defaultWaitMs: this.limits.defaultWaitMs,
       procTier: this.opts.procTier,
       clock: this.clock,
       signal: req.signal,

@@ -33,6 +33,8 @@ export interface SessionOptions {
   palette?: () => Palette;
   historyChars?: number;
   maxInputBytes?: number;
+  /** How long a send or wait that names no wait of its own waits (default: the contract's 20 s). */
+  defaultWaitMs?: number;
   /** The /proc syscall tier of waiting detection (Linux); on by default. */
   procTier?: boolean;
   clock?: Clock;

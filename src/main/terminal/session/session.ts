@@ -95,6 +95,8 @@ export class TerminalSession {
   private readonly probeTarget: ProbeTarget;
   private readonly watcher: StatusWatcher;
   private readonly maxInputBytes: number;
+  /** How long a send or wait that names no wait of its own waits. */
+  private readonly defaultWaitMs: number;
   private readonly historyFile: string | null;
   private readonly rcDir: string;
   /** The readiness engine's state: changed only by `feed`. */
@@ -207,6 +209,7 @@ export class TerminalSession {
       },
     });
     this.maxInputBytes = opts.maxInputBytes ?? DEFAULT_LIMITS.maxInputBytes;
+    this.defaultWaitMs = opts.defaultWaitMs ?? DEFAULT_LIMITS.defaultWaitMs;
     this.historyFile = historyFile;
     this.rcDir = rcDir;
     this.lastActivityAt = this.clock.now();
@@ -678,7 +681,7 @@ export class TerminalSession {
       readiness: () => this.ready,
       assertUsable: () => this.assertUsable(),
       probeNow: () => this.probeNow(),
-      observe: (spec) => observe(this.observerHost, spec),
+      observe: (spec) => observe(this.observerHost, { ...spec, waitMs: spec.waitMs ?? this.defaultWaitMs }),
       feed: (event) => this.feed(event),
       write: (data) => this.write(data),
       kick: () => this.probes.kick(),
