@@ -134,6 +134,77 @@ function keepOutputAtExit(pty: unknown, maxBytes: number): void {
   };
 }
 
+/** The longest wait between two tries of a write the PTY refused (it is full: the program is not reading). */
+export const maxRefusedWriteDelayMs = 8;
+
+/**
+ * node-pty (1.2.0-beta) tries again a write the PTY refused (EAGAIN: the program is not reading
+ * its input) on the very next event-loop turn, for as long as it is refused (upstream
+ * microsoft/node-pty pull request 956, stablyai/orca issue 11178). A large paste or typed-ahead
+ * input into a busy shell turned the thread into a spin that also starved the PTY's output: the
+ * shell, blocked writing its echo, never read the rest (1,000 typed-ahead commands ran 13 to 137
+ * in 300 s on a busy core; 2,000 into a bare node-pty bash stalled in 6 of 16 runs on one core, 0 of 8 with
+ * this). This gives the PTY a write stream of the same shape (`write`, `dispose`) whose refused
+ * writes wait 1 ms, doubling to {@link maxRefusedWriteDelayMs}, and whose accepted ones go on
+ * at once. Where node-pty has no such stream (Windows: ConPTY's pipe) nothing changes. Also
+ * evaluated inside the pump thread, so it refers to nothing outside itself.
+ */
+export function pacedWrites(pty: unknown, maxDelayMs: number): void {
+  type Stream = { write(data: string | Buffer): void; dispose(): void; _encoding?: BufferEncoding };
+  const internals = pty as { _fd?: number; _writeStream?: Stream };
+  const original = internals._writeStream;
+  const fd = internals._fd;
+  if (!original || typeof fd !== 'number' || typeof original.write !== 'function') return;
+  const fs = process.getBuiltinModule('node:fs');
+  const queue: Array<{ buffer: Buffer; offset: number }> = [];
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  let writing = false;
+  let disposed = false;
+  let delay = 0;
+  const next = (): void => {
+    timer = undefined;
+    const task = queue[0];
+    if (!task || disposed) {
+      writing = false;
+      return;
+    }
+    writing = true;
+    fs.write(fd, task.buffer, task.offset, (error, written) => {
+      if (disposed) return;
+      if (error) {
+        if ((error as NodeJS.ErrnoException).code === 'EAGAIN') {
+          delay = Math.min(delay === 0 ? 1 : delay * 2, maxDelayMs);
+          timer = setTimeout(next, delay);
+          return;
+        }
+        // The program side is gone (EIO, EBADF): its exit comes through node-pty.
+        queue.length = 0;
+        writing = false;
+        return;
+      }
+      delay = 0;
+      task.offset += written;
+      if (task.offset >= task.buffer.byteLength) queue.shift();
+      next();
+    });
+  };
+  const paced: Stream = {
+    write(data) {
+      const buffer = typeof data === 'string' ? Buffer.from(data, original._encoding ?? 'utf8') : Buffer.from(data);
+      if (buffer.byteLength === 0 || disposed) return;
+      queue.push({ buffer, offset: 0 });
+      if (!writing) next();
+    },
+    dispose() {
+      disposed = true;
+      if (timer !== undefined) clearTimeout(timer);
+      queue.length = 0;
+      original.dispose();
+    },
+  };
+  internals._writeStream = paced;
+}
+
 /**
  * Linux moves what a program writes to its terminal into the master's read buffer on a kernel
  * worker, later (the pty "flip buffer"): right after the write, poll and epoll on the master may
@@ -175,8 +246,14 @@ function pumpMain(): void {
   const {
     maxAheadChars: limit,
     maxExitDrainBytes: drainBytes,
+    maxRefusedWriteDelayMs: refusedWriteDelayMs,
     streaming: stream,
-  } = workerData as { maxAheadChars: number; maxExitDrainBytes: number; streaming: { chars: number; windowMs: number; postMs: number } };
+  } = workerData as {
+    maxAheadChars: number;
+    maxExitDrainBytes: number;
+    maxRefusedWriteDelayMs: number;
+    streaming: { chars: number; windowMs: number; postMs: number };
+  };
   interface Entry {
     p: import('node-pty').IPty;
     pending: string[];
@@ -235,6 +312,7 @@ function pumpMain(): void {
           return;
         }
         keepOutputAtExit(p, drainBytes);
+        pacedWrites(p, refusedWriteDelayMs);
         const created: Entry = { p, pending: [], ahead: 0, paused: false, held: false };
         entries.set(message.id, created);
         p.onData((data) => {
@@ -317,13 +395,14 @@ class Pump {
 
   constructor(ptyPath: string) {
     // `__name` stands in for the helper some transpilers (tsx) add to named functions.
-    const source = `var __name = (f) => f;\n${keepOutputAtExit.toString()}\n${pullPending.toString()}\n(${pumpMain.toString()})();`;
+    const source = `var __name = (f) => f;\n${keepOutputAtExit.toString()}\n${pullPending.toString()}\n${pacedWrites.toString()}\n(${pumpMain.toString()})();`;
     this.worker = new Worker(source, {
       eval: true,
       workerData: {
         ptyPath,
         maxAheadChars,
         maxExitDrainBytes,
+        maxRefusedWriteDelayMs,
         streaming: { chars: streamingChars, windowMs: streamingWindowMs, postMs: streamingPostMs },
       },
       resourceLimits: { maxYoungGenerationSizeMb: pumpYoungGenerationMiB },
@@ -488,6 +567,7 @@ function inline(file: string, args: string[], opts: PtySpawnOptions): PtyProcess
   const spawnedAtMs = Date.now();
   const p = pty.spawn(file, args, process.platform === 'win32' ? { ...opts, ...conptyOptions() } : opts);
   keepOutputAtExit(p, maxExitDrainBytes);
+  pacedWrites(p, maxRefusedWriteDelayMs);
   return wrapNodePty(p, spawnedAtMs);
 }
 
