@@ -129,7 +129,8 @@ export async function startAgentFixture(
       return client;
     },
     async call(client, name, args = {}) {
-      const result = await client.callTool({ name, arguments: args }, undefined, { timeout: 70_000 });
+      // Longer than the fixture's 90 s startup bound, so a slow open answers with its own error.
+      const result = await client.callTool({ name, arguments: args }, undefined, { timeout: 100_000 });
       const structured = result.structuredContent as Record<string, unknown>;
       const text = (result.content as Array<{ type: string; text: string }>)[0]!.text;
       // Clients that show the model only `content` lose nothing.

@@ -76,7 +76,9 @@ describe('terminal_list tells what sends tell', () => {
 
   it('agrees with the last send: waiting_input while input() waits, running after the answer until it waits again', async () => {
     const a = await f.client(token);
-    const { id } = (await f.call(a, 'terminal_open', { title: 'input' })) as { id: string };
+    const opened = await f.call(a, 'terminal_open', { title: 'input' });
+    expect(opened, JSON.stringify(opened)).toHaveProperty('id');
+    const { id } = opened as { id: string };
     // Between the two questions it sleeps until the test opens the gate: running, however loaded the machine.
     const g = gate(f.project);
     const between = `[time.sleep(0.05) for _ in iter(lambda: os.path.exists('${g.path}'), True)]`;
