@@ -4,9 +4,9 @@
  * transcript, the agent can neither see nor type into it, and a host stopped and started again
  * over the same state directory brings the tab back from a 0600 file.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Dispatcher, type UiClient } from '../../src/main/host/dispatch.js';
 import { TerminalHost } from '../../src/main/host/host.js';
@@ -14,6 +14,7 @@ import { TranscriptStore } from '../../src/main/host/transcripts.js';
 import { systemClock } from '../../src/main/clock.js';
 import type { TerminalView } from '../../src/shared/contract.js';
 import { caught } from '../support/caught.js';
+import { gate } from '../support/gate.js';
 import { until } from '../support/until.js';
 import { type AgentFixture, startAgentFixture } from './agent-helpers.js';
 
@@ -63,6 +64,35 @@ describe('an agent terminal outlives its close as a transcript', () => {
     expect(await caught(() => page.call('attach', { id }))).toMatchObject({ code: 'not_found' });
     expect(await caught(() => page.call('dismiss', { id }))).toMatchObject({ code: 'not_found' });
     page.dispose();
+  });
+
+  it('names the last command though bash had not yet sent its line when the agent closed', async () => {
+    const id = (await f.call(agent, 'terminal_open', { title: 'late-line', shell: 'bash' })).id as string;
+    // bash sends the exit code, then reads the line from history in a subshell and sends it. A
+    // DEBUG trap holds that subshell until the gate opens; the gate opens only once the close
+    // has begun, so a close that does not wait for the line loses it with the shell.
+    const g = gate(f.project);
+    try {
+      const trap = `trap '[[ $BASH_COMMAND == __tandem_h=* ]] && until [ -e ${g.path} ]; do sleep 0.05; done' DEBUG; set -T`;
+      const session = f.host.get(id).session;
+      g.open();
+      await f.call(agent, 'terminal_send', { id, text: trap });
+      await until(() => session.lastCommand?.command?.startsWith('trap ') === true, 'the trap line');
+      rmSync(g.path);
+      expect(await f.call(agent, 'terminal_send', { id, text: 'echo late-line-canary' })).toMatchObject({ status: 'done', exitCode: 0 });
+      expect(session.lastCommand).toMatchObject({ command: null, exitCode: 0 });
+      const fresh = session.freshRedirects.bind(session);
+      vi.spyOn(session, 'freshRedirects').mockImplementation((waitMs) => {
+        g.open();
+        return fresh(waitMs);
+      });
+      expect(await f.call(agent, 'terminal_close', { id })).toMatchObject({ closed: true });
+      const tab = f.host.roster().find((t) => t.id === id);
+      expect(tab?.transcript).toMatchObject({ reason: 'closed', by: 'alpha' });
+      expect(tab?.lastCommand).toMatchObject({ command: 'echo late-line-canary', exitCode: 0 });
+    } finally {
+      g.dispose();
+    }
   });
 
   it('is invisible to agents and takes nothing from them', async () => {

@@ -74,6 +74,9 @@ export interface CloseRecord {
 /** Removals kept in `closeLog` (newest last). */
 export const closeLogSize = 64;
 
+/** The longest a close of a kept terminal waits for bash's report of the command that just ended. */
+const closeLineWaitMs = 3000;
+
 /**
  * The one service facade: every terminal, its limits, viewers and control. It does not care
  * which process it lives in (Electron's main process, `tandem serve`, a test).
@@ -385,6 +388,10 @@ export class TerminalHost implements AgentHost {
     const terminal = this.get(id);
     const kept = cause.cause === 'agent' || cause.cause === 'unattended' || cause.cause === 'shutdown';
     const exitedBefore = terminal.session.status === 'exited';
+    // bash sends a finished command's line (read from history in a subshell) just after its exit
+    // code, then its redirect report: a close right after the command waits, bounded, for that
+    // report, so the kept tab names its last command instead of losing the line with the shell.
+    if (kept && terminal.session.status === 'idle') await terminal.session.freshRedirects(closeLineWaitMs);
     // The screen as the tab showed it, before the teardown frees the emulator.
     const shown = kept && this.transcripts.enabled ? await terminal.session.snapshot().catch(() => null) : null;
     const result = await terminal.session.close(by);
