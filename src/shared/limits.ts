@@ -13,7 +13,12 @@ export const DEFAULT_LIMITS = {
   defaultWaitMs: 20_000,
   maxWaitMs: 55_000,
   unattendedGraceMs: 2 * 60 * 60 * 1000,
-  /** How long a new shell may take to show a verified prompt (a person's: to print anything). */
+  /**
+   * How long a new shell may take to show a verified prompt (a person's: to print anything).
+   * pwsh needs about 2 s of CPU to start; on a loaded laptop (a build on every core) that is ten
+   * times as long, and an agent's open that fails there helps nobody. A shell that never
+   * integrates still fails, after this bound.
+   */
   startupTimeoutMs: 30_000,
 } as const;
 

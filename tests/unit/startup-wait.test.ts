@@ -70,7 +70,7 @@ describe('a new shell: how long it may take to start', () => {
     const started = awaitStartup(shell.target, { timeoutMs: 1_000, firstOutputMs: 60_000, agent: false });
     started.catch(() => {});
     await clock.advance(60_000);
-    await expect(started).rejects.toMatchObject({ code: 'startup_timeout', message: expect.stringContaining('within 60000 ms') });
+    await expect(started).rejects.toMatchObject({ code: 'startup_timeout', message: expect.stringContaining('printed nothing within 60000 ms') });
     expect(shell.state.closed).toBe(true);
   });
 
@@ -81,7 +81,7 @@ describe('a new shell: how long it may take to start', () => {
     started.catch(() => {});
     shell.print(); // output is not a prompt
     await clock.advance(1_000);
-    await expect(started).rejects.toMatchObject({ code: 'startup_timeout', message: expect.stringContaining('within 1000 ms') });
+    await expect(started).rejects.toMatchObject({ code: 'startup_timeout', message: expect.stringContaining('did not show a verified prompt within 1000 ms') });
     expect(shell.state.closed).toBe(true);
   });
 

@@ -76,6 +76,7 @@ export function frameMarks(value: unknown, dataChars: number): FrameMark[] | und
   if (!parsed.success || parsed.data.some((mark) => mark.at > dataChars)) return undefined;
   return parsed.data;
 }
+
 /** A call waits this long for its result, through reconnects (default 2 minutes), then fails `not_running`. */
 export const defaultCallTimeoutMs = 120_000;
 

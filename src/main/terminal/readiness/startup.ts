@@ -60,6 +60,8 @@ export async function awaitStartup(
   const lastLine = target.printed().split('\n').filter(Boolean).at(-1)?.slice(0, 300);
   throw new TandemError(
     'startup_timeout',
-    `The ${target.shellName} shell did not show a verified prompt within ${waitMs} ms; its startup files may block or replace the integration${lastLine ? ` (it last printed: ${lastLine})` : ''}.`,
+    opts.agent
+      ? `The ${target.shellName} shell did not show a verified prompt within ${waitMs} ms; its startup files may block or replace the integration${lastLine ? ` (it last printed: ${lastLine})` : ''}.`
+      : `The ${target.shellName} shell printed nothing within ${waitMs} ms; its startup files may block.`,
   );
 }

@@ -38,12 +38,6 @@ import { awaitStartup } from '../readiness/startup.js';
 import { clampInt, type CloseResult, type ReadRequest, type SendRequest, type SessionOptions, type TerminalRead, type WaitRequest } from './session-types.js';
 import { cachedModes, StatusWatcher, watchMaxMsSpawning } from '../readiness/status-watcher.js';
 
-/**
- * How long a shell has to show its first verified prompt. pwsh needs about 2 s of CPU to start;
- * on a loaded laptop (a build on every core) that is ten times as long, and an agent's open that
- * fails there helps nobody. A shell that never integrates still fails, after this bound.
- */
-export const defaultStartupTimeoutMs = DEFAULT_LIMITS.startupTimeoutMs;
 /** Retained marker-free output for cursors and waits (characters). */
 export const defaultHistoryChars = 4 * 1024 * 1024;
 const bannerBytes = 4096;
@@ -336,7 +330,7 @@ export class TerminalSession {
         },
       },
       {
-        timeoutMs: opts.startupTimeoutMs ?? defaultStartupTimeoutMs,
+        timeoutMs: opts.startupTimeoutMs ?? DEFAULT_LIMITS.startupTimeoutMs,
         firstOutputMs: opts.firstOutputTimeoutMs,
         agent: opts.origin === 'agent',
         signal: opts.signal,
