@@ -52,6 +52,7 @@ __tandem_redirects() {
   done
   for k in ${(k)functions}; do
     [[ $k == _* ]] && continue
+    [[ $k == TRAPINT && -n $__tandem_trapint && ${functions[TRAPINT]} == "$__tandem_trapint" ]] && continue
     if (( ${#list} > 8000 )); then flags+=t; break; fi
     __tandem_esc "$k"; list+=";$REPLY"
   done
@@ -62,6 +63,31 @@ typeset -g __tandem_cmd=
 typeset -g __tandem_snap=
 typeset -g __tandem_osc=$'\e]7771;'"$__tandem_secret;"
 typeset -g __tandem_ps2="%{"$'\e]7771;'"$__tandem_secret;C"$'\a'"%}"
+# A Ctrl+C that reaches zsh itself after the start marker but before the command runs (preexec
+# hooks, the moment before the fork) cancels the command and leaves $? as it was, so a cancelled
+# `sleep 100` would be reported as ending 0. TRAPINT notes which command it hit and returns
+# 128+2: the zsh manual (Functions, Trap Functions) says a non-zero return behaves as interrupted,
+# as with no trap at all. precmd then reports such a command's 0 as 130. Set only where the
+# person has no INT trap of their own, function or `trap` style (listed through a private file:
+# a subshell does not list the parent's `trap` style traps).
+typeset -gi __tandem_intseq=-1
+typeset -g __tandem_trapint=
+() {
+  emulate -L zsh
+  (( $+functions[TRAPINT] )) && return
+  zmodload zsh/system 2>/dev/null || return
+  local f=${TMPDIR:-/tmp}/.tandem-traps.$$.$RANDOM listed fd
+  sysopen -w -o creat,excl -m 600 -u fd $f 2>/dev/null || return
+  { trap >&$fd } always { exec {fd}>&- }
+  listed=$(<$f)
+  command rm -f -- $f
+  [[ $'\n'$listed$'\n' == *' INT'$'\n'* ]] || __tandem_trapint=1
+}
+# Outside the function: `emulate -L` sets LOCAL_TRAPS, which would undo the trap on its return.
+if [[ -n $__tandem_trapint ]]; then
+  TRAPINT() { __tandem_intseq=$__tandem_seq; return $(( 128 + $1 )) }
+  __tandem_trapint=${functions[TRAPINT]}
+fi
 __tandem_reassert() {
   (( ${precmd_functions[(Ie)__tandem_precmd]} )) || precmd_functions=(__tandem_precmd $precmd_functions)
   (( ${preexec_functions[(Ie)__tandem_preexec]} )) || preexec_functions+=(__tandem_preexec)
@@ -77,10 +103,12 @@ __tandem_preexec() {
   if [[ -n $__tandem_snap ]]; then __tandem_envscrub "$__tandem_snap"; __tandem_snap=; fi
 }
 __tandem_precmd() {
-  local __tandem_ret=$? REPLY
+  local __tandem_ret=$? REPLY __tandem_code
+  __tandem_code=$__tandem_ret
+  (( __tandem_code == 0 && __tandem_intseq == __tandem_seq )) && __tandem_code=130
   __tandem_redirects
   __tandem_esc "$PWD"
-  print -rn -- "${__tandem_osc}E;${__tandem_seq};${__tandem_ret};${__tandem_cmd};$REPLY"$'\a'
+  print -rn -- "${__tandem_osc}E;${__tandem_seq};${__tandem_code};${__tandem_cmd};$REPLY"$'\a'
   __tandem_reassert
   # Agent terminals: the person's precmd hooks run after this one and may export (direnv);
   # preexec hands what they changed since this list to the scrub (the rc file's).

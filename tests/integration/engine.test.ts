@@ -302,6 +302,35 @@ describe.each(availableShells)('%s engine', (shell) => {
     expect(await w).toMatchObject({ status: 'done', exitCode: 130 });
   });
 
+  // zsh cancels a command whose preexec hooks a Ctrl+C reaches and keeps the last $? (0 here):
+  // a person's hook after Tandem's start marker holds the command there until the interrupt.
+  it.runIf(shell === 'zsh')('says 130 for a command the Ctrl+C cancelled in a preexec hook, before it ran', async () => {
+    const t = await pool.open(shell);
+    await t.send({ text: "__hold() { [[ $1 == 'sleep 100' ]] && while :; do sleep 0.05; done }; preexec_functions+=(__hold)" });
+    const r = await t.send({ text: 'sleep 100', waitMs: 300 });
+    expect(r.status).toBe('running');
+    const w = t.wait({ since: r.cursor, waitMs: 30_000 });
+    await t.interrupt();
+    expect(await w).toMatchObject({ status: 'done', exitCode: 130 });
+    expect(await t.send({ text: 'echo after' })).toMatchObject({ status: 'done', exitCode: 0, output: 'after' });
+  });
+
+  it.runIf(shell === 'zsh')("leaves the person's own INT trap alone, `trap` style or a TRAPINT function", async () => {
+    for (const rc of ["trap 'echo mine-caught' INT\n", 'TRAPINT() { echo mine-fn; return $(( 128 + $1 )) }\n']) {
+      const own = makeHome({ '.zshrc': rc });
+      const ownPool = new SessionPool(own.home);
+      try {
+        const t = await ownPool.open(shell);
+        const listed = await t.send({ text: 'trap' });
+        expect(listed.output).toMatch(/mine-(caught|fn)/);
+        expect(listed.output).not.toContain('__tandem');
+      } finally {
+        await ownPool.closeAll();
+        own.cleanup();
+      }
+    }
+  });
+
   // Retried (issue 22): once in a CI run the line's `armed` never came within 30 s; the cause is
   // not found, and a timeout now prints everything the terminal showed.
   it.runIf(full)('follows the job into its own group when the Ctrl+C reached only the shell', { retry: 2 }, async () => {
