@@ -120,6 +120,14 @@ function escalate(target: InterruptTarget, pgid: number | null, seq: number | nu
     // before the job took the terminal, or the signalled job had already ended (a loop of short
     // jobs: `until …; do sleep 0.05; done`) and the next one never had it.
     const movedOn = pgid !== null && fg !== null && fg !== shellPgrp && fg !== pgid;
+    // The signalled job is gone and the shell is in front, but the same command runs on: a loop
+    // between two short jobs (the next one forks in a moment) or a shell finishing the command
+    // (its end marker comes in a moment). Neither gets a key (it could cut the shell's prompt
+    // hook short); the next look follows a new job if one took the terminal.
+    if (pgid !== null && pgid !== shellPgrp && fg !== null && fg === shellPgrp) {
+      if (follows > 0) escalate(target, pgid, seq, then, follows - 1);
+      return;
+    }
     if (pgid !== null && fg !== pgid && !movedOn) return;
     if (await target.probeNow()) return;
     if (movedOn) return follows > 0 ? interruptJob(target, fg, seq, true, follows - 1) : undefined;
