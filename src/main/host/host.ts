@@ -389,9 +389,10 @@ export class TerminalHost implements AgentHost {
     const kept = cause.cause === 'agent' || cause.cause === 'unattended' || cause.cause === 'shutdown';
     const exitedBefore = terminal.session.status === 'exited';
     // bash sends a finished command's line (read from history in a subshell) just after its exit
-    // code, then its redirect report: a close right after the command waits, bounded, for that
-    // report, so the kept tab names its last command instead of losing the line with the shell.
-    if (kept && terminal.session.status === 'idle') await terminal.session.freshRedirects(closeLineWaitMs);
+    // code, then its redirect report: an agent's close right after its command waits, bounded, for
+    // that report, so the kept tab names the last command instead of losing the line with the
+    // shell. Not at shutdown (quitting never waits on a shell) nor in the unattended sweep.
+    if (cause.cause === 'agent' && terminal.session.status === 'idle') await terminal.session.freshRedirects(closeLineWaitMs);
     // The screen as the tab showed it, before the teardown frees the emulator.
     const shown = kept && this.transcripts.enabled ? await terminal.session.snapshot().catch(() => null) : null;
     const result = await terminal.session.close(by);
