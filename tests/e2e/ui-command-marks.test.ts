@@ -63,6 +63,22 @@ async function themeColor(page: Page, variable: string): Promise<string> {
   }, variable);
 }
 
+/** The colours the marks' overview ruler shows, top to bottom, read from its canvas's pixels (one column inside the marks). */
+async function rulerColors(page: Page, id: string): Promise<string[]> {
+  return page.evaluate((t) => {
+    const canvas = document.querySelector<HTMLCanvasElement>(`#pane-${t} canvas.command-mark-ruler`);
+    if (!canvas || canvas.width < 4 || canvas.height === 0) return [];
+    const data = canvas.getContext('2d')!.getImageData(2, 0, 1, canvas.height).data;
+    const runs: string[] = [];
+    for (let y = 0; y < canvas.height; y++) {
+      if (data[y * 4 + 3] !== 255) continue;
+      const color = `rgb(${data[y * 4]}, ${data[y * 4 + 1]}, ${data[y * 4 + 2]})`;
+      if (runs.at(-1) !== color) runs.push(color);
+    }
+    return runs;
+  }, id);
+}
+
 /**
  * Command marks (issue 29) against a real `tandem serve` (in process), bash and Chromium: a
  * mark at each command's line coloured by its end, Ctrl+Up/Down between commands, the marks
@@ -109,6 +125,9 @@ describe.skipIf(!runUi)('Tandem UI: command marks', () => {
     expect(drawn[2]!.color).toBe(await themeColor(page, '--warn'));
     expect(drawn[1]!.title).toMatch(/^Failed \(exit code 2\)\nls \/nonexistent-tandem$/);
     expect(drawn[2]!.title).toMatch(/^Interrupted \(exit code 130\)/);
+    // The overview ruler beside the scrollbar shows the same marks, in the same colours and order.
+    const colours = await Promise.all(['--ok', '--danger', '--warn'].map((name) => themeColor(page, name)));
+    await expect.poll(() => rulerColors(page, id), { timeout: 15_000 }).toEqual(colours);
     // Each mark sits on its command's row.
     const rows = await page
       .locator(`#pane-${id} .command-mark`)
