@@ -74,7 +74,7 @@ export interface CloseRecord {
 /** Removals kept in `closeLog` (newest last). */
 export const closeLogSize = 64;
 
-/** The longest a close of a kept terminal waits for bash's report of the command that just ended. */
+/** The longest an agent's close of its terminal waits for bash's report of the command that just ended. */
 const closeLineWaitMs = 3000;
 
 /**
