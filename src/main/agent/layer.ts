@@ -184,12 +184,13 @@ export class AgentLayer implements AgentPanel {
       ...(readable ? { homeReadable: readable } : {}),
       ...(domains ? { networkDomains: domains } : {}),
     });
-    // The agent's open terminals' timelines say what changed (src/main/record).
+    // The agent's open terminals' timelines say what changed (src/main/record). A sandbox change
+    // has none to tell: it is refused while the agent has terminals (checkSandboxChange), and each
+    // terminal's `open` record carries the sandbox it was given.
     for (const view of this.host.list().filter((view) => view.agent === current.name)) {
-      const journal = this.host.port(view.id).journal;
-      journal.agentSettings('policy', { agent: current.name, from: fromPolicy, to: policy, allow: allow?.length ?? null, deny: deny?.length ?? null });
-      if (before.sandbox !== after.sandbox || before.network !== after.network)
-        journal.agentSettings('sandbox', { agent: current.name, from: before, to: after });
+      this.host
+        .port(view.id)
+        .journal.policyChanged({ agent: current.name, from: fromPolicy, to: policy, allow: allow?.length ?? null, deny: deny?.length ?? null });
     }
     this.changed();
   }

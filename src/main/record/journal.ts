@@ -32,8 +32,8 @@ export interface TerminalJournal {
   asked(by: Actor, line: string, why: string | null): void;
   /** Control changed hands: `kind` says how (takeover, hand_back, hand_to, request, answer). */
   handoff(kind: string, fields: { from?: string; to?: string; note?: string | null; accepted?: boolean }): void;
-  /** The agent's approval policy or sandbox changed (recorded in each of its terminals). */
-  agentSettings(type: 'policy' | 'sandbox', fields: Record<string, unknown>): void;
+  /** The agent's approval policy changed (recorded in each of its open terminals). */
+  policyChanged(fields: Record<string, unknown>): void;
 }
 
 export const noJournal: TerminalJournal = {
@@ -46,7 +46,7 @@ export const noJournal: TerminalJournal = {
   rejected: () => undefined,
   asked: () => undefined,
   handoff: () => undefined,
-  agentSettings: () => undefined,
+  policyChanged: () => undefined,
 };
 
 export function actorName(actor: Actor): string {

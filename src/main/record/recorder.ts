@@ -265,8 +265,8 @@ export class TerminalRecorder implements TerminalJournal {
     this.marker(`handoff ${kind}${fields.to ? ` to ${fields.to}` : ''}${note ? `: ${note.slice(0, 200)}` : ''}`);
   }
 
-  agentSettings(type: 'policy' | 'sandbox', fields: Record<string, unknown>): void {
-    this.record(type, fields);
+  policyChanged(fields: Record<string, unknown>): void {
+    this.record('policy', fields);
   }
 
   // ---- commands, exit, close ----------------------------------------------------------------

@@ -10,19 +10,7 @@ import { createHash } from 'node:crypto';
 import type { AppendSink } from './sink.js';
 
 export type TimelineType =
-  | 'open'
-  | 'close'
-  | 'command'
-  | 'send'
-  | 'wait'
-  | 'rejection'
-  | 'approval_asked'
-  | 'handoff'
-  | 'policy'
-  | 'sandbox'
-  | 'input_hidden'
-  | 'recording'
-  | 'truncated';
+  'open' | 'close' | 'command' | 'send' | 'wait' | 'rejection' | 'approval_asked' | 'handoff' | 'policy' | 'input_hidden' | 'recording' | 'truncated';
 
 export interface TimelineRecord {
   seq: number;

@@ -190,12 +190,11 @@ export function toEntries(records: readonly TimelineRecord[], chains: readonly T
         });
         break;
       }
-      case 'policy':
-      case 'sandbox': {
+      case 'policy': {
         const shown = Object.entries(r)
           .filter(([k]) => !['seq', 'type', 't', 'at', 'prev', 'recordingId', 'terminalId', 'fileLine'].includes(k))
           .map(([k, v]) => ({ label: k, value: typeof v === 'string' ? v : JSON.stringify(v) }));
-        entries.push({ ...base, agent: str(r.agent), title: r.type === 'policy' ? 'Approval policy changed' : 'Sandbox changed', details: shown });
+        entries.push({ ...base, agent: str(r.agent), title: 'Approval policy changed', details: shown });
         break;
       }
       case 'open':
