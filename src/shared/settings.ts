@@ -57,6 +57,8 @@ export const settingsSchema = z
       .max(200)
       .regex(/^[^\p{Cc};{}<>]+$/u, 'must be a font-family list without ; { } < > or control characters'),
     fontSize: z.number().int().min(fontSizeBounds.min).max(fontSizeBounds.max),
+    /** Draw the font's ligatures (`=>`, `!=`) where the renderer can (renderer/src/terminal/ligatures.ts). */
+    fontLigatures: z.boolean(),
     cursorStyle: z.enum(['block', 'bar', 'underline']),
     cursorBlink: z.boolean(),
     scrollback: z.number().int().min(scrollbackBounds.min).max(scrollbackBounds.max),
@@ -126,6 +128,7 @@ export const defaultSettings: Settings = {
   theme: 'dark',
   fontFamily: defaultFontFamily,
   fontSize: 14,
+  fontLigatures: false,
   cursorStyle: 'block',
   cursorBlink: true,
   scrollback: 10_000,

@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
@@ -6,9 +7,13 @@ import { chromiumAvailable, chromiumRequired, screenshotPath, skipReason } from 
 import { openTerminal, typeLine, waitForPrompt, waitForScreen } from './helpers/page';
 import { testUrl } from './helpers/serve';
 import { useUiFixture } from './helpers/ui-fixture';
+import { defaultSettings } from '../../src/shared/settings';
 
 const runUi = chromiumAvailable || chromiumRequired;
 if (!runUi) console.warn(skipReason);
+/** A font with ligatures for the ligature test (Debian's fonts-firacode; .ci/run installs it). */
+const firaCode = (spawnSync('fc-list', [':family=Fira Code'], { encoding: 'utf8' }).stdout ?? '').trim() !== '';
+if (runUi && !firaCode) console.warn('Skipping the ligature test: the Fira Code font is not installed (apt-get install fonts-firacode).');
 
 interface Recorded {
   notes: Array<{ title: string; body: string; tag: string }>;
@@ -126,6 +131,21 @@ async function inkOf(page: Page, id: string, text: string, background: number[])
     if (ratio > bestContrast) [best, bestContrast] = [rgb, ratio];
   }
   return best;
+}
+
+/** The screen's pixels over the cells where `text` shows (a PNG; the same pixels give the same bytes). */
+async function cellsShot(page: Page, id: string, text: string): Promise<Buffer> {
+  const first = await cellPoint(page, id, text, 0);
+  const last = await cellPoint(page, id, text, text.length - 1);
+  const box = (await page.locator(`#pane-${id} .xterm-screen`).boundingBox())!;
+  const place = (await page.evaluate(
+    ([terminalId, wanted]) => (window as unknown as { __tandemTest: Hook }).__tandemTest.locate(terminalId!, wanted!),
+    [id, text],
+  ))!;
+  const cell = { width: box.width / place.cols, height: box.height / place.rows };
+  return await page.screenshot({
+    clip: { x: first.x - cell.width / 2, y: first.y - cell.height / 2, width: last.x - first.x + cell.width, height: cell.height },
+  });
 }
 
 async function shots(page: Page, name: string): Promise<void> {
@@ -343,5 +363,36 @@ describe.skipIf(!runUi)('terminal comforts (issue 28): notifications, contrast, 
       .toBe(true);
     await shots(ui.page, 'issue28-sixel');
     ui.serve.host.settings.update({ inlineImages: false });
+  });
+
+  it.skipIf(!firaCode)('ligatures: with the setting on, Fira Code draws => != -> as its ligatures; text without them is unchanged', async () => {
+    ui.serve.host.settings.update({ fontFamily: "'Fira Code', monospace", fontLigatures: false });
+    await expect.poll(() => option(ui.page, first, 'fontFamily')).toBe("'Fira Code', monospace");
+    await expect.poll(() => ui.page.evaluate(() => document.fonts.check('14px "Fira Code"'))).toBe(true);
+    await typeLine(ui.page, "clear; printf 'LIG a => b != c -> d\\nPLAIN abc xyz 123\\n'");
+    await waitForScreen(ui.page, first, /^PLAIN abc xyz 123$/m);
+    const ligatures = 'a => b != c -> d';
+    const plain = 'abc xyz 123';
+    // Drawn once the font is loaded and measured: the same pixels twice in a row.
+    let before = await cellsShot(ui.page, first, ligatures);
+    await expect
+      .poll(async () => {
+        const now = await cellsShot(ui.page, first, ligatures);
+        const same = now.equals(before);
+        before = now;
+        return same;
+      })
+      .toBe(true);
+    const plainBefore = await cellsShot(ui.page, first, plain);
+    await shots(ui.page, 'issue28-ligatures-off');
+
+    ui.serve.host.settings.update({ fontLigatures: true });
+    await expect.poll(async () => (await cellsShot(ui.page, first, ligatures)).equals(before), { timeout: 10_000 }).toBe(false);
+    expect((await cellsShot(ui.page, first, plain)).equals(plainBefore)).toBe(true);
+    await shots(ui.page, 'issue28-ligatures-on');
+
+    ui.serve.host.settings.update({ fontLigatures: false });
+    await expect.poll(async () => (await cellsShot(ui.page, first, ligatures)).equals(before), { timeout: 10_000 }).toBe(true);
+    ui.serve.host.settings.update({ fontFamily: defaultSettings.fontFamily });
   });
 });

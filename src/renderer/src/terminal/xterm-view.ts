@@ -7,6 +7,7 @@ import { WebLinksAddon } from '@xterm/addon-web-links';
 import { WebglAddon } from '@xterm/addon-webgl';
 import { type IBufferLine, type ILink, Terminal } from '@xterm/xterm';
 import { type Appearance, defaultSettings, type Settings } from '../../../shared/settings';
+import { ligatureRanges } from './ligatures';
 import { findPaths, linkHint, type PathMatch } from './links';
 import { swallowProtocolRequests } from './protocol-guard';
 import { CommandMarksView } from './command-marks';
@@ -91,6 +92,8 @@ export class XtermView {
   private opened = false;
   /** OSC 9;4 progress as the program last set it. */
   readonly progress = new ProgressAddon();
+  /** The ligature joiner's id while the setting is on (ligatures.ts). */
+  private ligatureJoiner: number | null = null;
   /** Programs may set the clipboard (a setting); never read it. */
   private osc52 = false;
   /** Command marks in the gutter and the overview ruler (issue 29). */
@@ -198,6 +201,14 @@ export class XtermView {
     if (options.cursorBlink !== settings.cursorBlink) options.cursorBlink = settings.cursorBlink;
     if (options.scrollback !== settings.scrollback) options.scrollback = settings.scrollback;
     this.osc52 = settings.osc52Clipboard;
+    if (settings.fontLigatures && this.ligatureJoiner === null) {
+      this.ligatureJoiner = this.term.registerCharacterJoiner(ligatureRanges);
+      this.term.refresh(0, this.term.rows - 1);
+    } else if (!settings.fontLigatures && this.ligatureJoiner !== null) {
+      this.term.deregisterCharacterJoiner(this.ligatureJoiner);
+      this.ligatureJoiner = null;
+      this.term.refresh(0, this.term.rows - 1);
+    }
     if (settings.inlineImages && !this.images) {
       try {
         // Size reports would answer programs from this view; the host's emulator is the only answerer.
