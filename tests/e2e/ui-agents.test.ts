@@ -342,6 +342,50 @@ describe.skipIf(!runUi)('Tandem UI: agents, approvals and handoff', () => {
     }
   });
 
+  it('fits the panel at 800x600 with long allow entries: nothing cut or overflowing, Network whole, the sandbox explained once', async () => {
+    const long = [
+      'npm run build:production-bundle-with-sourcemaps',
+      'git log | options: --format=%H%x20%an%x20%s --max-count=5000 --no-merges | operands: any',
+    ];
+    for (const name of ['reviewer-with-a-long-name', 'second-agent']) {
+      ui.serve.agents.pairAgent({ name });
+      ui.serve.agents.setAgentPolicy({ name, policy: 'ask-unless-allowed', allow: long, sandbox: 'workspace-write', network: true });
+    }
+    try {
+      await ui.page.setViewportSize({ width: 800, height: 600 });
+      await openPanel();
+      for (const name of ['reviewer-with-a-long-name', 'second-agent']) {
+        const card = panel().getByRole('article', { name: `Agent ${name}` });
+        await card.getByText(/^Allow list \(\d+\) and deny list/).click();
+        await card.getByText(long[1]!).waitFor();
+        // The checkbox's label reads whole: its text is not clipped by its box.
+        const network = card.locator('label.network');
+        expect((await network.innerText()).trim()).toBe('Network');
+        expect(await network.evaluate((el) => el.scrollWidth <= el.clientWidth + 1)).toBe(true);
+      }
+      // Nothing in the panel is wider than the panel shows (a long entry wraps instead).
+      const overflowing = await panel().evaluate((root) => {
+        const box = root.getBoundingClientRect();
+        const wide: string[] = [];
+        if (root.scrollWidth > root.clientWidth + 1) wide.push(`panel ${root.scrollWidth} > ${root.clientWidth}`);
+        for (const el of root.querySelectorAll<HTMLElement>('*')) {
+          const rect = el.getBoundingClientRect();
+          if (rect.width === 0 || getComputedStyle(el).visibility === 'hidden') continue;
+          if (rect.right > box.right + 1) wide.push(`${el.tagName}.${el.className}: ${(el.textContent ?? '').slice(0, 40)}`);
+        }
+        return wide;
+      });
+      expect(overflowing).toEqual([]);
+      expect(await panel().getByLabel('What the sandbox does').count()).toBe(1);
+      await ui.page.screenshot({ path: screenshotPath('screenshots/issue28-agents-panel-long-entries-800x600') });
+      await closePanel();
+    } finally {
+      await ui.page.setViewportSize({ width: 1280, height: 780 });
+      ui.serve.agents.revokeAgent({ name: 'reviewer-with-a-long-name' });
+      ui.serve.agents.revokeAgent({ name: 'second-agent' });
+    }
+  });
+
   it('revokes an agent after confirmation', async () => {
     await openPanel();
     const card = panel().getByRole('article', { name: 'Agent codex' });
