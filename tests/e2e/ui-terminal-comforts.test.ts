@@ -366,8 +366,16 @@ describe.skipIf(!runUi)('terminal comforts (issue 28): notifications, contrast, 
   });
 
   it.skipIf(!firaCode)('ligatures: with the setting on, Fira Code draws => != -> as its ligatures; text without them is unchanged', async () => {
-    ui.serve.host.settings.update({ fontFamily: "'Fira Code', monospace", fontLigatures: false });
+    ui.serve.host.settings.update({ fontLigatures: false });
+    // The font family as a person sets it: typed into Settings' field.
+    const settingsDialog = ui.page.getByRole('dialog', { name: 'Settings' });
+    await ui.page.getByRole('button', { name: 'Settings' }).click();
+    await settingsDialog.getByLabel('Font family').fill("'Fira Code', monospace");
+    await settingsDialog.getByLabel('Font family').press('Tab');
     await expect.poll(() => option(ui.page, first, 'fontFamily')).toBe("'Fira Code', monospace");
+    expect(ui.serve.host.settings.get().fontFamily).toBe("'Fira Code', monospace");
+    await ui.page.keyboard.press('Escape');
+    await settingsDialog.waitFor({ state: 'detached' });
     await expect.poll(() => ui.page.evaluate(() => document.fonts.check('14px "Fira Code"'))).toBe(true);
     await typeLine(ui.page, "clear; printf 'LIG a => b != c -> d\\nPLAIN abc xyz 123\\n'");
     await waitForScreen(ui.page, first, /^PLAIN abc xyz 123$/m);
@@ -386,7 +394,11 @@ describe.skipIf(!runUi)('terminal comforts (issue 28): notifications, contrast, 
     const plainBefore = await cellsShot(ui.page, first, plain);
     await shots(ui.page, 'issue28-ligatures-off');
 
-    ui.serve.host.settings.update({ fontLigatures: true });
+    await ui.page.getByRole('button', { name: 'Settings' }).click();
+    await settingsDialog.getByRole('checkbox', { name: /^Ligatures/ }).check();
+    await ui.page.keyboard.press('Escape');
+    await settingsDialog.waitFor({ state: 'detached' });
+    expect(ui.serve.host.settings.get().fontLigatures).toBe(true);
     await expect.poll(async () => (await cellsShot(ui.page, first, ligatures)).equals(before), { timeout: 10_000 }).toBe(false);
     expect((await cellsShot(ui.page, first, plain)).equals(plainBefore)).toBe(true);
     await shots(ui.page, 'issue28-ligatures-on');
