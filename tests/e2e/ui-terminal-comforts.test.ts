@@ -98,12 +98,8 @@ function rgbOf(css: string): number[] {
   return [Number(match[1]), Number(match[2]), Number(match[3])];
 }
 
-/**
- * The colour `text` is drawn in, read from the screen's pixels (the WebGL renderer draws on a
- * canvas, the DOM renderer in spans: pixels work for both): of the pixels in its cells, the one
- * farthest from the background, which is the ink itself where a stroke covers a whole pixel.
- */
-async function inkOf(page: Page, id: string, text: string, background: number[]): Promise<number[]> {
+/** The screen's pixels over the cells where `text` shows (a PNG; the same pixels give the same bytes). */
+async function cellsShot(page: Page, id: string, text: string): Promise<Buffer> {
   const first = await cellPoint(page, id, text, 0);
   const last = await cellPoint(page, id, text, text.length - 1);
   const box = (await page.locator(`#pane-${id} .xterm-screen`).boundingBox())!;
@@ -112,9 +108,18 @@ async function inkOf(page: Page, id: string, text: string, background: number[])
     [id, text],
   ))!;
   const cell = { width: box.width / place.cols, height: box.height / place.rows };
-  const png = await page.screenshot({
+  return await page.screenshot({
     clip: { x: first.x - cell.width / 2, y: first.y - cell.height / 2, width: last.x - first.x + cell.width, height: cell.height },
   });
+}
+
+/**
+ * The colour `text` is drawn in, read from the screen's pixels (the WebGL renderer draws on a
+ * canvas, the DOM renderer in spans: pixels work for both): of the pixels in its cells, the one
+ * farthest from the background, which is the ink itself where a stroke covers a whole pixel.
+ */
+async function inkOf(page: Page, id: string, text: string, background: number[]): Promise<number[]> {
+  const png = await cellsShot(page, id, text);
   const pixels = await page.evaluate(async (base64) => {
     const bytes = Uint8Array.from(atob(base64), (char) => char.charCodeAt(0));
     const bitmap = await createImageBitmap(new Blob([bytes], { type: 'image/png' }));
@@ -131,21 +136,6 @@ async function inkOf(page: Page, id: string, text: string, background: number[])
     if (ratio > bestContrast) [best, bestContrast] = [rgb, ratio];
   }
   return best;
-}
-
-/** The screen's pixels over the cells where `text` shows (a PNG; the same pixels give the same bytes). */
-async function cellsShot(page: Page, id: string, text: string): Promise<Buffer> {
-  const first = await cellPoint(page, id, text, 0);
-  const last = await cellPoint(page, id, text, text.length - 1);
-  const box = (await page.locator(`#pane-${id} .xterm-screen`).boundingBox())!;
-  const place = (await page.evaluate(
-    ([terminalId, wanted]) => (window as unknown as { __tandemTest: Hook }).__tandemTest.locate(terminalId!, wanted!),
-    [id, text],
-  ))!;
-  const cell = { width: box.width / place.cols, height: box.height / place.rows };
-  return await page.screenshot({
-    clip: { x: first.x - cell.width / 2, y: first.y - cell.height / 2, width: last.x - first.x + cell.width, height: cell.height },
-  });
 }
 
 async function shots(page: Page, name: string): Promise<void> {
