@@ -5,9 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { synthesizeRecording } from '../../bench/figures/seek';
 import { maxExportCastBytes } from '../../src/main/record/store';
 import { replayMaxBytes } from '../../src/renderer/src/components/recordings/cast';
-import { chromiumAvailable, chromiumRequired, resultsDir, skipReason } from './helpers/browser';
+import { chromiumAvailable, chromiumRequired, skipReason } from './helpers/browser';
 import { openTerminal, typeLine, waitForPrompt, waitForScreen } from './helpers/page';
 import { testUrl } from './helpers/serve';
+import { hostLook, shots } from './helpers/shots';
 import { type UiFixture, useUiFixture } from './helpers/ui-fixture';
 
 const runUi = chromiumAvailable || chromiumRequired;
@@ -32,22 +33,7 @@ function entry(page: Page, text: string): Locator {
 }
 
 async function screenshots(fixture: UiFixture, name: string): Promise<void> {
-  const { page, serve } = fixture;
-  mkdirSync(join(resultsDir, 'screenshots'), { recursive: true });
-  for (const theme of ['dark', 'light'] as const) {
-    serve.host.settings.update({ theme });
-    await expect.poll(() => page.evaluate(() => document.documentElement.dataset.theme)).toBe(theme);
-    for (const size of [
-      { width: 1280, height: 800 },
-      { width: 800, height: 600 },
-    ]) {
-      await page.setViewportSize(size);
-      await page.waitForTimeout(400);
-      await page.screenshot({ path: join(resultsDir, 'screenshots', `recordings-${name}-${theme}-${size.width}x${size.height}.png`) });
-    }
-  }
-  serve.host.settings.update({ theme: 'dark' });
-  await page.setViewportSize({ width: 1280, height: 800 });
+  await shots(fixture.page, `recordings-${name}`, { looks: hostLook(fixture.page, fixture.serve.host.settings) });
 }
 
 /**

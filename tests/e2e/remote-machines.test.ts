@@ -10,15 +10,16 @@
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMachines, startServe } from '../../src/main/cli';
 import type { Runtime } from '../../src/main/runtime';
 import type { RemoteMachines } from '../../src/main/remote/machines';
 import { requireSsh, type Sshd, startSshd } from '../support/sshd';
-import { chromiumAvailable, chromiumRequired, launchChromium, screenshotPath, skipReason } from './helpers/browser';
+import { chromiumAvailable, chromiumRequired, launchChromium, skipReason } from './helpers/browser';
 import { marksOf, screenText, typeLine, waitForPrompt, waitForScreen } from './helpers/page';
 import { missingBuild, projectRoot, serveEnv, testUrl } from './helpers/serve';
+import { hostLook, shots } from './helpers/shots';
 
 // Fails (not skips) without sshd when TANDEM_REQUIRE_SSH=1, as the integration tests do.
 const ssh = requireSsh();
@@ -40,20 +41,6 @@ function childrenNamed(comm: string): number[] {
     }
   }
   return found;
-}
-
-async function shots(page: Page, name: string, reveal?: Locator): Promise<void> {
-  for (const size of [
-    { width: 1280, height: 800 },
-    { width: 800, height: 600 },
-  ]) {
-    await page.setViewportSize(size);
-    // The strip re-measures on resize before the shot.
-    await page.waitForTimeout(150);
-    await reveal?.scrollIntoViewIfNeeded();
-    await page.screenshot({ path: screenshotPath(`${name}-${size.width}x${size.height}`) });
-  }
-  await page.setViewportSize({ width: 1280, height: 800 });
 }
 
 describe.skipIf(ssh.skip || !runUi)(`Tandem UI: a remote machine over a real sshd${ssh.reason ? ` (skipped: ${ssh.reason})` : ''}`, () => {
@@ -138,12 +125,7 @@ describe.skipIf(ssh.skip || !runUi)(`Tandem UI: a remote machine over a real ssh
     await waitForScreen(page, id, new RegExp(`^on-${sshd.user}$`, 'm'));
     // The remote host's command marks reach the view: the command's mark, coloured by its end.
     await expect.poll(async () => (await marksOf(page, id)).find((mark) => mark.command === 'echo "on-$(whoami)"')?.status).toBe('success');
-    for (const theme of ['dark', 'light'] as const) {
-      serve.host.settings.update({ theme });
-      await page.waitForFunction((wanted) => document.documentElement.dataset.theme === wanted, theme);
-      await shots(page, `remote-group-${theme}`);
-    }
-    serve.host.settings.update({ theme: 'dark' });
+    await shots(page, 'remote-group', { looks: hostLook(page, serve.host.settings) });
 
     // A count that runs across the drop: every line must arrive once, in order.
     const count = 3000;
@@ -164,12 +146,7 @@ describe.skipIf(ssh.skip || !runUi)(`Tandem UI: a remote machine over a real ssh
       const note = page.locator('[data-connection="connected"] [data-machines-reconnecting="box"]');
       await note.waitFor();
       expect((await note.textContent())?.trim()).toBe('· box reconnecting…');
-      for (const theme of ['dark', 'light'] as const) {
-        serve.host.settings.update({ theme });
-        await page.waitForFunction((wanted) => document.documentElement.dataset.theme === wanted, theme);
-        await shots(page, `remote-reconnecting-${theme}`);
-      }
-      serve.host.settings.update({ theme: 'dark' });
+      await shots(page, 'remote-reconnecting', { looks: hostLook(page, serve.host.settings) });
     } finally {
       process.kill(listeners[0]!, 'SIGCONT');
     }
@@ -210,12 +187,7 @@ describe.skipIf(ssh.skip || !runUi)(`Tandem UI: a remote machine over a real ssh
     await row.waitFor();
     const problem = page.locator('[data-settings="machines"] .machine-problem').last();
     await expect.poll(async () => (await problem.textContent()) ?? '', { timeout: 30_000 }).toMatch(/^ssh to \S+@127\.0\.0\.2 failed: .*refused/);
-    for (const theme of ['dark', 'light'] as const) {
-      serve.host.settings.update({ theme });
-      await page.waitForFunction((wanted) => document.documentElement.dataset.theme === wanted, theme);
-      await shots(page, `remote-settings-${theme}`, page.locator('.machine-form'));
-    }
-    serve.host.settings.update({ theme: 'dark' });
+    await shots(page, 'remote-settings', { reveal: page.locator('.machine-form'), looks: hostLook(page, serve.host.settings) });
 
     // The agents panel has a group per machine, under its name: box's host has no paired agent
     // (that this side reads it from the host, not guesses, shows in the unreachable one's line).
@@ -225,7 +197,7 @@ describe.skipIf(ssh.skip || !runUi)(`Tandem UI: a remote machine over a real ssh
     expect((await onBox.locator('h3').textContent())?.replace(/\s+/g, ' ').trim()).toBe('On box');
     expect(await onBox.textContent()).toContain('No agent is paired on box.');
     await expect.poll(async () => (await page.locator('[data-machine-agents="nowhere"]').textContent()) ?? '').toMatch(/The link is connecting|Not reachable/);
-    await shots(page, 'remote-agents-dark', onBox);
+    await shots(page, 'remote-agents-dark', { reveal: onBox });
 
     // Remove: the unreachable machine's row, its link and its agents group go; the others stay.
     await page.getByRole('button', { name: 'Settings' }).click();
@@ -235,7 +207,7 @@ describe.skipIf(ssh.skip || !runUi)(`Tandem UI: a remote machine over a real ssh
     expect(
       await page.locator('[data-settings="machines"] [data-machine]').evaluateAll((rows) => rows.map((row) => (row as HTMLElement).dataset.machine)),
     ).toEqual(['box', 'box2']);
-    await shots(page, 'remote-settings-remove-dark', page.locator('[data-settings="machines"]'));
+    await shots(page, 'remote-settings-remove-dark', { reveal: page.locator('[data-settings="machines"]') });
   }, 120_000);
   it('a machine whose Tandem is gone when the link comes back is lost: the tab, its group and the status line say so and why', async () => {
     // The remote daemon outlives a run and restores its last session's tabs as transcripts, and
@@ -282,11 +254,6 @@ describe.skipIf(ssh.skip || !runUi)(`Tandem UI: a remote machine over a real ssh
     expect((await pane.textContent())?.trim()).toBe('Read-only: the link to box is lost');
     // The other machine is untouched.
     await page.locator('[data-machine-group="box2"][data-status="connected"]').waitFor();
-    for (const theme of ['dark', 'light'] as const) {
-      serve.host.settings.update({ theme });
-      await page.waitForFunction((wanted) => document.documentElement.dataset.theme === wanted, theme);
-      await shots(page, `remote-lost-${theme}`);
-    }
-    serve.host.settings.update({ theme: 'dark' });
+    await shots(page, 'remote-lost', { looks: hostLook(page, serve.host.settings) });
   }, 120_000);
 });

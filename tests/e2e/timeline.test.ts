@@ -1,12 +1,13 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
-import { chromiumAvailable, chromiumRequired, resultsDir, skipReason } from './helpers/browser';
+import { chromiumAvailable, chromiumRequired, skipReason } from './helpers/browser';
 import { openTerminal, typeLine, waitForPrompt, waitForScreen } from './helpers/page';
 import { testUrl } from './helpers/serve';
+import { hostLook, shots } from './helpers/shots';
 import { type UiFixture, useUiFixture } from './helpers/ui-fixture';
 
 const runUi = chromiumAvailable || chromiumRequired;
@@ -25,22 +26,7 @@ async function viewport(page: Page, id: string, text?: string): Promise<{ viewpo
 }
 
 async function screenshots(fixture: UiFixture, name: string): Promise<void> {
-  const { page, serve } = fixture;
-  mkdirSync(join(resultsDir, 'screenshots'), { recursive: true });
-  for (const theme of ['dark', 'light'] as const) {
-    serve.host.settings.update({ theme });
-    await expect.poll(() => page.evaluate(() => document.documentElement.dataset.theme)).toBe(theme);
-    for (const size of [
-      { width: 1280, height: 800 },
-      { width: 800, height: 600 },
-    ]) {
-      await page.setViewportSize(size);
-      await page.waitForTimeout(400);
-      await page.screenshot({ path: join(resultsDir, 'screenshots', `timeline-${name}-${theme}-${size.width}x${size.height}.png`) });
-    }
-  }
-  serve.host.settings.update({ theme: 'dark' });
-  await page.setViewportSize({ width: 1280, height: 800 });
+  await shots(fixture.page, `timeline-${name}`, { looks: hostLook(fixture.page, fixture.serve.host.settings) });
 }
 
 /**

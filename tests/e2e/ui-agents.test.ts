@@ -6,6 +6,7 @@ import { chromiumAvailable, chromiumRequired, screenshotPath, skipReason } from 
 import { useUiFixture } from './helpers/ui-fixture';
 import { activeTerminalId, typeLine, waitForPrompt, waitForScreen } from './helpers/page';
 import { testUrl } from './helpers/serve';
+import { hostLook, shots } from './helpers/shots';
 
 const runUi = chromiumAvailable || chromiumRequired;
 if (!runUi) console.warn(skipReason);
@@ -377,7 +378,7 @@ describe.skipIf(!runUi)('Tandem UI: agents, approvals and handoff', () => {
       });
       expect(overflowing).toEqual([]);
       expect(await panel().getByLabel('What the sandbox does').count()).toBe(1);
-      await ui.page.screenshot({ path: screenshotPath('screenshots/issue28-agents-panel-long-entries-800x600') });
+      await shots(ui.page, 'issue28-agents-panel-long-entries', { looks: hostLook(ui.page, ui.serve.host.settings) });
       await closePanel();
     } finally {
       await ui.page.setViewportSize({ width: 1280, height: 780 });

@@ -1,27 +1,13 @@
-import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, describe, expect, it } from 'vitest';
-import { chromiumAvailable, chromiumRequired, resultsDir, skipReason } from './helpers/browser';
+import { chromiumAvailable, chromiumRequired, screenshotPath, skipReason } from './helpers/browser';
 import { openTerminal, screenText, typeLine, waitForPrompt, waitForScreen } from './helpers/page';
 import { testUrl } from './helpers/serve';
+import { hostLook, shots } from './helpers/shots';
 import { useUiFixture } from './helpers/ui-fixture';
 
 const runUi = chromiumAvailable || chromiumRequired;
 if (!runUi) console.warn(skipReason);
-
-async function shots(page: Page, name: string): Promise<void> {
-  const before = page.viewportSize()!;
-  for (const size of [
-    { width: 1280, height: 800 },
-    { width: 800, height: 600 },
-  ]) {
-    await page.setViewportSize(size);
-    await page.waitForTimeout(300);
-    await page.screenshot({ path: join(resultsDir, 'screenshots', `${name}-${size.width}x${size.height}.png`) });
-  }
-  await page.setViewportSize(before);
-  await page.waitForTimeout(200);
-}
 
 async function showTerminal(page: Page, id: string): Promise<void> {
   await page.locator('[data-connection="connected"]').waitFor();
@@ -63,7 +49,7 @@ describe.skipIf(!runUi)('Tandem UI: the menu Clear holds across views and reload
     await second.goto(testUrl(serve.loginUrl));
     await showTerminal(second, id);
     await waitForScreen(second, id, /^line3000$/m);
-    await shots(page, 'menu-clear-before-dark');
+    await shots(page, 'menu-clear-before', { looks: hostLook(page, serve.host.settings) });
 
     const menu = page.getByRole('menu', { name: 'Terminal' });
     await page.locator(`#pane-${id} .xterm`).click({ button: 'right' });
@@ -72,7 +58,7 @@ describe.skipIf(!runUi)('Tandem UI: the menu Clear holds across views and reload
     await expect.poll(() => screenText(second!, id), { timeout: 15_000 }).not.toMatch(numberedLine);
     // The prompt line stays, at the top.
     expect((await screenText(page, id)).trim()).toMatch(/^\S.*[$#]$/);
-    await shots(page, 'menu-clear-after-dark');
+    await shots(page, 'menu-clear-after', { looks: hostLook(page, serve.host.settings) });
 
     // A reload takes the host's snapshot: the numbers stay gone.
     await page.reload();
@@ -86,12 +72,11 @@ describe.skipIf(!runUi)('Tandem UI: the menu Clear holds across views and reload
     await waitForScreen(second, id, /^after-42$/m);
     expect(await screenText(second, id)).not.toMatch(numberedLine);
 
-    serve.host.settings.update({ theme: 'light' });
-    await page.waitForFunction(() => document.documentElement.dataset.theme === 'light');
-    await shots(page, 'menu-clear-after-light');
+    await hostLook(page, serve.host.settings)('light');
+    await shots(page, 'menu-clear-after-reload-light');
     await page.locator(`#pane-${id} .xterm`).click({ button: 'right' });
     await menu.waitFor();
-    await page.screenshot({ path: join(resultsDir, 'screenshots', 'menu-clear-menu-light-1280x800.png') });
+    await page.screenshot({ path: screenshotPath('screenshots/menu-clear-menu-light-1280x800') });
     await page.keyboard.press('Escape');
     serve.host.settings.update({ theme: 'dark' });
   }, 120_000);

@@ -1,9 +1,9 @@
-import { join } from 'node:path';
-import type { Locator, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
-import { chromiumAvailable, chromiumRequired, resultsDir, skipReason } from './helpers/browser';
+import { chromiumAvailable, chromiumRequired, skipReason } from './helpers/browser';
 import { activeTerminalId, screenText, waitForPrompt, waitForScreen } from './helpers/page';
 import { testUrl } from './helpers/serve';
+import { hostLook, shots } from './helpers/shots';
 import { useUiFixture } from './helpers/ui-fixture';
 
 const runUi = chromiumAvailable || chromiumRequired;
@@ -14,47 +14,22 @@ const askBackground = `stty -echo; printf '\\033]11;?\\007'; IFS= read -rs -d '\
 const lightBg = /^bg=rgb:fafa\/fafa\/fafa$/m;
 const darkBg = /^bg=rgb:0f0f\/1111\/1515$/m;
 
-function shot(name: string): string {
-  return join(resultsDir, 'screenshots', `${name}.png`);
-}
-
-/** Screenshots at both sizes the issue names. */
-/** Screenshots at both sizes; `reveal` is scrolled into view at each (a panel scrolls its own content). */
-async function shots(page: Page, name: string, reveal?: Locator): Promise<void> {
-  const before = page.viewportSize()!;
-  for (const size of [
-    { width: 1280, height: 800 },
-    { width: 800, height: 600 },
-  ]) {
-    await page.setViewportSize(size);
-    await page.waitForTimeout(250);
-    await reveal?.scrollIntoViewIfNeeded();
-    await page.screenshot({ path: shot(`${name}-${size.width}x${size.height}`) });
-  }
-  await page.setViewportSize(before);
-  await page.waitForTimeout(200);
-}
-
 /** The context menu closes when the window resizes: it is opened again at each size. */
 async function menuShots(page: Page, id: string, name: string): Promise<void> {
-  const before = page.viewportSize()!;
-  for (const size of [
-    { width: 1280, height: 800 },
-    { width: 800, height: 600 },
-  ]) {
-    await page.setViewportSize(size);
-    await page.waitForTimeout(250);
-    const box = (await pane(page, id).locator('.xterm').boundingBox())!;
-    await pane(page, id)
-      .locator('.xterm')
-      .click({ button: 'right', position: { x: box.width * 0.3, y: box.height * 0.3 } });
-    await page.getByRole('menu', { name: 'Terminal' }).waitFor();
-    await page.screenshot({ path: shot(`${name}-${size.width}x${size.height}`) });
-    await page.keyboard.press('Escape');
-    await page.getByRole('menu', { name: 'Terminal' }).waitFor({ state: 'detached' });
-  }
-  await page.setViewportSize(before);
-  await page.waitForTimeout(200);
+  const menu = page.getByRole('menu', { name: 'Terminal' });
+  await shots(page, name, {
+    before: async () => {
+      const box = (await pane(page, id).locator('.xterm').boundingBox())!;
+      await pane(page, id)
+        .locator('.xterm')
+        .click({ button: 'right', position: { x: box.width * 0.3, y: box.height * 0.3 } });
+      await menu.waitFor();
+    },
+    after: async () => {
+      await page.keyboard.press('Escape');
+      await menu.waitFor({ state: 'detached' });
+    },
+  });
 }
 
 function pane(page: Page, id: string) {
@@ -271,7 +246,7 @@ describe.skipIf(!runUi)('Tandem UI: settings, theme, context menu and split view
       .waitFor();
     expect(ui.serve.host.settings.get().agentEnvAllow).toEqual(['AWS_PROFILE']);
     await expect.poll(() => list.locator('.chip code').allTextContents()).toEqual(['AWS_PROFILE']);
-    await shots(page, 'settings-agent-env', list);
+    await shots(page, 'settings-agent-env', { reveal: list });
     await list.getByRole('button', { name: 'Remove AWS_PROFILE' }).click();
     await expect.poll(() => ui.serve.host.settings.get().agentEnvAllow).toEqual([]);
     await closeSettings(page);
@@ -368,11 +343,7 @@ describe.skipIf(!runUi)('Tandem UI: settings, theme, context menu and split view
     await expect.poll(() => activeTerminalId(page)).toBe(second);
     await page.keyboard.press('Alt+Shift+ArrowLeft');
     await expect.poll(() => activeTerminalId(page)).toBe(first);
-    await shots(page, 'split-row-dark');
-    ui.serve.host.settings.update({ theme: 'light' });
-    await expect.poll(() => page.evaluate(() => document.documentElement.dataset.theme)).toBe('light');
-    await shots(page, 'split-row-light');
-    ui.serve.host.settings.update({ theme: 'dark' });
+    await shots(page, 'split-row', { looks: hostLook(page, ui.serve.host.settings) });
   });
 
   it('splits down from the context menu into a new terminal, and closes the split', async () => {
@@ -397,15 +368,11 @@ describe.skipIf(!runUi)('Tandem UI: settings, theme, context menu and split view
     await waitForScreen(page, first, /^above-ok$/m);
     const [top, bottom] = await Promise.all([pane(page, first).boundingBox(), pane(page, below).boundingBox()]);
     expect(top!.y + top!.height).toBeLessThanOrEqual(bottom!.y + 1);
-    ui.serve.host.settings.update({ theme: 'light' });
-    await expect.poll(() => page.evaluate(() => document.documentElement.dataset.theme)).toBe('light');
+    await hostLook(page, ui.serve.host.settings)('light');
     await menuShots(page, first, 'split-column-menu-light');
+    await hostLook(page, ui.serve.host.settings)('dark');
     await openSettings(page);
-    await shots(page, 'settings-split-light');
-    await closeSettings(page);
-    ui.serve.host.settings.update({ theme: 'dark' });
-    await openSettings(page);
-    await shots(page, 'settings-split-dark');
+    await shots(page, 'settings-split', { looks: hostLook(page, ui.serve.host.settings) });
     await closeSettings(page);
   });
 
@@ -428,11 +395,7 @@ describe.skipIf(!runUi)('Tandem UI: settings, theme, context menu and split view
     await waitForScreen(page, own, /^from-the-person$/m);
     // Watching did not take control from the agent.
     expect(ui.serve.host.get(agent.id).meta.control).toBe('agent');
-    await shots(page, 'split-agent-dark');
-    ui.serve.host.settings.update({ theme: 'light' });
-    await expect.poll(() => page.evaluate(() => document.documentElement.dataset.theme)).toBe('light');
-    await shots(page, 'split-agent-light');
-    ui.serve.host.settings.update({ theme: 'dark' });
+    await shots(page, 'split-agent', { looks: hostLook(page, ui.serve.host.settings) });
   });
 
   it('turns recording of new terminals off and on, and sets its bounds, in Settings', async () => {
@@ -460,11 +423,7 @@ describe.skipIf(!runUi)('Tandem UI: settings, theme, context menu and split view
       await dialog.getByLabel(label).press('Enter');
       await expect.poll(() => ui.serve.host.settings.get()[key]).toBe(value);
     }
-    await shots(page, 'settings-recording-dark');
-    ui.serve.host.settings.update({ theme: 'light' });
-    await expect.poll(() => page.evaluate(() => document.documentElement.dataset.theme)).toBe('light');
-    await shots(page, 'settings-recording-light');
-    ui.serve.host.settings.update({ theme: 'dark' });
+    await shots(page, 'settings-recording', { looks: hostLook(page, ui.serve.host.settings) });
     await closeSettings(page);
     const recorded = await newTab(page, [...ids, ...ui.serve.host.list().map((t) => t.id)]);
     await expect.poll(recordedIds).toContain(recorded);

@@ -6,6 +6,7 @@ import { bubblewrap } from '../support/capabilities';
 import { chromiumAvailable, chromiumRequired, screenshotPath, skipReason } from './helpers/browser';
 import { activeTerminalId, openTerminal, screenText, typeLine, waitForPrompt, waitForScreen } from './helpers/page';
 import { testUrl } from './helpers/serve';
+import { hostLook, type Look, shots } from './helpers/shots';
 import { useUiFixture } from './helpers/ui-fixture';
 
 const runUi = chromiumAvailable || chromiumRequired;
@@ -144,27 +145,13 @@ describe.skipIf(!runUi)('Tandem UI: the person’s day', () => {
     return (await screenText(ui.page, id)).match(/SZ:\d+ \d+:ZS/g)!.at(-1)!;
   }
 
-  async function theme(which: 'dark' | 'light'): Promise<void> {
-    ui.serve.host.settings.update({ theme: which });
-    await expect.poll(() => ui.page.evaluate(() => document.documentElement.dataset.theme)).toBe(which);
+  async function theme(which: Look): Promise<void> {
+    await hostLook(ui.page, ui.serve.host.settings)(which);
   }
 
   /** Dark and light, at 1280x800 and at 800x600: four screenshots under test-results/screenshots. */
   async function shoot(name: string): Promise<void> {
-    for (const look of ['dark', 'light'] as const) {
-      await theme(look);
-      for (const [width, height] of [
-        [1280, 800],
-        [800, 600],
-      ] as const) {
-        await ui.page.setViewportSize({ width, height });
-        await ui.page.waitForTimeout(300);
-        await ui.page.screenshot({ path: screenshotPath(`screenshots/day-${name}-${look}-${width}x${height}`) });
-      }
-    }
-    await theme('dark');
-    await ui.page.setViewportSize({ width: 1280, height: 800 });
-    await ui.page.waitForTimeout(200);
+    await shots(ui.page, `day-${name}`, { looks: theme });
   }
 
   afterAll(async () => {
@@ -236,6 +223,11 @@ describe.skipIf(!runUi)('Tandem UI: the person’s day', () => {
       expect(cardBox.x).toBeLessThan(pane.x + pane.width);
       expect(await sttySize(ownTerminal)).toBe(stty);
       expect(size(ownTerminal)).toEqual(host);
+      for (const look of ['dark', 'light'] as const) {
+        await theme(look);
+        await ui.page.screenshot({ path: screenshotPath(`screenshots/day-card-floats-${look}-${width}x${height}`) });
+      }
+      await theme('dark');
       await ui.page.getByRole('button', { name: /^Agents/ }).click();
       await panel().waitFor();
       await ui.page.waitForTimeout(300);
@@ -343,6 +335,8 @@ describe.skipIf(!runUi)('Tandem UI: the person’s day', () => {
     const program = ui.page.locator(`[data-tab-id="${second}"] [data-program-title]`);
     await expect.poll(() => program.textContent(), { timeout: 10_000 }).toMatch(/\u201csleep\u201d$/);
     expect(await tabLabel(second)).toBe('~ (2)');
+    expect(await tabLabel(third)).toBe('~ (3)');
+    await shoot('tab-labels-program');
     expect(await tabLabel(third)).toBe('~ (3)');
     await ui.page.keyboard.press('Control+C');
     await program.waitFor({ state: 'detached', timeout: 10_000 });
@@ -522,5 +516,6 @@ describe.skipIf(!runUi)('Tandem UI: the person’s day', () => {
     mcp = undefined;
     await bar.getByText('Agent codex is disconnected').waitFor({ timeout: 15_000 });
     expect(await bar.textContent()).not.toMatch(/is driving/);
+    await shoot('agent-disconnected');
   });
 });

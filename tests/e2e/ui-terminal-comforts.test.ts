@@ -6,6 +6,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailable, chromiumRequired, screenshotPath, skipReason } from './helpers/browser';
 import { openTerminal, typeLine, waitForPrompt, waitForScreen } from './helpers/page';
 import { testUrl } from './helpers/serve';
+import { hostLook, type SetLook, shots } from './helpers/shots';
 import { useUiFixture } from './helpers/ui-fixture';
 import { defaultSettings } from '../../src/shared/settings';
 
@@ -138,19 +139,6 @@ async function inkOf(page: Page, id: string, text: string, background: number[])
   return best;
 }
 
-async function shots(page: Page, name: string): Promise<void> {
-  for (const size of [
-    { width: 1280, height: 800 },
-    { width: 800, height: 600 },
-  ]) {
-    await page.setViewportSize(size);
-    await page.waitForTimeout(250);
-    await page.screenshot({ path: screenshotPath(`screenshots/${name}-${size.width}x${size.height}`) });
-  }
-  await page.setViewportSize({ width: 1280, height: 800 });
-  await page.waitForTimeout(200);
-}
-
 describe.skipIf(!runUi)('terminal comforts (issue 28): notifications, contrast, links, progress, OSC 52, images', () => {
   const ui = useUiFixture({ width: 1280, height: 800 }, async ({ serve, page }) => {
     await page.addInitScript(fakeNotifications);
@@ -160,6 +148,8 @@ describe.skipIf(!runUi)('terminal comforts (issue 28): notifications, contrast, 
   });
   let first = '';
   let project = '';
+  /** Dark or light through the host's settings, as the Settings dialog does. */
+  const look: SetLook = (which) => hostLook(ui.page, ui.serve.host.settings)(which);
 
   beforeAll(async () => {
     first = await openTerminal(ui.page);
@@ -176,7 +166,7 @@ describe.skipIf(!runUi)('terminal comforts (issue 28): notifications, contrast, 
     await dialog.getByRole('button', { name: 'Allow notifications in this browser' }).click();
     await dialog.getByText('Notifications are allowed in this browser.').waitFor();
     expect((await recorded(ui.page)).permissionAsked).toBe(1);
-    await shots(ui.page, 'issue28-settings-notifications');
+    await shots(ui.page, 'issue28-settings-notifications', { looks: look });
     await ui.page.keyboard.press('Escape');
 
     const requestId = ui.serve.agents.pairing.request({ name: 'gemini', pid: 4242, exe: '/usr/bin/gemini', cwd: '/tmp/project' });
@@ -268,7 +258,11 @@ describe.skipIf(!runUi)('terminal comforts (issue 28): notifications, contrast, 
     await ui.page.mouse.move(at.x, at.y + 40);
     await ui.page.mouse.move(url.x, url.y);
     await expect.poll(async () => (await hint.isVisible()) && (await hint.textContent())).toBe('Ctrl+click to open the link');
-    await ui.page.screenshot({ path: screenshotPath('screenshots/issue28-link-hint-1280x800') });
+    for (const which of ['dark', 'light'] as const) {
+      await look(which);
+      await ui.page.screenshot({ path: screenshotPath(`screenshots/issue28-link-hint-${which}-1280x800`) });
+    }
+    await look('dark');
     rmSync(argvFile, { force: true });
   });
 
@@ -292,7 +286,7 @@ describe.skipIf(!runUi)('terminal comforts (issue 28): notifications, contrast, 
     const bar = ui.page.locator(`.tab[data-tab-id="${first}"] [role="progressbar"]`);
     await typeLine(ui.page, "clear; printf '\\033]9;4;1;42\\007'");
     await expect.poll(() => bar.getAttribute('aria-valuenow')).toBe('42');
-    await shots(ui.page, 'issue28-tab-progress');
+    await shots(ui.page, 'issue28-tab-progress', { looks: look });
     await typeLine(ui.page, "printf '\\033]9;4;2;60\\007'");
     await expect.poll(() => bar.getAttribute('aria-valuetext')).toBe('Failed at 60%');
     await typeLine(ui.page, "printf '\\033]9;4;0;0\\007'");
@@ -351,7 +345,7 @@ describe.skipIf(!runUi)('terminal comforts (issue 28): notifications, contrast, 
         }),
       )
       .toBe(true);
-    await shots(ui.page, 'issue28-sixel');
+    await shots(ui.page, 'issue28-sixel', { looks: look });
     ui.serve.host.settings.update({ inlineImages: false });
   });
 
@@ -382,7 +376,7 @@ describe.skipIf(!runUi)('terminal comforts (issue 28): notifications, contrast, 
       })
       .toBe(true);
     const plainBefore = await cellsShot(ui.page, first, plain);
-    await shots(ui.page, 'issue28-ligatures-off');
+    await shots(ui.page, 'issue28-ligatures-off', { looks: look });
 
     await ui.page.getByRole('button', { name: 'Settings' }).click();
     await settingsDialog.getByRole('checkbox', { name: /^Ligatures/ }).check();
@@ -391,7 +385,7 @@ describe.skipIf(!runUi)('terminal comforts (issue 28): notifications, contrast, 
     expect(ui.serve.host.settings.get().fontLigatures).toBe(true);
     await expect.poll(async () => (await cellsShot(ui.page, first, ligatures)).equals(before), { timeout: 10_000 }).toBe(false);
     expect((await cellsShot(ui.page, first, plain)).equals(plainBefore)).toBe(true);
-    await shots(ui.page, 'issue28-ligatures-on');
+    await shots(ui.page, 'issue28-ligatures-on', { looks: look });
 
     ui.serve.host.settings.update({ fontLigatures: false });
     await expect.poll(async () => (await cellsShot(ui.page, first, ligatures)).equals(before), { timeout: 10_000 }).toBe(true);
