@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import * as pty from 'node-pty';
-import { childrenOf, descendants, foregroundPgid, readStat, sampleForeground, ttyOf, type ForegroundSample } from '../../src/main/pty/proc';
+import { childrenOf, descendants, foregroundPgid, foregroundReads, readStat, sampleForeground, ttyOf, type ForegroundSample } from '../../src/main/pty/proc';
 import { classifySyscall } from '../../src/main/pty/syscalls';
 import { readTtyModes, type TtyModes } from '../../src/main/pty/termios';
 import { teardownTree } from '../../src/main/pty/tree';
@@ -148,6 +148,28 @@ describe.runIf(withProc)('/proc foreground probe (needs /proc)', () => {
     expect(syscr).toBeGreaterThan(0);
     t.pty.write('hello\r');
     await waitFor(sample(t), (s) => has('read')(s) && s!.threads[0]!.syscr! > syscr);
+  });
+
+  it('foregroundReads, the write baseline, has the group and read counters the full sample has', async () => {
+    const t = spawn('bash', ['--norc', '--noprofile', '-i']);
+    const shell = t.pty.pid;
+    await waitFor(sample(t), (s) => has('poll')(s) && s?.tpgid === shell);
+    t.pty.write('python3 -c "import threading,sys; threading.Thread(target=lambda: __import__(\'time\').sleep(100)).start(); sys.stdin.readline()"\r');
+    const full = await waitFor(sample(t), (s) => has('read')(s) && s!.tpgid !== shell && s!.threads.length === 2);
+    const lean = foregroundReads(shell)!;
+    expect(lean.tpgid).toBe(full!.tpgid);
+    // Both threads of the foreground job, and not the shell's: the counters of the same threads.
+    expect(lean.threads.map((thread) => thread.tid).sort()).toEqual(full!.threads.map((thread) => thread.tid).sort());
+    const reader = full!.threads.find((thread) => thread.kind === 'read')!;
+    const before = lean.threads.find((thread) => thread.tid === reader.tid)!.syscr!;
+    expect(before).toBeGreaterThan(0);
+    // The line read moves the reader's counter (the other thread sleeps on, so the job stays).
+    t.pty.write('hello\r');
+    await waitFor(
+      () => foregroundReads(shell),
+      (after) => (after?.threads.find((thread) => thread.tid === reader.tid)?.syscr ?? 0) > before,
+    );
+    expect(foregroundReads(process.pid * 1000 + 7)).toBeNull();
   });
 
   it('getpass reads /dev/tty and shows -echo icanon', async () => {

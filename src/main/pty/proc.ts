@@ -260,12 +260,9 @@ function sampleThread(m: Member, tid: number): ThreadSample | null {
  * there is no /proc.
  */
 export function sampleForeground(shellPid: number, ttyPath: string): ForegroundSample | null {
-  const shell = readStat(shellPid);
-  if (!shell) return null;
-  const sample: ForegroundSample = { tpgid: shell.tpgid, members: [], threads: [], inspectable: true };
-  if (shell.tpgid <= 0) return sample;
-  if (shell.pgrp === shell.tpgid) sample.members.push(shellPid);
-  for (const pid of descendants(shellPid)) if (readStat(pid)?.pgrp === shell.tpgid) sample.members.push(pid);
+  const group = foregroundGroup(shellPid);
+  if (!group) return null;
+  const sample: ForegroundSample = { tpgid: group.tpgid, members: group.members, threads: [], inspectable: true };
   for (const pid of sample.members) {
     const m = new Member(pid, ttyPath);
     try {
@@ -286,6 +283,43 @@ export function sampleForeground(shellPid: number, ttyPath: string): ForegroundS
     }
   }
   return sample;
+}
+
+/** The terminal's foreground group (the shell's `tpgid`) and its members among the shell and its descendants. */
+function foregroundGroup(shellPid: number): { tpgid: number; members: number[] } | null {
+  const shell = readStat(shellPid);
+  if (!shell) return null;
+  const members: number[] = [];
+  if (shell.tpgid <= 0) return { tpgid: shell.tpgid, members };
+  if (shell.pgrp === shell.tpgid) members.push(shellPid);
+  for (const pid of descendants(shellPid)) if (readStat(pid)?.pgrp === shell.tpgid) members.push(pid);
+  return { tpgid: shell.tpgid, members };
+}
+
+/**
+ * The read counters (`syscr`) of the foreground group's threads and nothing else: what a write's
+ * baseline keeps. It is taken before every write, on the send path, so it skips what only a
+ * look needs (each thread's state, its syscall, which descriptors are the terminal): about half
+ * of `sampleForeground`'s reads. A thread whose counters cannot be read has null.
+ */
+export function foregroundReads(shellPid: number): { tpgid: number; threads: { tid: number; syscr: number | null }[] } | null {
+  const group = foregroundGroup(shellPid);
+  if (!group) return null;
+  const threads: { tid: number; syscr: number | null }[] = [];
+  for (const pid of group.members) {
+    let tids: string[];
+    try {
+      tids = fs.readdirSync(`/proc/${pid}/task`);
+    } catch {
+      continue; // exited since the scan
+    }
+    for (const tid of tids) {
+      const io = readText(`/proc/${pid}/task/${tid}/io`);
+      const syscr = io ? /^syscr:\s*(\d+)/m.exec(io) : null;
+      threads.push({ tid: Number(tid), syscr: syscr ? Number(syscr[1]) : null });
+    }
+  }
+  return { tpgid: group.tpgid, threads };
 }
 
 const shellNames = new Set(['bash', 'zsh', 'pwsh', 'powershell', 'sh', 'dash', 'ksh', 'mksh', 'fish']);

@@ -1,4 +1,4 @@
-import { isShellName, isShellProcess, readStat, sampleForeground, type ForegroundSample } from '../../pty/proc.js';
+import { foregroundReads, isShellName, isShellProcess, readStat, sampleForeground, type ForegroundSample } from '../../pty/proc.js';
 import { classifyWchan, isSleeping, lookTty, type PsTtyEntry } from '../../pty/ps-source.js';
 import { readTtyModes, type TtyModes } from '../../pty/termios.js';
 import { dialectOfProcess } from '../../shells/resolve.js';
@@ -48,16 +48,19 @@ export function andPast(first: ProbeBaseline | null, second: ProbeBaseline | nul
 }
 
 export function takeBaseline(target: ProbeTarget): ProbeBaseline {
-  const sample = sampleFor(target);
+  const sample = countsReads(target) ? foregroundReads(target.shellPid) : null;
   const syscr = new Map<number, number | null>();
   for (const thread of sample?.threads ?? []) syscr.set(thread.tid, thread.syscr);
   return { tpgid: sample?.tpgid ?? null, syscr };
 }
 
+/** ps counts no reads: its baseline is empty and its look trusts the quiet period (psLook). */
+function countsReads(target: ProbeTarget): target is ProbeTarget & { ttyPath: string } {
+  return Boolean(target.procTier && target.ttyPath && target.source !== 'ps');
+}
+
 function sampleFor(target: ProbeTarget): ForegroundSample | null {
-  // ps counts no reads: its baseline is empty and its look trusts the quiet period (psLook).
-  if (!target.procTier || !target.ttyPath || target.source === 'ps') return null;
-  return sampleForeground(target.shellPid, target.ttyPath);
+  return countsReads(target) ? sampleForeground(target.shellPid, target.ttyPath) : null;
 }
 
 function progressed(sample: ForegroundSample, tid: number, syscr: number | null, baseline: ProbeBaseline | null): boolean {
