@@ -1,7 +1,19 @@
-/** Engine round trip for `echo`: session.send to `done`, against bare node-pty and tmux. */
+/**
+ * Engine round trip for `echo`: session.send to `done`, against bare node-pty and tmux; and the
+ * same in zsh, whose integration prints its prompt records without a subshell, so the zsh row
+ * is the engine's own cost while bash's also holds one fork per prompt (the history line and the
+ * redirect report's lists, tandem.bash). The second baseline of the zsh row is that fork alone:
+ * a bare bash whose PROMPT_COMMAND runs the same subshell before its marker.
+ */
+import { which } from '../../src/main/shells/resolve.js';
+import { BareMarkerShell } from '../lib/bare-pty.js';
 import { EchoBaselines } from '../lib/echo-baselines.js';
 import { expectStatus, SessionScope } from '../lib/engine.js';
+import type { Measurement, Series } from '../lib/types.js';
 import type { Figure } from '../lib/types.js';
+
+/** What tandem.bash's precmd runs in its one subshell per prompt. */
+const bashPromptFork = `__f=$(HISTTIMEFORMAT='' builtin history 1; builtin printf '\\x1f'; builtin compgen -b; builtin printf '\\x1f'; builtin compgen -A function)`;
 
 export const roundtripFigure: Figure = {
   id: 'roundtrip',
@@ -13,30 +25,74 @@ export const roundtripFigure: Figure = {
       target: { metric: 'median', op: '<=', value: 1 },
       description: 'session.send({text: "echo hi"}) until done (bash, clean startup files)',
     },
+    {
+      name: 'roundtrip.engine.echo.zsh',
+      unit: 'ms',
+      target: { metric: 'ratio', op: '<=', value: 2 },
+      description: 'the same in zsh (no fork per prompt): the engine against bare node-pty with a marker',
+    },
   ],
   async run(opts) {
     const iterations = opts.pick(200, 20);
     const warmup = opts.pick(10, 3);
     const scope = new SessionScope(opts.home);
     let baselines: EchoBaselines | null = null;
+    let forking: BareMarkerShell | null = null;
     const notes: string[] = [];
     try {
       const session = await scope.open('bash');
       baselines = await EchoBaselines.start(opts.home, notes, Math.min(iterations, opts.pick(100, 10)));
       const engine: number[] = [];
       for (let i = 0; i < warmup + iterations; i++) {
-        const t0 = performance.now();
-        const result = await session.send({ text: 'echo hi' });
-        const engineMs = performance.now() - t0;
-        expectStatus(result, 'done', 'echo');
-        if (result.output !== 'hi') throw new Error(`echo printed ${JSON.stringify(result.output)}`);
+        engine.push(await echoOnce(session));
         await baselines.measure(i, warmup);
-        if (i >= warmup) engine.push(engineMs);
       }
-      return [{ row: 'roundtrip.engine.echo', samples: engine, baselines: baselines.series(), note: notes.join('; ') || undefined }];
+      const out: Measurement[] = [
+        { row: 'roundtrip.engine.echo', samples: engine.slice(warmup), baselines: baselines.series(), note: notes.join('; ') || undefined },
+      ];
+      if (!which('zsh')) {
+        out.push({ row: 'roundtrip.engine.echo.zsh', status: 'skipped', note: 'zsh is not installed' });
+        return out;
+      }
+      await scope.close(session);
+      const zsh = await scope.open('zsh');
+      forking = await BareMarkerShell.start(opts.home, 120, 30, bashPromptFork);
+      const viaZsh: number[] = [];
+      const bare: number[] = [];
+      const fork: number[] = [];
+      const bareShell = baselines.bareShell;
+      for (let i = 0; i < warmup + iterations; i++) {
+        const zshMs = await echoOnce(zsh);
+        let t0 = performance.now();
+        await bareShell.roundTrip('echo hi');
+        const bareMs = performance.now() - t0;
+        t0 = performance.now();
+        await forking.roundTrip('echo hi');
+        const forkMs = performance.now() - t0;
+        if (i < warmup) continue;
+        viaZsh.push(zshMs);
+        bare.push(bareMs);
+        fork.push(forkMs);
+      }
+      const series: Series[] = [
+        { name: 'bare node-pty + prompt marker', samples: bare },
+        { name: 'bare bash + marker after tandem.bash’s prompt subshell', samples: fork },
+      ];
+      out.push({ row: 'roundtrip.engine.echo.zsh', samples: viaZsh, baselines: series });
+      return out;
     } finally {
       await scope.closeAll();
       await baselines?.close();
+      await forking?.close();
     }
   },
 };
+
+async function echoOnce(session: Awaited<ReturnType<SessionScope['open']>>): Promise<number> {
+  const t0 = performance.now();
+  const result = await session.send({ text: 'echo hi' });
+  const ms = performance.now() - t0;
+  expectStatus(result, 'done', 'echo');
+  if (result.output !== 'hi') throw new Error(`echo printed ${JSON.stringify(result.output)}`);
+  return ms;
+}

@@ -29,12 +29,13 @@ export class BareMarkerShell {
     );
   }
 
-  static async start(home: string, cols = 120, rows = 30): Promise<BareMarkerShell> {
+  /** `beforeMarker`: shell code PROMPT_COMMAND runs before it prints the marker. */
+  static async start(home: string, cols = 120, rows = 30, beforeMarker = ''): Promise<BareMarkerShell> {
     const env = {
       ...benchEnv(home),
       TERM: 'xterm-256color',
       PS1: '$ ',
-      PROMPT_COMMAND: `builtin printf '\\033]7772;bench-prompt\\007'`,
+      PROMPT_COMMAND: `${beforeMarker ? `${beforeMarker}; ` : ''}builtin printf '\\033]7772;bench-prompt\\007'`,
     } as Record<string, string>;
     const proc = pty.spawn('bash', ['--noprofile', '--norc', '-i'], { name: 'xterm-256color', cols, rows, cwd: home, env });
     const shell = new BareMarkerShell(proc);

@@ -28,6 +28,11 @@ export class EchoBaselines {
     }
   }
 
+  /** The bare marker shell, for a figure that interleaves it with more series of its own. */
+  get bareShell(): BareMarkerShell {
+    return this.bare;
+  }
+
   /** Iteration `i` of the figure's loop; the first `warmup` are measured and not kept. */
   async measure(i: number, warmup: number): Promise<void> {
     let t0 = performance.now();
