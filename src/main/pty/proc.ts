@@ -225,15 +225,13 @@ function sampleThread(m: Member, tid: number): ThreadSample | null {
   const base = `/proc/${m.pid}/task/${tid}`;
   const state = parseStat(readText(`${base}/stat`))?.state;
   if (state === undefined) return null; // exited since readdir
-  const io = readText(`${base}/io`);
-  const syscrMatch = io ? /^syscr:\s*(\d+)/m.exec(io) : null;
   const sample: ThreadSample = {
     pid: m.pid,
     tid,
     state,
     kind: 'other',
     watchesTty: false,
-    syscr: syscrMatch ? Number(syscrMatch[1]) : null,
+    syscr: readSyscr(base),
   };
   // Format: "running", "-1 sp pc" (blocked outside a syscall), or "nr a0..a5 sp pc" in hex.
   const text = readText(`${base}/syscall`)?.trim();
@@ -266,14 +264,8 @@ export function sampleForeground(shellPid: number, ttyPath: string): ForegroundS
   for (const pid of sample.members) {
     const m = new Member(pid, ttyPath);
     try {
-      let tids: string[];
-      try {
-        tids = fs.readdirSync(`/proc/${pid}/task`);
-      } catch {
-        continue; // exited since the scan
-      }
-      for (const tid of tids) {
-        const t = sampleThread(m, Number(tid));
+      for (const tid of threadIds(pid)) {
+        const t = sampleThread(m, tid);
         if (!t) continue;
         if (t.kind === 'unknown') sample.inspectable = false;
         sample.threads.push(t);
@@ -300,26 +292,39 @@ function foregroundGroup(shellPid: number): { tpgid: number; members: number[] }
  * The read counters (`syscr`) of the foreground group's threads and nothing else: what a write's
  * baseline keeps. It is taken before every write, on the send path, so it skips what only a
  * look needs (each thread's state, its syscall, which descriptors are the terminal): about half
- * of `sampleForeground`'s reads. A thread whose counters cannot be read has null.
+ * of `sampleForeground`'s reads, with the same threads.
  */
 export function foregroundReads(shellPid: number): { tpgid: number; threads: { tid: number; syscr: number | null }[] } | null {
   const group = foregroundGroup(shellPid);
   if (!group) return null;
   const threads: { tid: number; syscr: number | null }[] = [];
   for (const pid of group.members) {
-    let tids: string[];
-    try {
-      tids = fs.readdirSync(`/proc/${pid}/task`);
-    } catch {
-      continue; // exited since the scan
-    }
-    for (const tid of tids) {
-      const io = readText(`/proc/${pid}/task/${tid}/io`);
-      const syscr = io ? /^syscr:\s*(\d+)/m.exec(io) : null;
-      threads.push({ tid: Number(tid), syscr: syscr ? Number(syscr[1]) : null });
+    for (const tid of threadIds(pid)) {
+      const base = `/proc/${pid}/task/${tid}`;
+      const syscr = readSyscr(base);
+      // As in a full sample: a thread gone since the listing is left out (its stat is gone too);
+      // one whose counters are denied (a setuid program) stays, with null.
+      if (syscr === null && readText(`${base}/stat`) === null) continue;
+      threads.push({ tid, syscr });
     }
   }
   return { tpgid: group.tpgid, threads };
+}
+
+/** The thread ids of a process; none once it has exited. */
+function threadIds(pid: number): number[] {
+  try {
+    return fs.readdirSync(`/proc/${pid}/task`).map(Number);
+  } catch {
+    return []; // exited since the scan
+  }
+}
+
+/** A thread's count of read syscalls (`/proc/PID/task/TID/io`), or null where it cannot be read. */
+function readSyscr(base: string): number | null {
+  const io = readText(`${base}/io`);
+  const match = io ? /^syscr:\s*(\d+)/m.exec(io) : null;
+  return match ? Number(match[1]) : null;
 }
 
 const shellNames = new Set(['bash', 'zsh', 'pwsh', 'powershell', 'sh', 'dash', 'ksh', 'mksh', 'fish']);
