@@ -39,16 +39,28 @@ export const roundtripFigure: Figure = {
     let baselines: EchoBaselines | null = null;
     let forking: BareMarkerShell | null = null;
     const notes: string[] = [];
+    const forkName = 'bare bash + marker after tandem.bash’s prompt subshell';
     try {
       const session = await scope.open('bash');
       baselines = await EchoBaselines.start(opts.home, notes, Math.min(iterations, opts.pick(100, 10)));
+      forking = await BareMarkerShell.start(opts.home, 120, 30, bashPromptFork);
       const engine: number[] = [];
+      const forkWithBash: number[] = [];
       for (let i = 0; i < warmup + iterations; i++) {
-        engine.push(await echoOnce(session));
+        const engineMs = await echoOnce(session);
         await baselines.measure(i, warmup);
+        const forkMs = await timed(() => forking!.roundTrip('echo hi'));
+        if (i < warmup) continue;
+        engine.push(engineMs);
+        forkWithBash.push(forkMs);
       }
       const out: Measurement[] = [
-        { row: 'roundtrip.engine.echo', samples: engine.slice(warmup), baselines: baselines.series(), note: notes.join('; ') || undefined },
+        {
+          row: 'roundtrip.engine.echo',
+          samples: engine,
+          baselines: [...baselines.series(), { name: forkName, samples: forkWithBash }],
+          note: notes.join('; ') || undefined,
+        },
       ];
       if (!which('zsh')) {
         out.push({ row: 'roundtrip.engine.echo.zsh', status: 'skipped', note: 'zsh is not installed' });
@@ -56,19 +68,13 @@ export const roundtripFigure: Figure = {
       }
       await scope.close(session);
       const zsh = await scope.open('zsh');
-      forking = await BareMarkerShell.start(opts.home, 120, 30, bashPromptFork);
       const viaZsh: number[] = [];
       const bare: number[] = [];
       const fork: number[] = [];
-      const bareShell = baselines.bareShell;
       for (let i = 0; i < warmup + iterations; i++) {
         const zshMs = await echoOnce(zsh);
-        let t0 = performance.now();
-        await bareShell.roundTrip('echo hi');
-        const bareMs = performance.now() - t0;
-        t0 = performance.now();
-        await forking.roundTrip('echo hi');
-        const forkMs = performance.now() - t0;
+        const bareMs = await timed(() => baselines!.bareShell.roundTrip('echo hi'));
+        const forkMs = await timed(() => forking!.roundTrip('echo hi'));
         if (i < warmup) continue;
         viaZsh.push(zshMs);
         bare.push(bareMs);
@@ -76,23 +82,26 @@ export const roundtripFigure: Figure = {
       }
       const series: Series[] = [
         { name: 'bare node-pty + prompt marker', samples: bare },
-        { name: 'bare bash + marker after tandem.bash’s prompt subshell', samples: fork },
+        { name: forkName, samples: fork },
       ];
       out.push({ row: 'roundtrip.engine.echo.zsh', samples: viaZsh, baselines: series });
       return out;
     } finally {
-      await scope.closeAll();
-      await baselines?.close();
-      await forking?.close();
+      await Promise.allSettled([scope.closeAll(), baselines?.close(), forking?.close()]);
     }
   },
 };
 
-async function echoOnce(session: Awaited<ReturnType<SessionScope['open']>>): Promise<number> {
+async function timed(work: () => Promise<unknown>): Promise<number> {
   const t0 = performance.now();
-  const result = await session.send({ text: 'echo hi' });
-  const ms = performance.now() - t0;
-  expectStatus(result, 'done', 'echo');
-  if (result.output !== 'hi') throw new Error(`echo printed ${JSON.stringify(result.output)}`);
+  await work();
+  return performance.now() - t0;
+}
+
+async function echoOnce(session: Awaited<ReturnType<SessionScope['open']>>): Promise<number> {
+  let result: Awaited<ReturnType<typeof session.send>> | null = null;
+  const ms = await timed(async () => (result = await session.send({ text: 'echo hi' })));
+  expectStatus(result!, 'done', 'echo');
+  if (result!.output !== 'hi') throw new Error(`echo printed ${JSON.stringify(result!.output)}`);
   return ms;
 }
