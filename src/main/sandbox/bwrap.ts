@@ -12,7 +12,8 @@
  * is closed by the seccomp filter instead.
  */
 import { spawnSync } from 'node:child_process';
-import { inAgentHome, type SandboxSpec, within } from './types.js';
+import type { GuardedMount } from './mount-guard.js';
+import { type HiddenPath, inAgentHome, type SandboxSpec, within } from './types.js';
 
 export const bwrapPath = '/usr/bin/bwrap';
 
@@ -44,17 +45,36 @@ export interface BwrapLaunch {
 /** Paths bubblewrap makes private: what lies below them is not there inside. */
 const privateRoots = ['/tmp', '/dev', '/proc'];
 
+/**
+ * The hidden paths that need a mount: under a private root (and the person's home, replaced by
+ * an empty directory) a path is gone already, unless a bind (the workspace, a read entry) brings it back.
+ */
+function mountedHidden(spec: SandboxSpec): HiddenPath[] {
+  const home = spec.home;
+  const roots = home ? [...privateRoots, home.path] : privateRoots;
+  const binds = [spec.workspace, ...spec.writable, ...spec.readable, ...(home?.read.filter((entry) => entry.dir).map((entry) => entry.dest) ?? [])];
+  return spec.hidden.filter((entry) => !roots.some((root) => within(entry.path, root)) || binds.some((dir) => within(entry.path, dir)));
+}
+
+/**
+ * The mounts over paths the host can replace, which the sandbox's mount guard keeps
+ * (mount-guard.ts): the repository's read-only files and folders, and the hidden paths. Not the
+ * copies of hidden paths inside the agent's home (their host path is the read entry's source).
+ */
+export function guardedMounts(spec: SandboxSpec): GuardedMount[] {
+  return [
+    ...mountedHidden(spec).map((entry): GuardedMount => ({ path: entry.path, kind: entry.dir ? 'tmpfs' : 'null' })),
+    ...spec.protectedPaths.map((entry): GuardedMount => ({ path: entry.path, kind: 'self' })),
+  ];
+}
+
 export function bwrapArgs({ spec, pty, infoFd, seccompFd, unsetEnv, setEnv, command }: BwrapLaunch): string[] {
   const write = spec.mode === 'workspace-write';
   const bind = write ? '--bind' : '--ro-bind';
   const home = spec.home;
   const args: string[] = ['--ro-bind', '/', '/', '--dev', '/dev', '--tmpfs', '/dev/pts', '--dev-bind', pty, pty, '--proc', '/proc'];
   args.push(...(write ? ['--bind', spec.tmpDir, '/tmp'] : ['--tmpfs', '/tmp']));
-  // Under a private root (and the person's home, replaced by an empty directory) a path is
-  // gone already, unless a bind (the workspace, a read entry) brings it back.
-  const roots = home ? [...privateRoots, home.path] : privateRoots;
-  const binds = [spec.workspace, ...spec.writable, ...spec.readable, ...(home?.read.filter((entry) => entry.dir).map((entry) => entry.dest) ?? [])];
-  const hidden = spec.hidden.filter((entry) => !roots.some((root) => within(entry.path, root)) || binds.some((dir) => within(entry.path, dir)));
+  const hidden = mountedHidden(spec);
   // A hidden directory holding the workspace (or the home) is hidden first, so what is mounted there shows through it.
   const holds = (entry: { path: string }) => within(spec.workspace, entry.path) || (home !== undefined && within(home.path, entry.path));
   const holders = hidden.filter(holds);

@@ -28,8 +28,9 @@ import { resourcesDir } from '../resources.js';
 import { assertSandboxAvailable } from './availability.js';
 import { O_PATH, removeLockedTree } from './locked-tree.js';
 import { agentHome } from './agent-home.js';
-import { bwrapArgs, bwrapBindsFds, bwrapPath, launcherShell } from './bwrap.js';
+import { bwrapArgs, bwrapBindsFds, bwrapPath, guardedMounts, launcherShell } from './bwrap.js';
 import { gitProtection, releaseGitProtection } from './git-protect.js';
+import { endOnLostMount, type MountGuard } from './mount-guard.js';
 import { explainRefusal, type SandboxNote } from './refusal.js';
 import { ToolFilesWatch } from './tool-files.js';
 import { boundSockets, hiddenPathCandidates, scanSockets } from './hidden-paths.js';
@@ -218,6 +219,10 @@ export class Confinement {
   readonly toolFiles: ToolFilesWatch | null;
   /** `commondir` files written to protect the repository, released on dispose. */
   private readonly gitWritten: string[];
+  /** Keeps the mounts the host can replace (Linux); from when the shell runs. */
+  private guard: MountGuard | null = null;
+  /** Why the confinement was ended: a protection could not be put back (mount-guard.ts). */
+  lost: string | null = null;
   /** Resolves when `wrap` may be called: the proxy's TCP port is known (macOS); at once elsewhere. */
   readonly prepared: Promise<void> = Promise.resolve();
   /** Network on: the host side of the terminal's only way out. */
@@ -495,6 +500,7 @@ export class Confinement {
         rmSync(join(this.runDir, 'env'), { force: true });
         const [child] = childrenOf(init);
         if (child !== undefined && readStat(child)?.comm !== 'bwrap') {
+          this.keepMounts(init, ptyPid);
           await this.forwarderReady();
           return child;
         }
@@ -502,6 +508,10 @@ export class Confinement {
       await new Promise((resolve) => setTimeout(resolve, pollMs));
     }
     return null;
+  }
+
+  private keepMounts(init: number, ptyPid: number): void {
+    this.guard = endOnLostMount(init, ptyPid, guardedMounts(this.spec), (message) => (this.lost = message));
   }
 
   /**
@@ -547,6 +557,7 @@ export class Confinement {
 
   /** Removes the private temporary directory and the launch files. */
   dispose(): void {
+    this.guard?.dispose();
     this.releaseHolds();
     this.proxy?.close();
     if (this.proxyDir) rmSync(this.proxyDir, { recursive: true, force: true });

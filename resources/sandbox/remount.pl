@@ -1,0 +1,104 @@
+# Puts back mounts a confined terminal lost (src/main/sandbox/mount-guard.ts). When a file or
+# directory that bubblewrap mounted over is renamed over or removed on the host (git writes
+# .git/config by renaming config.lock over it; a service re-creates its socket), the kernel
+# detaches that mount in every other mount namespace, and the sandbox sees the new file as it
+# is: writable, or no longer hidden.
+#
+# Usage: perl remount.pl PID NS KIND PATH [KIND PATH ...]
+#   PID   a process inside the sandbox (bubblewrap's init)
+#   NS    the inode of the sandbox's mount namespace, as first seen: a pid reused by another
+#         process is not entered (nor ever this process's own namespace)
+#   KIND  self: PATH bound read-only onto itself; null: /dev/null over it (a hidden file or
+#         socket); tmpfs: an empty read-only directory over it (a hidden directory)
+# Prints one line per path: "ok PATH", "absent PATH" (a hidden path that is gone: nothing to
+# hide) or "fail PATH why". Exits 2 when it cannot enter at all.
+#
+# The sandbox's mount namespace belongs to the user namespace bubblewrap made first; its
+# processes live in a second one nested inside (--disable-userns), which holds no rights over
+# those mounts. So this enters the owner (NS_GET_USERNS on the mount namespace), where the
+# person's own user has them, and then the mount namespace. perl: it is single-threaded (setns
+# into a user namespace needs that) and present where Tandem already uses it (pty/termios.ts).
+use strict;
+use warnings;
+use POSIX ();
+
+my ($pid, $ns, @pairs) = @ARGV;
+die "usage: remount.pl PID NS KIND PATH ...\n" unless defined $ns && $pid =~ /^\d+$/ && $ns =~ /^\d+$/ && @pairs && @pairs % 2 == 0;
+# setns and mount: the generic numbers (aarch64, riscv64) and x86_64's own.
+my %numbers = (x86_64 => [308, 165], aarch64 => [268, 40], riscv64 => [268, 40]);
+my $machine = (POSIX::uname())[4];
+my $nr = $numbers{$machine};
+unless ($nr) { print "enter: no system call numbers for $machine\n"; exit 2; }
+my ($SETNS, $MOUNT) = @$nr;
+my ($NEWUSER, $NEWNS, $NS_GET_USERNS) = (0x10000000, 0x00020000, 0xb701);
+my ($MS_RDONLY, $MS_NOSUID, $MS_NODEV, $MS_NOEXEC, $MS_REMOUNT, $MS_BIND) = (1, 2, 4, 8, 32, 4096);
+my %kept = (nosuid => $MS_NOSUID, nodev => $MS_NODEV, noexec => $MS_NOEXEC, noatime => 1024, nodiratime => 2048, relatime => 1 << 21);
+
+sub unescape { my $s = shift; $s =~ s/\\([0-7]{3})/chr(oct($1))/ge; return $s; }
+
+# The sandbox's mounts as its processes see them, read before entering: inside, /proc is the
+# sandbox's own, where this process has no entry.
+my @mounts;
+if (open(my $info, '<', "/proc/$pid/mountinfo")) {
+  while (my $line = <$info>) {
+    my @f = split / /, $line;
+    push @mounts, [unescape($f[4]), $f[5]] if @f > 5;
+  }
+  close $info;
+}
+unless (@mounts) { print "enter: cannot read the sandbox's mounts: $!\n"; exit 2; }
+
+open(my $mnt, '<', "/proc/$pid/ns/mnt") or do { print "enter: $!\n"; exit 2; };
+my $entering = (stat($mnt))[1];
+my $own = (stat('/proc/self/ns/mnt'))[1];
+if ($entering != $ns || $entering == $own) { print "enter: process $pid is no longer in the sandbox\n"; exit 2; }
+my $owner = ioctl($mnt, $NS_GET_USERNS, 0);
+unless (defined $owner) { print "enter: the mount namespace's owner: $!\n"; exit 2; }
+$owner = 0 + $owner;
+unless (syscall($SETNS, $owner, $NEWUSER) == 0) { print "enter: user namespace: $!\n"; exit 2; }
+unless (syscall($SETNS, fileno($mnt), $NEWNS) == 0) { print "enter: mount namespace: $!\n"; exit 2; }
+chdir '/';
+
+# Per-mount flags a remount in a user namespace must keep (the kernel refuses to drop them):
+# those of the mount the path lies on, which a bind of it copies.
+sub flags_at {
+  my $path = shift;
+  my ($best, $opts) = ('', '');
+  for my $m (@mounts) {
+    my ($point, $o) = @$m;
+    my $prefix = $point eq '/' ? '/' : "$point/";
+    if (($path eq $point || index($path, $prefix) == 0) && length($point) >= length($best)) { ($best, $opts) = ($point, $o); }
+  }
+  my $flags = 0;
+  for (split /,/, $opts) { $flags |= $kept{$_} if $kept{$_}; }
+  return $flags;
+}
+
+# syscall() passes strings as pointers and wants them writable: every one is a variable here.
+while (my ($kind, $path) = splice(@pairs, 0, 2)) {
+  # A link cannot be pinned: a mount lands on its target (git-protect.ts refuses links too).
+  if (-l $path) { print "fail $path it is a symbolic link now\n"; next; }
+  my $flags = flags_at($path);
+  my $r;
+  if ($kind eq 'self') {
+    if (!-e $path) { print "fail $path it is gone\n"; next; }
+    $r = syscall($MOUNT, $path, $path, 0, $MS_BIND, 0);
+  } elsif ($kind eq 'null') {
+    if (!-e $path) { print "absent $path\n"; next; }
+    if (-d $path) { print "fail $path it is a directory now\n"; next; }
+    my $null = '/dev/null';
+    $r = syscall($MOUNT, $null, $path, 0, $MS_BIND, 0);
+  } elsif ($kind eq 'tmpfs') {
+    if (!-e $path) { print "absent $path\n"; next; }
+    if (!-d $path) { print "fail $path it is not a directory now\n"; next; }
+    my ($source, $type, $data) = ('tmpfs', 'tmpfs', 'mode=0755');
+    $r = syscall($MOUNT, $source, $path, $type, $MS_NOSUID | $MS_NODEV, $data);
+    $flags |= $MS_NOSUID | $MS_NODEV;
+  } else {
+    print "fail $path unknown kind $kind\n";
+    next;
+  }
+  if ($r != 0) { print "fail $path mount: $!\n"; next; }
+  $r = syscall($MOUNT, 0, $path, 0, $MS_REMOUNT | $MS_BIND | $MS_RDONLY | $flags, 0);
+  print $r == 0 ? "ok $path\n" : "fail $path read-only: $!\n";
+}

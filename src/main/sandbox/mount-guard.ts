@@ -1,0 +1,211 @@
+/**
+ * The mounts a confined terminal must keep for its whole life (issue 24). bubblewrap pins the
+ * repository's configuration read-only and hides sockets and secrets by mounting over them, but
+ * a mount sits on one file: when that file is renamed over or removed on the host, the kernel
+ * detaches the mount in every other mount namespace (Linux 3.18, "lazily remove mounts on
+ * unlinked files"). The person's own `git config`, `git remote add` or a checkout writes
+ * `.git/config` that way (config.lock renamed over it), and a restarted service re-creates its
+ * socket: from then on the agent could write the config the person's next unconfined `git
+ * status` obeys (`core.fsmonitor` runs a program), or reach the socket.
+ *
+ * The guard watches the folders of those paths (inotify through fs.watch, and a slow look at the
+ * sandbox's mount table as a backstop for events the kernel dropped) and, the moment a mount is
+ * missing, puts it back from inside the sandbox's mount namespace (resources/sandbox/remount.pl).
+ * What cannot be put back (the path is now a symbolic link, a protected file is gone, the helper
+ * cannot enter) ends the confinement: a confined terminal never runs on without a protection it
+ * was opened with.
+ *
+ * Left: the instant between the host's rename and the mount being back (an inotify event and a
+ * perl start: milliseconds) is not closed; an agent writing the file in a loop can win it.
+ */
+import { execFile } from 'node:child_process';
+import { type FSWatcher, lstatSync, readFileSync, realpathSync, statSync, watch } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
+import { resourcesDir } from '../resources.js';
+
+/** How a path is mounted: onto itself read-only, hidden under /dev/null, or under an empty read-only tmpfs. */
+export type GuardKind = 'self' | 'null' | 'tmpfs';
+
+export interface GuardedMount {
+  path: string;
+  kind: GuardKind;
+}
+
+export interface MountGuardOptions {
+  /** A process inside the sandbox (bubblewrap's init): its mount table is the sandbox's. */
+  init: number;
+  mounts: readonly GuardedMount[];
+  /** The helper's command line before its arguments: `perl remount.pl` by default. */
+  helper: readonly string[];
+  /** A mount could not be put back: the confinement must end now. */
+  onLost(message: string): void;
+  /** The backstop's period. */
+  pollMs?: number;
+}
+
+const defaultPollMs = 5000;
+/** The helper runs at most this long (a perl start under load is well below it). */
+const helperTimeoutMs = 10_000;
+
+/** Mount points of the process's namespace, as mountinfo escapes them (`\040` for a space), decoded; null once it is gone. */
+export function mountPoints(pid: number): Set<string> | null {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/mountinfo`, 'utf8');
+  } catch {
+    return null;
+  }
+  const points = new Set<string>();
+  for (const line of text.split('\n')) {
+    const field = line.split(' ')[4];
+    if (field) points.add(field.replace(/\\([0-7]{3})/g, (_, octal: string) => String.fromCharCode(parseInt(octal, 8))));
+  }
+  return points;
+}
+
+export class MountGuard {
+  private readonly opts: MountGuardOptions;
+  private readonly watchers: FSWatcher[] = [];
+  private readonly timer: NodeJS.Timeout;
+  private running: Promise<void> | null = null;
+  private again = false;
+  private done = false;
+  /** The sandbox's mount namespace (its inode) when the guard started: a reused pid is not the sandbox. */
+  private readonly namespace: number | null;
+  /** Mounts put back so far. */
+  restored = 0;
+
+  constructor(opts: MountGuardOptions) {
+    // Only what bubblewrap did mount, as the mount table names it (a path through a symbolic
+    // link is mounted at its target): a path never in the table would be "restored" forever.
+    const points = mountPoints(opts.init) ?? new Set<string>();
+    const mounts = opts.mounts.map((m) => ({ ...m, path: realOrSame(m.path) })).filter((m) => points.has(m.path));
+    this.opts = { ...opts, mounts };
+    this.namespace = namespaceOf(opts.init);
+    const byDir = new Map<string, Set<string>>();
+    for (const { path } of mounts) {
+      const names = byDir.get(dirname(path)) ?? new Set<string>();
+      names.add(basename(path));
+      byDir.set(dirname(path), names);
+    }
+    for (const [dir, names] of byDir) {
+      try {
+        const watcher = watch(dir, { persistent: false }, (_event, name) => {
+          if (name === null || names.has(name.toString())) void this.check();
+        });
+        // A folder removed on the host ends its watch: the backstop still looks.
+        watcher.on('error', () => watcher.close());
+        this.watchers.push(watcher);
+      } catch {
+        // Not watchable (gone, or no inotify watches left): the backstop covers it.
+      }
+    }
+    this.timer = setInterval(() => void this.check(), opts.pollMs ?? defaultPollMs);
+    this.timer.unref();
+  }
+
+  /** Looks now; resolves once every missing mount is back, or the loss was reported. */
+  check(): Promise<void> {
+    if (this.done) return Promise.resolve();
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = this.restore().finally(() => {
+      this.running = null;
+      if (this.again) {
+        this.again = false;
+        void this.check();
+      }
+    });
+    return this.running;
+  }
+
+  dispose(): void {
+    this.done = true;
+    clearInterval(this.timer);
+    for (const watcher of this.watchers.splice(0)) watcher.close();
+  }
+
+  /** Guarded mounts not in the sandbox's table now (a hidden path that is gone needs none); null once the sandbox is gone. */
+  private missing(): GuardedMount[] | null {
+    if (this.namespace === null || namespaceOf(this.opts.init) !== this.namespace) return null;
+    const points = mountPoints(this.opts.init);
+    if (!points) return null;
+    return this.opts.mounts.filter((m) => !points.has(m.path) && (m.kind === 'self' || exists(m.path)));
+  }
+
+  private async restore(): Promise<void> {
+    const missing = this.missing();
+    if (!missing?.length) return;
+    const [command, ...args] = this.opts.helper;
+    const said = await new Promise<string>((resolve) => {
+      execFile(
+        command!,
+        [...args, String(this.opts.init), String(this.namespace), ...missing.flatMap((m) => [m.kind, m.path])],
+        { timeout: helperTimeoutMs, encoding: 'utf8' },
+        (error, stdout, stderr) => resolve(error && !stdout ? `${stderr || error.message}`.trim() : stdout),
+      );
+    });
+    if (this.done) return;
+    const still = this.missing();
+    if (still === null) return;
+    this.restored += missing.length - still.length;
+    if (still.length === 0) return;
+    const why = said
+      .split('\n')
+      .filter((line) => line !== '' && !line.startsWith('ok ') && !line.startsWith('absent '))
+      .join('; ');
+    this.done = true;
+    this.dispose();
+    this.opts.onLost(`${still.map((m) => m.path).join(', ')} could not be protected again after a change on this computer (${why || 'no reason given'})`);
+  }
+}
+
+function namespaceOf(pid: number): number | null {
+  try {
+    return statSync(`/proc/${pid}/ns/mnt`).ino;
+  } catch {
+    return null;
+  }
+}
+
+function realOrSame(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+function exists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Guards a bubblewrap sandbox's mounts: one that cannot be put back kills bubblewrap (the PTY's
+ * child), and with it everything inside (`--die-with-parent`).
+ */
+export function endOnLostMount(init: number, ptyPid: number, mounts: readonly GuardedMount[], onLost: (message: string) => void): MountGuard {
+  const guard = new MountGuard({
+    init,
+    mounts,
+    helper: ['perl', join(resourcesDir(), 'sandbox', 'remount.pl')],
+    onLost: (message) => {
+      const said = `The confined terminal was ended: ${message}.`;
+      console.error(`[tandem] ${said}`);
+      onLost(said);
+      try {
+        process.kill(ptyPid, 'SIGKILL');
+      } catch {
+        // bubblewrap is gone already.
+      }
+    },
+  });
+  return guard;
+}

@@ -1,0 +1,143 @@
+/**
+ * Mounts a confined terminal keeps while the host changes what they cover (issue 24): the
+ * person's own `git config` renames a new `.git/config` over the read-only one, and a service
+ * that restarts re-creates its socket. The kernel drops a mount whose file is renamed over or
+ * removed in another namespace; the sandbox's guard must put it back (src/main/sandbox/
+ * mount-guard.ts). Real bubblewrap, the official MCP client, the person's real git, a real Unix
+ * socket server that must see no connection; without the guard each attack below goes through
+ * (the agent's shell keeps finding the new file writable, the new socket reachable).
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:net';
+import { join } from 'node:path';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
+import { startAgentFixture, type AgentFixture } from './agent-helpers.js';
+import { hasCommand } from './helpers.js';
+import { describeSandbox, needed } from './sandbox-helpers.js';
+
+type Result = Record<string, unknown> & { status?: string; exitCode?: number | null; output?: string; error?: { code: string } };
+
+/**
+ * Waits inside the terminal (bounded at 45 s, a bound for a hang, not a timing) until `test`
+ * fails, then says whether it still held: the agent's own view, without writing anything.
+ */
+const until = (test: string) => `i=0; while ${test} && [ $i -lt 900 ]; do sleep 0.05; i=$((i+1)); done; if ${test}; then echo STILL; else echo GONE; fi`;
+
+describeSandbox('mounts the host replaces under a confined terminal', () => {
+  let f: AgentFixture;
+  let client: Client;
+  let repo: string;
+  let canary: string;
+  const personGit = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=Person', '-c', 'user.email=p@example.com', ...args], {
+      cwd: repo,
+      encoding: 'utf8',
+      env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', HOME: f.home },
+    });
+  const send = (id: string, text: string) => f.call(client, 'terminal_send', { id, text, waitMs: 55_000 }) as Promise<Result>;
+  const open = async () => (await f.call(client, 'terminal_open', { title: 'guard', cwd: repo })) as Result & { id: string };
+
+  beforeAll(async () => {
+    f = await startAgentFixture({ defaultSandbox: 'workspace-write' });
+    const token = f.layer.pairAgent({ name: 'guarded' }).token;
+    f.layer.setAgentPolicy({ name: 'guarded', policy: 'always', sandbox: 'workspace-write', network: false });
+    client = await f.client(token);
+    repo = f.project;
+    canary = join(f.root, 'CANARY');
+    personGit('init', '-q');
+    writeFileSync(join(repo, 'a.txt'), 'one\n');
+    personGit('add', '.');
+    personGit('commit', '-q', '-m', 'start');
+  });
+  afterAll(async () => {
+    await f.close();
+  });
+  afterEach(async () => {
+    await Promise.all(f.host.list().map((t) => f.host.close(t.id)));
+  });
+
+  it("keeps .git/config read-only after the person's git renames a new one over it", async () => {
+    const t = await open();
+    expect((await send(t.id, 'test -w .git/config && echo WRITABLE || echo READONLY')).output).toBe('READONLY');
+    // The person's own git, unconfined: config.lock renamed over config, three times over.
+    for (const name of ['Two', 'Three', 'Four']) personGit('config', 'user.name', name);
+    // The agent looks (no write) until the file is read-only again, then attacks it.
+    expect((await send(t.id, until('test -w .git/config'))).output).toBe('GONE');
+    const attack = await send(t.id, `printf '[core]\\n\\tfsmonitor = "touch ${canary}; false"\\n' >> .git/config`);
+    expect(attack.status).toBe('done');
+    expect(attack.exitCode).not.toBe(0);
+    expect(attack.output).toMatch(/Read-only file system/);
+    expect((await send(t.id, 'mv -f .git/config .git/config.old; echo $?')).output).toMatch(/busy|1$/);
+    // Put back once per drop, not stacked: one mount on the path in the sandbox's own table.
+    const mounted = await send(t.id, `awk -v p="$(realpath .git/config)" '$5 == p' /proc/self/mountinfo | wc -l`);
+    expect(mounted.output).toBe('1');
+    // The side effect: the file is the person's, and their next git status runs nothing.
+    const config = readFileSync(join(repo, '.git', 'config'), 'utf8');
+    expect(config).toContain('name = Four');
+    expect(config).not.toContain('fsmonitor');
+    personGit('status', '--short');
+    expect(existsSync(canary)).toBe(false);
+    // The terminal goes on: the agent still commits.
+    expect(await send(t.id, 'echo two >> a.txt && git -c user.name=A -c user.email=a@e commit -qam agent && echo COMMITTED')).toMatchObject({
+      status: 'done',
+      exitCode: 0,
+      output: 'COMMITTED',
+    });
+  });
+
+  it('ends the confined terminal when a protected file comes back as a link it cannot pin', async () => {
+    const t = await open();
+    const outside = join(f.root, 'planted-config');
+    writeFileSync(outside, readFileSync(join(repo, '.git', 'config')));
+    // A process on the host swaps the file for a link (a rename over it, as git does).
+    const link = join(repo, '.git', 'config.link');
+    symlinkSync(outside, link);
+    const original = readFileSync(join(repo, '.git', 'config'));
+    renameSync(link, join(repo, '.git', 'config'));
+    try {
+      // The guard kills the sandbox: the agent's command never runs to its end (or the send
+      // finds the terminal exited already).
+      const r = await send(t.id, until('true'));
+      expect(r.status ?? r.error?.code, JSON.stringify(r)).toBe('exited');
+      expect(r.output ?? '').not.toContain('STILL');
+      expect(readFileSync(outside, 'utf8')).not.toContain('fsmonitor');
+    } finally {
+      rmSync(join(repo, '.git', 'config'));
+      writeFileSync(join(repo, '.git', 'config'), original);
+    }
+  });
+
+  it.runIf(needed(hasCommand('python3')))('hides a socket again when its service re-creates it', async () => {
+    const path = `/var/tmp/tandem-remount-${process.pid}.sock`;
+    const seen: string[] = [];
+    const listen = async () => {
+      const server = createServer((socket) => {
+        seen.push('connection');
+        socket.destroy();
+      });
+      await new Promise<void>((resolve) => server.listen(path, resolve));
+      return server;
+    };
+    rmSync(path, { force: true });
+    let server: Server = await listen();
+    try {
+      const t = await open();
+      expect((await send(t.id, `test -S ${path} && echo SOCKET || echo HIDDEN`)).output).toBe('HIDDEN');
+      // The service restarts: its socket is removed and bound again at the same path.
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      rmSync(path, { force: true });
+      server = await listen();
+      const gone = await send(t.id, until(`[ -S ${path} ]`));
+      expect(gone.output, JSON.stringify(gone)).toBe('GONE');
+      const r = await send(t.id, `python3 -c "import socket; s = socket.socket(socket.AF_UNIX); s.connect('${path}'); print('connected')"`);
+      expect(r.exitCode).not.toBe(0);
+      expect(r.output).not.toContain('connected');
+      expect(seen).toEqual([]);
+    } finally {
+      server.close();
+      rmSync(path, { force: true });
+    }
+  });
+});
