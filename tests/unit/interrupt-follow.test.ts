@@ -34,6 +34,7 @@ function target(platform: PtyPlatform, clock: ManualClock, written: string[]): I
     clock,
     ttyPath: null,
     readiness: () => state,
+    interrupting: () => undefined,
     write: async (data) => void written.push(data),
     probeNow: async () => false,
     gone: () => false,

@@ -114,6 +114,30 @@ describe('readiness: prompts that run nothing', () => {
     ]);
   });
 
+  // pwsh (and zsh with the person's own INT trap) reprints the previous status when Ctrl+C
+  // cancels the line in its editor: the line never ran, and the interrupt cancelled it.
+  it('a submitted line the interrupt cancelled before its start says 130, whatever the prompt reprints', () => {
+    const { state, effects } = walk(atPrompt(), { type: 'write', command: true }, { type: 'interrupt' }, end(0, 0));
+    expect(state.phase).toEqual({ kind: 'idle' });
+    expect(settles(effects)).toEqual([
+      { kind: 'settle', scope: { kind: 'prompt', follows: true }, status: 'done', evidence: 'marker', exitCode: 130, fromMarker: false },
+    ]);
+  });
+
+  it('an interrupt marks only a line not begun: a started command ends with its own status', () => {
+    const begun = walk(atPrompt(), { type: 'write', command: true }, { type: 'start', seq: 1 }).state;
+    expect(step(begun, { type: 'interrupt' })).toEqual({ state: begun, effects: [] });
+    expect(step(atPrompt(), { type: 'interrupt' })).toEqual({ state: atPrompt(), effects: [] });
+    // Interrupted before its start, then begun (the Ctrl+C waited in the input queue): the marker's status counts.
+    const late = walk(atPrompt(), { type: 'write', command: true }, { type: 'interrupt' }, { type: 'start', seq: 1 }, end(1, 0));
+    expect(settles(late.effects)).toEqual([
+      { kind: 'settle', scope: { kind: 'through', seq: 1 }, status: 'done', evidence: 'marker', exitCode: 0, fromMarker: true },
+    ]);
+    // The next line, not interrupted, reprinting the status says what the prompt says.
+    const next = walk(late.state, { type: 'write', command: true }, end(1, 0));
+    expect(settles(next.effects)[0]).toMatchObject({ exitCode: 0 });
+  });
+
   it('input to a running program (not a command) changes nothing', () => {
     const running = walk(atPrompt(), { type: 'start', seq: 1 }).state;
     expect(step(running, { type: 'write', command: false })).toEqual({ state: running, effects: [] });

@@ -21,6 +21,8 @@ export interface InterruptTarget {
   readonly clock: Clock;
   readonly ttyPath: string | null;
   readiness(): ReadinessState;
+  /** Tells the readiness machine that the interrupt goes out now (a line not begun is cancelled by it). */
+  interrupting(): void;
   write(data: string): Promise<void>;
   /** Whether the foreground program waits for input now. */
   probeNow(): Promise<unknown>;
@@ -36,6 +38,7 @@ export async function interrupt(target: InterruptTarget): Promise<void> {
   if (submittedNotStarted(target.readiness())) {
     await waitFor(target.clock, { ms: interruptStartWaitMs, until: (met) => target.onStateChange(() => !submittedNotStarted(target.readiness()) && met()) });
   }
+  target.interrupting();
   const fg = platform.foregroundGroup(pid);
   const shellPgrp = platform.shellGroup(pid);
   // The modes matter only where a job or a shell sharing its parent's group is in front: no

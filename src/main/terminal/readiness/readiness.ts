@@ -10,8 +10,11 @@ import type { WaitEvidence } from './probe.js';
 export type Phase =
   | { kind: 'starting' }
   | { kind: 'idle' }
-  /** `started` is false between writing a command line and its start marker (submitted, not begun). */
-  | { kind: 'running'; seq: number | null; started: boolean }
+  /**
+   * `started` is false between writing a command line and its start marker (submitted, not
+   * begun); `interrupted` when an interrupt went to it in that time.
+   */
+  | { kind: 'running'; seq: number | null; started: boolean; interrupted?: true }
   | { kind: 'continuation' }
   | { kind: 'exited'; exitCode: number | null; signal: number | null };
 
@@ -52,7 +55,9 @@ export type ReadinessEvent =
   /** A person's terminal whose integration never reported: it stays a plain terminal. */
   | { type: 'integration-timeout' }
   | { type: 'handoff' }
-  | { type: 'bound' };
+  | { type: 'bound' }
+  /** An interrupt (Ctrl+C or SIGINT) is about to go to the terminal. */
+  | { type: 'interrupt' };
 
 /** Which observers a settle applies to. */
 export type SettleScope =
@@ -177,6 +182,10 @@ export function step(state: ReadinessState, event: ReadinessEvent): Step {
     case 'bound':
       // The wait bound ends the call, not the command: it keeps running.
       return { state, effects: [{ kind: 'settle', scope: { kind: 'this' }, status: 'running', evidence: 'bound' }] };
+    case 'interrupt':
+      // Only a line not begun yet is marked: its start marker (a new phase) clears the mark.
+      if (state.phase.kind !== 'running' || state.phase.started) return { state, effects: [] };
+      return { state: { ...state, phase: { ...state.phase, interrupted: true } }, effects: [] };
   }
 }
 
@@ -198,11 +207,12 @@ function onEnd(state: ReadinessState, event: Extract<ReadinessEvent, { type: 'en
     const next = state.phase.kind === 'continuation' || nothingRuns ? { ...state, phase: { kind: 'idle' } as const } : state;
     // A fresh prompt with nothing running settles writes: a line that ran nothing (blank, a
     // comment), Ctrl+C at a continuation prompt, keys typed at the prompt; and waits for it.
+    // A submitted line the interrupt cancelled in the line editor never ran: 130, as bash says
+    // (pwsh, and zsh with the person's own INT trap, reprint the previous command's status).
+    const cancelled = submitted && state.phase.kind === 'running' && state.phase.interrupted === true;
+    const exitCode = cancelled ? 130 : event.exitCode;
     const effects: ReadinessEffect[] = nothingRuns
-      ? [
-          { kind: 'settle', scope: { kind: 'prompt', follows: submitted }, status: 'done', evidence: 'marker', exitCode: event.exitCode, fromMarker: false },
-          emit,
-        ]
+      ? [{ kind: 'settle', scope: { kind: 'prompt', follows: submitted }, status: 'done', evidence: 'marker', exitCode, fromMarker: false }, emit]
       : [emit];
     return { state: next, effects };
   }

@@ -770,6 +770,7 @@ export class TerminalSession {
       clock: this.clock,
       ttyPath: this.probeTarget.ttyPath,
       readiness: () => this.ready,
+      interrupting: () => this.feed({ type: 'interrupt' }),
       write: (data) => this.write(data),
       probeNow: () => this.probeNow(),
       gone: () => this.closing.pending || this.ready.ptyExit !== null,
