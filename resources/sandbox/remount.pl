@@ -4,15 +4,21 @@
 # detaches that mount in every other mount namespace, and the sandbox sees the new file as it
 # is: writable, or no longer hidden.
 #
-# Usage: perl remount.pl PID NS KIND PATH [KIND PATH ...]
+# Usage: perl remount.pl ARCH PID NS
+#   ARCH  the machine (Node's process.arch: x64, arm64, riscv64), for the system call numbers
 #   PID   a process inside the sandbox (bubblewrap's init)
 #   NS    the inode of the sandbox's mount namespace, as first seen: a pid reused by another
 #         process is not entered (nor ever this process's own namespace)
+# It enters once, says "ready", then serves requests on stdin until it closes: lines of
+# "KIND HEX" (the path's bytes in hex, so any path is one line), then an empty line; it answers a
+# line per path, in order, and then "done".
 #   KIND  self: PATH bound read-only onto itself; null: /dev/null over it (a hidden file or
 #         socket); tmpfs: an empty read-only directory over it (a hidden directory)
-# Prints one line per path: "ok PATH", "absent PATH" (a hidden path that is gone: nothing to
-# hide) or "fail PATH why". Exits 2 when it cannot enter at all.
+# Answers: "ok", "absent" (a hidden path that is gone: nothing to hide) or "fail why". When it cannot enter it says "enter: why" and exits 2.
 #
+# Kept running (one per confined terminal, mount-guard.ts) so that a mount comes back in a pipe
+# round trip, not a perl start. It lives outside the sandbox's pid namespace, where nothing
+# inside can see or signal it.
 # The sandbox's mount namespace belongs to the user namespace bubblewrap made first; its
 # processes live in a second one nested inside (--disable-userns), which holds no rights over
 # those mounts. So this enters the owner (NS_GET_USERNS on the mount namespace), where the
@@ -20,15 +26,14 @@
 # into a user namespace needs that) and present where Tandem already uses it (pty/termios.ts).
 use strict;
 use warnings;
-use POSIX ();
 
-my ($pid, $ns, @pairs) = @ARGV;
-die "usage: remount.pl PID NS KIND PATH ...\n" unless defined $ns && $pid =~ /^\d+$/ && $ns =~ /^\d+$/ && @pairs && @pairs % 2 == 0;
-# setns and mount: the generic numbers (aarch64, riscv64) and x86_64's own.
-my %numbers = (x86_64 => [308, 165], aarch64 => [268, 40], riscv64 => [268, 40]);
-my $machine = (POSIX::uname())[4];
-my $nr = $numbers{$machine};
-unless ($nr) { print "enter: no system call numbers for $machine\n"; exit 2; }
+$| = 1;
+my ($arch, $pid, $ns) = @ARGV;
+die "usage: remount.pl ARCH PID NS\n" unless @ARGV == 3 && defined $ns && $pid =~ /^\d+$/ && $ns =~ /^\d+$/;
+# setns and mount: the generic numbers (arm64, riscv64) and x86_64's own.
+my %numbers = (x64 => [308, 165], arm64 => [268, 40], riscv64 => [268, 40]);
+my $nr = $numbers{$arch};
+unless ($nr) { print "enter: no system call numbers for $arch\n"; exit 2; }
 my ($SETNS, $MOUNT) = @$nr;
 my ($NEWUSER, $NEWNS, $NS_GET_USERNS) = (0x10000000, 0x00020000, 0xb701);
 my ($MS_RDONLY, $MS_NOSUID, $MS_NODEV, $MS_NOEXEC, $MS_REMOUNT, $MS_BIND) = (1, 2, 4, 8, 32, 4096);
@@ -74,31 +79,39 @@ sub flags_at {
   return $flags;
 }
 
-# syscall() passes strings as pointers and wants them writable: every one is a variable here.
-while (my ($kind, $path) = splice(@pairs, 0, 2)) {
+sub restore {
+  my ($kind, $path) = @_;
   # A link cannot be pinned: a mount lands on its target (git-protect.ts refuses links too).
-  if (-l $path) { print "fail $path it is a symbolic link now\n"; next; }
+  return "fail it is a symbolic link now" if -l $path;
   my $flags = flags_at($path);
+  # syscall() passes strings as pointers and wants them writable: every one is a variable here.
   my $r;
   if ($kind eq 'self') {
-    if (!-e $path) { print "fail $path it is gone\n"; next; }
+    return "fail it is gone" unless -e $path;
     $r = syscall($MOUNT, $path, $path, 0, $MS_BIND, 0);
   } elsif ($kind eq 'null') {
-    if (!-e $path) { print "absent $path\n"; next; }
-    if (-d $path) { print "fail $path it is a directory now\n"; next; }
+    return "absent" unless -e $path;
+    return "fail it is a directory now" if -d $path;
     my $null = '/dev/null';
     $r = syscall($MOUNT, $null, $path, 0, $MS_BIND, 0);
   } elsif ($kind eq 'tmpfs') {
-    if (!-e $path) { print "absent $path\n"; next; }
-    if (!-d $path) { print "fail $path it is not a directory now\n"; next; }
+    return "absent" unless -e $path;
+    return "fail it is not a directory now" unless -d $path;
     my ($source, $type, $data) = ('tmpfs', 'tmpfs', 'mode=0755');
     $r = syscall($MOUNT, $source, $path, $type, $MS_NOSUID | $MS_NODEV, $data);
     $flags |= $MS_NOSUID | $MS_NODEV;
   } else {
-    print "fail $path unknown kind $kind\n";
-    next;
+    return "fail unknown kind $kind";
   }
-  if ($r != 0) { print "fail $path mount: $!\n"; next; }
+  return "fail mount: $!" if $r != 0;
   $r = syscall($MOUNT, 0, $path, 0, $MS_REMOUNT | $MS_BIND | $MS_RDONLY | $flags, 0);
-  print $r == 0 ? "ok $path\n" : "fail $path read-only: $!\n";
+  return $r == 0 ? "ok" : "fail read-only: $!";
+}
+
+print "ready\n";
+while (my $line = <STDIN>) {
+  chomp $line;
+  if ($line eq '') { print "done\n"; next; }
+  my ($kind, $hex) = split / /, $line, 2;
+  print defined $hex && $hex =~ /^(?:[0-9a-f]{2})+$/ ? restore($kind, pack('H*', $hex)) : 'fail malformed request', "\n";
 }

@@ -27,14 +27,14 @@ describeSandbox('the remount helper', () => {
 
   it("refuses this process's own namespace, even given its true inode", () => {
     const own = String(statSync(`/proc/${process.pid}/ns/mnt`).ino);
-    const r = run(String(process.pid), own, 'self', file);
+    const r = run(process.arch, String(process.pid), own);
     expect(r.status).toBe(2);
     expect(r.stdout).toContain('no longer in the sandbox');
     expect(mounted()).toBe(false);
   });
 
   it('refuses a pid whose namespace is not the one it was told', () => {
-    const r = run(String(process.pid), '12345', 'null', file);
+    const r = run(process.arch, String(process.pid), '12345');
     expect(r.status).toBe(2);
     expect(mounted()).toBe(false);
     expect(readFileSync(file, 'utf8')).toBe('x\n');
@@ -62,12 +62,15 @@ init=$(grep -o '"child-pid": *[0-9]*' info | grep -o '[0-9]*$')
 ns=$(stat -L -c %i /proc/$init/ns/mnt)
 echo person2 > ws/.git/config.lock && mv ws/.git/config.lock ws/.git/config
 touch ws/go1; until [ -e ws/look1 ]; do sleep 0.02; done
-perl "$2" "$init" "$ns" self "$1/ws/.git/config"
+printf 'self %s\\n\\n' "$(printf %s "$1/ws/.git/config" | od -An -tx1 | tr -d ' \\n')" | perl "$2" "$3" "$init" "$ns"
 touch ws/go2; wait
 cat ws/look1 ws/look2 ws/.git/config`;
-      const r = spawnSync('runuser', ['-u', user, '--', 'bash', '-c', script, 'tandem-test', work, helper], { encoding: 'utf8', timeout: 60_000 });
+      const r = spawnSync('runuser', ['-u', user, '--', 'bash', '-c', script, 'tandem-test', work, helper, process.arch], {
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
       // Dropped by the rename (the inside could write), put back by the helper, then refused.
-      expect(r.stdout.trim().split('\n'), r.stderr).toEqual([`ok ${work}/ws/.git/config`, 'writable', 'refused', 'person2']);
+      expect(r.stdout.trim().split('\n'), r.stderr).toEqual(['ready', 'ok', 'done', 'writable', 'refused', 'person2']);
     } finally {
       spawnSync('userdel', [user], { env });
       rmSync(work, { recursive: true, force: true });
@@ -75,7 +78,7 @@ cat ws/look1 ws/look2 ws/.git/config`;
   });
 
   it('refuses malformed arguments', () => {
-    for (const args of [[], ['x', '1', 'self', file], [String(process.pid), '1', 'self']]) {
+    for (const args of [[], [process.arch, 'x', '1'], [process.arch, String(process.pid)], ['vax', String(process.pid), '1']]) {
       const r = run(...args);
       expect(r.status, args.join(' ')).not.toBe(0);
     }

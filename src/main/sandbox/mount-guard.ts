@@ -10,17 +10,21 @@
  *
  * The guard watches the folders of those paths (inotify through fs.watch, and a slow look at the
  * sandbox's mount table as a backstop for events the kernel dropped) and, the moment a mount is
- * missing, puts it back from inside the sandbox's mount namespace (resources/sandbox/remount.pl).
+ * missing, puts it back from inside the sandbox's mount namespace (resources/sandbox/remount.pl,
+ * started and entered with the guard, kept until the terminal closes).
  * What cannot be put back (the path is now a symbolic link, a protected file is gone, the helper
  * cannot enter) ends the confinement: a confined terminal never runs on without a protection it
  * was opened with.
  *
- * Left: the instant between the host's rename and the mount being back (an inotify event and a
- * perl start: milliseconds) is not closed; an agent writing the file in a loop can win it.
+ * Left: the moment between the host's rename and the mount being back (an inotify event, a pipe
+ * round trip to the kept helper and two mount calls: 12 to 19 ms measured on the 2-core test
+ * machine under load) is not closed; an agent appending to the file in a loop got 60 to 380
+ * appends into it (with a perl start per look it was 100 ms and more).
  */
-import { execFile } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { type FSWatcher, lstatSync, readFileSync, realpathSync, statSync, watch } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { resourcesDir } from '../resources.js';
 
 /** How a path is mounted: onto itself read-only, hidden under /dev/null, or under an empty read-only tmpfs. */
@@ -44,7 +48,7 @@ export interface MountGuardOptions {
 }
 
 const defaultPollMs = 5000;
-/** The helper runs at most this long (a perl start under load is well below it). */
+/** The helper's start and each of its answers take at most this long (a hang, not a pace). */
 const helperTimeoutMs = 10_000;
 
 /** Mount points of the process's namespace, as mountinfo escapes them (`\040` for a space), decoded; null once it is gone. */
@@ -70,6 +74,7 @@ export class MountGuard {
   private running: Promise<void> | null = null;
   private again = false;
   private done = false;
+  private helper: Remounter | null = null;
   /** The sandbox's mount namespace (its inode) when the guard started: a reused pid is not the sandbox. */
   private readonly namespace: number | null;
   /** Mounts put back so far. */
@@ -82,6 +87,8 @@ export class MountGuard {
     const mounts = opts.mounts.map((m) => ({ ...m, path: realOrSame(m.path) })).filter((m) => points.has(m.path));
     this.opts = { ...opts, mounts };
     this.namespace = namespaceOf(opts.init);
+    // Entered now, so that a lost mount waits for no perl start.
+    if (mounts.length > 0 && this.namespace !== null) this.helper = new Remounter(opts.helper, opts.init, this.namespace);
     const byDir = new Map<string, Set<string>>();
     for (const { path } of mounts) {
       const names = byDir.get(dirname(path)) ?? new Set<string>();
@@ -123,6 +130,8 @@ export class MountGuard {
 
   dispose(): void {
     this.done = true;
+    this.helper?.close();
+    this.helper = null;
     clearInterval(this.timer);
     for (const watcher of this.watchers.splice(0)) watcher.close();
   }
@@ -138,27 +147,100 @@ export class MountGuard {
   private async restore(): Promise<void> {
     const missing = this.missing();
     if (!missing?.length) return;
-    const [command, ...args] = this.opts.helper;
-    const said = await new Promise<string>((resolve) => {
-      execFile(
-        command!,
-        [...args, String(this.opts.init), String(this.namespace), ...missing.flatMap((m) => [m.kind, m.path])],
-        { timeout: helperTimeoutMs, encoding: 'utf8' },
-        (error, stdout, stderr) => resolve(error && !stdout ? `${stderr || error.message}`.trim() : stdout),
-      );
-    });
+    // A helper that died (or never started) gets one fresh start per look.
+    if (!this.helper || this.helper.gone) {
+      this.helper?.close();
+      this.helper = new Remounter(this.opts.helper, this.opts.init, this.namespace ?? 0);
+    }
+    const answers = await this.helper.restore(missing);
     if (this.done) return;
     const still = this.missing();
     if (still === null) return;
     this.restored += missing.length - still.length;
     if (still.length === 0) return;
-    const why = said
-      .split('\n')
-      .filter((line) => line !== '' && !line.startsWith('ok ') && !line.startsWith('absent '))
-      .join('; ');
-    this.done = true;
+    const why = typeof answers === 'string' ? answers : still.map((m) => `${m.path}: ${answers[missing.indexOf(m)] ?? 'no answer'}`).join('; ');
     this.dispose();
-    this.opts.onLost(`${still.map((m) => m.path).join(', ')} could not be protected again after a change on this computer (${why || 'no reason given'})`);
+    this.opts.onLost(`${still.map((m) => m.path).join(', ')} could not be protected again after a change on this computer (${why})`);
+  }
+}
+
+/**
+ * The kept helper (resources/sandbox/remount.pl), entered into the sandbox's namespaces once:
+ * a mount comes back in a pipe round trip (a perl start took 100 ms and more on a busy machine,
+ * and an agent writing in a loop got a thousand writes into that). One request at a time: the
+ * guard runs one look at a time.
+ */
+class Remounter {
+  private readonly child: ChildProcess;
+  private readonly lines: string[] = [];
+  private wake: (() => void) | null = null;
+  private exited = false;
+  private readonly ready: Promise<string | null>;
+
+  constructor(helper: readonly string[], init: number, namespace: number) {
+    const [command, ...args] = helper;
+    this.child = spawn(command!, [...args, process.arch, String(init), String(namespace)], { stdio: ['pipe', 'pipe', 'ignore'] });
+    this.child.on('error', () => this.end());
+    this.child.on('exit', () => this.end());
+    this.child.stdin!.on('error', () => {});
+    createInterface({ input: this.child.stdout! }).on('line', (line) => {
+      this.lines.push(line);
+      this.poke();
+    });
+    // "ready", or why not ("enter: ..."); null when it ended first.
+    this.ready = this.next(helperTimeoutMs).then((line) => (line === 'ready' ? null : (line ?? 'the helper could not be started (is perl installed?)')));
+  }
+
+  get gone(): boolean {
+    return this.exited;
+  }
+
+  /** One answer per mount, in order, or why the helper could not answer. */
+  async restore(mounts: readonly GuardedMount[]): Promise<string[] | string> {
+    const notReady = await this.ready;
+    if (notReady !== null) return notReady;
+    this.child.stdin!.write(mounts.map((m) => `${m.kind} ${Buffer.from(m.path).toString('hex')}\n`).join('') + '\n');
+    const answers: string[] = [];
+    for (;;) {
+      const line = await this.next(helperTimeoutMs);
+      if (line === null) {
+        this.close();
+        return answers.length > 0 ? answers : 'the helper stopped answering';
+      }
+      if (line === 'done') return answers;
+      answers.push(line);
+    }
+  }
+
+  close(): void {
+    this.end();
+    this.child.kill('SIGKILL');
+  }
+
+  private end(): void {
+    this.exited = true;
+    this.poke();
+  }
+
+  private poke(): void {
+    const wake = this.wake;
+    this.wake = null;
+    wake?.();
+  }
+
+  /** The next line, or null once the helper ended or `ms` passed without one. */
+  private async next(ms: number): Promise<string | null> {
+    const deadline = Date.now() + ms;
+    while (this.lines.length === 0) {
+      if (this.exited || Date.now() >= deadline) return null;
+      let timer: NodeJS.Timeout | undefined;
+      await new Promise<void>((resolve) => {
+        this.wake = resolve;
+        timer = setTimeout(resolve, deadline - Date.now());
+      });
+      clearTimeout(timer);
+    }
+    return this.lines.shift()!;
   }
 }
 
