@@ -8,7 +8,7 @@
  * (the agent's shell keeps finding the new file writable, the new socket reachable).
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -87,25 +87,36 @@ describeSandbox('mounts the host replaces under a confined terminal', () => {
     });
   });
 
-  it('ends the confined terminal when a protected file comes back as a link it cannot pin', async () => {
-    const t = await open();
-    const outside = join(f.root, 'planted-config');
-    writeFileSync(outside, readFileSync(join(repo, '.git', 'config')));
-    // A process on the host swaps the file for a link (a rename over it, as git does).
-    const link = join(repo, '.git', 'config.link');
-    symlinkSync(outside, link);
-    const original = readFileSync(join(repo, '.git', 'config'));
-    renameSync(link, join(repo, '.git', 'config'));
+  it('ends the confined terminal when a protected file comes back as a link it cannot pin, and says why', async () => {
+    // A nested repository whose folder name carries a title sequence: protected at the open like
+    // any repository in the workspace; its name must not reach the terminal as a sequence.
+    const nested = join(repo, 'evil\x1b]0;PWNED\x07');
+    mkdirSync(nested);
+    execFileSync('git', ['init', '-q'], { cwd: nested, env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1' } });
+    const config = join(nested, '.git', 'config');
     try {
+      const t = await open();
+      const outside = join(f.root, 'planted-config');
+      writeFileSync(outside, readFileSync(config));
+      // A process on the host swaps the file for a link (a rename over it, as git does).
+      const link = join(nested, '.git', 'config.link');
+      symlinkSync(outside, link);
+      renameSync(link, config);
       // The guard kills the sandbox: the agent's command never runs to its end (or the send
       // finds the terminal exited already).
       const r = await send(t.id, until('true'));
       expect(r.status ?? r.error?.code, JSON.stringify(r)).toBe('exited');
       expect(r.output ?? '').not.toContain('STILL');
+      // The terminal says why, where the person and the agent look, with the name made harmless.
+      const shown = JSON.stringify(await f.call(client, 'terminal_read', { id: t.id }));
+      expect(shown).toMatch(
+        /\[Tandem\] The confined terminal was ended: .*evil\?\]0;PWNED\?\/\.git\/config could not be(\s|\\n)+protected again[\s\S]*symbolic link/,
+      );
+      expect(shown).not.toContain('\\u001b]0;PWNED');
+      expect(f.host.list().find((x) => x.id === t.id)?.title ?? '').not.toContain('PWNED');
       expect(readFileSync(outside, 'utf8')).not.toContain('fsmonitor');
     } finally {
-      rmSync(join(repo, '.git', 'config'));
-      writeFileSync(join(repo, '.git', 'config'), original);
+      rmSync(nested, { recursive: true, force: true });
     }
   });
 

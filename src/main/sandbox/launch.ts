@@ -478,17 +478,17 @@ export class Confinement {
    * The real shell's pid as the host sees it. Resolves null when bubblewrap exited first (its
    * setup failed: the terminal's output says why).
    */
-  async shellPid(ptyPid: number): Promise<number | null> {
+  async shellPid(ptyPid: number, tty: string | null = null): Promise<number | null> {
     if (this.platform !== 'linux') return ptyPid;
     try {
-      return await this.awaitShell(ptyPid);
+      return await this.awaitShell(ptyPid, tty);
     } finally {
       // bubblewrap has mounted everything by the time the shell runs, or never will.
       this.releaseInWorkspace();
     }
   }
 
-  private async awaitShell(ptyPid: number): Promise<number | null> {
+  private async awaitShell(ptyPid: number, tty: string | null): Promise<number | null> {
     const deadline = Date.now() + shellAppearMs;
     let init: number | null = null;
     while (Date.now() < deadline) {
@@ -500,7 +500,7 @@ export class Confinement {
         rmSync(join(this.runDir, 'env'), { force: true });
         const [child] = childrenOf(init);
         if (child !== undefined && readStat(child)?.comm !== 'bwrap') {
-          this.keepMounts(init, ptyPid);
+          this.keepMounts(init, ptyPid, tty);
           await this.forwarderReady();
           return child;
         }
@@ -510,8 +510,8 @@ export class Confinement {
     return null;
   }
 
-  private keepMounts(init: number, ptyPid: number): void {
-    this.guard = endOnLostMount(init, ptyPid, guardedMounts(this.spec), (message) => (this.lost = message));
+  private keepMounts(init: number, ptyPid: number, tty: string | null): void {
+    this.guard = endOnLostMount({ init, ptyPid, tty, mounts: guardedMounts(this.spec), onLost: (message) => (this.lost = message) });
   }
 
   /**

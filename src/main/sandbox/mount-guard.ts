@@ -22,7 +22,7 @@
  * appends into it (with a perl start per look it was 100 ms and more).
  */
 import { type ChildProcess, spawn } from 'node:child_process';
-import { type FSWatcher, lstatSync, readFileSync, realpathSync, statSync, watch } from 'node:fs';
+import { closeSync, constants, type FSWatcher, lstatSync, openSync, readFileSync, realpathSync, statSync, watch, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { resourcesDir } from '../resources.js';
@@ -271,23 +271,47 @@ function exists(path: string): boolean {
 
 /**
  * Guards a bubblewrap sandbox's mounts: one that cannot be put back kills bubblewrap (the PTY's
- * child), and with it everything inside (`--die-with-parent`).
+ * child), and with it everything inside (`--die-with-parent`). The reason is printed into the
+ * terminal first (written to its device, as `write(1)` does), so the person's tab, its
+ * transcript and the agent's result show why the shell ended.
  */
-export function endOnLostMount(init: number, ptyPid: number, mounts: readonly GuardedMount[], onLost: (message: string) => void): MountGuard {
-  const guard = new MountGuard({
-    init,
-    mounts,
+export function endOnLostMount(opts: {
+  init: number;
+  ptyPid: number;
+  tty: string | null;
+  mounts: readonly GuardedMount[];
+  onLost: (message: string) => void;
+}): MountGuard {
+  return new MountGuard({
+    init: opts.init,
+    mounts: opts.mounts,
     helper: ['perl', join(resourcesDir(), 'sandbox', 'remount.pl')],
     onLost: (message) => {
-      const said = `The confined terminal was ended: ${message}.`;
+      // Paths inside the workspace are the agent's to name: no control or bidi character of
+      // theirs reaches the person's terminal (or the one running Tandem) as a sequence.
+      const said = `The confined terminal was ended: ${message}.`.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '?');
       console.error(`[tandem] ${said}`);
-      onLost(said);
+      opts.onLost(said);
+      if (opts.tty) tell(opts.tty, `\r\n[Tandem] ${said}\r\n`);
       try {
-        process.kill(ptyPid, 'SIGKILL');
+        process.kill(opts.ptyPid, 'SIGKILL');
       } catch {
         // bubblewrap is gone already.
       }
     },
   });
-  return guard;
+}
+
+/** Writes to a terminal's device without making it this process's controlling terminal, and without waiting on a full one. */
+function tell(tty: string, text: string): void {
+  try {
+    const fd = openSync(tty, constants.O_WRONLY | constants.O_NOCTTY | constants.O_NONBLOCK);
+    try {
+      writeSync(fd, text);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // The terminal is gone or full: stderr and the exit still say it.
+  }
 }

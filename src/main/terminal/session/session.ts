@@ -340,7 +340,7 @@ export class TerminalSession {
 
   /** node-pty's child is bubblewrap: every shell-pid check must use the shell inside. */
   private async adoptConfinedShell(confinement: Confinement): Promise<void> {
-    const shellPid = await confinement.shellPid(this.pty.pid);
+    const shellPid = await confinement.shellPid(this.pty.pid, this.probeTarget.ttyPath);
     if (shellPid === null) {
       await this.close();
       const said = (this.startupBanner?.snapshot().output ?? '').trim().slice(0, 200) || 'bubblewrap exited';
