@@ -26,6 +26,7 @@
 # into a user namespace needs that) and present where Tandem already uses it (pty/termios.ts).
 use strict;
 use warnings;
+use Cwd ();
 
 $| = 1;
 my ($arch, $pid, $ns) = @ARGV;
@@ -83,6 +84,9 @@ sub restore {
   my ($kind, $path) = @_;
   # A link cannot be pinned: a mount lands on its target (git-protect.ts refuses links too).
   return "fail it is a symbolic link now" if -l $path;
+  # Nor a link on the way: the mount would land where it leads.
+  my $real = -e $path ? Cwd::realpath($path) : undef;
+  return "fail it leads elsewhere now (a link on the way)" if defined $real && $real ne $path;
   my $flags = flags_at($path);
   # syscall() passes strings as pointers and wants them writable: every one is a variable here.
   my $r;

@@ -15,6 +15,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import { startAgentFixture, type AgentFixture } from './agent-helpers.js';
 import { hasCommand } from './helpers.js';
+import { root } from '../support/capabilities.js';
 import { describeSandbox, needed } from './sandbox-helpers.js';
 
 type Result = Record<string, unknown> & { status?: string; exitCode?: number | null; output?: string; error?: { code: string } };
@@ -149,6 +150,48 @@ describeSandbox('mounts the host replaces under a confined terminal', () => {
     } finally {
       server.close();
       rmSync(path, { force: true });
+    }
+  });
+
+  it("hides a secret again where the agent's home shows a read folder holding it, after the person's tool rewrites it", async () => {
+    const docker = join(f.home, '.docker');
+    mkdirSync(docker, { recursive: true });
+    writeFileSync(join(docker, 'config.json'), '{"auths":{"x":{"auth":"OLDSECRET"}}}\n');
+    f.layer.setAgentPolicy({ name: 'guarded', policy: 'always', sandbox: 'workspace-write', network: false, homeReadable: ['~/.docker'] });
+    try {
+      const t = await open();
+      const both = `cat "$HOME/.docker/config.json" ${join(docker, 'config.json')} 2>&1; true`;
+      expect((await send(t.id, both)).output).not.toContain('SECRET');
+      // docker login writes a new file and renames it over the old one.
+      writeFileSync(join(docker, 'config.json.tmp'), '{"auths":{"x":{"auth":"NEWSECRET"}}}\n');
+      renameSync(join(docker, 'config.json.tmp'), join(docker, 'config.json'));
+      const look = await send(t.id, until('grep -qs NEWSECRET "$HOME/.docker/config.json"'));
+      expect(look.output).toBe('GONE');
+      expect((await send(t.id, both)).output).not.toContain('SECRET');
+    } finally {
+      f.layer.setAgentPolicy({ name: 'guarded', policy: 'always', sandbox: 'workspace-write', network: false });
+      rmSync(docker, { recursive: true, force: true });
+    }
+  });
+
+  // Another user's socket is theirs to replace: what they put there now is theirs (as a socket
+  // they make after the open would be), and it must not end the person's terminal (black-box
+  // round: a folder or a link in its place ended every confined terminal at will).
+  it.runIf(root.present && needed(hasCommand('python3')))('goes on when another user replaces their own hidden socket with a folder', async () => {
+    const path = `/var/tmp/tandem-other-${process.pid}.sock`;
+    rmSync(path, { recursive: true, force: true });
+    const asNobody = (...args: string[]) => execFileSync('runuser', ['-u', 'nobody', '--', ...args]);
+    asNobody('python3', '-c', `import socket; socket.socket(socket.AF_UNIX).bind('${path}')`);
+    try {
+      const t = await open();
+      expect((await send(t.id, `test -S ${path} && echo SOCKET || echo HIDDEN`)).output).toBe('HIDDEN');
+      asNobody('rm', path);
+      asNobody('mkdir', path);
+      // The guard looks on the event and leaves the folder be; a second of the shell's own gives
+      // it time to have ended the terminal if it were going to.
+      expect(await send(t.id, 'sleep 1; echo alive')).toMatchObject({ status: 'done', output: 'alive' });
+    } finally {
+      rmSync(path, { recursive: true, force: true });
     }
   });
 });

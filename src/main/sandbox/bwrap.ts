@@ -58,12 +58,24 @@ function mountedHidden(spec: SandboxSpec): HiddenPath[] {
 
 /**
  * The mounts over paths the host can replace, which the sandbox's mount guard keeps
- * (mount-guard.ts): the repository's read-only files and folders, and the hidden paths. Not the
- * copies of hidden paths inside the agent's home (their host path is the read entry's source).
+ * (mount-guard.ts): the repository's read-only files and folders, and the hidden paths, also
+ * where the agent's home shows a read entry holding one (the file under that mount is the read
+ * entry's source's: a rename there drops both).
  */
 export function guardedMounts(spec: SandboxSpec): GuardedMount[] {
+  const home = spec.home;
+  const hidden = mountedHidden(spec);
+  const kind = (entry: HiddenPath) => (entry.dir ? 'tmpfs' : 'null');
+  const copies = home
+    ? hidden.flatMap((entry): GuardedMount[] => {
+        const read = home.read.find((r) => r.dir && within(entry.path, r.dest));
+        if (!read || within(spec.workspace, entry.path) || within(home.path, entry.path)) return [];
+        return [{ path: inAgentHome(home, entry.path), kind: kind(entry), source: read.source + entry.path.slice(read.dest.length) }];
+      })
+    : [];
   return [
-    ...mountedHidden(spec).map((entry): GuardedMount => ({ path: entry.path, kind: entry.dir ? 'tmpfs' : 'null' })),
+    ...hidden.map((entry): GuardedMount => ({ path: entry.path, kind: kind(entry) })),
+    ...copies,
     ...spec.protectedPaths.map((entry): GuardedMount => ({ path: entry.path, kind: 'self' })),
   ];
 }

@@ -31,8 +31,14 @@ import { resourcesDir } from '../resources.js';
 export type GuardKind = 'self' | 'null' | 'tmpfs';
 
 export interface GuardedMount {
+  /** Where the mount is inside the sandbox. */
   path: string;
   kind: GuardKind;
+  /**
+   * The host's path of the file under it, where that differs (a hidden path's copy inside the
+   * agent's home lies on the read entry's source): its folder is watched. Default: `path`.
+   */
+  source?: string;
 }
 
 export interface MountGuardOptions {
@@ -48,6 +54,10 @@ export interface MountGuardOptions {
 }
 
 const defaultPollMs = 5000;
+/** Looks at the mount table at most this often on events (another user touching a watched socket in a loop is a flood). */
+const minCheckGapMs = 25;
+/** Folders watched at most per terminal (each also watched through its parent); past it only the periodic look covers a path. */
+const maxWatchedDirs = 128;
 /** The helper's start and each of its answers take at most this long (a hang, not a pace). */
 const helperTimeoutMs = 10_000;
 
@@ -68,13 +78,15 @@ export function mountPoints(pid: number): Set<string> | null {
 }
 
 export class MountGuard {
-  private readonly opts: MountGuardOptions;
-  private readonly watchers: FSWatcher[] = [];
+  private opts: MountGuardOptions;
+  private readonly watchers: Array<{ close(): void }> = [];
   private readonly timer: NodeJS.Timeout;
   private running: Promise<void> | null = null;
   private again = false;
   private done = false;
   private helper: Remounter | null = null;
+  private scheduled: NodeJS.Timeout | null = null;
+  private lastCheckAt = 0;
   /** The sandbox's mount namespace (its inode) when the guard started: a reused pid is not the sandbox. */
   private readonly namespace: number | null;
   /** Mounts put back so far. */
@@ -90,25 +102,59 @@ export class MountGuard {
     // Entered now, so that a lost mount waits for no perl start.
     if (mounts.length > 0 && this.namespace !== null) this.helper = new Remounter(opts.helper, opts.init, this.namespace);
     const byDir = new Map<string, Set<string>>();
-    for (const { path } of mounts) {
-      const names = byDir.get(dirname(path)) ?? new Set<string>();
-      names.add(basename(path));
-      byDir.set(dirname(path), names);
+    for (const m of mounts) {
+      const host = m.source ?? m.path;
+      const names = byDir.get(dirname(host)) ?? new Set<string>();
+      names.add(basename(host));
+      byDir.set(dirname(host), names);
     }
-    for (const [dir, names] of byDir) {
-      try {
-        const watcher = watch(dir, { persistent: false }, (_event, name) => {
-          if (name === null || names.has(name.toString())) void this.check();
-        });
-        // A folder removed on the host ends its watch: the backstop still looks.
-        watcher.on('error', () => watcher.close());
-        this.watchers.push(watcher);
-      } catch {
-        // Not watchable (gone, or no inotify watches left): the backstop covers it.
-      }
-    }
+    for (const [dir, names] of [...byDir].slice(0, maxWatchedDirs)) this.watchDir(dir, names);
     this.timer = setInterval(() => void this.check(), opts.pollMs ?? defaultPollMs);
     this.timer.unref();
+  }
+
+  /**
+   * Renames and removals in `dir` of the guarded names (a change of contents or times drops no
+   * mount), and `dir` itself removed and made again (a service's runtime folder re-created):
+   * its parent is watched for its name, and the folder watched anew.
+   */
+  private watchDir(dir: string, names: Set<string>): void {
+    let inner: FSWatcher | null = null;
+    const watchInner = () => {
+      inner?.close();
+      inner = this.watch(dir, (event, name) => event === 'rename' && (name === null || names.has(name)));
+    };
+    watchInner();
+    const parent = this.watch(dirname(dir), (event, name) => {
+      if (event !== 'rename' || (name !== null && name !== basename(dir))) return false;
+      watchInner();
+      return true;
+    });
+    this.watchers.push({ close: () => (inner?.close(), parent?.close()) });
+  }
+
+  /** An fs.watch whose matching events start a look; null where the folder cannot be watched (gone, or no inotify watches left: the periodic look covers it). */
+  private watch(dir: string, matches: (event: string, name: string | null) => boolean): FSWatcher | null {
+    try {
+      const watcher = watch(dir, { persistent: false }, (event, name) => {
+        if (matches(event, name === null ? null : name.toString())) this.soon();
+      });
+      watcher.on('error', () => watcher.close());
+      return watcher;
+    } catch {
+      return null;
+    }
+  }
+
+  /** A look on an event, at most one per `minCheckGapMs`: events coalesce into the next look. */
+  private soon(): void {
+    if (this.scheduled || this.done) return;
+    const wait = Math.max(0, this.lastCheckAt + minCheckGapMs - Date.now());
+    if (wait === 0) return void this.check();
+    this.scheduled = setTimeout(() => {
+      this.scheduled = null;
+      void this.check();
+    }, wait);
   }
 
   /** Looks now; resolves once every missing mount is back, or the loss was reported. */
@@ -118,11 +164,12 @@ export class MountGuard {
       this.again = true;
       return this.running;
     }
+    this.lastCheckAt = Date.now();
     this.running = this.restore().finally(() => {
       this.running = null;
       if (this.again) {
         this.again = false;
-        void this.check();
+        this.soon();
       }
     });
     return this.running;
@@ -133,6 +180,7 @@ export class MountGuard {
     this.helper?.close();
     this.helper = null;
     clearInterval(this.timer);
+    if (this.scheduled) clearTimeout(this.scheduled);
     for (const watcher of this.watchers.splice(0)) watcher.close();
   }
 
@@ -141,7 +189,7 @@ export class MountGuard {
     if (this.namespace === null || namespaceOf(this.opts.init) !== this.namespace) return null;
     const points = mountPoints(this.opts.init);
     if (!points) return null;
-    return this.opts.mounts.filter((m) => !points.has(m.path) && (m.kind === 'self' || exists(m.path)));
+    return this.opts.mounts.filter((m) => !points.has(m.path) && (m.kind === 'self' || exists(m.source ?? m.path)));
   }
 
   private async restore(): Promise<void> {
@@ -157,6 +205,14 @@ export class MountGuard {
     const still = this.missing();
     if (still === null) return;
     this.restored += missing.length - still.length;
+    // A hidden path another user controls (their socket in /var/tmp, a folder of theirs on the
+    // way) is theirs to replace with a folder or a link: what is there now is theirs, as a socket
+    // they make after the open would be. It is no longer guarded, and the terminal goes on.
+    const theirs = still.filter((m) => m.kind !== 'self' && underAnotherUser(m.source ?? m.path));
+    if (theirs.length > 0) {
+      this.opts = { ...this.opts, mounts: this.opts.mounts.filter((m) => !theirs.includes(m)) };
+      still.splice(0, still.length, ...still.filter((m) => !theirs.includes(m)));
+    }
     if (still.length === 0) return;
     const why = typeof answers === 'string' ? answers : still.map((m) => `${m.path}: ${answers[missing.indexOf(m)] ?? 'no answer'}`).join('; ');
     this.dispose();
@@ -257,6 +313,20 @@ function realOrSame(path: string): string {
     return realpathSync(path);
   } catch {
     return path;
+  }
+}
+
+/** Some part of the path, from its end up, belongs to a user who is neither this one nor root. */
+function underAnotherUser(path: string): boolean {
+  const me = process.getuid?.() ?? 0;
+  for (let at = path; ; at = dirname(at)) {
+    try {
+      const uid = lstatSync(at).uid;
+      if (uid !== me && uid !== 0) return true;
+    } catch {
+      // Gone: its folder decides.
+    }
+    if (at === dirname(at)) return false;
   }
 }
 
