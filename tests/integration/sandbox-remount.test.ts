@@ -88,6 +88,24 @@ describeSandbox('mounts the host replaces under a confined terminal', () => {
     });
   });
 
+  // Found black-box: the protection was decided at the open, so a config.worktree the person
+  // turned on later (git sparse-checkout does) was the agent's to write.
+  it('protects a config.worktree the person turns on after the open', async () => {
+    const t = await open();
+    try {
+      personGit('config', 'extensions.worktreeConfig', 'true');
+      personGit('config', '--worktree', 'user.name', 'Worktree');
+      expect((await send(t.id, until('test -w .git/config.worktree'))).output).toBe('GONE');
+      const attack = await send(t.id, `printf '[core]\\n\\tfsmonitor = "touch ${canary}; false"\\n' >> .git/config.worktree`);
+      expect(attack.exitCode).not.toBe(0);
+      expect(readFileSync(join(repo, '.git', 'config.worktree'), 'utf8')).not.toContain('fsmonitor');
+      personGit('status', '--short');
+      expect(existsSync(canary)).toBe(false);
+    } finally {
+      personGit('config', '--unset', 'extensions.worktreeConfig');
+    }
+  });
+
   it('ends the confined terminal when a protected file comes back as a link it cannot pin, and says why', async () => {
     // A nested repository whose folder name carries a title sequence: protected at the open like
     // any repository in the workspace; its name must not reach the terminal as a sequence.

@@ -80,6 +80,19 @@ export function guardedMounts(spec: SandboxSpec): GuardedMount[] {
   ];
 }
 
+/**
+ * Files git starts to read once the person turns them on after the open, which the guard makes
+ * read-only when they appear: each git directory's `config.worktree` (`extensions.worktreeConfig`,
+ * which `git sparse-checkout` sets), where it was not there to protect at the open.
+ */
+export function adoptedFiles(spec: SandboxSpec): string[] {
+  const protectedNow = new Set(spec.protectedPaths.map((entry) => entry.path));
+  return (spec.gitAnchors ?? [])
+    .filter((entry) => entry.dir)
+    .map((entry) => `${entry.path}/config.worktree`)
+    .filter((path) => !protectedNow.has(path));
+}
+
 export function bwrapArgs({ spec, pty, infoFd, seccompFd, unsetEnv, setEnv, command }: BwrapLaunch): string[] {
   const write = spec.mode === 'workspace-write';
   const bind = write ? '--bind' : '--ro-bind';

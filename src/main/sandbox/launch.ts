@@ -28,7 +28,7 @@ import { resourcesDir } from '../resources.js';
 import { assertSandboxAvailable } from './availability.js';
 import { O_PATH, removeLockedTree } from './locked-tree.js';
 import { agentHome } from './agent-home.js';
-import { bwrapArgs, bwrapBindsFds, bwrapPath, guardedMounts, launcherShell } from './bwrap.js';
+import { adoptedFiles, bwrapArgs, bwrapBindsFds, bwrapPath, guardedMounts, launcherShell } from './bwrap.js';
 import { gitProtection, releaseGitProtection } from './git-protect.js';
 import { endOnLostMount, type MountGuard } from './mount-guard.js';
 import { explainRefusal, type SandboxNote } from './refusal.js';
@@ -511,7 +511,14 @@ export class Confinement {
   }
 
   private keepMounts(init: number, ptyPid: number, tty: string | null): void {
-    this.guard = endOnLostMount({ init, ptyPid, tty, mounts: guardedMounts(this.spec), onLost: (message) => (this.lost = message) });
+    this.guard = endOnLostMount({
+      init,
+      ptyPid,
+      tty,
+      mounts: guardedMounts(this.spec),
+      adopt: adoptedFiles(this.spec),
+      onLost: (message) => (this.lost = message),
+    });
   }
 
   /**

@@ -51,6 +51,8 @@ export interface MountGuardOptions {
   onLost(message: string): void;
   /** The backstop's period. */
   pollMs?: number;
+  /** Files to protect (read-only onto themselves) once they appear: their folders are watched. */
+  adopt?: readonly string[];
 }
 
 const defaultPollMs = 5000;
@@ -86,6 +88,8 @@ export class MountGuard {
   private done = false;
   private helper: Remounter | null = null;
   private scheduled: NodeJS.Timeout | null = null;
+  /** Files not there yet that become guarded when they appear. */
+  private adopt: string[];
   private lastCheckAt = 0;
   /** The sandbox's mount namespace (its inode) when the guard started: a reused pid is not the sandbox. */
   private readonly namespace: number | null;
@@ -101,7 +105,13 @@ export class MountGuard {
     this.namespace = namespaceOf(opts.init);
     // Entered now, so that a lost mount waits for no perl start.
     if (mounts.length > 0 && this.namespace !== null) this.helper = new Remounter(opts.helper, opts.init, this.namespace);
+    this.adopt = (opts.adopt ?? []).map(realOrSame).filter((path) => !mounts.some((m) => m.path === path));
     const byDir = new Map<string, Set<string>>();
+    for (const host of this.adopt) {
+      const names = byDir.get(dirname(host)) ?? new Set<string>();
+      names.add(basename(host));
+      byDir.set(dirname(host), names);
+    }
     for (const m of mounts) {
       const host = m.source ?? m.path;
       const names = byDir.get(dirname(host)) ?? new Set<string>();
@@ -187,6 +197,12 @@ export class MountGuard {
   /** Guarded mounts not in the sandbox's table now (a hidden path that is gone needs none); null once the sandbox is gone. */
   private missing(): GuardedMount[] | null {
     if (this.namespace === null || namespaceOf(this.opts.init) !== this.namespace) return null;
+    // A file that appeared is guarded from now on (the mount table then says it is missing).
+    const appeared = this.adopt.filter(exists);
+    if (appeared.length > 0) {
+      this.adopt = this.adopt.filter((path) => !appeared.includes(path));
+      this.opts = { ...this.opts, mounts: [...this.opts.mounts, ...appeared.map((path): GuardedMount => ({ path, kind: 'self' }))] };
+    }
     const points = mountPoints(this.opts.init);
     if (!points) return null;
     return this.opts.mounts.filter((m) => !points.has(m.path) && (m.kind === 'self' || exists(m.source ?? m.path)));
@@ -350,11 +366,13 @@ export function endOnLostMount(opts: {
   ptyPid: number;
   tty: string | null;
   mounts: readonly GuardedMount[];
+  adopt: readonly string[];
   onLost: (message: string) => void;
 }): MountGuard {
   return new MountGuard({
     init: opts.init,
     mounts: opts.mounts,
+    adopt: opts.adopt,
     helper: ['perl', join(resourcesDir(), 'sandbox', 'remount.pl')],
     onLost: (message) => {
       // Paths inside the workspace are the agent's to name: no control or bidi character of
