@@ -88,6 +88,27 @@ describeSandbox('mounts the host replaces under a confined terminal', () => {
     });
   });
 
+  // Found black-box (round 2): the person's git writes config.lock in .git (a folder the agent may
+  // write) and renames it over config; a hard link made to it, or to config while its mount was
+  // down, stayed a writable name of the live config. Hard links are refused in the sandbox.
+  it("leaves the agent no second name of the config the person's git writes", async () => {
+    const t = await open();
+    const grab = `perl -e 'for (1..300000) { exit 0 if link(".git/config.lock", ".git/yy") || link(".git/config", ".git/zz") } exit 1' & echo started`;
+    expect((await send(t.id, grab)).output).toContain('started');
+    for (const name of ['L1', 'L2', 'L3']) personGit('config', 'user.name', name);
+    await send(t.id, 'wait');
+    expect((await send(t.id, 'ls .git')).output).not.toMatch(/\b(yy|zz)\b/);
+    expect(existsSync(join(repo, '.git', 'yy')) || existsSync(join(repo, '.git', 'zz'))).toBe(false);
+    const link = await send(t.id, 'touch f1 && ln f1 f2');
+    expect(link.exitCode).not.toBe(0);
+    expect(link.output).toMatch(/Operation not permitted/);
+    // git itself falls back to renaming its objects into place: the agent still commits.
+    expect(await send(t.id, 'rm -f f1; echo three >> a.txt && git -c user.name=A -c user.email=a@e commit -qam again && echo COMMITTED')).toMatchObject({
+      exitCode: 0,
+      output: 'COMMITTED',
+    });
+  });
+
   // Found black-box: the protection was decided at the open, so a config.worktree the person
   // turned on later (git sparse-checkout does) was the agent's to write.
   it('protects a config.worktree the person turns on after the open', async () => {

@@ -40,7 +40,7 @@ function run(program: readonly Insn[], call: { arch: number; nr: number; args?: 
 
 const EPERM = SECCOMP_RET_ERRNO | 1;
 
-describe('TIOCSTI seccomp filter', () => {
+describe('the sandbox seccomp filter (TIOCSTI, TIOCLINUX, hard links)', () => {
   const x64 = tiocstiProgram(abisOf('x64'));
   const { audit: X64, ioctl: IOCTL } = seccompArches.x64;
 
@@ -49,6 +49,21 @@ describe('TIOCSTI seccomp filter', () => {
     expect(run(x64, { arch: X64, nr: IOCTL, args: [0n, BigInt(TIOCLINUX)] })).toBe(EPERM);
     expect(run(x64, { arch: X64, nr: IOCTL, args: [0n, 0x5401n] })).toBe(SECCOMP_RET_ALLOW); // TCGETS
     expect(run(x64, { arch: X64, nr: 0, args: [0n, BigInt(TIOCSTI)] })).toBe(SECCOMP_RET_ALLOW); // read
+  });
+
+  it('refuses hard links in every table (link and linkat), and nothing else near them', () => {
+    for (const [abi, program] of [
+      ['x64', x64],
+      ['ia32', x64],
+      ['arm64', tiocstiProgram(abisOf('arm64'))],
+      ['arm', tiocstiProgram(abisOf('arm64'))],
+    ] as const) {
+      const table = seccompArches[abi];
+      for (const nr of table.links) expect(run(program, { arch: table.audit, nr, args: [] }), `${abi} ${nr}`).toBe(EPERM);
+      // symlink stays allowed (x64 88, symlinkat 266; arm64 symlinkat 36), and rename (x64 82).
+      for (const nr of abi === 'x64' ? [88, 266, 82] : abi === 'arm64' ? [36, 38] : [])
+        expect(run(program, { arch: table.audit, nr, args: [] }), `${abi} ${nr}`).toBe(SECCOMP_RET_ALLOW);
+    }
   });
 
   it('compares the low 32 bits of the request, as the kernel does', () => {

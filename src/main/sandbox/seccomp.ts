@@ -5,18 +5,27 @@
  * it (and the kernel's `legacy_tiocsti` setting is the machine's, not Tandem's). TIOCLINUX is
  * refused for the same reason (it can paste on a virtual console).
  *
+ * Hard links are refused too (EPERM; git, pnpm and cp fall back to a rename or a copy). The
+ * person's own git writes `.git/config.lock` in the `.git` folder the agent may write, then renames
+ * it over `config`: a link made to the lock, or to `config` in the moment its read-only mount is
+ * down (mount-guard.ts), was a writable second name of the live config for as long as it lasted
+ * (black-box round 2: a `core.fsmonitor` written through it ran in the person's `git status`).
+ *
  * The request is compared on its low 32 bits only: the kernel takes `unsigned int cmd`, so a
  * filter comparing 64 bits would be passed by a request with high bits set. Syscalls of an
  * unknown architecture, and x32 syscalls on x86-64, are refused outright: a filter that checks
  * one table of syscall numbers must not let another table through.
  */
 
-/** Linux audit architecture values and the ioctl syscall number in each table. */
+/**
+ * Linux audit architecture values and, in each table, the ioctl syscall number and the hard link
+ * calls (`link`, `linkat`; arm64 has only `linkat`).
+ */
 const arches = {
-  x64: { audit: 0xc000003e, ioctl: 16, x32Bit: true },
-  ia32: { audit: 0x40000003, ioctl: 54, x32Bit: false },
-  arm64: { audit: 0xc00000b7, ioctl: 29, x32Bit: false },
-  arm: { audit: 0x40000028, ioctl: 54, x32Bit: false },
+  x64: { audit: 0xc000003e, ioctl: 16, links: [86, 265], x32Bit: true },
+  ia32: { audit: 0x40000003, ioctl: 54, links: [9, 303], x32Bit: false },
+  arm64: { audit: 0xc00000b7, ioctl: 29, links: [37], x32Bit: false },
+  arm: { audit: 0x40000028, ioctl: 54, links: [9, 330], x32Bit: false },
 } as const;
 
 export type FilterArch = keyof typeof arches;
@@ -63,6 +72,7 @@ export function tiocstiProgram(abis: readonly FilterArch[]): Insn[] {
   abis.forEach((abi, i) => {
     draft.push({ code: LD_W_ABS, k: OFF_NR, at: `abi${i}` });
     if (arches[abi].x32Bit) draft.push({ code: JGE_K, k: X32_SYSCALL_BIT, jt: 'deny' });
+    for (const nr of arches[abi].links) draft.push({ code: JEQ_K, k: nr, jt: 'deny' });
     draft.push({ code: JEQ_K, k: arches[abi].ioctl, jt: 'request', jf: 'allow' });
   });
   draft.push({ code: LD_W_ABS, k: OFF_ARG1_LOW, at: 'request' });
