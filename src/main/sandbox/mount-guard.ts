@@ -58,6 +58,8 @@ export interface MountGuardOptions {
 const defaultPollMs = 5000;
 /** Looks at the mount table at most this often on events (another user touching a watched socket in a loop is a flood). */
 const minCheckGapMs = 25;
+/** Times another user's hidden path is hidden again before it is given up. */
+const maxRestoresOfTheirs = 4;
 /** Folders watched at most per terminal (each also watched through its parent); past it only the periodic look covers a path. */
 const maxWatchedDirs = 128;
 /** The helper's start and each of its answers take at most this long (a hang, not a pace). */
@@ -88,6 +90,8 @@ export class MountGuard {
   private done = false;
   private helper: Remounter | null = null;
   private scheduled: NodeJS.Timeout | null = null;
+  /** How often each path was put back (other users' paths have a budget). */
+  private readonly times = new Map<string, number>();
   /** Files not there yet that become guarded when they appear. */
   private adopt: string[];
   private lastCheckAt = 0;
@@ -208,9 +212,23 @@ export class MountGuard {
     return this.opts.mounts.filter((m) => !points.has(m.path) && (m.kind === 'self' || exists(m.source ?? m.path)));
   }
 
+  /** No longer guarded: another user's paths, theirs to replace. */
+  private giveUp(mounts: readonly GuardedMount[]): void {
+    this.opts = { ...this.opts, mounts: this.opts.mounts.filter((m) => !mounts.includes(m)) };
+    for (const m of mounts) this.times.delete(m.path);
+  }
+
   private async restore(): Promise<void> {
-    const missing = this.missing();
-    if (!missing?.length) return;
+    const found = this.missing();
+    if (!found?.length) return;
+    // Another user's hidden path is hidden again a few times, then given up: each time adds a
+    // mount, and a folder of theirs swapped in a loop grew the table by thousands (black-box
+    // round 2: 82,000 mounts in 4 minutes, each look reading them all).
+    const spent = found.filter((m) => m.kind !== 'self' && (this.times.get(m.path) ?? 0) >= maxRestoresOfTheirs && underAnotherUser(m.source ?? m.path));
+    if (spent.length > 0) this.giveUp(spent);
+    const missing = found.filter((m) => !spent.includes(m));
+    if (missing.length === 0) return;
+    for (const m of missing) this.times.set(m.path, (this.times.get(m.path) ?? 0) + 1);
     // A helper that died (or never started) gets one fresh start per look.
     if (!this.helper || this.helper.gone) {
       this.helper?.close();
@@ -226,7 +244,7 @@ export class MountGuard {
     // they make after the open would be. It is no longer guarded, and the terminal goes on.
     const theirs = still.filter((m) => m.kind !== 'self' && underAnotherUser(m.source ?? m.path));
     if (theirs.length > 0) {
-      this.opts = { ...this.opts, mounts: this.opts.mounts.filter((m) => !theirs.includes(m)) };
+      this.giveUp(theirs);
       still.splice(0, still.length, ...still.filter((m) => !theirs.includes(m)));
     }
     if (still.length === 0) return;
