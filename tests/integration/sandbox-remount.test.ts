@@ -160,26 +160,24 @@ describeSandbox('mounts the host replaces under a confined terminal', () => {
     }
   });
 
+  // The new socket is bound aside and renamed into place, so the path is never missing: a
+  // confined terminal another test file opens meanwhile hides it too, and a path gone between
+  // its scan and bubblewrap's mount would fail that open.
   it.runIf(needed(hasCommand('python3')))('hides a socket again when its service re-creates it', async () => {
     const path = `/var/tmp/tandem-remount-${process.pid}.sock`;
     const seen: string[] = [];
-    const listen = async () => {
-      const server = createServer((socket) => {
-        seen.push('connection');
-        socket.destroy();
-      });
-      await new Promise<void>((resolve) => server.listen(path, resolve));
-      return server;
-    };
     rmSync(path, { force: true });
-    let server: Server = await listen();
+    execFileSync('python3', ['-c', `import socket; socket.socket(socket.AF_UNIX).bind('${path}')`]);
+    const server: Server = createServer((socket) => {
+      seen.push('connection');
+      socket.destroy();
+    });
     try {
       const t = await open();
       expect((await send(t.id, `test -S ${path} && echo SOCKET || echo HIDDEN`)).output).toBe('HIDDEN');
-      // The service restarts: its socket is removed and bound again at the same path.
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      rmSync(path, { force: true });
-      server = await listen();
+      // The service restarts: a new socket, listening, takes the path.
+      await new Promise<void>((resolve) => server.listen(`${path}.new`, resolve));
+      renameSync(`${path}.new`, path);
       const gone = await send(t.id, until(`[ -S ${path} ]`));
       expect(gone.output, JSON.stringify(gone)).toBe('GONE');
       const r = await send(t.id, `python3 -c "import socket; s = socket.socket(socket.AF_UNIX); s.connect('${path}'); print('connected')"`);
@@ -216,7 +214,7 @@ describeSandbox('mounts the host replaces under a confined terminal', () => {
   // Another user's socket is theirs to replace: what they put there now is theirs (as a socket
   // they make after the open would be), and it must not end the person's terminal (black-box
   // round: a folder or a link in its place ended every confined terminal at will).
-  it.runIf(root.present && needed(hasCommand('python3')))('goes on when another user replaces their own hidden socket with a folder', async () => {
+  it.runIf(root.present && needed(hasCommand('python3')))('goes on when another user replaces their own hidden socket with a link', async () => {
     const path = `/var/tmp/tandem-other-${process.pid}.sock`;
     rmSync(path, { recursive: true, force: true });
     const asNobody = (...args: string[]) => execFileSync('runuser', ['-u', 'nobody', '--', ...args]);
@@ -224,8 +222,9 @@ describeSandbox('mounts the host replaces under a confined terminal', () => {
     try {
       const t = await open();
       expect((await send(t.id, `test -S ${path} && echo SOCKET || echo HIDDEN`)).output).toBe('HIDDEN');
-      asNobody('rm', path);
-      asNobody('mkdir', path);
+      // A link in its place, renamed over it (the path is never missing: see above).
+      asNobody('ln', '-s', '/nonexistent', `${path}.link`);
+      asNobody('mv', '-T', `${path}.link`, path);
       // The guard looks on the event and leaves the folder be; a second of the shell's own gives
       // it time to have ended the terminal if it were going to.
       expect(await send(t.id, 'sleep 1; echo alive')).toMatchObject({ status: 'done', output: 'alive' });

@@ -37,7 +37,9 @@ describeSandbox('confined agent terminals', () => {
     const [question] = f.layer.state().approvals;
     expect(question).toMatchObject({ kind: 'open', env: [], why: expect.stringContaining('home directory') });
     f.layer.answerApproval({ requestId: question!.id, decision: 'approve' });
-    return (await opening) as Result & { id: string; pid: number; sandbox: unknown };
+    const opened = (await opening) as Result & { id: string; pid: number; sandbox: unknown };
+    expect(opened.id, JSON.stringify(opened)).toEqual(expect.any(String));
+    return opened;
   };
   const send = (id: string, text: string, extra: Record<string, unknown> = {}) => f.call(client, 'terminal_send', { id, text, ...extra }) as Promise<Result>;
   /** The command ran to its end and failed. */
@@ -268,7 +270,7 @@ describeSandbox('confined agent terminals', () => {
       // The programs a confined shell runs ignore none of the keys' signals (bubblewrap does).
       const mask = await send(t.id, 'grep SigIgn /proc/self/status');
       const ignored = BigInt(`0x${/SigIgn:\s*([0-9a-f]+)/.exec(mask.output ?? '')?.[1] ?? 'ffff'}`);
-      for (const signal of [2, 3, 20]) expect(ignored & (1n << BigInt(signal - 1)), says(`signal ${signal} ignored: ${mask.output}`)).toBe(0n);
+      for (const signal of [2, 3, 20]) expect(ignored & (1n << BigInt(signal - 1)), says(`signal ${signal} ignored: ${JSON.stringify(mask)}`)).toBe(0n);
       // pwsh runs a cmdlet itself, in bubblewrap's group; bash and zsh run sleep in its own.
       const long = await send(t.id, pwsh ? 'Start-Sleep -Seconds 100' : 'sleep 100', { waitMs: 300 });
       expect(long, says('running')).toMatchObject({ status: 'running' });
