@@ -40,6 +40,14 @@ export function describeControl(char: string): string {
   return `${name} (${codePoint(code)})`;
 }
 
+/**
+ * The text as one plain line: every refused character, and tabs and line breaks too, shown as
+ * `?` (a message that names paths someone else chose, printed where a terminal interprets it).
+ */
+export function plainLine(text: string): string {
+  return Array.from(text, (char) => (refusedPattern.test(char) || char === '\t' || char === '\n' ? '?' : char)).join('');
+}
+
 /** The first refused character and its position (in UTF-16 units, as the agent counts), or null. */
 export function findRefusedControl(text: string): { char: string; index: number } | null {
   for (let index = 0; index < text.length; index++) {

@@ -221,8 +221,6 @@ export class Confinement {
   private readonly gitWritten: string[];
   /** Keeps the mounts the host can replace (Linux); from when the shell runs. */
   private guard: MountGuard | null = null;
-  /** Why the confinement was ended: a protection could not be put back (mount-guard.ts). */
-  lost: string | null = null;
   /** Resolves when `wrap` may be called: the proxy's TCP port is known (macOS); at once elsewhere. */
   readonly prepared: Promise<void> = Promise.resolve();
   /** Network on: the host side of the terminal's only way out. */
@@ -517,7 +515,6 @@ export class Confinement {
       tty,
       mounts: guardedMounts(this.spec),
       adopt: adoptedFiles(this.spec),
-      onLost: (message) => (this.lost = message),
     });
   }
 

@@ -25,6 +25,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { closeSync, constants, type FSWatcher, lstatSync, openSync, readFileSync, realpathSync, statSync, watch, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { plainLine } from '../../shared/control-chars.js';
 import { resourcesDir } from '../resources.js';
 
 /** How a path is mounted: onto itself read-only, hidden under /dev/null, or under an empty read-only tmpfs. */
@@ -66,7 +67,7 @@ const maxWatchedDirs = 128;
 const helperTimeoutMs = 10_000;
 
 /** Mount points of the process's namespace, as mountinfo escapes them (`\040` for a space), decoded; null once it is gone. */
-export function mountPoints(pid: number): Set<string> | null {
+function mountPoints(pid: number): Set<string> | null {
   let text: string;
   try {
     text = readFileSync(`/proc/${pid}/mountinfo`, 'utf8');
@@ -97,8 +98,6 @@ export class MountGuard {
   private lastCheckAt = 0;
   /** The sandbox's mount namespace (its inode) when the guard started: a reused pid is not the sandbox. */
   private readonly namespace: number | null;
-  /** Mounts put back so far. */
-  restored = 0;
 
   constructor(opts: MountGuardOptions) {
     // Only what bubblewrap did mount, as the mount table names it (a path through a symbolic
@@ -111,13 +110,7 @@ export class MountGuard {
     if (mounts.length > 0 && this.namespace !== null) this.helper = new Remounter(opts.helper, opts.init, this.namespace);
     this.adopt = (opts.adopt ?? []).map(realOrSame).filter((path) => !mounts.some((m) => m.path === path));
     const byDir = new Map<string, Set<string>>();
-    for (const host of this.adopt) {
-      const names = byDir.get(dirname(host)) ?? new Set<string>();
-      names.add(basename(host));
-      byDir.set(dirname(host), names);
-    }
-    for (const m of mounts) {
-      const host = m.source ?? m.path;
+    for (const host of [...this.adopt, ...mounts.map((m) => m.source ?? m.path)]) {
       const names = byDir.get(dirname(host)) ?? new Set<string>();
       names.add(basename(host));
       byDir.set(dirname(host), names);
@@ -238,7 +231,6 @@ export class MountGuard {
     if (this.done) return;
     const still = this.missing();
     if (still === null) return;
-    this.restored += missing.length - still.length;
     // A hidden path another user controls (their socket in /var/tmp, a folder of theirs on the
     // way) is theirs to replace with a folder or a link: what is there now is theirs, as a socket
     // they make after the open would be. It is no longer guarded, and the terminal goes on.
@@ -385,7 +377,6 @@ export function endOnLostMount(opts: {
   tty: string | null;
   mounts: readonly GuardedMount[];
   adopt: readonly string[];
-  onLost: (message: string) => void;
 }): MountGuard {
   return new MountGuard({
     init: opts.init,
@@ -395,9 +386,8 @@ export function endOnLostMount(opts: {
     onLost: (message) => {
       // Paths inside the workspace are the agent's to name: no control or bidi character of
       // theirs reaches the person's terminal (or the one running Tandem) as a sequence.
-      const said = `The confined terminal was ended: ${message}.`.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '?');
+      const said = plainLine(`The confined terminal was ended: ${message}.`);
       console.error(`[tandem] ${said}`);
-      opts.onLost(said);
       if (opts.tty) tell(opts.tty, `\r\n[Tandem] ${said}\r\n`);
       try {
         process.kill(opts.ptyPid, 'SIGKILL');
