@@ -9,8 +9,8 @@ import { existsSync, lstatSync, mkdirSync, readFileSync, writeFileSync } from 'n
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { startAgentFixture, type AgentFixture } from './agent-helpers.js';
-import { describeSandbox } from './sandbox-helpers.js';
+import type { AgentFixture } from './agent-helpers.js';
+import { confinedAgent, describeSandbox, personGitIn } from './sandbox-helpers.js';
 
 type Result = Record<string, unknown> & { status?: string; exitCode?: number | null; output?: string };
 
@@ -20,12 +20,7 @@ describeSandbox('the workspace repository, attacked from a confined terminal', (
   let repo: string;
   let canary: string;
   /** The person's git, unconfined, with no global config of theirs in the way. */
-  const personGit = (...args: string[]) =>
-    execFileSync('git', ['-c', 'user.name=Person', '-c', 'user.email=p@example.com', ...args], {
-      cwd: repo,
-      encoding: 'utf8',
-      env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', HOME: f.home },
-    });
+  let personGit: (...args: string[]) => string;
   const send = (id: string, text: string) => f.call(client, 'terminal_send', { id, text }) as Promise<Result>;
   const fails = async (id: string, text: string) => {
     const r = await send(id, text);
@@ -36,11 +31,9 @@ describeSandbox('the workspace repository, attacked from a confined terminal', (
   const open = async () => (await f.call(client, 'terminal_open', { title: 'git', cwd: repo })) as Result & { id: string };
 
   beforeAll(async () => {
-    f = await startAgentFixture({ defaultSandbox: 'workspace-write' });
-    const token = f.layer.pairAgent({ name: 'committer' }).token;
-    f.layer.setAgentPolicy({ name: 'committer', policy: 'always', sandbox: 'workspace-write', network: false });
-    client = await f.client(token);
+    ({ f, client } = await confinedAgent('committer'));
     repo = f.project;
+    personGit = personGitIn(repo, f.home);
     canary = join(f.root, 'CANARY');
     personGit('init', '-q');
     writeFileSync(join(repo, 'a.txt'), 'one\n');

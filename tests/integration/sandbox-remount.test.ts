@@ -13,10 +13,10 @@ import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { startAgentFixture, type AgentFixture } from './agent-helpers.js';
+import type { AgentFixture } from './agent-helpers.js';
 import { hasCommand } from './helpers.js';
 import { root } from '../support/capabilities.js';
-import { describeSandbox, needed } from './sandbox-helpers.js';
+import { confinedAgent, describeSandbox, needed, personGitIn } from './sandbox-helpers.js';
 
 type Result = Record<string, unknown> & { status?: string; exitCode?: number | null; output?: string; error?: { code: string } };
 
@@ -31,21 +31,14 @@ describeSandbox('mounts the host replaces under a confined terminal', () => {
   let client: Client;
   let repo: string;
   let canary: string;
-  const personGit = (...args: string[]) =>
-    execFileSync('git', ['-c', 'user.name=Person', '-c', 'user.email=p@example.com', ...args], {
-      cwd: repo,
-      encoding: 'utf8',
-      env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_CONFIG_NOSYSTEM: '1', HOME: f.home },
-    });
+  let personGit: (...args: string[]) => string;
   const send = (id: string, text: string) => f.call(client, 'terminal_send', { id, text, waitMs: 55_000 }) as Promise<Result>;
   const open = async () => (await f.call(client, 'terminal_open', { title: 'guard', cwd: repo })) as Result & { id: string };
 
   beforeAll(async () => {
-    f = await startAgentFixture({ defaultSandbox: 'workspace-write' });
-    const token = f.layer.pairAgent({ name: 'guarded' }).token;
-    f.layer.setAgentPolicy({ name: 'guarded', policy: 'always', sandbox: 'workspace-write', network: false });
-    client = await f.client(token);
+    ({ f, client } = await confinedAgent('guarded'));
     repo = f.project;
+    personGit = personGitIn(repo, f.home);
     canary = join(f.root, 'CANARY');
     personGit('init', '-q');
     writeFileSync(join(repo, 'a.txt'), 'one\n');
