@@ -1,8 +1,10 @@
 /**
- * One terminal's recording: its asciicast v3 file and its timeline (timeline.ts), written
- * through bounded sinks (sink.ts) off the output path. Output is only queued where it arrives
- * (an array push); redaction, JSON and the write happen once per `flushMs` on a timer of the
- * injected clock, so a flood pays one batch per tick, never a call per read.
+ * One terminal's recording: its asciicast v3 file, written by the .cast writer's thread
+ * (cast-writer.ts), and its timeline (timeline.ts) through a bounded sink (sink.ts). Output is
+ * only queued where it arrives (an array push); once per `flushMs` on a timer of the injected
+ * clock the batch goes to the writer as it was read, and the writer joins it, holds back a cut
+ * tail, redacts and encodes it as one `o` event: a flood pays one message per tick, never a call
+ * per read, and none of the text work on this thread.
  */
 import { hostPlatform } from '../pty/platform.js';
 import type { TtyModes } from '../pty/termios.js';
@@ -10,15 +12,14 @@ import type { Clock } from '../clock.js';
 import type { TerminalSession } from '../terminal/session/session.js';
 import { type Actor, actorName, type Allowance, type TerminalJournal } from './journal.js';
 import { redact } from './redact.js';
+import { type CastCode, type CastFile, castWriter } from './cast-writer.js';
 import { AppendSink } from './sink.js';
 import { type TimelineType, TimelineWriter } from './timeline.js';
 
 /** Output is batched into one `o` event per this many ms (the clock's). */
 export const flushMs = 16;
-/** Output waiting for its batch, at most: past it, output is skipped and a marker says how much. */
+/** Output waiting for its batch, at most: past it (or past the writer's in-flight bound), output is skipped and a marker says how much. */
 export const maxPendingOutputChars = 8 * 1024 * 1024;
-/** A line's tail after its last space waits this long for the rest (a credential cut between reads). */
-const heldTailChars = 256;
 /** How long an ended command's record waits for its line (bash sends it after the end marker). */
 const commandLineWaitMs = 1000;
 /** Kept back under the .cast's bound for the marker that says it was reached, and the exit. */
@@ -48,22 +49,24 @@ export interface RecorderOptions {
   ttyModes?: (session: TerminalSession) => Promise<TtyModes | null>;
 }
 
-type CastCode = 'o' | 'i' | 'r' | 'm' | 'x';
-
 export class TerminalRecorder implements TerminalJournal {
   readonly enabled = true;
-  readonly cast: AppendSink;
+  readonly cast: CastFile;
+  /** The .cast's size once closed (the store's total counts it). */
+  castBytes = 0;
   readonly timelineSink: AppendSink;
   readonly timeline: TimelineWriter;
   private readonly startedAt: number;
-  private lastEventAt: number;
   private pending: string[] = [];
   private pendingChars = 0;
   private pendingAt = 0;
-  private held = '';
+  /** The last batch may have left a tail in the writer: a flush with nothing new lets go of it. */
+  private mayHold = false;
   private skippedChars = 0;
   private flushTimer: ReturnType<typeof setTimeout> | null = null;
   private castStopped = false;
+  /** The exit is written: the .cast takes nothing more while it closes. */
+  private closing = false;
   private exitWritten = false;
   private lastTypist: string | null = null;
   private lastInputBy: Actor | null = null;
@@ -81,11 +84,17 @@ export class TerminalRecorder implements TerminalJournal {
     readonly meta: RecorderMeta,
     private readonly opts: RecorderOptions,
   ) {
-    this.cast = new AppendSink(opts.castPath, { maxBytes: opts.maxCastBytes, maxPendingBytes: 16 * 1024 * 1024 });
     this.timelineSink = new AppendSink(opts.timelinePath, { maxBytes: opts.maxTimelineBytes, maxPendingBytes: 1024 * 1024 });
     this.timeline = new TimelineWriter(this.timelineSink);
     this.startedAt = opts.clock.now();
-    this.lastEventAt = this.startedAt;
+    this.cast = castWriter().open({
+      path: opts.castPath,
+      maxBytes: opts.maxCastBytes,
+      reserve: castReserve,
+      startAt: this.startedAt,
+      stoppedMarker: `recording stopped: the ${Math.round(opts.maxCastBytes / 1048576)} MiB bound of this terminal's recording was reached (the timeline goes on)`,
+      onStopped: (reason, message) => this.castStoppedBy(reason, message),
+    });
     const header = {
       version: 3,
       term: { cols: meta.cols, rows: meta.rows, type: 'xterm-256color' },
@@ -94,7 +103,7 @@ export class TerminalRecorder implements TerminalJournal {
       command: meta.shell,
       tags: ['tandem', meta.origin === 'agent' ? `agent:${meta.agent ?? ''}` : 'person'],
     };
-    this.cast.write(`${JSON.stringify(header)}\n`);
+    this.cast.raw(`${JSON.stringify(header)}\n`);
     this.record('open', {
       terminal: meta.terminalId,
       title: meta.title,
@@ -161,40 +170,34 @@ export class TerminalRecorder implements TerminalJournal {
   }
 
   output(text: string): void {
-    if (this.castStopped || this.closed) return;
+    if (this.castStopped || this.closing) return;
     if (this.pendingChars + text.length > maxPendingOutputChars) {
       this.skippedChars += text.length;
       return;
     }
-    if (this.pending.length === 0 && this.held === '') this.pendingAt = this.opts.clock.now();
+    if (this.pending.length === 0 && !this.mayHold) this.pendingAt = this.opts.clock.now();
     this.pending.push(text);
     this.pendingChars += text.length;
     this.flushTimer ??= this.opts.clock.setTimeout(() => this.flushOutput(false), flushMs);
   }
 
-  /** Writes the batched output as one `o` event; `all` also lets go of a held tail. */
+  /** Posts the batched output as one `o` event; `all` also lets go of a tail the writer holds. */
   flushOutput(all: boolean): void {
     if (this.flushTimer) this.opts.clock.clearTimeout(this.flushTimer);
     this.flushTimer = null;
-    const fresh = this.pending.length > 0;
-    let text = this.held + this.pending.join('');
+    const pieces = this.pending;
+    const chars = this.pendingChars;
     this.pending = [];
     this.pendingChars = 0;
-    this.held = '';
-    if (fresh && !all) {
-      // A value cut between reads (`GITHUB_TO` | `KEN=…`) is redacted whole: a short last word waits.
-      const cut = Math.max(text.lastIndexOf(' '), text.lastIndexOf('\n'), text.lastIndexOf('\r'));
-      if (text.length - cut - 1 <= heldTailChars && cut + 1 < text.length) {
-        this.held = text.slice(cut + 1);
-        text = text.slice(0, cut + 1);
-        this.flushTimer = this.opts.clock.setTimeout(() => this.flushOutput(false), flushMs);
-      }
-    }
-    // Output refused in an earlier batch (the disk was behind) is marked where it went missing.
+    const fresh = pieces.length > 0;
+    // Output refused in an earlier batch (the writer was behind) is marked where it went missing.
     this.markSkipped();
-    if (text !== '' && !this.closed) {
-      const data = redact(text);
-      if (!this.write('o', data, this.pendingAt, false) && !this.castStopped) this.skippedChars += data.length;
+    if ((fresh || this.mayHold) && !this.closing && !this.castStopped) {
+      // The writer joins, redacts and encodes (cast-writer.ts); a short last word may wait there for the rest.
+      const release = all || !fresh;
+      if (!this.cast.output(pieces, chars, this.pendingAt, release) && !this.castStopped) this.skippedChars += chars;
+      this.mayHold = !release;
+      if (this.mayHold) this.flushTimer = this.opts.clock.setTimeout(() => this.flushOutput(false), flushMs);
     }
     this.pendingAt = this.opts.clock.now();
     this.markSkipped();
@@ -202,7 +205,7 @@ export class TerminalRecorder implements TerminalJournal {
 
   /** The marker for output not kept; the count waits for a later batch while the disk stays behind. */
   private markSkipped(): void {
-    if (this.skippedChars === 0 || this.castStopped || this.closed) return;
+    if (this.skippedChars === 0 || this.castStopped || this.closing) return;
     if (this.write('m', `recording skipped ${this.skippedChars} characters of output (the disk was behind)`, this.opts.clock.now(), false))
       this.skippedChars = 0;
   }
@@ -329,24 +332,28 @@ export class TerminalRecorder implements TerminalJournal {
 
   /** The terminal left the host: the rest of the output, the exit, the `close` record, then the files. */
   async close(cause: string, exitCode: number | null): Promise<void> {
-    if (this.closed) return;
+    if (this.closing) return;
     this.finishCommand();
     this.flushOutput(true);
     this.exited(exitCode);
+    this.closing = true;
+    this.unfollow();
+    // The writer has answered for everything before the exit: a bound it reached is in the timeline before `close`.
+    await this.cast.drained();
     this.record('close', { cause, exitCode });
     // The timeline's last hash, kept in the .cast (a comment line, which v3 readers skip): an edit
     // of the timeline's last record has no next line to break, so it is checked against this.
     const head = this.timeline.head;
-    this.cast.write(`# timeline-head ${head.count} ${head.hash ?? ''}\n`);
+    this.cast.raw(`# timeline-head ${head.count} ${head.hash ?? ''}\n`);
     this.closed = true;
-    this.unfollow();
-    await Promise.all([this.cast.close(), this.timelineSink.close()]);
+    const [castBytes] = await Promise.all([this.cast.close(), this.timelineSink.close()]);
+    this.castBytes = castBytes;
   }
 
   /** Everything recorded so far is on disk. */
   async flushed(): Promise<void> {
     this.flushOutput(true);
-    await Promise.all([this.cast.flushed(), this.timelineSink.flushed()]);
+    await Promise.all([this.cast.drained(), this.timelineSink.flushed()]);
   }
 
   get live(): boolean {
@@ -360,61 +367,32 @@ export class TerminalRecorder implements TerminalJournal {
   }
 
   private event(code: CastCode, data: string, at = this.opts.clock.now()): void {
-    if (this.closed) return;
+    if (this.closing) return;
     // Output already batched goes first: events stay in the order they happened.
-    if (code !== 'o' && (this.pending.length > 0 || this.held !== '')) this.flushOutput(true);
+    if (code !== 'o' && (this.pending.length > 0 || this.mayHold)) this.flushOutput(true);
     this.write(code, data, at, false);
   }
 
-  /** Writes one event line; false when it was not queued (the bound was reached, or the disk is behind). */
+  /** Posts one event to the writer; false when it was not taken (the recording stopped, or the writer is behind). */
   private write(code: CastCode, data: string, at: number, reserved: boolean): boolean {
     if (this.castStopped && !reserved) return false;
-    const when = Math.max(at, this.lastEventAt);
-    const line = encodeLine(JSON.stringify([Math.round(((when - this.lastEventAt) / 1000) * 1e6) / 1e6, code, data]));
-    if (!reserved && line.length > this.cast.room - castReserve) {
-      this.castStopped = true;
-      this.pending = [];
-      this.held = '';
-      this.write(
-        'm',
-        `recording stopped: the ${Math.round(this.opts.maxCastBytes / 1048576)} MiB bound of this terminal's recording was reached (the timeline goes on)`,
-        at,
-        true,
-      );
-      this.record('recording', { state: 'stopped', reason: 'size' });
-      return false;
-    }
-    if (!this.cast.write(line)) return false;
-    this.lastEventAt = when;
-    return true;
+    return this.cast.event(code, data, at, reserved);
+  }
+
+  /** The writer stopped the .cast: its bound was reached (it wrote the marker), or the disk failed. */
+  private castStoppedBy(reason: 'size' | 'disk', message: string | null): void {
+    if (this.castStopped) return;
+    this.castStopped = true;
+    this.pending = [];
+    this.pendingChars = 0;
+    this.mayHold = false;
+    this.record('recording', { state: 'stopped', reason, ...(message ? { message } : {}) });
   }
 
   private record(type: TimelineType, fields: Record<string, unknown>): void {
     if (this.closed) return;
     this.timeline.append(type, this.t, this.at(), fields);
   }
-}
-
-/**
- * A JSON line encoded once into a Buffer with its newline, which the sink writes as it is.
- * (Measuring the string with Buffer.byteLength, joining `line + '\n'`, then letting the file
- * write encode it again cost three more passes over every flood batch; the measuring alone took
- * as long as JSON.stringify.) The common case, ASCII, needs no measuring: encoded into `length + 4`
- * bytes, the text wrote exactly `length` bytes only if every character took one (a longer
- * character that did not fit leaves at most 3 bytes unused, so any other text writes more).
- */
-function encodeLine(json: string): Buffer {
-  const room = Buffer.allocUnsafe(json.length + 4);
-  const written = room.write(json, 'utf8');
-  if (written === json.length) {
-    room[written] = 0x0a;
-    return room.subarray(0, written + 1);
-  }
-  const bytes = Buffer.byteLength(json);
-  const line = Buffer.allocUnsafe(bytes + 1);
-  line.write(json, 0, bytes, 'utf8');
-  line[bytes] = 0x0a;
-  return line;
 }
 
 /** The platform's modes for the session's terminal (stty on POSIX, nothing on Windows). */

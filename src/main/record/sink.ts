@@ -1,8 +1,7 @@
 /**
- * One file appended to off the output path: lines queue in memory (bounded) and go out in one
- * write at a time through a file handle opened 0600. Nothing here blocks the event loop on disk.
- * A line may come already encoded (a Buffer): a recording's output batch is encoded once where it
- * is measured, and that Buffer is what reaches the file (no second UTF-8 pass, no joined copy).
+ * One file appended to off the output path (the timeline's; a .cast goes through its writer
+ * thread, cast-writer.ts): lines queue in memory (bounded) and go out in one write at a time
+ * through a file handle opened 0600. Nothing here blocks the event loop on disk.
  */
 import { open, type FileHandle } from 'node:fs/promises';
 
@@ -15,7 +14,7 @@ export interface SinkOptions {
 
 export class AppendSink {
   private handle: Promise<FileHandle> | null = null;
-  private pending: (string | Buffer)[] = [];
+  private pending: string[] = [];
   private pendingBytes = 0;
   private writing: Promise<void> | null = null;
   private failed: Error | null = null;
@@ -43,7 +42,7 @@ export class AppendSink {
   }
 
   /** Queues `text` (whole lines); false when it would pass a bound, the sink failed or closed. */
-  write(text: string | Buffer, bytes = typeof text === 'string' ? Buffer.byteLength(text) : text.length): boolean {
+  write(text: string, bytes = Buffer.byteLength(text)): boolean {
     if (this.closed || this.failed || bytes > this.room || this.backedUp(bytes)) return false;
     this.pending.push(text);
     this.pendingBytes += bytes;
@@ -57,11 +56,11 @@ export class AppendSink {
       this.handle ??= open(this.path, 'a', 0o600);
       const handle = await this.handle;
       while (this.pending.length > 0) {
-        const chunks = encoded(this.pending);
+        const text = this.pending.join('');
         this.pending = [];
         this.pendingBytes = 0;
-        // One gathering write (libuv writes every buffer, past IOV_MAX and short writes).
-        await handle.writev(chunks);
+        // One gathering write (libuv writes all of it, past short writes).
+        await handle.writev([Buffer.from(text)]);
       }
     } catch (error) {
       this.failed = error as Error;
@@ -86,21 +85,4 @@ export class AppendSink {
     this.handle = null;
     if (handle) await (await handle.catch(() => null))?.close().catch(() => undefined);
   }
-}
-
-/** The queued lines as Buffers: runs of strings (markers, timeline records) joined and encoded once, Buffers as they are. */
-function encoded(lines: (string | Buffer)[]): Buffer[] {
-  const out: Buffer[] = [];
-  let run: string[] = [];
-  for (const line of lines) {
-    if (typeof line === 'string') {
-      run.push(line);
-      continue;
-    }
-    if (run.length > 0) out.push(Buffer.from(run.join('')));
-    run = [];
-    out.push(line);
-  }
-  if (run.length > 0) out.push(Buffer.from(run.join('')));
-  return out;
 }

@@ -137,7 +137,7 @@ export class RecordingStore {
   async finish(recorder: TerminalRecorder, cause: string, exitCode: number | null): Promise<void> {
     await recorder.close(cause, exitCode);
     for (const [id, live] of this.live) if (live === recorder) this.live.delete(id);
-    this.finishedBytes += recorder.cast.size + recorder.timelineSink.size;
+    this.finishedBytes += recorder.castBytes + recorder.timelineSink.size;
     if (this.finishedBytes * 20 >= this.opts.bounds().recordingTotalMiB * 1024 * 1024) {
       this.finishedBytes = 0;
       await this.prune();
