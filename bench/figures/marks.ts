@@ -8,6 +8,8 @@
  * frames in a view of the same size whose full scrollback has no marks (timed after, each view
  * while it is the one shown).
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { launchChromium } from '../../tests/e2e/helpers/browser.js';
 import { startInProcessServe } from '../../tests/e2e/helpers/in-process.js';
@@ -118,9 +120,21 @@ export const marksFigure: Figure = {
         }
         return samples;
       };
-      const withMarks = await timeIn(marked);
+      // BENCH_CPU_PROF_DIR: the page's CPU profile of each view's frames too (marks.cpuprofile, plain.cpuprofile).
+      const profDir = process.env.BENCH_CPU_PROF_DIR;
+      const cdp = profDir ? await page.context().newCDPSession(page) : null;
+      const profiled = async (name: string, id: string): Promise<number[]> => {
+        if (!cdp || !profDir) return timeIn(id);
+        await cdp.send('Profiler.enable');
+        await cdp.send('Profiler.start');
+        const samples = await timeIn(id);
+        const { profile } = await cdp.send('Profiler.stop');
+        writeFileSync(join(profDir, `${name}.cpuprofile`), JSON.stringify(profile));
+        return samples;
+      };
+      const withMarks = await profiled('marks', marked);
       const parseMedian = [...parses].sort((a, b) => a - b)[parses.length >> 1]!;
-      const without = await timeIn(plain);
+      const without = await profiled('plain', plain);
       return [
         {
           row: 'marks.view.frame',

@@ -200,7 +200,9 @@ export class CommandMarksView {
     if (count === 0) return;
     const trimmed = this.ordered.splice(0, count);
     for (const entry of trimmed) this.forget(entry);
-    this.ruler.invalidate();
+    // Marks leaving at the top are the scroll the ruler already follows: redrawn with it, at most
+    // every rulerScrollRedrawMs (a redraw per frame of a flood cost each frame the whole ruler).
+    this.ruler.scrolled();
   }
 
   get list(): readonly ViewMark[] {
