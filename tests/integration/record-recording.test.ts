@@ -130,11 +130,32 @@ describe('a terminal recorded as asciicast v3 with its timeline', () => {
     await until(() => host.get(id).session.screen.text.includes('GITHUB_TOKEN=ghp_rec2ordtest'), 'the token on screen');
     await type('echo postgres://app:pa$((2+2))ss@db.example/x\r');
     await until(() => host.get(id).session.screen.text.includes('pa4ss@db'), 'the URL on screen');
+    // A program that pauses between a name and its value, while the view is resized (black-box round s46).
+    await type("printf 'API_KEY = '; sleep 0.3; printf 'zq9%s%s\\n' PAUSED VALUE\r");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    host.get(id).session.resize(100, 30);
+    await until(() => host.get(id).session.screen.text.includes('zq9PAUSEDVALUE'), 'the paused value on screen');
+    // A credential typed a key at a time (echoed: it is in the typed keys and in the output).
+    for (const key of 'echo GITHUB_TOKEN=zq9TYPEDVALUE') await type(key);
+    await type('\r');
+    await until(
+      () =>
+        host
+          .get(id)
+          .session.screen.text.split('\n')
+          .some((line) => line.trim() === 'GITHUB_TOKEN=zq9TYPEDVALUE'),
+      'the typed line to run',
+    );
     await host.close(id);
     await until(async () => (await store.export(id)).verification.ok, 'the finished recording');
     const listed = (await store.list()).find((r) => r.terminalId === id)!;
     const cast = readFileSync(join(store.dir, `${listed.id}.cast`), 'utf8');
     const timeline = readFileSync(join(store.dir, `${listed.id}.timeline.jsonl`), 'utf8');
+    expect(cast).toContain('API_KEY = [redacted]');
+    expect(cast).not.toContain('PAUSEDVALUE');
+    // The typed line holds the value too: the command in the timeline is redacted whole as well.
+    expect(cast).not.toContain('TYPEDVALUE');
+    expect(timeline).not.toContain('TYPEDVALUE');
     for (const secret of ['hunter2-zebra-secret', 'hunter2', 'sneaky-keys-9', 'sneaky', 'ghp_rec2ordtest', 'pa4ss']) {
       expect(cast).not.toContain(secret);
       expect(timeline).not.toContain(secret);

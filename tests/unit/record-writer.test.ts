@@ -155,6 +155,101 @@ describe('output through the writer (joined, a cut tail held, redacted there)', 
     expect(data).toBe(long.replace(/ghp_s+/, '[redacted]') + 'Password: [redacted]\r\nexport API_KEY = "[redacted]" done\r\n');
   });
 
+  it('holds what may still become a credential until more of it comes, across pauses, keys, resizes and markers (black-box round s46)', async () => {
+    type Step = ['o', string] | ['i', string] | ['r' | 'm', string];
+    const cases: Record<string, Step[]> = {
+      pause: [
+        ['o', 'GITHUB_TOKEN='],
+        ['m', 'later'],
+        ['o', 'zq9SEKRIT1\r\n'],
+      ],
+      'cut in the name': [
+        ['o', 'GITHUB_TO'],
+        ['r', '100x30'],
+        ['o', 'KEN=zq9SEKRIT2\r\n'],
+      ],
+      'cut in the value': [
+        ['o', 'GITHUB_TOKEN=zq9SEK'],
+        ['i', 'a'],
+        ['o', 'RIT3rest\r\n'],
+      ],
+      'space before the separator': [
+        ['o', 'GITHUB_TOKEN ='],
+        ['o', ' zq9SEKRIT4\r\n'],
+        ['o', 'password :'],
+        ['o', ' zq9SEKRIT5\r\n'],
+      ],
+      'separator and space, then the value': [
+        ['o', 'Password: '],
+        ['m', 'waiting for input'],
+        ['o', 'zq9SEKRIT6\r\n'],
+      ],
+      'a tab before the name': [
+        ['o', `${'x'.repeat(5000)}\tGITHUB_TOKEN=`],
+        ['o', 'zq9SEKRIT7\r\n'],
+      ],
+      'a long value': [
+        ['o', `export GITHUB_TOKEN=zq9SEKRIT8${'v'.repeat(40_000)}`],
+        ['o', `${'v'.repeat(9000)}TAILEND more\r\n`],
+      ],
+      'a long run of values': [['o', `${'x'.repeat(4200)}${';GITHUB_TOKEN=SEKRIT9Q'.repeat(150)}\r\n`]],
+      'a URL cut before its password': [
+        ['o', 'curl https://user'],
+        ['m', 'x'],
+        ['o', ':zq9SEKRITa@example.com/db\r\n'],
+      ],
+      'a webhook cut in its path': [
+        ['o', 'https://hooks.slack.com/services/T000/'],
+        ['o', 'B000/zq9SEKRITb\r\n'],
+      ],
+      'typed a key at a time': [...'echo GITHUB_TOKEN=zq9SEKRITc']
+        .flatMap((key): Step[] => [
+          ['i', key],
+          ['o', key],
+        ])
+        .concat([
+          ['i', '\r'],
+          ['o', '\r\n'],
+        ]),
+      'the exit after a name': [
+        ['o', 'ok\r\npassword: '],
+        ['o', 'zq9SEKRITd'],
+      ],
+    };
+    for (const [name, steps] of Object.entries(cases)) {
+      const texts: string[] = [];
+      for (const thread of [true, false]) {
+        const path = join(dir, `${name.replace(/\W/g, '_')}-${thread}.cast`);
+        const file = newCastWriter(thread).open({ path, maxBytes: 4 * MiB, reserve: 0, startAt: 0, stoppedMarker: '', onStopped: () => undefined });
+        steps.forEach(([code, data], i) => {
+          // Long outputs come as the PTY delivers them: in reads of a few KiB.
+          if (code === 'o') file.output(data.match(/[^]{1,4000}/g) ?? [], data.length, i * 50, false);
+          else file.event(code, data, i * 50, false);
+        });
+        file.event('x', '0', steps.length * 50, true);
+        await file.close();
+        texts.push(readFileSync(path, 'utf8'));
+      }
+      expect(texts[0], name).toBe(texts[1]);
+      const events = texts[0]!
+        .trimEnd()
+        .split('\n')
+        .map((line) => JSON.parse(line) as [number, string, string]);
+      const joined = (code: string) =>
+        events
+          .filter((e) => e[1] === code)
+          .map((e) => e[2])
+          .join('');
+      expect(texts[0], name).not.toMatch(/SEKRIT|RIT3rest|TAILEND|vvvv/);
+      expect(joined('o'), name).toContain('[redacted]');
+      if (name === 'typed a key at a time') expect(joined('i')).toBe('echo GITHUB_TOKEN=[redacted]\r');
+      if (name === 'the exit after a name') expect(events.at(-1)).toEqual([expect.any(Number), 'x', '0']);
+      // Everything else is kept, in its order.
+      if (name === 'separator and space, then the value') expect(joined('o')).toBe('Password: [redacted]\r\n');
+      if (name === 'a URL cut before its password') expect(joined('o')).toBe('curl https://user:[redacted]@example.com/db\r\n');
+    }
+  });
+
   it("the thread's redaction decides names as the agent environment's scrub does", () => {
     const names = [
       ...credentialNames,

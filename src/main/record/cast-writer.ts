@@ -18,7 +18,10 @@ import { type RedactLists, redactLists, redactor } from './redact.js';
 
 /** Characters posted to the writer and not yet written, per recording, past which events are refused. */
 export const maxInFlightChars = 16 * 1024 * 1024;
-/** A batch's tail after its last space or line break, up to this long, waits for the next batch (a credential cut between reads). */
+/**
+ * What may still become a credential (a last word, a name and separator, a URL), up to this long,
+ * waits in the writer for the next output of the same stream, however late it comes.
+ */
 export const heldTailChars = 4096;
 
 export type CastCode = 'o' | 'i' | 'r' | 'm' | 'x';
@@ -51,7 +54,11 @@ export type FromWriter =
  * reused staging buffer, and the buffer is written synchronously (this thread has nothing else
  * to do; inline, a write of at most its size blocks the main thread that long).
  */
-export function castFiles(post: (message: FromWriter) => void, redact: (text: string) => string, holdChars: number): (message: ToWriter) => void {
+export function castFiles(
+  post: (message: FromWriter) => void,
+  redact: (text: string, end?: { open: boolean }) => string,
+  holdChars: number,
+): (message: ToWriter) => void {
   const fs = process.getBuiltinModule('node:fs');
   const partChars = 32 * 1024;
   const staging = Buffer.allocUnsafe(1024 * 1024);
@@ -65,10 +72,20 @@ export function castFiles(post: (message: FromWriter) => void, redact: (text: st
     /** Bytes written. */
     size: number;
     lastEventAt: number;
-    /** Output held back from the last batch: its last word, maybe the first half of a credential. */
-    held: string;
+    /** The output's and the typed input's redaction, each a stream of its own. */
+    output: Stream;
+    input: Stream;
     stopped: boolean;
     failed: boolean;
+  }
+  /**
+   * One stream's redaction state: what it holds back (it may still become a credential: the
+   * last word, a name and its separator, a URL's token), and whether the last text ended inside
+   * a credential's value (marked already: the rest of the value, up to its end, is dropped).
+   */
+  interface Stream {
+    held: string;
+    inValue: boolean;
   }
   const files = new Map<number, File>();
 
@@ -129,7 +146,8 @@ export function castFiles(post: (message: FromWriter) => void, redact: (text: st
       if (!reserved) {
         // The bound: the rest of the room (kept back for this) says so, and the exit still fits.
         file.stopped = true;
-        file.held = '';
+        file.output = { held: '', inValue: false };
+        file.input = { held: '', inValue: false };
         emit(id, file, 'm', [JSON.stringify(file.stoppedMarker)], at, true);
         post({ t: 'stopped', id, reason: 'size', message: null });
       }
@@ -143,62 +161,116 @@ export function castFiles(post: (message: FromWriter) => void, redact: (text: st
     return true;
   };
 
-  /** Where a part is cut: after its last space or line break, but before a name and separator just ahead of it (`password: ` | `hunter2`). */
-  const cutAt = (text: string): number => {
-    let end = text.length;
-    for (;;) {
-      const cut = Math.max(text.lastIndexOf(' ', end - 1), text.lastIndexOf('\n', end - 1), text.lastIndexOf('\r', end - 1));
-      let before = cut;
-      while (before >= 0 && (text[before] === ' ' || text[before] === '\t' || text[before] === '"' || text[before] === "'")) before -= 1;
-      // Past the longest tail that is held the answer no longer matters.
-      if (before < 0 || before === cut || (text[before] !== '=' && text[before] !== ':') || text.length - before > holdChars) return cut;
-      // The cut goes before the name: past the spaces or quote ahead of the separator, then the word.
-      end = before;
-      while (end > 0 && (text[end - 1] === ' ' || text[end - 1] === '\t' || text[end - 1] === '"' || text[end - 1] === "'")) end -= 1;
+  const isWord = (code: number): boolean => (code >= 0x30 && code <= 0x39) || (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a) || code === 0x5f;
+  const isGap = (code: number): boolean => code === 0x20 || code === 0x09 || code === 0x22 || code === 0x27;
+  // Where a value ends, for the redactor: white space, a quote or backtick, ESC; a URL also at < and >.
+  const endsValue = (code: number): boolean =>
+    code <= 0x20 ||
+    code === 0x22 ||
+    code === 0x27 ||
+    code === 0x60 ||
+    code === 0x1b ||
+    code === 0x3c ||
+    code === 0x3e ||
+    code === 0x85 ||
+    code === 0xa0 ||
+    (code >= 0x2000 && code <= 0x200b) ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0x3000;
+
+  /**
+   * Where the part of `text` that may still become a credential starts: its last word; with the
+   * name, spaces and separator before it when it follows `=` or `:` (`GITHUB_TOKEN =` | ` value`);
+   * the whole token when it holds `://` (`https://user` | `:password@host`).
+   */
+  const holdFrom = (text: string): number => {
+    const floor = Math.max(0, text.length - holdChars - 1);
+    let from = text.length;
+    while (from > floor && isWord(text.charCodeAt(from - 1))) from -= 1;
+    let at = from;
+    while (at > floor && isGap(text.charCodeAt(at - 1))) at -= 1;
+    const sep = text.charCodeAt(at - 1);
+    if (at > floor && (sep === 0x3d || sep === 0x3a)) {
+      at -= 1;
+      while (at > floor && isGap(text.charCodeAt(at - 1))) at -= 1;
+      while (at > floor && isWord(text.charCodeAt(at - 1))) at -= 1;
+      from = at;
     }
+    let token = text.length;
+    while (token > floor && !endsValue(text.charCodeAt(token - 1))) token -= 1;
+    if (token < from && text.slice(token, text.length).includes('://')) from = token;
+    return from;
   };
 
-  /** The held tail, before anything else is written. */
-  const release = (id: number, file: File, at: number): void => {
-    if (file.held === '') return;
-    const held = file.held;
-    file.held = '';
-    emit(id, file, 'o', [JSON.stringify(redact(held))], at, false);
-  };
-
-  const output = (id: number, file: File, pieces: string[], at: number, all: boolean): void => {
-    if (file.stopped || file.failed) return;
-    const parts: string[] = [];
-    for (const piece of pieces) {
-      if (piece.length <= partChars) parts.push(piece);
-      else for (let i = 0; i < piece.length; i += partChars) parts.push(piece.slice(i, i + partChars));
+  /** The stream's next text, redacted; unless `final`, what may still become a credential is held for its next text. */
+  const redactStream = (stream: Stream, fresh: string, final: boolean): string => {
+    let text = stream.held + fresh;
+    stream.held = '';
+    if (stream.inValue) {
+      // The rest of a value cut before: already `[redacted]`, up to its end.
+      let end = 0;
+      while (end < text.length && !endsValue(text.charCodeAt(end))) end += 1;
+      text = text.slice(end);
+      stream.inValue = end === 0 ? false : text === '' && !final;
+      if (stream.inValue) return '';
     }
-    if (parts.length === 0) parts.push('');
-    const jsons: string[] = [];
-    let carry = file.held;
-    file.held = '';
-    for (let k = 0; k < parts.length; k++) {
-      let text = carry + parts[k]!;
-      carry = '';
-      // A value cut between reads (`GITHUB_TO` | `KEN=…`) is redacted whole: a short last word
-      // goes on with the next part, the batch's own last one with the next batch (unless `all`).
-      if (!(all && k === parts.length - 1)) {
-        const cut = cutAt(text);
-        if (text.length - cut - 1 <= holdChars && cut + 1 < text.length) {
-          carry = text.slice(cut + 1);
-          text = text.slice(0, cut + 1);
-        }
+    if (!final) {
+      const from = holdFrom(text);
+      if (text.length - from <= holdChars) {
+        stream.held = text.slice(from);
+        text = text.slice(0, from);
       }
-      if (text !== '') jsons.push(JSON.stringify(redact(text)));
     }
-    file.held = carry;
+    if (text === '') return '';
+    const end = { open: false };
+    const out = redact(text, end);
+    // A value that ran to the end goes on in the next text (a long one, or one cut in its middle).
+    stream.inValue = end.open && !final;
+    return out;
+  };
+
+  const output = (id: number, file: File, pieces: string[], at: number, final: boolean): void => {
+    if (file.stopped || file.failed) return;
+    const jsons: string[] = [];
+    const take = (part: string, last: boolean): void => {
+      const text = redactStream(file.output, part, final && last);
+      if (text !== '') jsons.push(JSON.stringify(text));
+    };
+    if (pieces.length === 0) take('', true);
+    for (let k = 0; k < pieces.length; k++) {
+      const piece = pieces[k]!;
+      const last = k === pieces.length - 1;
+      if (piece.length <= partChars) take(piece, last);
+      else for (let i = 0; i < piece.length; i += partChars) take(piece.slice(i, i + partChars), last && i + partChars >= piece.length);
+    }
     if (jsons.length > 0) emit(id, file, 'o', jsons, at, false);
+  };
+
+  /** The exit or the close: what each stream holds is written as it is now (redacted). */
+  const release = (id: number, file: File, at: number): void => {
+    if (file.output.held !== '') output(id, file, [], at, true);
+    file.output.inValue = false;
+    const input = redactStream(file.input, '', true);
+    if (input !== '') emit(id, file, 'i', [JSON.stringify(input)], at, false);
   };
 
   return (message: ToWriter): void => {
     if (message.t === 'open') {
       const { id, path, maxBytes, reserve, startAt, stoppedMarker } = message;
-      files.set(id, { path, fd: null, maxBytes, reserve, stoppedMarker, size: 0, lastEventAt: startAt, held: '', stopped: false, failed: false });
+      files.set(id, {
+        path,
+        fd: null,
+        maxBytes,
+        reserve,
+        stoppedMarker,
+        size: 0,
+        lastEventAt: startAt,
+        output: { held: '', inValue: false },
+        input: { held: '', inValue: false },
+        stopped: false,
+        failed: false,
+      });
       return;
     }
     const { id } = message;
@@ -209,10 +281,14 @@ export function castFiles(post: (message: FromWriter) => void, redact: (text: st
         case 'out':
           output(id, file, message.pieces, message.at, message.all);
           break;
-        case 'ev':
-          release(id, file, message.at);
-          emit(id, file, message.code, [JSON.stringify(message.data)], message.at, message.reserved);
+        case 'ev': {
+          // Held output stays held across other events (a key, a resize, a marker): only the exit lets go of it.
+          if (message.code === 'x') release(id, file, message.at);
+          // Typed input is one more stream (a credential typed a key at a time is redacted whole).
+          const data = message.code === 'i' ? redactStream(file.input, message.data, false) : message.data;
+          if (message.code !== 'i' || data !== '') emit(id, file, message.code, [JSON.stringify(data)], message.at, message.reserved);
           break;
+        }
         case 'raw':
           if (!file.failed && message.line.length * 3 <= file.maxBytes - file.size) file.size += stage(id, file, message.line);
           break;
@@ -220,6 +296,7 @@ export function castFiles(post: (message: FromWriter) => void, redact: (text: st
         case 'close':
           break;
       }
+      if (message.t === 'close') release(id, file, file.lastEventAt);
       flush(id, file);
       if (message.t === 'close') {
         files.delete(id);

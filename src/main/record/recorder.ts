@@ -60,8 +60,6 @@ export class TerminalRecorder implements TerminalJournal {
   private pending: string[] = [];
   private pendingChars = 0;
   private pendingAt = 0;
-  /** The last batch may have left a tail in the writer: a flush with nothing new lets go of it. */
-  private mayHold = false;
   private skippedChars = 0;
   private flushTimer: ReturnType<typeof setTimeout> | null = null;
   private castStopped = false;
@@ -175,29 +173,28 @@ export class TerminalRecorder implements TerminalJournal {
       this.skippedChars += text.length;
       return;
     }
-    if (this.pending.length === 0 && !this.mayHold) this.pendingAt = this.opts.clock.now();
+    if (this.pending.length === 0) this.pendingAt = this.opts.clock.now();
     this.pending.push(text);
     this.pendingChars += text.length;
     this.flushTimer ??= this.opts.clock.setTimeout(() => this.flushOutput(false), flushMs);
   }
 
-  /** Posts the batched output as one `o` event; `all` also lets go of a tail the writer holds. */
-  flushOutput(all: boolean): void {
+  /**
+   * Posts the batched output as one `o` event. The writer may hold back its end (what may still
+   * become a credential) for the next output, however late; `final` (the exit, the close) lets go of it.
+   */
+  flushOutput(final: boolean): void {
     if (this.flushTimer) this.opts.clock.clearTimeout(this.flushTimer);
     this.flushTimer = null;
     const pieces = this.pending;
     const chars = this.pendingChars;
     this.pending = [];
     this.pendingChars = 0;
-    const fresh = pieces.length > 0;
     // Output refused in an earlier batch (the writer was behind) is marked where it went missing.
     this.markSkipped();
-    if ((fresh || this.mayHold) && !this.closing && !this.castStopped) {
-      // The writer joins, redacts and encodes (cast-writer.ts); a short last word may wait there for the rest.
-      const release = all || !fresh;
-      if (!this.cast.output(pieces, chars, this.pendingAt, release) && !this.castStopped) this.skippedChars += chars;
-      this.mayHold = !release;
-      if (this.mayHold) this.flushTimer = this.opts.clock.setTimeout(() => this.flushOutput(false), flushMs);
+    if ((pieces.length > 0 || final) && !this.closing && !this.castStopped) {
+      // The writer joins, redacts and encodes (cast-writer.ts).
+      if (!this.cast.output(pieces, chars, this.pendingAt, final) && !this.castStopped) this.skippedChars += chars;
     }
     this.pendingAt = this.opts.clock.now();
     this.markSkipped();
@@ -238,7 +235,8 @@ export class TerminalRecorder implements TerminalJournal {
       this.lastTypist = typist;
       this.marker(typist);
     }
-    this.event('i', redact(data));
+    // Redacted in the writer, as a stream: a credential typed a key at a time is still one value.
+    this.event('i', data);
   }
 
   send(by: Actor, line: string, allowed: Allowance): void {
@@ -276,7 +274,7 @@ export class TerminalRecorder implements TerminalJournal {
 
   private commandStarted(): void {
     this.finishCommand();
-    this.flushOutput(true);
+    this.flushOutput(false);
     const send = this.pendingSend;
     this.pendingSend = null;
     // The command is the last typist's: an agent's judged line carries how it was allowed.
@@ -289,7 +287,7 @@ export class TerminalRecorder implements TerminalJournal {
 
   private commandEnded(line: string | null, exitCode: number | null, cwd: string | null): void {
     this.finishCommand();
-    this.flushOutput(true);
+    this.flushOutput(false);
     const started = this.command;
     this.command = null;
     const command = line !== null ? redact(line) : (started?.line ?? null);
@@ -352,7 +350,7 @@ export class TerminalRecorder implements TerminalJournal {
 
   /** Everything recorded so far is on disk. */
   async flushed(): Promise<void> {
-    this.flushOutput(true);
+    this.flushOutput(false);
     await Promise.all([this.cast.drained(), this.timelineSink.flushed()]);
   }
 
@@ -369,7 +367,7 @@ export class TerminalRecorder implements TerminalJournal {
   private event(code: CastCode, data: string, at = this.opts.clock.now()): void {
     if (this.closing) return;
     // Output already batched goes first: events stay in the order they happened.
-    if (code !== 'o' && (this.pending.length > 0 || this.mayHold)) this.flushOutput(true);
+    if (code !== 'o' && this.pending.length > 0) this.flushOutput(false);
     this.write(code, data, at, false);
   }
 
@@ -385,7 +383,6 @@ export class TerminalRecorder implements TerminalJournal {
     this.castStopped = true;
     this.pending = [];
     this.pendingChars = 0;
-    this.mayHold = false;
     this.record('recording', { state: 'stopped', reason, ...(message ? { message } : {}) });
   }
 

@@ -29,8 +29,16 @@ export const redactLists: RedactLists = {
   valueShapes: credentialValueGlobs.map(globToRegex),
 };
 
-/** A function that returns its text with credential-shaped values replaced by `[redacted]` (the same string when nothing matched). */
-export function redactor(lists: RedactLists): (text: string) => string {
+/** Set by a redaction whose last credential value ran to the text's end (the stream may go on with more of it). */
+export interface OpenEnd {
+  open: boolean;
+}
+
+/**
+ * A function that returns its text with credential-shaped values replaced by `[redacted]` (the
+ * same string when nothing matched); given `end`, it says whether a redacted value ran to the end.
+ */
+export function redactor(lists: RedactLists): (text: string, end?: OpenEnd) => string {
   const mark = '[redacted]';
   const shapes = lists.valueShapes.map((source) => new RegExp(source, 's'));
   // The scrub's isCredentialName and isCredentialValue (credentials.ts), over the given lists.
@@ -54,11 +62,14 @@ export function redactor(lists: RedactLists): (text: string) => string {
   const isWordChar = (code: number): boolean =>
     (code >= 0x30 && code <= 0x39) || (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a) || code === 0x5f;
 
-  return (text: string): string => {
+  return (text: string, end?: OpenEnd): string => {
     let out = text;
+    let open = false;
     if (out.includes('://')) {
-      out = out.replace(urlToken, (token) => {
+      out = out.replace(urlToken, (token: string, offset: number) => {
         if (!isValue(token)) return token;
+        // A URL that is a secret by its shape, cut at the end: what follows is more of it.
+        if (offset + token.length === text.length) open = true;
         // user:password@host keeps its user and host; a webhook URL is its own secret.
         const userinfo = /^([^:]*:\/\/[^:@/\s]*:)[^@\s]*@/.exec(token);
         if (userinfo) return `${userinfo[1]}${mark}@${token.slice(userinfo[0].length)}`;
@@ -92,7 +103,11 @@ export function redactor(lists: RedactLists): (text: string) => string {
       copied = valueChars.lastIndex;
       next = copied;
     }
-    if (parts) out = parts.join('') + out.slice(copied);
+    if (parts) {
+      if (copied === out.length) open = true;
+      out = parts.join('') + out.slice(copied);
+    }
+    if (end) end.open = open;
     return out;
   };
 }
