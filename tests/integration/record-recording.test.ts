@@ -146,11 +146,19 @@ describe('a terminal recorded as asciicast v3 with its timeline', () => {
           .some((line) => line.trim() === 'GITHUB_TOKEN=zq9TYPEDVALUE'),
       'the typed line to run',
     );
+    // A directory named like a credential: the cwd in the command records and markers too (round s46b).
+    await type('mkdir -p "$(printf \'d/GITHUB_%s=zq9%s\' TOKEN DIRVALUE)" && cd "$_" && echo in-dir\r');
+    await until(() => host.get(id).session.screen.text.includes('in-dir') && host.get(id).session.cwd?.includes('DIRVALUE') === true, 'the cd');
+    await type('true\r');
+    await until(() => host.get(id).session.lastCommand?.command === 'true', 'a command in it');
     await host.close(id);
     await until(async () => (await store.export(id)).verification.ok, 'the finished recording');
     const listed = (await store.list()).find((r) => r.terminalId === id)!;
     const cast = readFileSync(join(store.dir, `${listed.id}.cast`), 'utf8');
     const timeline = readFileSync(join(store.dir, `${listed.id}.timeline.jsonl`), 'utf8');
+    expect(cast).not.toContain('zq9DIRVALUE');
+    expect(timeline).not.toContain('zq9DIRVALUE');
+    expect(timeline).toContain('GITHUB_TOKEN=[redacted]');
     expect(cast).toContain('API_KEY = [redacted]');
     expect(cast).not.toContain('PAUSEDVALUE');
     // The typed line holds the value too: the command in the timeline is redacted whole as well.

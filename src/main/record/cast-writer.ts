@@ -31,7 +31,7 @@ export type ToWriter =
   | { t: 'open'; id: number; path: string; maxBytes: number; reserve: number; startAt: number; stoppedMarker: string }
   | { t: 'ev'; id: number; code: CastCode; data: string; at: number; reserved: boolean }
   /** Output as read: joined, redacted and written as one `o` event; unless `all`, a short last word waits for the next. */
-  | { t: 'out'; id: number; pieces: string[]; at: number; all: boolean }
+  | { t: 'out'; id: number; pieces: string[]; at: number; all: boolean; gap: boolean }
   | { t: 'raw'; id: number; line: string }
   | { t: 'drain'; id: number; token: number }
   | { t: 'close'; id: number; token: number };
@@ -163,44 +163,52 @@ export function castFiles(
 
   const isWord = (code: number): boolean => (code >= 0x30 && code <= 0x39) || (code >= 0x41 && code <= 0x5a) || (code >= 0x61 && code <= 0x7a) || code === 0x5f;
   const isGap = (code: number): boolean => code === 0x20 || code === 0x09 || code === 0x22 || code === 0x27;
-  // Where a value ends, for the redactor: white space, a quote or backtick, ESC; a URL also at < and >.
+  // Where a value ends, exactly as the redactor's value pattern says (`[^\s"'`\x1b]`): JavaScript's white space, a quote or backtick, ESC.
   const endsValue = (code: number): boolean =>
-    code <= 0x20 ||
+    (code >= 0x09 && code <= 0x0d) ||
+    code === 0x20 ||
     code === 0x22 ||
     code === 0x27 ||
     code === 0x60 ||
     code === 0x1b ||
-    code === 0x3c ||
-    code === 0x3e ||
-    code === 0x85 ||
     code === 0xa0 ||
-    (code >= 0x2000 && code <= 0x200b) ||
+    code === 0x1680 ||
+    (code >= 0x2000 && code <= 0x200a) ||
     code === 0x2028 ||
     code === 0x2029 ||
-    code === 0x3000;
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0x3000 ||
+    code === 0xfeff;
 
   /**
-   * Where the part of `text` that may still become a credential starts: its last word; with the
-   * name, spaces and separator before it when it follows `=` or `:` (`GITHUB_TOKEN =` | ` value`);
-   * the whole token when it holds `://` (`https://user` | `:password@host`).
+   * Where the part of `text` that may still become a credential starts: its last token (up to
+   * where a value would end: a partial name, value or URL, `postgres:/`), the last `holdChars` of a
+   * longer one; a text that ends in spaces or quotes, its last word before them (a name whose
+   * separator is to come: `GITHUB_TOKEN ` | `= value`); and with either, a separator and the name
+   * before it (`password: ` | `value`).
    */
   const holdFrom = (text: string): number => {
-    const floor = Math.max(0, text.length - holdChars - 1);
-    let from = text.length;
-    while (from > floor && isWord(text.charCodeAt(from - 1))) from -= 1;
-    let at = from;
-    while (at > floor && isGap(text.charCodeAt(at - 1))) at -= 1;
-    const sep = text.charCodeAt(at - 1);
-    if (at > floor && (sep === 0x3d || sep === 0x3a)) {
-      at -= 1;
+    const floor = Math.max(0, text.length - holdChars);
+    const isSeparator = (at: number): boolean => at >= floor && at < text.length && (text.charCodeAt(at) === 0x3d || text.charCodeAt(at) === 0x3a);
+    const gapsBefore = (at: number): number => {
       while (at > floor && isGap(text.charCodeAt(at - 1))) at -= 1;
-      while (at > floor && isWord(text.charCodeAt(at - 1))) at -= 1;
-      from = at;
+      return at;
+    };
+    let from = text.length;
+    while (from > floor && !endsValue(text.charCodeAt(from - 1))) from -= 1;
+    // A text that ends in spaces or quotes: the word before them may be a name whose separator is to come.
+    if (from === text.length) {
+      from = gapsBefore(from);
+      while (from > floor && isWord(text.charCodeAt(from - 1))) from -= 1;
     }
-    let token = text.length;
-    while (token > floor && !endsValue(text.charCodeAt(token - 1))) token -= 1;
-    if (token < from && text.slice(token, text.length).includes('://')) from = token;
-    return from;
+    // Never apart from its name: a separator beginning what is held (`GITHUB_TOKEN =`) or just
+    // before it (`password: ` | `value`, `password=value ` | `more`).
+    const separator = isSeparator(from) ? from : isSeparator(gapsBefore(from) - 1) ? gapsBefore(from) - 1 : -1;
+    if (separator < 0) return from;
+    let at = gapsBefore(separator);
+    while (at > floor && !endsValue(text.charCodeAt(at - 1))) at -= 1;
+    return at;
   };
 
   /** The stream's next text, redacted; unless `final`, what may still become a credential is held for its next text. */
@@ -211,16 +219,15 @@ export function castFiles(
       // The rest of a value cut before: already `[redacted]`, up to its end.
       let end = 0;
       while (end < text.length && !endsValue(text.charCodeAt(end))) end += 1;
+      // (A gap in the recording also starts here: the text after it may begin with a value.)
       text = text.slice(end);
       stream.inValue = end === 0 ? false : text === '' && !final;
       if (stream.inValue) return '';
     }
     if (!final) {
       const from = holdFrom(text);
-      if (text.length - from <= holdChars) {
-        stream.held = text.slice(from);
-        text = text.slice(0, from);
-      }
+      stream.held = text.slice(from);
+      text = text.slice(0, from);
     }
     if (text === '') return '';
     const end = { open: false };
@@ -230,8 +237,14 @@ export function castFiles(
     return out;
   };
 
-  const output = (id: number, file: File, pieces: string[], at: number, final: boolean): void => {
+  const output = (id: number, file: File, pieces: string[], at: number, final: boolean, gap = false): void => {
     if (file.stopped || file.failed) return;
+    if (gap) {
+      // Output was skipped before this (the writer was behind): what was held goes as it is, and
+      // the first token after the gap is taken for the rest of a value (a `NAME=` may have been skipped).
+      if (file.output.held !== '') output(id, file, [], at, true);
+      file.output.inValue = true;
+    }
     const jsons: string[] = [];
     const take = (part: string, last: boolean): void => {
       const text = redactStream(file.output, part, final && last);
@@ -279,7 +292,7 @@ export function castFiles(
     if (file) {
       switch (message.t) {
         case 'out':
-          output(id, file, message.pieces, message.at, message.all);
+          output(id, file, message.pieces, message.at, message.all, message.gap);
           break;
         case 'ev': {
           // Held output stays held across other events (a key, a resize, a marker): only the exit lets go of it.
@@ -317,7 +330,7 @@ export interface CastFile {
    * Posts a batch of output as read (`chars` their length); false when it was refused here. The
    * writer holds back a short last word unless `all` (a later batch, or one with `all`, lets go of it).
    */
-  output(pieces: string[], chars: number, at: number, all: boolean): boolean;
+  output(pieces: string[], chars: number, at: number, all: boolean, gap?: boolean): boolean;
   /** A line as it is (a comment), written after the events before it. */
   raw(line: string): void;
   /** Everything posted so far is written (or refused); resolves with the file's size. */
@@ -447,10 +460,10 @@ class CastWriter {
         this.send({ t: 'ev', id, code, data, at, reserved });
         return true;
       },
-      output: (pieces, chars, at, all) => {
+      output: (pieces, chars, at, all, gap = false) => {
         if (closed || state.stopped || state.inFlight + chars > maxInFlightChars) return false;
         state.inFlight += chars;
-        this.send({ t: 'out', id, pieces, at, all });
+        this.send({ t: 'out', id, pieces, at, all, gap });
         return true;
       },
       raw: (line) => {

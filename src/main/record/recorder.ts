@@ -63,6 +63,8 @@ export class TerminalRecorder implements TerminalJournal {
   private skippedChars = 0;
   private flushTimer: ReturnType<typeof setTimeout> | null = null;
   private castStopped = false;
+  /** Output was refused since the last batch the writer took: it must not join the text on either side. */
+  private gap = false;
   /** The exit is written: the .cast takes nothing more while it closes. */
   private closing = false;
   private exitWritten = false;
@@ -108,7 +110,7 @@ export class TerminalRecorder implements TerminalJournal {
       origin: meta.origin,
       agent: meta.agent,
       shell: meta.shell,
-      cwd: meta.cwd,
+      cwd: meta.cwd === null ? null : redact(meta.cwd),
       sandbox: meta.sandbox,
     });
   }
@@ -194,7 +196,11 @@ export class TerminalRecorder implements TerminalJournal {
     this.markSkipped();
     if ((pieces.length > 0 || final) && !this.closing && !this.castStopped) {
       // The writer joins, redacts and encodes (cast-writer.ts).
-      if (!this.cast.output(pieces, chars, this.pendingAt, final) && !this.castStopped) this.skippedChars += chars;
+      if (this.cast.output(pieces, chars, this.pendingAt, final, this.gap)) this.gap = false;
+      else if (!this.castStopped) {
+        this.skippedChars += chars;
+        this.gap = true;
+      }
     }
     this.pendingAt = this.opts.clock.now();
     this.markSkipped();
@@ -246,8 +252,9 @@ export class TerminalRecorder implements TerminalJournal {
 
   settled(by: Actor, result: { status: string; evidence: string; exitCode: number | null; cwd: string | null }): void {
     if (result.status === 'done' || result.status === 'exited') return;
-    this.record('wait', { by: actorName(by), status: result.status, evidence: result.evidence, cwd: result.cwd });
-    if (result.status === 'waiting_input') this.marker(`waiting for input (${result.evidence})`);
+    const evidence = redact(result.evidence);
+    this.record('wait', { by: actorName(by), status: result.status, evidence, cwd: result.cwd === null ? null : redact(result.cwd) });
+    if (result.status === 'waiting_input') this.marker(`waiting for input (${evidence})`);
   }
 
   rejected(by: Actor, line: string, reason: string, decidedBy: 'deny_list' | 'person'): void {
@@ -291,6 +298,8 @@ export class TerminalRecorder implements TerminalJournal {
     const started = this.command;
     this.command = null;
     const command = line !== null ? redact(line) : (started?.line ?? null);
+    // A directory's name is output like any other (a folder named `GITHUB_TOKEN=…`).
+    cwd = cwd === null ? null : redact(cwd);
     this.marker(`command end: exit ${exitCode ?? 'unknown'}${cwd ? ` · ${cwd}` : ''}`);
     this.ended = {
       by: started?.by ? actorName(started.by) : null,
