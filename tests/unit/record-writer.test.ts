@@ -157,6 +157,12 @@ describe('output through the writer (joined, a cut tail held, redacted there)', 
 
   it('holds what may still become a credential until more of it comes, across pauses, keys, resizes and markers (black-box round s46)', async () => {
     type Step = ['o', string] | ['i', string] | ['r' | 'm', string];
+    // Each key as it is typed, then echoed; then Enter.
+    const typed = (line: string): Step[] =>
+      [...line, '\r'].flatMap((key): Step[] => [
+        ['i', key],
+        ['o', key === '\r' ? '\r\n' : key],
+      ]);
     const cases: Record<string, Step[]> = {
       pause: [
         ['o', 'GITHUB_TOKEN='],
@@ -202,15 +208,7 @@ describe('output through the writer (joined, a cut tail held, redacted there)', 
         ['o', 'https://hooks.slack.com/services/T000/'],
         ['o', 'B000/zq9SEKRITb\r\n'],
       ],
-      'typed a key at a time': [...'echo GITHUB_TOKEN=zq9SEKRITc']
-        .flatMap((key): Step[] => [
-          ['i', key],
-          ['o', key],
-        ])
-        .concat([
-          ['i', '\r'],
-          ['o', '\r\n'],
-        ]),
+      'typed a key at a time': typed('echo GITHUB_TOKEN=zq9SEKRITc'),
       'the exit after a name': [
         ['o', 'ok\r\npassword: '],
         ['o', 'zq9SEKRITd'],
@@ -238,19 +236,13 @@ describe('output through the writer (joined, a cut tail held, redacted there)', 
         ['o', `${'A'.repeat(4090)}postgres://u:zq9SEKRITk`],
         ['o', '@h/db\r\n'],
       ],
+      // Round s46c: a user part holding `@` kept the password even in one piece.
+      'a user part with @': [['o', 'git clone https://me@corp.com:zq9SEKRITp@git.example/repo.git\r\n']],
       'a long name': [
         ['o', `${'X'.repeat(4090)}_TOKEN=`],
         ['o', 'zq9SEKRITl\r\n'],
       ],
-      'typed with spaces a key at a time': [...'echo API_KEY = zq9SEKRITm; psql postgres://u:zq9SEKRITn@h/db']
-        .flatMap((key): Step[] => [
-          ['i', key],
-          ['o', key],
-        ])
-        .concat([
-          ['i', '\r'],
-          ['o', '\r\n'],
-        ]),
+      'typed with spaces a key at a time': typed('echo API_KEY = zq9SEKRITm; psql postgres://u:zq9SEKRITn@h/db'),
     };
     for (const [name, steps] of Object.entries(cases)) {
       const texts: string[] = [];
@@ -320,6 +312,35 @@ describe('a gap in the recording', () => {
       const text = readFileSync(path, 'utf8');
       expect(text).not.toContain('SEKRIT');
       expect(text).toContain('more');
+    }
+  });
+});
+
+describe('what a recorder writes about its terminal', () => {
+  it('redacts a title that holds a credential (an agent names its terminals), in the header and the open record', async () => {
+    const clock = new ManualClock();
+    const store = new RecordingStore(join(dir, 'recordings'), { clock, wall: () => Date.UTC(2026, 0, 10), bounds: () => ({ ...defaultSettings }) });
+    try {
+      const meta = {
+        terminalId: 'titled',
+        title: 'deploy GITHUB_TOKEN=zq9TITLEVALUE',
+        origin: 'agent' as const,
+        agent: 'a',
+        shell: 'bash',
+        cwd: '/w',
+        cols: 80,
+        rows: 24,
+        sandbox: null,
+      };
+      await store.finish(store.open(meta)!, 'agent', 0);
+      const id = (await store.list())[0]!.id;
+      for (const name of [`${id}.cast`, `${id}.timeline.jsonl`]) {
+        const text = readFileSync(join(store.dir, name), 'utf8');
+        expect(text, name).not.toContain('zq9TITLEVALUE');
+        expect(text, name).toContain('deploy GITHUB_TOKEN=[redacted]');
+      }
+    } finally {
+      store.dispose();
     }
   });
 });

@@ -6,8 +6,9 @@
  * flood waits on, so recording slowed a flood to 0.82x to 0.91x while a fifth of the CPU sat
  * idle. The recorder (recorder.ts) still batches on the main thread, where the terminal's order
  * of events is known, but posts a batch as the reads it got (an array, no join); this thread
- * joins them, holds back a tail that may be a cut credential, redacts (redact.ts's own program),
- * times the event against the one before, encodes it, keeps the file's size bound and appends.
+ * redacts output and typed input each as a stream (redact.ts's own program; what may still become
+ * a credential waits for the rest), times the event against the one before, encodes it, keeps the
+ * file's size bound and appends.
  *
  * Bounded: the recorder counts the characters it posted and the thread has not written yet,
  * and refuses events past {@link maxInFlightChars} (its "disk was behind" marker says how many).
@@ -30,7 +31,7 @@ export type CastCode = 'o' | 'i' | 'r' | 'm' | 'x';
 export type ToWriter =
   | { t: 'open'; id: number; path: string; maxBytes: number; reserve: number; startAt: number; stoppedMarker: string }
   | { t: 'ev'; id: number; code: CastCode; data: string; at: number; reserved: boolean }
-  /** Output as read: joined, redacted and written as one `o` event; unless `all`, a short last word waits for the next. */
+  /** Output as read: redacted and written as one `o` event; `all` (the exit, the close) lets go of what the stream holds; `gap`: output was skipped before it. */
   | { t: 'out'; id: number; pieces: string[]; at: number; all: boolean; gap: boolean }
   | { t: 'raw'; id: number; line: string }
   | { t: 'drain'; id: number; token: number }
@@ -328,7 +329,8 @@ export interface CastFile {
   event(code: CastCode, data: string, at: number, reserved: boolean): boolean;
   /**
    * Posts a batch of output as read (`chars` their length); false when it was refused here. The
-   * writer holds back a short last word unless `all` (a later batch, or one with `all`, lets go of it).
+   * writer holds back what may still become a credential until more output comes, unless `all`
+   * (the exit, the close); `gap` says output was skipped since the last batch it took.
    */
   output(pieces: string[], chars: number, at: number, all: boolean, gap?: boolean): boolean;
   /** A line as it is (a comment), written after the events before it. */
@@ -400,7 +402,7 @@ class CastWriter {
       for (const [id, file] of [...this.files]) {
         this.files.delete(id);
         file.inFlight = 0;
-        if (!file.stopped) file.stopped = true;
+        file.stopped = true;
         file.onStopped('disk', `the recording's writer thread stopped (${why})`);
       }
       for (const reply of this.replies.values()) reply(0);

@@ -2,9 +2,9 @@
  * One terminal's recording: its asciicast v3 file, written by the .cast writer's thread
  * (cast-writer.ts), and its timeline (timeline.ts) through a bounded sink (sink.ts). Output is
  * only queued where it arrives (an array push); once per `flushMs` on a timer of the injected
- * clock the batch goes to the writer as it was read, and the writer joins it, holds back a cut
- * tail, redacts and encodes it as one `o` event: a flood pays one message per tick, never a call
- * per read, and none of the text work on this thread.
+ * clock the batch goes to the writer as it was read, and the writer redacts it (output and typed
+ * input each as a stream) and encodes it as one `o` event: a flood pays one message per tick,
+ * never a call per read, and none of the text work on this thread.
  */
 import { hostPlatform } from '../pty/platform.js';
 import type { TtyModes } from '../pty/termios.js';
@@ -99,14 +99,15 @@ export class TerminalRecorder implements TerminalJournal {
       version: 3,
       term: { cols: meta.cols, rows: meta.rows, type: 'xterm-256color' },
       timestamp: Math.floor(opts.wall() / 1000),
-      title: meta.title,
+      // A title is given by whoever opened the terminal, an agent too: it is redacted like output.
+      title: redact(meta.title),
       command: meta.shell,
       tags: ['tandem', meta.origin === 'agent' ? `agent:${meta.agent ?? ''}` : 'person'],
     };
     this.cast.raw(`${JSON.stringify(header)}\n`);
     this.record('open', {
       terminal: meta.terminalId,
-      title: meta.title,
+      title: redact(meta.title),
       origin: meta.origin,
       agent: meta.agent,
       shell: meta.shell,

@@ -70,8 +70,9 @@ export function redactor(lists: RedactLists): (text: string, end?: OpenEnd) => s
         if (!isValue(token)) return token;
         // A URL that is a secret by its shape, cut at the end: what follows is more of it.
         if (offset + token.length === text.length) open = true;
-        // user:password@host keeps its user and host; a webhook URL is its own secret.
-        const userinfo = /^([^:]*:\/\/[^:@/\s]*:)[^@\s]*@/.exec(token);
+        // user:password@host keeps its user and host; a webhook URL is its own secret. The password
+        // runs to the last `@` (a user part may hold one: `me@corp.com:pw@host`; more is safer than less).
+        const userinfo = /^([^:]*:\/\/[^:/\s]*:)[^\s]*@/.exec(token);
         if (userinfo) return `${userinfo[1]}${mark}@${token.slice(userinfo[0].length)}`;
         const origin = /^[^:]*:\/\/[^/]*/.exec(token);
         return `${origin ? origin[0] : ''}/${mark}`;
