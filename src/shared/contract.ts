@@ -110,21 +110,27 @@ export const sandboxRefusalSchema = z.object({
   message: z.string(),
 });
 
+const pairedAgentSchema = z.object({
+  name: z.string(),
+  createdAt: z.string(),
+  policy: policySchema,
+  allow: z.array(z.string()),
+  deny: z.array(z.string()),
+  connected: z.boolean(),
+  sandbox: sandboxModeSchema.optional(),
+  network: z.boolean().optional(),
+  homeReadable: z.array(z.string()).optional(),
+  networkDomains: z.array(z.string()).optional(),
+});
+
+const allowedOnceSchema = z.object({ id: z.string(), name: z.string(), connected: z.boolean() });
+const deniedClaimSchema = z.object({ id: z.string(), name: z.string(), exe: z.string(), cwd: z.string(), at: z.string() });
+
+/** A remote machine's name in an operation's args: absent or `local` for this machine. */
+const machineArg = z.string().min(1).max(32);
+
 export const agentsStateSchema = z.object({
-  paired: z.array(
-    z.object({
-      name: z.string(),
-      createdAt: z.string(),
-      policy: policySchema,
-      allow: z.array(z.string()),
-      deny: z.array(z.string()),
-      connected: z.boolean(),
-      sandbox: sandboxModeSchema.optional(),
-      network: z.boolean().optional(),
-      homeReadable: z.array(z.string()).optional(),
-      networkDomains: z.array(z.string()).optional(),
-    }),
-  ),
+  paired: z.array(pairedAgentSchema),
   connected: z.array(z.object({ name: z.string(), connections: z.number() })),
   /**
    * `nameInUse`: the claimed name is a paired or connected agent's; allowed once, it shows as `name (2)`.
@@ -155,9 +161,9 @@ export const agentsStateSchema = z.object({
   /** "Deny all" pauses new pairing requests for a minute: until when (ISO), or null. */
   pairingsPausedUntil: z.string().nullable().optional(),
   /** Agents allowed once (or trusted) in this instance, revocable. */
-  allowedOnce: z.array(z.object({ id: z.string(), name: z.string(), connected: z.boolean() })),
+  allowedOnce: z.array(allowedOnceSchema),
   /** Pairing claims the person denied: answered without asking until lifted. */
-  deniedClaims: z.array(z.object({ id: z.string(), name: z.string(), exe: z.string(), cwd: z.string(), at: z.string() })),
+  deniedClaims: z.array(deniedClaimSchema),
   /** Why confined terminals cannot start on this machine (src/main/sandbox/availability.ts), once probed; absent or null when they can. */
   sandboxProblem: z
     .object({ cause: z.enum(['apparmor', 'userns', 'missing', 'platform']), message: z.string() })
@@ -204,7 +210,7 @@ export const operations = {
       title: title.optional(),
       cols: cols.optional(),
       rows: rows.optional(),
-      machine: z.string().min(1).max(32).optional(),
+      machine: machineArg.optional(),
     }),
     result: terminalInfoSchema,
   },
@@ -244,10 +250,16 @@ export const operations = {
     args: z.object({ name: agentName }),
     result: z.object({ name: z.string(), token: z.string(), configs: z.array(z.object({ client: z.string(), file: z.string(), text: z.string() })) }),
   },
-  revokeAgent: { args: z.object({ name: agentName }), result: z.object({}) },
+  /**
+   * Revokes a paired agent: its token stops working and its connections end. `machine`: an agent
+   * paired on that remote machine, revoked there (the person's link to it is their ssh session).
+   */
+  revokeAgent: { args: z.object({ name: agentName, machine: machineArg.optional() }), result: z.object({}) },
+  /** `machine`: an agent paired on that remote machine; its host there applies the change as its own panel would. */
   setAgentPolicy: {
     args: z.object({
       name: agentName,
+      machine: machineArg.optional(),
       policy: policySchema,
       allow: z.array(z.string().min(1).max(200)).max(200).optional(),
       deny: z.array(z.string().min(1).max(200)).max(200).optional(),
@@ -261,8 +273,10 @@ export const operations = {
   answerPairing: { args: z.object({ requestId: id, decision: z.enum(['once', 'always', 'deny']) }), result: z.object({}) },
   /** "Deny all": every waiting pairing request is denied (a flood). */
   denyAllPairings: { args: z.object({}), result: z.object({}) },
-  liftPairingDenial: { args: z.object({ id }), result: z.object({}) },
-  revokeAllowedOnce: { args: z.object({ id }), result: z.object({}) },
+  /** `machine`: a claim denied on that remote machine (listed in `machines`), lifted there. */
+  liftPairingDenial: { args: z.object({ id, machine: machineArg.optional() }), result: z.object({}) },
+  /** `machine`: an agent allowed once on that remote machine (listed in `machines`), revoked there. */
+  revokeAllowedOnce: { args: z.object({ id, machine: machineArg.optional() }), result: z.object({}) },
   answerApproval: {
     args: z.object({
       requestId: id,
@@ -391,8 +405,11 @@ export const operations = {
    * Remote machines (`tandem serve --machine NAME=DESTINATION`): each one's name, ssh destination,
    * link state and, while it is not connected, why in one sentence (`problem`). Empty without any.
    * The roster event follows every change of a machine's state, so a UI reads this again on it.
-   * `agents`: the agents paired on that machine (their policy is set there), as its host last told;
-   * an agents event follows their changes. Their questions are in the agents state (`agent@NAME`).
+   * `agents`, `allowedOnce`, `deniedClaims`: that machine's paired agents, agents allowed once and
+   * denied claims, as its host last told (changed there with `setAgentPolicy`, `revokeAgent`,
+   * `revokeAllowedOnce`, `liftPairingDenial` and `machine`: NAME); an agents event follows their
+   * changes. Their questions are in the agents state (`agent@NAME`). `sandboxProblem`: why confined
+   * terminals cannot start there, when they cannot.
    */
   machines: {
     args: z.object({}).strict(),
@@ -403,7 +420,10 @@ export const operations = {
           destination: z.string(),
           status: z.enum(['connecting', 'connected', 'reconnecting', 'failed']),
           problem: z.string().nullable(),
-          agents: z.array(z.object({ name: z.string(), connected: z.boolean(), policy: z.string() })).optional(),
+          agents: z.array(pairedAgentSchema).optional(),
+          allowedOnce: z.array(allowedOnceSchema).optional(),
+          deniedClaims: z.array(deniedClaimSchema).optional(),
+          sandboxProblem: z.object({ message: z.string() }).nullable().optional(),
         }),
       ),
     }),

@@ -10,6 +10,8 @@
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMachines, startServe } from '../../src/main/cli';
@@ -209,6 +211,54 @@ describe.skipIf(ssh.skip || !runUi)(`Tandem UI: a remote machine over a real ssh
     ).toEqual(['box', 'box2']);
     await shots(page, 'remote-settings-remove-dark', { reveal: page.locator('[data-settings="machines"]') });
   }, 120_000);
+  it('a remote agent paired from here gets a card under its machine: the person sets its policy there and revokes it there', async () => {
+    const agentsFile = join(sshd.home, '.config', 'Tandem', 'agents.json');
+    const record = () =>
+      (JSON.parse(readFileSync(agentsFile, 'utf8')) as { agents: Array<{ name: string; settings?: { policy?: string } }> }).agents.find((a) => a.name === 'far-ui');
+    // The box's daemon outlives a run: an earlier run's far-ui goes first.
+    await machines.machines.get('box')!.call('revokeAgent', { name: 'far-ui' }).catch(() => undefined);
+    sshd.run('mkdir -p ~/proj && rm -f ~/.config/Tandem/agents/far-ui.token');
+    // The agent runs on the box as its user, with its own stdio bridge to that user's Tandem.
+    const agent = new Client({ name: 'far-ui', version: '1.0.0' });
+    await agent.connect(
+      new StdioClientTransport({
+        command: 'runuser',
+        args: ['-u', sshd.user, '--', process.execPath, join(projectRoot, 'bin/tandem.js'), 'mcp', '--name', 'far-ui'],
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: sshd.home },
+        cwd: join(sshd.home, 'proj'),
+        stderr: 'pipe',
+      }),
+    );
+    const list = async () => (await agent.callTool({ name: 'terminal_list', arguments: {} }, undefined, { timeout: 70_000 })) as { isError?: boolean };
+    try {
+      expect((await list()).isError).toBe(true);
+      await page.getByRole('button', { name: /^Agents/ }).click();
+      // box2 is the same account: its request shows under both names; this one answers it for box.
+      await page.getByRole('button', { name: 'Always allow', description: /^Pair far-ui@box:/ }).click();
+      await expect.poll(async () => (await list()).isError ?? false, { timeout: 60_000 }).toBe(false);
+
+      // Its card, under the machine, with the controls of a local agent's.
+      const card = page.locator('[data-machine-agents="box"] article[aria-label="Agent far-ui on box"]');
+      await card.waitFor();
+      const policy = card.getByLabel('Approval policy for far-ui on box');
+      expect(await policy.inputValue()).toBe('ask-unless-allowed');
+      await policy.selectOption('ask');
+      await expect.poll(() => record()?.settings?.policy).toBe('ask');
+      await expect.poll(() => policy.inputValue()).toBe('ask');
+      await shots(page, 'remote-agent-card', { reveal: card, looks: hostLook(page, serve.host.settings) });
+
+      await card.getByRole('button', { name: 'Revoke…' }).click();
+      const dialog = page.getByRole('dialog', { name: 'Revoke “far-ui” on box?' });
+      await dialog.getByRole('button', { name: 'Revoke', exact: true }).click();
+      await card.waitFor({ state: 'detached' });
+      expect(record()).toBeUndefined();
+      await expect.poll(async () => (await list()).isError ?? false, { timeout: 60_000 }).toBe(true);
+      await page.getByRole('button', { name: 'Close the Agents panel' }).click();
+    } finally {
+      await agent.close().catch(() => undefined);
+    }
+  }, 180_000);
+
   it('a machine whose Tandem is gone when the link comes back is lost: the tab, its group and the status line say so and why', async () => {
     // The remote daemon outlives a run and restores its last session's tabs as transcripts, and
     // one of them may be selected now: the new terminal is the selected tab no one saw before.

@@ -12,7 +12,7 @@ import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { AgentsState, EventName, EventPayload, TerminalView } from '../../src/shared/contract.js';
+import type { AgentsState, EventName, EventPayload, OpResult, TerminalView } from '../../src/shared/contract.js';
 import type { FrameMark } from '../../src/shared/command-marks.js';
 import { Dispatcher, type UiClient } from '../../src/main/host/dispatch.js';
 import { TerminalHost } from '../../src/main/host/host.js';
@@ -20,7 +20,7 @@ import { RemoteMachine } from '../../src/main/remote/machine.js';
 import { RemoteMachines } from '../../src/main/remote/machines.js';
 import { systemClock } from '../../src/main/clock.js';
 import { bashrcJunk, requireSsh, type Sshd, startSshd } from '../support/sshd.js';
-import { until } from '../support/until.js';
+import { until, waitFor } from '../support/until.js';
 import { startAgentFixture } from './agent-helpers.js';
 import { exitOf, login, TestClient, tokenOf } from './web-helpers.js';
 
@@ -189,15 +189,16 @@ describe.skipIf(ssh.skip)(`remote machines over a real sshd${ssh.reason ? ` (ski
     await ui.dispatcher.call('close', { id: view.id });
   }, 180_000);
 
-  test('the link mints no token or login link and changes no policy or setting: a pairAgent over it is refused and writes no token', async () => {
+  test('the link mints no token or login link and changes no setting: a pairAgent over it is refused and writes no token', async () => {
     const agentsFile = join(sshd.home, '.config', 'Tandem', 'agents.json');
     const before = existsSync(agentsFile) ? readFileSync(agentsFile, 'utf8') : null;
     for (const [op, args] of [
       ['pairAgent', { name: 'sneaky' }],
       ['mintLink', {}],
-      ['revokeAgent', { name: 'any' }],
-      ['setAgentPolicy', { name: 'any', policy: 'always' }],
       ['getSettings', {}],
+      ['setSettings', { theme: 'light' }],
+      ['agentSandbox', { name: 'any' }],
+      ['removeAgentHome', { name: 'any' }],
     ] as const) {
       const error = (await box.call(op, args).catch((e: unknown) => e)) as { code?: string; message?: string };
       expect(error.code, op).toBe('forbidden');
@@ -329,10 +330,119 @@ describe.skipIf(ssh.skip)(`remote machines over a real sshd${ssh.reason ? ` (ski
       // The agent's authority stays there: nothing of it was paired here.
       expect(local.layer.state().paired.some((p) => p.name.startsWith('far-agent'))).toBe(false);
       await call('terminal_close', { id: opened.id });
+
+      // Allowed once there, listed here under the machine, and revoked from here: its next call asks again.
+      const guest = await waitFor(async () => (await boxState(dispatcher)).allowedOnce?.find((g) => g.name === 'far-agent'), Boolean, 60_000);
+      await dispatcher.call('revokeAllowedOnce', { id: guest!.id, machine: 'box' });
+      await until(async () => (await call('terminal_list', {})).isError, 'the revoked guest refused', 60_000);
+      expect((await boxState(dispatcher)).allowedOnce?.some((g) => g.name === 'far-agent')).toBe(false);
     } finally {
       await agent.close().catch(() => undefined);
       dispatcher.dispose();
       await local.close();
     }
   }, 180_000);
+
+  test('the person sets a remote agent\'s policy, lifts a denial and revokes it from here; a local agent of the same name is untouched, and a machine named wrong changes nothing', async () => {
+    const local = await startAgentFixture();
+    const panels: AgentsState[] = [];
+    const dispatcher = new Dispatcher(
+      local.host,
+      { id: 'agents-ui-2', send: (event, payload) => void (event === 'agents' && panels.push(payload as AgentsState)) },
+      { agents: local.layer, remote: machines },
+    );
+    // A local agent named as the remote one: what the person does to the remote one must not land here.
+    local.layer.pairAgent({ name: 'far-two' });
+    const agentsFile = join(sshd.home, '.config', 'Tandem', 'agents.json');
+    const remoteRecord = () =>
+      (JSON.parse(readFileSync(agentsFile, 'utf8')) as { agents: Array<{ name: string; settings?: { policy?: string } }> }).agents.find((a) => a.name === 'far-two');
+    const localPolicy = () => local.layer.state().paired.find((p) => p.name === 'far-two')?.policy;
+    // The box's daemon outlives a run: an earlier run's far-two goes first.
+    await box.call('revokeAgent', { name: 'far-two' }).catch(() => undefined);
+    sshd.run('mkdir -p ~/proj && rm -f ~/.config/Tandem/agents/far-two.token');
+    const transport = new StdioClientTransport({
+      command: 'runuser',
+      args: ['-u', sshd.user, '--', process.execPath, resolve(import.meta.dirname, '../../bin/tandem.js'), 'mcp', '--name', 'far-two'],
+      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: sshd.home },
+      cwd: join(sshd.home, 'proj'),
+      stderr: 'pipe',
+    });
+    const agent = new Client({ name: 'far-two', version: '1.0.0' });
+    try {
+      await agent.connect(transport);
+      const call = async (name: string, args: Record<string, unknown>) => {
+        const result = await agent.callTool({ name, arguments: args }, undefined, { timeout: 70_000 });
+        return { isError: result.isError === true, ...(result.structuredContent as Record<string, unknown>) };
+      };
+      const pairing = async (): Promise<string> => {
+        await until(() => panels.at(-1)?.pairings.some((r) => r.name === 'far-two@box') === true, 'the pairing request from box', 60_000);
+        return panels.at(-1)!.pairings.find((r) => r.name === 'far-two@box')!.id;
+      };
+      expect(await call('terminal_list', {})).toMatchObject({ isError: true, error: { code: 'pairing_pending' } });
+      // Denied here: the claim is denied there, listed here, and lifted from here.
+      await dispatcher.call('answerPairing', { requestId: await pairing(), decision: 'deny' });
+      const claim = (await waitFor(async () => (await boxState(dispatcher)).deniedClaims?.find((c) => c.name === 'far-two'), Boolean, 60_000))!;
+      expect(await call('terminal_list', {})).toMatchObject({ isError: true, error: { code: 'pairing_denied' } });
+      await dispatcher.call('liftPairingDenial', { id: claim.id, machine: 'box' });
+      expect(await call('terminal_list', {})).toMatchObject({ isError: true, error: { code: 'pairing_pending' } });
+      await dispatcher.call('answerPairing', { requestId: await pairing(), decision: 'always' });
+      await until(async () => !(await call('terminal_list', {})).isError, 'paired on box', 60_000);
+
+      // Listed here with everything its card shows.
+      const listed = (await waitFor(async () => (await boxState(dispatcher)).agents?.find((a) => a.name === 'far-two'), Boolean, 60_000))!;
+      expect(listed).toMatchObject({ policy: 'ask-unless-allowed', connected: true });
+      expect(listed.allow).toContain('echo | operands: any');
+      const opened = (await call('terminal_open', { title: 'far two', shell: 'bash' })) as { isError: boolean; id?: string };
+      expect(opened.isError, JSON.stringify(opened)).toBe(false);
+      expect(await call('terminal_send', { id: opened.id, text: 'echo plain-42', waitMs: 55_000 })).toMatchObject({ status: 'done', output: 'plain-42' });
+
+      // A machine named wrong, and a machine named again over the link (the remote has no machines
+      // of its own): refused, and neither agent of that name changed.
+      for (const [op, args] of [
+        ['setAgentPolicy', { name: 'far-two', policy: 'always', machine: 'nowhere' }],
+        ['revokeAgent', { name: 'far-two', machine: 'nowhere' }],
+      ] as const) {
+        const error = (await dispatcher.call(op, args).catch((e: unknown) => e)) as { code?: string };
+        expect(error.code, op).toBe('not_found');
+      }
+      const nested = (await box.call('setAgentPolicy', { name: 'far-two', policy: 'always', machine: 'box' }).catch((e: unknown) => e)) as { code?: string };
+      expect(nested.code).toBe('not_found');
+      const nestedRevoke = (await box.call('revokeAgent', { name: 'far-two', machine: 'local2' }).catch((e: unknown) => e)) as { code?: string };
+      expect(nestedRevoke.code).toBe('not_found');
+      expect(remoteRecord()?.settings?.policy ?? 'ask-unless-allowed').toBe('ask-unless-allowed');
+      expect(localPolicy()).toBe('ask-unless-allowed');
+
+      // Set from here: applied there (its file, its judge), not here.
+      await dispatcher.call('setAgentPolicy', { name: 'far-two', machine: 'box', policy: 'ask', allow: listed.allow, deny: listed.deny });
+      expect(remoteRecord()?.settings?.policy).toBe('ask');
+      expect(localPolicy()).toBe('ask-unless-allowed');
+      await until(async () => (await boxState(dispatcher)).agents?.find((a) => a.name === 'far-two')?.policy === 'ask', 'the new policy in machines', 60_000);
+      const asking = call('terminal_send', { id: opened.id, text: 'echo asked-42', waitMs: 55_000 });
+      asking.catch(() => undefined); // awaited below
+      await until(() => panels.at(-1)?.approvals.some((a) => a.agent === 'far-two@box') === true, 'the approval the new policy asks for', 60_000);
+      const approval = panels.at(-1)!.approvals.find((a) => a.agent === 'far-two@box')!;
+      await dispatcher.call('answerApproval', { requestId: approval.id, decision: 'reject', reason: 'not now' });
+      expect(await asking).toMatchObject({ isError: true, error: { code: 'rejected' } });
+
+      // Revoked from here: its token stops working there; the local agent of that name keeps its own.
+      await dispatcher.call('revokeAgent', { name: 'far-two', machine: 'box' });
+      expect(remoteRecord()).toBeUndefined();
+      expect(local.layer.state().paired.some((p) => p.name === 'far-two')).toBe(true);
+      await until(async () => (await call('terminal_list', {})).isError, 'the revoked agent refused', 60_000);
+      await until(async () => !(await boxState(dispatcher)).agents?.some((a) => a.name === 'far-two'), 'far-two gone from machines', 60_000);
+      // Its terminal stays open there until the person closes it.
+      expect(ui.roster().some((t) => t.id === `box:${opened.id}`)).toBe(true);
+      await ui.dispatcher.call('close', { id: `box:${opened.id}` });
+    } finally {
+      await agent.close().catch(() => undefined);
+      dispatcher.dispose();
+      await local.close();
+    }
+  }, 240_000);
 });
+
+/** The `machines` operation's entry for box, as the agents panel reads it. */
+async function boxState(dispatcher: Dispatcher): Promise<OpResult<'machines'>['machines'][number]> {
+  const { machines: list } = (await dispatcher.call('machines', {})) as OpResult<'machines'>;
+  return list.find((m) => m.name === 'box')!;
+}

@@ -273,8 +273,10 @@ export class Dispatcher {
     // Remote machines: an operation on a remote terminal or view goes over its machine's link.
     const routed = this.remote?.route(op, parsed.data as Record<string, unknown>, this.client.id, this.sink) ?? null;
     if (routed) return await routed;
-    const machine = op === 'create' ? (parsed.data as { machine?: string }).machine : undefined;
-    if (machine !== undefined && machine !== 'local')
+    // An operation aimed at a machine this host does not have never falls to this machine's
+    // terminal or agent of the same name.
+    const machine = (parsed.data as { machine?: unknown }).machine;
+    if (typeof machine === 'string' && machine !== 'local')
       throw new TandemError('not_found', `No machine named "${machine}"; add it with tandem serve --machine ${machine}=DESTINATION.`);
     const handler = this.handlers[op] as (input: unknown) => unknown;
     const result = await handler(parsed.data);

@@ -204,20 +204,20 @@ export class RemoteMachines {
     return () => this.listeners.delete(listener);
   }
 
-  /** Each machine's name, destination, link state and why it is down (the `machines` operation). */
-  machineStates(): Array<{
-    name: string;
-    destination: string;
-    status: MachineStatus;
-    problem: string | null;
-    agents: Array<{ name: string; connected: boolean; policy: string }>;
-  }> {
+  /**
+   * Each machine's name, destination, link state and why it is down, and the agents paired there
+   * as its host last told (the `machines` operation).
+   */
+  machineStates(): OpResult<'machines'>['machines'] {
     return [...this.machines.values()].map((machine) => ({
       name: machine.name,
       destination: machine.destination,
       status: machine.status,
       problem: machine.status === 'connected' ? null : machine.problem,
-      agents: (machine.agents?.paired ?? []).map((agent) => ({ name: agent.name, connected: agent.connected, policy: String(agent.policy) })),
+      agents: machine.agents?.paired ?? [],
+      allowedOnce: machine.agents?.allowedOnce ?? [],
+      deniedClaims: machine.agents?.deniedClaims ?? [],
+      sandboxProblem: machine.agents?.sandboxProblem ? { message: machine.agents.sandboxProblem.message } : null,
     }));
   }
 
@@ -298,6 +298,16 @@ export class RemoteMachines {
       return machine
         .call(op, { ...args, id: remoteId })
         .then((value) => ({ ...(value as { id: string }), id: `${machine.name}:${(value as { id: string }).id}` }));
+    }
+    if (op === 'setAgentPolicy' || op === 'revokeAgent' || op === 'revokeAllowedOnce' || op === 'liftPairingDenial') {
+      // An agent paired on a machine: the person changes or revokes it there, as that host's own
+      // panel would (their ssh session is their authority there). Its token never crosses.
+      const name = args.machine as string | undefined;
+      if (name === undefined || name === 'local') return null;
+      const machine = this.machines.get(name);
+      if (!machine) return Promise.reject(new TandemError('not_found', `No machine named "${name}".`));
+      const { machine: _drop, ...rest } = args;
+      return machine.call(op, rest);
     }
     if (op === 'answerApproval' || op === 'answerHandoff' || op === 'answerPairing') {
       const target = this.split(args.requestId as string);

@@ -35,12 +35,17 @@ export const linkOps: ReadonlySet<OpName> = new Set<OpName>([
   'reset',
   'clearScrollback',
   // The person answers this machine's agents' questions from the other end (a pairing request
-  // too: the agent gets its token here, from this host, never over the link); minting tokens,
-  // policies and revocation stay here (an agent's authority is decided on its machine).
+  // too: the agent gets its token here, from this host, never over the link), sets their
+  // policies, revokes them and lifts denials: the link is the person's ssh session, and this machine has no
+  // panel of its own. Tokens are minted only here and never cross (no pairAgent, no login link).
   'agents',
   'answerPairing',
   'answerApproval',
   'answerHandoff',
+  'setAgentPolicy',
+  'revokeAgent',
+  'revokeAllowedOnce',
+  'liftPairingDenial',
   // What this machine's terminals recorded (the person reads their output over the link anyway).
   'timeline',
   'listRecordings',
@@ -101,7 +106,7 @@ class RemoteSession {
     if (!linkOps.has(op as OpName)) {
       const error = new TandemError(
         'forbidden',
-        `"${String(op).slice(0, 40)}" is not offered over a remote link: this machine's agents, credentials and settings stay on it.`,
+        `"${String(op).slice(0, 40)}" is not offered over a remote link: this machine's tokens, credentials and settings stay on it.`,
       );
       this.link.send({ t: 'result', id, ok: false, error: error.toJSON() });
       return;

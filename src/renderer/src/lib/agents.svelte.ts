@@ -154,12 +154,21 @@ export class AgentsStore {
     return (await this.run('denyAllPairings', {})) !== null;
   }
 
-  async liftDenial(id: string): Promise<boolean> {
-    return (await this.run('liftPairingDenial', { id })) !== null;
+  /** `machine`: a claim denied on that remote machine, lifted there. */
+  async liftDenial(id: string, machine?: string): Promise<boolean> {
+    return this.done(await this.run('liftPairingDenial', { id, ...(machine ? { machine } : {}) }), machine);
   }
 
-  async revokeAllowedOnce(id: string): Promise<boolean> {
-    return (await this.run('revokeAllowedOnce', { id })) !== null;
+  /** `machine`: an agent allowed once on that remote machine, revoked there. */
+  async revokeAllowedOnce(id: string, machine?: string): Promise<boolean> {
+    return this.done(await this.run('revokeAllowedOnce', { id, ...(machine ? { machine } : {}) }), machine);
+  }
+
+  /** A remote machine's agents are read again after a change there (its agents event follows too). */
+  private done(result: unknown, machine: string | undefined): boolean {
+    if (result === null) return false;
+    if (machine) void terminals.refreshMachines();
+    return true;
   }
 
   async pair(name: string): Promise<PairResult | null> {
@@ -167,21 +176,26 @@ export class AgentsStore {
     return await this.run('pairAgent', { name: name.trim() });
   }
 
-  async revoke(name: string): Promise<boolean> {
+  /** `machine`: an agent paired on that remote machine, revoked there. */
+  async revoke(name: string, machine?: string): Promise<boolean> {
+    if (machine) return this.done(await this.run('revokeAgent', { name, machine }), machine);
     const done = (await this.run('revokeAgent', { name })) !== null;
     if (done) this.state = { ...this.state, paired: this.state.paired.filter((agent) => agent.name !== name) };
     return done;
   }
 
   /** Refused (busy) while the agent has terminals open: the notice says to close them first. */
-  async setSandbox(agent: PairedAgent, change: { sandbox?: SandboxMode; network?: boolean }): Promise<boolean> {
-    const done = (await this.run('setAgentPolicy', { name: agent.name, policy: agent.policy, allow: agent.allow, deny: agent.deny, ...change })) !== null;
+  async setSandbox(agent: PairedAgent, change: { sandbox?: SandboxMode; network?: boolean }, machine?: string): Promise<boolean> {
+    const args = { name: agent.name, policy: agent.policy, allow: agent.allow, deny: agent.deny, ...change };
+    if (machine) return this.done(await this.run('setAgentPolicy', { ...args, machine }), machine);
+    const done = (await this.run('setAgentPolicy', args)) !== null;
     if (done) this.state = { ...this.state, paired: this.state.paired.map((entry) => (entry.name === agent.name ? { ...entry, ...change } : entry)) };
     return done;
   }
 
-  async setPolicy(agent: PairedAgent, change: { policy?: AgentPolicy; allow?: string[]; deny?: string[] }): Promise<boolean> {
+  async setPolicy(agent: PairedAgent, change: { policy?: AgentPolicy; allow?: string[]; deny?: string[] }, machine?: string): Promise<boolean> {
     const next = { policy: change.policy ?? agent.policy, allow: change.allow ?? agent.allow, deny: change.deny ?? agent.deny };
+    if (machine) return this.done(await this.run('setAgentPolicy', { name: agent.name, ...next, machine }), machine);
     // Shown at once; the host's event confirms it (or the failure puts it back).
     const before = this.state;
     this.state = { ...before, paired: before.paired.map((entry) => (entry.name === agent.name ? { ...entry, ...next } : entry)) };
