@@ -10,13 +10,12 @@
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMachines, startServe } from '../../src/main/cli';
 import type { Runtime } from '../../src/main/runtime';
 import type { RemoteMachines } from '../../src/main/remote/machines';
+import { connectRemoteAgent } from '../support/remote-agent';
 import { requireSsh, type Sshd, startSshd } from '../support/sshd';
 import { chromiumAvailable, chromiumRequired, launchChromium, skipReason } from './helpers/browser';
 import { marksOf, screenText, typeLine, waitForPrompt, waitForScreen } from './helpers/page';
@@ -214,22 +213,16 @@ describe.skipIf(ssh.skip || !runUi)(`Tandem UI: a remote machine over a real ssh
   it('a remote agent paired from here gets a card under its machine: the person sets its policy there and revokes it there', async () => {
     const agentsFile = join(sshd.home, '.config', 'Tandem', 'agents.json');
     const record = () =>
-      (JSON.parse(readFileSync(agentsFile, 'utf8')) as { agents: Array<{ name: string; settings?: { policy?: string } }> }).agents.find((a) => a.name === 'far-ui');
+      (JSON.parse(readFileSync(agentsFile, 'utf8')) as { agents: Array<{ name: string; settings?: { policy?: string } }> }).agents.find(
+        (a) => a.name === 'far-ui',
+      );
     // The box's daemon outlives a run: an earlier run's far-ui goes first.
-    await machines.machines.get('box')!.call('revokeAgent', { name: 'far-ui' }).catch(() => undefined);
-    sshd.run('mkdir -p ~/proj && rm -f ~/.config/Tandem/agents/far-ui.token');
-    // The agent runs on the box as its user, with its own stdio bridge to that user's Tandem.
-    const agent = new Client({ name: 'far-ui', version: '1.0.0' });
-    await agent.connect(
-      new StdioClientTransport({
-        command: 'runuser',
-        args: ['-u', sshd.user, '--', process.execPath, join(projectRoot, 'bin/tandem.js'), 'mcp', '--name', 'far-ui'],
-        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: sshd.home },
-        cwd: join(sshd.home, 'proj'),
-        stderr: 'pipe',
-      }),
-    );
-    const list = async () => (await agent.callTool({ name: 'terminal_list', arguments: {} }, undefined, { timeout: 70_000 })) as { isError?: boolean };
+    await machines.machines
+      .get('box')!
+      .call('revokeAgent', { name: 'far-ui' })
+      .catch(() => undefined);
+    const agent = await connectRemoteAgent(sshd, 'far-ui');
+    const list = () => agent.call('terminal_list');
     try {
       expect((await list()).isError).toBe(true);
       await page.getByRole('button', { name: /^Agents/ }).click();
@@ -255,7 +248,7 @@ describe.skipIf(ssh.skip || !runUi)(`Tandem UI: a remote machine over a real ssh
       await expect.poll(async () => (await list()).isError ?? false, { timeout: 60_000 }).toBe(true);
       await page.getByRole('button', { name: 'Close the Agents panel' }).click();
     } finally {
-      await agent.close().catch(() => undefined);
+      await agent.close();
     }
   }, 180_000);
 

@@ -9,8 +9,6 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { AgentsState, EventName, EventPayload, OpResult, TerminalView } from '../../src/shared/contract.js';
 import type { FrameMark } from '../../src/shared/command-marks.js';
@@ -19,6 +17,7 @@ import { TerminalHost } from '../../src/main/host/host.js';
 import { RemoteMachine } from '../../src/main/remote/machine.js';
 import { RemoteMachines } from '../../src/main/remote/machines.js';
 import { systemClock } from '../../src/main/clock.js';
+import { connectRemoteAgent } from '../support/remote-agent.js';
 import { bashrcJunk, requireSsh, type Sshd, startSshd } from '../support/sshd.js';
 import { until, waitFor } from '../support/until.js';
 import { startAgentFixture } from './agent-helpers.js';
@@ -282,31 +281,12 @@ describe.skipIf(ssh.skip)(`remote machines over a real sshd${ssh.reason ? ` (ski
     }
   }, 120_000);
   test('an agent on the machine pairs with its own host there, and its approval is answered here; the command runs there', async () => {
-    // The person's side here: a local agent layer and a UI client that sees the agents panel.
-    const local = await startAgentFixture();
-    const panels: AgentsState[] = [];
-    const dispatcher = new Dispatcher(
-      local.host,
-      { id: 'agents-ui', send: (event, payload) => void (event === 'agents' && panels.push(payload as AgentsState)) },
-      { agents: local.layer, remote: machines },
-    );
-    // The agent runs on the machine as its user (this box is 127.0.0.1): its stdio bridge finds
-    // that user's daemon by its own discovery, as a local agent finds a local Tandem.
-    sshd.run('mkdir -p ~/proj && rm -f ~/proj/approved.txt ~/.config/Tandem/agents/far-agent.token');
-    const transport = new StdioClientTransport({
-      command: 'runuser',
-      args: ['-u', sshd.user, '--', process.execPath, resolve(import.meta.dirname, '../../bin/tandem.js'), 'mcp', '--name', 'far-agent'],
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: sshd.home },
-      cwd: join(sshd.home, 'proj'),
-      stderr: 'pipe',
-    });
-    const agent = new Client({ name: 'far-agent', version: '1.0.0' });
+    const { local, panels, dispatcher } = await personSide(machines);
+    // The agent runs on the machine as its user (this box is 127.0.0.1).
+    sshd.run('rm -f ~/proj/approved.txt');
+    const agent = await connectRemoteAgent(sshd, 'far-agent');
+    const call = agent.call;
     try {
-      await agent.connect(transport);
-      const call = async (name: string, args: Record<string, unknown>) => {
-        const result = await agent.callTool({ name, arguments: args }, undefined, { timeout: 70_000 });
-        return { isError: result.isError === true, ...(result.structuredContent as Record<string, unknown>) };
-      };
       expect(await call('terminal_list', {})).toMatchObject({ isError: true, error: { code: 'pairing_pending' } });
       await until(() => panels.some((p) => p.pairings.some((r) => r.name === 'far-agent@box')), 'the pairing request from box in the local panel', 60_000);
       const request = panels[panels.length - 1]!.pairings.find((r) => r.name === 'far-agent@box')!;
@@ -337,43 +317,27 @@ describe.skipIf(ssh.skip)(`remote machines over a real sshd${ssh.reason ? ` (ski
       await until(async () => (await call('terminal_list', {})).isError, 'the revoked guest refused', 60_000);
       expect((await boxState(dispatcher)).allowedOnce?.some((g) => g.name === 'far-agent')).toBe(false);
     } finally {
-      await agent.close().catch(() => undefined);
+      await agent.close();
       dispatcher.dispose();
       await local.close();
     }
   }, 180_000);
 
-  test('the person sets a remote agent\'s policy, lifts a denial and revokes it from here; a local agent of the same name is untouched, and a machine named wrong changes nothing', async () => {
-    const local = await startAgentFixture();
-    const panels: AgentsState[] = [];
-    const dispatcher = new Dispatcher(
-      local.host,
-      { id: 'agents-ui-2', send: (event, payload) => void (event === 'agents' && panels.push(payload as AgentsState)) },
-      { agents: local.layer, remote: machines },
-    );
+  test("the person sets a remote agent's policy, lifts a denial and revokes it from here; a local agent of the same name is untouched, and a machine named wrong changes nothing", async () => {
+    const { local, panels, dispatcher } = await personSide(machines);
     // A local agent named as the remote one: what the person does to the remote one must not land here.
     local.layer.pairAgent({ name: 'far-two' });
     const agentsFile = join(sshd.home, '.config', 'Tandem', 'agents.json');
     const remoteRecord = () =>
-      (JSON.parse(readFileSync(agentsFile, 'utf8')) as { agents: Array<{ name: string; settings?: { policy?: string } }> }).agents.find((a) => a.name === 'far-two');
+      (JSON.parse(readFileSync(agentsFile, 'utf8')) as { agents: Array<{ name: string; settings?: { policy?: string } }> }).agents.find(
+        (a) => a.name === 'far-two',
+      );
     const localPolicy = () => local.layer.state().paired.find((p) => p.name === 'far-two')?.policy;
     // The box's daemon outlives a run: an earlier run's far-two goes first.
     await box.call('revokeAgent', { name: 'far-two' }).catch(() => undefined);
-    sshd.run('mkdir -p ~/proj && rm -f ~/.config/Tandem/agents/far-two.token');
-    const transport = new StdioClientTransport({
-      command: 'runuser',
-      args: ['-u', sshd.user, '--', process.execPath, resolve(import.meta.dirname, '../../bin/tandem.js'), 'mcp', '--name', 'far-two'],
-      env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: sshd.home },
-      cwd: join(sshd.home, 'proj'),
-      stderr: 'pipe',
-    });
-    const agent = new Client({ name: 'far-two', version: '1.0.0' });
+    const agent = await connectRemoteAgent(sshd, 'far-two');
+    const call = agent.call;
     try {
-      await agent.connect(transport);
-      const call = async (name: string, args: Record<string, unknown>) => {
-        const result = await agent.callTool({ name, arguments: args }, undefined, { timeout: 70_000 });
-        return { isError: result.isError === true, ...(result.structuredContent as Record<string, unknown>) };
-      };
       const pairing = async (): Promise<string> => {
         await until(() => panels.at(-1)?.pairings.some((r) => r.name === 'far-two@box') === true, 'the pairing request from box', 60_000);
         return panels.at(-1)!.pairings.find((r) => r.name === 'far-two@box')!.id;
@@ -434,12 +398,24 @@ describe.skipIf(ssh.skip)(`remote machines over a real sshd${ssh.reason ? ` (ski
       expect(ui.roster().some((t) => t.id === `box:${opened.id}`)).toBe(true);
       await ui.dispatcher.call('close', { id: `box:${opened.id}` });
     } finally {
-      await agent.close().catch(() => undefined);
+      await agent.close();
       dispatcher.dispose();
       await local.close();
     }
   }, 240_000);
 });
+
+/** The person's side here: a local agent layer and a UI client that sees the agents panel (every agents event kept). */
+async function personSide(machines: RemoteMachines) {
+  const local = await startAgentFixture();
+  const panels: AgentsState[] = [];
+  const dispatcher = new Dispatcher(
+    local.host,
+    { id: `agents-ui-${Math.random().toString(36).slice(2)}`, send: (event, payload) => void (event === 'agents' && panels.push(payload as AgentsState)) },
+    { agents: local.layer, remote: machines },
+  );
+  return { local, panels, dispatcher };
+}
 
 /** The `machines` operation's entry for box, as the agents panel reads it. */
 async function boxState(dispatcher: Dispatcher): Promise<OpResult<'machines'>['machines'][number]> {
