@@ -247,36 +247,38 @@ export const operations = {
   agents: { args: z.object({}), result: agentsStateSchema },
   /** Pair an agent: its token is shown once, inside ready-to-copy configurations. */
   pairAgent: {
-    args: z.object({ name: agentName }),
+    args: z.object({ name: agentName }).strict(),
     result: z.object({ name: z.string(), token: z.string(), configs: z.array(z.object({ client: z.string(), file: z.string(), text: z.string() })) }),
   },
   /**
    * Revokes a paired agent: its token stops working and its connections end. `machine`: an agent
    * paired on that remote machine, revoked there (the person's link to it is their ssh session).
    */
-  revokeAgent: { args: z.object({ name: agentName, machine: machineArg.optional() }), result: z.object({}) },
+  revokeAgent: { args: z.object({ name: agentName, machine: machineArg.optional() }).strict(), result: z.object({}) },
   /** `machine`: an agent paired on that remote machine; its host there applies the change as its own panel would. */
   setAgentPolicy: {
-    args: z.object({
-      name: agentName,
-      machine: machineArg.optional(),
-      policy: policySchema,
-      allow: z.array(z.string().min(1).max(200)).max(200).optional(),
-      deny: z.array(z.string().min(1).max(200)).max(200).optional(),
-      sandbox: sandboxModeSchema.optional(),
-      network: z.boolean().optional(),
-      homeReadable: homeReadableSchema.optional(),
-      networkDomains: networkDomainsSchema.optional(),
-    }),
+    args: z
+      .object({
+        name: agentName,
+        machine: machineArg.optional(),
+        policy: policySchema,
+        allow: z.array(z.string().min(1).max(200)).max(200).optional(),
+        deny: z.array(z.string().min(1).max(200)).max(200).optional(),
+        sandbox: sandboxModeSchema.optional(),
+        network: z.boolean().optional(),
+        homeReadable: homeReadableSchema.optional(),
+        networkDomains: networkDomainsSchema.optional(),
+      })
+      .strict(),
     result: z.object({}),
   },
   answerPairing: { args: z.object({ requestId: id, decision: z.enum(['once', 'always', 'deny']) }), result: z.object({}) },
-  /** "Deny all": every waiting pairing request is denied (a flood). */
-  denyAllPairings: { args: z.object({}), result: z.object({}) },
+  /** "Deny all": every waiting pairing request is denied (a flood), the remote machines' too. */
+  denyAllPairings: { args: z.object({}).strict(), result: z.object({}) },
   /** `machine`: a claim denied on that remote machine (listed in `machines`), lifted there. */
-  liftPairingDenial: { args: z.object({ id, machine: machineArg.optional() }), result: z.object({}) },
+  liftPairingDenial: { args: z.object({ id, machine: machineArg.optional() }).strict(), result: z.object({}) },
   /** `machine`: an agent allowed once on that remote machine (listed in `machines`), revoked there. */
-  revokeAllowedOnce: { args: z.object({ id, machine: machineArg.optional() }), result: z.object({}) },
+  revokeAllowedOnce: { args: z.object({ id, machine: machineArg.optional() }).strict(), result: z.object({}) },
   answerApproval: {
     args: z.object({
       requestId: id,

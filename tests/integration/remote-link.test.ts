@@ -356,6 +356,100 @@ describe('the local side', () => {
     expect(await outcome).toBe('not_running: hung did not answer within 120 s.');
   });
 
+  test('a hostile remote that sends malformed events and answers crashes nothing here: local shells live on, nothing malformed is shown, calls fail internal', async () => {
+    // A remote that speaks the link's framing and handshake and then lies: every event and every
+    // answer in a shape the contract does not have (the daemon's own code never sends these).
+    const junk: Array<{ event: string; payload: unknown }> = [
+      { event: 'agents', payload: { paired: [], connected: [], pairings: [], allowedOnce: [], deniedClaims: [], approvals: null, handoffs: [], ran: [] } },
+      { event: 'roster', payload: { terminals: [null] } },
+      { event: 'roster', payload: null },
+      { event: 'agents', payload: { pairings: 'x' } },
+      { event: 'output', payload: { attachmentId: 5, seq: 'x', data: null } },
+      { event: 'attachmentClosed', payload: { attachmentId: 'a', error: null } },
+      { event: 'settings', payload: { theme: 'dark' } },
+    ];
+    const sock = await linkSocket((socket) => {
+      socket.on('error', () => undefined);
+      let seq = 0;
+      const send = (body: LinkBody) => socket.write(encodeMessage({ k: 'msg', s: ++seq, body }));
+      const decoder = new FrameDecoder({
+        start: () => undefined,
+        junk: () => undefined,
+        fail: () => socket.destroy(),
+        frame: (payload) => {
+          const message = decodeMessage(payload);
+          if (message?.k === 'hello') {
+            socket.write(encodeMessage({ k: 'welcome', session: 'evil', resumed: false, received: 0 }));
+            for (const { event, payload } of junk) send({ t: 'event', event: event as EventName, payload: payload as never });
+          }
+          if (message?.k === 'msg' && message.body.t === 'call') {
+            const { id, op } = message.body;
+            // A list answer with a terminal that is not one; an error that is not an error; others a bare string.
+            if (op === 'list') send({ t: 'result', id, ok: true, value: { terminals: [{ id: 'x' }] } });
+            else if (op === 'rename') send({ t: 'result', id, ok: false, error: null as never });
+            else send({ t: 'result', id, ok: true, value: 'not an answer' });
+          }
+        },
+      });
+      socket.on('data', (chunk: Buffer) => decoder.push(chunk));
+      socket.write(startLine);
+      socket.write(encodeMessage({ k: 'server', protocol: LINK_PROTOCOL, version: '0.1.0' }));
+    });
+    const log: string[] = [];
+    const machine = new RemoteMachine({
+      name: 'evil',
+      destination: sock.path,
+      ssh: pipe,
+      remoteCommand: 'unused',
+      clock: systemClock,
+      version: '0.1.0',
+      log: (line) => log.push(line),
+    });
+    const machines = new RemoteMachines();
+    machines.add(machine);
+    const rosters: TerminalView[][] = [];
+    const panels: AgentsState[] = [];
+    const ui: UiClient = {
+      id: 'hostile-remote-ui',
+      send: (event, payload) => {
+        if (event === 'roster') rosters.push((payload as EventPayload<'roster'>).terminals);
+        if (event === 'agents') panels.push(payload as AgentsState);
+      },
+    };
+    const local = await startAgentFixture();
+    const dispatcher = new Dispatcher(local.host, ui, { agents: local.layer, remote: machines });
+    cleanups.push(
+      () => sock.close(),
+      () => machines.stop(),
+      () => dispatcher.dispose(),
+      () => local.close(),
+    );
+    const shell = await local.host.create({ shell: 'bash' });
+    machines.start();
+    await until(
+      () => log.filter((line) => line.includes('is not Tandem')).length >= 6,
+      () => `the junk events refused: ${log.join(' / ')}`,
+    );
+    // Nothing of it shows, and the panel still reads.
+    expect(machines.roster()).toEqual([]);
+    expect(machines.agentsOverlay(local.layer.state()).approvals).toEqual([]);
+    expect(rosters.flat().some((view) => view.machine === 'evil')).toBe(false);
+    // Its answers: refused as not Tandem's, never shown.
+    for (const [op, args] of [
+      ['create', { machine: 'evil', shell: 'bash' }],
+      ['rename', { id: 'evil:x', title: 'y' }],
+      ['setAgentPolicy', { machine: 'evil', name: 'a', policy: 'always' }],
+    ] as const) {
+      const error = (await dispatcher.call(op, args).catch((e: unknown) => e)) as { code?: string; message?: string };
+      expect(error.code, op).toBe('internal');
+    }
+    expect(((await dispatcher.call('list', {})) as { terminals: TerminalView[] }).terminals.map((view) => view.id)).toEqual([shell.id]);
+    // The local shell lives on and answers.
+    const session = local.host.get(shell.id).session;
+    expect(session.status).not.toBe('exited');
+    expect(await session.send({ text: 'echo alive-$((6*7))', waitMs: 30_000 })).toMatchObject({ status: 'done', output: 'alive-42' });
+  });
+
   test('a remote of another link protocol is told in one sentence, not crashed on', async () => {
     const sock = await linkSocket((socket) => {
       socket.write(`motd\n${startLine}`);
@@ -548,6 +642,30 @@ describe('the local side', () => {
     const refused = (await dispatcher.call('setAgentPolicy', { name: approval.agent, policy: 'always' }).catch((e: unknown) => e)) as { code?: string };
     expect(refused.code).toBe('not_found');
     expect(remote.layer.state().paired.find((p) => p.name === 'builder')!.policy).toBe('ask');
+
+    // An unknown key is refused, not dropped: a mistyped machine key never lands on this machine's agent of that name.
+    local.layer.pairAgent({ name: 'builder' });
+    for (const [op, args] of [
+      ['setAgentPolicy', { name: 'builder', policy: 'always', Machine: 'far' }],
+      ['revokeAgent', { name: 'builder', machines: 'far' }],
+      ['pairAgent', { name: 'ghost', machine: 'far' }],
+    ] as const) {
+      const error = (await dispatcher.call(op, args).catch((e: unknown) => e)) as { code?: string };
+      expect(error.code, op).toBe('invalid_argument');
+    }
+    expect(local.layer.state().paired.map((p) => [p.name, p.policy])).toEqual([['builder', 'ask-unless-allowed']]);
+
+    // "Deny all" here denies the machine's waiting pairing requests too: they are in the same list.
+    const asking = fetch(`${remote.url}/pair`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'flood', pid: 4242, exe: '/usr/bin/python3', cwd: '/tmp' }),
+    }).catch(() => undefined);
+    await until(() => panels.at(-1)?.pairings.some((r) => r.name === 'flood@far') === true, 'the remote pairing request in the local panel');
+    await dispatcher.call('denyAllPairings', {});
+    expect(remote.layer.state().pairings).toEqual([]);
+    expect(remote.layer.state().pairingsPausedUntil).toBeTruthy();
+    await asking;
   }, 120_000);
 
   test.skipIf(!existsSync(resolve(__dirname, '../../out/main/cli.js')))(

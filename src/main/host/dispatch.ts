@@ -79,6 +79,8 @@ export interface RemoteRouter {
   onAgents(listener: () => void): () => void;
   /** The connected machines' recordings, for the person's list (`listRecordings`). */
   recordings?(): Promise<OpResult<'listRecordings'>['recordings']>;
+  /** "Deny all" on every connected machine with pairing requests waiting (a machine that does not answer is left as it is). */
+  denyAllPairings?(): Promise<void>;
   /** Each machine's name, destination and link state (the `machines` operation). */
   machineStates?(): OpResult<'machines'>['machines'];
   /** Adds and starts a machine (the `addMachine` operation). */
@@ -184,7 +186,13 @@ export class Dispatcher {
       revokeAgent: (args) => (agents ? (agents.revokeAgent(args), {}) : noAgents()),
       setAgentPolicy: (args) => (agents ? (agents.setAgentPolicy(args), {}) : noAgents()),
       answerPairing: (args) => (agents ? (agents.answerPairing(args), {}) : noAgents()),
-      denyAllPairings: () => (agents ? (agents.denyAllPairings(), {}) : noAgents()),
+      // "Deny all" is for a flood: the machines' waiting requests, listed in the same panel, go too.
+      denyAllPairings: async () => {
+        if (!agents) return noAgents();
+        agents.denyAllPairings();
+        await opts.remote?.denyAllPairings?.();
+        return {};
+      },
       liftPairingDenial: (args) => (agents ? (agents.liftPairingDenial(args), {}) : noAgents()),
       revokeAllowedOnce: (args) => (agents ? (agents.revokeAllowedOnce(args), {}) : noAgents()),
       answerApproval: (args) => (agents ? (agents.answerApproval(args), {}) : noAgents()),

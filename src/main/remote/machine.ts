@@ -11,13 +11,13 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { type FrameMark, frameMarkSchema } from '../../shared/command-marks.js';
-import type { AgentsState, OpName, TerminalView } from '../../shared/contract.js';
+import { type AgentsState, events, type OpName, operations, type TerminalView } from '../../shared/contract.js';
 import { TandemError, type ErrorCode, ERROR_CODES } from '../../shared/errors.js';
 import type { FrameSink } from '../host/attachment.js';
 import type { Clock } from '../clock.js';
 import { FRAMING, FrameDecoder, junkPreview, startLine } from './frame.js';
 import { decodeMessage, encodeMessage, LINK_PROTOCOL, type LinkBody, type LinkMessage, LinkSession, maxLinkMessageChars } from './link.js';
-import { protocolMismatch } from './server.js';
+import { isLinkEvent, protocolMismatch } from './server.js';
 
 export const installCommand = 'npm install -g tandem-terminal';
 export const defaultRemoteCommand = 'tandem host --stdio';
@@ -59,6 +59,7 @@ interface View {
 }
 
 interface PendingCall {
+  op: OpName;
   resolve: (value: unknown) => void;
   reject: (error: Error) => void;
   /** Runs as the result is delivered, before any later message (an attach's first frame follows its result at once). */
@@ -207,7 +208,15 @@ export class RemoteMachine {
       frame: (payload) => {
         const message = decodeMessage(payload);
         if (!message || this.child !== child) return;
-        const why = this.onMessage(message, write);
+        let why: string | null;
+        try {
+          why = this.onMessage(message, write);
+        } catch (error) {
+          // Nothing a remote sends may throw out of ssh's output handler (it would end this
+          // process and every local shell with it): the link goes, and comes back.
+          why = `${this.opts.name}: a message on the link could not be handled (${(error as Error).message}); reconnecting.`;
+          this.opts.log?.(why);
+        }
         if (why) {
           refused = why;
           child.kill('SIGKILL');
@@ -342,17 +351,31 @@ export class RemoteMachine {
       if (!pending) return;
       this.calls.delete(body.id);
       this.opts.clock.clearTimeout(pending.timer);
+      // The remote's answers are checked as the contract has them before anything here uses
+      // them: a machine that sends something else is shown nothing of it.
       if (body.ok) {
-        pending.onValue?.(body.value);
-        pending.resolve(body.value);
-      } else
-        pending.reject(
-          new TandemError((ERROR_CODES as readonly string[]).includes(body.error.code) ? (body.error.code as ErrorCode) : 'internal', body.error.message),
-        );
+        const checked = operations[pending.op].result.safeParse(body.value);
+        if (!checked.success) {
+          pending.reject(new TandemError('internal', `${this.opts.name} answered "${pending.op}" with something that is not Tandem's answer to it.`));
+          return;
+        }
+        pending.onValue?.(checked.data);
+        pending.resolve(checked.data);
+      } else {
+        const error = body.error as { code?: unknown; message?: unknown } | null;
+        const code = typeof error?.code === 'string' && (ERROR_CODES as readonly string[]).includes(error.code) ? (error.code as ErrorCode) : 'internal';
+        const message = typeof error?.message === 'string' ? error.message.slice(0, 2000) : `${this.opts.name} refused "${pending.op}".`;
+        pending.reject(new TandemError(code, message));
+      }
       return;
     }
-    if (body.t !== 'event') return;
-    const payload = body.payload as Record<string, unknown>;
+    if (body.t !== 'event' || !isLinkEvent(body.event)) return;
+    const checked = events[body.event].safeParse(body.payload);
+    if (!checked.success) {
+      this.opts.log?.(`${this.opts.name} sent a "${body.event}" event that is not Tandem's; it is ignored.`);
+      return;
+    }
+    const payload = checked.data as Record<string, unknown>;
     switch (body.event) {
       case 'roster':
         this.terminals = (payload as { terminals: TerminalView[] }).terminals;
@@ -401,7 +424,7 @@ export class RemoteMachine {
           ),
         );
       }, this.opts.callTimeoutMs ?? defaultCallTimeoutMs);
-      this.calls.set(id, { resolve, reject, onValue, timer });
+      this.calls.set(id, { op, resolve, reject, onValue, timer });
       if (this.session.send({ t: 'call', id, op, args })) return;
       this.opts.clock.clearTimeout(timer);
       this.calls.delete(id);

@@ -335,6 +335,12 @@ export class RemoteMachines {
     for (const machine of this.machines.values()) machine.detachClient(clientId);
   }
 
+  /** "Deny all" on every connected machine whose pairing requests wait in the panel. */
+  async denyAllPairings(): Promise<void> {
+    const asking = [...this.machines.values()].filter((machine) => machine.status === 'connected' && (machine.agents?.pairings.length ?? 0) > 0);
+    await Promise.allSettled(asking.map((machine) => machine.call('denyAllPairings', {})));
+  }
+
   /** The recordings of every connected machine, their ids with the machine's name; a machine that does not answer is left out. */
   async recordings(): Promise<OpResult<'listRecordings'>['recordings']> {
     const connected = [...this.machines.values()].filter((machine) => machine.status === 'connected');

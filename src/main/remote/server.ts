@@ -46,6 +46,7 @@ export const linkOps: ReadonlySet<OpName> = new Set<OpName>([
   'revokeAgent',
   'revokeAllowedOnce',
   'liftPairingDenial',
+  'denyAllPairings',
   // What this machine's terminals recorded (the person reads their output over the link anyway).
   'timeline',
   'listRecordings',
@@ -54,7 +55,13 @@ export const linkOps: ReadonlySet<OpName> = new Set<OpName>([
 ]);
 
 /** Events a link carries (settings are this machine's). */
-const linkEvents: ReadonlySet<EventName> = new Set<EventName>(['roster', 'output', 'attachmentClosed', 'writable', 'agents']);
+const linkEventNames = ['roster', 'output', 'attachmentClosed', 'writable', 'agents'] as const;
+const linkEvents: ReadonlySet<EventName> = new Set<EventName>(linkEventNames);
+
+/** Whether the other end may send this event over a link (the local side takes no other). */
+export function isLinkEvent(name: unknown): name is (typeof linkEventNames)[number] {
+  return linkEvents.has(name as EventName);
+}
 
 export interface LinkServerOptions {
   host: TerminalHost;
