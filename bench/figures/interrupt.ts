@@ -1,7 +1,9 @@
 /**
- * Interrupt under a `yes` flood: interrupt() until the send's wait reports `done`. Each round
- * also interrupts with the terminal's modes read by one `stty` per reading (the path before the
- * kept tcgetattr reader, pty/termios.ts), in alternating order, so the two compare in one run.
+ * Interrupt under a `yes` flood: interrupt() until the send's wait reports `done`. Nothing is
+ * typed after the send, so Ctrl+C goes as a key first and the modes are read after it, for the
+ * escalation (interrupt.ts). Each round also interrupts with the modes read by one `stty` per
+ * reading (the path before the kept tcgetattr reader, pty/termios.ts; its process start blocks
+ * the main thread), in alternating order, so the two compare in one run.
  */
 import { closeTtyModeReader, setTtyModeSource, type TtyModeSource } from '../../src/main/pty/termios.js';
 import { BareMarkerShell } from '../lib/bare-pty.js';
@@ -86,11 +88,11 @@ export const interruptFigure: Figure = {
           samples: engine,
           baselines: [
             { name: 'bare node-pty: SIGINT to fg group', samples: floor },
-            { name: 'engine, modes by one stty per reading (before)', samples: viaStty },
+            { name: 'engine, modes by one stty per reading', samples: viaStty },
           ],
           note:
             call && sttyCall
-              ? `the interrupt() call itself: median ${call.median.toFixed(1)} ms (with stty ${sttyCall.median.toFixed(1)} ms), the rest is until the wait settles`
+              ? `the interrupt() call itself (the key goes first; it returns once the modes chose the escalation): median ${call.median.toFixed(1)} ms (with stty ${sttyCall.median.toFixed(1)} ms)`
               : undefined,
         },
       ];

@@ -26,7 +26,8 @@ function scripted(fronts: number[], signalled: Array<[number, string]>): PtyPlat
   } as unknown as PtyPlatform;
 }
 
-function target(platform: PtyPlatform, clock: ManualClock, written: string[]): InterruptTarget {
+/** `quietInput`: nothing typed since the line was submitted (the key goes first) or typed ahead (SIGINT to the group). */
+function target(platform: PtyPlatform, clock: ManualClock, written: string[], quietInput = false): InterruptTarget {
   const state: ReadinessState = { integration: 'full', phase: { kind: 'running', seq: 7, started: true }, lastStartSeq: 7, lastEndSeq: 6, ptyExit: null };
   return {
     pid: shell,
@@ -37,6 +38,7 @@ function target(platform: PtyPlatform, clock: ManualClock, written: string[]): I
     interrupting: () => undefined,
     write: async (data) => void written.push(data),
     probeNow: async () => false,
+    quietInput: () => quietInput,
     gone: () => false,
     onStateChange: () => () => undefined,
   };
@@ -68,5 +70,21 @@ describe('an interrupt in a loop of short jobs', () => {
     await clock.advance(60_000);
     expect(signalled).toEqual([[500, 'SIGINT']]);
     expect(clock.pending).toBe(0);
+  });
+
+  it('with nothing typed ahead, the first job gets Ctrl+C as a key (the terminal signals it), and the next job is followed as well', async () => {
+    const clock = new ManualClock();
+    const signalled: Array<[number, string]> = [];
+    const written: string[] = [];
+    await interrupt(target(scripted([500, shell, 501], signalled), clock, written, true));
+    expect(written).toEqual(['\x03']);
+    expect(signalled).toEqual([]);
+    await clock.advance(1000);
+    expect(signalled).toEqual([]);
+    await clock.advance(1000);
+    expect(signalled).toEqual([[501, 'SIGINT']]);
+    expect(written).toEqual(['\x03']);
+    await clock.advance(60_000);
+    expect(written).toEqual(['\x03']);
   });
 });

@@ -66,6 +66,10 @@ export const floodKeepScreens = 2;
  * each parser write covers at most half a batch, and its lines are saved when it completes.
  */
 export const coldBatchLines = 500;
+/** Below this much unparsed output, nothing is looked at for lines past the scrollback (`dropUnkept`). */
+export const unkeptMinChars = 256 * 1024;
+/** Characters that change the emulator's state beyond the lines they are on: nothing with one of them is dropped unparsed. */
+const stateful = /[\x07\x0e\x0f\x1b\x80-\x9f]/;
 
 /** The line break before the newest `lines` lines of `text`, or -1 when none lies at or after `floor`. */
 function breakBefore(text: string, lines: number, floor: number): number {
@@ -148,6 +152,10 @@ export class Emulator {
   private readonly serializer: SerializeAddonType;
   private readonly cold: ColdHistory;
   private readonly hotLines: number;
+  /** Lines of scrollback kept in all (hot and cold). */
+  private readonly scrollbackLines: number;
+  /** The backlog's length from which `dropUnkept` looks again (a look that found nothing waits for it to double). */
+  private unkeptLookAt = unkeptMinChars;
   /** Characters fed so far, and characters parsed (or skipped) so far: offsets of the output stream. */
   private fedChars = 0;
   private parsedChars = 0;
@@ -197,6 +205,7 @@ export class Emulator {
     this.clock = opts.clock ?? systemClock;
     this.busy = opts.busy ?? threadBusy;
     this.hotLines = Math.min(opts.hotLines ?? 1000, opts.scrollback);
+    this.scrollbackLines = opts.scrollback;
     this.cold = new ColdHistory(opts.scrollback - this.hotLines);
     this.terminal = new Terminal({
       cols: opts.cols,
@@ -467,7 +476,7 @@ export class Emulator {
     });
   }
 
-  /** Output characters never parsed because a flood outran the parser. */
+  /** Output characters never parsed: a flood outran the parser, or they would have scrolled past the whole scrollback. */
   skippedChars = 0;
 
   /**
@@ -483,6 +492,48 @@ export class Emulator {
       end = next + 1;
     }
     return end;
+  }
+
+  /**
+   * A backlog so long that its start would scroll past every line the scrollback keeps (`yes`,
+   * `seq 1 1000000`, a log of short lines) before a flood window says so: that start is dropped
+   * unparsed, as parsing it would only move lines into cold history to be discarded there (most
+   * of the main thread's time under such output, and what kept an interrupt's answer waiting).
+   * Exact for the screen and scrollback: the cut is after a CRLF (it stands for the lines it
+   * drops, so the next line starts where it would have), at least the scrollback's lines, the
+   * screen's and two cold batches' stay after it, and nothing that changes state beyond its own
+   * line (an escape or C1 sequence, a bell, a charset shift) nor a Clear or followed line is
+   * passed over. No note: the lines dropped were never going to be kept.
+   */
+  private dropUnkept(data: string): string {
+    if (data.length < this.unkeptLookAt) {
+      if (data.length < unkeptMinChars) this.unkeptLookAt = unkeptMinChars;
+      return data;
+    }
+    this.unkeptLookAt = data.length * 2;
+    if (this.noteChars > 0) return data;
+    const keep = this.scrollbackLines + 2 * coldBatchLines + this.terminal.rows + 1;
+    let at = data.length;
+    for (let lines = 0; lines < keep; lines++) {
+      at = data.lastIndexOf('\n', at - 1);
+      if (at <= 0) return data;
+    }
+    let upper = at;
+    const nextClear = this.clearsAt[0];
+    if (nextClear !== undefined) upper = Math.min(upper, nextClear - this.parsedChars);
+    const nextLine = this.lineQueue[0];
+    if (nextLine !== undefined) upper = Math.min(upper, nextLine.offset - this.parsedChars);
+    const state = data.slice(0, upper).search(stateful);
+    if (state >= 0) upper = state;
+    const crlf = data.lastIndexOf('\r\n', upper - 2);
+    if (crlf < 0) return data;
+    const cut = crlf + 2;
+    if (cut < unkeptMinChars / 4) return data;
+    this.parsedChars += cut;
+    this.skippedChars += cut;
+    this.unkeptLookAt = unkeptMinChars;
+    this.noteChars = 2;
+    return `\r\n${data.slice(cut)}`;
   }
 
   /** The emulator has a backlog on a thread that has been busy (sampled at most once a flood window). */
@@ -506,6 +557,7 @@ export class Emulator {
     this.applyDueClears();
     this.placeDueLines();
     this.writing = true;
+    data = this.dropUnkept(data);
     let end = this.sliceEnd(data);
     // No parser write spans a Clear's offset: it lands between two writes, exactly there.
     const nextClear = this.clearsAt[0];

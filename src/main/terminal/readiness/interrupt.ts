@@ -1,7 +1,9 @@
 /**
- * Interrupting and signalling the foreground program: a real SIGINT to its process group, or
- * Ctrl+C as a key where the program has the terminal raw (or there are no groups: Windows),
- * escalating only if nothing happened.
+ * Interrupting and signalling the foreground program: Ctrl+C as a key, which the terminal turns
+ * into SIGINT for the group in front while ISIG is on and a raw-mode program (ssh, an editor)
+ * reads as a byte; SIGINT sent directly where the key would reach too much (a shell sharing its
+ * parent's group), would drop input typed ahead, or missed the job it meant; escalating only if
+ * nothing happened.
  */
 import { TandemError } from '../../../shared/errors.js';
 import type { SignalName } from '../../../shared/types.js';
@@ -26,6 +28,12 @@ export interface InterruptTarget {
   write(data: string): Promise<void>;
   /** Whether the foreground program waits for input now. */
   probeNow(): Promise<unknown>;
+  /**
+   * Nothing was written since the running command's line was submitted (one line end since the
+   * last prompt, and nothing after it): a Ctrl+C key, which makes the terminal drop the input it
+   * holds, would drop nothing.
+   */
+  quietInput(): boolean;
   /** Closing or exited: nothing more is escalated. */
   gone(): boolean;
   onStateChange(listener: () => void): () => void;
@@ -41,10 +49,6 @@ export async function interrupt(target: InterruptTarget): Promise<void> {
   target.interrupting();
   const fg = platform.foregroundGroup(pid);
   const shellPgrp = platform.shellGroup(pid);
-  // The modes matter only where a job or a shell sharing its parent's group is in front: no
-  // front group, or the shell's own group led by the shell, gets the key whatever they say.
-  const modesMatter = fg !== null && (fg !== shellPgrp || shellPgrp !== pid);
-  const modes = modesMatter && target.ttyPath ? await platform.ttyModes(target.ttyPath) : null;
   // The command to escalate against: the running one, or the one whose start is still due.
   const state = target.readiness();
   const phase = state.phase;
@@ -53,13 +57,17 @@ export async function interrupt(target: InterruptTarget): Promise<void> {
   // A shell that runs its command itself while sharing its parent's group (pwsh inside
   // bubblewrap): the key would signal the whole group, bubblewrap too, which ends the terminal
   // where bubblewrap could not be started ignoring it (sandbox/launch.ts). The shell and its
-  // own processes in that group (the dotnet tool's pwsh is a child) get it.
-  if (fg && fg === shellPgrp && shellPgrp !== pid && modes?.isig) {
-    platform.signalJob(pid, 'SIGINT');
-    if (running) escalate(target, fg, seq, () => platform.signalJob(pid, 'SIGINT'));
-    return;
+  // own processes in that group (the dotnet tool's pwsh is a child) get it, when the modes say
+  // the key would have been a signal.
+  if (fg && fg === shellPgrp && shellPgrp !== pid) {
+    const modes = target.ttyPath ? await platform.ttyModes(target.ttyPath) : null;
+    if (modes?.isig) {
+      platform.signalJob(pid, 'SIGINT');
+      if (running) escalate(target, fg, seq, () => platform.signalJob(pid, 'SIGINT'));
+      return;
+    }
   }
-  if (!fg || fg === shellPgrp || (modes && !modes.isig)) {
+  if (!fg || fg === shellPgrp) {
     // Raw-mode programs (editors, ssh) take Ctrl+C as a key and decide themselves.
     await target.write('\x03');
     // A command the shell runs itself (a pwsh cmdlet, a bash loop) gets the key once more if
@@ -69,22 +77,41 @@ export async function interrupt(target: InterruptTarget): Promise<void> {
     if (running && ((fg && fg === shellPgrp) || !platform.processGroups)) escalate(target, fg, seq, () => void target.write('\x03').catch(() => {}));
     return;
   }
+  // A job in front. With nothing typed since its line was submitted, Ctrl+C goes as a key at
+  // once: the terminal turns it into SIGINT for the group in front while ISIG is on (and drops
+  // the output it still holds, as any terminal does) and passes it to a raw-mode program (ssh,
+  // an editor) as a byte, so nothing waits for the modes first (on a main thread busy with a
+  // flood their answer took 15 ms and more). They are read after the key, to choose the
+  // escalation. The terminal also drops the input it holds with that SIGINT: where something
+  // was typed ahead (the person's next line, an agent's second line), the modes come first and
+  // SIGINT is sent to the group, which leaves that input for the shell.
+  const program = platform.foregroundProgram(pid);
+  if (target.quietInput()) {
+    await target.write('\x03');
+    if (!running) return;
+    const modes = target.ttyPath ? await platform.ttyModes(target.ttyPath).catch(() => null) : null;
+    // The key went to the group in front when the terminal took it: a loop of short jobs may
+    // have another one in front by now, which the escalation follows.
+    if (!modes || modes.isig) watchJob(target, fg, seq, program);
+    return;
+  }
+  const modes = target.ttyPath ? await platform.ttyModes(target.ttyPath) : null;
+  // Raw-mode programs take Ctrl+C as a key and decide themselves.
+  if (modes && !modes.isig) return target.write('\x03');
   // Reading the modes took a while: a loop of short jobs may have a new one in front by now.
   const now = platform.foregroundGroup(pid);
   interruptJob(target, now !== null && now !== platform.shellGroup(pid) ? now : fg, seq);
 }
 
 /**
- * SIGINT to a job in a group of its own, SIGTERM a second later if nothing happened. A signal
- * that landed between the job's fork and its exec went to a child still running the shell's
- * code (bash's child has not restored the default handlers yet), and the program it became never
- * had it: if the group's program changed since, it gets SIGINT once more before any SIGTERM.
+ * After SIGINT reached a job (as the key, or sent): SIGTERM a second later if nothing
+ * happened. A signal that landed between the job's fork and its exec went to a child still
+ * running the shell's code (bash's child has not restored the default handlers yet), and the
+ * program it became never had it: if the group's program changed since `program` (read before
+ * the signal), it gets SIGINT once more before any SIGTERM.
  */
-function interruptJob(target: InterruptTarget, fg: number, seq: number | null, again = true, follows = shellFollowChecks): void {
+function watchJob(target: InterruptTarget, fg: number, seq: number | null, program: string | null, again = true, follows = shellFollowChecks): void {
   const { platform, pid } = target;
-  // Read before the signal: the program it makes the job exec must count as a change.
-  const program = platform.foregroundProgram(pid);
-  platform.signalGroup(fg, 'SIGINT');
   escalate(
     target,
     fg,
@@ -95,6 +122,15 @@ function interruptJob(target: InterruptTarget, fg: number, seq: number | null, a
     },
     follows,
   );
+}
+
+/** SIGINT sent to a job in a group of its own (one the key missed), watched as above. */
+function interruptJob(target: InterruptTarget, fg: number, seq: number | null, again = true, follows = shellFollowChecks): void {
+  const { platform, pid } = target;
+  // Read before the signal: the program it makes the job exec must count as a change.
+  const program = platform.foregroundProgram(pid);
+  platform.signalGroup(fg, 'SIGINT');
+  watchJob(target, fg, seq, program, again, follows);
 }
 
 function submittedNotStarted(state: ReadinessState): boolean {

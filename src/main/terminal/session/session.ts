@@ -122,6 +122,8 @@ export class TerminalSession {
   private replyBaselineDue = true;
   /** Counts writes: a look that straddles one is stale (its baseline predates the write). */
   private writeGeneration = 0;
+  /** Line ends written since the last prompt, and whether anything was written after the first (interrupt.ts `quietInput`). */
+  private inputSincePrompt = { lineEnds: 0, after: false };
   private readonly outputListeners = new Set<(text: string) => void>();
   private readonly stateListeners = new Set<() => void>();
   private readonly readyWaiters: Array<(ok: boolean) => void> = [];
@@ -533,6 +535,7 @@ export class TerminalSession {
         return this.feed({ type: 'start', seq: marker.seq }, { marker });
       case 'end':
         this.prompts += 1;
+        this.inputSincePrompt = { lineEnds: 0, after: false };
         if (marker.cwd) this.cwd = marker.cwd;
         this.noteToolFiles();
         this.marks.end(this.history.offset, marker.seq, marker.exitCode, marker.command);
@@ -591,6 +594,7 @@ export class TerminalSession {
     this.watcher.activity();
     // Ctrl+C to a running command: its mark says interrupted if it then ends with an error.
     if (data.includes('\x03')) this.marks.interrupted();
+    this.countInput(data);
     const body = async () => {
       if (this.emulator.mustDrainBeforeInput) await this.emulator.parsed();
       if (this.ready.ptyExit) throw new TandemError('exited', 'The shell of this terminal has exited; open a new terminal.');
@@ -611,6 +615,17 @@ export class TerminalSession {
       () => void (this.writesPending -= 1),
     );
     return run;
+  }
+
+  /** What `quietInput` reads: a CR, LF or CRLF ends a line; anything after the first line end is typed ahead. */
+  private countInput(data: string): void {
+    const seen = this.inputSincePrompt;
+    for (let i = 0; i < data.length && !seen.after; i++) {
+      const c = data.charCodeAt(i);
+      if (c === 10 && i > 0 && data.charCodeAt(i - 1) === 13) continue;
+      if (seen.lineEnds > 0) seen.after = true;
+      else if (c === 13 || c === 10) seen.lineEnds = 1;
+    }
   }
 
   /** Takes the write baseline and hands it to every call in flight that judges reads by it. */
@@ -773,6 +788,7 @@ export class TerminalSession {
       interrupting: () => this.feed({ type: 'interrupt' }),
       write: (data) => this.write(data),
       probeNow: () => this.probeNow(),
+      quietInput: () => this.inputSincePrompt.lineEnds === 1 && !this.inputSincePrompt.after,
       gone: () => this.closing.pending || this.ready.ptyExit !== null,
       onStateChange: (listener) => this.onStateChange(listener),
     };
