@@ -381,11 +381,21 @@ describe('the local side', () => {
           if (message?.k === 'hello') {
             socket.write(encodeMessage({ k: 'welcome', session: 'evil', resumed: false, received: 0 }));
             for (const { event, payload } of junk) send({ t: 'event', event: event as EventName, payload: payload as never });
+            // A roster of a million empty objects (under the 4 MiB frame bound): zod, asked for every
+            // failure, built gigabytes of issues for it and the process died.
+            send({ t: 'event', event: 'roster', payload: { terminals: new Array(1_000_000).fill({}) } as never });
           }
           if (message?.k === 'msg' && message.body.t === 'call') {
             const { id, op } = message.body;
             // A list answer with a terminal that is not one; an error that is not an error; others a bare string.
             if (op === 'list') send({ t: 'result', id, ok: true, value: { terminals: [{ id: 'x' }] } });
+            // A timeline too deep for JSON, and an attach never answered (the other views go on meanwhile).
+            else if (op === 'timeline') {
+              // Written by hand: JSON.stringify itself cannot write it.
+              const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+              const value = `{"records":[{"deep":${deep}}],"chains":[],"truncated":false}`;
+              socket.write(encodeFrame(Buffer.from(`{"k":"msg","s":${++seq},"body":{"t":"result","id":${id},"ok":true,"value":${value}}}`)));
+            } else if (op === 'attach') return;
             else if (op === 'rename') send({ t: 'result', id, ok: false, error: null as never });
             else send({ t: 'result', id, ok: true, value: 'not an answer' });
           }
@@ -427,7 +437,7 @@ describe('the local side', () => {
     const shell = await local.host.create({ shell: 'bash' });
     machines.start();
     await until(
-      () => log.filter((line) => line.includes('is not Tandem')).length >= 6,
+      () => log.filter((line) => line.includes('is not Tandem')).length >= 7,
       () => `the junk events refused: ${log.join(' / ')}`,
     );
     // Nothing of it shows, and the panel still reads.
@@ -439,15 +449,64 @@ describe('the local side', () => {
       ['create', { machine: 'evil', shell: 'bash' }],
       ['rename', { id: 'evil:x', title: 'y' }],
       ['setAgentPolicy', { machine: 'evil', name: 'a', policy: 'always' }],
+      ['timeline', { terminalId: 'evil:x' }],
     ] as const) {
       const error = (await dispatcher.call(op, args).catch((e: unknown) => e)) as { code?: string; message?: string };
       expect(error.code, op).toBe('internal');
     }
     expect(((await dispatcher.call('list', {})) as { terminals: TerminalView[] }).terminals.map((view) => view.id)).toEqual([shell.id]);
+    // An attach the remote never answers holds no other view: the transports hold nothing for it
+    // (the machine keeps the view's own early frames until its result is out).
+    expect(dispatcher.holdsAttach({ id: 'evil:x' })).toBe(false);
+    expect(dispatcher.holdsAttach({ id: shell.id })).toBe(true);
     // The local shell lives on and answers.
     const session = local.host.get(shell.id).session;
     expect(session.status).not.toBe('exited');
     expect(await session.send({ text: 'echo alive-$((6*7))', waitMs: 30_000 })).toMatchObject({ status: 'done', output: 'alive-42' });
+  });
+
+  test.each([
+    ['a part whose text is not text (its length would switch the 64 Mi bound off)', { t: 'part', text: 0, last: false }],
+    ['a ping whose number is 4 MB of text (each pong echoed it back)', null],
+  ] as const)('a remote that sends %s loses its link, not this side its memory', async (_what, body) => {
+    const sock = await linkSocket((socket) => {
+      socket.on('error', () => undefined);
+      const decoder = new FrameDecoder({
+        start: () => undefined,
+        junk: () => undefined,
+        fail: () => socket.destroy(),
+        frame: (payload) => {
+          if (decodeMessage(payload)?.k !== 'hello') return;
+          socket.write(encodeMessage({ k: 'welcome', session: 'liar', resumed: false, received: 0 }));
+          if (body) socket.write(encodeMessage({ k: 'msg', s: 1, body: body as never }));
+          else socket.write(encodeMessage({ k: 'ping', n: 'x'.repeat(4_000_000) } as never));
+        },
+      });
+      socket.on('data', (chunk: Buffer) => decoder.push(chunk));
+      socket.write(startLine);
+      socket.write(encodeMessage({ k: 'server', protocol: LINK_PROTOCOL, version: '0.1.0' }));
+    });
+    const log: string[] = [];
+    const machine = new RemoteMachine({
+      name: 'liar',
+      destination: sock.path,
+      ssh: pipe,
+      remoteCommand: 'unused',
+      clock: systemClock,
+      version: '0.1.0',
+      log: (line) => log.push(line),
+    });
+    const changes: string[] = [];
+    machine.onChange(() => changes.push(machine.status));
+    cleanups.push(
+      () => sock.close(),
+      () => machine.stop(),
+    );
+    machine.start();
+    await until(
+      () => changes.includes('connected') && changes.at(-1) !== 'connected',
+      () => `the link dropped: ${changes.join(' ')} / ${log.join(' / ')}`,
+    );
   });
 
   test('a remote of another link protocol is told in one sentence, not crashed on', async () => {

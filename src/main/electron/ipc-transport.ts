@@ -123,7 +123,7 @@ export function installIpcTransport(opts: IpcTransportOptions): IpcTransport {
       try {
         if (!trusted(event) || event.sender.isDestroyed()) return refused;
         const entry = clientFor(event.sender);
-        const resume = op === 'attach' ? entry.gate.hold() : null;
+        const resume = op === 'attach' && entry.dispatcher.holdsAttach(args) ? entry.gate.hold() : null;
         try {
           const value = await entry.dispatcher.call(op, args);
           if (op === 'attach' && connected.get(event.sender.id) !== entry) {

@@ -83,6 +83,8 @@ export interface RemoteRouter {
   denyAllPairings?(): Promise<void>;
   /** Each machine's name, destination and link state (the `machines` operation). */
   machineStates?(): OpResult<'machines'>['machines'];
+  /** Whether a terminal id names one of the machines' terminals (`NAME:id`). */
+  owns?(terminalId: string): boolean;
   /** Adds and starts a machine (the `addMachine` operation). */
   addMachine?(args: OpArgs<'addMachine'>): OpResult<'addMachine'>;
   /** Stops and forgets a machine (the `removeMachine` operation). */
@@ -271,6 +273,16 @@ export class Dispatcher {
         };
       }
     }
+  }
+
+  /**
+   * Whether a transport holds this client's attachment events while `attach` runs (so a view's
+   * first frame follows its result): not for a remote terminal, whose machine holds the view's
+   * own early frames instead (remote/machine.ts), as its answer can take a while.
+   */
+  holdsAttach(args: unknown): boolean {
+    const id = (args as { id?: unknown } | null)?.id;
+    return !(typeof id === 'string' && this.remote?.owns?.(id));
   }
 
   /** Validates and runs one call. Throws TandemError with a contract code. */

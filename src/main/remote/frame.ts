@@ -47,6 +47,11 @@ export interface DecoderEvents {
 /** Incremental decoder: feed it chunks in order. */
 export class FrameDecoder {
   private buf: Buffer = Buffer.alloc(0);
+  /** Chunks of a frame still incomplete, joined once it can be: a frame trickled a byte at a time is not copied again per byte. */
+  private waiting: Buffer[] = [];
+  private waitingBytes = 0;
+  /** The buffer length the frame being read needs (0: none known). */
+  private need = 0;
   private started = false;
   private failed = false;
   private junkBeforeStart = 0;
@@ -59,7 +64,15 @@ export class FrameDecoder {
 
   push(chunk: Buffer): void {
     if (this.failed) return;
-    this.buf = this.buf.length === 0 ? chunk : Buffer.concat([this.buf, chunk]);
+    if (this.need > 0) {
+      this.waiting.push(chunk);
+      this.waitingBytes += chunk.length;
+      if (this.buf.length + this.waitingBytes < this.need) return;
+      this.buf = Buffer.concat([this.buf, ...this.waiting]);
+      this.waiting = [];
+      this.waitingBytes = 0;
+      this.need = 0;
+    } else this.buf = this.buf.length === 0 ? chunk : Buffer.concat([this.buf, chunk]);
     if (!this.started) this.findStart();
     if (this.started) this.readFrames();
   }
@@ -122,7 +135,10 @@ export class FrameDecoder {
         continue;
       }
       const length = this.buf.readUInt32BE(4);
-      if (this.buf.length < headerBytes + length) return;
+      if (this.buf.length < headerBytes + length) {
+        this.need = headerBytes + length;
+        return;
+      }
       const payload = this.buf.subarray(headerBytes, headerBytes + length);
       if (crc32(payload) !== this.buf.readUInt32BE(8)) {
         this.junk(headerBytes + length, 'corrupt-frame');

@@ -172,6 +172,8 @@ export class LinkSession {
   /** The message a body completes: itself, null while parts are still coming, false for parts past the bound or not JSON. */
   private joined(body: LinkBody): LinkBody | null | false {
     if (body.t !== 'part') return this.parts.length > 0 ? false : body;
+    // A part that is not text drops the link (a number's length would leave the bound unchecked).
+    if (typeof body.text !== 'string') return false;
     this.partChars += body.text.length;
     if (this.partChars > maxLinkMessageChars) return false;
     this.parts.push(body.text);

@@ -17,6 +17,7 @@ import type { FrameSink } from '../host/attachment.js';
 import type { Clock } from '../clock.js';
 import { FRAMING, FrameDecoder, junkPreview, startLine } from './frame.js';
 import { decodeMessage, encodeMessage, LINK_PROTOCOL, type LinkBody, type LinkMessage, LinkSession, maxLinkMessageChars } from './link.js';
+import { checkedRemote } from './checked.js';
 import { isLinkEvent, protocolMismatch } from './server.js';
 
 export const installCommand = 'npm install -g tandem-terminal';
@@ -56,6 +57,13 @@ interface View {
   /** Local frame number = remote frame number + offset (changes when a view starts again from a snapshot). */
   offset: number;
   lastLocalSeq: number;
+  /**
+   * Until the attach result has reached the client: what arrived for the view meanwhile (the
+   * remote sends the first frame right after its answer). The transports hold nothing for a
+   * remote attach, whose answer can take a while: held there, every other view of the client
+   * stopped with it.
+   */
+  early: Array<() => void> | null;
 }
 
 interface PendingCall {
@@ -68,6 +76,17 @@ interface PendingCall {
 }
 
 const maxPendingCalls = 1000;
+/** What this side may have written to ssh that the remote has not read yet, before the link is taken as stuck. */
+const maxUnreadBytes = 32 * 1024 * 1024;
+/** A remote's own words for a sentence shown here: text only, cut, no control characters. */
+function remoteText(value: unknown, max: number): string {
+  const text = typeof value === 'string' ? value : String(value);
+  const clean = text.slice(0, max).replace(/[\x00-\x1f\x7f-\x9f]/g, ' ');
+  return text.length > max ? `${clean}…` : clean;
+}
+
+/** Log lines about stray bytes per connection. */
+const maxStrayLogs = 20;
 
 /** A frame's command marks as the remote host sent them, checked: within the frame's data, or none. */
 const remoteFrameMarks = z.array(frameMarkSchema).max(4096);
@@ -105,6 +124,8 @@ export class RemoteMachine {
   private welcomed = false;
   private everConnected = false;
   private readonly calls = new Map<number, PendingCall>();
+  /** Events refused as not Tandem's (logged the first few times). */
+  private badEvents = 0;
   private nextCallId = 1;
   private readonly views = new Map<string, View>();
   private readonly byRemote = new Map<string, View>();
@@ -185,9 +206,18 @@ export class RemoteMachine {
     if (this.spawned.length > 16) this.spawned.shift();
     let stderr = '';
     let junk = 0;
+    let strays = 0;
     let refused: string | null = null;
     const write = (frame: Buffer) => {
-      if (this.child === child && child.stdin && !child.stdin.destroyed) child.stdin.write(frame);
+      if (this.child !== child || !child.stdin || child.stdin.destroyed) return;
+      // A remote that stops reading while it keeps sending (pings to answer) would have this
+      // side buffer for it without end: past the bound the link goes, and comes back.
+      if (child.stdin.writableLength > maxUnreadBytes) {
+        refused = `${this.opts.name} stopped reading the link; reconnecting.`;
+        child.kill('SIGKILL');
+        return;
+      }
+      child.stdin.write(frame);
     };
     const decoder = new FrameDecoder({
       start: (framing) => {
@@ -199,7 +229,11 @@ export class RemoteMachine {
       junk: (bytes, where) => {
         junk += bytes.length;
         if (this.junkSeen.length < 200) this.junkSeen += junkPreview(bytes, 200 - this.junkSeen.length);
-        if (where !== 'before-start') this.opts.log?.(`${this.opts.name}: skipped ${bytes.length} stray bytes on the link (${where}).`);
+        // Told a few times per connection, then once more with the count (a remote can send junk without end).
+        if (where !== 'before-start' && ++strays <= maxStrayLogs)
+          this.opts.log?.(
+            `${this.opts.name}: skipped ${bytes.length} stray bytes on the link (${where})${strays === maxStrayLogs ? '; further stray bytes on this connection are skipped without a word' : ''}.`,
+          );
       },
       fail: (message) => {
         refused = `${this.opts.name}: ${message}`;
@@ -265,7 +299,10 @@ export class RemoteMachine {
     switch (message.k) {
       case 'server':
         if (message.protocol !== LINK_PROTOCOL)
-          return protocolMismatch(message.version, message.protocol, this.opts.version, LINK_PROTOCOL).replace('The remote machine', this.opts.name);
+          return protocolMismatch(remoteText(message.version, 40), Number(message.protocol), this.opts.version, LINK_PROTOCOL).replace(
+            'The remote machine',
+            this.opts.name,
+          );
         write(
           encodeMessage({
             k: 'hello',
@@ -277,7 +314,7 @@ export class RemoteMachine {
         );
         return null;
       case 'refuse':
-        return message.message.replace('The remote machine', this.opts.name);
+        return remoteText(message.message, 500).replace('The remote machine', this.opts.name);
       case 'welcome': {
         const fresh = !message.resumed;
         if (fresh && this.sessionId !== null) {
@@ -299,6 +336,7 @@ export class RemoteMachine {
         return null;
       }
       case 'ping':
+        if (typeof message.n !== 'number') return `${this.opts.name} sent a ping that is not one; reconnecting.`;
         write(encodeMessage({ k: 'pong', n: message.n }));
         return null;
       case 'pong':
@@ -354,13 +392,13 @@ export class RemoteMachine {
       // The remote's answers are checked as the contract has them before anything here uses
       // them: a machine that sends something else is shown nothing of it.
       if (body.ok) {
-        const checked = operations[pending.op].result.safeParse(body.value);
-        if (!checked.success) {
+        const checked = checkedRemote(operations[pending.op].result, body.value);
+        if (checked === null) {
           pending.reject(new TandemError('internal', `${this.opts.name} answered "${pending.op}" with something that is not Tandem's answer to it.`));
           return;
         }
-        pending.onValue?.(checked.data);
-        pending.resolve(checked.data);
+        pending.onValue?.(checked);
+        pending.resolve(checked);
       } else {
         const error = body.error as { code?: unknown; message?: unknown } | null;
         const code = typeof error?.code === 'string' && (ERROR_CODES as readonly string[]).includes(error.code) ? (error.code as ErrorCode) : 'internal';
@@ -370,12 +408,12 @@ export class RemoteMachine {
       return;
     }
     if (body.t !== 'event' || !isLinkEvent(body.event)) return;
-    const checked = events[body.event].safeParse(body.payload);
-    if (!checked.success) {
-      this.opts.log?.(`${this.opts.name} sent a "${body.event}" event that is not Tandem's; it is ignored.`);
+    const checked = checkedRemote(events[body.event], body.payload);
+    if (checked === null) {
+      if (++this.badEvents <= maxStrayLogs) this.opts.log?.(`${this.opts.name} sent a "${body.event}" event that is not Tandem's; it is ignored.`);
       return;
     }
-    const payload = checked.data as Record<string, unknown>;
+    const payload = checked as Record<string, unknown>;
     switch (body.event) {
       case 'roster':
         this.terminals = (payload as { terminals: TerminalView[] }).terminals;
@@ -388,12 +426,18 @@ export class RemoteMachine {
         const view = this.byRemote.get(payload.attachmentId as string);
         if (!view) return;
         view.lastLocalSeq = (payload.seq as number) + view.offset;
-        view.sink.frame(view.localId, view.lastLocalSeq, payload.data as string, frameMarks(payload.marks, (payload.data as string).length));
+        const seq = view.lastLocalSeq;
+        const frame = () => view.sink.frame(view.localId, seq, payload.data as string, frameMarks(payload.marks, (payload.data as string).length));
+        if (view.early) view.early.push(frame);
+        else frame();
         return;
       }
       case 'writable': {
         const view = this.byRemote.get(payload.attachmentId as string);
-        view?.sink.writable(view.localId, payload.writable as boolean);
+        if (!view) return;
+        const tell = () => view.sink.writable(view.localId, payload.writable as boolean);
+        if (view.early) view.early.push(tell);
+        else tell();
         return;
       }
       case 'attachmentClosed': {
@@ -442,10 +486,18 @@ export class RemoteMachine {
     // The view is registered as the result arrives: the remote sends its first frame right after it.
     const result = (await this.call('attach', { id: terminalId, ...size }, (value) => {
       const { attachmentId, seq } = value as { attachmentId: string; seq: number };
-      const view: View = { localId, remoteId: attachmentId, terminalId, clientId, sink, offset: 0, lastLocalSeq: seq };
+      const view: View = { localId, remoteId: attachmentId, terminalId, clientId, sink, offset: 0, lastLocalSeq: seq, early: [] };
       this.views.set(localId, view);
       this.byRemote.set(attachmentId, view);
     })) as { attachmentId: string; snapshot: string; seq: number; writable: boolean; info: TerminalView };
+    // The result goes to the client in this turn's promise chain; what came for the view meanwhile follows it.
+    setImmediate(() => {
+      const view = this.views.get(localId);
+      const early = view?.early;
+      if (!view || !early) return;
+      view.early = null;
+      for (const deliver of early) deliver();
+    });
     return { ...result, attachmentId: localId };
   }
 

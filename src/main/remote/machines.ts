@@ -237,6 +237,10 @@ export class RemoteMachines {
     };
   }
 
+  owns(terminalId: string): boolean {
+    return this.split(terminalId) !== null;
+  }
+
   private split(id: string): { machine: RemoteMachine; remoteId: string } | null {
     const at = id.indexOf(':');
     if (at <= 0) return null;

@@ -51,7 +51,20 @@ export function serveWsConnection(ws: WebSocket, opts: WsTransportOptions): { cl
 
   const write = (message: ServerMessage | Uint8Array): void => {
     if (!open || ws.readyState !== ws.OPEN) return;
-    ws.send(message instanceof Uint8Array ? message : JSON.stringify(message));
+    let text: string | Uint8Array;
+    try {
+      text = message instanceof Uint8Array ? message : JSON.stringify(message);
+    } catch (error) {
+      // A result that cannot be written (too deep for JSON) still answers its call.
+      if (message instanceof Uint8Array || message.type !== 'result') return;
+      text = JSON.stringify({
+        type: 'result',
+        id: message.id,
+        ok: false,
+        error: { code: 'internal', message: `The answer could not be sent: ${(error as Error).message}` },
+      });
+    }
+    ws.send(text);
     if (ws.bufferedAmount > maxBuffered) {
       open = false;
       ws.close(closeCodes.overloaded, 'The page stopped reading its connection; reconnecting restores the screen.');
@@ -96,7 +109,7 @@ export function serveWsConnection(ws: WebSocket, opts: WsTransportOptions): { cl
       return;
     }
     const { id, op, args } = message.data;
-    const release = op === 'attach' ? gate.hold() : null;
+    const release = op === 'attach' && dispatcher.holdsAttach(args) ? gate.hold() : null;
     dispatcher
       .call(op, args)
       .then(

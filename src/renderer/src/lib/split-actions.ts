@@ -2,10 +2,12 @@ import { type SplitDirection, split } from './split.svelte';
 import { terminals } from './terminals.svelte';
 import { views } from './views';
 
-/** Opens a new terminal beside (or below) `id`, in the directory `id` is in now, in a split, with the keyboard in it. */
+/** Opens a new terminal beside (or below) `id`, on its machine, in the directory `id` is in now, in a split, with the keyboard in it. */
 export async function splitWithNew(id: string, direction: SplitDirection): Promise<void> {
   const from = terminals.list.find((terminal) => terminal.id === id);
-  if (!(await terminals.create(undefined, null, from?.cwd))) return;
+  // A remote terminal's cwd is a path on its machine: the new one opens there, not here.
+  const machine = from?.machine && from.machine !== 'local' ? from.machine : undefined;
+  if (!(await terminals.create(undefined, null, from?.cwd, machine))) return;
   const created = terminals.activeId;
   if (!created || created === id) return;
   split.open(id, created, direction);
