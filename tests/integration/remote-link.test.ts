@@ -212,6 +212,40 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
+/**
+ * A remote that speaks the link's framing and handshake and then does what the test says: `on`
+ * gets every message after the start line, with the socket. Its machine logs into `log`.
+ */
+async function fakeRemote(name: string, on: (message: LinkMessage | null, socket: Socket) => void): Promise<{ machine: RemoteMachine; log: string[] }> {
+  const sock = await linkSocket((socket) => {
+    socket.on('error', () => undefined);
+    const decoder = new FrameDecoder({
+      start: () => undefined,
+      junk: () => undefined,
+      fail: () => socket.destroy(),
+      frame: (payload) => on(decodeMessage(payload), socket),
+    });
+    socket.on('data', (chunk: Buffer) => decoder.push(chunk));
+    socket.write(startLine);
+    socket.write(encodeMessage({ k: 'server', protocol: LINK_PROTOCOL, version: '0.1.0' }));
+  });
+  const log: string[] = [];
+  const machine = new RemoteMachine({
+    name,
+    destination: sock.path,
+    ssh: pipe,
+    remoteCommand: 'unused',
+    clock: systemClock,
+    version: '0.1.0',
+    log: (line) => log.push(line),
+  });
+  cleanups.push(
+    () => sock.close(),
+    () => machine.stop(),
+  );
+  return { machine, log };
+}
+
 describe('the daemon side', () => {
   test.skipIf(!runs('a link directory with POSIX modes', posixModes) || !existsSync(resolve(__dirname, '../../out/main/cli.js')))(
     'tandem host --stdio refuses a link directory others can enter or a symlink, and starts no daemon there',
@@ -368,52 +402,30 @@ describe('the local side', () => {
       { event: 'attachmentClosed', payload: { attachmentId: 'a', error: null } },
       { event: 'settings', payload: { theme: 'dark' } },
     ];
-    const sock = await linkSocket((socket) => {
-      socket.on('error', () => undefined);
-      let seq = 0;
+    let seq = 0;
+    const { machine, log } = await fakeRemote('evil', (message, socket) => {
       const send = (body: LinkBody) => socket.write(encodeMessage({ k: 'msg', s: ++seq, body }));
-      const decoder = new FrameDecoder({
-        start: () => undefined,
-        junk: () => undefined,
-        fail: () => socket.destroy(),
-        frame: (payload) => {
-          const message = decodeMessage(payload);
-          if (message?.k === 'hello') {
-            socket.write(encodeMessage({ k: 'welcome', session: 'evil', resumed: false, received: 0 }));
-            for (const { event, payload } of junk) send({ t: 'event', event: event as EventName, payload: payload as never });
-            // A roster of a million empty objects (under the 4 MiB frame bound): zod, asked for every
-            // failure, built gigabytes of issues for it and the process died.
-            send({ t: 'event', event: 'roster', payload: { terminals: new Array(1_000_000).fill({}) } as never });
-          }
-          if (message?.k === 'msg' && message.body.t === 'call') {
-            const { id, op } = message.body;
-            // A list answer with a terminal that is not one; an error that is not an error; others a bare string.
-            if (op === 'list') send({ t: 'result', id, ok: true, value: { terminals: [{ id: 'x' }] } });
-            // A timeline too deep for JSON, and an attach never answered (the other views go on meanwhile).
-            else if (op === 'timeline') {
-              // Written by hand: JSON.stringify itself cannot write it.
-              const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
-              const value = `{"records":[{"deep":${deep}}],"chains":[],"truncated":false}`;
-              socket.write(encodeFrame(Buffer.from(`{"k":"msg","s":${++seq},"body":{"t":"result","id":${id},"ok":true,"value":${value}}}`)));
-            } else if (op === 'attach') return;
-            else if (op === 'rename') send({ t: 'result', id, ok: false, error: null as never });
-            else send({ t: 'result', id, ok: true, value: 'not an answer' });
-          }
-        },
-      });
-      socket.on('data', (chunk: Buffer) => decoder.push(chunk));
-      socket.write(startLine);
-      socket.write(encodeMessage({ k: 'server', protocol: LINK_PROTOCOL, version: '0.1.0' }));
-    });
-    const log: string[] = [];
-    const machine = new RemoteMachine({
-      name: 'evil',
-      destination: sock.path,
-      ssh: pipe,
-      remoteCommand: 'unused',
-      clock: systemClock,
-      version: '0.1.0',
-      log: (line) => log.push(line),
+      if (message?.k === 'hello') {
+        socket.write(encodeMessage({ k: 'welcome', session: 'evil', resumed: false, received: 0 }));
+        for (const { event, payload } of junk) send({ t: 'event', event: event as EventName, payload: payload as never });
+        // A roster of a million empty objects (under the 4 MiB frame bound): zod, asked for every
+        // failure, built gigabytes of issues for it and the process died.
+        send({ t: 'event', event: 'roster', payload: { terminals: new Array(1_000_000).fill({}) } as never });
+      }
+      if (message?.k === 'msg' && message.body.t === 'call') {
+        const { id, op } = message.body;
+        // A list answer with a terminal that is not one; an error that is not an error; others a bare string.
+        if (op === 'list') send({ t: 'result', id, ok: true, value: { terminals: [{ id: 'x' }] } });
+        // A timeline too deep for JSON, and an attach never answered (the other views go on meanwhile).
+        else if (op === 'timeline') {
+          // Written by hand: JSON.stringify itself cannot write it.
+          const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+          const value = `{"records":[{"deep":${deep}}],"chains":[],"truncated":false}`;
+          socket.write(encodeFrame(Buffer.from(`{"k":"msg","s":${++seq},"body":{"t":"result","id":${id},"ok":true,"value":${value}}}`)));
+        } else if (op === 'attach') return;
+        else if (op === 'rename') send({ t: 'result', id, ok: false, error: null as never });
+        else send({ t: 'result', id, ok: true, value: 'not an answer' });
+      }
     });
     const machines = new RemoteMachines();
     machines.add(machine);
@@ -429,7 +441,6 @@ describe('the local side', () => {
     const local = await startAgentFixture();
     const dispatcher = new Dispatcher(local.host, ui, { agents: local.layer, remote: machines });
     cleanups.push(
-      () => sock.close(),
       () => machines.stop(),
       () => dispatcher.dispose(),
       () => local.close(),
@@ -469,39 +480,14 @@ describe('the local side', () => {
     ['a part whose text is not text (its length would switch the 64 Mi bound off)', { t: 'part', text: 0, last: false }],
     ['a ping whose number is 4 MB of text (each pong echoed it back)', null],
   ] as const)('a remote that sends %s loses its link, not this side its memory', async (_what, body) => {
-    const sock = await linkSocket((socket) => {
-      socket.on('error', () => undefined);
-      const decoder = new FrameDecoder({
-        start: () => undefined,
-        junk: () => undefined,
-        fail: () => socket.destroy(),
-        frame: (payload) => {
-          if (decodeMessage(payload)?.k !== 'hello') return;
-          socket.write(encodeMessage({ k: 'welcome', session: 'liar', resumed: false, received: 0 }));
-          if (body) socket.write(encodeMessage({ k: 'msg', s: 1, body: body as never }));
-          else socket.write(encodeMessage({ k: 'ping', n: 'x'.repeat(4_000_000) } as never));
-        },
-      });
-      socket.on('data', (chunk: Buffer) => decoder.push(chunk));
-      socket.write(startLine);
-      socket.write(encodeMessage({ k: 'server', protocol: LINK_PROTOCOL, version: '0.1.0' }));
-    });
-    const log: string[] = [];
-    const machine = new RemoteMachine({
-      name: 'liar',
-      destination: sock.path,
-      ssh: pipe,
-      remoteCommand: 'unused',
-      clock: systemClock,
-      version: '0.1.0',
-      log: (line) => log.push(line),
+    const { machine, log } = await fakeRemote('liar', (message, socket) => {
+      if (message?.k !== 'hello') return;
+      socket.write(encodeMessage({ k: 'welcome', session: 'liar', resumed: false, received: 0 }));
+      if (body) socket.write(encodeMessage({ k: 'msg', s: 1, body: body as never }));
+      else socket.write(encodeMessage({ k: 'ping', n: 'x'.repeat(4_000_000) } as never));
     });
     const changes: string[] = [];
     machine.onChange(() => changes.push(machine.status));
-    cleanups.push(
-      () => sock.close(),
-      () => machine.stop(),
-    );
     machine.start();
     await until(
       () => changes.includes('connected') && changes.at(-1) !== 'connected',
