@@ -8,19 +8,10 @@ import { verifyTimeline } from '../../src/main/record/timeline.js';
 import { defaultSettings } from '../../src/shared/settings.js';
 import { caught } from '../support/caught.js';
 import { ManualClock } from '../support/manual-clock.js';
+import { recordingMeta } from '../support/recording-meta.js';
 
 const day = 24 * 60 * 60 * 1000;
-const meta = (terminalId: string) => ({
-  terminalId,
-  title: 't',
-  origin: 'agent' as const,
-  agent: 'a',
-  shell: 'bash',
-  cwd: '/w',
-  cols: 80,
-  rows: 24,
-  sandbox: null,
-});
+const meta = (terminalId: string) => recordingMeta(terminalId);
 
 let dir: string;
 let clock: ManualClock;

@@ -8,6 +8,7 @@ import { credentialNames, credentialSuffixes, isCredentialName, keptNames } from
 import { RecordingStore } from '../../src/main/record/store.js';
 import { defaultSettings } from '../../src/shared/settings.js';
 import { ManualClock } from '../support/manual-clock.js';
+import { recordingMeta } from '../support/recording-meta.js';
 
 let dir: string;
 beforeEach(() => {
@@ -321,18 +322,7 @@ describe('what a recorder writes about its terminal', () => {
     const clock = new ManualClock();
     const store = new RecordingStore(join(dir, 'recordings'), { clock, wall: () => Date.UTC(2026, 0, 10), bounds: () => ({ ...defaultSettings }) });
     try {
-      const meta = {
-        terminalId: 'titled',
-        title: 'deploy GITHUB_TOKEN=zq9TITLEVALUE',
-        origin: 'agent' as const,
-        agent: 'a',
-        shell: 'bash',
-        cwd: '/w',
-        cols: 80,
-        rows: 24,
-        sandbox: null,
-      };
-      await store.finish(store.open(meta)!, 'agent', 0);
+      await store.finish(store.open(recordingMeta('titled', { title: 'deploy GITHUB_TOKEN=zq9TITLEVALUE' }))!, 'agent', 0);
       const id = (await store.list())[0]!.id;
       for (const name of [`${id}.cast`, `${id}.timeline.jsonl`]) {
         const text = readFileSync(join(store.dir, name), 'utf8');
@@ -354,17 +344,7 @@ describe('a recorder ahead of its writer', () => {
       bounds: () => ({ ...defaultSettings, recordingMaxMiB: 1024 }),
     });
     try {
-      const recorder = store.open({
-        terminalId: 'fast',
-        title: 't',
-        origin: 'user',
-        agent: null,
-        shell: 'bash',
-        cwd: '/w',
-        cols: 80,
-        rows: 24,
-        sandbox: null,
-      })!;
+      const recorder = store.open(recordingMeta('fast', { origin: 'user', agent: null }))!;
       const chunk = `${'w'.repeat(MiB - 1)}\n`;
       for (let i = 0; i < 20; i++) {
         recorder.output(chunk);

@@ -8,9 +8,9 @@
 import type { z } from 'zod';
 
 /** The most a remote message may hold: legitimate ones (a 5,000-record timeline page, 4,096 marks) stay well under. */
-export const remoteShapeBounds = { nodes: 400_000, depth: 24, array: 10_000 } as const;
+const remoteShapeBounds = { nodes: 400_000, depth: 24, array: 10_000 } as const;
 
-type Def = { type: string; shape?: Record<string, z.ZodType>; element?: z.ZodType; innerType?: z.ZodType; catchall?: z.ZodType };
+type Def = { type: string; shape?: Record<string, z.ZodType>; element?: z.ZodType; innerType?: z.ZodType };
 
 function defOf(schema: z.ZodType): Def {
   return (schema as unknown as { _zod: { def: Def } })._zod.def;
