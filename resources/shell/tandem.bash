@@ -88,6 +88,29 @@ __tandem_redirects() {
   done
   builtin printf '%sD;%s;%s;%s;0;%s;%s%s\a' "$__tandem_osc" "$__tandem_seq" "$__tandem_flags" "$__tandem_na" "$__tandem_nh" "$__tandem_nb" "$__tandem_list"
 }
+# Output of builtins read back without a fork: bash 5.2 has no other way to capture it than a
+# subshell (`$(...)`), and forking bash costs about 4 ms here, on every prompt, in front of the
+# next command. The rc file names a file in Tandem's own rc directory (0700, made by mkdtemp,
+# removed when the terminal closes); where that cannot be written (a confined terminal, whose rc
+# directory is read-only) or no longer is this user's own directory, a subshell as before. Any
+# process of the same user reaches either medium (the subshell's pipe too, through
+# /proc/PID/fd), so this takes nothing from the report's trust. `>|` writes through noclobber.
+__tandem_sdir=${__tandem_scratch%/*}
+if [[ -z ${__tandem_scratch-} ]] || ! { builtin true >|"$__tandem_scratch"; } 2>/dev/null; then __tandem_scratch=; fi
+__tandem_capture() {
+  if [[ -n $__tandem_scratch && ! -L $__tandem_sdir && -O $__tandem_sdir ]] && { "$@"; } 2>/dev/null >|"$__tandem_scratch"; then
+    IFS= builtin read -r -d '' REPLY <"$__tandem_scratch" || builtin true
+    builtin true >|"$__tandem_scratch"
+    REPLY=${REPLY%$'\n'}
+  else
+    REPLY=$("$@")
+  fi
+}
+# The history line and the builtin and function lists of the redirect report, one capture.
+__tandem_lists() {
+  HISTTIMEFORMAT='' builtin history 1; builtin printf '\x1f'; builtin compgen -b; builtin printf '\x1f'; builtin compgen -A function
+  builtin return 0
+}
 __tandem_seq=0
 __tandem_lined=0
 __tandem_histnum=
@@ -107,8 +130,8 @@ __tandem_precmd() {
   builtin printf '%sE;%s;%s;;%s\a' "$__tandem_osc" "$__tandem_seq" "$__tandem_ret" "$REPLY"
   if [[ $__tandem_seq != "$__tandem_lined" ]]; then
     __tandem_lined=$__tandem_seq
-    # One subshell for the history line and the builtin and function lists of the redirect report.
-    __tandem_h=$(HISTTIMEFORMAT='' builtin history 1; builtin printf '\x1f'; builtin compgen -b; builtin printf '\x1f'; builtin compgen -A function)
+    __tandem_capture __tandem_lists
+    __tandem_h=$REPLY
     __tandem_fnlist=${__tandem_h##*$'\x1f'}
     __tandem_h=${__tandem_h%$'\x1f'*}
     __tandem_bilist=${__tandem_h##*$'\x1f'}
@@ -125,7 +148,7 @@ __tandem_precmd() {
   local __tandem_pc __tandem_snap=
   # Agent terminals: what the person's prompt hooks export (direnv) goes through the scrub
   # (the rc file's); what was exported before them (the agent's own commands) stays.
-  if [[ ${#__tandem_user_pc[@]} -gt 0 ]] && builtin declare -F __tandem_envscrub >/dev/null; then __tandem_snap=$(__tandem_envsnap); fi
+  if [[ ${#__tandem_user_pc[@]} -gt 0 ]] && builtin declare -F __tandem_envscrub >/dev/null; then __tandem_capture __tandem_envsnap; __tandem_snap=$REPLY; fi
   for __tandem_pc in "${__tandem_user_pc[@]}"; do
     __tandem_status "$__tandem_ret"
     eval "$__tandem_pc"

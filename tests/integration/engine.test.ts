@@ -499,11 +499,17 @@ describe('agent environment', () => {
   it('keeps the secret out of the environment and argv, and deletes the rc file', async () => {
     const t = await pool.open('bash');
     const r = await t.send({
-      text: `cat /proc/$$/cmdline | tr '\\0' ' '; echo; ls "$(dirname "$(tr '\\0' '\\n' < /proc/$$/cmdline | sed -n 3p)")" 2>&1 | head -1`,
+      text: `cat /proc/$$/cmdline | tr '\\0' ' '; echo; ls "$(tr '\\0' '\\n' < /proc/$$/cmdline | sed -n 3p)" 2>&1 | head -1`,
     });
     expect(r.output).toMatch(/No such file or directory/);
+    // What stays in the rc directory until the terminal closes: at most bash's empty scratch file.
+    const dir = (await t.send({ text: `dirname "$(tr '\\0' '\\n' < /proc/$$/cmdline | sed -n 3p)"` })).output;
+    const left = await t.send({ text: `ls -A ${dir} 2>/dev/null; wc -c 2>/dev/null < ${dir}/prompt` });
+    expect(['', `prompt\n0`]).toContain(left.output);
     const env = await t.send({ text: `tr '\\0' '\\n' < /proc/$$/environ | grep -ci 7771 || true` });
     expect(env.output).toBe('0');
+    await t.close();
+    expect(existsSync(dir)).toBe(false);
   });
 
   it('gives agent terminals their own history file', async () => {

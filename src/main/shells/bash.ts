@@ -7,6 +7,8 @@ import { bashVersion, legacyForced, needsLegacyIntegration } from './bash-versio
 import { capabilityNames } from './env.js';
 import { credentialCasePattern, credentialValueCasePattern, exportLines, gitHookUnsetLine, keptCasePattern, keptNamesWord } from './posix-snippets.js';
 
+const rcName = 'bashrc';
+
 /** Which integration script the rc file sources: chosen by the shell's own BASH_VERSINFO unless forced. */
 export type BashIntegration = 'by-version' | 'legacy';
 
@@ -16,7 +18,13 @@ export type BashIntegration = 'by-version' | 'legacy';
  * integration, resources/shell/tandem.bash: the same for every terminal.
  */
 export function bashRc(ctx: LaunchContext, integration: BashIntegration = 'by-version'): string {
-  const lines: string[] = [`__tandem_secret=${shQuote(ctx.secret)}`, `builtin command rm -rf -- ${shQuote(ctx.rcDir)} 2>/dev/null`];
+  // The rc file goes at once; its directory stays for the prompt's scratch file (tandem.bash
+  // `__tandem_capture`) and is removed when the terminal closes.
+  const lines: string[] = [
+    `__tandem_secret=${shQuote(ctx.secret)}`,
+    `builtin command rm -f -- ${shQuote(join(ctx.rcDir, rcName))} 2>/dev/null`,
+    `__tandem_scratch=${shQuote(join(ctx.rcDir, 'prompt'))}`,
+  ];
   if (ctx.startupFiles === 'user') {
     if (ctx.platform === 'darwin') {
       // macOS terminals start login shells: read what a login bash would.
@@ -62,10 +70,10 @@ export function bashRc(ctx: LaunchContext, integration: BashIntegration = 'by-ve
 }
 
 function bashPlan(ctx: LaunchContext, integration: BashIntegration): LaunchPlan {
-  const rcPath = join(ctx.rcDir, 'bashrc');
+  const rcPath = join(ctx.rcDir, rcName);
   // Debian's bash reads /etc/bash.bashrc even with --rcfile; a clean shell skips only the person's files.
   const args = ctx.startupFiles === 'clean' ? ['--noprofile', '--rcfile', rcPath, '-i'] : ['--rcfile', rcPath, '-i'];
-  return { args, env: ctx.env, files: [{ path: rcPath, content: bashRc(ctx, integration) }] };
+  return { args, env: ctx.env, files: [{ path: rcPath, content: bashRc(ctx, integration) }], keepsDir: integration !== 'legacy' };
 }
 
 export const bashDialect: ShellDialect = {

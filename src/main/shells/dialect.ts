@@ -10,7 +10,7 @@ export type StartupFiles = 'user' | 'clean';
 
 export interface LaunchContext {
   secret: string;
-  /** A fresh 0700 directory for the integration files; the shell deletes it once read. */
+  /** A fresh 0700 directory for the integration files; the shell deletes them once read (the directory too unless the plan `keepsDir`). */
   rcDir: string;
   startupFiles: StartupFiles;
   agent: boolean;
@@ -30,6 +30,8 @@ export interface LaunchPlan {
   env: Record<string, string>;
   /** Files to write (mode 0600) inside rcDir before spawning. */
   files: Array<{ path: string; content: string }>;
+  /** The integration uses rcDir while the shell lives (bash's scratch file): only the files go once read, the directory at close. */
+  keepsDir?: boolean;
 }
 
 export interface ShellDialect {

@@ -13,12 +13,15 @@ import { type PtyProcess, spawnPty } from '../../pty/pump.js';
 import { Confinement } from '../../sandbox/launch.js';
 import { agentKeptNames, agentReapplyEnv, buildShellEnv } from '../../shells/env.js';
 import { clampInt, type SessionOptions } from './session-types.js';
+import { rcParent } from '../../shells/rc-dir.js';
 
 export interface LaunchedShell {
   id: string;
   /** The marker secret, known only to the rc file and this host. */
   secret: string;
   rcDir: string;
+  /** What goes once the integration is up where the integration keeps rcDir (the plan's `keepsDir`); null: the whole directory. */
+  rcFiles: string[] | null;
   historyFile: string | null;
   spawned: PtyProcess;
   confinement: Confinement | null;
@@ -51,7 +54,7 @@ export async function launchShell(opts: SessionOptions): Promise<LaunchedShell> 
   }
   const id = opts.id ?? randomId();
   const secret = randomBytes(16).toString('hex');
-  const rcDir = mkdtempSync(join(tmpdir(), 'tandem-rc-'));
+  const rcDir = mkdtempSync(join(rcParent(), 'tandem-rc-'));
   let confinement: Confinement | null = null;
   try {
     confinement = opts.sandbox
@@ -80,6 +83,7 @@ export async function launchShell(opts: SessionOptions): Promise<LaunchedShell> 
     agentAllow: opts.agentEnvAllow,
   });
   let args: string[] = [];
+  let rcFiles: string[] | null = null;
   let spawnEnv = env;
   if (dialect) {
     const plan = dialect.plan(opts.shell.path, {
@@ -100,6 +104,7 @@ export async function launchShell(opts: SessionOptions): Promise<LaunchedShell> 
       platform: (opts.platform ?? hostPlatform).os,
     });
     for (const file of plan.files) writeFileSync(file.path, file.content, { mode: 0o600 });
+    rcFiles = plan.keepsDir ? plan.files.map((file) => file.path) : null;
     args = plan.args;
     spawnEnv = plan.env;
   }
@@ -122,5 +127,5 @@ export async function launchShell(opts: SessionOptions): Promise<LaunchedShell> 
     confinement?.dispose();
     throw new TandemError('shell_not_found', `The shell ${opts.shell.path} could not be started: ${(error as Error).message}.`);
   }
-  return { id, secret, rcDir, historyFile, spawned, confinement, cols, rows, env };
+  return { id, secret, rcDir, rcFiles, historyFile, spawned, confinement, cols, rows, env };
 }

@@ -293,12 +293,16 @@ export class TerminalSession {
 
   /** Spawns the shell and resolves once it is ready: a verified prompt for agent terminals. */
   static async start(opts: SessionOptions): Promise<TerminalSession> {
-    const { id, secret, rcDir, historyFile, spawned, confinement, cols, rows, env } = await launchShell(opts);
+    const { id, secret, rcDir, rcFiles, historyFile, spawned, confinement, cols, rows, env } = await launchShell(opts);
     const session = new TerminalSession({ ...opts, cols, rows }, id, secret, rcDir, historyFile, spawned, confinement);
     session.launchEnv = env;
-    // The shell deletes its rc directory once read; this is the backstop. A person's terminal
-    // opens on first output, which can come before the shell reads it (pwsh): keep it until then.
-    const removeRc = () => rmSync(rcDir, { recursive: true, force: true });
+    // The shell deletes its rc files once read; this is the backstop. A person's terminal opens
+    // on first output, which can come before the shell reads it (pwsh): keep them until then.
+    // bash keeps the directory for its scratch file (tandem.bash); it goes when the terminal closes.
+    const removeRc = () => {
+      if (!rcFiles) rmSync(rcDir, { recursive: true, force: true });
+      else for (const file of rcFiles) rmSync(file, { force: true });
+    };
     // Waiting starts now: a confined shell can print its prompt while its pid is being found.
     const startup = session.awaitStartup(opts);
     startup.catch(() => {}); // awaited below; a rejection while the pid is found is not unhandled

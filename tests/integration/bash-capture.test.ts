@@ -1,0 +1,153 @@
+/**
+ * bash's prompt reads the history line and the redirect report's lists back from a scratch file
+ * in its rc directory instead of a subshell (resources/shell/tandem.bash `__tandem_capture`):
+ * a fork cost about 4 ms in front of every next command. These tests hold it to what the
+ * subshell gave (the same reports and lines), to no fork at all at a prompt, and to its
+ * fallback: a confined terminal (read-only rc directory), a scratch that cannot be written, and
+ * an rc directory another user put back in its place after it went (a temp cleaner) are never
+ * written through; the subshell takes over and the reports stay right.
+ */
+import { spawn } from 'node:child_process';
+import { chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import type { TerminalSession } from '../../src/main/terminal/session/session.js';
+import { command, root, runs } from '../support/capabilities.js';
+import { makeHome, SessionPool } from './helpers.js';
+import { describeSandbox } from './sandbox-helpers.js';
+
+const h = makeHome();
+const pool = new SessionPool(h.home);
+/** Clean startup files: Debian's bash-completion alone defines more functions than a report carries. */
+const open = (extra: Parameters<SessionPool['open']>[1] = {}) => pool.open('bash', { startupFiles: 'clean', ...extra });
+afterAll(async () => {
+  await pool.closeAll();
+  h.cleanup();
+});
+
+async function scratchOf(t: TerminalSession): Promise<string> {
+  return (await t.send({ text: 'echo "$__tandem_scratch"' })).output;
+}
+
+/** Defines a function and an alias, runs a marked line, and checks both reach the report and the line its command. */
+async function reportsStayRight(t: TerminalSession, tag: string): Promise<void> {
+  expect((await t.send({ text: `fn_${tag}() { :; }; alias al_${tag}='ls -l'` })).status).toBe('done');
+  expect((await t.send({ text: `echo line-${tag}` })).output).toBe(`line-${tag}`);
+  // The report of the last command follows its end marker.
+  const report = await t.freshRedirects(10_000);
+  expect(report?.incomplete).toBe(false);
+  expect(report?.functions.has(`fn_${tag}`)).toBe(true);
+  expect(report?.aliases.get(`al_${tag}`)).toBe('ls -l');
+  await expect.poll(() => t.commandsSince(0).map((c) => c.command)).toContain(`echo line-${tag}`);
+}
+
+describe('bash reads its prompt lists without a subshell', () => {
+  it('keeps the reports and command lines right, and leaves the scratch file empty', async () => {
+    const t = await open();
+    const scratch = await scratchOf(t);
+    expect(scratch).toMatch(/tandem-rc-[^/]+\/prompt$/);
+    await reportsStayRight(t, 'a');
+    // The last line is read back and the file emptied at once: no command line stays on disk.
+    expect(readFileSync(scratch, 'utf8')).toBe('');
+    expect(lstatSync(join(scratch, '..')).mode & 0o777).toBe(0o700);
+  });
+
+  it('a line with every awkward character comes back whole', async () => {
+    const t = await open();
+    const line = `printf '%s\\n' 'a;b%c' "tab\there" \\\\x1f '\x1f' done`;
+    expect((await t.send({ text: line })).status).toBe('done');
+    await expect.poll(() => t.commandsSince(0).at(-1)?.command).toBe(line);
+  });
+
+  it('takes the subshell where the scratch cannot be written', async () => {
+    const t = await open();
+    const scratch = await scratchOf(t);
+    rmSync(scratch);
+    mkdirSync(scratch);
+    await reportsStayRight(t, 'b');
+  });
+});
+
+describe.runIf(runs('another owner in the scratch directory', root))('an rc directory that is not this user’s own', () => {
+  it('is never written through, and the subshell keeps the reports right', async () => {
+    const t = await open();
+    const scratch = await scratchOf(t);
+    const dir = join(scratch, '..');
+    const victims = mkdtempSync(join(tmpdir(), 'tandem-victim-'));
+    const victim = join(victims, 'prompt');
+    writeFileSync(victim, 'keep');
+    try {
+      // Gone (a temp cleaner), then made again by another user, its scratch a link to our file.
+      rmSync(dir, { recursive: true });
+      mkdirSync(dir, { mode: 0o777 });
+      symlinkSync(victim, scratch);
+      chownSync(dir, 65534, 65534);
+      await reportsStayRight(t, 'c');
+      expect(readFileSync(victim, 'utf8')).toBe('keep');
+      // Or a link to a directory of ours that holds a file of that name.
+      rmSync(dir, { recursive: true });
+      symlinkSync(victims, dir);
+      await reportsStayRight(t, 'd');
+      expect(readFileSync(victim, 'utf8')).toBe('keep');
+    } finally {
+      rmSync(victims, { recursive: true, force: true });
+    }
+  });
+});
+
+const strace = command('strace', 'apt install strace');
+
+/** Clone and fork calls the shell itself makes while `work` runs (strace attached to it, no -f). */
+async function forksDuring(pid: number, work: () => Promise<void>): Promise<number> {
+  const out = join(mkdtempSync(join(tmpdir(), 'tandem-strace-')), 'trace');
+  const tracer = spawn(strace.path!, ['-e', 'trace=clone,clone3,fork,vfork', '-p', String(pid), '-o', out], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let err = '';
+  await new Promise<void>((resolve, reject) => {
+    tracer.stderr.on('data', (data: Buffer) => {
+      err += data.toString();
+      if (/attached/.test(err)) resolve();
+    });
+    tracer.on('exit', () => reject(new Error(`strace ended: ${err}`)));
+  });
+  await work();
+  const ended = new Promise((resolve) => tracer.on('exit', resolve));
+  tracer.kill('SIGINT');
+  await ended;
+  const lines = existsSync(out) ? readFileSync(out, 'utf8').split('\n') : [];
+  rmSync(join(out, '..'), { recursive: true, force: true });
+  return lines.filter((line) => /^(clone|clone3|fork|vfork)\(/.test(line)).length;
+}
+
+describe.runIf(runs('counting the shell’s forks', strace, root))('forks at a prompt', () => {
+  const threeBuiltins = async (t: TerminalSession) => {
+    for (let i = 0; i < 3; i++) expect((await t.send({ text: ':' })).status).toBe('done');
+  };
+
+  it('none with the scratch file, one per prompt with the subshell', async () => {
+    const t = await open();
+    const pid = Number((await t.send({ text: 'echo $$' })).output);
+    expect(await forksDuring(pid, () => threeBuiltins(t))).toBe(0);
+    const scratch = await scratchOf(t);
+    rmSync(scratch);
+    mkdirSync(scratch);
+    // (The last prompt's fork can fall after strace lets go.)
+    expect(await forksDuring(pid, () => threeBuiltins(t))).toBeGreaterThanOrEqual(2);
+  });
+});
+
+describeSandbox('a confined bash (its rc directory is read-only there)', () => {
+  it('takes the subshell and keeps the reports right', async () => {
+    const state = mkdtempSync(join(tmpdir(), 'tandem-capture-state-'));
+    try {
+      const t = await open({
+        sandbox: { mode: 'workspace-write', network: false, agent: 'capture', stateDir: state, discoveryDir: join(state, 'discovery') },
+      });
+      expect(await scratchOf(t)).toBe('');
+      await reportsStayRight(t, 'e');
+      await t.close();
+    } finally {
+      rmSync(state, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,42 @@
+/**
+ * Where rc directories go (src/main/shells/rc-dir.ts): the user's own runtime folder only when
+ * it is a real directory of theirs that nobody else can enter; otherwise no runtime folder.
+ */
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { rcParent } from '../../src/main/shells/rc-dir.js';
+import { posixModes, root, runs } from '../support/capabilities.js';
+
+const base = mkdtempSync(join(tmpdir(), 'tandem-rcparent-'));
+afterAll(() => rmSync(base, { recursive: true, force: true }));
+
+function dir(name: string, mode: number): string {
+  const path = join(base, name);
+  mkdirSync(path);
+  chmodSync(path, mode);
+  return path;
+}
+
+describe.runIf(runs('rc directory placement', posixModes))('rcParent', () => {
+  it('takes XDG_RUNTIME_DIR when it is the user’s own 0700 directory', () => {
+    const own = dir('own', 0o700);
+    expect(rcParent({ XDG_RUNTIME_DIR: own }, 'darwin')).toBe(own);
+  });
+
+  it('passes over one others can enter, a link, a relative path or none, for the temp folder', () => {
+    const open = dir('open', 0o755);
+    const link = join(base, 'link');
+    symlinkSync(dir('target', 0o700), link);
+    for (const XDG_RUNTIME_DIR of [open, link, 'relative/run', join(base, 'missing'), undefined]) {
+      expect(rcParent({ XDG_RUNTIME_DIR }, 'darwin')).toBe(tmpdir());
+    }
+  });
+
+  it.runIf(runs('a runtime folder of another owner', root))('passes over one another user owns', () => {
+    const theirs = dir('theirs', 0o700);
+    chownSync(theirs, 65534, 65534);
+    expect(rcParent({ XDG_RUNTIME_DIR: theirs }, 'darwin')).toBe(tmpdir());
+  });
+});
