@@ -1,9 +1,10 @@
 /**
  * Engine round trip for `echo`: session.send to `done`, against bare node-pty and tmux; and the
- * same in zsh, whose integration prints its prompt records without a subshell, so the zsh row
- * is the engine's own cost while bash's also holds one fork per prompt (the history line and the
- * redirect report's lists, tandem.bash). The second baseline of the zsh row is that fork alone:
- * a bare bash whose PROMPT_COMMAND runs the same subshell before its marker.
+ * same in zsh against a bare zsh. tandem.bash reads its prompt's lists back from a scratch file
+ * (no fork); the third baseline of the bash row is a bare bash whose PROMPT_COMMAND forks the
+ * subshell it used before, for scale. `back to back` rows send with nothing between the sends,
+ * as an agent's sequence of commands does: work a prompt leaves behind (a fork) shows there and
+ * is hidden in the interleaved rows, where the baselines run between the engine's sends.
  */
 import { which } from '../../src/main/shells/resolve.js';
 import { BareMarkerShell } from '../lib/bare-pty.js';
@@ -12,7 +13,7 @@ import { expectStatus, SessionScope } from '../lib/engine.js';
 import type { Measurement, Series } from '../lib/types.js';
 import type { Figure } from '../lib/types.js';
 
-/** What tandem.bash's precmd runs in its one subshell per prompt. */
+/** What tandem.bash's precmd ran in one subshell per prompt before the scratch file. */
 const bashPromptFork = `__f=$(HISTTIMEFORMAT='' builtin history 1; builtin printf '\\x1f'; builtin compgen -b; builtin printf '\\x1f'; builtin compgen -A function)`;
 
 export const roundtripFigure: Figure = {
@@ -23,13 +24,19 @@ export const roundtripFigure: Figure = {
       name: 'roundtrip.engine.echo',
       unit: 'ms',
       target: { metric: 'median', op: '<=', value: 1 },
-      description: 'session.send({text: "echo hi"}) until done (bash, clean startup files)',
+      description: 'session.send({text: "echo hi"}) until done (bash, clean startup files), the baselines run between sends',
+    },
+    {
+      name: 'roundtrip.engine.echo.back-to-back',
+      unit: 'ms',
+      target: { metric: 'ratio', op: '<=', value: 2 },
+      description: 'the same sent back to back (blocks of 10, each followed by 10 on the bare shell): the engine against bare node-pty with a marker',
     },
     {
       name: 'roundtrip.engine.echo.zsh',
       unit: 'ms',
       target: { metric: 'ratio', op: '<=', value: 2 },
-      description: 'the same in zsh (no fork per prompt): the engine against bare node-pty with a marker',
+      description: 'the same in zsh, back to back: the engine against a bare zsh with a marker',
     },
   ],
   async run(opts) {
@@ -38,8 +45,9 @@ export const roundtripFigure: Figure = {
     const scope = new SessionScope(opts.home);
     let baselines: EchoBaselines | null = null;
     let forking: BareMarkerShell | null = null;
+    let bareZsh: BareMarkerShell | null = null;
     const notes: string[] = [];
-    const forkName = 'bare bash + marker after tandem.bash’s prompt subshell';
+    const forkName = 'bare bash + marker after the prompt subshell tandem.bash ran before';
     try {
       const session = await scope.open('bash');
       baselines = await EchoBaselines.start(opts.home, notes, Math.min(iterations, opts.pick(100, 10)));
@@ -54,12 +62,24 @@ export const roundtripFigure: Figure = {
         engine.push(engineMs);
         forkWithBash.push(forkMs);
       }
+      const bare = baselines.bareShell;
+      const inBlocks = await backToBack(
+        iterations,
+        warmup,
+        () => echoOnce(session),
+        () => timed(() => bare.roundTrip('echo hi')),
+      );
       const out: Measurement[] = [
         {
           row: 'roundtrip.engine.echo',
           samples: engine,
           baselines: [...baselines.series(), { name: forkName, samples: forkWithBash }],
           note: notes.join('; ') || undefined,
+        },
+        {
+          row: 'roundtrip.engine.echo.back-to-back',
+          samples: inBlocks.engine,
+          baselines: [{ name: 'bare node-pty + prompt marker, back to back', samples: inBlocks.bare }],
         },
       ];
       if (!which('zsh')) {
@@ -68,29 +88,38 @@ export const roundtripFigure: Figure = {
       }
       await scope.close(session);
       const zsh = await scope.open('zsh');
-      const viaZsh: number[] = [];
-      const bare: number[] = [];
-      const fork: number[] = [];
-      for (let i = 0; i < warmup + iterations; i++) {
-        const zshMs = await echoOnce(zsh);
-        const bareMs = await timed(() => baselines!.bareShell.roundTrip('echo hi'));
-        const forkMs = await timed(() => forking!.roundTrip('echo hi'));
-        if (i < warmup) continue;
-        viaZsh.push(zshMs);
-        bare.push(bareMs);
-        fork.push(forkMs);
-      }
-      const series: Series[] = [
-        { name: 'bare node-pty + prompt marker', samples: bare },
-        { name: forkName, samples: fork },
-      ];
-      out.push({ row: 'roundtrip.engine.echo.zsh', samples: viaZsh, baselines: series });
+      bareZsh = await BareMarkerShell.start(opts.home, 120, 30, '', 'zsh');
+      const zshBlocks = await backToBack(
+        iterations,
+        warmup,
+        () => echoOnce(zsh),
+        () => timed(() => bareZsh!.roundTrip('echo hi')),
+      );
+      const series: Series[] = [{ name: 'bare zsh + prompt marker, back to back', samples: zshBlocks.bare }];
+      out.push({ row: 'roundtrip.engine.echo.zsh', samples: zshBlocks.engine, baselines: series });
       return out;
     } finally {
-      await Promise.allSettled([scope.closeAll(), baselines?.close(), forking?.close()]);
+      await Promise.allSettled([scope.closeAll(), baselines?.close(), forking?.close(), bareZsh?.close()]);
     }
   },
 };
+
+/** Blocks of 10 sends back to back on each side in turn, so drift on a shared machine hits both alike. */
+async function backToBack(iterations: number, warmup: number, engine: () => Promise<number>, bare: () => Promise<number>) {
+  const out = { engine: [] as number[], bare: [] as number[] };
+  for (let done = -warmup; done < iterations; done += 10) {
+    const keep = done >= 0;
+    for (let i = 0; i < 10; i++) {
+      const ms = await engine();
+      if (keep) out.engine.push(ms);
+    }
+    for (let i = 0; i < 10; i++) {
+      const ms = await bare();
+      if (keep) out.bare.push(ms);
+    }
+  }
+  return out;
+}
 
 async function timed(work: () => Promise<unknown>): Promise<number> {
   const t0 = performance.now();

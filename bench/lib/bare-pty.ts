@@ -4,6 +4,8 @@
  * spawn-until timer for startup (first output, or a prompt's text), and a bare PTY running one
  * program for keystroke echo.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import * as pty from 'node-pty';
 import { benchEnv } from './engine.js';
 import { foregroundGroup, sleep } from './procs.js';
@@ -29,15 +31,27 @@ export class BareMarkerShell {
     );
   }
 
-  /** `beforeMarker`: shell code PROMPT_COMMAND runs before it prints the marker. */
-  static async start(home: string, cols = 120, rows = 30, beforeMarker = ''): Promise<BareMarkerShell> {
+  /**
+   * `beforeMarker`: shell code PROMPT_COMMAND runs before it prints the marker. `zsh`: the same
+   * floor in zsh (its line editor is slower than readline), a precmd from a ZDOTDIR of its own.
+   */
+  static async start(home: string, cols = 120, rows = 30, beforeMarker = '', kind: 'bash' | 'zsh' = 'bash'): Promise<BareMarkerShell> {
     const env = {
       ...benchEnv(home),
       TERM: 'xterm-256color',
       PS1: '$ ',
       PROMPT_COMMAND: `${beforeMarker ? `${beforeMarker}; ` : ''}builtin printf '\\033]7772;bench-prompt\\007'`,
     } as Record<string, string>;
-    const proc = pty.spawn('bash', ['--noprofile', '--norc', '-i'], { name: 'xterm-256color', cols, rows, cwd: home, env });
+    let file = 'bash';
+    let args = ['--noprofile', '--norc', '-i'];
+    if (kind === 'zsh') {
+      const dir = mkdtempSync(join(home, 'bare-zsh-'));
+      writeFileSync(join(dir, '.zshrc'), `PS1='$ '\nprecmd() { ${beforeMarker ? `${beforeMarker}; ` : ''}builtin printf '\\033]7772;bench-prompt\\007'; }\n`);
+      env.ZDOTDIR = dir;
+      file = 'zsh';
+      args = ['--no-globalrcs', '-i'];
+    }
+    const proc = pty.spawn(file, args, { name: 'xterm-256color', cols, rows, cwd: home, env });
     const shell = new BareMarkerShell(proc);
     try {
       await shell.expectMarker(10_000);
@@ -75,7 +89,7 @@ export class BareMarkerShell {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiter = null;
-        reject(new Error(`bare bash: no prompt marker within ${timeoutMs} ms`));
+        reject(new Error(`bare shell: no prompt marker within ${timeoutMs} ms`));
       }, timeoutMs);
       this.waiter = { resolve, reject, timer };
     });
