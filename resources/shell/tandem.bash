@@ -94,22 +94,26 @@ __tandem_redirects() {
 # removed when the terminal closes); where that cannot be written (a confined terminal, whose rc
 # directory is read-only) or no longer is this user's own directory, a subshell as before. Any
 # process of the same user reaches either medium (the subshell's pipe too, through
-# /proc/PID/fd), so this takes nothing from the report's trust. `>|` writes through noclobber.
+# /proc/PID/fd), so this takes nothing from the report's trust. What was written counts only
+# whole: each step succeeded and the NUL after them was read back (compgen reports no write
+# error, so a full disk would otherwise cut the function list short). `>|` writes through
+# noclobber.
 __tandem_sdir=${__tandem_scratch%/*}
 if [[ -z ${__tandem_scratch-} ]] || ! { builtin true >|"$__tandem_scratch"; } 2>/dev/null; then __tandem_scratch=; fi
 __tandem_capture() {
-  if [[ -n $__tandem_scratch && ! -L $__tandem_sdir && -O $__tandem_sdir ]] && { "$@"; } 2>/dev/null >|"$__tandem_scratch"; then
-    IFS= builtin read -r -d '' REPLY <"$__tandem_scratch" || builtin true
-    builtin true >|"$__tandem_scratch"
-    REPLY=${REPLY%$'\n'}
-  else
-    REPLY=$("$@")
+  if [[ -n $__tandem_scratch && ! -L $__tandem_sdir && -O $__tandem_sdir ]]; then
+    if { "$@" && builtin printf '\0'; } 2>/dev/null >|"$__tandem_scratch" && IFS= builtin read -r -d '' REPLY <"$__tandem_scratch"; then
+      builtin true >|"$__tandem_scratch"
+      REPLY=${REPLY%$'\n'}
+      builtin return 0
+    fi
+    { builtin true >|"$__tandem_scratch"; } 2>/dev/null
   fi
+  REPLY=$("$@")
 }
 # The history line and the builtin and function lists of the redirect report, one capture.
 __tandem_lists() {
-  HISTTIMEFORMAT='' builtin history 1; builtin printf '\x1f'; builtin compgen -b; builtin printf '\x1f'; builtin compgen -A function
-  builtin return 0
+  HISTTIMEFORMAT='' builtin history 1 && builtin printf '\x1f' && builtin compgen -b && builtin printf '\x1f' && builtin compgen -A function
 }
 __tandem_seq=0
 __tandem_lined=0

@@ -7,7 +7,7 @@
  * an rc directory another user put back in its place after it went (a temp cleaner) are never
  * written through; the subshell takes over and the reports stay right.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -92,6 +92,52 @@ describe.runIf(runs('another owner in the scratch directory', root))('an rc dire
       expect(readFileSync(victim, 'utf8')).toBe('keep');
     } finally {
       rmSync(victims, { recursive: true, force: true });
+    }
+  });
+});
+
+/** Root may mount a 4 KiB tmpfs here (not in every container): a scratch that fills up mid-write. */
+const tinyTmpfs = {
+  name: 'mount-tmpfs',
+  needs: 'root allowed to mount a tmpfs',
+  required: false,
+  get present() {
+    if (!root.present) return false;
+    const dir = mkdtempSync(join(tmpdir(), 'tandem-mount-probe-'));
+    try {
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4k', 'tmpfs', dir], { stdio: 'ignore' });
+      execFileSync('umount', [dir], { stdio: 'ignore' });
+      return true;
+    } catch {
+      return false;
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+};
+
+describe.runIf(runs('a scratch file that fills up', tinyTmpfs))('a full scratch directory', () => {
+  it('is not read short (compgen reports no write error): the subshell lists every function', async () => {
+    const t = await open();
+    const dir = join(await scratchOf(t), '..');
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4k,mode=0700', 'tmpfs', dir]);
+    try {
+      // About 5 KB of function names, the last of them (compgen sorts) past the 4 KiB page.
+      const names = Array.from({ length: 100 }, (_, i) => `fn_${String(i).padStart(3, '0')}_${'x'.repeat(40)}`);
+      for (let i = 0; i < names.length; i += 25) {
+        const text = names
+          .slice(i, i + 25)
+          .map((name) => `${name}() { :; }`)
+          .join('; ');
+        expect((await t.send({ text })).status).toBe('done');
+      }
+      expect((await t.send({ text: 'zz_last() { :; }' })).status).toBe('done');
+      const report = await t.freshRedirects(10_000);
+      expect(report?.incomplete).toBe(false);
+      expect(report?.functions.has('zz_last')).toBe(true);
+      expect(report?.functions.size).toBe(names.length + 1);
+    } finally {
+      execFileSync('umount', ['-l', dir]);
     }
   });
 });
