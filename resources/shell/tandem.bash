@@ -92,16 +92,17 @@ __tandem_redirects() {
 # subshell (`$(...)`), and forking bash costs about 4 ms here, on every prompt, in front of the
 # next command. The rc file names a file in Tandem's own rc directory (0700, made by mkdtemp,
 # removed when the terminal closes); where that cannot be written (a confined terminal, whose rc
-# directory is read-only) or no longer is this user's own directory, a subshell as before. Any
+# directory is read-only; a workspace-write one gets a file in its own /tmp instead) or no
+# longer is this user's own directory, a subshell as before. Any
 # process of the same user reaches either medium (the subshell's pipe too, through
 # /proc/PID/fd), so this takes nothing from the report's trust. What was written counts only
 # whole: each step succeeded and the NUL after them was read back (compgen reports no write
-# error, so a full disk would otherwise cut the function list short). `>|` writes through
-# noclobber.
+# error, so a full disk would otherwise cut the function list short). Only a regular file is
+# opened: a FIFO put in its place would block the prompt. `>|` writes through noclobber.
 __tandem_sdir=${__tandem_scratch%/*}
 if [[ -z ${__tandem_scratch-} ]] || ! { builtin true >|"$__tandem_scratch"; } 2>/dev/null; then __tandem_scratch=; fi
 __tandem_capture() {
-  if [[ -n $__tandem_scratch && ! -L $__tandem_sdir && -O $__tandem_sdir ]]; then
+  if [[ -n $__tandem_scratch && ! -L $__tandem_sdir && -O $__tandem_sdir && -f $__tandem_scratch && ! -L $__tandem_scratch ]]; then
     if { "$@" && builtin printf '\0'; } 2>/dev/null >|"$__tandem_scratch" && IFS= builtin read -r -d '' REPLY <"$__tandem_scratch"; then
       builtin true >|"$__tandem_scratch"
       REPLY=${REPLY%$'\n'}

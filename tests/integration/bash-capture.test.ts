@@ -182,18 +182,37 @@ describe.runIf(runs('counting the shell’s forks', strace, root))('forks at a p
   });
 });
 
-describeSandbox('a confined bash (its rc directory is read-only there)', () => {
-  it('takes the subshell and keeps the reports right', async () => {
+describeSandbox('a confined bash', () => {
+  const confined = async (mode: 'workspace-write' | 'read-only', run: (t: TerminalSession) => Promise<void>) => {
     const state = mkdtempSync(join(tmpdir(), 'tandem-capture-state-'));
     try {
-      const t = await open({
-        sandbox: { mode: 'workspace-write', network: false, agent: 'capture', stateDir: state, discoveryDir: join(state, 'discovery') },
-      });
-      expect(await scratchOf(t)).toBe('');
-      await reportsStayRight(t, 'e');
+      const t = await open({ sandbox: { mode, network: false, agent: `capture-${mode}`, stateDir: state, discoveryDir: join(state, 'discovery') } });
+      await run(t);
       await t.close();
     } finally {
       rmSync(state, { recursive: true, force: true });
     }
+  };
+
+  it('writes its scratch in its own /tmp (workspace-write), and the reports stay right', async () => {
+    await confined('workspace-write', async (t) => {
+      expect(await scratchOf(t)).toBe('/tmp/.tandem-prompt/prompt');
+      await reportsStayRight(t, 'e');
+      expect((await t.send({ text: 'stat -c %a /tmp/.tandem-prompt; wc -c < /tmp/.tandem-prompt/prompt' })).output).toBe('700\n0');
+    });
+  });
+
+  it('takes the subshell where nothing can be written (read-only), and the reports stay right', async () => {
+    await confined('read-only', async (t) => {
+      expect(await scratchOf(t)).toBe('');
+      await reportsStayRight(t, 'f');
+    });
+  });
+
+  it('a FIFO the agent plants in its place does not hang the prompt', async () => {
+    await confined('workspace-write', async (t) => {
+      expect((await t.send({ text: 'rm /tmp/.tandem-prompt/prompt && mkfifo /tmp/.tandem-prompt/prompt' })).status).toBe('done');
+      await reportsStayRight(t, 'g');
+    });
   });
 });

@@ -194,10 +194,15 @@ export function agentDirName(agent: string): string {
 }
 
 /** One confined terminal's launch, from preparation to teardown. */
+/** The folder of bash's prompt scratch file in a confined terminal's own /tmp. */
+const promptScratchDir = '.tandem-prompt';
+
 export class Confinement {
   readonly info: SandboxInfo;
   /** The shell's history file (HISTFILE, PSReadLine), per agent and kept across terminals. */
   readonly historyFile: string;
+  /** Where a confined bash writes its prompt's scratch file, as the shell sees it; null: it forks instead. */
+  readonly promptScratch: string | null = null;
   private readonly spec: SandboxSpec;
   private readonly runDir: string;
   /**
@@ -316,6 +321,12 @@ export class Confinement {
       };
       const insideTmp = this.platform === 'linux' ? '/tmp' : tmpDir;
       this.cacheEnv = { TMPDIR: insideTmp, ...this.cacheEnv, TANDEM_SANDBOX: input.mode };
+      // bash's prompt scratch file (LaunchContext.scratch): in the terminal's own /tmp, which only
+      // a workspace-write terminal may write (a read-only one takes the subshell).
+      if (input.mode === 'workspace-write') {
+        mkdirSync(join(tmpDir, promptScratchDir), { mode: 0o700 });
+        this.promptScratch = posix.join(insideTmp, promptScratchDir, 'prompt');
+      }
       if (input.network) {
         const started = this.startProxy(input, personHome);
         this.proxy = started.proxy;

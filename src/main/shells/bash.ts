@@ -19,11 +19,11 @@ export type BashIntegration = 'by-version' | 'legacy';
  */
 export function bashRc(ctx: LaunchContext, integration: BashIntegration = 'by-version'): string {
   // The rc file goes at once; its directory stays for the prompt's scratch file (tandem.bash
-  // `__tandem_capture`) and is removed when the terminal closes.
+  // `__tandem_capture`, LaunchContext.scratch) and is removed when the terminal closes.
   const lines: string[] = [
     `__tandem_secret=${shQuote(ctx.secret)}`,
     `builtin command rm -f -- ${shQuote(join(ctx.rcDir, rcName))} 2>/dev/null`,
-    `__tandem_scratch=${shQuote(join(ctx.rcDir, 'prompt'))}`,
+    `__tandem_scratch=${shQuote(ctx.scratch ?? '')}`,
   ];
   if (ctx.startupFiles === 'user') {
     if (ctx.platform === 'darwin') {

@@ -12,6 +12,12 @@ export interface LaunchContext {
   secret: string;
   /** A fresh 0700 directory for the integration files; the shell deletes them once read (the directory too unless the plan `keepsDir`). */
   rcDir: string;
+  /**
+   * A file the integration may write and read back at its prompt instead of forking (bash's
+   * `__tandem_capture`), in a 0700 directory of the user's own: in rcDir, or in a confined
+   * terminal's private /tmp; absent or null: none (the subshell).
+   */
+  scratch?: string | null;
   startupFiles: StartupFiles;
   agent: boolean;
   /** Agent terminals keep their own history, never the person's. */

@@ -89,6 +89,7 @@ export async function launchShell(opts: SessionOptions): Promise<LaunchedShell> 
     const plan = dialect.plan(opts.shell.path, {
       secret,
       rcDir,
+      scratch: confinement ? confinement.promptScratch : join(rcDir, 'prompt'),
       startupFiles: opts.startupFiles ?? 'user',
       agent,
       historyFile,
