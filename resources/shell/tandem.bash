@@ -43,6 +43,7 @@ __tandem_redirects() {
   [[ $PATH == "$__tandem_path0" ]] || __tandem_flags=p
   # An empty or relative entry finds programs in the current folder (the workspace's own `ls`).
   [[ :$PATH: == *::* || :$PATH: == *:[!/]* ]] && __tandem_flags+=r
+  __tandem_flags+=${__tandem_blind-}
   __tandem_k="$__tandem_flags|${!BASH_ALIASES[*]}|${BASH_ALIASES[*]}|${!BASH_CMDS[*]}|${BASH_CMDS[*]}|$__tandem_bilist|$__tandem_fnlist"
   if [[ $__tandem_k == "$__tandem_lastsig" ]]; then builtin printf '%sD;%s;=\a' "$__tandem_osc" "$__tandem_seq"; return; fi
   __tandem_lastsig=$__tandem_k
@@ -90,19 +91,27 @@ __tandem_redirects() {
 }
 # Output of builtins read back without a fork: bash 5.2 has no other way to capture it than a
 # subshell (`$(...)`), and forking bash costs about 4 ms here, on every prompt, in front of the
-# next command. The rc file names a file in Tandem's own rc directory (0700, made by mkdtemp,
-# removed when the terminal closes); where that cannot be written (a confined terminal, whose rc
-# directory is read-only; a workspace-write one gets a file in its own /tmp instead) or no
-# longer is this user's own directory, a subshell as before. Any
+# next command. The rc file names a regular file in a 0700 directory of this user's own (the
+# terminal's rc directory, removed when it closes; a workspace-write confined terminal's own
+# /tmp); it is used only while that still holds (another user may have made a directory of the
+# same name after ours went: nothing is opened through it), else a subshell as before. Any
 # process of the same user reaches either medium (the subshell's pipe too, through
 # /proc/PID/fd), so this takes nothing from the report's trust. What was written counts only
-# whole: each step succeeded and the NUL after them was read back (compgen reports no write
+# whole: each write succeeded and the NUL after them was read back (compgen reports no write
 # error, so a full disk would otherwise cut the function list short). Only a regular file is
 # opened: a FIFO put in its place would block the prompt. `>|` writes through noclobber.
+# Status 1: the producer failed either way.
 __tandem_sdir=${__tandem_scratch%/*}
-if [[ -z ${__tandem_scratch-} ]] || ! { builtin true >|"$__tandem_scratch"; } 2>/dev/null; then __tandem_scratch=; fi
+__tandem_usable() {
+  [[ -n $__tandem_scratch && ! -L $__tandem_sdir && -O $__tandem_sdir && ( ! -e $__tandem_scratch || ( -f $__tandem_scratch && ! -L $__tandem_scratch ) ) ]]
+}
+# A write past a `ulimit -f` raises SIGXFSZ, which ends a shell that does not catch it: caught,
+# the write fails instead (and the subshell takes over). A trap that runs a command, unlike an
+# ignored signal, is not handed down to the programs the shell starts.
+[[ -n ${__tandem_scratch-} && -z $(builtin trap -p XFSZ) ]] && builtin trap -- 'builtin :' XFSZ
+if [[ -n ${__tandem_scratch-} ]] && __tandem_usable && { builtin true >|"$__tandem_scratch"; } 2>/dev/null; then :; else __tandem_scratch=; fi
 __tandem_capture() {
-  if [[ -n $__tandem_scratch && ! -L $__tandem_sdir && -O $__tandem_sdir && -f $__tandem_scratch && ! -L $__tandem_scratch ]]; then
+  if __tandem_usable && [[ -f $__tandem_scratch ]]; then
     if { "$@" && builtin printf '\0'; } 2>/dev/null >|"$__tandem_scratch" && IFS= builtin read -r -d '' REPLY <"$__tandem_scratch"; then
       builtin true >|"$__tandem_scratch"
       REPLY=${REPLY%$'\n'}
@@ -112,9 +121,12 @@ __tandem_capture() {
   fi
   REPLY=$("$@")
 }
-# The history line and the builtin and function lists of the redirect report, one capture.
+# The history line and the builtin and function lists of the redirect report, one capture. The
+# lists must come whole; the history line may be missing (`enable -n history`), then only the
+# line is lost, not the report.
 __tandem_lists() {
-  HISTTIMEFORMAT='' builtin history 1 && builtin printf '\x1f' && builtin compgen -b && builtin printf '\x1f' && builtin compgen -A function
+  HISTTIMEFORMAT='' builtin history 1 2>/dev/null
+  builtin printf '\x1f' && builtin compgen -b && builtin printf '\x1f' && builtin compgen -A function
 }
 __tandem_seq=0
 __tandem_lined=0
@@ -135,7 +147,9 @@ __tandem_precmd() {
   builtin printf '%sE;%s;%s;;%s\a' "$__tandem_osc" "$__tandem_seq" "$__tandem_ret" "$REPLY"
   if [[ $__tandem_seq != "$__tandem_lined" ]]; then
     __tandem_lined=$__tandem_seq
-    __tandem_capture __tandem_lists
+    # Lists that did not come (a builtin disabled with `enable -n`) make the report incomplete.
+    __tandem_blind=
+    __tandem_capture __tandem_lists || __tandem_blind=t
     __tandem_h=$REPLY
     __tandem_fnlist=${__tandem_h##*$'\x1f'}
     __tandem_h=${__tandem_h%$'\x1f'*}

@@ -69,6 +69,26 @@ describe('bash reads its prompt lists without a subshell', () => {
   });
 });
 
+describe('what the integration needs, taken away', () => {
+  it('without `history` the lists still come; without `compgen` the report says it is incomplete', async () => {
+    const t = await open();
+    expect((await t.send({ text: 'enable -n history; fn_h() { :; }' })).status).toBe('done');
+    const report = await t.freshRedirects(10_000);
+    expect(report?.incomplete).toBe(false);
+    expect(report?.functions.has('fn_h')).toBe(true);
+    expect((await t.send({ text: 'enable -n compgen; fn_c() { :; }' })).status).toBe('done');
+    expect((await t.freshRedirects(10_000))?.incomplete).toBe(true);
+  });
+
+  it('a file size limit of 0 does not end the shell (SIGXFSZ), and the reports stay right', async () => {
+    const t = await open();
+    expect((await t.send({ text: 'ulimit -f 0' })).status).toBe('done');
+    await reportsStayRight(t, 'u');
+    // Programs it starts still get the signal's default (a caught signal is not handed down).
+    expect((await t.send({ text: "bash -c 'trap -p XFSZ; echo child'" })).output).toBe('child');
+  });
+});
+
 describe.runIf(runs('another owner in the scratch directory', root))('an rc directory that is not this user’s own', () => {
   it('is never written through, and the subshell keeps the reports right', async () => {
     const t = await open();
@@ -92,6 +112,45 @@ describe.runIf(runs('another owner in the scratch directory', root))('an rc dire
       expect(readFileSync(victim, 'utf8')).toBe('keep');
     } finally {
       rmSync(victims, { recursive: true, force: true });
+    }
+  });
+
+  it('made by another user before the integration ran (slow startup files): its first write goes nowhere', async () => {
+    const victims = mkdtempSync(join(tmpdir(), 'tandem-victim-'));
+    const victim = join(victims, 'target');
+    writeFileSync(victim, 'keep');
+    // The person's startup files stand in for the other user: the rc directory goes and comes back theirs.
+    const home = makeHome({
+      '.bashrc': `d=\${__tandem_scratch%/*}; rm -rf "$d"; mkdir -m 777 "$d"; ln -s ${victim} "$d/prompt"; chown -h 65534:65534 "$d" "$d/prompt"\n`,
+    });
+    const own = new SessionPool(home.home);
+    try {
+      const t = await own.open('bash', { startupFiles: 'user' });
+      expect(await scratchOf(t)).toBe('');
+      await reportsStayRight(t, 's');
+      expect(readFileSync(victim, 'utf8')).toBe('keep');
+    } finally {
+      await own.closeAll();
+      home.cleanup();
+      rmSync(victims, { recursive: true, force: true });
+    }
+  });
+
+  it('is not given up by the host while the shell runs: an integration that timed out keeps the directory', async () => {
+    const home = makeHome({ '.bashrc': 'echo slow startup; sleep 1\n' });
+    const own = new SessionPool(home.home);
+    try {
+      const t = await own.open('bash', { origin: 'user', startupFiles: 'user', startupTimeoutMs: 200 });
+      const rcFile = readFileSync(`/proc/${t.pid}/cmdline`, 'utf8').split('\0')[2]!;
+      const dir = join(rcFile, '..');
+      // Past the timeout (the first output came, then 200 ms), while the startup files still sleep.
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      expect(lstatSync(dir).isDirectory()).toBe(true);
+      expect(lstatSync(dir).mode & 0o777).toBe(0o700);
+      expect(existsSync(rcFile)).toBe(false);
+    } finally {
+      await own.closeAll();
+      home.cleanup();
     }
   });
 });

@@ -65,6 +65,8 @@ describe('lines that change it', () => {
     ['bash', 'command_not_found_handle() { touch x; }', /function "command_not_found_handle"/],
     ['bash', 'builtin() { touch x; }', /function "builtin"/],
     ['bash', 'if true; then', /could not be read/],
+    ['bash', 'enable -n history', /enable/],
+    ['bash', 'enable -an compgen', /enable/],
     ['zsh', 'preexec() { touch x; }', /function "preexec"/],
     ['zsh', 'TRAPDEBUG() { touch x; }', /function "TRAPDEBUG"/],
     ['zsh', 'setopt aliases', /setopt/],

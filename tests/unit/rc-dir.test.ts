@@ -2,11 +2,12 @@
  * Where rc directories go (src/main/shells/rc-dir.ts): the user's own runtime folder only when
  * it is a real directory of theirs that nobody else can enter; otherwise no runtime folder.
  */
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { rcParent } from '../../src/main/shells/rc-dir.js';
+import { rcParent, sweepRcDirs } from '../../src/main/shells/rc-dir.js';
 import { posixModes, root, runs } from '../support/capabilities.js';
 
 const base = mkdtempSync(join(tmpdir(), 'tandem-rcparent-'));
@@ -38,5 +39,35 @@ describe.runIf(runs('rc directory placement', posixModes))('rcParent', () => {
     const theirs = dir('theirs', 0o700);
     chownSync(theirs, 65534, 65534);
     expect(rcParent({ XDG_RUNTIME_DIR: theirs }, 'darwin')).toBe(tmpdir());
+  });
+});
+
+describe.runIf(runs('sweeping rc directories', posixModes))('sweepRcDirs', () => {
+  it('removes those of an ended Tandem process, and keeps its own, a live process’s, links and other names', () => {
+    const parent = mkdtempSync(join(base, 'sweep-'));
+    const ended = spawnSync(process.execPath, ['-e', '0']).pid;
+    const make = (name: string) => {
+      mkdirSync(join(parent, name));
+      return join(parent, name);
+    };
+    const gone = make(`tandem-rc-${ended}-aB3dE9`);
+    const mine = make(`tandem-rc-${process.pid}-aB3dE9`);
+    const parents = make(`tandem-rc-${process.ppid}-aB3dE9`);
+    const other = make(`tandem-rc-${ended}-extra-aB3dE9`);
+    const link = join(parent, `tandem-rc-${ended}-zZ9yY8`);
+    symlinkSync(mine, link);
+    sweepRcDirs(parent);
+    expect(existsSync(gone)).toBe(false);
+    for (const kept of [mine, parents, other, link]) expect(existsSync(kept), kept).toBe(true);
+  });
+
+  it.runIf(runs('an ended process’s directory of another owner', root))('keeps one another user owns', () => {
+    const parent = mkdtempSync(join(base, 'sweep-owner-'));
+    const ended = spawnSync(process.execPath, ['-e', '0']).pid;
+    const theirs = join(parent, `tandem-rc-${ended}-aB3dE9`);
+    mkdirSync(theirs);
+    chownSync(theirs, 65534, 65534);
+    sweepRcDirs(parent);
+    expect(existsSync(theirs)).toBe(true);
   });
 });

@@ -1,6 +1,6 @@
-import { accessSync, constants, lstatSync } from 'node:fs';
+import { accessSync, constants, lstatSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { isAbsolute } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 
 /**
  * Where a terminal's rc directory is made: a folder in memory where the machine has one, since
@@ -41,5 +41,54 @@ function writable(path: string): boolean {
     return true;
   } catch {
     return false;
+  }
+}
+
+const prefix = 'tandem-rc-';
+let swept = false;
+
+/**
+ * A fresh 0700 rc directory, named after this process (`tandem-rc-PID-XXXXXX`). The first call
+ * of a process first removes those of its user whose process is gone: bash keeps its directory
+ * while it runs, so a Tandem that was killed leaves them behind (in memory, until a reboot).
+ */
+export function makeRcDir(parent: string = rcParent()): string {
+  if (!swept) {
+    swept = true;
+    sweepRcDirs(parent);
+  }
+  return mkdtempSync(join(parent, `${prefix}${process.pid}-`));
+}
+
+/** Removes the rc directories in `parent` of this user whose Tandem process has ended (a pid in use, by anyone, keeps its own). */
+export function sweepRcDirs(parent: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(parent);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const match = /^tandem-rc-(\d+)-[A-Za-z0-9]{6}$/.exec(name);
+    if (!match) continue;
+    const pid = Number(match[1]);
+    if (pid === process.pid || alive(pid)) continue;
+    const path = join(parent, name);
+    try {
+      const st = lstatSync(path);
+      if (!st.isDirectory() || st.uid !== process.getuid?.()) continue;
+      rmSync(path, { recursive: true, force: true });
+    } catch {
+      // Gone already, or not ours to remove.
+    }
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

@@ -160,13 +160,15 @@ function bashChange(node: Node, reading: Reading): string | null {
 /**
  * A builtin whose whole effect the report shows: `alias name=value` without options, `unalias`,
  * bash's `hash` (its table is reported; zsh's is not) and `enable` (loaded builtins are), each
- * with plain literal words only.
+ * with plain literal words only. Not `enable -n`: a disabled builtin shows nowhere, and without
+ * `history` or `compgen` the integration itself cannot list what it reports (black-box round).
  */
 function reportedCommand(program: string, args: readonly Node[], reportsHash: boolean): boolean {
   const plain = args.every((arg) => /^(word|raw_string|string|concatenation)$/.test(arg.type) && !/[`$]/.test(arg.text));
   if (!plain) return false;
   if (program === 'alias') return args.length > 0 && args.every((arg) => !arg.text.startsWith('-') && arg.text.includes('='));
   if (program === 'unalias') return true;
+  if (program === 'enable' && args.some((arg) => /^-[A-Za-z]*n/.test(arg.text))) return false;
   return reportsHash && (program === 'hash' || program === 'enable');
 }
 

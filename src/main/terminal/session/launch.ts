@@ -3,7 +3,7 @@
  * directory), builds the environment, confines it when asked and spawns it in a PTY.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TandemError } from '../../../shared/errors.js';
@@ -13,7 +13,7 @@ import { type PtyProcess, spawnPty } from '../../pty/pump.js';
 import { Confinement } from '../../sandbox/launch.js';
 import { agentKeptNames, agentReapplyEnv, buildShellEnv } from '../../shells/env.js';
 import { clampInt, type SessionOptions } from './session-types.js';
-import { rcParent } from '../../shells/rc-dir.js';
+import { makeRcDir } from '../../shells/rc-dir.js';
 
 export interface LaunchedShell {
   id: string;
@@ -54,7 +54,7 @@ export async function launchShell(opts: SessionOptions): Promise<LaunchedShell> 
   }
   const id = opts.id ?? randomId();
   const secret = randomBytes(16).toString('hex');
-  const rcDir = mkdtempSync(join(rcParent(), 'tandem-rc-'));
+  const rcDir = makeRcDir();
   let confinement: Confinement | null = null;
   try {
     confinement = opts.sandbox

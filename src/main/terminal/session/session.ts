@@ -93,6 +93,8 @@ export class TerminalSession {
   private readonly defaultWaitMs: number;
   private readonly historyFile: string | null;
   private readonly rcDir: string;
+  /** What `removeRcFiles` removes where bash keeps rcDir (launch.ts `LaunchedShell.rcFiles`). */
+  private rcFiles: string[] | null = null;
   /** The readiness engine's state: changed only by `feed`. */
   private ready: ReadinessState;
   private prompts = 0;
@@ -296,13 +298,10 @@ export class TerminalSession {
     const { id, secret, rcDir, rcFiles, historyFile, spawned, confinement, cols, rows, env } = await launchShell(opts);
     const session = new TerminalSession({ ...opts, cols, rows }, id, secret, rcDir, historyFile, spawned, confinement);
     session.launchEnv = env;
+    session.rcFiles = rcFiles;
     // The shell deletes its rc files once read; this is the backstop. A person's terminal opens
     // on first output, which can come before the shell reads it (pwsh): keep them until then.
-    // bash keeps the directory for its scratch file (tandem.bash); it goes when the terminal closes.
-    const removeRc = () => {
-      if (!rcFiles) rmSync(rcDir, { recursive: true, force: true });
-      else for (const file of rcFiles) rmSync(file, { force: true });
-    };
+    const removeRc = () => session.removeRcFiles();
     // Waiting starts now: a confined shell can print its prompt while its pid is being found.
     const startup = session.awaitStartup(opts);
     startup.catch(() => {}); // awaited below; a rejection while the pid is found is not unhandled
@@ -310,7 +309,8 @@ export class TerminalSession {
       if (confinement) await session.adoptConfinedShell(confinement);
       await startup;
     } catch (error) {
-      removeRc();
+      // The shell has ended: it exited, or a timeout, an abort or a failed confinement closed it.
+      rmSync(rcDir, { recursive: true, force: true });
       throw error;
     }
     if (session.ready.phase.kind === 'starting') session.readyWaiters.push(removeRc);
@@ -331,7 +331,7 @@ export class TerminalSession {
         printed: () => this.startupBanner?.snapshot().output ?? '',
         close: () => this.close(),
         integrationTimedOut: () => {
-          rmSync(this.rcDir, { recursive: true, force: true });
+          this.removeRcFiles();
           this.feed({ type: 'integration-timeout' });
         },
       },
@@ -342,6 +342,16 @@ export class TerminalSession {
         signal: opts.signal,
       },
     );
+  }
+
+  /**
+   * The rc files, or the whole rc directory where the integration does not keep it. bash keeps
+   * it for its scratch file (tandem.bash) while the shell may still run: removed then, another
+   * user could make a directory of that name for the shell to write through. It goes at close.
+   */
+  private removeRcFiles(): void {
+    if (!this.rcFiles) rmSync(this.rcDir, { recursive: true, force: true });
+    else for (const file of this.rcFiles) rmSync(file, { force: true });
   }
 
   /** node-pty's child is bubblewrap: every shell-pid check must use the shell inside. */
@@ -567,6 +577,8 @@ export class TerminalSession {
 
   private finalizeExit(): void {
     this.drain.done();
+    // The shell is gone: nothing writes its scratch file any more (its tab may stay a long while).
+    rmSync(this.rcDir, { recursive: true, force: true });
     const rest = this.scanner.flush();
     if (rest) this.onText(rest);
     this.feed({ type: 'drained', closed: this.closing.closedBy !== null });
