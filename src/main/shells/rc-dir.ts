@@ -60,7 +60,7 @@ export function makeRcDir(parent: string = rcParent()): string {
   return mkdtempSync(join(parent, `${prefix}${process.pid}-`));
 }
 
-/** Removes the rc directories in `parent` of this user whose Tandem process has ended (a pid in use, by anyone, keeps its own). */
+/** Removes the rc directories in `parent` of this user whose Tandem process has ended (its pid is no live process of this user). */
 export function sweepRcDirs(parent: string): void {
   let names: string[];
   try {
@@ -84,11 +84,12 @@ export function sweepRcDirs(parent: string): void {
   }
 }
 
+/** A live process of this user (EPERM is another user's process on a reused pid: ours has ended), as host/instance.ts `isAlive`. */
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  } catch {
+    return false;
   }
 }
