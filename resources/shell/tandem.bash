@@ -30,10 +30,9 @@ __tandem_bilist=${__tandem_fnlist%%$'\x1f'*}
 __tandem_builtins0=$'\n'$__tandem_bilist$'\n'
 __tandem_fnlist=${__tandem_fnlist#*$'\x1f'}
 # The redirect report (src/main/terminal/redirect-report.ts) from __tandem_fnlist and
-# __tandem_bilist (one name a line, refreshed in the subshell that reads the history line, so
-# no extra fork), the command hash table (BASH_CMDS: a name `hash -p` sent elsewhere than a
-# PATH search would) and __tandem_path0; it follows the end marker. At most about 8,000
-# characters, then incomplete.
+# __tandem_bilist (one name a line, refreshed with the history line by one capture), the
+# command hash table (BASH_CMDS: a name `hash -p` sent elsewhere than a PATH search would) and
+# __tandem_path0; it follows the end marker. At most about 9,000 characters, then incomplete.
 __tandem_redirects() {
   local REPLY __tandem_k __tandem_v __tandem_d __tandem_p __tandem_e __tandem_flags='' __tandem_na=0 __tandem_nh=0 __tandem_nb=0 __tandem_list='' __tandem_dirs __tandem_names
   # Lists split by IFS with globbing off, not read from here-strings: a here-string is a pipe
@@ -44,13 +43,21 @@ __tandem_redirects() {
   # An empty or relative entry finds programs in the current folder (the workspace's own `ls`).
   [[ :$PATH: == *::* || :$PATH: == *:[!/]* ]] && __tandem_flags+=r
   __tandem_flags+=${__tandem_blind-}
-  __tandem_k="$__tandem_flags|${!BASH_ALIASES[*]}|${BASH_ALIASES[*]}|${!BASH_CMDS[*]}|${BASH_CMDS[*]}|$__tandem_bilist|$__tandem_fnlist"
+  # The state in one string that no other state spells the same: values quoted one by one
+  # (joined bare, `zz='q x;' ls=ls` and `zz=q ls='x; ls'` read alike), the builtin list by its
+  # length (alias names hold no blank, `|` or quote).
+  local __tandem_hk=("${!BASH_CMDS[@]}")
+  __tandem_k="$__tandem_flags|${!BASH_ALIASES[*]}|${BASH_ALIASES[*]@Q}|${__tandem_hk[*]@Q}|${BASH_CMDS[*]@Q}|${#__tandem_bilist}|$__tandem_bilist|$__tandem_fnlist"
   if [[ $__tandem_k == "$__tandem_lastsig" ]]; then builtin printf '%sD;%s;=\a' "$__tandem_osc" "$__tandem_seq"; return; fi
   __tandem_lastsig=$__tandem_k
+  # Each entry at most 1,024 characters encoded, the list at most about 9,000: under the host's
+  # 16 KiB marker bound, past which a report would be dropped as output and a later `=` would
+  # stand for the report before it.
   for __tandem_k in "${!BASH_ALIASES[@]}"; do
-    if (( ${#__tandem_list} > 8000 )); then __tandem_flags+=t; break; fi
-    __tandem_esc "$__tandem_k"; __tandem_list+=";$REPLY"
-    __tandem_esc "${BASH_ALIASES[$__tandem_k]}"; __tandem_list+=";$REPLY"
+    __tandem_esc "$__tandem_k"; __tandem_e=$REPLY
+    __tandem_esc "${BASH_ALIASES[$__tandem_k]}"
+    if (( ${#__tandem_list} > 8000 || ${#__tandem_e} + ${#REPLY} > 1024 )); then __tandem_flags+=t; break; fi
+    __tandem_list+=";$__tandem_e;$REPLY"
     (( __tandem_na++ ))
   done
   IFS=:
@@ -66,9 +73,10 @@ __tandem_redirects() {
       if [[ -f $__tandem_p$__tandem_k && -x $__tandem_p$__tandem_k ]]; then __tandem_e=$__tandem_p$__tandem_k; break; fi
     done
     [[ $__tandem_v == "$__tandem_e" ]] && continue
-    if (( ${#__tandem_list} > 8000 )); then __tandem_flags+=t; break; fi
-    __tandem_esc "$__tandem_k"; __tandem_list+=";$REPLY"
-    __tandem_esc "$__tandem_v"; __tandem_list+=";$REPLY"
+    __tandem_esc "$__tandem_k"; __tandem_e=$REPLY
+    __tandem_esc "$__tandem_v"
+    if (( ${#__tandem_list} > 8000 || ${#__tandem_e} + ${#REPLY} > 1024 )); then __tandem_flags+=t; break; fi
+    __tandem_list+=";$__tandem_e;$REPLY"
     (( __tandem_nh++ ))
   done
   # Builtins loaded since the startup files ran (enable -f).
@@ -76,16 +84,18 @@ __tandem_redirects() {
   __tandem_names=($__tandem_bilist)
   for __tandem_k in "${__tandem_names[@]}"; do
     [[ -z $__tandem_k || $__tandem_builtins0 == *$'\n'"$__tandem_k"$'\n'* ]] && continue
-    if (( ${#__tandem_list} > 8000 )); then __tandem_flags+=t; break; fi
-    __tandem_esc "$__tandem_k"; __tandem_list+=";$REPLY"
+    __tandem_esc "$__tandem_k"
+    if (( ${#__tandem_list} > 8000 || ${#REPLY} > 1024 )); then __tandem_flags+=t; break; fi
+    __tandem_list+=";$REPLY"
     (( __tandem_nb++ ))
   done
   # shellcheck disable=SC2206  # split on purpose (IFS set, globbing off)
   __tandem_names=($__tandem_fnlist)
   for __tandem_k in "${__tandem_names[@]}"; do
     [[ -z $__tandem_k || $__tandem_k == _* ]] && continue
-    if (( ${#__tandem_list} > 8000 )); then __tandem_flags+=t; break; fi
-    __tandem_esc "$__tandem_k"; __tandem_list+=";$REPLY"
+    __tandem_esc "$__tandem_k"
+    if (( ${#__tandem_list} > 8000 || ${#REPLY} > 1024 )); then __tandem_flags+=t; break; fi
+    __tandem_list+=";$REPLY"
   done
   builtin printf '%sD;%s;%s;%s;0;%s;%s%s\a' "$__tandem_osc" "$__tandem_seq" "$__tandem_flags" "$__tandem_na" "$__tandem_nh" "$__tandem_nb" "$__tandem_list"
 }
@@ -175,5 +185,6 @@ __tandem_precmd() {
   [[ -z $__tandem_snap ]] || __tandem_envscrub "$__tandem_snap"
   __tandem_status "$__tandem_ret"
 }
-PROMPT_COMMAND=(__tandem_precmd)
+# Quoted: bash expands aliases in its prompt commands, and an alias of this name would run first.
+PROMPT_COMMAND=('\__tandem_precmd')
 __tandem_reassert

@@ -17,7 +17,7 @@ typeset -gA __tandem_builtins0
 () { local k; for k in ${(k)builtins}; do __tandem_builtins0[$k]=1; done }
 # The redirect report (src/main/terminal/redirect-report.ts) from the aliases, galiases,
 # builtins (those loaded since the startup files ran) and functions tables of zsh/parameter,
-# before the end marker. At most about 8,000 characters. Not the command hash table: HASH_DIRS
+# before the end marker. At most about 9,000 characters. Not the command hash table: HASH_DIRS
 # fills it with every program of PATH's directories up to the first command's (1,644 entries
 # here), and comparing that on every prompt cost 2 ms, 26 ms when it changed.
 __tandem_redirects() {
@@ -26,35 +26,44 @@ __tandem_redirects() {
   [[ $PATH == "$__tandem_path0" ]] || flags=p
   # An empty or relative entry finds programs in the current folder (the workspace's own `ls`).
   [[ :$PATH: == *::* || :$PATH: == *:[^/]* ]] && flags+=r
-  sig="$flags|${(kv)aliases}|${(kv)galiases}|${(k)builtins}|${(k)functions}"
+  # Each key and value quoted (joined bare, `zz='q x;' ls=ls` and `zz=q ls='x; ls'` read alike).
+  sig="$flags|${(qkv)aliases}|${(qkv)galiases}|${(qk)builtins}|${(qk)functions}"
   if [[ $sig == "$__tandem_lastsig" ]]; then
     (( __tandem_seq == __tandem_lastseq )) || print -rn -- "${__tandem_osc}D;$__tandem_seq;="$'\a'
     typeset -g __tandem_lastseq=$__tandem_seq
     return
   fi
   typeset -g __tandem_lastsig=$sig __tandem_lastseq=$__tandem_seq
+  # Each entry at most 1,024 characters encoded, the list at most about 9,000: under the host's
+  # 16 KiB marker bound, past which a report would be dropped as output and a later `=` would
+  # stand for the report before it.
+  local e
   for k in ${(k)aliases}; do
-    if (( ${#list} > 8000 )); then flags+=t; break; fi
-    __tandem_esc "$k"; list+=";$REPLY"
-    __tandem_esc "${aliases[$k]}"; list+=";$REPLY"
+    __tandem_esc "$k"; e=$REPLY
+    __tandem_esc "${aliases[$k]}"
+    if (( ${#list} > 8000 || ${#e} + ${#REPLY} > 1024 )); then flags+=t; break; fi
+    list+=";$e;$REPLY"
     (( na++ ))
   done
   for k in ${(k)galiases}; do
-    if (( ${#list} > 8000 )); then flags+=t; break; fi
-    __tandem_esc "$k"; list+=";$REPLY"
+    __tandem_esc "$k"
+    if (( ${#list} > 8000 || ${#REPLY} > 1024 )); then flags+=t; break; fi
+    list+=";$REPLY"
     (( ng++ ))
   done
   for k in ${(k)builtins}; do
     (( ${+__tandem_builtins0[$k]} )) && continue
-    if (( ${#list} > 8000 )); then flags+=t; break; fi
-    __tandem_esc "$k"; list+=";$REPLY"
+    __tandem_esc "$k"
+    if (( ${#list} > 8000 || ${#REPLY} > 1024 )); then flags+=t; break; fi
+    list+=";$REPLY"
     (( nb++ ))
   done
   for k in ${(k)functions}; do
     [[ $k == _* ]] && continue
     [[ $k == TRAPINT && -n $__tandem_trapint && ${functions[TRAPINT]} == "$__tandem_trapint" ]] && continue
-    if (( ${#list} > 8000 )); then flags+=t; break; fi
-    __tandem_esc "$k"; list+=";$REPLY"
+    __tandem_esc "$k"
+    if (( ${#list} > 8000 || ${#REPLY} > 1024 )); then flags+=t; break; fi
+    list+=";$REPLY"
   done
   print -rn -- "${__tandem_osc}D;$__tandem_seq;$flags;$na;$ng;0;$nb$list"$'\a'
 }

@@ -298,7 +298,7 @@ describe('what could redirect a program (aliases, functions, PATH)', () => {
 
   // Debian's bash-builtins package (.ci/run installs it) has loadables of allow-listed names.
   it.runIf(runs('bash: a builtin loaded by enable -f', file('/usr/lib/bash/head', 'Debian package bash-builtins')))(
-    'bash: after an approved enable -f, the loaded head asks (skipped without /usr/lib/bash/head, Debian package bash-builtins)',
+    'bash: after an approved enable -f, head asks (enable -f can replace a builtin in place, so it holds the terminal; skipped without /usr/lib/bash/head, Debian package bash-builtins)',
     async () => {
       const dir = mkdtempSync(join(f.project, 'tandem-enable-'));
       writeFileSync(join(dir, 'f.txt'), 'one\n');
@@ -308,7 +308,9 @@ describe('what could redirect a program (aliases, functions, PATH)', () => {
       expect(await sendApproving(f, client, id, 'enable -f /usr/lib/bash/head head')).toMatchObject({ status: 'done', exitCode: 0 });
       expect(await f.call(client, 'terminal_send', { id, text: 'head f.txt', waitMs: 300 })).toMatchObject({ status: 'awaiting_approval' });
       const [request] = f.layer.state().approvals.filter((approval) => approval.terminalId === id);
-      expect(request?.why).toContain('head is a builtin loaded into this shell');
+      expect(request?.why).toContain('runs "enable"');
+      // The report still lists the loaded builtin.
+      expect(f.host.get(id).session.redirects?.builtins.has('head')).toBe(true);
       f.layer.answerApproval({ requestId: request!.id, decision: 'reject', reason: 'no' });
     },
   );

@@ -89,6 +89,42 @@ describe('what the integration needs, taken away', () => {
   });
 });
 
+/** The report a judge reads after `line` ran (it follows the line's end marker). */
+async function reportAfter(t: TerminalSession, line: string) {
+  expect((await t.send({ text: line })).status).toBe('done');
+  return t.freshRedirects(10_000);
+}
+
+describe.each(['bash', 'zsh'] as const)('%s: a report the judge can rely on (black-box round)', (shell) => {
+  const openShell = () => pool.open(shell, { startupFiles: 'clean' });
+
+  it('two alias tables that join to the same text are told apart', async () => {
+    const t = await openShell();
+    expect((await reportAfter(t, "alias zz='q touch CANARY;' ls=ls"))?.aliases.get('ls')).toBe('ls');
+    expect((await reportAfter(t, "alias zz=q ls='touch CANARY; ls'"))?.aliases.get('ls')).toBe('touch CANARY; ls');
+  });
+
+  it('an alias too long for a marker makes the report incomplete, and stays so on the next prompt', async () => {
+    const t = await openShell();
+    expect((await reportAfter(t, 'alias ls=ls'))?.incomplete).toBe(false);
+    const long = await reportAfter(t, `alias ls='touch CANARY; ls' zz='${'A'.repeat(20_000)}'`);
+    expect(long?.incomplete).toBe(true);
+    const next = await reportAfter(t, 'echo hi');
+    expect(next?.incomplete).toBe(true);
+    expect(next?.aliases.get('ls')).not.toBe('ls');
+  });
+});
+
+describe('bash: prompt commands', () => {
+  it('an alias named like the integration’s prompt function is not what runs at the prompt', async () => {
+    const t = await open();
+    await reportAfter(t, "alias __tandem_precmd='__tandem_precmd; hash -p /bin/echo ls'");
+    await reportAfter(t, ':');
+    expect((await t.send({ text: 'hash -t ls 2>&1 || true' })).output).not.toBe('/bin/echo');
+    expect((await t.freshRedirects(10_000))?.hashed.get('ls')).toBeUndefined();
+  });
+});
+
 describe.runIf(runs('another owner in the scratch directory', root))('an rc directory that is not this user’s own', () => {
   it('is never written through, and the subshell keeps the reports right', async () => {
     const t = await open();

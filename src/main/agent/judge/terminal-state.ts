@@ -76,9 +76,14 @@ function assignmentHarmless(node: Node): boolean {
  */
 const hookFunction = /^(command_not_found_handler?|precmd|preexec|chpwd|periodic|zshaddhistory|zshexit|zsh_directory_name|TRAP[A-Z0-9]+|_?_?tandem.*)$/;
 
-/** A function the redirect report shows by name (judge/redirect-check.ts asks for a line that runs it): a plain name, not a hook or a builtin. */
+/**
+ * A function the redirect report shows by name (judge/redirect-check.ts asks for a line that
+ * runs it): a plain name, not a hook or a builtin, and not one starting with `_`, which the
+ * reports leave out (completion functions; and prompt hooks such as `__git_ps1`,
+ * `__vte_prompt_command` or `_direnv_hook` run with no line naming them).
+ */
 function reportedFunction(name: string): boolean {
-  return /^[A-Za-z0-9_][A-Za-z0-9_.-]*$/.test(name) && !hookFunction.test(name) && !keepingBuiltins.has(name) && !changingBuiltins.has(name);
+  return /^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(name) && !hookFunction.test(name) && !keepingBuiltins.has(name) && !changingBuiltins.has(name);
 }
 
 /**
@@ -158,18 +163,23 @@ function bashChange(node: Node, reading: Reading): string | null {
 }
 
 /**
- * A builtin whose whole effect the report shows: `alias name=value` without options, `unalias`,
- * bash's `hash` (its table is reported; zsh's is not) and `enable` (loaded builtins are), each
- * with plain literal words only. Not `enable -n`: a disabled builtin shows nowhere, and without
- * `history` or `compgen` the integration itself cannot list what it reports (black-box round).
+ * A builtin whose whole effect the report shows: `alias name=value` without options for a name
+ * a line would run (not a hook's or the integration's: bash expands aliases in its prompt
+ * commands too), `unalias`, and bash's `hash` (its table is reported; zsh's is not), each with
+ * plain literal words only. Not `enable`: `enable -f` can replace a builtin of the same name,
+ * which leaves the list of names as it was, and `enable -n` hides one (black-box rounds).
  */
 function reportedCommand(program: string, args: readonly Node[], reportsHash: boolean): boolean {
   const plain = args.every((arg) => /^(word|raw_string|string|concatenation)$/.test(arg.type) && !/[`$]/.test(arg.text));
   if (!plain) return false;
-  if (program === 'alias') return args.length > 0 && args.every((arg) => !arg.text.startsWith('-') && arg.text.includes('='));
+  if (program === 'alias') {
+    return (
+      args.length > 0 &&
+      args.every((arg) => !arg.text.startsWith('-') && arg.text.includes('=') && reportedFunction(arg.text.replace(/^['"]/, '').split('=')[0]!))
+    );
+  }
   if (program === 'unalias') return true;
-  if (program === 'enable' && args.some((arg) => /^-[A-Za-z]*n/.test(arg.text))) return false;
-  return reportsHash && (program === 'hash' || program === 'enable');
+  return reportsHash && program === 'hash';
 }
 
 /** pwsh cmdlets and aliases that change the session's state or run text as code in it (lower-case). */
