@@ -3,11 +3,11 @@
  * it is a real directory of theirs that nobody else can enter; otherwise no runtime folder.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { rcParent, sweepRcDirs } from '../../src/main/shells/rc-dir.js';
+import { makeRcDir, rcParent, sweepRcDirs } from '../../src/main/shells/rc-dir.js';
 import { posixModes, root, runs } from '../support/capabilities.js';
 
 const base = mkdtempSync(join(tmpdir(), 'tandem-rcparent-'));
@@ -69,5 +69,17 @@ describe.runIf(runs('sweeping rc directories', posixModes))('sweepRcDirs', () =>
     chownSync(theirs, 65534, 65534);
     sweepRcDirs(parent);
     expect(existsSync(theirs)).toBe(true);
+  });
+});
+
+describe.runIf(runs('making rc directories', posixModes))('makeRcDir', () => {
+  it('names it after this process, 0700, and falls back to the temp folder where its parent cannot take it (full, or gone)', () => {
+    const made = makeRcDir(join(base, 'missing'));
+    try {
+      expect(made.startsWith(join(tmpdir(), `tandem-rc-${process.pid}-`))).toBe(true);
+      expect(lstatSync(made).mode & 0o777).toBe(0o700);
+    } finally {
+      rmSync(made, { recursive: true, force: true });
+    }
   });
 });

@@ -7,8 +7,8 @@ import { isAbsolute, join } from 'node:path';
  * bash writes its prompt's scratch file there after every command (tandem.bash
  * `__tandem_capture`; on this VM a truncate and write on the ext4 /tmp cost about 140 µs, on
  * tmpfs 23). First XDG_RUNTIME_DIR (the user's own, 0700, in memory on systemd systems), then
- * /dev/shm (Linux; sticky like /tmp, so mkdtemp's 0700 directory is as private there), else the
- * temp folder.
+ * /dev/shm (Linux; root's and sticky like /tmp, so mkdtemp's 0700 directory is as private
+ * there), else the temp folder.
  */
 export function rcParent(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
   const runtime = env.XDG_RUNTIME_DIR;
@@ -29,7 +29,7 @@ function ownPrivateDir(path: string): boolean {
 function stickyWritableDir(path: string): boolean {
   try {
     const st = lstatSync(path);
-    return st.isDirectory() && (st.mode & 0o1000) !== 0 && writable(path);
+    return st.isDirectory() && st.uid === 0 && (st.mode & 0o1000) !== 0 && writable(path);
   } catch {
     return false;
   }
@@ -57,7 +57,13 @@ export function makeRcDir(parent: string = rcParent()): string {
     swept = true;
     sweepRcDirs(parent);
   }
-  return mkdtempSync(join(parent, `${prefix}${process.pid}-`));
+  try {
+    return mkdtempSync(join(parent, `${prefix}${process.pid}-`));
+  } catch (error) {
+    // A memory folder another user filled (or one gone since): the temp folder still serves.
+    if (parent === tmpdir()) throw error;
+    return mkdtempSync(join(tmpdir(), `${prefix}${process.pid}-`));
+  }
 }
 
 /** Removes the rc directories in `parent` of this user whose Tandem process has ended (its pid is no live process of this user). */
