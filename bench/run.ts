@@ -109,7 +109,8 @@ async function main(): Promise<void> {
       rows.push(...(await runFigure(figure, opts)));
     }
   } finally {
-    rmSync(home, { recursive: true, force: true });
+    // A shell that ended with its figure can still be writing its history there: retry.
+    rmSync(home, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
   }
   // The engine's kept tty-mode reader (pty/termios.ts) is the bench process's own, not a figure's.
   closeTtyModeReader();
