@@ -8,6 +8,7 @@ import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { PtyPlatform } from '../../src/main/pty/platform.js';
 import { deliverSignal } from '../../src/main/terminal/readiness/interrupt.js';
+import { isAlive } from '../../src/main/pty/proc.js';
 
 const children: Array<ReturnType<typeof spawn>> = [];
 afterEach(() => {
@@ -18,15 +19,6 @@ function shellStandIn(): number {
   const child = spawn('sleep', ['30'], { stdio: 'ignore' });
   children.push(child);
   return child.pid!;
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 const unknownForeground = (signalled: number[]): PtyPlatform =>
@@ -46,7 +38,7 @@ describe('terminal_signal with the foreground group unknown', () => {
     await expect(deliverSignal({ pid, platform: unknownForeground(signalled), write: async (data) => void written.push(data) }, name)).rejects.toMatchObject({
       code: 'invalid_argument',
     });
-    expect(alive(pid)).toBe(true);
+    expect(isAlive(pid)).toBe(true);
     expect(written).toEqual([]);
     expect(signalled).toEqual([]);
   });
@@ -59,6 +51,6 @@ describe('terminal_signal with the foreground group unknown', () => {
     const written: string[] = [];
     await deliverSignal({ pid, platform: unknownForeground([]), write: async (data) => void written.push(data) }, name);
     expect(written).toEqual([key]);
-    expect(alive(pid)).toBe(true);
+    expect(isAlive(pid)).toBe(true);
   });
 });

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { isAlive } from '../pty/proc.js';
 import { localStateDir } from '../state-dir.js';
 import { lockWitness, ownerIsLive, ownStartTime, parseLockOwner, processStartTime } from './process-start.js';
 import { hostPlatform } from '../pty/platform.js';
@@ -36,19 +37,8 @@ export function discoveryDir(env: NodeJS.ProcessEnv = process.env): string {
   return localStateDir();
 }
 
-/**
- * Whether a process of this user exists. EPERM (a process of another user, or one this user
- * may not signal) is not ours, so not alive: after a crash another user can take the dead
- * host's pid, and must not make its files look live.
- */
-export function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+/** Whether a process of this user exists (pty/proc.ts, shared with the rc directory sweep). */
+export { isAlive };
 
 /**
  * Whether instance.json still names a running Tandem: its pid is a live process of this user

@@ -352,3 +352,17 @@ export function foregroundProgram(shellPid: number): string | null {
   if (!shell || shell.tpgid <= 0 || shell.tpgid === shell.pgrp) return null;
   return readStat(shell.tpgid)?.comm || null;
 }
+
+/**
+ * Whether a process of this user exists. EPERM (a process of another user, or one this user
+ * may not signal) is not ours, so not alive: after a crash another user can take the dead
+ * process's pid, and must not make what it left look live.
+ */
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

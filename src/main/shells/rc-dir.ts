@@ -1,6 +1,7 @@
 import { accessSync, constants, lstatSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
+import { isAlive } from '../pty/proc.js';
 
 /**
  * Where a terminal's rc directory is made: a folder in memory where the machine has one, since
@@ -78,7 +79,7 @@ export function sweepRcDirs(parent: string): void {
     const match = /^tandem-rc-(\d+)-[A-Za-z0-9]{6}$/.exec(name);
     if (!match) continue;
     const pid = Number(match[1]);
-    if (pid === process.pid || alive(pid)) continue;
+    if (pid === process.pid || isAlive(pid)) continue;
     const path = join(parent, name);
     try {
       const st = lstatSync(path);
@@ -87,15 +88,5 @@ export function sweepRcDirs(parent: string): void {
     } catch {
       // Gone already, or not ours to remove.
     }
-  }
-}
-
-/** A live process of this user (EPERM is another user's process on a reused pid: ours has ended), as host/instance.ts `isAlive`. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
   }
 }
