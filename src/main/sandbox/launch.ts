@@ -193,10 +193,10 @@ export function agentDirName(agent: string): string {
   return `${agent.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 40)}-${createHash('sha256').update(agent).digest('hex').slice(0, 8)}`;
 }
 
-/** One confined terminal's launch, from preparation to teardown. */
 /** The folder of bash's prompt scratch file in a confined terminal's own /tmp. */
 const promptScratchDir = '.tandem-prompt';
 
+/** One confined terminal's launch, from preparation to teardown. */
 export class Confinement {
   readonly info: SandboxInfo;
   /** The shell's history file (HISTFILE, PSReadLine), per agent and kept across terminals. */
