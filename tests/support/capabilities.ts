@@ -167,6 +167,20 @@ export const root = capability(
   () => process.getuid?.() === 0,
 );
 
+/** Root allowed to mount a tmpfs here (not in every container): a small one fills up mid-write (tests/integration/bash-capture.test.ts). */
+export const mountTmpfs = capability('mount-tmpfs', 'root allowed to mount a tmpfs (a container may forbid it)', () => {
+  if (!root.present) return false;
+  const dir = mkdtempSync(join(tmpdir(), 'tandem-mount-probe-'));
+  try {
+    return (
+      spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=4k', 'tmpfs', dir], { stdio: 'ignore' }).status === 0 &&
+      spawnSync('umount', [dir], { stdio: 'ignore' }).status === 0
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 /**
  * Windows' pseudoconsole (CreatePseudoConsole, Windows 10 1809 and later; node-pty also bundles
  * conpty.dll): part of the OS, so the OS is the check here.
