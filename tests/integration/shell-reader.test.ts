@@ -6,7 +6,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
-import { childrenOf, isShellName, isShellProcess, readStat } from '../../src/main/pty/proc.js';
+import { childrenOf, isShellName, isShellProcess, readStat, readText } from '../../src/main/pty/proc.js';
 import { procfs, runs } from '../support/capabilities.js';
 import { until } from '../support/until.js';
 import { findPwsh, pwshRequired } from './pwsh-helpers.js';
@@ -45,8 +45,11 @@ describe.runIf(runs('shell readers by their /proc entries', procfs))('shell read
     const shim = start(pwsh!, ['-NoProfile', '-Command', 'Start-Sleep 30']);
     // The dotnet tool's shim starts dotnet as its child (that child reads the terminal); a pwsh
     // installed as an apphost is one process.
+    // Wait for its exec to finish: the kernel names the process `dotnet` a moment before it sets
+    // up the new argv, and in that moment (seen on a loaded CI machine) its cmdline reads empty.
     if (pwsh!.includes('/.dotnet/tools/')) {
-      await until(() => childrenOf(shim.pid!).some((pid) => readStat(pid)?.comm === 'dotnet'), 'the dotnet child of the pwsh shim');
+      const execd = (pid: number) => readStat(pid)?.comm === 'dotnet' && (readText(`/proc/${pid}/cmdline`) ?? '') !== '';
+      await until(() => childrenOf(shim.pid!).some(execd), 'the dotnet child of the pwsh shim');
     }
     const processes = [shim.pid!, ...childrenOf(shim.pid!)];
     for (const pid of processes) expect(isShellProcess(pid), `pid ${pid} (${readStat(pid)?.comm})`).toBe(true);

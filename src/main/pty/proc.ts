@@ -33,7 +33,8 @@ export interface ForegroundSample {
   inspectable: boolean;
 }
 
-function readText(path: string): string | null {
+/** A file's text, or null where it cannot be read (a process gone, a file denied). */
+export function readText(path: string): string | null {
   try {
     return fs.readFileSync(path, 'utf8');
   } catch {
