@@ -5,7 +5,7 @@
  * overview-ruler entry), then frames of 100 lines each are written to the view and timed: the
  * parse, and the next animation frame's work up to the view's drawing (not the wait for it).
  * Every frame scrolls lines (and their marks) out of the full scrollback. Baseline: the same
- * frames in a view of the same size whose full scrollback has no marks (timed after, each view
+ * frames in a view of the same size whose full scrollback has no marks (timed in turns, each view
  * while it is the one shown).
  */
 import { writeFileSync } from 'node:fs';
@@ -105,36 +105,36 @@ export const marksFigure: Figure = {
       await serve.host.get(plain).session.write(`seq -f 'plain%g' 1 ${commands + 100}\r`);
       await until(async () => (await hook.screen(plain)).includes(`plain${commands + 100}`), 'the plain scrollback', 120_000);
       const frame = Array.from({ length: 100 }, (_, i) => `frame line ${i} ${'x'.repeat(60)}`).join('\r\n') + '\r\n';
-      // Only the shown tab draws: each view is timed while it is the one shown.
+      // Only the shown tab draws: each view is timed while it is the one shown, in turns (rounds of
+      // a block each), so neither gets the page's warm-up or the other's leftover garbage alone.
       const parses: number[] = [];
-      const timeIn = async (id: string): Promise<number[]> => {
+      const timeIn = async (id: string, count: number, into: number[], parsesInto: number[] | null): Promise<void> => {
         await page.locator(`[role="tab"][data-terminal-id="${id}"]`).click();
         await sleep(300);
-        const samples: number[] = [];
-        parses.length = 0;
-        for (let i = 0; i < 5 + frames; i++) {
+        for (let i = 0; i < 5 + count; i++) {
           const { parse, total } = await hook.time(id, frame);
           if (i < 5) continue;
-          samples.push(total);
-          parses.push(parse);
+          into.push(total);
+          parsesInto?.push(parse);
         }
-        return samples;
       };
-      // BENCH_CPU_PROF_DIR: the page's CPU profile of each view's frames too (marks.cpuprofile, plain.cpuprofile).
+      // BENCH_CPU_PROF_DIR: the page's CPU profile of all the frames too (frames.cpuprofile).
       const profDir = process.env.BENCH_CPU_PROF_DIR;
       const cdp = profDir ? await page.context().newCDPSession(page) : null;
-      const profiled = async (name: string, id: string): Promise<number[]> => {
-        if (!cdp || !profDir) return timeIn(id);
+      if (cdp) {
         await cdp.send('Profiler.enable');
         await cdp.send('Profiler.start');
-        const samples = await timeIn(id);
-        const { profile } = await cdp.send('Profiler.stop');
-        writeFileSync(join(profDir, `${name}.cpuprofile`), JSON.stringify(profile));
-        return samples;
-      };
-      const withMarks = await profiled('marks', marked);
+      }
+      const withMarks: number[] = [];
+      const without: number[] = [];
+      const rounds = 4;
+      for (let round = 0; round < rounds; round++) {
+        const block = Math.ceil(frames / rounds);
+        await timeIn(marked, block, withMarks, parses);
+        await timeIn(plain, block, without, null);
+      }
+      if (cdp && profDir) writeFileSync(join(profDir, 'frames.cpuprofile'), JSON.stringify((await cdp.send('Profiler.stop')).profile));
       const parseMedian = [...parses].sort((a, b) => a - b)[parses.length >> 1]!;
-      const without = await profiled('plain', plain);
       return [
         {
           row: 'marks.view.frame',

@@ -1,5 +1,5 @@
 import { existsSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TandemError } from '../../src/shared/errors.js';
 import type { TerminalSession } from '../../src/main/terminal/session/session.js';
@@ -32,10 +32,19 @@ async function interruptCatching(t: TerminalSession, text: string, waitMs: numbe
   expect(r.status).toBe('running');
   const w = t.wait({ since: r.cursor, waitMs: 30_000 });
   // On a timeout the error carries all the terminal printed, so a failure says why (issue 22).
+  // What the last look saw, for a timeout's message: the cause of issue 22's one timeout (the
+  // terminal had printed `armed`) is not found yet.
+  const looked = { reads: 0, text: '', cursor: '', ms: 0 };
+  const began = Date.now();
   await until(
-    async () => /^armed$/m.test(r.output + (await t.read({ since: r.cursor })).text),
+    async () => {
+      const read = await t.read({ since: r.cursor });
+      Object.assign(looked, { reads: looked.reads + 1, text: read.text, cursor: read.cursor, ms: Date.now() - began });
+      return /^armed$/m.test(r.output + read.text);
+    },
     () => {
-      const why = `the trap to be set; the terminal printed ${JSON.stringify(t.outputSince(0))}, status ${t.status}`;
+      const sent = JSON.stringify({ status: r.status, output: r.output, cursor: r.cursor });
+      const why = `the trap to be set; the send returned ${sent}; ${looked.reads} reads, the last at ${looked.ms} ms: ${JSON.stringify(looked.text)} (cursor ${looked.cursor}); the terminal printed ${JSON.stringify(t.outputSince(0))}, status ${t.status}`;
       // Printed as well: a retry that passes hides the first attempt's error.
       console.warn(`engine interrupt test: timed out waiting for ${why}`);
       return why;
@@ -513,12 +522,16 @@ describe('agent environment', () => {
     expect(existsSync(dir)).toBe(false);
   });
 
-  it('gives agent terminals their own history file', async () => {
+  it('gives agent terminals their own history file, named after the host process for the sweep after a crash, gone at close', async () => {
     const t = await pool.open('bash');
-    const r = await t.send({ text: 'echo $HISTFILE' });
-    expect(r.output).toContain(`tandem-history-${t.id}`);
+    await t.send({ text: 'echo one' });
+    const r = await t.send({ text: 'echo "$HISTFILE"; history -w; wc -l < "$HISTFILE"' });
+    const [file, lines] = r.output.split('\n');
+    expect(basename(file!)).toBe(`tandem-history-${process.pid}-${t.id}`);
+    expect(Number(lines)).toBeGreaterThan(0);
+    expect(existsSync(file!)).toBe(true);
     await t.close();
-    expect(existsSync(join('/tmp', `tandem-history-${t.id}`))).toBe(false);
+    expect(existsSync(file!)).toBe(false);
   });
 });
 

@@ -351,7 +351,7 @@ describe.runIf(pwsh !== null)('pwsh', { timeout: 180_000 }, () => {
     it('gives agent terminals their own PSReadLine history file', async () => {
       const t = await open();
       const r = await t.send({ text: '(Get-PSReadLineOption).HistorySavePath' });
-      expect(r.output).toContain(`tandem-history-${t.id}`);
+      expect(r.output).toContain(`tandem-history-${process.pid}-${t.id}`);
     });
   });
 });

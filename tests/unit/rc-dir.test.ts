@@ -3,7 +3,7 @@
  * it is a real directory of theirs that nobody else can enter; otherwise no runtime folder.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -59,6 +59,26 @@ describe.runIf(runs('sweeping rc directories', posixModes))('sweepRcDirs', () =>
     sweepRcDirs(parent);
     expect(existsSync(gone)).toBe(false);
     for (const kept of [mine, parents, other, link]) expect(existsSync(kept), kept).toBe(true);
+  });
+
+  it('removes the history files of an ended Tandem process, and keeps its own, a live process’s, links, directories and other names', () => {
+    const parent = mkdtempSync(join(base, 'sweep-history-'));
+    const ended = spawnSync(process.execPath, ['-e', '0']).pid;
+    const file = (name: string) => {
+      writeFileSync(join(parent, name), 'ls\n');
+      return join(parent, name);
+    };
+    const gone = file(`tandem-history-${ended}-Ab_c-9`);
+    const mine = file(`tandem-history-${process.pid}-Ab_c-9`);
+    const parents = file(`tandem-history-${process.ppid}-Ab_c-9`);
+    const other = file(`tandem-history-${ended}-has.dot`);
+    const folder = join(parent, `tandem-history-${ended}-folder`);
+    mkdirSync(folder);
+    const link = join(parent, `tandem-history-${ended}-link`);
+    symlinkSync(mine, link);
+    sweepRcDirs(parent);
+    expect(existsSync(gone)).toBe(false);
+    for (const kept of [mine, parents, other, folder, link]) expect(existsSync(kept), kept).toBe(true);
   });
 
   it.runIf(runs('an ended process’s directory of another owner', root))('keeps one another user owns', () => {

@@ -1,6 +1,6 @@
 import { accessSync, constants, lstatSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { isAbsolute, join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import { isAlive } from '../pty/proc.js';
 
 /**
@@ -50,13 +50,16 @@ let swept = false;
 
 /**
  * A fresh 0700 rc directory, named after this process (`tandem-rc-PID-XXXXXX`). The first call
- * of a process first removes those of its user whose process is gone: bash keeps its directory
- * while it runs, so a Tandem that was killed leaves them behind (in memory, until a reboot).
+ * of a process first removes what ended Tandems of its user left in its parent and in the temp
+ * folder: bash keeps its directory while it runs, and an agent terminal's history file lives
+ * until the terminal closes, so a Tandem that was killed leaves them behind (in memory, until a
+ * reboot).
  */
 export function makeRcDir(parent: string = rcParent()): string {
   if (!swept) {
     swept = true;
     sweepRcDirs(parent);
+    if (parent !== tmpdir()) sweepRcDirs(tmpdir());
   }
   try {
     return mkdtempSync(join(parent, `${prefix}${process.pid}-`));
@@ -67,7 +70,24 @@ export function makeRcDir(parent: string = rcParent()): string {
   }
 }
 
-/** Removes the rc directories in `parent` of this user whose Tandem process has ended (its pid is no live process of this user). */
+/**
+ * An unconfined agent terminal's own history file, beside its rc directory and named after this
+ * process (`tandem-history-PID-ID`) so that the sweep finds it if this process dies first: zsh
+ * and pwsh remove their rc directory once they have read it, and the shell writes its history
+ * until it exits.
+ */
+export function historyFileFor(rcDir: string, terminalId: string): string {
+  return join(dirname(rcDir), `tandem-history-${process.pid}-${terminalId}`);
+}
+
+/** What a Tandem process leaves in a parent folder: its rc directories and its agent terminals' history files. */
+const leftover = /^tandem-(?:rc-(\d+)-[A-Za-z0-9]{6}|history-(\d+)-[A-Za-z0-9_-]{1,64})$/;
+
+/**
+ * Removes the rc directories and history files in `parent` of this user whose Tandem process has
+ * ended (its pid is no live process of this user). Each must be what this module makes there: a
+ * directory for a `tandem-rc-` name, a regular file for a `tandem-history-` one.
+ */
 export function sweepRcDirs(parent: string): void {
   let names: string[];
   try {
@@ -76,14 +96,15 @@ export function sweepRcDirs(parent: string): void {
     return;
   }
   for (const name of names) {
-    const match = /^tandem-rc-(\d+)-[A-Za-z0-9]{6}$/.exec(name);
+    const match = leftover.exec(name);
     if (!match) continue;
-    const pid = Number(match[1]);
+    const pid = Number(match[1] ?? match[2]);
     if (pid === process.pid || isAlive(pid)) continue;
     const path = join(parent, name);
     try {
       const st = lstatSync(path);
-      if (!st.isDirectory() || st.uid !== process.getuid?.()) continue;
+      const expected = match[1] !== undefined ? st.isDirectory() : st.isFile();
+      if (!expected || st.uid !== process.getuid?.()) continue;
       rmSync(path, { recursive: true, force: true });
     } catch {
       // Gone already, or not ours to remove.

@@ -4,7 +4,6 @@
  */
 import { randomBytes } from 'node:crypto';
 import { rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TandemError } from '../../../shared/errors.js';
 import { DEFAULT_LIMITS } from '../../../shared/limits.js';
@@ -13,7 +12,7 @@ import { type PtyProcess, spawnPty } from '../../pty/pump.js';
 import { Confinement } from '../../sandbox/launch.js';
 import { agentKeptNames, agentReapplyEnv, buildShellEnv } from '../../shells/env.js';
 import { clampInt, type SessionOptions } from './session-types.js';
-import { makeRcDir } from '../../shells/rc-dir.js';
+import { historyFileFor, makeRcDir } from '../../shells/rc-dir.js';
 
 export interface LaunchedShell {
   id: string;
@@ -72,7 +71,7 @@ export async function launchShell(opts: SessionOptions): Promise<LaunchedShell> 
     rmSync(rcDir, { recursive: true, force: true });
     throw error;
   }
-  const historyFile = confinement?.historyFile ?? (opts.origin === 'agent' ? join(tmpdir(), `tandem-history-${id}`) : null);
+  const historyFile = confinement?.historyFile ?? (opts.origin === 'agent' ? historyFileFor(rcDir, id) : null);
   const agent = opts.origin === 'agent';
   const env = buildShellEnv({
     base: opts.baseEnv ?? process.env,
