@@ -30,7 +30,7 @@ import {
   linkPartChars,
   maxLinkMessageChars,
 } from '../../src/main/remote/link.js';
-import { RemoteMachine } from '../../src/main/remote/machine.js';
+import { maxRemoteUnackedChars, RemoteMachine } from '../../src/main/remote/machine.js';
 import { RemoteMachines } from '../../src/main/remote/machines.js';
 import { LinkServer } from '../../src/main/remote/server.js';
 import { systemClock } from '../../src/main/clock.js';
@@ -493,6 +493,159 @@ describe('the local side', () => {
       () => changes.includes('connected') && changes.at(-1) !== 'connected',
       () => `the link dropped: ${changes.join(' ')} / ${log.join(' / ')}`,
     );
+  });
+
+  test.each([
+    ['a remote that ignores flow control loses the view once it sent past the bound, and the view is told why', false],
+    ['a remote that keeps to flow control (1 Mi in flight) gets the same flood through, and the view stays', true],
+  ] as const)('%s', async (_what, keepsToIt) => {
+    // What a well-behaved remote host never does: send past 1 Mi unacknowledged characters
+    // (it pauses the shell) or 8 Mi (it drops the viewer). The hostile one sends 12 Mi to a view
+    // that acknowledges nothing; the desktop window's IPC has no bound of its own, so this side
+    // must hold the line.
+    const frameChars = 64 * 1024;
+    const frames = 192;
+    const calls: string[] = [];
+    let info: TerminalView | null = null;
+    let seq = 0;
+    let sentFrames = 0;
+    let ackedFrames = 0;
+    const { machine, log } = await fakeRemote('flood', (message, socket) => {
+      const send = (body: LinkBody) => socket.write(encodeMessage({ k: 'msg', s: ++seq, body }));
+      const flood = () => {
+        while (sentFrames < frames && (!keepsToIt || (sentFrames - ackedFrames) * frameChars < 1024 * 1024)) {
+          sentFrames += 1;
+          send({ t: 'event', event: 'output', payload: { attachmentId: 'r1', seq: sentFrames, data: String(sentFrames % 10).repeat(frameChars) } } as never);
+        }
+      };
+      if (message?.k === 'hello') socket.write(encodeMessage({ k: 'welcome', session: 'flood', resumed: false, received: 0 }));
+      // Alive however long the flood takes on a loaded machine (a quiet link is dropped after 14 s).
+      if (message?.k === 'ping') socket.write(encodeMessage({ k: 'pong', n: message.n }));
+      if (message?.k !== 'msg' || message.body.t !== 'call') return;
+      const { id, op, args } = message.body;
+      calls.push(op);
+      if (op === 'attach') {
+        send({
+          t: 'result',
+          id,
+          ok: true,
+          value: { attachmentId: 'r1', snapshot: '', seq: 0, writable: true, info: { ...info!, id: (args as { id: string }).id } },
+        });
+        flood();
+        return;
+      }
+      send({ t: 'result', id, ok: true, value: op === 'list' ? { terminals: [] } : {} });
+      if (op === 'ack') {
+        ackedFrames = Math.max(ackedFrames, (args as { seq: number }).seq);
+        flood();
+      }
+    });
+    const local = new TerminalHost({ env: { ...process.env, PS1: '$ ' } });
+    const shell = await local.create({ shell: 'bash' });
+    info = local.list().find((view) => view.id === shell.id)!;
+    const machines = new RemoteMachines();
+    machines.add(machine);
+    let received = 0;
+    const closed: Array<{ code: string; message: string }> = [];
+    let dispatcher: Dispatcher | null = null;
+    const ui: UiClient = {
+      id: 'flow-ui',
+      send: (event, payload) => {
+        if (event === 'output') {
+          const frame = payload as EventPayload<'output'>;
+          received += frame.data.length;
+          // The hostile case's view acknowledges nothing (a page that stopped reading).
+          if (keepsToIt) void dispatcher!.call('ack', { attachmentId: frame.attachmentId, seq: frame.seq }).catch(() => undefined);
+        }
+        if (event === 'attachmentClosed') closed.push((payload as EventPayload<'attachmentClosed'>).error);
+      },
+    };
+    dispatcher = new Dispatcher(local, ui, { remote: machines });
+    cleanups.push(
+      () => machines.stop(),
+      () => dispatcher!.dispose(),
+      () => local.shutdown(),
+    );
+    machines.start();
+    await until(() => machine.status === 'connected', 'the link');
+    await dispatcher.call('attach', { id: 'flood:x' });
+    if (keepsToIt) {
+      await until(
+        () => received === frames * frameChars,
+        () => `the whole flood (${received} characters so far; ${calls.join(' ')}; ${log.join(' / ')}; ${machine.status})`,
+      );
+      expect(closed).toEqual([]);
+      expect(calls).not.toContain('detach');
+    } else {
+      await until(
+        () => closed.length > 0 && calls.includes('detach'),
+        () => `the view closed (${received} characters passed; ${calls.join(' ')}; ${log.join(' / ')}; ${machine.status})`,
+      );
+      expect(closed).toEqual([{ code: 'capacity', message: expect.stringContaining('sent this view more output than it acknowledged') }]);
+      expect(received).toBeLessThanOrEqual(maxRemoteUnackedChars);
+      expect(received).toBeGreaterThan(maxRemoteUnackedChars - frameChars);
+    }
+    // This side's own terminal is unharmed.
+    expect(await local.get(shell.id).session.send({ text: 'echo alive-$((6*7))', waitMs: 30_000 })).toMatchObject({ status: 'done', output: 'alive-42' });
+  });
+
+  test('a view attached while the link is still being set up is attached once, and gets its output', async () => {
+    // The remote holds its answer to the link's first `list` until the view's attach is in: the
+    // set-up then went on to attach every view "again", this new one too, and the frames of its
+    // first attachment (still sending on the remote) were dropped here.
+    const calls: string[] = [];
+    let seq = 0;
+    let heldList: (() => void) | null = null;
+    let info: TerminalView | null = null;
+    const { machine } = await fakeRemote('early', (message, socket) => {
+      const send = (body: LinkBody) => socket.write(encodeMessage({ k: 'msg', s: ++seq, body }));
+      if (message?.k === 'hello') socket.write(encodeMessage({ k: 'welcome', session: 'early', resumed: false, received: 0 }));
+      if (message?.k !== 'msg' || message.body.t !== 'call') return;
+      const { id, op, args } = message.body;
+      calls.push(op);
+      if (op === 'list' && calls.filter((call) => call === 'list').length === 1) {
+        heldList = () => send({ t: 'result', id, ok: true, value: { terminals: [] } });
+        return;
+      }
+      if (op === 'attach') {
+        const n = calls.filter((call) => call === 'attach').length;
+        send({
+          t: 'result',
+          id,
+          ok: true,
+          value: { attachmentId: `r${n}`, snapshot: '', seq: 0, writable: true, info: { ...info!, id: (args as { id: string }).id } },
+        });
+        send({ t: 'event', event: 'output', payload: { attachmentId: `r${n}`, seq: 1, data: `hello from r${n}` } } as never);
+        heldList?.();
+        heldList = null;
+        return;
+      }
+      send({ t: 'result', id, ok: true, value: op === 'list' ? { terminals: [] } : {} });
+    });
+    const local = new TerminalHost({ env: { ...process.env, PS1: '$ ' } });
+    const shell = await local.create({ shell: 'bash' });
+    info = local.list().find((view) => view.id === shell.id)!;
+    const machines = new RemoteMachines();
+    machines.add(machine);
+    const output: string[] = [];
+    const ui: UiClient = { id: 'early-ui', send: (event, payload) => void (event === 'output' && output.push((payload as EventPayload<'output'>).data)) };
+    const dispatcher = new Dispatcher(local, ui, { remote: machines });
+    cleanups.push(
+      () => machines.stop(),
+      () => dispatcher.dispose(),
+      () => local.shutdown(),
+    );
+    machines.start();
+    await until(() => calls.includes('list'), "the link's first list");
+    await dispatcher.call('attach', { id: 'early:x' });
+    await until(
+      () => output.length > 0 && calls.includes('agents'),
+      () => `its output (${output.join('|')}; ${calls.join(' ')})`,
+    );
+    // Room for a second attach, had the set-up sent one: it follows the list's answer at once.
+    await dispatcher.call('list', {});
+    expect(calls.filter((call) => call === 'attach')).toHaveLength(1);
+    expect(output).toEqual(['hello from r1']);
   });
 
   test('a remote of another link protocol is told in one sentence, not crashed on', async () => {

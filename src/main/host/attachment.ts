@@ -36,14 +36,49 @@ export interface FrameSink {
 }
 
 /**
+ * Characters sent in numbered frames and not acknowledged yet. A frame joins the one before it
+ * while that one holds fewer than `mergeUnder` characters, so a stream of tiny frames keeps the
+ * list short; an acknowledgement that falls inside merged frames releases them only once it
+ * covers the last (the count can run up to `mergeUnder` characters high meanwhile).
+ */
+export class UnackedFrames {
+  private readonly frames: Array<{ seq: number; chars: number }> = [];
+  private total = 0;
+
+  constructor(private readonly mergeUnder = 0) {}
+
+  get chars(): number {
+    return this.total;
+  }
+
+  sent(seq: number, chars: number): void {
+    const last = this.frames.at(-1);
+    if (last && last.chars < this.mergeUnder) {
+      last.seq = seq;
+      last.chars += chars;
+    } else this.frames.push({ seq, chars });
+    this.total += chars;
+  }
+
+  /** Whether this acknowledged any frame. */
+  ack(seq: number): boolean {
+    let progressed = false;
+    while (this.frames.length > 0 && this.frames[0]!.seq <= seq) {
+      this.total -= this.frames.shift()!.chars;
+      progressed = true;
+    }
+    return progressed;
+  }
+}
+
+/**
  * One viewer of one terminal: numbered frames, and the characters it has not acknowledged yet.
  * Frame numbers are per attachment and start after the snapshot it received.
  */
 export class Attachment {
   readonly id = randomBytes(12).toString('base64url');
   private seq = 0;
-  private readonly unacked: Array<{ seq: number; chars: number }> = [];
-  private unackedTotal = 0;
+  private readonly unacked = new UnackedFrames();
   lastProgressAt: number;
 
   constructor(
@@ -58,7 +93,7 @@ export class Attachment {
   }
 
   get behindChars(): number {
-    return this.unackedTotal;
+    return this.unacked.chars;
   }
 
   get lastSeq(): number {
@@ -69,19 +104,13 @@ export class Attachment {
     // A mark's news can come without output (a command waits for input): a frame of no characters.
     if (chars === 0 && !marks?.length) return;
     this.seq += 1;
-    this.unacked.push({ seq: this.seq, chars });
-    this.unackedTotal += chars;
+    this.unacked.sent(this.seq, chars);
     if (marks?.length) this.sink.frame(this.id, this.seq, data, marks);
     else this.sink.frame(this.id, this.seq, data);
   }
 
   ack(seq: number, now: number): void {
-    let progressed = false;
-    while (this.unacked.length > 0 && this.unacked[0]!.seq <= seq) {
-      this.unackedTotal -= this.unacked.shift()!.chars;
-      progressed = true;
-    }
-    if (progressed) this.lastProgressAt = now;
+    if (this.unacked.ack(seq)) this.lastProgressAt = now;
   }
 
   setWritable(writable: boolean): void {

@@ -13,7 +13,8 @@ import { z } from 'zod';
 import { type FrameMark, frameMarkSchema } from '../../shared/command-marks.js';
 import { type AgentsState, events, type OpName, operations, type TerminalView } from '../../shared/contract.js';
 import { TandemError, type ErrorCode, ERROR_CODES } from '../../shared/errors.js';
-import type { FrameSink } from '../host/attachment.js';
+import { type FrameSink, UnackedFrames } from '../host/attachment.js';
+import { frameMaxChars, maxBufferedChars } from '../../shared/wire.js';
 import type { Clock } from '../clock.js';
 import { FRAMING, FrameDecoder, junkPreview, startLine } from './frame.js';
 import { decodeMessage, encodeMessage, LINK_PROTOCOL, type LinkBody, type LinkMessage, LinkSession, maxLinkMessageChars } from './link.js';
@@ -64,6 +65,8 @@ interface View {
    * stopped with it.
    */
   early: Array<() => void> | null;
+  /** What this side passed to the view and the view has not acknowledged (the local flow control's count). */
+  unacked: UnackedFrames;
 }
 
 interface PendingCall {
@@ -76,6 +79,13 @@ interface PendingCall {
 }
 
 const maxPendingCalls = 1000;
+/**
+ * A remote host stops sending to a view that far behind (it pauses the shell, or drops the
+ * view): more than this unacknowledged here is a remote that ignores the view's flow control, and
+ * the view is closed (the desktop window's IPC has no bound of its own; the WebSocket's 16 MiB
+ * would cut the whole page). The slack: a frame in flight, and the merged frames' count.
+ */
+export const maxRemoteUnackedChars = maxBufferedChars + 2 * frameMaxChars;
 /** What this side may have written to ssh that the remote has not read yet, before the link is taken as stuck. */
 const maxUnreadBytes = 32 * 1024 * 1024;
 /** A remote's own words for a sentence shown here: text only, cut, no control characters. */
@@ -348,6 +358,10 @@ export class RemoteMachine {
 
   /** After a fresh session: the roster, and every view again from the remote's snapshot. */
   private async refresh(): Promise<void> {
+    // The views of the session before this one, taken now: one attached while this refresh
+    // waits is on the new session already (attached again, its first attachment there was left
+    // to the remote, whose frames for it were dropped here).
+    const stale = [...this.views.values()];
     try {
       const { terminals } = (await this.call('list', {})) as { terminals: TerminalView[] };
       this.terminals = terminals;
@@ -360,7 +374,8 @@ export class RemoteMachine {
       (state) => this.agentsChanged(state as AgentsState),
       () => this.agentsChanged(null),
     );
-    for (const view of [...this.views.values()]) {
+    for (const view of stale) {
+      if (!this.views.has(view.localId)) continue;
       if (this.byRemote.get(view.remoteId) === view) this.byRemote.delete(view.remoteId);
       try {
         await this.call('attach', { id: view.terminalId }, (value) => {
@@ -427,6 +442,11 @@ export class RemoteMachine {
         if (!view) return;
         view.lastLocalSeq = (payload.seq as number) + view.offset;
         const seq = view.lastLocalSeq;
+        view.unacked.sent(seq, (payload.data as string).length);
+        if (view.unacked.chars > maxRemoteUnackedChars) {
+          this.overran(view);
+          return;
+        }
         const frame = () => view.sink.frame(view.localId, seq, payload.data as string, frameMarks(payload.marks, (payload.data as string).length));
         if (view.early) view.early.push(frame);
         else frame();
@@ -486,7 +506,17 @@ export class RemoteMachine {
     // The view is registered as the result arrives: the remote sends its first frame right after it.
     const result = (await this.call('attach', { id: terminalId, ...size }, (value) => {
       const { attachmentId, seq } = value as { attachmentId: string; seq: number };
-      const view: View = { localId, remoteId: attachmentId, terminalId, clientId, sink, offset: 0, lastLocalSeq: seq, early: [] };
+      const view: View = {
+        localId,
+        remoteId: attachmentId,
+        terminalId,
+        clientId,
+        sink,
+        offset: 0,
+        lastLocalSeq: seq,
+        early: [],
+        unacked: new UnackedFrames(frameMaxChars),
+      };
       this.views.set(localId, view);
       this.byRemote.set(attachmentId, view);
     })) as { attachmentId: string; snapshot: string; seq: number; writable: boolean; info: TerminalView };
@@ -518,10 +548,31 @@ export class RemoteMachine {
     for (const view of [...this.views.values()]) if (view.clientId === clientId) this.detach(view.localId);
   }
 
-  /** The remote frame number a local acknowledgement stands for (null: it covers only the restart frame). */
-  remoteSeq(view: View, localSeq: number): number | null {
+  /**
+   * The remote frame number a local acknowledgement stands for (null: it covers only the restart
+   * frame), and the view's count of what it has not acknowledged brought down.
+   */
+  acknowledged(view: View, localSeq: number): number | null {
+    view.unacked.ack(localSeq);
     const seq = localSeq - view.offset;
     return seq > 0 ? seq : null;
+  }
+
+  /** A remote that sent a view more than it acknowledged: the view goes here and there; attaching again starts it from the remote's screen. */
+  private overran(view: View): void {
+    this.views.delete(view.localId);
+    this.byRemote.delete(view.remoteId);
+    void this.call('detach', { attachmentId: view.remoteId }).catch(() => undefined);
+    this.opts.log?.(`${this.opts.name} sent a view more output than it acknowledged; the view was closed.`);
+    const close = () =>
+      view.sink.closed(
+        view.localId,
+        'capacity',
+        `${this.opts.name} sent this view more output than it acknowledged (over ${maxRemoteUnackedChars / (1024 * 1024)} Mi characters); open the tab again to see its screen.`,
+      );
+    // Before the attach result is out (attach's setImmediate), the close follows it.
+    if (view.early) setImmediate(close);
+    else close();
   }
 
   private rejectPending(error: Error): void {

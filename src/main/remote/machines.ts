@@ -327,7 +327,7 @@ export class RemoteMachines {
         return Promise.resolve({});
       }
       if (op === 'ack') {
-        const seq = machine.remoteSeq(view, args.seq as number);
+        const seq = machine.acknowledged(view, args.seq as number);
         return seq === null ? Promise.resolve({}) : machine.call('ack', { attachmentId: view.remoteId, seq });
       }
       return machine.call(op, { ...args, attachmentId: view.remoteId });
