@@ -7,16 +7,18 @@
  * socket server that must see no connection; without the guard each attack below goes through
  * (the agent's shell keeps finding the new file writable, the new socket reachable).
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
 import type { AgentFixture } from './agent-helpers.js';
 import { hasCommand } from './helpers.js';
 import { root } from '../support/capabilities.js';
 import { confinedAgent, describeSandbox, needed, personGitIn } from './sandbox-helpers.js';
+
+const fixtures = resolve(__dirname, 'fixtures');
 
 type Result = Record<string, unknown> & { status?: string; exitCode?: number | null; output?: string; error?: { code: string } };
 
@@ -100,6 +102,40 @@ describeSandbox('mounts the host replaces under a confined terminal', () => {
       exitCode: 0,
       output: 'COMMITTED',
     });
+  });
+
+  // Found black-box (round 4): io_uring runs its requests in the kernel past the seccomp filter,
+  // so IORING_OP_LINKAT made the hard link that link(2) may not (and the person's next
+  // `git config` wrote through it); and the sandbox shared the keyrings of the person's session.
+  it('leaves the agent no hard link through io_uring, and no key of the keyrings the person shares', async () => {
+    const uring = join(repo, '.uring-link.py');
+    const keyring = join(repo, '.keyring.py');
+    copyFileSync(join(fixtures, 'uring-link.py'), uring);
+    copyFileSync(join(fixtures, 'keyring.py'), keyring);
+    // The same script links outside the sandbox: the way around is real on this kernel.
+    const control = join(f.root, 'uring-control');
+    writeFileSync(control, 'x');
+    expect(execFileSync('python3', [uring, control, `${control}-link`], { encoding: 'utf8' }).trim()).toBe('linked');
+    const t = await open();
+    const linked = await send(t.id, 'python3 .uring-link.py .git/config .git/refs/keep; python3 .uring-link.py a.txt b.txt');
+    expect(linked.output).toBe('io_uring_setup refused: Function not implemented\nio_uring_setup refused: Function not implemented');
+    expect(existsSync(join(repo, '.git', 'refs', 'keep')) || existsSync(join(repo, 'b.txt'))).toBe(false);
+    expect(statSync(join(repo, '.git', 'config')).nlink).toBe(1);
+    // The person's secret in the user's session keyring, which every process of theirs without a
+    // login session keyring shares (a login's own is shared by what it started the same way).
+    const desc = `tandem-test-${process.pid}`;
+    const secret = `s3cret-${Math.floor(Math.random() * 1e9)}`;
+    execFileSync('python3', [keyring, 'plant', desc, secret]);
+    try {
+      expect(execFileSync('python3', [keyring, 'read', desc], { encoding: 'utf8' }).trim()).toBe(`value ${secret}`);
+      const read = await send(t.id, `python3 .keyring.py read ${desc}; python3 .keyring.py add ${desc}-planted evil`);
+      expect(read.output).not.toContain(secret);
+      expect(read.output).toBe('keyctl search refused: Operation not permitted\nadd_key refused: Operation not permitted');
+      const planted = spawnSync('python3', [keyring, 'read', `${desc}-planted`], { encoding: 'utf8' });
+      expect(planted.stdout.trim()).toBe('keyctl search refused: Required key not available');
+    } finally {
+      execFileSync('python3', [keyring, 'drop', desc]);
+    }
   });
 
   // Found black-box: the protection was decided at the open, so a config.worktree the person

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   abisOf,
   encodeProgram,
+  ioUringCalls,
   type Insn,
   JEQ_K,
   JGE_K,
@@ -14,8 +15,8 @@ import {
   seccompArches,
   TIOCLINUX,
   TIOCSTI,
-  tiocstiFilter,
-  tiocstiProgram,
+  sandboxFilter,
+  sandboxProgram,
 } from '../../src/main/sandbox/seccomp.js';
 
 /** A reference interpreter of the classic BPF subset the filter uses, as the kernel runs it. */
@@ -39,9 +40,10 @@ function run(program: readonly Insn[], call: { arch: number; nr: number; args?: 
 }
 
 const EPERM = SECCOMP_RET_ERRNO | 1;
+const ENOSYS = SECCOMP_RET_ERRNO | 38;
 
-describe('the sandbox seccomp filter (TIOCSTI, TIOCLINUX, hard links)', () => {
-  const x64 = tiocstiProgram(abisOf('x64'));
+describe('the sandbox seccomp filter (TIOCSTI, TIOCLINUX, hard links, keyrings, io_uring)', () => {
+  const x64 = sandboxProgram(abisOf('x64'));
   const { audit: X64, ioctl: IOCTL } = seccompArches.x64;
 
   it('refuses TIOCSTI and TIOCLINUX and allows other ioctls and syscalls', () => {
@@ -55,14 +57,29 @@ describe('the sandbox seccomp filter (TIOCSTI, TIOCLINUX, hard links)', () => {
     for (const [abi, program] of [
       ['x64', x64],
       ['ia32', x64],
-      ['arm64', tiocstiProgram(abisOf('arm64'))],
-      ['arm', tiocstiProgram(abisOf('arm64'))],
+      ['arm64', sandboxProgram(abisOf('arm64'))],
+      ['arm', sandboxProgram(abisOf('arm64'))],
     ] as const) {
       const table = seccompArches[abi];
       for (const nr of table.links) expect(run(program, { arch: table.audit, nr, args: [] }), `${abi} ${nr}`).toBe(EPERM);
       // symlink stays allowed (x64 88, symlinkat 266; arm64 symlinkat 36), and rename (x64 82).
       for (const nr of abi === 'x64' ? [88, 266, 82] : abi === 'arm64' ? [36, 38] : [])
         expect(run(program, { arch: table.audit, nr, args: [] }), `${abi} ${nr}`).toBe(SECCOMP_RET_ALLOW);
+    }
+  });
+
+  it('refuses the keyring calls (EPERM) and io_uring (ENOSYS, as a kernel without it) in every table', () => {
+    for (const [abi, program] of [
+      ['x64', x64],
+      ['ia32', x64],
+      ['arm64', sandboxProgram(abisOf('arm64'))],
+      ['arm', sandboxProgram(abisOf('arm64'))],
+    ] as const) {
+      const table = seccompArches[abi];
+      for (const nr of table.keys) expect(run(program, { arch: table.audit, nr, args: [] }), `${abi} ${nr}`).toBe(EPERM);
+      for (const nr of ioUringCalls) expect(run(program, { arch: table.audit, nr, args: [] }), `${abi} ${nr}`).toBe(ENOSYS);
+      // Their neighbours stay allowed (424 pidfd_send_signal, 428 open_tree).
+      for (const nr of [424, 428]) expect(run(program, { arch: table.audit, nr, args: [] }), `${abi} ${nr}`).toBe(SECCOMP_RET_ALLOW);
     }
   });
 
@@ -76,7 +93,7 @@ describe('the sandbox seccomp filter (TIOCSTI, TIOCLINUX, hard links)', () => {
     expect(run(x64, { arch: seccompArches.ia32.audit, nr: 3, args: [] })).toBe(SECCOMP_RET_ALLOW);
     expect(run(x64, { arch: X64, nr: 0x40000000 | 514, args: [0n, BigInt(TIOCSTI)] })).toBe(EPERM);
     expect(run(x64, { arch: 0x12345678, nr: 1 })).toBe(EPERM);
-    const arm = tiocstiProgram(abisOf('arm64'));
+    const arm = sandboxProgram(abisOf('arm64'));
     expect(run(arm, { arch: seccompArches.arm64.audit, nr: seccompArches.arm64.ioctl, args: [0n, BigInt(TIOCSTI)] })).toBe(EPERM);
     expect(run(arm, { arch: seccompArches.arm64.audit, nr: 16, args: [0n, BigInt(TIOCSTI)] })).toBe(SECCOMP_RET_ALLOW);
   });
@@ -89,8 +106,8 @@ describe('the sandbox seccomp filter (TIOCSTI, TIOCLINUX, hard links)', () => {
     // jeq AUDIT_ARCH_X86_64
     expect(bytes.readUInt16LE(8)).toBe(0x15);
     expect(bytes.readUInt32LE(12)).toBe(0xc000003e);
-    expect(bytes.readUInt32LE(bytes.length - 4)).toBe(EPERM);
-    expect(tiocstiFilter('x64').equals(bytes)).toBe(true);
-    expect(() => tiocstiFilter('riscv64')).toThrow(/no seccomp filter/);
+    expect(bytes.readUInt32LE(bytes.length - 4)).toBe(ENOSYS);
+    expect(sandboxFilter('x64').equals(bytes)).toBe(true);
+    expect(() => sandboxFilter('riscv64')).toThrow(/no seccomp filter/);
   });
 });

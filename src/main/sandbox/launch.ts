@@ -36,7 +36,7 @@ import { ToolFilesWatch } from './tool-files.js';
 import { boundSockets, hiddenPathCandidates, scanSockets } from './hidden-paths.js';
 import { SandboxProxy } from './proxy.js';
 import { sandboxExecPath, seatbeltProfile } from './seatbelt.js';
-import { tiocstiFilter } from './seccomp.js';
+import { sandboxFilter } from './seccomp.js';
 import { type HiddenPath, type HomeSpec, type SandboxInfo, type SandboxSpec, within } from './types.js';
 
 /** What a terminal asks for: the mode, and where Tandem keeps what the sandbox must not see. */
@@ -428,7 +428,7 @@ export class Confinement {
       { mode: 0o600 },
     );
     const bpf = join(this.runDir, 'seccomp.bpf');
-    writeFileSync(bpf, (seccompProgram ??= tiocstiFilter()), { mode: 0o600 });
+    writeFileSync(bpf, (seccompProgram ??= sandboxFilter()), { mode: 0o600 });
     const info = join(this.runDir, 'info.json');
     closeSync(openSync(info, 'w', 0o600));
     // env would take a path with '=' for an assignment; no shell's path has one.

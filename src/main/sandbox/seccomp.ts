@@ -11,6 +11,14 @@
  * down (mount-guard.ts), was a writable second name of the live config for as long as it lasted
  * (black-box round 2: a `core.fsmonitor` written through it ran in the person's `git status`).
  *
+ * io_uring is refused (ENOSYS, as on a kernel without it: libuv and the rest fall back to plain
+ * syscalls): its requests run in the kernel without passing this filter, so `IORING_OP_LINKAT`
+ * made the hard link the filter refuses (black-box round 4), and any call refused here would
+ * have the same way around. The kernel's keyrings are refused (EPERM): bubblewrap gives the
+ * sandbox no session keyring of its own, so a confined program read and replaced the keys of
+ * the person's login session (a Kerberos ticket cache, `keyctl padd` secrets) and the user's
+ * keyring every process of theirs shares.
+ *
  * The request is compared on its low 32 bits only: the kernel takes `unsigned int cmd`, so a
  * filter comparing 64 bits would be passed by a request with high bits set. Syscalls of an
  * unknown architecture, and x32 syscalls on x86-64, are refused outright: a filter that checks
@@ -18,15 +26,19 @@
  */
 
 /**
- * Linux audit architecture values and, in each table, the ioctl syscall number and the hard link
- * calls (`link`, `linkat`; arm64 has only `linkat`).
+ * Linux audit architecture values and, in each table, the ioctl syscall number, the hard link
+ * calls (`link`, `linkat`; arm64 has only `linkat`) and the keyring calls (`add_key`,
+ * `request_key`, `keyctl`). io_uring's three calls have the same numbers in every table.
  */
 const arches = {
-  x64: { audit: 0xc000003e, ioctl: 16, links: [86, 265], x32Bit: true },
-  ia32: { audit: 0x40000003, ioctl: 54, links: [9, 303], x32Bit: false },
-  arm64: { audit: 0xc00000b7, ioctl: 29, links: [37], x32Bit: false },
-  arm: { audit: 0x40000028, ioctl: 54, links: [9, 330], x32Bit: false },
+  x64: { audit: 0xc000003e, ioctl: 16, links: [86, 265], keys: [248, 249, 250], x32Bit: true },
+  ia32: { audit: 0x40000003, ioctl: 54, links: [9, 303], keys: [286, 287, 288], x32Bit: false },
+  arm64: { audit: 0xc00000b7, ioctl: 29, links: [37], keys: [217, 218, 219], x32Bit: false },
+  arm: { audit: 0x40000028, ioctl: 54, links: [9, 330], keys: [309, 310, 311], x32Bit: false },
 } as const;
+
+/** `io_uring_setup`, `io_uring_enter`, `io_uring_register`. */
+export const ioUringCalls = [425, 426, 427] as const;
 
 export type FilterArch = keyof typeof arches;
 
@@ -41,6 +53,7 @@ export const TIOCSTI = 0x5412;
 export const TIOCLINUX = 0x541c;
 const X32_SYSCALL_BIT = 0x40000000;
 const EPERM = 1;
+const ENOSYS = 38;
 
 // Classic BPF opcodes (linux/filter.h) and seccomp return values (linux/seccomp.h).
 export const LD_W_ABS = 0x20;
@@ -65,14 +78,15 @@ export interface Insn {
 type Draft = { code: number; k: number; jt?: string; jf?: string; at?: string };
 
 /** The program as instructions; jumps are resolved from labels (relative, forward only). */
-export function tiocstiProgram(abis: readonly FilterArch[]): Insn[] {
+export function sandboxProgram(abis: readonly FilterArch[]): Insn[] {
   const draft: Draft[] = [{ code: LD_W_ABS, k: OFF_ARCH }];
   abis.forEach((abi, i) => draft.push({ code: JEQ_K, k: arches[abi].audit, jt: `abi${i}` }));
   draft.push({ code: RET_K, k: SECCOMP_RET_ERRNO | EPERM });
   abis.forEach((abi, i) => {
     draft.push({ code: LD_W_ABS, k: OFF_NR, at: `abi${i}` });
     if (arches[abi].x32Bit) draft.push({ code: JGE_K, k: X32_SYSCALL_BIT, jt: 'deny' });
-    for (const nr of arches[abi].links) draft.push({ code: JEQ_K, k: nr, jt: 'deny' });
+    for (const nr of [...arches[abi].links, ...arches[abi].keys]) draft.push({ code: JEQ_K, k: nr, jt: 'deny' });
+    for (const nr of ioUringCalls) draft.push({ code: JEQ_K, k: nr, jt: 'absent' });
     draft.push({ code: JEQ_K, k: arches[abi].ioctl, jt: 'request', jf: 'allow' });
   });
   draft.push({ code: LD_W_ABS, k: OFF_ARG1_LOW, at: 'request' });
@@ -80,6 +94,7 @@ export function tiocstiProgram(abis: readonly FilterArch[]): Insn[] {
   draft.push({ code: JEQ_K, k: TIOCLINUX, jt: 'deny' });
   draft.push({ code: RET_K, k: SECCOMP_RET_ALLOW, at: 'allow' });
   draft.push({ code: RET_K, k: SECCOMP_RET_ERRNO | EPERM, at: 'deny' });
+  draft.push({ code: RET_K, k: SECCOMP_RET_ERRNO | ENOSYS, at: 'absent' });
   const labels = new Map(draft.flatMap((insn, index) => (insn.at ? [[insn.at, index] as const] : [])));
   const offset = (from: number, label: string | undefined) => {
     if (label === undefined) return 0;
@@ -104,8 +119,8 @@ export function encodeProgram(program: readonly Insn[]): Buffer {
 }
 
 /** The filter bubblewrap reads from `--seccomp FD` on this machine. */
-export function tiocstiFilter(machine: string = process.arch): Buffer {
-  return encodeProgram(tiocstiProgram(abisOf(machine)));
+export function sandboxFilter(machine: string = process.arch): Buffer {
+  return encodeProgram(sandboxProgram(abisOf(machine)));
 }
 
 export { arches as seccompArches };
