@@ -144,6 +144,48 @@ describe('git lines ask unless every key git would use is known to run nothing',
     expect(existsSync(canary)).toBe(true);
   });
 
+  // Found black-box (round 4): the reach was judged by the worktree's top alone, so a `.git` file
+  // in the workspace naming another repository's git directory gave allow-listed lines its history.
+  it('a .git file or an alternates line naming another repository: git reads ask, and nothing of that repository is returned', async () => {
+    const { repo: victim } = scenario();
+    const nonce = String(Math.floor(Math.random() * 1e9));
+    writeFileSync(join(victim, '.env'), `PASSWORD=hunter-${nonce}\n`);
+    git(victim, 'add', '.env');
+    git(victim, 'commit', '-qm', 'env');
+    const blob = git(victim, 'rev-parse', 'HEAD:.env').trim();
+    // A folder whose .git file points at the victim's git directory.
+    const pointed = join(project, `pointed${n}`);
+    mkdirSync(pointed);
+    writeFileSync(join(pointed, '.git'), `gitdir: ${join(victim, '.git')}\n`);
+    // A repository of its own that borrows the victim's objects.
+    const borrowing = join(project, `borrowing${n}`);
+    mkdirSync(borrowing);
+    git(borrowing, 'init', '-q');
+    writeFileSync(join(borrowing, '.git', 'objects', 'info', 'alternates'), `${join(victim, '.git', 'objects')}\n`);
+    // Plain git reads the victim's secret from both: the attack is live.
+    expect(git(pointed, 'show', 'HEAD:.env')).toContain(nonce);
+    expect(git(borrowing, 'show', blob)).toContain(nonce);
+    const inPointed = await open(pointed);
+    for (const text of ['git show HEAD:.env', 'git log -p', 'git status']) await asksNaming(inPointed, text, "reaches outside the terminal's workspace");
+    const inBorrowing = await open(borrowing);
+    await asksNaming(inBorrowing, `git show ${blob}`, "reaches outside the terminal's workspace");
+    for (const id of [inPointed, inBorrowing]) expect(JSON.stringify(await f.call(agent, 'terminal_read', { id }))).not.toContain(nonce);
+  });
+
+  it('a linked worktree of a repository outside the workspace runs git status without asking; a .git file naming that worktree entry elsewhere asks', async () => {
+    const { repo } = scenario();
+    const linked = join(project, `worktree${n}`);
+    git(repo, 'worktree', 'add', '-q', linked);
+    // The workspace is the linked worktree; its repository (the main one) lies outside it.
+    const id = await open(linked);
+    expect(await f.call(agent, 'terminal_send', { id, text: 'git status', waitMs: 55_000 })).toMatchObject({ status: 'done', approval: null });
+    // The same entry named from a folder the repository never registered.
+    const copy = join(project, `copied${n}`);
+    mkdirSync(copy);
+    writeFileSync(join(copy, '.git'), `gitdir: ${join(repo, '.git', 'worktrees', `worktree${n}`)}\n`);
+    await asksNaming(await open(copy), 'git status', "reaches outside the terminal's workspace");
+  });
+
   it("a linked worktree's config.worktree (extensions.worktreeConfig) makes git status there ask", async () => {
     const { repo, canary, script } = scenario();
     git(repo, 'config', 'extensions.worktreeConfig', 'true');

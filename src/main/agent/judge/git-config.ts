@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { gitHookSettings } from '../../shells/git-hooks.js';
 
@@ -312,15 +312,60 @@ function judgeEntries(entries: readonly GitEntry[], home: string, terminal: Term
 }
 
 /** The worktree's top and the common git directory as git finds them from `cwd`; null outside a repository (or a bare one: no worktree). */
-async function locate(run: GitRunner, cwd: string, env: NodeJS.ProcessEnv): Promise<{ top: string | null; common: string } | null> {
+async function locate(run: GitRunner, cwd: string, env: NodeJS.ProcessEnv): Promise<{ top: string | null; gitDir: string; common: string } | null> {
   const result = await run(['rev-parse', '--absolute-git-dir', '--git-common-dir', '--is-inside-work-tree'], { cwd, env });
   if (result.error || result.status !== 0) return null;
-  const [, common, inside] = result.stdout.trim().split('\n');
-  if (!common) return null;
+  const [gitDir, common, inside] = result.stdout.trim().split('\n');
+  if (!gitDir || !common) return null;
   const commonDir = common.startsWith('/') || /^[A-Za-z]:/.test(common) ? common : join(cwd, common);
-  if (inside !== 'true') return { top: null, common: commonDir };
+  if (inside !== 'true') return { top: null, gitDir, common: commonDir };
   const top = await run(['rev-parse', '--show-toplevel'], { cwd, env });
-  return { top: top.error || top.status !== 0 || top.stdout.trim() === '' ? null : top.stdout.trim(), common: commonDir };
+  return { top: top.error || top.status !== 0 || top.stdout.trim() === '' ? null : top.stdout.trim(), gitDir, common: commonDir };
+}
+
+/**
+ * Where git would read beyond the workspace in the repository `found`, or null: its worktree's
+ * top (a workspace inside a larger repository), its git directory and common directory (a
+ * `.git` file's `gitdir:` names any repository on the machine), and the object stores its
+ * `objects/info/alternates` adds. A linked worktree of a repository outside the workspace (`git
+ * worktree add`) reads that repository's git directory: it passes when that repository
+ * registered this very worktree (its `worktrees/<name>/gitdir` names this worktree's `.git`),
+ * which a `gitdir:` line planted in the workspace cannot arrange.
+ */
+function reachBeyond(found: { top: string | null; gitDir: string; common: string }, workspace: string): string | null {
+  const inside = (path: string) => insideDir(realOr(path), workspace);
+  if (found.top !== null && !inside(found.top)) return found.top;
+  const registered = found.top !== null && registeredWorktree(found.gitDir, found.top);
+  for (const dir of [found.gitDir, found.common]) if (!inside(dir) && !registered) return dir;
+  const objects = join(found.common, 'objects');
+  for (const store of alternates(objects)) if (!inside(store) && !(registered && insideDir(realOr(store), realOr(found.common)))) return store;
+  return null;
+}
+
+/** Whether `gitDir` is a linked worktree's entry that names `top`'s `.git` as its own (git's back-pointer). */
+function registeredWorktree(gitDir: string, top: string): boolean {
+  try {
+    const named = readFileSync(join(gitDir, 'gitdir'), 'utf8').trim();
+    return named !== '' && realOr(named) === realOr(join(top, '.git'));
+  } catch {
+    return false;
+  }
+}
+
+/** The object stores `objects/info/alternates` adds (relative lines are relative to `objects`), a bounded number. */
+function alternates(objects: string): string[] {
+  let text: string;
+  try {
+    text = readFileSync(join(objects, 'info', 'alternates'), 'utf8').slice(0, 64 << 10);
+  } catch {
+    return [];
+  }
+  return text
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'))
+    .slice(0, 64)
+    .map((line) => (line.startsWith('/') || /^[A-Za-z]:/.test(line) ? line : join(objects, line)));
 }
 
 /** Gitlinks (index entries of mode 160000) listed before the check asks instead. */
@@ -418,10 +463,9 @@ async function checkRepository(
   if (problem) return `${within}${problem}`;
   const found = await locate(run, cwd, env);
   if (!found) return null;
-  if (within === '' && terminal.workspace !== undefined) {
-    const reach = found.top ?? found.common;
-    if (!insideDir(realOr(reach), terminal.workspace))
-      return `the repository here (${quoted(reach, 200)}) reaches outside the terminal's workspace: git would read files beyond it`;
+  if (terminal.workspace !== undefined) {
+    const reach = reachBeyond(found, terminal.workspace);
+    if (reach !== null) return `${within}the repository here (${quoted(reach, 200)}) reaches outside the terminal's workspace: git would read files beyond it`;
   }
   const inner = gitEnv(home, nestedEnv(terminal.env));
   if (found.top) {
