@@ -133,6 +133,21 @@ describe.skipIf(!runUi)('Tandem UI: agents, approvals and handoff', () => {
     await expect.poll(() => agentsButton().getAttribute('aria-label')).toBe('Agents');
   });
 
+  // The claims are the requester's own words: a folder named with a right-to-left override read
+  // as another folder on the card (the class found black-box in round 4, on the handoff card).
+  it("draws a pairing request's control and bidi characters as visible tokens, never as they would act", async () => {
+    const requestId = ui.serve.agents.pairing.request({ name: 'mimic', pid: 4243, exe: '/usr/bin/cl\u202eedua', cwd: '/tmp/evil\u202etcejorp\x1b[8m' });
+    const banner = ui.page.getByRole('region', { name: 'Questions from agents' }).getByRole('group', { name: 'Pairing request from mimic' });
+    await banner.waitFor();
+    const text = (await banner.textContent()) ?? '';
+    expect(text).not.toMatch(/[\u202e\x1b]/);
+    expect(text).toContain('cl\\u{202e}edua');
+    expect(text).toContain('/tmp/evil\\u{202e}tcejorp\\x1b[8m');
+    await banner.getByRole('button', { name: 'Deny' }).click();
+    await banner.waitFor({ state: 'detached' });
+    expect(ui.serve.agents.pairing.poll(requestId)).toMatchObject({ state: 'denied' });
+  });
+
   it('asks to approve an agent command; Edit then approve runs the edited command', async () => {
     // The person's own terminal first, so that the terminal link has somewhere to switch from.
     await ui.page.getByRole('button', { name: 'New terminal', exact: true }).click();

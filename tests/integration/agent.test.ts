@@ -75,6 +75,21 @@ describe('MCP over HTTP', () => {
     expect(f.host.list()).toHaveLength(before);
   });
 
+  // Found black-box (round 4): the handoff card drew a message's right-to-left override and escapes as sent.
+  it('refuses a handoff message that reorders how it reads or carries escapes, and asks the person nothing', async () => {
+    const client = await f.client(token);
+    const { id } = (await f.call(client, 'terminal_open', { title: 'handoff-text' })) as { id: string };
+    for (const message of ['Tandem: session expired \u202e drowssap retne', 'press \x1b]0;x\x07 enter', 'ok\u2066hidden\u2069']) {
+      const r = await f.call(client, 'terminal_handoff', { id, message, waitMs: 0 });
+      expect(r, JSON.stringify(message)).toMatchObject({ isError: true, error: { code: 'invalid_argument' } });
+      expect((r.error as { message: string }).message).toMatch(/^message:/);
+    }
+    expect(f.layer.state().handoffs).toEqual([]);
+    // A message on several lines, as an agent writes one, still asks.
+    const asked = f.call(client, 'terminal_handoff', { id, message: 'Please log in:\n\tthen hand back', waitMs: 0 });
+    expect(await asked).not.toHaveProperty('isError');
+  });
+
   it('refuses a wrong token', async () => {
     await expect(f.client('tdm_wrong')).rejects.toThrow(/401|not valid/);
   });

@@ -151,7 +151,20 @@ const definitions = {
     run: (service, connection, args, signal): ToolOutput => service.signal(connection, args, signal),
   }),
   terminal_handoff: tool({
-    args: z.object({ id, message: z.string().trim().min(1).max(2000).describe('What you need the person to do.'), waitMs }).strict(),
+    args: z
+      .object({
+        id,
+        // The person reads it on the handoff card and bar: nothing that reorders or hides how it reads.
+        message: z
+          .string()
+          .trim()
+          .min(1)
+          .max(2000)
+          .refine((text) => findRefusedControl(text) === null, 'A message holds no control or bidirectional characters.')
+          .describe('What you need the person to do.'),
+        waitMs,
+      })
+      .strict(),
     description: 'Asks the person to take over (a password, a login) and waits until they hand back.',
     run: (service, connection, args, signal): ToolOutput => service.listening(connection, args.id, () => service.handoff(connection, args, signal)),
   }),
