@@ -6,7 +6,7 @@
  * module may import its own layer or any layer below it, never one above.
  *
  *   0  src/shared                                   the contract: imports nothing of ours
- *   1  src/main/{resources,state-dir,version,clock}.ts, launch/  leaf helpers
+ *   1  src/main/{resources,state-dir,version,clock,tcp-table}.ts, launch/  leaf helpers
  *   2  src/main/{pty,shells,sandbox}                the platform, shell dialects, confinement
  *   3  src/main/{terminal,record}                   one terminal; what happened as data
  *   4  src/main/host                                registry, control machine, op queue
@@ -23,7 +23,7 @@
 /** Layers, lowest first; each entry is a path regex (dependency-cruiser matches from the repo root). */
 const layers = [
   { name: 'shared', path: '^src/shared/' },
-  { name: 'leaf', path: '^src/main/(resources|state-dir|version|clock)\\.ts$|^src/main/launch/' },
+  { name: 'leaf', path: '^src/main/(resources|state-dir|version|clock|tcp-table)\\.ts$|^src/main/launch/' },
   { name: 'platform', path: '^src/main/(pty|shells|sandbox)/' },
   { name: 'terminal', path: '^src/main/(terminal|record)/' },
   { name: 'host', path: '^src/main/host/' },

@@ -167,6 +167,9 @@ export const root = capability(
   () => process.getuid?.() === 0,
 );
 
+/** setpriv (util-linux), with root: a test runs a process as another user through the public doors. */
+export const setpriv = capability('setpriv', 'setpriv (util-linux), to run a process as another user', () => existsSync('/usr/bin/setpriv'));
+
 /** Root allowed to mount a tmpfs here (not in every container): a small one fills up mid-write (tests/integration/bash-capture.test.ts). */
 export const mountTmpfs = capability('mount-tmpfs', 'root allowed to mount a tmpfs (a container may forbid it)', () => {
   if (!root.present) return false;

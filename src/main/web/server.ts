@@ -6,6 +6,7 @@ import type { DispatchOptions } from '../host/dispatch.js';
 import type { TerminalHost } from '../host/host.js';
 import { type AuthOptions, presentedSecret, UiAuth, offeredProtocols } from './auth.js';
 import { wsProtocol } from '../../shared/wire.js';
+import { tcpClient } from '../tcp-table.js';
 import { challengeHeader, challengePattern, runProofLabel, sessionIdHeader, sessionIdLabel, sessionKeyLabel } from '../../shared/session-proof.js';
 import { checkRequest, normalizeOrigin } from './origin.js';
 import { readBody, sendJson } from './http.js';
@@ -32,9 +33,19 @@ export interface WebServerOptions {
   maxBufferedBytes?: number;
   heartbeatMs?: number;
   auth?: AuthOptions;
+  /** Connections open at once (default `defaultMaxConnections`); past it a new one is closed as it comes. */
+  maxConnections?: number;
+  /** The uid at the other end of an accepted connection, or null where unknown (tests inject it; default: the kernel's TCP table, Linux). */
+  peerUid?: (socket: Socket) => number | null;
 }
 
 export const defaultMaxPayload = 1024 * 1024;
+/**
+ * Connections open at once: a page holds a WebSocket and a few kept HTTP connections, an agent
+ * over HTTP one or two; past it (a flood of idle connections) new ones are closed as they come,
+ * so the process keeps descriptors for its terminals and its agents' socket.
+ */
+export const defaultMaxConnections = 512;
 const maxSessionBody = 4096;
 /** Proof keys kept (one per session issued; UiAuth keeps at most 1024 sessions). */
 const maxProofKeys = 4096;
@@ -90,6 +101,17 @@ export class WebServer {
       });
     });
     keepIdleConnections(this.http);
+    this.http.maxConnections = opts.maxConnections ?? defaultMaxConnections;
+    // Only the person's own processes may speak to it: the kernel names the uid of the other end
+    // of a loopback connection (Linux), and another user's is closed before a byte is read (a
+    // black-box round held 20,000 idle connections as another user, and the process's descriptors
+    // ran out for every agent and page). Elsewhere the bound above holds.
+    const ownUid = process.getuid?.() ?? null;
+    const peerUid = opts.peerUid ?? ((socket: Socket) => tcpClient(socket)?.uid ?? null);
+    this.http.on('connection', (socket: Socket) => {
+      const uid = ownUid === null ? null : peerUid(socket);
+      if (uid !== null && uid !== ownUid) socket.destroy();
+    });
     this.wss = new WebSocketServer({
       noServer: true,
       maxPayload: this.maxPayload,

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import type { Socket } from 'node:net';
+import { parseProcNetTcp, tcpClient } from '../../tcp-table.js';
 
 /**
  * What the kernel says about the process at the other end of a pairing connection, as opposed
@@ -154,19 +155,7 @@ export async function unixSocketPeer(
   return facts.by === 'kernel' ? facts : byDirectory;
 }
 
-/** `/proc/net/tcp` and `tcp6` lines: local and remote ports, uid and inode of each socket. */
-export function parseProcNetTcp(text: string): Array<{ localPort: number; remotePort: number; uid: number; inode: number }> {
-  const rows: Array<{ localPort: number; remotePort: number; uid: number; inode: number }> = [];
-  for (const line of text.split('\n').slice(1)) {
-    const fields = line.trim().split(/\s+/);
-    if (fields.length < 10) continue;
-    const local = /:([0-9A-Fa-f]{4})$/.exec(fields[1]!);
-    const remote = /:([0-9A-Fa-f]{4})$/.exec(fields[2]!);
-    if (!local || !remote) continue;
-    rows.push({ localPort: parseInt(local[1]!, 16), remotePort: parseInt(remote[1]!, 16), uid: Number(fields[7]), inode: Number(fields[9]) });
-  }
-  return rows;
-}
+export { parseProcNetTcp };
 
 /**
  * The peer of a loopback TCP connection, Linux: the kernel's TCP table (/proc/net/tcp, tcp6)
@@ -175,16 +164,7 @@ export function parseProcNetTcp(text: string): Array<{ localPort: number; remote
  */
 export function tcpPeer(socket: { localPort?: number; remotePort?: number }, proc: ProcReader = realProc): PeerFacts {
   const none: PeerFacts = { uid: null, pid: null, exe: null, by: 'none', via: 'tcp' };
-  if (process.platform !== 'linux' || !socket.localPort || !socket.remotePort) return none;
-  const rows: ReturnType<typeof parseProcNetTcp> = [];
-  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    try {
-      rows.push(...parseProcNetTcp(proc.readFile(table)));
-    } catch {
-      // no IPv6
-    }
-  }
-  const client = rows.find((row) => row.localPort === socket.remotePort && row.remotePort === socket.localPort);
+  const client = tcpClient(socket, (path) => proc.readFile(path));
   if (!client) return none;
   const facts = factsOfHolders(client.inode ? holders(client.inode, [], proc) : [], 'tcp', proc);
   // The table's uid is the kernel's even when no process is found (it exited).

@@ -1,0 +1,44 @@
+import { readFileSync } from 'node:fs';
+
+/**
+ * The kernel's TCP tables (Linux `/proc/net/tcp` and `tcp6`): who holds the other end of a
+ * loopback connection this process accepted. The client's row has our ports swapped (its local
+ * port is our remote one) and carries the uid that created the socket and its inode.
+ */
+
+/** `/proc/net/tcp` and `tcp6` lines: local and remote ports, uid and inode of each socket. */
+export function parseProcNetTcp(text: string): Array<{ localPort: number; remotePort: number; uid: number; inode: number }> {
+  const rows: Array<{ localPort: number; remotePort: number; uid: number; inode: number }> = [];
+  for (const line of text.split('\n').slice(1)) {
+    const fields = line.trim().split(/\s+/);
+    if (fields.length < 10) continue;
+    const local = /:([0-9A-Fa-f]{4})$/.exec(fields[1]!);
+    const remote = /:([0-9A-Fa-f]{4})$/.exec(fields[2]!);
+    if (!local || !remote) continue;
+    rows.push({ localPort: parseInt(local[1]!, 16), remotePort: parseInt(remote[1]!, 16), uid: Number(fields[7]), inode: Number(fields[9]) });
+  }
+  return rows;
+}
+
+/**
+ * The client end of an accepted loopback TCP connection: its uid and socket inode, from the
+ * kernel's tables. null where there are none (not Linux) or the row is gone (the client closed).
+ */
+export function tcpClient(
+  socket: { localPort?: number; remotePort?: number },
+  readFile: (path: string) => string = (path) => readFileSync(path, 'utf8'),
+  platform: NodeJS.Platform = process.platform,
+): { uid: number; inode: number } | null {
+  if (platform !== 'linux' || !socket.localPort || !socket.remotePort) return null;
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    let text: string;
+    try {
+      text = readFile(table);
+    } catch {
+      continue; // no IPv6
+    }
+    const client = parseProcNetTcp(text).find((row) => row.localPort === socket.remotePort && row.remotePort === socket.localPort);
+    if (client) return { uid: client.uid, inode: client.inode };
+  }
+  return null;
+}
