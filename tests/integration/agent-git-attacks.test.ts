@@ -162,14 +162,33 @@ describe('git lines ask unless every key git would use is known to run nothing',
     mkdirSync(borrowing);
     git(borrowing, 'init', '-q');
     writeFileSync(join(borrowing, '.git', 'objects', 'info', 'alternates'), `${join(victim, '.git', 'objects')}\n`);
-    // Plain git reads the victim's secret from both: the attack is live.
+    // A worktree entry of its own inside the folder, whose commondir is the victim's (found by review).
+    const faked = join(project, `faked${n}`);
+    mkdirSync(join(faked, 'entry'), { recursive: true });
+    writeFileSync(join(faked, '.git'), 'gitdir: entry\n');
+    writeFileSync(join(faked, 'entry', 'HEAD'), 'ref: refs/heads/master\n');
+    writeFileSync(join(faked, 'entry', 'commondir'), `${join(victim, '.git')}\n`);
+    writeFileSync(join(faked, 'entry', 'gitdir'), `${join(faked, '.git')}\n`);
+    // Alternates of alternates: a store inside the folder that borrows the victim's (found by review).
+    const chained = join(project, `chained${n}`);
+    mkdirSync(join(chained, 'store', 'objects', 'info'), { recursive: true });
+    git(chained, 'init', '-q');
+    writeFileSync(join(chained, '.git', 'objects', 'info', 'alternates'), `${join(chained, 'store', 'objects')}\n`);
+    writeFileSync(join(chained, 'store', 'objects', 'info', 'alternates'), `${join(victim, '.git', 'objects')}\n`);
+    // Plain git reads the victim's secret from each: the attacks are live.
     expect(git(pointed, 'show', 'HEAD:.env')).toContain(nonce);
     expect(git(borrowing, 'show', blob)).toContain(nonce);
+    expect(git(faked, 'show', 'HEAD:.env')).toContain(nonce);
+    expect(git(chained, 'show', blob)).toContain(nonce);
     const inPointed = await open(pointed);
     for (const text of ['git show HEAD:.env', 'git log -p', 'git status']) await asksNaming(inPointed, text, "reaches outside the terminal's workspace");
     const inBorrowing = await open(borrowing);
     await asksNaming(inBorrowing, `git show ${blob}`, "reaches outside the terminal's workspace");
-    for (const id of [inPointed, inBorrowing]) expect(JSON.stringify(await f.call(agent, 'terminal_read', { id }))).not.toContain(nonce);
+    const inFaked = await open(faked);
+    await asksNaming(inFaked, 'git show HEAD:.env', "reaches outside the terminal's workspace");
+    const inChained = await open(chained);
+    await asksNaming(inChained, `git show ${blob}`, "reaches outside the terminal's workspace");
+    for (const id of [inPointed, inBorrowing, inFaked, inChained]) expect(JSON.stringify(await f.call(agent, 'terminal_read', { id }))).not.toContain(nonce);
   });
 
   it('a linked worktree of a repository outside the workspace runs git status without asking; a .git file naming that worktree entry elsewhere asks', async () => {

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { gitHookSettings } from '../../shells/git-hooks.js';
 
 /**
@@ -324,26 +324,37 @@ async function locate(run: GitRunner, cwd: string, env: NodeJS.ProcessEnv): Prom
 }
 
 /**
- * Where git would read beyond the workspace in the repository `found`, or null: its worktree's
- * top (a workspace inside a larger repository), its git directory and common directory (a
- * `.git` file's `gitdir:` names any repository on the machine), and the object stores its
- * `objects/info/alternates` adds. A linked worktree of a repository outside the workspace (`git
- * worktree add`) reads that repository's git directory: it passes when that repository
- * registered this very worktree (its `worktrees/<name>/gitdir` names this worktree's `.git`),
- * which a `gitdir:` line planted in the workspace cannot arrange.
+ * Where git would read beyond the allowed folders (`roots`: the terminal's workspace, as real
+ * paths) in the repository `found`, or null: its worktree's top (a workspace inside a larger
+ * repository), its git directory and common directory (a `.git` file's `gitdir:` names any
+ * repository on the machine), and every object store its `objects/info/alternates` chain adds
+ * (git follows alternates of alternates). A linked worktree of a repository outside the
+ * workspace (`git worktree add`) reads that repository's git directory: it passes when that
+ * repository registered this very worktree (its entry lies in the common directory's own
+ * `worktrees/` and names this worktree's `.git`), which nothing planted in the workspace can
+ * arrange; that common directory then joins `roots`, so the worktree's submodules (kept under
+ * it) pass too.
  */
-function reachBeyond(found: { top: string | null; gitDir: string; common: string }, workspace: string): string | null {
-  const inside = (path: string) => insideDir(realOr(path), workspace);
+function reachBeyond(found: { top: string | null; gitDir: string; common: string }, roots: string[]): string | null {
+  const inside = (path: string) => {
+    const real = realOr(path);
+    return roots.some((root) => insideDir(real, root));
+  };
   if (found.top !== null && !inside(found.top)) return found.top;
-  const registered = found.top !== null && registeredWorktree(found.gitDir, found.top);
-  for (const dir of [found.gitDir, found.common]) if (!inside(dir) && !registered) return dir;
-  const objects = join(found.common, 'objects');
-  for (const store of alternates(objects)) if (!inside(store) && !(registered && insideDir(realOr(store), realOr(found.common)))) return store;
+  if (!inside(found.gitDir) || !inside(found.common)) {
+    if (found.top === null || !registeredWorktree(found.gitDir, found.common, found.top)) return inside(found.gitDir) ? found.common : found.gitDir;
+    roots.push(realOr(found.common));
+  }
+  for (const store of objectStores(join(found.common, 'objects'))) if (!inside(store)) return store;
   return null;
 }
 
-/** Whether `gitDir` is a linked worktree's entry that names `top`'s `.git` as its own (git's back-pointer). */
-function registeredWorktree(gitDir: string, top: string): boolean {
+/**
+ * Whether `gitDir` is a linked worktree's entry of the repository `common`: it sits in
+ * `common/worktrees/` and its back-pointer (`gitdir`) names `top`'s `.git`.
+ */
+function registeredWorktree(gitDir: string, common: string, top: string): boolean {
+  if (realOr(dirname(gitDir)) !== join(realOr(common), 'worktrees')) return false;
   try {
     const named = readFileSync(join(gitDir, 'gitdir'), 'utf8').trim();
     return named !== '' && realOr(named) === realOr(join(top, '.git'));
@@ -352,8 +363,41 @@ function registeredWorktree(gitDir: string, top: string): boolean {
   }
 }
 
-/** The object stores `objects/info/alternates` adds (relative lines are relative to `objects`), a bounded number. */
-function alternates(objects: string): string[] {
+/** git follows alternates this many stores deep (its own limit is 5). */
+const maxAlternateDepth = 5;
+/** Object stores read before the rest is taken as reaching out (the first outside one is named). */
+const maxAlternateStores = 64;
+
+/**
+ * Every object store the alternates chain of `objects` adds, as git follows it: each store's own
+ * `info/alternates` lines (relative ones relative to that store), to git's depth, each once.
+ * Past `maxAlternateStores` the next one is returned as it is, so a caller finds it outside
+ * nothing and asks.
+ */
+function objectStores(objects: string): string[] {
+  const seen = new Set<string>([realOr(objects)]);
+  const stores: string[] = [];
+  let level = [objects];
+  for (let depth = 0; depth < maxAlternateDepth && level.length > 0; depth++) {
+    const next: string[] = [];
+    for (const store of level) {
+      for (const line of alternateLines(store)) {
+        const path = line.startsWith('/') || /^[A-Za-z]:/.test(line) ? line : join(store, line);
+        const real = realOr(path);
+        if (seen.has(real)) continue;
+        seen.add(real);
+        stores.push(path);
+        if (stores.length > maxAlternateStores) return stores;
+        next.push(path);
+      }
+    }
+    level = next;
+  }
+  return stores;
+}
+
+/** A store's `info/alternates` lines (comments and blanks dropped), a bounded read. */
+function alternateLines(objects: string): string[] {
   let text: string;
   try {
     text = readFileSync(join(objects, 'info', 'alternates'), 'utf8').slice(0, 64 << 10);
@@ -364,8 +408,7 @@ function alternates(objects: string): string[] {
     .split('\n')
     .map((line) => line.trim())
     .filter((line) => line !== '' && !line.startsWith('#'))
-    .slice(0, 64)
-    .map((line) => (line.startsWith('/') || /^[A-Za-z]:/.test(line) ? line : join(objects, line)));
+    .slice(0, maxAlternateStores + 1);
 }
 
 /** Gitlinks (index entries of mode 160000) listed before the check asks instead. */
@@ -453,7 +496,7 @@ async function checkRepository(
   cwd: string,
   home: string,
   env: NodeJS.ProcessEnv,
-  terminal: TerminalGit & { env: Record<string, string> },
+  terminal: TerminalGit & { env: Record<string, string>; roots: string[] | null },
   budget: { left: number },
   within: string,
 ): Promise<string | null> {
@@ -463,8 +506,8 @@ async function checkRepository(
   if (problem) return `${within}${problem}`;
   const found = await locate(run, cwd, env);
   if (!found) return null;
-  if (terminal.workspace !== undefined) {
-    const reach = reachBeyond(found, terminal.workspace);
+  if (terminal.roots) {
+    const reach = reachBeyond(found, terminal.roots);
     if (reach !== null) return `${within}the repository here (${quoted(reach, 200)}) reaches outside the terminal's workspace: git would read files beyond it`;
   }
   const inner = gitEnv(home, nestedEnv(terminal.env));
@@ -507,7 +550,7 @@ export async function gitConfigProblem(cwd: string, home: string, run: GitRunner
     cwd,
     home,
     gitEnv(home, relevant),
-    { env: relevant, agentSet: terminal.agentSet ?? [], workspace: terminal.workspace },
+    { env: relevant, agentSet: terminal.agentSet ?? [], workspace: terminal.workspace, roots: terminal.workspace === undefined ? null : [terminal.workspace] },
     { left: maxModules },
     '',
   );
