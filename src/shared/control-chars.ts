@@ -89,3 +89,10 @@ export function visibleSegments(text: string): Array<{ text: string; control: bo
   if (plain) segments.push({ text: plain, control: false });
   return segments;
 }
+
+/** The text with its control and invisible characters as escapes, for a tooltip (which draws no styles). */
+export function visibleText(text: string): string {
+  return visibleSegments(text)
+    .map((segment) => segment.text)
+    .join('');
+}

@@ -82,7 +82,7 @@ describe('MCP over HTTP', () => {
     for (const message of ['Tandem: session expired \u202e drowssap retne', 'press \x1b]0;x\x07 enter', 'ok\u2066hidden\u2069']) {
       const r = await f.call(client, 'terminal_handoff', { id, message, waitMs: 0 });
       expect(r, JSON.stringify(message)).toMatchObject({ isError: true, error: { code: 'invalid_argument' } });
-      expect((r.error as { message: string }).message).toMatch(/^message:/);
+      expect((r.error as { message: string }).message).toMatch(/^message: .* at position \d+/);
     }
     expect(f.layer.state().handoffs).toEqual([]);
     // A message on several lines, as an agent writes one, still asks.

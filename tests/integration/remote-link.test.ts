@@ -589,6 +589,61 @@ describe('the local side', () => {
     expect(await local.get(shell.id).session.send({ text: 'echo alive-$((6*7))', waitMs: 30_000 })).toMatchObject({ status: 'done', output: 'alive-42' });
   });
 
+  test('a remote whose frame numbers go down loses the view (a lower number would release what the page has not applied)', async () => {
+    let seq = 0;
+    let info: TerminalView | null = null;
+    const calls: string[] = [];
+    const { machine } = await fakeRemote('order', (message, socket) => {
+      const send = (body: LinkBody) => socket.write(encodeMessage({ k: 'msg', s: ++seq, body }));
+      if (message?.k === 'hello') socket.write(encodeMessage({ k: 'welcome', session: 'order', resumed: false, received: 0 }));
+      if (message?.k === 'ping') socket.write(encodeMessage({ k: 'pong', n: message.n }));
+      if (message?.k !== 'msg' || message.body.t !== 'call') return;
+      const { id, op, args } = message.body;
+      calls.push(op);
+      if (op !== 'attach') {
+        send({ t: 'result', id, ok: true, value: op === 'list' ? { terminals: [] } : {} });
+        return;
+      }
+      send({
+        t: 'result',
+        id,
+        ok: true,
+        value: { attachmentId: 'r1', snapshot: '', seq: 0, writable: true, info: { ...info!, id: (args as { id: string }).id } },
+      });
+      send({ t: 'event', event: 'output', payload: { attachmentId: 'r1', seq: 5000, data: 'x'.repeat(60_000) } } as never);
+      send({ t: 'event', event: 'output', payload: { attachmentId: 'r1', seq: 1, data: 'y' } } as never);
+    });
+    const local = new TerminalHost({ env: { ...process.env, PS1: '$ ' } });
+    await local.create({ shell: 'bash' });
+    info = local.list()[0]!;
+    const machines = new RemoteMachines();
+    machines.add(machine);
+    const frames: number[] = [];
+    const closed: string[] = [];
+    const ui: UiClient = {
+      id: 'order-ui',
+      send: (event, payload) => {
+        if (event === 'output') frames.push((payload as EventPayload<'output'>).seq);
+        if (event === 'attachmentClosed') closed.push((payload as EventPayload<'attachmentClosed'>).error.code);
+      },
+    };
+    const dispatcher = new Dispatcher(local, ui, { remote: machines });
+    cleanups.push(
+      () => machines.stop(),
+      () => dispatcher.dispose(),
+      () => local.shutdown(),
+    );
+    machines.start();
+    await until(() => machine.status === 'connected', 'the link');
+    await dispatcher.call('attach', { id: 'order:x' });
+    await until(
+      () => closed.length > 0 && calls.includes('detach'),
+      () => `the view closed (frames ${frames.join(' ')})`,
+    );
+    expect(closed).toEqual(['capacity']);
+    expect(frames).toEqual([5000]);
+  });
+
   test('a view attached while the link is still being set up is attached once, and gets its output', async () => {
     // The remote holds its answer to the link's first `list` until the view's attach is in: the
     // set-up then went on to attach every view "again", this new one too, and the frames of its

@@ -107,32 +107,45 @@ describeSandbox('mounts the host replaces under a confined terminal', () => {
   // Found black-box (round 4): io_uring runs its requests in the kernel past the seccomp filter,
   // so IORING_OP_LINKAT made the hard link that link(2) may not (and the person's next
   // `git config` wrote through it); and the sandbox shared the keyrings of the person's session.
-  it('leaves the agent no hard link through io_uring, and no key of the keyrings the person shares', async () => {
+  it('leaves the agent no hard link through io_uring', async ({ skip }) => {
     const uring = join(repo, '.uring-link.py');
-    const keyring = join(repo, '.keyring.py');
     copyFileSync(join(fixtures, 'uring-link.py'), uring);
-    copyFileSync(join(fixtures, 'keyring.py'), keyring);
-    // The same script links outside the sandbox: the way around is real on this kernel.
+    // The same script links outside the sandbox: the way around is real on this kernel (a kernel or
+    // container with io_uring off has nothing to go around).
     const control = join(f.root, 'uring-control');
     writeFileSync(control, 'x');
-    expect(execFileSync('python3', [uring, control, `${control}-link`], { encoding: 'utf8' }).trim()).toBe('linked');
+    const outside = spawnSync('python3', [uring, control, `${control}-link`], { encoding: 'utf8' }).stdout.trim();
+    if (outside !== 'linked') {
+      console.warn(`skipped: io_uring outside the sandbox (${outside}); this kernel has none to refuse`);
+      return skip();
+    }
     const t = await open();
     const linked = await send(t.id, 'python3 .uring-link.py .git/config .git/refs/keep; python3 .uring-link.py a.txt b.txt');
     expect(linked.output).toBe('io_uring_setup refused: Function not implemented\nio_uring_setup refused: Function not implemented');
     expect(existsSync(join(repo, '.git', 'refs', 'keep')) || existsSync(join(repo, 'b.txt'))).toBe(false);
     expect(statSync(join(repo, '.git', 'config')).nlink).toBe(1);
+  });
+
+  it('leaves the agent no key of the keyrings the person shares, and no key of its own there', async ({ skip }) => {
+    const keyring = join(repo, '.keyring.py');
+    copyFileSync(join(fixtures, 'keyring.py'), keyring);
     // The person's secret in the user's session keyring, which every process of theirs without a
     // login session keyring shares (a login's own is shared by what it started the same way).
     const desc = `tandem-test-${process.pid}`;
     const secret = `s3cret-${Math.floor(Math.random() * 1e9)}`;
-    execFileSync('python3', [keyring, 'plant', desc, secret]);
+    const planted = spawnSync('python3', [keyring, 'plant', desc, secret], { encoding: 'utf8' }).stdout.trim();
+    if (planted !== 'added') {
+      console.warn(`skipped: the kernel's keyrings outside the sandbox (${planted}); there are none to reach`);
+      return skip();
+    }
     try {
       expect(execFileSync('python3', [keyring, 'read', desc], { encoding: 'utf8' }).trim()).toBe(`value ${secret}`);
+      const t = await open();
       const read = await send(t.id, `python3 .keyring.py read ${desc}; python3 .keyring.py add ${desc}-planted evil`);
       expect(read.output).not.toContain(secret);
-      expect(read.output).toBe('keyctl search refused: Operation not permitted\nadd_key refused: Operation not permitted');
-      const planted = spawnSync('python3', [keyring, 'read', `${desc}-planted`], { encoding: 'utf8' });
-      expect(planted.stdout.trim()).toBe('keyctl search refused: Required key not available');
+      expect(read.output).toBe('keyctl search refused: Function not implemented\nadd_key refused: Function not implemented');
+      const added = spawnSync('python3', [keyring, 'read', `${desc}-planted`], { encoding: 'utf8' });
+      expect(added.stdout.trim()).toBe('keyctl search refused: Required key not available');
     } finally {
       execFileSync('python3', [keyring, 'drop', desc]);
     }

@@ -54,7 +54,7 @@ export class UnackedFrames {
   sent(seq: number, chars: number): void {
     const last = this.frames.at(-1);
     if (last && last.chars < this.mergeUnder) {
-      last.seq = seq;
+      last.seq = Math.max(last.seq, seq);
       last.chars += chars;
     } else this.frames.push({ seq, chars });
     this.total += chars;

@@ -141,6 +141,8 @@ export class RemoteMachine {
   private readonly byRemote = new Map<string, View>();
   private readonly listeners = new Set<() => void>();
   private attempt = 0;
+  /** Refreshes begun (a fresh session each): an older one still running stops at its next step. */
+  private refreshes = 0;
   private retryTimer: ReturnType<typeof setTimeout> | null = null;
   private tickTimer: ReturnType<typeof setTimeout> | null = null;
   private lastHeard = 0;
@@ -362,6 +364,9 @@ export class RemoteMachine {
     // waits is on the new session already (attached again, its first attachment there was left
     // to the remote, whose frames for it were dropped here).
     const stale = [...this.views.values()];
+    // A newer session's refresh takes over: this one stops at its next step (its views are the
+    // newer one's too, and a call of this one failed only because its session went).
+    const generation = ++this.refreshes;
     try {
       const { terminals } = (await this.call('list', {})) as { terminals: TerminalView[] };
       this.terminals = terminals;
@@ -375,12 +380,13 @@ export class RemoteMachine {
       () => this.agentsChanged(null),
     );
     for (const view of stale) {
+      if (generation !== this.refreshes) return;
       if (!this.views.has(view.localId)) continue;
       if (this.byRemote.get(view.remoteId) === view) this.byRemote.delete(view.remoteId);
       try {
         await this.call('attach', { id: view.terminalId }, (value) => {
           const result = value as { attachmentId: string; snapshot: string };
-          if (!this.views.has(view.localId)) {
+          if (!this.views.has(view.localId) || generation !== this.refreshes) {
             void this.call('detach', { attachmentId: result.attachmentId }).catch(() => undefined);
             return;
           }
@@ -389,9 +395,12 @@ export class RemoteMachine {
           // One frame that starts the view over (as the menu's Clear does): reset, then the snapshot.
           view.lastLocalSeq += 1;
           view.offset = view.lastLocalSeq;
+          // The new attachment counts from nothing on the remote: so does this side.
+          view.unacked = new UnackedFrames(frameMaxChars);
           view.sink.frame(view.localId, view.lastLocalSeq, `\x1bc${result.snapshot}`);
         });
       } catch (error) {
+        if (generation !== this.refreshes) return;
         this.views.delete(view.localId);
         view.sink.closed(view.localId, 'not_found', `${this.opts.name}'s terminal is gone (${(error as Error).message})`);
       }
@@ -440,8 +449,14 @@ export class RemoteMachine {
       case 'output': {
         const view = this.byRemote.get(payload.attachmentId as string);
         if (!view) return;
-        view.lastLocalSeq = (payload.seq as number) + view.offset;
-        const seq = view.lastLocalSeq;
+        const seq = (payload.seq as number) + view.offset;
+        // A remote numbers a view's frames one after another; a number that does not go up is not
+        // Tandem's (a lower one would release what the page has not applied from this count).
+        if (!Number.isInteger(seq) || seq <= view.lastLocalSeq) {
+          this.overran(view);
+          return;
+        }
+        view.lastLocalSeq = seq;
         view.unacked.sent(seq, (payload.data as string).length);
         if (view.unacked.chars > maxRemoteUnackedChars) {
           this.overran(view);
@@ -558,17 +573,17 @@ export class RemoteMachine {
     return seq > 0 ? seq : null;
   }
 
-  /** A remote that sent a view more than it acknowledged: the view goes here and there; attaching again starts it from the remote's screen. */
+  /** A remote that sent a view more than it acknowledged, or frames out of order: the view goes here and there; attaching again starts it from the remote's screen. */
   private overran(view: View): void {
     this.views.delete(view.localId);
     this.byRemote.delete(view.remoteId);
     void this.call('detach', { attachmentId: view.remoteId }).catch(() => undefined);
-    this.opts.log?.(`${this.opts.name} sent a view more output than it acknowledged; the view was closed.`);
+    this.opts.log?.(`${this.opts.name} sent a view more output than it acknowledged, or frames out of order; the view was closed.`);
     const close = () =>
       view.sink.closed(
         view.localId,
         'capacity',
-        `${this.opts.name} sent this view more output than it acknowledged (over ${maxRemoteUnackedChars / (1024 * 1024)} Mi characters); open the tab again to see its screen.`,
+        `${this.opts.name} sent this view more output than it acknowledged (over ${maxBufferedChars / (1024 * 1024)} Mi characters), or frames out of order; open the tab again to see its screen.`,
       );
     // Before the attach result is out (attach's setImmediate), the close follows it.
     if (view.early) setImmediate(close);

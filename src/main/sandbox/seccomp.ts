@@ -14,7 +14,8 @@
  * io_uring is refused (ENOSYS, as on a kernel without it: libuv and the rest fall back to plain
  * syscalls): its requests run in the kernel without passing this filter, so `IORING_OP_LINKAT`
  * made the hard link the filter refuses (black-box round 4), and any call refused here would
- * have the same way around. The kernel's keyrings are refused (EPERM): bubblewrap gives the
+ * have the same way around. The kernel's keyrings are refused too (ENOSYS, as on a kernel built
+ * without them, which programs and runtimes handle): bubblewrap gives the
  * sandbox no session keyring of its own, so a confined program read and replaced the keys of
  * the person's login session (a Kerberos ticket cache, `keyctl padd` secrets) and the user's
  * keyring every process of theirs shares.
@@ -85,8 +86,8 @@ export function sandboxProgram(abis: readonly FilterArch[]): Insn[] {
   abis.forEach((abi, i) => {
     draft.push({ code: LD_W_ABS, k: OFF_NR, at: `abi${i}` });
     if (arches[abi].x32Bit) draft.push({ code: JGE_K, k: X32_SYSCALL_BIT, jt: 'deny' });
-    for (const nr of [...arches[abi].links, ...arches[abi].keys]) draft.push({ code: JEQ_K, k: nr, jt: 'deny' });
-    for (const nr of ioUringCalls) draft.push({ code: JEQ_K, k: nr, jt: 'absent' });
+    for (const nr of arches[abi].links) draft.push({ code: JEQ_K, k: nr, jt: 'deny' });
+    for (const nr of [...arches[abi].keys, ...ioUringCalls]) draft.push({ code: JEQ_K, k: nr, jt: 'absent' });
     draft.push({ code: JEQ_K, k: arches[abi].ioctl, jt: 'request', jf: 'allow' });
   });
   draft.push({ code: LD_W_ABS, k: OFF_ARG1_LOW, at: 'request' });

@@ -6,7 +6,7 @@
  * needs a new one). The stdio bridge lists the same table without a host (`toolList`).
  */
 import { z } from 'zod';
-import { findRefusedControl } from '../../../shared/control-chars.js';
+import { describeControl, findRefusedControl } from '../../../shared/control-chars.js';
 import { DEFAULT_LIMITS } from '../../../shared/limits.js';
 import { SIGNALS } from '../../../shared/types.js';
 
@@ -160,7 +160,14 @@ const definitions = {
           .trim()
           .min(1)
           .max(2000)
-          .refine((text) => findRefusedControl(text) === null, 'A message holds no control or bidirectional characters.')
+          .superRefine((text, ctx) => {
+            const control = findRefusedControl(text);
+            if (control)
+              ctx.addIssue({
+                code: 'custom',
+                message: `A message holds no control or bidirectional characters: it has ${describeControl(control.char)} at position ${control.index}.`,
+              });
+          })
           .describe('What you need the person to do.'),
         waitMs,
       })
