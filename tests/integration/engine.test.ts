@@ -1,5 +1,5 @@
-import { existsSync, writeFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TandemError } from '../../src/shared/errors.js';
 import type { TerminalSession } from '../../src/main/terminal/session/session.js';
@@ -527,11 +527,13 @@ describe('agent environment', () => {
     await t.send({ text: 'echo one' });
     const r = await t.send({ text: 'echo "$HISTFILE"; history -w; wc -l < "$HISTFILE"' });
     const [file, lines] = r.output.split('\n');
-    expect(basename(file!)).toBe(`tandem-history-${process.pid}-${t.id}`);
+    // In a folder of its own that only its user can enter (zsh and pwsh write the file 0644).
+    expect(basename(dirname(file!))).toBe(`tandem-history-${process.pid}-${t.id}`);
+    expect(statSync(dirname(file!)).mode & 0o777).toBe(0o700);
     expect(Number(lines)).toBeGreaterThan(0);
     expect(existsSync(file!)).toBe(true);
     await t.close();
-    expect(existsSync(file!)).toBe(false);
+    expect(existsSync(dirname(file!))).toBe(false);
   });
 });
 

@@ -61,24 +61,25 @@ describe.runIf(runs('sweeping rc directories', posixModes))('sweepRcDirs', () =>
     for (const kept of [mine, parents, other, link]) expect(existsSync(kept), kept).toBe(true);
   });
 
-  it('removes the history files of an ended Tandem process, and keeps its own, a live process’s, links, directories and other names', () => {
+  it('removes the history folders of an ended Tandem process, and keeps its own, a live process’s, links, plain files and other names', () => {
     const parent = mkdtempSync(join(base, 'sweep-history-'));
     const ended = spawnSync(process.execPath, ['-e', '0']).pid;
-    const file = (name: string) => {
-      writeFileSync(join(parent, name), 'ls\n');
+    const folder = (name: string) => {
+      mkdirSync(join(parent, name));
+      writeFileSync(join(parent, name, 'history'), 'ls\n');
       return join(parent, name);
     };
-    const gone = file(`tandem-history-${ended}-Ab_c-9`);
-    const mine = file(`tandem-history-${process.pid}-Ab_c-9`);
-    const parents = file(`tandem-history-${process.ppid}-Ab_c-9`);
-    const other = file(`tandem-history-${ended}-has.dot`);
-    const folder = join(parent, `tandem-history-${ended}-folder`);
-    mkdirSync(folder);
+    const gone = folder(`tandem-history-${ended}-Ab_c-9`);
+    const mine = folder(`tandem-history-${process.pid}-Ab_c-9`);
+    const parents = folder(`tandem-history-${process.ppid}-Ab_c-9`);
+    const other = folder(`tandem-history-${ended}-has.dot`);
+    const file = join(parent, `tandem-history-${ended}-file`);
+    writeFileSync(file, 'ls\n');
     const link = join(parent, `tandem-history-${ended}-link`);
     symlinkSync(mine, link);
     sweepRcDirs(parent);
     expect(existsSync(gone)).toBe(false);
-    for (const kept of [mine, parents, other, folder, link]) expect(existsSync(kept), kept).toBe(true);
+    for (const kept of [mine, parents, other, file, link]) expect(existsSync(kept), kept).toBe(true);
   });
 
   it.runIf(runs('an ended process’s directory of another owner', root))('keeps one another user owns', () => {

@@ -1,4 +1,4 @@
-import { accessSync, constants, lstatSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { accessSync, constants, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
 import { isAlive } from '../pty/proc.js';
@@ -71,22 +71,32 @@ export function makeRcDir(parent: string = rcParent()): string {
 }
 
 /**
- * An unconfined agent terminal's own history file, beside its rc directory and named after this
- * process (`tandem-history-PID-ID`) so that the sweep finds it if this process dies first: zsh
- * and pwsh remove their rc directory once they have read it, and the shell writes its history
- * until it exits.
+ * An unconfined agent terminal's own history file, in a 0700 folder of its own beside its rc
+ * directory (`tandem-history-PID-ID/history`): zsh and pwsh write it with the umask's mode (0644
+ * in a shared /dev/shm or /tmp), and zsh and pwsh remove their rc directory once they have read
+ * it, while the shell writes its history until it exits. Named after this process so that the
+ * sweep finds it if this process dies first. `makeHistoryDir` makes the folder before the shell
+ * starts; `removeHistoryDir` removes it with the file.
  */
 export function historyFileFor(rcDir: string, terminalId: string): string {
-  return join(dirname(rcDir), `tandem-history-${process.pid}-${terminalId}`);
+  return join(dirname(rcDir), `tandem-history-${process.pid}-${terminalId}`, 'history');
 }
 
-/** What a Tandem process leaves in a parent folder: its rc directories and its agent terminals' history files. */
+export function makeHistoryDir(historyFile: string): void {
+  mkdirSync(dirname(historyFile), { mode: 0o700 });
+}
+
+export function removeHistoryDir(historyFile: string): void {
+  rmSync(dirname(historyFile), { recursive: true, force: true });
+}
+
+/** What a Tandem process leaves in a parent folder: its rc directories and its agent terminals' history folders. */
 const leftover = /^tandem-(?:rc-(\d+)-[A-Za-z0-9]{6}|history-(\d+)-[A-Za-z0-9_-]{1,64})$/;
 
 /**
- * Removes the rc directories and history files in `parent` of this user whose Tandem process has
- * ended (its pid is no live process of this user). Each must be what this module makes there: a
- * directory for a `tandem-rc-` name, a regular file for a `tandem-history-` one.
+ * Removes the rc directories and history folders in `parent` of this user whose Tandem process
+ * has ended (its pid is no live process of this user). Each must be what this module makes
+ * there: a directory of this user's, not a link.
  */
 export function sweepRcDirs(parent: string): void {
   let names: string[];
@@ -103,8 +113,7 @@ export function sweepRcDirs(parent: string): void {
     const path = join(parent, name);
     try {
       const st = lstatSync(path);
-      const expected = match[1] !== undefined ? st.isDirectory() : st.isFile();
-      if (!expected || st.uid !== process.getuid?.()) continue;
+      if (!st.isDirectory() || st.uid !== process.getuid?.()) continue;
       rmSync(path, { recursive: true, force: true });
     } catch {
       // Gone already, or not ours to remove.

@@ -12,7 +12,7 @@ import { type PtyProcess, spawnPty } from '../../pty/pump.js';
 import { Confinement } from '../../sandbox/launch.js';
 import { agentKeptNames, agentReapplyEnv, buildShellEnv } from '../../shells/env.js';
 import { clampInt, type SessionOptions } from './session-types.js';
-import { historyFileFor, makeRcDir } from '../../shells/rc-dir.js';
+import { historyFileFor, makeHistoryDir, makeRcDir, removeHistoryDir } from '../../shells/rc-dir.js';
 
 export interface LaunchedShell {
   id: string;
@@ -119,11 +119,14 @@ export async function launchShell(opts: SessionOptions): Promise<LaunchedShell> 
     throw new TandemError('sandbox_unavailable', `The sandbox's network proxy could not listen: ${(error as Error).message}.`);
   }
   const launch = confinement ? confinement.wrap(opts.shell.path, args, spawnEnv) : { file: opts.shell.path, args, env: spawnEnv };
+  const ownHistory = historyFile !== null && !confinement;
   let spawned: PtyProcess;
   try {
+    if (ownHistory) makeHistoryDir(historyFile);
     spawned = await (opts.spawn ?? spawnPty)(launch.file, launch.args, { name: 'xterm-256color', cols, rows, cwd: opts.cwd, env: launch.env });
   } catch (error) {
     rmSync(rcDir, { recursive: true, force: true });
+    if (ownHistory) removeHistoryDir(historyFile);
     confinement?.dispose();
     throw new TandemError('shell_not_found', `The shell ${opts.shell.path} could not be started: ${(error as Error).message}.`);
   }

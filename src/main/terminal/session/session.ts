@@ -33,6 +33,7 @@ import { ExitDrain } from '../readiness/exit-drain.js';
 import { Closing } from './close.js';
 import { type EffectTarget, runEffects } from '../readiness/readiness-effects.js';
 import { readTerminal } from '../emulator/screen-read.js';
+import { removeHistoryDir } from '../../shells/rc-dir.js';
 import { send, type SendWaitTarget, wait } from './send-wait.js';
 import { awaitStartup } from '../readiness/startup.js';
 import { clampInt, type CloseResult, type ReadRequest, type SendRequest, type SessionOptions, type TerminalRead, type WaitRequest } from './session-types.js';
@@ -201,7 +202,7 @@ export class TerminalSession {
         this.marks.dispose();
         this.personSpans.dispose();
         this.emulator.dispose();
-        if (this.historyFile && !this.confinement) rmSync(this.historyFile, { force: true });
+        if (this.historyFile && !this.confinement) removeHistoryDir(this.historyFile);
         rmSync(this.rcDir, { recursive: true, force: true });
         this.confinement?.dispose();
       },
@@ -311,6 +312,7 @@ export class TerminalSession {
     } catch (error) {
       // The shell has ended: it exited, or a timeout, an abort or a failed confinement closed it.
       rmSync(rcDir, { recursive: true, force: true });
+      if (historyFile && !confinement) removeHistoryDir(historyFile);
       throw error;
     }
     if (session.ready.phase.kind === 'starting') session.readyWaiters.push(removeRc);
