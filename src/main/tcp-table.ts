@@ -42,3 +42,38 @@ export function tcpClient(
   }
   return null;
 }
+
+/**
+ * The uid at the other end of each accepted loopback connection (null where unknown), reading
+ * each table once for all of them: a flood of connections costs one read per batch, not one per
+ * connection (each read is the whole table, every socket of the machine).
+ */
+export function tcpClientUids(
+  sockets: ReadonlyArray<{ localPort?: number; remotePort?: number }>,
+  readFile: (path: string) => string = (path) => readFileSync(path, 'utf8'),
+  platform: NodeJS.Platform = process.platform,
+): Array<number | null> {
+  if (platform !== 'linux' || sockets.length === 0) return sockets.map(() => null);
+  const wanted = new Map<string, number>();
+  sockets.forEach((socket, index) => {
+    if (socket.localPort && socket.remotePort) wanted.set(`${socket.remotePort}:${socket.localPort}`, index);
+  });
+  const uids: Array<number | null> = sockets.map(() => null);
+  let left = wanted.size;
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    if (left === 0) break;
+    let text: string;
+    try {
+      text = readFile(table);
+    } catch {
+      continue;
+    }
+    for (const row of parseProcNetTcp(text)) {
+      const index = wanted.get(`${row.localPort}:${row.remotePort}`);
+      if (index === undefined || uids[index] !== null) continue;
+      uids[index] = row.uid;
+      if (--left === 0) break;
+    }
+  }
+  return uids;
+}

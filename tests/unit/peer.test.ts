@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { procfs, runs } from '../support/capabilities.js';
 import { namedPipePeer, parseProcNetTcp, parseSsUnix, tcpPeer, unixSocketPeer } from '../../src/main/agent/pairing/peer.js';
+import { tcpClientUids } from '../../src/main/tcp-table.js';
 import { createServer as createHttp } from 'node:http';
 
 const dirs: string[] = [];
@@ -32,6 +33,28 @@ describe('socket tables', () => {
       '   0: 0100007F:1F90 0100007F:C350 01 00000000:00000000 00:00000000 00000000 65534        0 4242 1 0000000000000000 20 4 30 10 -1',
     ].join('\n');
     expect(parseProcNetTcp(text)).toEqual([{ localPort: 8080, remotePort: 50000, uid: 65534, inode: 4242 }]);
+  });
+
+  it('finds the uids of a batch of accepted connections with one read of each table', () => {
+    const header = '  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode';
+    const row = (local: number, remote: number, uid: number) =>
+      `   0: 0100007F:${local.toString(16).toUpperCase().padStart(4, '0')} 0100007F:${remote.toString(16).toUpperCase().padStart(4, '0')} 01 00000000:00000000 00:00000000 00000000 ${uid}        0 ${local} 1 0000000000000000 20 4 30 10 -1`;
+    // The server listens on 8080; clients at 50000 (uid 1000) and 50001 (uid 0); our own ends too.
+    const v4 = [header, row(8080, 50000, 0), row(50000, 8080, 1000), row(50001, 8080, 0), row(8080, 50001, 0)].join('\n');
+    const reads: string[] = [];
+    const readFile = (path: string) => {
+      reads.push(path);
+      if (path.endsWith('tcp6')) throw new Error('no IPv6');
+      return v4;
+    };
+    const sockets = [
+      { localPort: 8080, remotePort: 50000 },
+      { localPort: 8080, remotePort: 50001 },
+      { localPort: 8080, remotePort: 50002 },
+    ];
+    expect(tcpClientUids(sockets, readFile, 'linux')).toEqual([1000, 0, null]);
+    expect(reads).toEqual(['/proc/net/tcp', '/proc/net/tcp6']);
+    expect(tcpClientUids(sockets, readFile, 'darwin')).toEqual([null, null, null]);
   });
 
   it('says nothing is verified on a Windows named pipe', () => {

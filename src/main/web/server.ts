@@ -6,7 +6,7 @@ import type { DispatchOptions } from '../host/dispatch.js';
 import type { TerminalHost } from '../host/host.js';
 import { type AuthOptions, presentedSecret, UiAuth, offeredProtocols } from './auth.js';
 import { wsProtocol } from '../../shared/wire.js';
-import { tcpClient } from '../tcp-table.js';
+import { tcpClientUids } from '../tcp-table.js';
 import { challengeHeader, challengePattern, runProofLabel, sessionIdHeader, sessionIdLabel, sessionKeyLabel } from '../../shared/session-proof.js';
 import { checkRequest, normalizeOrigin } from './origin.js';
 import { readBody, sendJson } from './http.js';
@@ -35,8 +35,8 @@ export interface WebServerOptions {
   auth?: AuthOptions;
   /** Connections open at once (default `defaultMaxConnections`); past it a new one is closed as it comes. */
   maxConnections?: number;
-  /** The uid at the other end of an accepted connection, or null where unknown (tests inject it; default: the kernel's TCP table, Linux). */
-  peerUid?: (socket: Socket) => number | null;
+  /** The uid at the other end of each accepted connection, null where unknown (default: the kernel's TCP tables, Linux). */
+  peerUids?: (sockets: Socket[]) => Array<number | null>;
 }
 
 export const defaultMaxPayload = 1024 * 1024;
@@ -107,11 +107,22 @@ export class WebServer {
     // black-box round held 20,000 idle connections as another user, and the process's descriptors
     // ran out for every agent and page). Elsewhere the bound above holds.
     const ownUid = process.getuid?.() ?? null;
-    const peerUid = opts.peerUid ?? ((socket: Socket) => tcpClient(socket)?.uid ?? null);
-    this.http.on('connection', (socket: Socket) => {
-      const uid = ownUid === null ? null : peerUid(socket);
-      if (uid !== null && uid !== ownUid) socket.destroy();
-    });
+    if (ownUid !== null) {
+      // Looked up in a batch per loop turn, before the next turn reads any of them.
+      let pending: Socket[] = [];
+      this.http.on('connection', (socket: Socket) => {
+        if (pending.push(socket) > 1) return;
+        setImmediate(() => {
+          const batch = pending;
+          pending = [];
+          const uids = (opts.peerUids ?? tcpClientUids)(batch);
+          batch.forEach((each, index) => {
+            const uid = uids[index];
+            if (uid !== null && uid !== undefined && uid !== ownUid) each.destroy();
+          });
+        });
+      });
+    }
     this.wss = new WebSocketServer({
       noServer: true,
       maxPayload: this.maxPayload,
