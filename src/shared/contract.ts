@@ -121,6 +121,8 @@ const pairedAgentSchema = z.object({
   network: z.boolean().optional(),
   homeReadable: z.array(z.string()).optional(),
   networkDomains: z.array(z.string()).optional(),
+  /** The folder the person confirmed as its project (absent: none yet, every open asks). */
+  project: z.string().optional(),
 });
 
 const allowedOnceSchema = z.object({ id: z.string(), name: z.string(), connected: z.boolean() });
@@ -247,7 +249,7 @@ export const operations = {
   agents: { args: z.object({}), result: agentsStateSchema },
   /** Pair an agent: its token is shown once, inside ready-to-copy configurations. */
   pairAgent: {
-    args: z.object({ name: agentName }).strict(),
+    args: z.object({ name: agentName, project: z.string().min(1).max(4096).optional() }).strict(),
     result: z.object({ name: z.string(), token: z.string(), configs: z.array(z.object({ client: z.string(), file: z.string(), text: z.string() })) }),
   },
   /**
@@ -268,6 +270,8 @@ export const operations = {
         network: z.boolean().optional(),
         homeReadable: homeReadableSchema.optional(),
         networkDomains: networkDomainsSchema.optional(),
+        /** The agent's project, an absolute path of an existing folder: the person's explicit choice (any folder). */
+        project: z.string().min(1).max(4096).optional(),
       })
       .strict(),
     result: z.object({}),

@@ -1,3 +1,6 @@
+import { mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Locator } from 'playwright-core';
@@ -93,6 +96,31 @@ describe.skipIf(!runUi)('Tandem UI: agents, approvals and handoff', () => {
 
     await result.getByRole('button', { name: 'Done, hide the token' }).click();
     await expect.poll(() => ui.page.getByText(token).count()).toBe(0);
+  });
+
+  it("shows the agent's project and changes it in the panel (issue 23: the person's decision)", async () => {
+    const card = panel().getByRole('article', { name: 'Agent codex' });
+    const row = card.getByLabel('Project of codex');
+    // Its first session claimed the fixture's project folder (the bridge header): kept as its project.
+    const first = ui.serve.agents.state().paired[0]!.project;
+    await expect.poll(() => row.textContent()).toContain(first ?? 'none yet');
+    const chosen = mkdtempSync(join(tmpdir(), 'tandem-chosen-project-'));
+    await row.getByRole('button', { name: 'Change…' }).click();
+    await row.getByRole('textbox', { name: 'Project folder of codex' }).fill(chosen);
+    await row.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => ui.serve.agents.state().paired[0]!.project).toBe(realpathSync(chosen));
+    await expect.poll(() => row.textContent()).toContain(realpathSync(chosen));
+    // A folder that is not there is refused, and the project stays.
+    await row.getByRole('button', { name: 'Change…' }).click();
+    await row.getByRole('textbox', { name: 'Project folder of codex' }).fill(join(chosen, 'missing'));
+    await row.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => ui.page.getByText(/project: there is no folder at/).count()).toBeGreaterThan(0);
+    expect(ui.serve.agents.state().paired[0]!.project).toBe(realpathSync(chosen));
+    await row.getByRole('button', { name: 'Cancel' }).click();
+    // Back to the first, for the tests after this one.
+    const codex = ui.serve.agents.state().paired[0]!;
+    if (first) ui.serve.agents.setAgentPolicy({ name: 'codex', policy: codex.policy, allow: codex.allow, deny: codex.deny, project: first });
+    rmSync(chosen, { recursive: true, force: true });
   });
 
   it('edits the policy lists of a paired agent', async () => {

@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { workspaceConcern } from '../../src/main/agent/service/open-workspace.js';
+import { acceptableProject, notAProject, workspaceConcern } from '../../src/main/agent/service/open-workspace.js';
 
 it('names why a workspace is too wide, following symlinks', () => {
   const home = mkdtempSync(join(tmpdir(), 'tandem-concern-'));
@@ -11,7 +11,7 @@ it('names why a workspace is too wide, following symlinks', () => {
     const project = join(home, 'p');
     mkdirSync(join(project, 'src'), { recursive: true });
     expect(workspaceConcern(join(project, 'src'), project, home)).toBeNull();
-    expect(workspaceConcern(project, null, home)).toBeNull();
+    expect(workspaceConcern(project, null, home)).toContain('no project yet');
     expect(workspaceConcern(home, project, home)).toContain('home directory');
     expect(workspaceConcern(join(home, '..'), null, home)).toContain('home directory');
     expect(workspaceConcern('/', null, home)).toContain('whole filesystem');
@@ -24,6 +24,37 @@ it('names why a workspace is too wide, following symlinks', () => {
     symlinkSync(other, join(project, 'away'));
     expect(workspaceConcern(join(project, 'away'), project, home)).toContain('outside');
     rmSync(other, { recursive: true, force: true });
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+});
+
+it('takes no folder for a project that the person must choose themselves: /, the temp folder, home and above, dot-folders, the system', () => {
+  const home = mkdtempSync(join(tmpdir(), 'tandem-notproject-'));
+  try {
+    const project = join(home, 'code', 'app');
+    mkdirSync(project, { recursive: true });
+    mkdirSync(join(home, '.config', 'rclone'), { recursive: true });
+    expect(notAProject(project, home)).toBeNull();
+    expect(acceptableProject(project, home)).toBe(project);
+    for (const [path, why] of [
+      ['/', 'shared'],
+      [tmpdir(), 'shared'],
+      [home, 'your home directory'],
+      [join(home, '..'), /holds your home directory|shared/],
+      [join(home, '.config'), 'dot-folders'],
+      [join(home, '.config', 'rclone'), 'dot-folders'],
+      ['/etc', 'system folder (/etc)'],
+      ['/proc/1', 'system folder (/proc)'],
+      ['/usr/share', 'system folder (/usr)'],
+      ['relative/dir', 'absolute'],
+    ] as const) {
+      expect(notAProject(path, home), path).toMatch(why);
+      expect(acceptableProject(path, home), path).toBeNull();
+    }
+    // A link that leads into a dot-folder is the dot-folder.
+    symlinkSync(join(home, '.config'), join(home, 'code', 'cfg'));
+    expect(notAProject(join(home, 'code', 'cfg'), home)).toContain('dot-folders');
   } finally {
     rmSync(home, { recursive: true, force: true });
   }

@@ -1,4 +1,6 @@
+import { realpathSync, statSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isAbsolute } from 'node:path';
 import type { AgentsState, OpArgs, OpResult } from '../../shared/contract.js';
 import { describeControl, findRefusedControl } from '../../shared/control-chars.js';
 import { TandemError } from '../../shared/errors.js';
@@ -71,6 +73,7 @@ export class AgentLayer implements AgentPanel {
       allowOrigins: opts.allowOrigins,
       clock: opts.clock,
       trustedSandbox: opts.trustedSandbox,
+      home: host.homeDir,
       nameInUse: (name) => this.tokens.isPaired(name) || this.service.connectedAgents().some((entry) => entry.name === name),
     });
     this.mcp = new McpHttpEndpoint(this.service, { allowOrigins: opts.allowOrigins, isUiCredential: opts.isUiCredential });
@@ -118,6 +121,7 @@ export class AgentLayer implements AgentPanel {
         connected: connected.some((entry) => entry.name === agent.name),
         ...effectiveSandbox(agent.settings, this.defaultSandbox),
         ...(agent.settings.homeReadable ? { homeReadable: agent.settings.homeReadable } : {}),
+        ...(agent.settings.project ? { project: agent.settings.project } : {}),
         ...(agent.settings.networkDomains ? { networkDomains: agent.settings.networkDomains } : {}),
       })),
       connected,
@@ -139,11 +143,12 @@ export class AgentLayer implements AgentPanel {
     return () => this.listeners.delete(listener);
   }
 
-  pairAgent({ name }: OpArgs<'pairAgent'>): OpResult<'pairAgent'> {
+  pairAgent({ name, project }: OpArgs<'pairAgent'>): OpResult<'pairAgent'> {
     if (!this.tokens.isPaired(name.trim()) && this.service.agentKey(name)) {
       throw new TandemError('invalid_argument', `An agent allowed once is connected as "${name.trim()}"; choose another name, or revoke that agent first.`);
     }
-    const token = this.tokens.pair(name);
+    const folder = project === undefined ? undefined : projectFolder(project);
+    const token = this.tokens.pair(name, { ...this.tokens.newSettings(), ...(folder ? { project: folder } : {}) });
     this.changed();
     return { name: name.trim(), token, configs: clientConfigs(this.bridge, name.trim(), token) };
   }
@@ -152,9 +157,10 @@ export class AgentLayer implements AgentPanel {
     this.tokens.revoke(name.trim());
   }
 
-  setAgentPolicy({ name, policy, allow, deny, sandbox, network, homeReadable, networkDomains }: OpArgs<'setAgentPolicy'>): void {
+  setAgentPolicy({ name, policy, allow, deny, sandbox, network, homeReadable, networkDomains, project }: OpArgs<'setAgentPolicy'>): void {
     const current = this.tokens.list().find((agent) => agent.name === name.trim());
     if (!current) throw new TandemError('not_found', `No paired agent named "${name}".`);
+    const folder = project === undefined ? current.settings.project : projectFolder(project);
     for (const entry of allow ?? []) {
       const parsed = parseAllowEntry(entry);
       if (!parsed.ok)
@@ -183,6 +189,7 @@ export class AgentLayer implements AgentPanel {
       ...kept,
       ...(readable ? { homeReadable: readable } : {}),
       ...(domains ? { networkDomains: domains } : {}),
+      ...(folder ? { project: folder } : {}),
     });
     // The agent's open terminals' timelines say what changed (src/main/record). A sandbox change
     // has none to tell: it is refused while the agent has terminals (checkSandboxChange), and each
@@ -240,4 +247,17 @@ export class AgentLayer implements AgentPanel {
     await this.mcp.close();
     this.service.dispose();
   }
+}
+
+/** The person's choice of a project: an absolute path of an existing folder, kept as its real path (any folder: the choice is theirs). */
+function projectFolder(path: string): string {
+  if (!isAbsolute(path)) throw new TandemError('invalid_argument', `project: "${path}" is not an absolute path.`);
+  let real: string;
+  try {
+    real = realpathSync(path);
+  } catch {
+    throw new TandemError('invalid_argument', `project: there is no folder at ${path}.`);
+  }
+  if (!statSync(real).isDirectory()) throw new TandemError('invalid_argument', `project: ${path} is not a folder.`);
+  return real;
 }

@@ -21,6 +21,12 @@ export interface PolicySettings {
   homeReadable?: string[];
   /** Hosts a confined terminal's proxy lets through; unset or empty: any public host (src/main/sandbox/proxy.ts). */
   networkDomains?: string[];
+  /**
+   * The agent's project (a real path): the folder the person confirmed on the pairing card, set
+   * in the agents panel, or the first acceptable folder a bridge of the agent claimed
+   * (open-workspace.ts `notAProject`). Unset: none yet, and every open asks.
+   */
+  project?: string;
 }
 
 /** Read-only commands, their arguments checked, that run without asking under `ask-unless-allowed` (judge/allow-entries.ts). */

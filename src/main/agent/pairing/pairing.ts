@@ -9,6 +9,7 @@ import { readBody, sendJson } from '../../web/http.js';
 import { checkRequest } from '../../web/origin.js';
 import { defaultPolicy, type PolicySettings } from '../judge/policy.js';
 import { tcpPeer } from './peer.js';
+import { acceptableProject } from '../service/open-workspace.js';
 import { PendingRequests } from './requests.js';
 import { checkAgentName, distinctName, type TokenStore } from './tokens.js';
 
@@ -89,6 +90,8 @@ function newId(): string {
 
 export interface PairingBrokerOptions {
   trustLocalAgents?: boolean;
+  /** The person's home: a claimed folder there or above it is no project (open-workspace.ts `notAProject`). */
+  home?: string;
   allowOrigins?: readonly string[];
   clock?: Clock;
   /**
@@ -243,7 +246,9 @@ export class PairingBroker {
       // Never replace an agent paired under the same name (its token and policy) by a claim.
       if (persistent && this.tokens.isPaired(name)) return this.remember(id, { state: 'denied' });
       const display = persistent ? name : distinctName(name, (candidate) => this.nameInUse(candidate));
-      const token = persistent ? this.tokens.pair(name) : this.tokens.issueEphemeral(display);
+      // Allowed with its card, the folder the card showed is the project the person confirmed.
+      const project = persistent ? acceptableProject(claim.cwd || null, this.opts.home ?? '') : null;
+      const token = persistent ? this.tokens.pair(name, { ...this.tokens.newSettings(), ...(project ? { project } : {}) }) : this.tokens.issueEphemeral(display);
       this.remember(id, { state: 'allowed', token, persistent, name: display });
     });
     return id;

@@ -157,6 +157,17 @@ export class TokenStore {
     return record && record.tokenHash === identity.tokenHash ? record.settings : null;
   }
 
+  /**
+   * A paired agent without a project takes `project` as its own (its first bridge's folder, when
+   * it can be one): the person sees it in the agents panel and changes it there.
+   */
+  adoptProject(identity: AgentIdentity, project: string): void {
+    const record = this.records.get(identity.name);
+    if (!identity.persistent || !record || record.tokenHash !== identity.tokenHash || record.settings.project) return;
+    record.settings = { ...record.settings, project };
+    this.save();
+  }
+
   isPaired(name: string): boolean {
     return this.records.has(name.trim());
   }

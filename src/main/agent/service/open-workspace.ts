@@ -5,6 +5,7 @@
  * agent's policy (under `always` the sandbox is the only boundary left).
  */
 import { realpathSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { posix } from 'node:path';
 import { TandemError } from '../../../shared/errors.js';
 import type { SandboxRequest } from '../../sandbox/launch.js';
@@ -21,16 +22,47 @@ function real(path: string): string {
   }
 }
 
+/** Folders of the system: never a project without the person's explicit choice. */
+const systemRoots = ['/bin', '/boot', '/dev', '/etc', '/lib', '/lib32', '/lib64', '/libx32', '/proc', '/run', '/sbin', '/snap', '/sys', '/usr', '/var', '/System', '/Library', '/private', '/Applications'];
+
+/**
+ * Why a folder cannot be an agent's project unless the person names it (agent-api.md: "the home
+ * directory, `/`, system directories and home's dot-directories are never a project without an
+ * explicit choice"), or null: `/`, the shared temp folder itself, a folder holding the home
+ * directory, the home directory, a dot-folder of home or anything in one, and the system's own
+ * folders. Judged on the real path (a link named `proj` to `~/.ssh` is `~/.ssh`).
+ */
+export function notAProject(path: string, home: string): string | null {
+  if (!posix.isAbsolute(path)) return 'it is not an absolute path';
+  const folder = real(path);
+  const temp = real(tmpdir());
+  if (folder === '/' || folder === '/tmp' || folder === temp) return `${folder} is shared by everything on this computer`;
+  const realHome = home ? real(home) : null;
+  if (realHome && within(realHome, folder)) return folder === realHome ? 'it is your home directory' : 'it holds your home directory';
+  if (realHome && within(folder, realHome) && posix.relative(realHome, folder).startsWith('.')) return "it is in one of your home's dot-folders";
+  // The user's own temp folder lies under a system one on macOS (/private/var/folders/...).
+  const root = systemRoots.find((dir) => within(folder, dir));
+  if (root && !(realHome && within(folder, realHome)) && !within(folder, temp)) return `it is a system folder (${root})`;
+  return null;
+}
+
+/** The folder as a project (its real path), or null where it cannot be one without the person (`notAProject`). */
+export function acceptableProject(path: string | null, home: string): string | null {
+  return path && notAProject(path, home) === null ? real(path) : null;
+}
+
 /**
  * Why this workspace needs the person's yes, for their eyes; null when it is the project's.
- * Unconfined, the workspace is where allow-listed commands may read without asking.
+ * Unconfined, the workspace is where allow-listed commands may read without asking. An agent
+ * with no project has every open asked.
  */
 export function workspaceConcern(cwd: string, project: string | null, home: string, confined = true): string | null {
   const workspace = real(cwd);
   const grants = confined ? 'writable in the sandbox' : 'where allowed commands read without asking';
   if (workspace === '/') return `its workspace would be the whole filesystem (/), ${grants}`;
   if (home && within(real(home), workspace)) return `its workspace would hold your home directory, all of it ${grants}`;
-  if (project && !within(workspace, real(project))) return `its workspace is outside the agent's project (${project})`;
+  if (!project) return "the agent has no project yet (set one in the agents panel), so every workspace is your call";
+  if (!within(workspace, real(project))) return `its workspace is outside the agent's project (${project})`;
   return null;
 }
 

@@ -7,7 +7,7 @@ import { which } from '../../shells/resolve.js';
 import { waitFor } from '../../clock.js';
 import type { AgentContext } from './context.js';
 import { envNeedingApproval } from '../judge/env-names.js';
-import { confirmedSandbox } from './open-workspace.js';
+import { acceptableProject, confirmedSandbox } from './open-workspace.js';
 import type { AgentConnection, ApprovalRequestInfo } from '../types.js';
 import type { ToolArgs } from '../mcp/tool-defs.js';
 
@@ -39,7 +39,10 @@ export async function open(
     checkLaunch(ctx, args);
     await approveLaunchEnv(ctx, connection, args, signal);
   }
-  const cwd = args.cwd ?? connection.cwd ?? ctx.home;
+  // The project the person confirmed (or the first acceptable one the agent's bridge claimed,
+  // kept with its pairing); an agent allowed once has the folder its card showed.
+  const project = settings.project ?? (connection.identity.persistent ? null : acceptableProject(connection.cwd, ctx.home));
+  const cwd = args.cwd ?? project ?? connection.cwd ?? ctx.home;
   const question = {
     ask: (info: ApprovalRequestInfo) => ctx.questions.ask(ctx.approvals, owner, info),
     withdraw: (id: string) => ctx.approvals.withdraw(id),
@@ -51,7 +54,7 @@ export async function open(
   if (settings.policy === 'always' && current()) checkLaunch(ctx, args);
   const { sandbox, workspace } = await confirmedSandbox(
     question,
-    { agent: connection.identity.name, title: args.title, shell: args.shell, cwd, project: connection.cwd, home: ctx.home, policy: settings.policy },
+    { agent: connection.identity.name, title: args.title, shell: args.shell, cwd, project, home: ctx.home, policy: settings.policy },
     current,
     signal,
   );

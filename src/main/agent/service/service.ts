@@ -17,6 +17,7 @@ import type { AgentIdentity, TokenStore } from '../pairing/tokens.js';
 import type { ToolArgs } from '../mcp/tool-defs.js';
 import type { AgentConnection, ApprovalDecision, ApprovalRequestInfo, HandoffDecision, HandoffRequestInfo } from '../types.js';
 import { defaultStateDirs, knownStateDirs } from '../../state-dir.js';
+import { acceptableProject } from './open-workspace.js';
 
 export interface AgentServiceOptions {
   clock?: Clock;
@@ -120,6 +121,8 @@ export class AgentService {
   // ---- connections ---------------------------------------------------------------------------
 
   connect(identity: AgentIdentity, meta: { cwd?: string | null; ownTerminalId?: string | null } = {}): AgentConnection {
+    const project = acceptableProject(meta.cwd ?? null, this.home);
+    if (project) this.tokens.adoptProject(identity, project);
     const connection: AgentConnection = {
       id: randomBytes(9).toString('base64url'),
       identity,

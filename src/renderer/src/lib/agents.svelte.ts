@@ -193,6 +193,13 @@ export class AgentsStore {
     return done;
   }
 
+  /** The agent's project: where its opens need no question (refused with a notice when the folder is not there). */
+  async setProject(agent: PairedAgent, project: string, machine?: string): Promise<boolean> {
+    const args = { name: agent.name, policy: agent.policy, allow: agent.allow, deny: agent.deny, project };
+    if (machine) return this.done(await this.run('setAgentPolicy', { ...args, machine }), machine);
+    return (await this.run('setAgentPolicy', args)) !== null;
+  }
+
   async setPolicy(agent: PairedAgent, change: { policy?: AgentPolicy; allow?: string[]; deny?: string[] }, machine?: string): Promise<boolean> {
     const next = { policy: change.policy ?? agent.policy, allow: change.allow ?? agent.allow, deny: change.deny ?? agent.deny };
     if (machine) return this.done(await this.run('setAgentPolicy', { name: agent.name, ...next, machine }), machine);
