@@ -248,7 +248,9 @@ export class PairingBroker {
       const display = persistent ? name : distinctName(name, (candidate) => this.nameInUse(candidate));
       // Allowed with its card, the folder the card showed is the project the person confirmed.
       const project = persistent ? acceptableProject(claim.cwd || null, this.opts.home ?? '') : null;
-      const token = persistent ? this.tokens.pair(name, { ...this.tokens.newSettings(), ...(project ? { project } : {}) }) : this.tokens.issueEphemeral(display);
+      const token = persistent
+        ? this.tokens.pair(name, { ...this.tokens.newSettings(), ...(project ? { project } : {}) })
+        : this.tokens.issueEphemeral(display);
       this.remember(id, { state: 'allowed', token, persistent, name: display });
     });
     return id;

@@ -23,7 +23,27 @@ function real(path: string): string {
 }
 
 /** Folders of the system: never a project without the person's explicit choice. */
-const systemRoots = ['/bin', '/boot', '/dev', '/etc', '/lib', '/lib32', '/lib64', '/libx32', '/proc', '/run', '/sbin', '/snap', '/sys', '/usr', '/var', '/System', '/Library', '/private', '/Applications'];
+const systemRoots = [
+  '/bin',
+  '/boot',
+  '/dev',
+  '/etc',
+  '/lib',
+  '/lib32',
+  '/lib64',
+  '/libx32',
+  '/proc',
+  '/run',
+  '/sbin',
+  '/snap',
+  '/sys',
+  '/usr',
+  '/var',
+  '/System',
+  '/Library',
+  '/private',
+  '/Applications',
+];
 
 /**
  * Why a folder cannot be an agent's project unless the person names it (agent-api.md: "the home
@@ -61,7 +81,7 @@ export function workspaceConcern(cwd: string, project: string | null, home: stri
   const grants = confined ? 'writable in the sandbox' : 'where allowed commands read without asking';
   if (workspace === '/') return `its workspace would be the whole filesystem (/), ${grants}`;
   if (home && within(real(home), workspace)) return `its workspace would hold your home directory, all of it ${grants}`;
-  if (!project) return "the agent has no project yet (set one in the agents panel), so every workspace is your call";
+  if (!project) return 'the agent has no project yet (set one in the agents panel), so every workspace is your call';
   if (!within(workspace, real(project))) return `its workspace is outside the agent's project (${project})`;
   return null;
 }
