@@ -246,6 +246,28 @@ async function fakeRemote(name: string, on: (message: LinkMessage | null, socket
   return { machine, log };
 }
 
+/**
+ * This side for a fake remote: a local host with one bash (its view is the `info` a fake remote
+ * answers an attach with), the machine in a RemoteMachines, and a Dispatcher for `ui`, all
+ * cleaned up after the test. Call `start()` once the UI's handlers are set.
+ */
+async function localSide(
+  machine: RemoteMachine,
+  ui: UiClient,
+): Promise<{ local: TerminalHost; info: TerminalView; dispatcher: Dispatcher; start: () => void }> {
+  const local = new TerminalHost({ env: { ...process.env, PS1: '$ ' } });
+  const shell = await local.create({ shell: 'bash' });
+  const machines = new RemoteMachines();
+  machines.add(machine);
+  const dispatcher = new Dispatcher(local, ui, { remote: machines });
+  cleanups.push(
+    () => machines.stop(),
+    () => dispatcher.dispose(),
+    () => local.shutdown(),
+  );
+  return { local, info: local.list().find((view) => view.id === shell.id)!, dispatcher, start: () => machines.start() };
+}
+
 describe('the daemon side', () => {
   test.skipIf(!runs('a link directory with POSIX modes', posixModes) || !existsSync(resolve(__dirname, '../../out/main/cli.js')))(
     'tandem host --stdio refuses a link directory others can enter or a symlink, and starts no daemon there',
@@ -540,11 +562,6 @@ describe('the local side', () => {
         flood();
       }
     });
-    const local = new TerminalHost({ env: { ...process.env, PS1: '$ ' } });
-    const shell = await local.create({ shell: 'bash' });
-    info = local.list().find((view) => view.id === shell.id)!;
-    const machines = new RemoteMachines();
-    machines.add(machine);
     let received = 0;
     const closed: Array<{ code: string; message: string }> = [];
     let dispatcher: Dispatcher | null = null;
@@ -560,13 +577,10 @@ describe('the local side', () => {
         if (event === 'attachmentClosed') closed.push((payload as EventPayload<'attachmentClosed'>).error);
       },
     };
-    dispatcher = new Dispatcher(local, ui, { remote: machines });
-    cleanups.push(
-      () => machines.stop(),
-      () => dispatcher!.dispose(),
-      () => local.shutdown(),
-    );
-    machines.start();
+    const side = await localSide(machine, ui);
+    ({ info, dispatcher } = side);
+    const { local } = side;
+    side.start();
     await until(() => machine.status === 'connected', 'the link');
     await dispatcher.call('attach', { id: 'flood:x' });
     if (keepsToIt) {
@@ -586,7 +600,7 @@ describe('the local side', () => {
       expect(received).toBeGreaterThan(maxRemoteUnackedChars - frameChars);
     }
     // This side's own terminal is unharmed.
-    expect(await local.get(shell.id).session.send({ text: 'echo alive-$((6*7))', waitMs: 30_000 })).toMatchObject({ status: 'done', output: 'alive-42' });
+    expect(await local.get(info!.id).session.send({ text: 'echo alive-$((6*7))', waitMs: 30_000 })).toMatchObject({ status: 'done', output: 'alive-42' });
   });
 
   test('a remote whose frame numbers go down loses the view (a lower number would release what the page has not applied)', async () => {
@@ -613,11 +627,6 @@ describe('the local side', () => {
       send({ t: 'event', event: 'output', payload: { attachmentId: 'r1', seq: 5000, data: 'x'.repeat(60_000) } } as never);
       send({ t: 'event', event: 'output', payload: { attachmentId: 'r1', seq: 1, data: 'y' } } as never);
     });
-    const local = new TerminalHost({ env: { ...process.env, PS1: '$ ' } });
-    await local.create({ shell: 'bash' });
-    info = local.list()[0]!;
-    const machines = new RemoteMachines();
-    machines.add(machine);
     const frames: number[] = [];
     const closed: string[] = [];
     const ui: UiClient = {
@@ -627,21 +636,18 @@ describe('the local side', () => {
         if (event === 'attachmentClosed') closed.push((payload as EventPayload<'attachmentClosed'>).error.code);
       },
     };
-    const dispatcher = new Dispatcher(local, ui, { remote: machines });
-    cleanups.push(
-      () => machines.stop(),
-      () => dispatcher.dispose(),
-      () => local.shutdown(),
-    );
-    machines.start();
+    const side = await localSide(machine, ui);
+    info = side.info;
+    side.start();
     await until(() => machine.status === 'connected', 'the link');
-    await dispatcher.call('attach', { id: 'order:x' });
+    await side.dispatcher.call('attach', { id: 'order:x' });
     await until(
       () => closed.length > 0 && calls.includes('detach'),
       () => `the view closed (frames ${frames.join(' ')})`,
     );
     expect(closed).toEqual(['capacity']);
-    expect(frames).toEqual([5000]);
+    // Frame 1 never reached the page (5000 did where the attach's answer was out before 1 came).
+    expect(frames.filter((seq) => seq !== 5000)).toEqual([]);
   });
 
   test('a view attached while the link is still being set up is attached once, and gets its output', async () => {
@@ -677,20 +683,11 @@ describe('the local side', () => {
       }
       send({ t: 'result', id, ok: true, value: op === 'list' ? { terminals: [] } : {} });
     });
-    const local = new TerminalHost({ env: { ...process.env, PS1: '$ ' } });
-    const shell = await local.create({ shell: 'bash' });
-    info = local.list().find((view) => view.id === shell.id)!;
-    const machines = new RemoteMachines();
-    machines.add(machine);
     const output: string[] = [];
     const ui: UiClient = { id: 'early-ui', send: (event, payload) => void (event === 'output' && output.push((payload as EventPayload<'output'>).data)) };
-    const dispatcher = new Dispatcher(local, ui, { remote: machines });
-    cleanups.push(
-      () => machines.stop(),
-      () => dispatcher.dispose(),
-      () => local.shutdown(),
-    );
-    machines.start();
+    const { dispatcher, ...side } = await localSide(machine, ui);
+    info = side.info;
+    side.start();
     await until(() => calls.includes('list'), "the link's first list");
     await dispatcher.call('attach', { id: 'early:x' });
     await until(
