@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync, utimesSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, rmSync, symlinkSync, writeFileSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -55,15 +55,15 @@ afterEach(async () => {
   await Promise.all(f.host.list().map((t) => f.host.close(t.id)));
 });
 
-async function open(cwd: string): Promise<string> {
-  const opened = await f.call(agent, 'terminal_open', { title: 'git-attack', shell: 'bash', cwd });
+async function open(cwd: string, as: Client = agent): Promise<string> {
+  const opened = await f.call(as, 'terminal_open', { title: 'git-attack', shell: 'bash', cwd });
   expect(opened, JSON.stringify(opened)).not.toHaveProperty('isError');
   return opened.id as string;
 }
 
 /** The line waits for the person and the card names `key`; then it is rejected, so nothing runs. */
-async function asksNaming(id: string, text: string, key: string): Promise<void> {
-  const result = await f.call(agent, 'terminal_send', { id, text, waitMs: 300 });
+async function asksNaming(id: string, text: string, key: string, as: Client = agent): Promise<void> {
+  const result = await f.call(as, 'terminal_send', { id, text, waitMs: 300 });
   expect(result, text).toMatchObject({ status: 'awaiting_approval' });
   const request = f.layer.state().approvals.find((entry) => entry.terminalId === id);
   expect(request?.command).toBe(text);
@@ -175,20 +175,37 @@ describe('git lines ask unless every key git would use is known to run nothing',
     git(chained, 'init', '-q');
     writeFileSync(join(chained, '.git', 'objects', 'info', 'alternates'), `${join(chained, 'store', 'objects')}\n`);
     writeFileSync(join(chained, 'store', 'objects', 'info', 'alternates'), `${join(victim, '.git', 'objects')}\n`);
+    // A repository of its own whose objects and refs folders are the victim's (black-box round 6).
+    const linkedIn = join(project, `linkedin${n}`);
+    mkdirSync(linkedIn);
+    git(linkedIn, 'init', '-q');
+    rmSync(join(linkedIn, '.git', 'objects'), { recursive: true, force: true });
+    rmSync(join(linkedIn, '.git', 'refs'), { recursive: true, force: true });
+    symlinkSync(join(victim, '.git', 'objects'), join(linkedIn, '.git', 'objects'));
+    symlinkSync(join(victim, '.git', 'refs'), join(linkedIn, '.git', 'refs'));
     // Plain git reads the victim's secret from each: the attacks are live.
     expect(git(pointed, 'show', 'HEAD:.env')).toContain(nonce);
     expect(git(borrowing, 'show', blob)).toContain(nonce);
     expect(git(faked, 'show', 'HEAD:.env')).toContain(nonce);
     expect(git(chained, 'show', blob)).toContain(nonce);
-    const inPointed = await open(pointed);
-    for (const text of ['git show HEAD:.env', 'git log -p', 'git status']) await asksNaming(inPointed, text, "reaches outside the terminal's workspace");
-    const inBorrowing = await open(borrowing);
-    await asksNaming(inBorrowing, `git show ${blob}`, "reaches outside the terminal's workspace");
-    const inFaked = await open(faked);
-    await asksNaming(inFaked, 'git show HEAD:.env', "reaches outside the terminal's workspace");
-    const inChained = await open(chained);
-    await asksNaming(inChained, `git show ${blob}`, "reaches outside the terminal's workspace");
-    for (const id of [inPointed, inBorrowing, inFaked, inChained]) expect(JSON.stringify(await f.call(agent, 'terminal_read', { id }))).not.toContain(nonce);
+    expect(git(linkedIn, 'log', '-p', '--all')).toContain(nonce);
+    // One terminal at a time (an agent runs at most 4): each asks, and shows nothing of the victim.
+    // Unconfined (the sandbox refuses to open where `.git` holds a link at all): the judge's own check.
+    const { token } = f.layer.pairAgent({ name: `unconfined${n}` });
+    f.layer.setAgentPolicy({ name: `unconfined${n}`, policy: 'ask-unless-allowed', sandbox: 'off' });
+    const unconfined = await f.client(token);
+    for (const [dir, texts] of [
+      [pointed, ['git show HEAD:.env', 'git log -p', 'git status']],
+      [borrowing, [`git show ${blob}`]],
+      [faked, ['git show HEAD:.env']],
+      [chained, [`git show ${blob}`]],
+      [linkedIn, ['git log -p --all']],
+    ] as const) {
+      const id = await open(dir, unconfined);
+      for (const text of texts) await asksNaming(id, text, "reaches outside the terminal's workspace", unconfined);
+      expect(JSON.stringify(await f.call(unconfined, 'terminal_read', { id }))).not.toContain(nonce);
+      await f.host.close(id);
+    }
   });
 
   it('a linked worktree of a repository outside the workspace runs git status without asking; a .git file naming that worktree entry elsewhere asks', async () => {

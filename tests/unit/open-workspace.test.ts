@@ -1,6 +1,6 @@
 /** Which workspaces of a confined open ask the person (src/main/agent/service/open-workspace.ts). */
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { acceptableProject, notAProject, workspaceConcern } from '../../src/main/agent/service/open-workspace.js';
@@ -55,6 +55,31 @@ it('takes no folder for a project that the person must choose themselves: /, the
     // A link that leads into a dot-folder is the dot-folder.
     symlinkSync(join(home, '.config'), join(home, 'code', 'cfg'));
     expect(notAProject(join(home, 'code', 'cfg'), home)).toContain('dot-folders');
+    // Tandem's own state folders, what holds them and what is in them (black-box round 6).
+    const state = join(home, 'code', 'state');
+    mkdirSync(join(state, 'transcripts'), { recursive: true });
+    for (const path of [state, join(state, 'transcripts'), join(home, 'code')]) expect(notAProject(path, home, [state]), path).toContain("Tandem's own folder");
+    // The account's own home (the user database's) counts as a home though HOME names another.
+    const account = userInfo().homedir;
+    expect(notAProject(account, home)).toContain('your home directory');
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+});
+
+it('keeps the project as the folder it was when decided: one replaced by a link later holds nothing the link leads to', () => {
+  const home = mkdtempSync(join(tmpdir(), 'tandem-swapped-'));
+  try {
+    const project = join(home, 'p');
+    const elsewhere = join(home, 'elsewhere');
+    mkdirSync(project);
+    mkdirSync(elsewhere);
+    const decided = acceptableProject(project, home)!;
+    expect(workspaceConcern(project, decided, home, false)).toBeNull();
+    // Someone replaces the folder with a link (to /etc in the black-box round).
+    rmSync(project, { recursive: true });
+    symlinkSync(elsewhere, project);
+    expect(workspaceConcern(project, decided, home, false)).toContain("outside the agent's project");
   } finally {
     rmSync(home, { recursive: true, force: true });
   }

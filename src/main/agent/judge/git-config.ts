@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
+import { type Dirent, existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { gitHookSettings } from '../../shells/git-hooks.js';
 
@@ -346,6 +346,43 @@ function reachBeyond(found: { top: string | null; gitDir: string; common: string
     roots.push(realOr(found.common));
   }
   for (const store of objectStores(join(found.common, 'objects'))) if (!inside(store)) return store;
+  for (const dir of new Set([found.gitDir, found.common])) {
+    const linked = linkOutside(dir, inside);
+    if (linked) return linked;
+  }
+  return null;
+}
+
+/** The folders of a git directory whose entries are read by name: a link among them can lead to another repository's. */
+const linkedParts = ['', 'objects', 'objects/pack', 'objects/info', 'refs', 'refs/heads', 'refs/tags', 'refs/remotes', 'logs', 'logs/refs'];
+/** Entries looked at before the rest is taken as reaching out. */
+const maxGitEntries = 4096;
+
+/**
+ * The first link in a git directory's top folders (the directory itself, `objects` and its
+ * fan-out folders, `refs`, `logs`...) that leads outside (`inside` false), or null: `objects` or
+ * `refs` linked to another repository's gave its whole history to `git log -p` (black-box round
+ * 6), as a fan-out folder `objects/ab` linked gives the objects in it. Loose object files are not
+ * looked at one by one. More entries than `maxGitEntries` is taken as reaching out.
+ */
+function linkOutside(gitDir: string, inside: (path: string) => boolean): string | null {
+  let budget = maxGitEntries;
+  for (const part of linkedParts) {
+    const dir = join(gitDir, part);
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    budget -= entries.length;
+    if (budget < 0) return dir;
+    for (const entry of entries) {
+      if (!entry.isSymbolicLink()) continue;
+      const path = join(dir, entry.name);
+      if (!inside(path)) return path;
+    }
+  }
   return null;
 }
 

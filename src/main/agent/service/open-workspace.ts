@@ -5,7 +5,7 @@
  * agent's policy (under `always` the sandbox is the only boundary left).
  */
 import { realpathSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { tmpdir, userInfo } from 'node:os';
 import { posix } from 'node:path';
 import { TandemError } from '../../../shared/errors.js';
 import type { SandboxRequest } from '../../sandbox/launch.js';
@@ -52,23 +52,38 @@ const systemRoots = [
  * directory, the home directory, a dot-folder of home or anything in one, and the system's own
  * folders. Judged on the real path (a link named `proj` to `~/.ssh` is `~/.ssh`).
  */
-export function notAProject(path: string, home: string): string | null {
+export function notAProject(path: string, home: string, tandemDirs: readonly string[] = []): string | null {
   if (!posix.isAbsolute(path)) return 'it is not an absolute path';
   const folder = real(path);
   const temp = real(tmpdir());
   if (folder === '/' || folder === '/tmp' || folder === temp) return `${folder} is shared by everything on this computer`;
-  const realHome = home ? real(home) : null;
-  if (realHome && within(realHome, folder)) return folder === realHome ? 'it is your home directory' : 'it holds your home directory';
-  if (realHome && within(folder, realHome) && posix.relative(realHome, folder).startsWith('.')) return "it is in one of your home's dot-folders";
+  // HOME, and the account's own home where HOME names another folder.
+  const homes = [...new Set([home, ...accountHome()].filter(Boolean).map(real))];
+  for (const realHome of homes) {
+    if (within(realHome, folder)) return folder === realHome ? 'it is your home directory' : 'it holds your home directory';
+    if (within(folder, realHome) && posix.relative(realHome, folder).startsWith('.')) return "it is in one of your home's dot-folders";
+  }
+  for (const dir of tandemDirs.map(real)) {
+    if (within(dir, folder) || within(folder, dir)) return `it is or holds Tandem's own folder ${dir}`;
+  }
   // The user's own temp folder lies under a system one on macOS (/private/var/folders/...).
   const root = systemRoots.find((dir) => within(folder, dir));
-  if (root && !(realHome && within(folder, realHome)) && !within(folder, temp)) return `it is a system folder (${root})`;
+  if (root && !homes.some((realHome) => within(folder, realHome)) && !within(folder, temp)) return `it is a system folder (${root})`;
   return null;
 }
 
+/** The account's home from the user database, where there is one (HOME may name another folder). */
+export function accountHome(): string[] {
+  try {
+    return [userInfo().homedir];
+  } catch {
+    return [];
+  }
+}
+
 /** The folder as a project (its real path), or null where it cannot be one without the person (`notAProject`). */
-export function acceptableProject(path: string | null, home: string): string | null {
-  return path && notAProject(path, home) === null ? real(path) : null;
+export function acceptableProject(path: string | null, home: string, tandemDirs: readonly string[] = []): string | null {
+  return path && notAProject(path, home, tandemDirs) === null ? real(path) : null;
 }
 
 /**
@@ -82,7 +97,9 @@ export function workspaceConcern(cwd: string, project: string | null, home: stri
   if (workspace === '/') return `its workspace would be the whole filesystem (/), ${grants}`;
   if (home && within(real(home), workspace)) return `its workspace would hold your home directory, all of it ${grants}`;
   if (!project) return 'the agent has no project yet (set one in the agents panel), so every workspace is your call';
-  if (!within(workspace, real(project))) return `its workspace is outside the agent's project (${project})`;
+  // The project is kept as the real path it had when it was decided: a folder later replaced by
+  // a link (to /etc, say) no longer holds the workspace the link leads to.
+  if (!within(workspace, project)) return `its workspace is outside the agent's project (${project})`;
   return null;
 }
 

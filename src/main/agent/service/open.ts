@@ -41,7 +41,7 @@ export async function open(
   }
   // The project the person confirmed (or the first acceptable one the agent's bridge claimed,
   // kept with its pairing); an agent allowed once has the folder its card showed.
-  const project = settings.project ?? (connection.identity.persistent ? null : acceptableProject(connection.cwd, ctx.home));
+  const project = settings.project ?? (connection.identity.persistent ? null : acceptableProject(connection.cwd, ctx.home, ctx.tandemDirs));
   const cwd = args.cwd ?? project ?? connection.cwd ?? ctx.home;
   const question = {
     ask: (info: ApprovalRequestInfo) => ctx.questions.ask(ctx.approvals, owner, info),

@@ -121,7 +121,7 @@ export class AgentService {
   // ---- connections ---------------------------------------------------------------------------
 
   connect(identity: AgentIdentity, meta: { cwd?: string | null; ownTerminalId?: string | null } = {}): AgentConnection {
-    const project = acceptableProject(meta.cwd ?? null, this.home);
+    const project = acceptableProject(meta.cwd ?? null, this.home, this.ctx.tandemDirs);
     if (project) this.tokens.adoptProject(identity, project);
     const connection: AgentConnection = {
       id: randomBytes(9).toString('base64url'),
