@@ -119,7 +119,7 @@ describe.skipIf(!runUi)('Tandem UI: agents, approvals and handoff', () => {
     await row.getByRole('button', { name: 'Cancel' }).click();
     // Back to the first, for the tests after this one.
     const codex = ui.serve.agents.state().paired[0]!;
-    if (first) ui.serve.agents.setAgentPolicy({ name: 'codex', policy: codex.policy, allow: codex.allow, deny: codex.deny, project: first });
+    ui.serve.agents.setAgentPolicy({ name: 'codex', policy: codex.policy, allow: codex.allow, deny: codex.deny, project: first ?? ui.serve.project });
     rmSync(chosen, { recursive: true, force: true });
   });
 

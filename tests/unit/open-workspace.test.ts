@@ -56,9 +56,15 @@ it('takes no folder for a project that the person must choose themselves: /, the
     symlinkSync(join(home, '.config'), join(home, 'code', 'cfg'));
     expect(notAProject(join(home, 'code', 'cfg'), home)).toContain('dot-folders');
     // Tandem's own state folders, what holds them and what is in them (black-box round 6).
-    const state = join(home, 'code', 'state');
+    const state = mkdtempSync(join(tmpdir(), 'tandem-state-'));
     mkdirSync(join(state, 'transcripts'), { recursive: true });
-    for (const path of [state, join(state, 'transcripts'), join(home, 'code')]) expect(notAProject(path, home, [state]), path).toContain("Tandem's own folder");
+    try {
+      for (const path of [state, join(state, 'transcripts')]) expect(notAProject(path, home, [state]), path).toContain("Tandem's own folder");
+      // One named to hold the home (a test's layout): the home's folders stay projects.
+      expect(notAProject(project, home, [join(home, '..')])).toBeNull();
+    } finally {
+      rmSync(state, { recursive: true, force: true });
+    }
     // The account's own home (the user database's) counts as a home though HOME names another.
     const account = userInfo().homedir;
     expect(notAProject(account, home)).toContain('your home directory');

@@ -63,12 +63,15 @@ export function notAProject(path: string, home: string, tandemDirs: readonly str
     if (within(realHome, folder)) return folder === realHome ? 'it is your home directory' : 'it holds your home directory';
     if (within(folder, realHome) && posix.relative(realHome, folder).startsWith('.')) return "it is in one of your home's dot-folders";
   }
+  // Tandem's state folders: a folder in one (its transcripts, recordings, agents' homes), unless
+  // it is in your home too (a state folder named to hold your home), or one holding it.
+  const inHome = homes.some((realHome) => within(folder, realHome));
   for (const dir of tandemDirs.map(real)) {
-    if (within(dir, folder) || within(folder, dir)) return `it is or holds Tandem's own folder ${dir}`;
+    if ((within(folder, dir) && !inHome) || within(dir, folder)) return `it is or holds Tandem's own folder ${dir}`;
   }
   // The user's own temp folder lies under a system one on macOS (/private/var/folders/...).
   const root = systemRoots.find((dir) => within(folder, dir));
-  if (root && !homes.some((realHome) => within(folder, realHome)) && !within(folder, temp)) return `it is a system folder (${root})`;
+  if (root && !inHome && !within(folder, temp)) return `it is a system folder (${root})`;
   return null;
 }
 
