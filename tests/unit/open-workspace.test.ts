@@ -60,8 +60,9 @@ it('takes no folder for a project that the person must choose themselves: /, the
     mkdirSync(join(state, 'transcripts'), { recursive: true });
     try {
       for (const path of [state, join(state, 'transcripts')]) expect(notAProject(path, home, [state]), path).toContain("Tandem's own folder");
-      // One named to hold the home (a test's layout): the home's folders stay projects.
-      expect(notAProject(project, home, [join(home, '..')])).toBeNull();
+      // Other folders a state folder holds stay the person's (a test's layout holds the home).
+      mkdirSync(join(state, 'work', 'app'), { recursive: true });
+      expect(notAProject(join(state, 'work', 'app'), home, [state])).toBeNull();
     } finally {
       rmSync(state, { recursive: true, force: true });
     }

@@ -22,6 +22,9 @@ function real(path: string): string {
   }
 }
 
+/** What Tandem keeps in its state folder (runtime.ts, sandbox/launch.ts, state-dir.ts). */
+const tandemsOwn = ['agents', 'sandbox', 'recordings', 'transcripts', 'state-dirs'];
+
 /** Folders of the system: never a project without the person's explicit choice. */
 const systemRoots = [
   '/bin',
@@ -63,11 +66,11 @@ export function notAProject(path: string, home: string, tandemDirs: readonly str
     if (within(realHome, folder)) return folder === realHome ? 'it is your home directory' : 'it holds your home directory';
     if (within(folder, realHome) && posix.relative(realHome, folder).startsWith('.')) return "it is in one of your home's dot-folders";
   }
-  // Tandem's state folders: a folder in one (its transcripts, recordings, agents' homes), unless
-  // it is in your home too (a state folder named to hold your home), or one holding it.
+  // Tandem's state folders: one, what holds one, and what Tandem keeps in one (transcripts,
+  // recordings, agents' homes); other folders a state folder happens to hold stay the person's.
   const inHome = homes.some((realHome) => within(folder, realHome));
   for (const dir of tandemDirs.map(real)) {
-    if ((within(folder, dir) && !inHome) || within(dir, folder)) return `it is or holds Tandem's own folder ${dir}`;
+    if (within(dir, folder) || tandemsOwn.some((name) => within(folder, posix.join(dir, name)))) return `it is or holds Tandem's own folder ${dir}`;
   }
   // The user's own temp folder lies under a system one on macOS (/private/var/folders/...).
   const root = systemRoots.find((dir) => within(folder, dir));
