@@ -29,36 +29,34 @@ export function tcpClient(
   readFile: (path: string) => string = (path) => readFileSync(path, 'utf8'),
   platform: NodeJS.Platform = process.platform,
 ): { uid: number; inode: number } | null {
-  if (platform !== 'linux' || !socket.localPort || !socket.remotePort) return null;
-  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
-    let text: string;
-    try {
-      text = readFile(table);
-    } catch {
-      continue; // no IPv6
-    }
-    const client = parseProcNetTcp(text).find((row) => row.localPort === socket.remotePort && row.remotePort === socket.localPort);
-    if (client) return { uid: client.uid, inode: client.inode };
-  }
-  return null;
+  return tcpClients([socket], readFile, platform)[0] ?? null;
 }
 
-/**
- * The uid at the other end of each accepted loopback connection (null where unknown), reading
- * each table once for all of them: a flood of connections costs one read per batch, not one per
- * connection (each read is the whole table, every socket of the machine).
- */
+/** The uid at the other end of each accepted loopback connection (null where unknown). */
 export function tcpClientUids(
   sockets: ReadonlyArray<{ localPort?: number; remotePort?: number }>,
   readFile: (path: string) => string = (path) => readFileSync(path, 'utf8'),
   platform: NodeJS.Platform = process.platform,
 ): Array<number | null> {
-  if (platform !== 'linux' || sockets.length === 0) return sockets.map(() => null);
+  return tcpClients(sockets, readFile, platform).map((client) => client?.uid ?? null);
+}
+
+/**
+ * The client end (uid and inode) of each accepted loopback connection, null where unknown,
+ * reading each table once for all of them: a flood of connections costs one read per batch,
+ * not one per connection (each read is the whole table, every socket of the machine).
+ */
+function tcpClients(
+  sockets: ReadonlyArray<{ localPort?: number; remotePort?: number }>,
+  readFile: (path: string) => string,
+  platform: NodeJS.Platform,
+): Array<{ uid: number; inode: number } | null> {
+  const clients: Array<{ uid: number; inode: number } | null> = sockets.map(() => null);
+  if (platform !== 'linux') return clients;
   const wanted = new Map<string, number>();
   sockets.forEach((socket, index) => {
     if (socket.localPort && socket.remotePort) wanted.set(`${socket.remotePort}:${socket.localPort}`, index);
   });
-  const uids: Array<number | null> = sockets.map(() => null);
   let left = wanted.size;
   for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
     if (left === 0) break;
@@ -66,14 +64,14 @@ export function tcpClientUids(
     try {
       text = readFile(table);
     } catch {
-      continue;
+      continue; // no IPv6
     }
     for (const row of parseProcNetTcp(text)) {
       const index = wanted.get(`${row.localPort}:${row.remotePort}`);
-      if (index === undefined || uids[index] !== null) continue;
-      uids[index] = row.uid;
+      if (index === undefined || clients[index] !== null) continue;
+      clients[index] = { uid: row.uid, inode: row.inode };
       if (--left === 0) break;
     }
   }
-  return uids;
+  return clients;
 }

@@ -35,8 +35,6 @@ export interface WebServerOptions {
   auth?: AuthOptions;
   /** Connections open at once (default `defaultMaxConnections`); past it a new one is closed as it comes. */
   maxConnections?: number;
-  /** The uid at the other end of each accepted connection, null where unknown (default: the kernel's TCP tables, Linux). */
-  peerUids?: (sockets: Socket[]) => Array<number | null>;
 }
 
 export const defaultMaxPayload = 1024 * 1024;
@@ -115,7 +113,7 @@ export class WebServer {
         setImmediate(() => {
           const batch = pending;
           pending = [];
-          const uids = (opts.peerUids ?? tcpClientUids)(batch);
+          const uids = tcpClientUids(batch);
           batch.forEach((each, index) => {
             const uid = uids[index];
             if (uid !== null && uid !== undefined && uid !== ownUid) each.destroy();
