@@ -352,6 +352,33 @@ describe('git as git reads it: nested repositories and partial clones', () => {
       expect(await f.call(agent, 'terminal_send', { id, text, waitMs: 55_000 }), text).toMatchObject({ status: 'done', approval: null });
   });
 
+  it("a submodule as git adds it runs git status and git diff without asking; its core.worktree led elsewhere asks, and that folder's file is not returned", async () => {
+    const { repo } = scenario();
+    const { repo: library } = scenario();
+    git(repo, '-c', 'protocol.file.allow=always', 'submodule', 'add', '-q', library, 'deps/lib');
+    git(repo, 'commit', '-qm', 'submodule');
+    const moduleConfig = join(repo, '.git', 'modules', 'deps', 'lib', 'config');
+    // git wrote the submodule's worktree into its configuration: a key off the list, judged by where it leads.
+    expect(git(repo, 'config', '-f', moduleConfig, 'core.worktree')).toBe('../../../../deps/lib\n');
+    writeFileSync(join(repo, 'deps', 'lib', 'a.txt'), 'changed\n');
+    const id = await open(repo);
+    for (const text of ['git status', 'git diff'])
+      expect(await f.call(agent, 'terminal_send', { id, text, waitMs: 55_000 }), text).toMatchObject({ status: 'done', approval: null });
+    // The submodule's worktree moved outside the project, to a folder holding a file named as the tracked one.
+    const elsewhere = join(f.home, `elsewhere-${n}`);
+    mkdirSync(elsewhere);
+    const nonce = `outside-${Date.now()}`;
+    writeFileSync(join(elsewhere, 'a.txt'), `${nonce}\n`);
+    git(repo, 'config', '-f', moduleConfig, 'core.worktree', elsewhere);
+    for (const text of ['git status', 'git diff']) await asksNaming(id, text, 'core.worktree');
+    const read = await f.call(agent, 'terminal_read', { id });
+    expect(JSON.stringify(read)).not.toContain(nonce);
+    // Plain git diff there reads the outside folder's file: the attack is live. Closed first: while
+    // a confined terminal is open, its neutral `commondir` makes git ignore a module's core.worktree.
+    await f.host.close(id);
+    expect(git(join(repo, 'deps', 'lib'), 'diff')).toContain(nonce);
+  });
+
   it('more nested repositories than the check reads: git status asks, saying so', async () => {
     const { repo } = scenario();
     for (let i = 0; i < 17; i++) nest(repo, `n${i}`, null);

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -95,6 +95,50 @@ describe('the configuration git would use (asked of git, judged by an allow list
     expect(await gitConfigProblem(dir, root)).toBeNull();
     writeFileSync(join(dir, '.git', 'modules', 'lib', 'config'), '[core]\n\tbare = true\n\tpager = sh\n');
     expect(await gitConfigProblem(dir, root)).toMatch(/submodule: .*core\.pager/);
+  });
+});
+
+describe('core.worktree, judged by where it leads (a submodule has one)', () => {
+  const git = (cwd: string, ...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'protocol.file.allow=always', ...args], {
+      cwd,
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH, HOME: root, GIT_CONFIG_NOSYSTEM: '1' },
+    });
+  const workspace = join(root, 'ws');
+
+  it("passes a submodule's own, asks for one outside the workspace, one from an included file and any without a workspace", async () => {
+    const library = repo('ws-library', '');
+    git(library, 'commit', '-q', '--allow-empty', '-m', 'l');
+    const top = repo('ws', '');
+    git(top, 'submodule', 'add', '-q', library, 'deps/lib');
+    const inModule = join(top, 'deps', 'lib');
+    const terminal = { workspace };
+    expect(await gitConfigProblem(top, root, undefined, terminal)).toBeNull();
+    expect(await gitConfigProblem(inModule, root, undefined, terminal)).toBeNull();
+    // Without a workspace to lead into, the key asks as before.
+    expect(await gitConfigProblem(inModule, root)).toContain('core.worktree');
+    const config = join(top, '.git', 'modules', 'deps', 'lib', 'config');
+    const set = (value: string) => git(top, 'config', '-f', config, 'core.worktree', value);
+    // Outside: the workspace's parent, by a relative value and by an absolute one.
+    for (const value of ['../../../../..', root]) {
+      set(value);
+      expect(await gitConfigProblem(top, root, undefined, terminal), value).toMatch(/core\.worktree.*outside the terminal's workspace/);
+    }
+    // A link inside the workspace that leads out is followed.
+    symlinkSync(root, join(top, 'out'));
+    set('../../../../out/ws-library');
+    expect(await gitConfigProblem(top, root, undefined, terminal)).toMatch(/core\.worktree/);
+    set('../../../../deps/lib');
+    expect(await gitConfigProblem(top, root, undefined, terminal)).toBeNull();
+    // From an included file, a relative value is read against the git directory, not the file: asks whatever it says.
+    writeFileSync(join(top, 'deps', 'inc.cfg'), '[core]\n\tworktree = .\n');
+    git(top, 'config', 'include.path', join(top, 'deps', 'inc.cfg'));
+    expect(await gitConfigProblem(top, root, undefined, terminal)).toMatch(/core\.worktree.*inc\.cfg/);
+    git(top, 'config', '--unset', 'include.path');
+    // The repository's own core.worktree leading out of the workspace asks too.
+    git(top, 'config', 'core.worktree', root);
+    expect(await gitConfigProblem(workspace, root, undefined, terminal)).toMatch(/core\.worktree/);
   });
 });
 

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { type Dirent, existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { gitHookSettings } from '../../shells/git-hooks.js';
 
 /**
@@ -301,14 +301,44 @@ export function quoted(text: string, max = 120): string {
   return JSON.stringify(text.length > max ? `${text.slice(0, max)}…` : text);
 }
 
-function judgeEntries(entries: readonly GitEntry[], home: string, terminal: TerminalGit): string | null {
+/**
+ * The first entry git would use that is neither the person's nor known to run nothing, as the
+ * question's words, or null. `later`: entries set aside to be judged once the repository is
+ * located (a `core.worktree`, judged by where it leads).
+ */
+function judgeEntries(entries: readonly GitEntry[], home: string, terminal: TerminalGit, later?: (entry: GitEntry) => boolean): string | null {
   for (const entry of entries) {
     if (personsFile(entry, home, terminal)) continue;
-    if (isSafe(entry.key) || tandemsOwn(entry)) continue;
-    const where = entry.origin.startsWith('file:') ? entry.origin.slice(5) : entry.origin;
-    return `git would use ${quoted(entry.key)} (set in ${entry.scope === 'command' ? 'the command line or environment' : quoted(where, 200)}), which is not on the list of keys known to run nothing`;
+    if (isSafe(entry.key) || tandemsOwn(entry) || later?.(entry)) continue;
+    return offList(entry);
   }
   return null;
+}
+
+function offList(entry: GitEntry, why = 'which is not on the list of keys known to run nothing'): string {
+  const where = entry.origin.startsWith('file:') ? entry.origin.slice(5) : entry.origin;
+  return `git would use ${quoted(entry.key)} (set in ${entry.scope === 'command' ? 'the command line or environment' : quoted(where, 200)}), ${why}`;
+}
+
+/** A `core.worktree` a repository's own file sets (git writes one into every submodule's configuration). */
+function isWorktreeSetting(entry: GitEntry): boolean {
+  return entry.key === 'core.worktree' && (entry.scope === 'local' || entry.scope === 'worktree') && entry.origin.startsWith('file:') && !!entry.value;
+}
+
+/**
+ * Whether a `core.worktree` leads inside `roots`: it must be set in one of `gitDirs`' own
+ * `config` or `config.worktree` (git takes a relative value relative to the git directory, so a
+ * value from an included file elsewhere would be read against another base), and the folder it
+ * names, as a real path, must lie in a root. Otherwise git would read and write a worktree
+ * elsewhere (`git status` reading the home's files, `git checkout` writing there).
+ */
+function worktreeInside(entry: GitEntry, cwd: string, gitDirs: readonly string[], roots: readonly string[]): boolean {
+  const file = realOr(resolve(cwd, entry.origin.slice(5)));
+  const gitDir = gitDirs.find((dir) => file === join(realOr(dir), 'config') || file === join(realOr(dir), 'config.worktree'));
+  if (gitDir === undefined) return false;
+  // Both the path as given and its real one: `..` after a link leads elsewhere than after its target.
+  const targets = [resolve(gitDir, entry.value!), resolve(realOr(gitDir), entry.value!)];
+  return targets.every((target) => roots.some((root) => insideDir(realOr(target), root)));
 }
 
 /** The worktree's top and the common git directory as git finds them from `cwd`; null outside a repository (or a bare one: no worktree). */
@@ -539,9 +569,14 @@ async function checkRepository(
 ): Promise<string | null> {
   const listed = await listConfig(run, cwd, env);
   if ('problem' in listed) return `${within}${listed.problem}`;
-  const problem = judgeEntries(listed.entries, home, terminal);
+  const roots = terminal.roots;
+  const worktrees: GitEntry[] = [];
+  const later = roots ? (entry: GitEntry) => isWorktreeSetting(entry) && worktrees.push(entry) > 0 : undefined;
+  const problem = judgeEntries(listed.entries, home, terminal, later);
   if (problem) return `${within}${problem}`;
   const found = await locate(run, cwd, env);
+  const wrongTree = worktrees.find((entry) => !found || !worktreeInside(entry, cwd, [found.gitDir, found.common], roots!));
+  if (wrongTree) return `${within}${offList(wrongTree, "a worktree outside the terminal's workspace")}`;
   if (!found) return null;
   if (terminal.roots) {
     const reach = reachBeyond(found, terminal.roots);
@@ -567,7 +602,8 @@ async function checkRepository(
   for (const dir of modules) {
     const inModule = await listConfig(run, cwd, { ...inner, GIT_DIR: dir });
     if ('problem' in inModule) return `${within}${inModule.problem}`;
-    const bad = judgeEntries(inModule.entries, home, terminal);
+    const inside = (entry: GitEntry) => !!roots && isWorktreeSetting(entry) && worktreeInside(entry, cwd, [dir], roots);
+    const bad = judgeEntries(inModule.entries, home, terminal, inside);
     if (bad) return `${within}a submodule: ${bad}`;
   }
   return null;
