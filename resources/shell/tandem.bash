@@ -150,8 +150,19 @@ __tandem_reassert() {
   [[ $PS0 == *"$__tandem_ps0"* ]] || PS0=$__tandem_ps0$PS0
   [[ $PS2 == *"$__tandem_ps2"* ]] || PS2=$__tandem_ps2$PS2
 }
+# Agent terminals (`__tandem_drains`, set by the rc file): input a program left unread goes, not
+# to this shell's line. A program that read part of a line (`head -c 6`) or none of it leaves the
+# rest in the terminal, and the line editor would take a whole line left there as a command that
+# nobody judged. Checked without a wait (`read -t 0`: a whole line, or any byte in raw mode),
+# emptied only when something is there; a part line is emptied before any judged line anyway.
+__tandem_drain() {
+  builtin read -r -t 0 || builtin return 0
+  local __tandem_x __tandem_n=0
+  while (( __tandem_n++ < 64 )) && { IFS= builtin read -r -s -d '' -n 4096 -t 0.001 __tandem_x || [[ -n $__tandem_x ]]; }; do :; done
+}
 __tandem_precmd() {
   local __tandem_ret=$? REPLY __tandem_h __tandem_cmd
+  [[ -z ${__tandem_drains-} ]] || __tandem_drain
   [[ -n ${__tandem_lastsig+x} ]] || __tandem_redirects
   __tandem_esc "$PWD"
   builtin printf '%sE;%s;%s;;%s\a' "$__tandem_osc" "$__tandem_seq" "$__tandem_ret" "$REPLY"

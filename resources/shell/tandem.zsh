@@ -111,8 +111,17 @@ __tandem_preexec() {
   __tandem_reassert
   if [[ -n $__tandem_snap ]]; then __tandem_envscrub "$__tandem_snap"; __tandem_snap=; fi
 }
+# Agent terminals (`__tandem_drains`, set by the rc file): input a program left unread is emptied
+# before the line editor would take it as a command nobody judged (tandem.bash, `__tandem_drain`).
+# `read -k` reads the terminal raw, so a part line counts too; `-t 0` does not wait.
+__tandem_drain() {
+  local __tandem_x
+  integer __tandem_n=0
+  while (( __tandem_n++ < 65536 )) && read -r -s -t 0 -k 1 __tandem_x; do :; done
+}
 __tandem_precmd() {
   local __tandem_ret=$? REPLY __tandem_code
+  [[ -z ${__tandem_drains-} ]] || __tandem_drain
   __tandem_code=$__tandem_ret
   (( __tandem_code == 0 && __tandem_intseq == __tandem_seq )) && __tandem_code=130
   __tandem_redirects

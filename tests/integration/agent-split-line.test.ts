@@ -246,6 +246,43 @@ describe('input that reaches the shell from elsewhere is emptied before a judged
   });
 });
 
+describe('input a program left unread never reaches the shell (black-box round 7)', { timeout: 90_000 }, () => {
+  // `head -c 5` takes "echo " of an allow-listed `echo touch <canary>` typed as its input and
+  // exits; the rest, a whole line, was left in the terminal, and the shell ran it as a command
+  // nobody judged (the canary written, the ran-log showing only the two allowed lines).
+  it.each(shells)('%s: head -c 5, then echo touch <canary> as its input: the rest is emptied at the prompt', async (shell) => {
+    const id = await open(shell);
+    const canary = join(f.home, `canary-unread-${shell}`);
+    const waiting = await send(id, { text: 'head -c 5', waitMs: 30_000 });
+    expect(waiting, JSON.stringify(waiting)).toMatchObject({ status: 'waiting_input', approval: null });
+    const answered = await send(id, { text: `echo touch ${canary}`, waitMs: 30_000 });
+    expect(answered, JSON.stringify(answered)).toMatchObject({ approval: null });
+    // The next command runs alone, once the prompt is back: nothing of the rest ran before it.
+    const after = await runsWithoutAsking(id, { text: 'echo alive' });
+    expect(after.output).toBe('alive');
+    await f.call(agent, 'terminal_wait', { id, waitMs: 500 });
+    expect(existsSync(canary)).toBe(false);
+    expect(f.layer.state().approvals).toEqual([]);
+  });
+
+  it('bash with the integration for bash before 4.4 (tandem-legacy.bash): the same', async () => {
+    const before = process.env.TANDEM_BASH_INTEGRATION;
+    process.env.TANDEM_BASH_INTEGRATION = 'legacy';
+    let id: string;
+    try {
+      id = await open('bash');
+    } finally {
+      if (before === undefined) delete process.env.TANDEM_BASH_INTEGRATION;
+      else process.env.TANDEM_BASH_INTEGRATION = before;
+    }
+    const canary = join(f.home, 'canary-unread-legacy');
+    expect(await send(id, { text: 'head -c 5', waitMs: 30_000 })).toMatchObject({ status: 'waiting_input', approval: null });
+    await send(id, { text: `echo touch ${canary}`, waitMs: 30_000 });
+    expect((await runsWithoutAsking(id, { text: 'echo alive' })).output).toBe('alive');
+    expect(existsSync(canary)).toBe(false);
+  });
+});
+
 describe('continuation prompts: the next send completes the earlier line', () => {
   it.each(posix)('%s: an approved unclosed quote, then text that closes it', async (shell) => {
     const id = await open(shell);

@@ -62,6 +62,8 @@ export function bashRc(ctx: LaunchContext, integration: BashIntegration = 'by-ve
       '__tandem_envscrub',
       // History expansion would turn `!` in an allowed line into another command.
       'set +H',
+      // Input a program left unread is emptied at the prompt, never run (tandem.bash `__tandem_drain`).
+      '__tandem_drains=1',
     );
   }
   // tandem.bash itself hands a bash older than 4.4 to tandem-legacy.bash (its first lines).

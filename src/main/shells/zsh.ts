@@ -63,6 +63,8 @@ function zshrc(ctx: LaunchContext): string {
       '__tandem_envscrub',
       // History expansion would turn `!` in an allowed line into another command.
       'unsetopt BANG_HIST',
+      // Input a program left unread is emptied at the prompt, never run (tandem.zsh `__tandem_drain`).
+      'typeset -g __tandem_drains=1',
       // The partial-line mark would land inside the command's output, before precmd runs.
       'unsetopt prompt_sp',
     );
