@@ -238,6 +238,28 @@ describe('git lines ask unless every key git would use is known to run nothing',
     expect(existsSync(canary)).toBe(true);
   });
 
+  it(".git/hooks/post-index-change (no key needed) makes git status and git diff ask; a commit's hook leaves them alone (black-box round 7)", async () => {
+    const { repo, canary, script } = scenario();
+    // The agent's own file tool writes the hook (or a downloaded repository ships it); a tracked
+    // file's time changes, so status and diff refresh the index and write it back.
+    const hook = join(repo, '.git', 'hooks', 'post-index-change');
+    writeFileSync(join(repo, '.git', 'hooks', 'pre-commit'), `#!/bin/sh\nexec ${script}\n`, { mode: 0o755 });
+    const id = await open(repo);
+    utimesSync(join(repo, 'a.txt'), new Date(), new Date(Date.now() - 60_000));
+    // A hook only a commit runs: the looking commands still run without asking, and run no hook.
+    expect(await f.call(agent, 'terminal_send', { id, text: 'git status', waitMs: 55_000 })).toMatchObject({ status: 'done', approval: null });
+    expect(existsSync(canary)).toBe(false);
+    writeFileSync(hook, `#!/bin/sh\nexec ${script}\n`, { mode: 0o755 });
+    utimesSync(join(repo, 'a.txt'), new Date(), new Date(Date.now() - 30_000));
+    await asksNaming(id, 'git status', 'post-index-change');
+    await asksNaming(id, 'git diff', 'post-index-change');
+    expect(f.layer.state().approvals).toEqual([]);
+    expect(existsSync(canary)).toBe(false);
+    // Plain git status runs the hook: the attack is live.
+    git(repo, 'status');
+    expect(existsSync(canary)).toBe(true);
+  });
+
   it('core.fsmonitor in the repository makes git status ask', async () => {
     const { repo, canary, script } = scenario();
     git(repo, 'config', 'core.fsmonitor', script);

@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { gitConfigProblem } from '../../src/main/agent/judge/git-config.js';
+import { gitCheckKey, gitConfigProblem } from '../../src/main/agent/judge/git-config.js';
 import { loadGrammars, type Grammars } from '../../src/main/agent/judge/tree-sitter.js';
 import { defaultPolicy, judge, type PolicySettings } from '../../src/main/agent/judge/policy.js';
 
@@ -15,7 +15,11 @@ beforeAll(async () => {
   mkdirSync(join(workspace, 'src'));
   writeFileSync(join(workspace, 'README.md'), 'hello');
   // Found before judging, as send.ts does (the judge itself runs no git).
-  gitConfig = new Map([[workspace, await gitConfigProblem(workspace, '/nonexistent-home')]]);
+  // One answer for the subcommands that only look, one for any other (it counts every hook).
+  gitConfig = new Map([
+    [gitCheckKey(workspace, 'status'), await gitConfigProblem(workspace, '/nonexistent-home')],
+    [gitCheckKey(workspace, 'fetch'), await gitConfigProblem(workspace, '/nonexistent-home', undefined, { everyHook: true })],
+  ]);
 });
 
 function verdict(line: string, settings: PolicySettings = defaultPolicy, hasKeys = false): string {

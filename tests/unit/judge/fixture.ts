@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { defaultAllowList } from '../../../src/main/agent/judge/allow-entries.js';
-import { gitConfigProblem } from '../../../src/main/agent/judge/git-config.js';
+import { gitCheckKey, gitConfigProblem } from '../../../src/main/agent/judge/git-config.js';
 import { judgeAllowed, type LineContext } from '../../../src/main/agent/judge/judge-line.js';
 import type { DialectName } from '../../../src/main/shells/dialect.js';
 import type { Grammars } from '../../../src/main/agent/judge/tree-sitter.js';
@@ -47,7 +47,11 @@ export async function makeJudgeFixture(grammars: Grammars): Promise<JudgeFixture
   // A FIFO in the workspace: reading it blocks, or reads what another program writes (attack 8).
   execFileSync('mkfifo', [join(workspace, 'fifo')]);
   // What the git check finds in the workspace, found once as send.ts finds it before judging.
-  const gitConfig = new Map([[workspace, await gitConfigProblem(workspace, home)]]);
+  // One answer for the subcommands that only look, one for any other (it counts every hook).
+  const gitConfig = new Map([
+    [gitCheckKey(workspace, 'status'), await gitConfigProblem(workspace, home)],
+    [gitCheckKey(workspace, 'fetch'), await gitConfigProblem(workspace, home, undefined, { everyHook: true })],
+  ]);
   const context = (shell: DialectName): LineContext => ({
     shell,
     grammars,

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -8,7 +8,7 @@ import { type AllowEntry, defaultAllowList, knownOption, knownOptions, matchEntr
 import { judgeAllowed } from '../../../src/main/agent/judge/judge-line.js';
 import { loadGrammars } from '../../../src/main/agent/judge/tree-sitter.js';
 import { envNeedingApproval } from '../../../src/main/agent/judge/env-names.js';
-import { gitConfigProblem } from '../../../src/main/agent/judge/git-config.js';
+import { gitCheckKey, gitConfigProblem } from '../../../src/main/agent/judge/git-config.js';
 import { holdsSensitivePath, isSensitivePath } from '../../../src/main/sandbox/sensitive-paths.js';
 import { bracketedPaste } from '../../../src/main/terminal/session/keys.js';
 
@@ -95,6 +95,33 @@ describe('the configuration git would use (asked of git, judged by an allow list
     expect(await gitConfigProblem(dir, root)).toBeNull();
     writeFileSync(join(dir, '.git', 'modules', 'lib', 'config'), '[core]\n\tbare = true\n\tpager = sh\n');
     expect(await gitConfigProblem(dir, root)).toMatch(/submodule: .*core\.pager/);
+  });
+});
+
+describe("the repository's hooks (black-box round 7: git status ran .git/hooks/post-index-change)", () => {
+  it('asks for a hook a looking command runs, and for any hook when the subcommand may run any', async () => {
+    const dir = repo('hooked', '');
+    const hooks = join(dir, '.git', 'hooks');
+    mkdirSync(hooks, { recursive: true });
+    // git's samples, a file that is not executable and a hook a commit runs: a looking command runs none of them.
+    writeFileSync(join(hooks, 'post-index-change.sample'), '#!/bin/sh\n', { mode: 0o755 });
+    writeFileSync(join(hooks, 'pre-commit'), '#!/bin/sh\n', { mode: 0o755 });
+    if (process.platform !== 'win32') writeFileSync(join(hooks, 'post-index-change'), '#!/bin/sh\n', { mode: 0o644 });
+    expect(await gitConfigProblem(dir, root)).toBeNull();
+    expect(await gitConfigProblem(dir, root, undefined, { everyHook: true })).toMatch(/hook ".*pre-commit"/);
+    chmodSync(join(hooks, 'post-index-change'), 0o755);
+    expect(await gitConfigProblem(dir, root)).toMatch(/git would run the repository's hook ".*post-index-change"/);
+    expect(gitCheckKey('/w', 'status')).toBe(gitCheckKey('/w', 'log'));
+    expect(gitCheckKey('/w', 'commit')).not.toBe(gitCheckKey('/w', 'status'));
+    expect(gitCheckKey('/w', undefined)).not.toBe('/w');
+  });
+
+  it("asks for a submodule repository's hook too", async () => {
+    const dir = repo('hooked-module', '');
+    execFileSync('git', ['init', '-q', '--bare', join(dir, '.git', 'modules', 'lib')], { env: { PATH: process.env.PATH, HOME: root } });
+    expect(await gitConfigProblem(dir, root)).toBeNull();
+    writeFileSync(join(dir, '.git', 'modules', 'lib', 'hooks', 'post-index-change'), '#!/bin/sh\n', { mode: 0o755 });
+    expect(await gitConfigProblem(dir, root)).toMatch(/submodule: git would run the repository's hook/);
   });
 });
 

@@ -141,6 +141,62 @@ export interface TerminalGit {
    * there (black-box round s41 W2: a dotfiles repository at ~, a monorepo's subfolder).
    */
   workspace?: string;
+  /**
+   * The line's git subcommand may run any hook (`gitCheckKey`: one not known to look only):
+   * then every hook the repository holds asks, not only those a looking command runs.
+   */
+  everyHook?: boolean;
+}
+
+/**
+ * Subcommands that only look: git runs no hook for them beyond `lookingHooks` (status and diff
+ * refresh the index and write it back, which runs `post-index-change`).
+ */
+const lookingSubcommands: ReadonlySet<string> = new Set([
+  'status', 'diff', 'show', 'log', 'branch', 'grep', 'blame', 'ls-files', 'ls-tree', 'rev-parse', 'cat-file', 'describe', 'shortlog',
+]);
+/** The hooks a looking subcommand can run (those of a write it makes by itself, counted wide). */
+const lookingHooks: readonly string[] = ['post-index-change', 'reference-transaction', 'pre-auto-gc', 'fsmonitor-watchman'];
+
+/**
+ * The key of a git check's answer: the cwd for a subcommand that only looks (one answer serves
+ * them all), the cwd with a mark for any other, whose answer counts every hook.
+ */
+export function gitCheckKey(cwd: string, subcommand: string | undefined): string {
+  return subcommand !== undefined && lookingSubcommands.has(subcommand) ? cwd : `${cwd}\0every hook`;
+}
+
+/**
+ * The hooks git would run from `hooks` (a repository's own `hooks/` folder, which needs no key to
+ * be used): every entry but git's `.sample` files that is an executable file (git skips others
+ * with a warning; on Windows git runs a hook through sh whatever its mode). Bounded: a folder
+ * with more entries than `maxHookEntries` counts as holding hooks.
+ */
+function hooksIn(hooks: string): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(hooks);
+  } catch {
+    return [];
+  }
+  if (names.length > maxHookEntries) return names.slice(0, 1);
+  return names.filter((name) => {
+    if (name.endsWith('.sample')) return false;
+    try {
+      const stat = statSync(join(hooks, name));
+      return stat.isFile() && (process.platform === 'win32' || (stat.mode & 0o111) !== 0);
+    } catch {
+      return false;
+    }
+  });
+}
+const maxHookEntries = 256;
+
+/** Why a git line would run a hook of the repository whose hooks folder is `hooks`, or null. */
+function hookProblem(hooks: string, terminal: TerminalGit): string | null {
+  const found = hooksIn(hooks).filter((name) => terminal.everyHook || lookingHooks.includes(name));
+  if (found.length === 0) return null;
+  return `git would run the repository's hook ${quoted(join(hooks, found[0]!), 200)}, a program the repository holds`;
 }
 
 /** Tandem's own command-scope settings in agent terminals (git-hooks.ts): they switch programs off. */
@@ -578,6 +634,9 @@ async function checkRepository(
   const wrongTree = worktrees.find((entry) => !found || !worktreeInside(entry, cwd, [found.gitDir, found.common], roots!));
   if (wrongTree) return `${within}${offList(wrongTree, "a worktree outside the terminal's workspace")}`;
   if (!found) return null;
+  // Hooks live in the common git directory (a linked worktree's too); `core.hooksPath` is off the list.
+  const hook = hookProblem(join(found.common, 'hooks'), terminal);
+  if (hook) return `${within}${hook}`;
   if (terminal.roots) {
     const reach = reachBeyond(found, terminal.roots);
     if (reach !== null) return `${within}the repository here (${quoted(reach, 200)}) reaches outside the terminal's workspace: git would read files beyond it`;
@@ -603,7 +662,7 @@ async function checkRepository(
     const inModule = await listConfig(run, cwd, { ...inner, GIT_DIR: dir });
     if ('problem' in inModule) return `${within}${inModule.problem}`;
     const inside = (entry: GitEntry) => !!roots && isWorktreeSetting(entry) && worktreeInside(entry, cwd, [dir], roots);
-    const bad = judgeEntries(inModule.entries, home, terminal, inside);
+    const bad = judgeEntries(inModule.entries, home, terminal, inside) ?? hookProblem(join(dir, 'hooks'), terminal);
     if (bad) return `${within}a submodule: ${bad}`;
   }
   return null;
@@ -623,7 +682,13 @@ export async function gitConfigProblem(cwd: string, home: string, run: GitRunner
     cwd,
     home,
     gitEnv(home, relevant),
-    { env: relevant, agentSet: terminal.agentSet ?? [], workspace: terminal.workspace, roots: terminal.workspace === undefined ? null : [terminal.workspace] },
+    {
+      env: relevant,
+      agentSet: terminal.agentSet ?? [],
+      workspace: terminal.workspace,
+      everyHook: terminal.everyHook,
+      roots: terminal.workspace === undefined ? null : [terminal.workspace],
+    },
     { left: maxModules },
     '',
   );

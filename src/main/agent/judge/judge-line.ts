@@ -1,5 +1,5 @@
 import { type AllowEntry, matchEntry, parseAllowEntry } from './allow-entries.js';
-import { gitConfigProblem, type TerminalGit } from './git-config.js';
+import { gitCheckKey, gitConfigProblem, type TerminalGit } from './git-config.js';
 import { existsSync } from 'node:fs';
 import { changeableProblem, looksLikePath, type OperandContext, operandProblem, physicalPath, treeProblem } from './operands.js';
 import { parseLine } from './parse-line.js';
@@ -68,7 +68,7 @@ function operandsProblem(paths: string[], maybePaths: string[], trees: boolean, 
  * repository whose configuration runs nothing. Anything not proven so asks, with the reason.
  */
 export function judgeAllowed(line: string, allow: readonly string[], context: LineContext): LineVerdict {
-  return judgeWith(line, allow, context, (cwd) => context.gitConfig?.get(cwd));
+  return judgeWith(line, allow, context, (cwd, subcommand) => context.gitConfig?.get(gitCheckKey(cwd, subcommand)));
 }
 
 /**
@@ -76,9 +76,13 @@ export function judgeAllowed(line: string, allow: readonly string[], context: Li
  * the same parse and the same entries, so git runs only for a line that could run it.
  */
 export function gitChecksWanted(line: string, allow: readonly string[], context: LineContext): string[] {
-  const wanted: string[] = [];
-  judgeWith(line, allow, context, (cwd) => {
-    wanted.push(cwd);
+  return gitChecksNeeded(line, allow, context).map((check) => check.cwd);
+}
+
+function gitChecksNeeded(line: string, allow: readonly string[], context: LineContext): Array<{ cwd: string; subcommand: string | undefined }> {
+  const wanted: Array<{ cwd: string; subcommand: string | undefined }> = [];
+  judgeWith(line, allow, context, (cwd, subcommand) => {
+    wanted.push({ cwd, subcommand });
     return null;
   });
   return wanted;
@@ -97,19 +101,26 @@ export async function gitConfigFor(
     gitConfigProblem(cwd, home, undefined, terminal),
 ): Promise<Map<string, string | null>> {
   const answers = new Map(context.gitConfig ?? []);
-  for (const cwd of gitChecksWanted(line, allow, context)) {
-    if (!answers.has(cwd))
-      answers.set(
-        cwd,
-        await check(cwd, context.home, { env: context.env ?? {}, agentSet: context.openEnvNames ?? [], workspace: context.operands?.workspace }).catch(
-          (error: unknown) => `the configuration git would use could not be checked (${String(error)})`,
-        ),
-      );
+  for (const { cwd, subcommand } of gitChecksNeeded(line, allow, context)) {
+    const key = gitCheckKey(cwd, subcommand);
+    if (answers.has(key)) continue;
+    const terminal: TerminalGit = {
+      env: context.env ?? {},
+      agentSet: context.openEnvNames ?? [],
+      workspace: context.operands?.workspace,
+      everyHook: key !== cwd,
+    };
+    answers.set(key, await check(cwd, context.home, terminal).catch((error: unknown) => `the configuration git would use could not be checked (${String(error)})`));
   }
   return answers;
 }
 
-function judgeWith(line: string, allow: readonly string[], context: LineContext, gitProblem: (cwd: string) => string | null | undefined): LineVerdict {
+function judgeWith(
+  line: string,
+  allow: readonly string[],
+  context: LineContext,
+  gitProblem: (cwd: string, subcommand: string | undefined) => string | null | undefined,
+): LineVerdict {
   // The shell's dialect says how its lines read (shells/dialect.ts, `judge`); a shell without one always asks.
   const grammar = dialectByName(context.shell)?.judge;
   if (!grammar) return ask(`lines in ${context.shell ?? 'this shell'} always ask`);
@@ -133,7 +144,8 @@ function judgeWith(line: string, allow: readonly string[], context: LineContext,
     }
     if (entry.program === 'git') {
       if (!context.operands) return ask('the repository of this terminal is not known');
-      const config = gitProblem(context.operands.cwd);
+      // git's options before the subcommand never match an entry: the second word is the subcommand.
+      const config = gitProblem(context.operands.cwd, parsed.words[1]);
       if (config === undefined) return ask('the configuration git would use here was not checked');
       if (config) return ask(config);
     }
