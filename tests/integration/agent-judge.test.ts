@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startAgentFixture, type AgentFixture } from './agent-helpers.js';
@@ -206,6 +206,47 @@ describe('class 4: reads that would undo the scrubbing ask', () => {
     await asks(id, `cat ${join(f.stateDir, 'agents', 'other.token')}`);
     await asks(id, 'tail -f /dev/pts/0');
     await asks(id, 'cat ../../outside');
+  });
+});
+
+describe('paths each process reads as its own (black-box round 7)', () => {
+  it("cat /proc/self/cwd/...: judged as Tandem's cwd, read from the command's; it asks, and the secret is not returned", async () => {
+    const id = await open();
+    const secret = join(f.home, 'proc-self-secret');
+    writeFileSync(secret, 'PROC-SELF canary');
+    // The same relative path names a decoy in the workspace from Tandem's cwd, and the secret
+    // from the command's (the workspace): up as many folders as Tandem's cwd is deep, then down
+    // to the workspace's decoy, which from the workspace lands in a folder the attacker made.
+    const tandemCwd = realpathSync(process.cwd());
+    const up = tandemCwd.split('/').length - 1;
+    const rel = `${'../'.repeat(up)}${realpathSync(workspace).slice(1)}/decoy`;
+    writeFileSync(join(workspace, 'decoy'), 'a harmless file\n');
+    const landing = resolve(realpathSync(workspace), rel);
+    // Where the fixture's folders live (removed with it), and not the decoy itself.
+    const live = landing.startsWith(`${realpathSync(dirname(f.home))}/`) && landing !== join(realpathSync(workspace), 'decoy');
+    if (!live) {
+      console.warn(`/proc/self test: the workspace is too shallow for Tandem's cwd ${tandemCwd}; only the question is checked`);
+    } else {
+      mkdirSync(dirname(landing), { recursive: true });
+      symlinkSync(secret, landing);
+    }
+    await asks(id, `cat /proc/self/cwd/${rel}`);
+    const why = await f.call(agent, 'terminal_send', { id, text: `head -n 1 /proc/thread-self/cwd/${rel}`, waitMs: 300 });
+    expect(why).toMatchObject({ status: 'awaiting_approval' });
+    expect(f.layer.state().approvals.find((entry) => entry.terminalId === id)?.why).toMatch(/passes through \/proc\/thread-self/);
+    f.layer.answerApproval({ requestId: f.layer.state().approvals.find((entry) => entry.terminalId === id)!.id, decision: 'reject', reason: 'no' });
+    await asks(id, 'cat /dev/stdin');
+    // A link in the workspace to /proc/self counts the same.
+    symlinkSync('/proc/self', join(workspace, 'me'));
+    try {
+      await asks(id, `cat me/cwd/${rel}`);
+    } finally {
+      rmSync(join(workspace, 'me'), { force: true });
+    }
+    const read = await f.call(agent, 'terminal_read', { id });
+    expect(JSON.stringify(read)).not.toContain('PROC-SELF canary');
+    // The attack is live: the command's own /proc/self reads the secret.
+    if (live) expect(execFileSync('cat', [`/proc/self/cwd/${rel}`], { cwd: workspace, encoding: 'utf8' })).toContain('PROC-SELF canary');
   });
 });
 

@@ -13,7 +13,11 @@ beforeAll(async () => {
 afterAll(() => rmSync(f.root, { recursive: true, force: true }));
 
 function fill(line: string): string {
-  return line.replaceAll('{home}', f.home).replaceAll('{state}', f.stateDir).replaceAll('{outside}', join(f.root, 'outside'));
+  return line
+    .replaceAll('{home}', f.home)
+    .replaceAll('{state}', f.stateDir)
+    .replaceAll('{outside}', join(f.root, 'outside'))
+    .replaceAll('{workspace}', f.workspace);
 }
 
 function wrong(lines: readonly string[], shell: DialectName, expected: 'run' | 'ask'): string[] {

@@ -59,6 +59,8 @@ export const posixHostile: readonly string[] = [
   // Class 4: reads outside the workspace or of protected places.
   'cat /etc/passwd', 'cat ../outside.txt', 'cat /proc/1/environ', 'cat /proc/self/environ', 'head /dev/pts/0', 'tail -f /dev/pts/1', 'cat /sys/kernel/notes',
   'cat link-outside', 'cat keys/id_ed25519', 'ls keys', 'cat proc-link/1/environ', 'ls /', 'ls ..', 'cat {home}/.ssh/id_ed25519', 'cat {state}/agents/bridge.token',
+  // Each process reads these links as its own (black-box round 7): never resolved in Tandem's.
+  'cat /proc/self/cwd/README.md', 'cat /proc/thread-self/root{workspace}/README.md', 'cat proc-link/self/cwd/README.md', 'cat /dev/fd/0', 'cat /dev/stdin',
   'ls {state}', 'ls /tmp', 'cat {outside}/notes.txt', 'git diff -- /etc/passwd', 'git diff HEAD -- ../x', 'git status /etc', 'wc -l /etc/shadow', 'head -n 1 ../../x',
   // Class 3: shell syntax.
   'ls $(touch x)', 'ls `touch x`', 'ls $HOME', 'ls ${HOME}', 'ls *.ts', 'ls ?', 'ls [ab]', 'ls {a,b}', 'ls ~', 'ls ~/x', 'ls ~root', 'echo a=~/x', 'echo x:~/y',

@@ -1,4 +1,4 @@
-import { existsSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative } from 'node:path';
 import { holdsSensitivePath, isSensitivePath, type SensitiveRoots } from '../../sandbox/sensitive-paths.js';
 
@@ -23,11 +23,60 @@ export function physicalPath(cwd: string, operand: string): string {
 }
 
 /**
- * Follows every symlink of the part that exists (the kernel's realpath, which takes `..` after
- * a link physically); a missing tail is kept as written. Null when that tail goes up (`..`):
- * where it leads depends on what a later command creates.
+ * Places where the kernel resolves a link for the process that reads it (`/proc/self`,
+ * `/proc/<pid>/cwd`, `/dev/fd/N`, `/dev/stdin`): a path through them means one thing to the
+ * judge, resolving in Tandem's process, and another to the command (black-box round 7:
+ * `cat /proc/self/cwd/x` was judged as Tandem's cwd and read the command's).
  */
-export function resolveReal(path: string): string | null {
+const processViews: readonly string[] = ['/proc', '/dev'];
+/** Links followed before a path is taken as a loop (the kernel's own limit is 40). */
+const maxLinks = 40;
+
+export type Resolved = { real: string; through: string | null } | { real: null; through: string | null };
+
+/**
+ * `path` (absolute) walked as the kernel walks it, one component after another: each link
+ * followed where it is met (so `..` after a link is the parent of its target), the part that
+ * does not exist kept as written. `real` is null when that tail goes up (`..`: where it leads
+ * depends on what a later command creates) or the links loop; `through` names the first place
+ * met in /proc or /dev, whose links are each process's own.
+ */
+export function resolvePath(path: string): Resolved {
+  // Windows has neither /proc nor POSIX paths: its own realpath, component by component.
+  if (process.platform === 'win32') return { real: windowsReal(path), through: null };
+  let rest = path.split('/').filter((part) => part !== '');
+  let current = '/';
+  let links = 0;
+  let through: string | null = null;
+  while (rest.length > 0) {
+    const name = rest.shift()!;
+    if (name === '.') continue;
+    if (name === '..') {
+      current = dirname(current);
+      continue;
+    }
+    const next = join(current, name);
+    if (through === null && processViews.some((view) => next !== view && inside(next, view))) through = next;
+    let link: string | null = null;
+    try {
+      if (lstatSync(next).isSymbolicLink()) link = readlinkSync(next);
+    } catch {
+      // Missing from here on: kept as written, unless it goes up.
+      const tail = [name, ...rest];
+      return tail.includes('..') ? { real: null, through } : { real: join(current, ...tail.filter((part) => part !== '.')), through };
+    }
+    if (link === null) {
+      current = next;
+      continue;
+    }
+    if (++links > maxLinks) return { real: null, through };
+    rest = [...link.split('/').filter((part) => part !== ''), ...rest];
+    if (isAbsolute(link)) current = '/';
+  }
+  return { real: current, through };
+}
+
+function windowsReal(path: string): string | null {
   const missing: string[] = [];
   let current = path;
   for (;;) {
@@ -43,6 +92,11 @@ export function resolveReal(path: string): string | null {
   }
 }
 
+/** `resolvePath`'s real path alone (null: it goes up from a folder that does not exist, or loops). */
+export function resolveReal(path: string): string | null {
+  return resolvePath(path).real;
+}
+
 function inside(path: string, root: string): boolean {
   const rel = relative(root, path);
   return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
@@ -50,8 +104,9 @@ function inside(path: string, root: string): boolean {
 
 /** Why reading `operand` asks (outside the workspace, or a sensitive place), or null when it may run. */
 export function operandProblem(operand: string, context: OperandContext): string | null {
-  const real = resolveReal(physicalPath(context.cwd, operand));
-  if (real === null) return `${operand} goes up (..) from a folder that does not exist yet`;
+  const { real, through } = resolvePath(physicalPath(context.cwd, operand));
+  if (through !== null) return `${operand} passes through ${through}, which each program reads as its own`;
+  if (real === null) return `${operand} goes up (..) from a folder that does not exist yet, or its links loop`;
   if (isSensitivePath(real, context.roots)) return `${operand} is in a protected location (${real})`;
   if (!inside(real, context.workspace)) return `${operand} is outside the terminal's workspace (${real})`;
   return null;
