@@ -153,7 +153,19 @@ export interface TerminalGit {
  * refresh the index and write it back, which runs `post-index-change`).
  */
 const lookingSubcommands: ReadonlySet<string> = new Set([
-  'status', 'diff', 'show', 'log', 'branch', 'grep', 'blame', 'ls-files', 'ls-tree', 'rev-parse', 'cat-file', 'describe', 'shortlog',
+  'status',
+  'diff',
+  'show',
+  'log',
+  'branch',
+  'grep',
+  'blame',
+  'ls-files',
+  'ls-tree',
+  'rev-parse',
+  'cat-file',
+  'describe',
+  'shortlog',
 ]);
 /** The hooks a looking subcommand can run (those of a write it makes by itself, counted wide). */
 const lookingHooks: readonly string[] = ['post-index-change', 'reference-transaction', 'pre-auto-gc', 'fsmonitor-watchman'];

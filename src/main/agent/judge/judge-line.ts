@@ -110,7 +110,10 @@ export async function gitConfigFor(
       workspace: context.operands?.workspace,
       everyHook: key !== cwd,
     };
-    answers.set(key, await check(cwd, context.home, terminal).catch((error: unknown) => `the configuration git would use could not be checked (${String(error)})`));
+    answers.set(
+      key,
+      await check(cwd, context.home, terminal).catch((error: unknown) => `the configuration git would use could not be checked (${String(error)})`),
+    );
   }
   return answers;
 }
