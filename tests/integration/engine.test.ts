@@ -657,8 +657,8 @@ while True:
     expect(await t.send({ text: 'echo fine' })).toMatchObject({ status: 'done', output: 'fine' });
   });
 
-  it('an interrupt leaves a line typed ahead for the shell (a Ctrl+C key would make the terminal drop it)', async () => {
-    const t = await pool.open('bash');
+  it("a person's terminal: an interrupt leaves a line typed ahead for the shell (a Ctrl+C key would make the terminal drop it)", async () => {
+    const t = await pool.open('bash', { origin: 'user' });
     const r = await t.send({ text: 'sleep 30', waitMs: 200 });
     expect(r.status).toBe('running');
     // Typed into the running command: it waits in the terminal's input until the shell reads its next line.
@@ -668,6 +668,18 @@ while True:
       () => t.screen.text,
       (text) => /^ahead-42$/m.test(text),
     );
+  });
+
+  it("an agent's terminal: the line typed ahead into the interrupted command is emptied at the prompt, never run", async () => {
+    const t = await pool.open('bash');
+    const r = await t.send({ text: 'sleep 30', waitMs: 200 });
+    expect(r.status).toBe('running');
+    await t.send({ text: 'echo ahead-$((6*7))', input: true, waitMs: 100 });
+    const w = t.wait({ since: r.cursor, waitMs: 30_000 });
+    await t.interrupt();
+    expect(await w).toMatchObject({ status: 'done', exitCode: 130 });
+    expect(await t.send({ text: 'echo next-$((6*7))' })).toMatchObject({ status: 'done', output: 'next-42' });
+    expect(t.screen.text).not.toMatch(/^ahead-42$/m);
   });
 
   it('interrupts with a key at once when nothing was typed ahead: the job ends with 130 and the next line runs', async () => {
