@@ -1,7 +1,7 @@
 /**
  * Network on means through a proxy (issue 24): a confined terminal always has its own network
- * namespace, and "network on" is Tandem's proxy reached through a Unix socket bound inside,
- * with a forwarder on the sandbox's own loopback. Real bubblewrap, real bash in a real PTY,
+ * namespace, and "network on" is Tandem's proxy on a Unix socket of the host, reached through
+ * a forwarder that listens on the sandbox's own loopback from outside. Real bubblewrap, real bash in a real PTY,
  * the official MCP client, curl and Python as the clients, and real servers on the host that
  * count what reaches them.
  *
@@ -12,7 +12,7 @@
  */
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { networkInterfaces } from 'node:os';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -265,26 +265,34 @@ describeSandbox('network on: through the proxy only', () => {
     expect((await viaProxy(again.id, 'http://nothing.invalid/')).output).toMatch(/"code":"not_found".*could not resolve nothing\.invalid.* 502$/s);
   });
 
-  it('the forwarder is no child of the shell and ends with the terminal, its proxy socket too', async () => {
+  it('the forwarder listens in the sandbox from outside: nothing inside can see or signal it, and it ends with the terminal, its proxy socket too', async () => {
     policy(true, []);
     const t = await open();
-    // Other suites may run confined terminals too: this one's forwarder is the child of this sandbox's init.
+    // Other suites may run confined terminals too: this one's forwarder names this sandbox's init.
     const init = readStat(t.pid)!.ppid;
-    const isForwarder = (pid: number) => {
+    const cmdline = (pid: number) => {
       try {
-        return readFileSync(`/proc/${pid}/cmdline`, 'latin1').includes('forwarder.mjs');
+        return readFileSync(`/proc/${pid}/cmdline`, 'latin1');
       } catch {
-        return false;
+        return '';
       }
     };
-    const forwarders = scanProcesses().filter((p) => p.ppid === init && isForwarder(p.pid));
-    // Its parent is the sandbox's init, the shell's parent: the shell has no job or child of it.
-    expect(forwarders.length, 'one forwarder runs beside the shell').toBe(1);
-    expect((await send(t.id, 'jobs -p | wc -l')).output).toBe('0');
+    const isForwarder = (pid: number) => cmdline(pid).includes('forward.pl') && cmdline(pid).includes(`\0${init}\0`);
+    const forwarders = scanProcesses().filter((p) => isForwarder(p.pid));
+    expect(forwarders.length, 'one forwarder for the terminal').toBe(1);
+    const forwarder = forwarders[0]!;
+    // Tandem's child, in the sandbox's network namespace, outside its pid namespace.
+    expect(forwarder.ppid).toBe(process.pid);
+    expect(readlinkSync(`/proc/${forwarder.pid}/ns/net`)).toBe(readlinkSync(`/proc/${init}/ns/net`));
+    expect(readlinkSync(`/proc/${forwarder.pid}/ns/pid`)).not.toBe(readlinkSync(`/proc/${init}/ns/pid`));
+    expect((await send(t.id, `kill -9 ${forwarder.pid}; echo " $?"; jobs -p | wc -l`)).output).toMatch(/No such process.* 1\n0$/s);
+    expect(isForwarder(forwarder.pid)).toBe(true);
+    // The port is taken: nothing inside can listen there in its place.
+    expect((await send(t.id, `python3 -c "import socket; s = socket.socket(); s.bind(('127.0.0.1', 3128))" 2>&1 | tail -1`)).output).toMatch(/in use/i);
     const socket = join(f.stateDir, 'sandbox', 'run', t.id, 'proxy.sock');
     expect(existsSync(socket)).toBe(true);
     expect(await f.call(client, 'terminal_close', { id: t.id })).toEqual({ closed: true, orphans: [] });
-    expect(isForwarder(forwarders[0]!.pid)).toBe(false);
+    await expect.poll(() => isForwarder(forwarder.pid)).toBe(false);
     expect(existsSync(socket)).toBe(false);
   });
 

@@ -147,30 +147,15 @@ export function bwrapArgs({ spec, pty, infoFd, seccompFd, unsetEnv, setEnv, comm
     for (const entry of others)
       if (entry.dir && home.read.some((r) => r.dir && within(entry.path, r.dest))) args.push('--remount-ro', inAgentHome(home, entry.path));
   }
-  // The proxy's socket, in the private /tmp (the root is read-only: no mount point elsewhere).
-  const proxy = spec.proxy && 'socket' in spec.proxy ? spec.proxy : undefined;
-  if (proxy) args.push('--ro-bind', proxy.socket, proxy.inside);
   if (!write) args.push('--remount-ro', '/tmp');
   args.push('--unshare-user', '--disable-userns', '--cap-drop', 'ALL', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try');
   // Always its own network namespace: the machine's loopback services and abstract sockets
-  // are out of reach with the network on too; "on" is the proxy, reached through its socket.
+  // are out of reach with the network on too; "on" is the proxy, whose forwarder listens on this
+  // namespace's loopback from outside (forwarder.ts).
   args.push('--unshare-net');
   args.push('--die-with-parent', '--info-fd', String(infoFd), '--seccomp', String(seccompFd), '--chdir', spec.workspace);
   for (const name of unsetEnv) args.push('--unsetenv', name);
   for (const [name, value] of Object.entries(setEnv)) args.push('--setenv', name, value);
-  // The forwarder starts first, in the background, reparented to the sandbox's init once its
-  // subshell exits (so it is no child of the shell); then the shell replaces this sh.
-  // Its environment is empty (the agent's NODE_OPTIONS are not its business); ELECTRON_RUN_AS_NODE
-  // makes the app's own binary a plain Node, and plain Node ignores it.
-  const forward = proxy
-    ? [
-        '/bin/sh',
-        '-c',
-        '(exec /usr/bin/env -i ELECTRON_RUN_AS_NODE=1 "$1" "$2" "$3" "$4" </dev/null >/dev/null 2>&1 &); shift 4; exec "$@"',
-        'tandem-net',
-        ...proxy.forwarder,
-      ]
-    : [];
-  args.push('--', ...forward, ...command);
+  args.push('--', ...command);
   return args;
 }

@@ -34,6 +34,7 @@ import { endOnLostMount, type MountGuard } from './mount-guard.js';
 import { explainRefusal, type SandboxNote } from './refusal.js';
 import { ToolFilesWatch } from './tool-files.js';
 import { boundSockets, hiddenPathCandidates, scanSockets } from './hidden-paths.js';
+import { NetForwarder } from './forwarder.js';
 import { SandboxProxy } from './proxy.js';
 import { sandboxExecPath, seatbeltProfile } from './seatbelt.js';
 import { sandboxFilter } from './seccomp.js';
@@ -95,12 +96,10 @@ const firstInWorkspaceFd = 7;
 export const launcherEnv: Readonly<Record<string, string>> = { PATH: '/usr/bin:/bin', LC_ALL: 'C' };
 /** How long the shell may take to appear inside the sandbox (bubblewrap's setup is milliseconds). */
 const shellAppearMs = 5000;
-/** How long the open waits for the forwarder inside to listen (a Node start; seconds on a loaded machine). */
+/** How long the open waits for the forwarder to listen (a perl start; seconds on a loaded machine). */
 const forwarderReadyMs = 10_000;
 /** The sandbox's own loopback port the proxy variables name (its own network namespace: no clash with the machine's). */
 export const proxyPortInside = 3128;
-/** Where the proxy's socket appears inside: the private /tmp (the root is read-only). */
-const proxySocketInside = '/tmp/.tandem-proxy.sock';
 /** sun_path holds 108 bytes: a longer state path gets its socket in a fresh directory under the temp directory. */
 const socketPathMax = 100;
 const pollMs = 2;
@@ -231,6 +230,8 @@ export class Confinement {
   /** Network on: the host side of the terminal's only way out. */
   private readonly proxy: SandboxProxy | null = null;
   private readonly proxyDir: string | null = null;
+  /** Network on (Linux): the relay into the sandbox's network namespace, from when the sandbox runs. */
+  private forwarder: NetForwarder | null = null;
 
   /** Checks the platform first: nothing is created or spawned when confinement is impossible. */
   constructor(input: ConfineInput) {
@@ -328,7 +329,7 @@ export class Confinement {
         this.promptScratch = posix.join(insideTmp, promptScratchDir, 'prompt');
       }
       if (input.network) {
-        const started = this.startProxy(input, personHome);
+        const started = this.startProxy(input);
         this.proxy = started.proxy;
         this.proxyDir = started.dir;
         const proxyAt = (port: number) => {
@@ -368,10 +369,11 @@ export class Confinement {
   }
 
   /**
-   * The proxy of a terminal with the network on: a Unix socket bound into the sandbox and the
-   * forwarder run with this process's own runtime (Linux), or a loopback port (macOS).
+   * The proxy of a terminal with the network on: a Unix socket on the host that the forwarder
+   * relays the sandbox's loopback port to, once the sandbox runs (Linux, `startForwarder`), or a
+   * loopback port (macOS).
    */
-  private startProxy(input: ConfineInput, personHome: string): { proxy: SandboxProxy; dir: string | null; spec: NonNullable<SandboxSpec['proxy']> | null } {
+  private startProxy(input: ConfineInput): { proxy: SandboxProxy; dir: string | null; spec: NonNullable<SandboxSpec['proxy']> | null } {
     const domains = input.networkDomains ?? [];
     if (this.platform !== 'linux') {
       return { proxy: SandboxProxy.listen({ agent: input.agent, terminalId: input.terminalId, domains, listen: { tcp: true } }), dir: null, spec: null };
@@ -383,13 +385,7 @@ export class Confinement {
       socket = join(dir, 's');
     }
     const proxy = SandboxProxy.listen({ agent: input.agent, terminalId: input.terminalId, domains, listen: { path: socket } });
-    // The runtime must be visible inside: an AppImage's lies under the host's /tmp, a version
-    // manager's under the person's home; a directory elsewhere is there already.
-    const node = resolved(process.execPath);
-    const nodeDir = dirname(node);
-    if (within(nodeDir, '/tmp') || (personHome !== '' && personHome !== '/' && within(nodeDir, personHome))) this.spec.readable.push(nodeDir);
-    const script = join(resolved(resourcesDir()), 'sandbox', 'forwarder.mjs');
-    return { proxy, dir, spec: { socket, inside: proxySocketInside, forwarder: [node, script, String(proxyPortInside), proxySocketInside] } };
+    return { proxy, dir, spec: { socket } };
   }
 
   /** The agent's home and what it shows of the person's; entries that would shadow the workspace are left to it. */
@@ -510,7 +506,7 @@ export class Confinement {
         const [child] = childrenOf(init);
         if (child !== undefined && readStat(child)?.comm !== 'bwrap') {
           this.keepMounts(init, ptyPid, tty);
-          await this.forwarderReady();
+          await this.forwarderReady(init);
           return child;
         }
       }
@@ -530,15 +526,20 @@ export class Confinement {
   }
 
   /**
-   * The proxy variables lead somewhere only once the forwarder listens: the open waits for it,
-   * while the shell starts (bounded; past the bound the open goes on and a connection through
-   * the variables is refused until the forwarder listens).
+   * The proxy variables lead somewhere only once the forwarder listens in the sandbox's network
+   * namespace: it starts from outside now that bubblewrap's init runs, and the open waits for
+   * it while the shell starts (bounded; past the bound the open goes on and a connection through
+   * the variables is refused until it listens). One that cannot start leaves the terminal
+   * without a network, said on Tandem's stderr.
    */
-  private async forwarderReady(): Promise<void> {
-    if (!this.proxy) return;
+  private async forwarderReady(init: number): Promise<void> {
+    const proxySpec = this.spec.proxy;
+    if (!this.proxy || !proxySpec || !('socket' in proxySpec)) return;
+    this.forwarder = new NetForwarder({ init, port: proxyPortInside, socket: proxySpec.socket });
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.proxy.ready.catch(() => {}), new Promise<void>((resolve) => (timer = setTimeout(resolve, forwarderReadyMs)))]);
+    const why = await Promise.race([this.forwarder.ready, new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), forwarderReadyMs)))]);
     clearTimeout(timer);
+    if (why !== null) console.error(`[tandem] a confined terminal has no network: ${why}`);
   }
 
   private readInit(): number | null {
@@ -573,6 +574,7 @@ export class Confinement {
   /** Removes the private temporary directory and the launch files. */
   dispose(): void {
     this.guard?.dispose();
+    this.forwarder?.close();
     this.releaseHolds();
     this.proxy?.close();
     if (this.proxyDir) rmSync(this.proxyDir, { recursive: true, force: true });

@@ -2,13 +2,12 @@
  * The host side of a confined terminal's network (issue 24). A confined terminal has its own
  * network namespace: nothing of the machine's network, loopback and abstract sockets included,
  * is reachable from it. With the network on it gets this proxy, one per terminal, listening on
- * a Unix socket bound into the sandbox (Linux; a forwarder inside relays its own loopback port
- * to it, resources/sandbox/forwarder.mjs) or on a loopback TCP port the Seatbelt profile alone
+ * a Unix socket on the host (Linux; a forwarder started from outside relays the sandbox's own
+ * loopback port to it, forwarder.ts and resources/sandbox/forward.pl) or on a loopback TCP port the Seatbelt profile alone
  * may reach (macOS). One port serves both protocols, told apart by the first byte:
  * - SOCKS5 (0x05): CONNECT to an IPv4/IPv6 address or a domain name, no authentication;
  * - HTTP: CONNECT host:port (HTTPS and anything tunnelled), and plain-HTTP requests in
  *   absolute form, forwarded one per connection (`Connection: close`);
- * - 0x00: the forwarder saying it listens (the terminal's open waits for it).
  * Each target is resolved here, every resolved address is checked (proxy-policy.ts) and the
  * proxy connects to a checked address itself. A refusal answers in the client's protocol (an
  * HTTP 403 whose body is a contract error, SOCKS reply 2) and is recorded (`proxyRefusals`).
@@ -111,32 +110,23 @@ function targetText(host: string, port: number): string {
 }
 
 export class SandboxProxy {
-  /** Resolves when the forwarder inside says it listens (Linux), at once on macOS. */
-  readonly ready: Promise<void>;
-  private markReady!: () => void;
-  private failReady!: (error: Error) => void;
   private readonly server: net.Server;
   private readonly sockets = new Set<net.Socket>();
   private readonly opts: ProxyOptions;
 
   private constructor(opts: ProxyOptions) {
     this.opts = opts;
-    this.ready = new Promise((resolve, reject) => {
-      this.markReady = resolve;
-      this.failReady = reject;
-    });
-    this.ready.catch(() => {});
-    if ('tcp' in opts.listen) this.markReady();
     this.server = net.createServer({ allowHalfOpen: true }, (socket) => this.accept(socket));
   }
 
   /**
    * Listens at once: a Unix path is bound inside `listen`, so the socket exists when this
-   * returns; a TCP port is known after `listening()`. A later error fails `ready`.
+   * returns; a TCP port is known after `listening()`. A later error is said on stderr (the
+   * terminal's connections through it are refused).
    */
   static listen(opts: ProxyOptions): SandboxProxy {
     const proxy = new SandboxProxy(opts);
-    proxy.server.on('error', (error) => proxy.failReady(error));
+    proxy.server.on('error', (error) => console.error(`[tandem] a confined terminal's proxy failed: ${error.message}`));
     if ('path' in opts.listen) {
       rmSync(opts.listen.path, { force: true });
       proxy.server.listen(opts.listen.path);
@@ -201,13 +191,6 @@ export class SandboxProxy {
           431,
           this.refuse('', 0, new Refused('malformed', refusalMessage('malformed', '', { what: `its head is over ${proxyBounds.headBytes} bytes` }))),
         );
-        return;
-      }
-      if (head[0] === 0x00) {
-        // The forwarder inside listens: nothing is proxied on this connection.
-        client.off('data', onData);
-        this.markReady();
-        client.destroy();
         return;
       }
       if (head[0] === 0x05) {

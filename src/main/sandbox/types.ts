@@ -81,10 +81,11 @@ export interface SandboxSpec extends SandboxInfo {
   /** The agent's own home in place of the person's; absent where the person's home is the workspace, and on macOS. */
   home?: HomeSpec;
   /**
-   * Network on (src/main/sandbox/proxy.ts): Linux binds the proxy's Unix `socket` (host path)
-   * at `inside` and starts the forwarder before the shell; macOS lets only `port` on loopback through.
+   * Network on (src/main/sandbox/proxy.ts): on Linux the proxy's Unix `socket` (host path), to
+   * which the forwarder relays the sandbox's loopback port from outside (forwarder.ts; nothing of
+   * it is bound inside); macOS lets only `port` on loopback through.
    */
-  proxy?: { socket: string; inside: string; forwarder: readonly [node: string, script: string, port: string, socket: string] } | { port: number };
+  proxy?: { socket: string } | { port: number };
 }
 
 /** True when `path` is `dir` or inside it (both absolute and normalized). */
