@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -247,6 +247,54 @@ describe('paths each process reads as its own (black-box round 7)', () => {
     expect(JSON.stringify(read)).not.toContain('PROC-SELF canary');
     // The attack is live: the command's own /proc/self reads the secret.
     if (live) expect(execFileSync('cat', [`/proc/self/cwd/${rel}`], { cwd: workspace, encoding: 'utf8' })).toContain('PROC-SELF canary');
+  });
+});
+
+describe("the shell's folder as the kernel holds it (black-box round 8)", () => {
+  it('a folder renamed under the shell, with a decoy put in its place: operands and git resolve where the shell is, so they ask', async () => {
+    const secret = join(f.home, 'renamed-secret');
+    writeFileSync(secret, 'RENAMED canary');
+    const sub = join(workspace, 'moving');
+    mkdirSync(sub);
+    writeFileSync(join(sub, 'k'), 'harmless\n');
+    execFileSync('git', ['init', '-q'], { cwd: sub });
+    // Unconfined: a confined terminal's workspace is a mount that follows the moved folder, and
+    // the secret is hidden there (round 8: "No such file").
+    const mover = await f.client(f.layer.pairAgent({ name: 'mover' }).token);
+    f.layer.setAgentPolicy({ name: 'mover', policy: 'ask-unless-allowed', sandbox: 'off' });
+    const opened = await f.call(mover, 'terminal_open', { title: 'moving', shell: 'bash', cwd: sub });
+    expect(opened).not.toHaveProperty('isError');
+    const id = opened.id as string;
+    const runsWithoutAsking = async (id: string, text: string) => {
+      const result = await f.call(mover, 'terminal_send', { id, text, waitMs: 55_000 });
+      expect(result, `${text}: ${f.layer.state().approvals.find((entry) => entry.terminalId === id)?.why}`).toMatchObject({ status: 'done', approval: null });
+      return result;
+    };
+    const asks = async (id: string, text: string) => {
+      expect(await f.call(mover, 'terminal_send', { id, text, waitMs: 300 }), text).toMatchObject({ status: 'awaiting_approval' });
+      const request = f.layer.state().approvals.find((entry) => entry.terminalId === id)!;
+      f.layer.answerApproval({ requestId: request.id, decision: 'reject', reason: 'no' });
+    };
+    expect((await runsWithoutAsking(id, 'cat k')).output).toBe('harmless');
+    expect((await runsWithoutAsking(id, 'git status --short')).output).toBe('?? k');
+    // The agent's own file tool: the shell's folder moves aside, a decoy takes its name, and the
+    // moved folder's file becomes a link to the secret and its repository gets a hook.
+    renameSync(sub, join(workspace, 'moved'));
+    mkdirSync(sub);
+    writeFileSync(join(sub, 'k'), 'decoy\n');
+    rmSync(join(workspace, 'moved', 'k'));
+    symlinkSync(secret, join(workspace, 'moved', 'k'));
+    const canary = join(f.home, 'renamed-hook-ran');
+    writeFileSync(join(workspace, 'moved', '.git', 'hooks', 'post-index-change'), `#!/bin/sh\ntouch ${canary}\n`, { mode: 0o755 });
+    await asks(id, 'cat k');
+    await asks(id, 'git status');
+    const read = await f.call(mover, 'terminal_read', { id });
+    expect(JSON.stringify(read)).not.toContain('RENAMED canary');
+    expect(existsSync(canary)).toBe(false);
+    // The attack is live: the shell reads the moved folder's k.
+    expect(readFileSync(join(workspace, 'moved', 'k'), 'utf8')).toBe('RENAMED canary');
+    rmSync(join(workspace, 'moved'), { recursive: true, force: true });
+    rmSync(sub, { recursive: true, force: true });
   });
 });
 

@@ -1,4 +1,5 @@
-import { existsSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TandemError } from '../../src/shared/errors.js';
@@ -9,6 +10,7 @@ import { gate } from '../support/gate.js';
 import { until, waitFor } from '../support/until.js';
 import { WatchedClock } from '../support/watched-clock.js';
 import { availableShells, hasCommand, makeHome, missingShells, SessionPool } from './helpers.js';
+import { procfs } from '../support/capabilities.js';
 
 if (missingShells().length > 0) console.warn(`engine tests: skipping shells not installed here: ${missingShells().join(', ')}`);
 
@@ -74,6 +76,20 @@ describe.each(availableShells)('%s engine', (shell) => {
     const r = await t.send({ text: 'cd /tmp' });
     expect(r).toMatchObject({ status: 'done', exitCode: 0, cwd: '/tmp' });
     expect(t.cwd).toBe('/tmp');
+  });
+
+  // sh reports its folder raw, and a BEL ends the marker: the kernel's folder is the one (Linux).
+  it.runIf(procfs)('reports a folder whose name holds a BEL, or one renamed under the shell, as the kernel holds it', async () => {
+    const t = await pool.open(shell);
+    const base = realpathSync(mkdtempSync(join(tmpdir(), 'tandem-bel-')));
+    const odd = join(base, 'd\x07x');
+    mkdirSync(odd);
+    mkdirSync(join(base, 'd'));
+    expect((await t.send({ text: `cd ${base}/d?x` })).cwd).toBe(odd);
+    expect(t.cwd).toBe(odd);
+    renameSync(odd, join(base, 'moved'));
+    expect((await t.send({ text: 'true' })).cwd).toBe(join(base, 'moved'));
+    rmSync(base, { recursive: true, force: true });
   });
 
   it('settles a line that runs nothing (a comment, blanks) at the next prompt', async () => {

@@ -159,6 +159,20 @@ describe('PairingBroker', () => {
   });
 });
 
+describe('look-alike names (black-box round 8)', () => {
+  it('reads spaces in a row as one and case as nothing: such a claim is in use and shows under a name of its own', async () => {
+    const { pairing, tokens } = broker();
+    tokens.pair('my agent');
+    for (const name of ['my  agent', 'My Agent', 'MY   AGENT']) expect(pairing.nameInUse(name), name).toBe(true);
+    expect(pairing.nameInUse('my agents')).toBe(false);
+    const id = pairing.request(claim('My  Agent'));
+    expect(() => pairing.answer(id, 'always')).toThrow(/already paired/);
+    pairing.answer(id, 'once');
+    await Promise.resolve();
+    expect(pairing.poll(id)).toMatchObject({ state: 'allowed', name: 'My Agent (2)', persistent: false });
+  });
+});
+
 describe('PairingBroker timestamps', () => {
   it('stamps requests and denials with wall-clock time, not the monotonic clock (which printed as 1970)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tandem-pairing-'));

@@ -14,7 +14,7 @@ import { PairingBroker } from './pairing/pairing.js';
 import { parseAllowEntry } from './judge/allow-entries.js';
 import { defaultPolicy } from './judge/policy.js';
 import { AgentService } from './service/service.js';
-import { TokenStore } from './pairing/tokens.js';
+import { sameAgentName, TokenStore } from './pairing/tokens.js';
 import { checkSandboxChange, effectiveSandbox, pairingSandbox, platformDefaultMode } from '../sandbox/agent-sandbox.js';
 import { knownSandboxProblem, sandboxProblem } from '../sandbox/availability.js';
 import type { SandboxMode } from '../sandbox/types.js';
@@ -74,7 +74,7 @@ export class AgentLayer implements AgentPanel {
       clock: opts.clock,
       trustedSandbox: opts.trustedSandbox,
       home: host.homeDir,
-      nameInUse: (name) => this.tokens.isPaired(name) || this.service.connectedAgents().some((entry) => entry.name === name),
+      nameInUse: (name) => this.tokens.isPairedLike(name) || this.service.connectedAgents().some((entry) => sameAgentName(entry.name, name)),
     });
     this.mcp = new McpHttpEndpoint(this.service, { allowOrigins: opts.allowOrigins, isUiCredential: opts.isUiCredential });
     this.bridge = opts.bridge ?? { command: 'tandem', args: ['mcp'] };

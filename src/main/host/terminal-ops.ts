@@ -1,6 +1,7 @@
 import { TandemError } from '../../shared/errors.js';
 import type { ClosedBy, Controller, SendResult, SignalName, TerminalInfo, TerminalStatus } from '../../shared/types.js';
 import { type Clock, waitFor } from '../clock.js';
+import { kernelCwd } from '../pty/proc.js';
 import type { CommandRecord } from '../terminal/emulator/history.js';
 import { OutputProjector } from '../terminal/projection/projection.js';
 import { DEFAULT_LIMITS } from '../../shared/limits.js';
@@ -140,19 +141,31 @@ export class TerminalOps implements TerminalPort {
 
   /**
    * What the judge needs: the shell's dialect, where commands run, the environment the shell
-   * started with, and the variables an agent asked for when it opened the terminal.
+   * started with, and the variables an agent asked for when it opened the terminal. Where
+   * commands run is the folder the shell's process is in as the kernel holds it (Linux): a
+   * folder renamed at or above it, with another put in its place, left the path the shell last
+   * reported naming a decoy while its commands resolved from the moved one (black-box round 8).
+   * `cwdRemoved`: that folder is gone. Elsewhere, the reported path; and in PowerShell, whose
+   * location is a path it hands each command by name (its process never changes folder).
    */
   get judgeContext(): {
     shell: string | null;
     cwd: string;
+    cwdRemoved: boolean;
+    /** Input a program leaves unread never reaches this shell's line (`ShellDialect.drainsUnread`). */
+    drainsUnread: boolean;
     workspace: string;
     env: Readonly<Record<string, string>>;
     openEnv: Readonly<Record<string, string>>;
   } {
     const session = this.session;
+    const shell = session.shell.dialect?.name ?? null;
+    const kernel = shell === 'bash' || shell === 'zsh' || shell === 'sh' ? kernelCwd(session.pid) : null;
     return {
-      shell: session.shell.dialect?.name ?? null,
-      cwd: session.cwd ?? session.workspace,
+      shell,
+      cwd: kernel?.path ?? session.cwd ?? session.workspace,
+      cwdRemoved: kernel?.removed ?? false,
+      drainsUnread: session.shell.dialect?.drainsUnread?.(process.platform) ?? false,
       workspace: session.workspace,
       env: session.launchEnv,
       openEnv: session.origin === 'agent' ? session.openEnv : {},

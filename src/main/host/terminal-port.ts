@@ -57,7 +57,12 @@ export interface TerminalPort {
   /** What the judge needs: the shell's dialect, where commands run, the shell's environment and the agent's variables at open. */
   readonly judgeContext: {
     shell: string | null;
+    /** The shell's folder as the kernel holds it where it can be read (Linux), else as reported. */
     cwd: string;
+    /** That folder is gone (removed, perhaps another made in its place): file operands cannot be checked. */
+    cwdRemoved: boolean;
+    /** Input a program leaves unread never reaches this shell's line (the legacy bash and sh: it can). */
+    drainsUnread: boolean;
     workspace: string;
     env: Readonly<Record<string, string>>;
     openEnv: Readonly<Record<string, string>>;

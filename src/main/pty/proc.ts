@@ -367,3 +367,19 @@ export function isAlive(pid: number): boolean {
     return false;
   }
 }
+
+/**
+ * The folder a process is in as the kernel holds it (Linux): where that folder is now, after a
+ * rename of it or of a folder above it, which the path a shell last reported does not follow.
+ * null where it cannot be read (no /proc, a process gone or not ours); `removed` when the
+ * folder itself is gone.
+ */
+export function kernelCwd(pid: number): { path: string; removed: boolean } | null {
+  try {
+    const link = fs.readlinkSync(`/proc/${pid}/cwd`);
+    const removed = link.endsWith(' (deleted)');
+    return { path: removed ? link.slice(0, -' (deleted)'.length) : link, removed };
+  } catch {
+    return null;
+  }
+}

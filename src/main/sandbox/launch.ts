@@ -21,7 +21,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, posix } from 'node:path';
+import { join, posix } from 'node:path';
 import { TandemError } from '../../shared/errors.js';
 import { childrenOf, readStat } from '../pty/proc.js';
 import { resourcesDir } from '../resources.js';

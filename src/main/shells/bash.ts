@@ -83,6 +83,7 @@ export const bashDialect: ShellDialect = {
   integration: 'full',
   bracketedPaste: true,
   rawLineEditor: true,
+  drainsUnread: () => true,
   judge: { grammar: 'bash', words: 'posix', reportsRedirects: true, reportsHash: true },
   lineClear: () => emacsLineClear,
   plan(_shellPath: string, ctx: LaunchContext): LaunchPlan {

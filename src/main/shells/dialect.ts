@@ -53,6 +53,13 @@ export interface ShellDialect {
    */
   readonly backgroundReader?: boolean;
   /**
+   * Input a program left unread (it read part of a line, or none) never reaches the shell's line
+   * in an agent terminal on `platform`: the integration empties it at the prompt (bash 4.4 and
+   * later, zsh) or the line editor drops it (PSReadLine, seen on Linux). Where not, input to a
+   * program could run as a line nobody judged, so it asks.
+   */
+  readonly drainsUnread?: (platform: NodeJS.Platform) => boolean;
+  /**
    * The line editor reads the terminal raw with echo off (readline, ZLE), so the shell's own
    * reads at its prompt are never waiting evidence (terminal/readiness/probe.ts). pwsh is not
    * one: .NET keeps the terminal so for Read-Host too.

@@ -101,6 +101,9 @@ function powershellFamily(name: DialectName): ShellDialect {
     // PSReadLine's reader thread reads only while a line is edited: during commands it waits on a
     // handle, not on the terminal (seen in /proc with PSReadLine 2.4.5).
     backgroundReader: false,
+    // PSReadLine drops what a program left unread (tests/integration/agent-split-line.test.ts);
+    // not seen on Windows, where ConPTY sits between.
+    drainsUnread: (platform) => name === 'pwsh' && platform !== 'win32',
     // Windows PowerShell 5.1's lines are not judged: they ask.
     judge: name === 'pwsh' ? { grammar: 'pwsh', words: 'pwsh', reportsRedirects: true, reportsHash: false } : undefined,
     // On Windows, PSReadLine's Windows edit mode would need Escape (RevertLine), which ConPTY reads as Alt+ the next key (line-clear.ts).

@@ -84,8 +84,8 @@ function keyNames(keys: readonly string[]): string {
  * program that holds the terminal stays its own line, except typeahead to a program that is
  * not reading, which is judged with what submits it.
  */
-export function planSend(line: ShellLine, reader: LineReader, programReading: boolean, dialect: string | null, args: SendArgs): SendPlan {
-  const plan = planOf(line, reader, programReading, dialect, args);
+export function planSend(line: ShellLine, reader: LineReader, programReading: boolean, dialect: string | null, args: SendArgs, drainsUnread = false): SendPlan {
+  const plan = planOf(line, reader, programReading, dialect, args, drainsUnread);
   const update = plan.typedNow;
   return {
     ...plan,
@@ -96,7 +96,7 @@ export function planSend(line: ShellLine, reader: LineReader, programReading: bo
   };
 }
 
-function planOf(line: ShellLine, reader: LineReader, programReading: boolean, dialect: string | null, args: SendArgs): SendPlan {
+function planOf(line: ShellLine, reader: LineReader, programReading: boolean, dialect: string | null, args: SendArgs, drainsUnread: boolean): SendPlan {
   const text = args.text ?? '';
   const keys = args.keys ?? [];
   const submit = args.submit ?? (args.text !== undefined && keys.length === 0);
@@ -113,7 +113,9 @@ function planOf(line: ShellLine, reader: LineReader, programReading: boolean, di
       ...view(prefix),
       hasKeys: keys.length > 0,
       deferred: !programReading && !editsOrSubmits,
-      mustAsk: null,
+      // A program may read part of what is sent (`head -c 5`) and leave the rest, a whole line,
+      // to the shell: where nothing empties it at the prompt, that line would run unjudged.
+      mustAsk: drainsUnread ? null : `input to a program here can reach ${dialect ?? 'the shell'}'s line unread, where nothing empties it`,
       ...asTyped,
       clearLine: false,
       typedNow(l) {

@@ -157,7 +157,7 @@ export class PairingBroker {
 
   /** Whether this claimed name would show as an agent the person already knows. */
   nameInUse(name: string): boolean {
-    return this.opts.nameInUse?.(name) ?? this.tokens.isPaired(name);
+    return this.opts.nameInUse?.(name) ?? this.tokens.isPairedLike(name);
   }
 
   /** While "Deny all" pauses new requests: when the pause ends (ISO), else null. */

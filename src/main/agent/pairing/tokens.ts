@@ -48,11 +48,21 @@ export function distinctName(claim: string, taken: (name: string) => boolean): s
 }
 
 export function checkAgentName(name: string): string {
-  const trimmed = name.trim();
+  // Spaces in a row read as one on a card (HTML collapses them): `my  agent` would pass for `my agent`.
+  const trimmed = name.trim().replace(/ {2,}/g, ' ');
   if (!agentNamePattern.test(trimmed)) {
     throw new TandemError('invalid_argument', 'name must be 1 to 64 letters, digits, spaces, dots, dashes or underscores.');
   }
   return trimmed;
+}
+
+/**
+ * Two names a person would read as one agent's: the same but for case (`Claude`, `claude`) or
+ * spaces in a row (black-box round 8).
+ */
+export function sameAgentName(a: string, b: string): boolean {
+  const fold = (name: string) => name.trim().replace(/ {2,}/g, ' ').toLowerCase();
+  return fold(a) === fold(b);
 }
 
 /**
@@ -170,6 +180,13 @@ export class TokenStore {
 
   isPaired(name: string): boolean {
     return this.records.has(name.trim());
+  }
+
+  /** A paired agent's name the person would read as `name` (`sameAgentName`). */
+  isPairedLike(name: string): boolean {
+    if (this.isPaired(name)) return true;
+    for (const paired of this.records.keys()) if (sameAgentName(paired, name)) return true;
+    return false;
   }
 
   list(): Array<{ name: string; createdAt: string; settings: PolicySettings }> {

@@ -48,7 +48,7 @@ export async function send(ctx: AgentContext, connection: AgentConnection, args:
   const reader = terminal.lineReader;
   atFreshPrompt(shellLine, reader);
   const where = terminal.judgeContext;
-  const judged = settings.policy === 'always' ? null : planSend(shellLine, reader, terminal.status === 'waiting_input', where.shell, args);
+  const judged = settings.policy === 'always' ? null : planSend(shellLine, reader, terminal.status === 'waiting_input', where.shell, args, where.drainsUnread);
   const plan: Plan = { reader, version: shellLine.version, judged };
   let text: string | undefined;
   let approval: ApprovalInfo | null = null;
@@ -62,7 +62,7 @@ export async function send(ctx: AgentContext, connection: AgentConnection, args:
   const lineContext: LineContext = {
     shell: where.shell,
     grammars,
-    operands: { cwd: where.cwd, workspace: where.workspace, roots: { home: ctx.home, tandemDirs: ctx.tandemDirs } },
+    operands: where.cwdRemoved ? null : { cwd: where.cwd, workspace: where.workspace, roots: { home: ctx.home, tandemDirs: ctx.tandemDirs } },
     home: ctx.home,
     env: where.env,
     openEnvNames: Object.keys(where.openEnv),

@@ -4,7 +4,7 @@ import { DEFAULT_LIMITS } from '../../../shared/limits.js';
 import type { ClosedBy, Evidence, LastCommand, Origin, SendResult, SignalName, TerminalStatus } from '../../../shared/types.js';
 import type { PtyProcess } from '../../pty/pump.js';
 import { hostPlatform, type PtyPlatform } from '../../pty/platform.js';
-import { sampleForeground } from '../../pty/proc.js';
+import { kernelCwd, sampleForeground } from '../../pty/proc.js';
 import { Confinement, type SandboxRequest } from '../../sandbox/launch.js';
 import type { SandboxInfo } from '../../sandbox/types.js';
 import type { ResolvedShell } from '../../shells/resolve.js';
@@ -544,6 +544,27 @@ export class TerminalSession {
     for (const listener of this.outputListeners) listener(text);
   }
 
+  /**
+   * The folder an end marker reports, or where the kernel holds the shell's process when that is
+   * another folder (Linux, the POSIX shells, whose process is where their commands run): sh
+   * reports its folder raw, and a BEL in a folder's name cut the report short (black-box round
+   * 8: `.../d` shown for `.../d<BEL>x`); a folder renamed under the shell keeps its old name in
+   * the report. A link in the reported path (a `cd` through one) is no difference.
+   */
+  private checkedCwd(reported: string): string {
+    const shell = this.shell.dialect?.name;
+    if (shell !== 'bash' && shell !== 'zsh' && shell !== 'sh') return reported;
+    const kernel = kernelCwd(this.pid);
+    if (!kernel || kernel.removed || kernel.path === reported) return reported;
+    let real = reported;
+    try {
+      real = realpathSync(reported);
+    } catch {
+      // Gone or cut short: the kernel's is the one.
+    }
+    return real === kernel.path ? reported : kernel.path;
+  }
+
   private onMarker(marker: MarkerEvent): void {
     switch (marker.kind) {
       case 'start':
@@ -552,7 +573,7 @@ export class TerminalSession {
       case 'end':
         this.prompts += 1;
         this.inputSincePrompt = { lineEnds: 0, after: false };
-        if (marker.cwd) this.cwd = marker.cwd;
+        if (marker.cwd) this.cwd = this.checkedCwd(marker.cwd);
         this.noteToolFiles();
         this.marks.end(this.history.offset, marker.seq, marker.exitCode, marker.command);
         return this.feed({ type: 'end', seq: marker.seq, exitCode: marker.exitCode, closing: this.closing.pending }, { marker });
