@@ -170,7 +170,7 @@ __tandem_drain() {
 }
 __tandem_precmd() {
   local __tandem_ret=$? REPLY __tandem_h
-  [[ -z ${__tandem_drains-} ]] || __tandem_drain
+  [[ -z ${__tandem_drains-} || ! -e $__tandem_drains ]] || __tandem_drain
   [[ -n ${__tandem_lastsig+x} ]] || __tandem_redirects
   __tandem_esc "$PWD"
   builtin printf '%sE;%s;%s;;%s\a' "$__tandem_osc" "$__tandem_seq" "$__tandem_ret" "$REPLY"

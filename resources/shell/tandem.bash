@@ -150,8 +150,9 @@ __tandem_reassert() {
   [[ $PS0 == *"$__tandem_ps0"* ]] || PS0=$__tandem_ps0$PS0
   [[ $PS2 == *"$__tandem_ps2"* ]] || PS2=$__tandem_ps2$PS2
 }
-# Agent terminals (`__tandem_drains`, set by the rc file): input a program left unread goes, not
-# to this shell's line. A program that read part of a line (`head -c 6`) or none of it leaves the
+# Agent terminals, while the host's flag file exists (`__tandem_drains` names it: made just before
+# an agent's input was typed into a running program, removed at the next end marker): input a
+# program left unread goes, not to this shell's line. A program that read part of a line (`head -c 6`) or none of it leaves the
 # rest in the terminal, and the line editor would take a whole line left there as a command that
 # nobody judged. Checked without a wait (`read -t 0`: a whole line, or any byte in raw mode),
 # emptied only when something is there; a part line is emptied before any judged line anyway.
@@ -162,7 +163,7 @@ __tandem_drain() {
 }
 __tandem_precmd() {
   local __tandem_ret=$? REPLY __tandem_h __tandem_cmd
-  [[ -z ${__tandem_drains-} ]] || __tandem_drain
+  [[ -z ${__tandem_drains-} || ! -e $__tandem_drains ]] || __tandem_drain
   [[ -n ${__tandem_lastsig+x} ]] || __tandem_redirects
   __tandem_esc "$PWD"
   builtin printf '%sE;%s;%s;;%s\a' "$__tandem_osc" "$__tandem_seq" "$__tandem_ret" "$REPLY"

@@ -111,7 +111,7 @@ __tandem_preexec() {
   __tandem_reassert
   if [[ -n $__tandem_snap ]]; then __tandem_envscrub "$__tandem_snap"; __tandem_snap=; fi
 }
-# Agent terminals (`__tandem_drains`, set by the rc file): input a program left unread is emptied
+# Agent terminals, while the host's flag file `__tandem_drains` names exists: input a program left unread is emptied
 # before the line editor would take it as a command nobody judged (tandem.bash, `__tandem_drain`).
 # `read -k` reads the terminal raw, so a part line counts too; `-t 0` does not wait.
 __tandem_drain() {
@@ -121,7 +121,7 @@ __tandem_drain() {
 }
 __tandem_precmd() {
   local __tandem_ret=$? REPLY __tandem_code
-  [[ -z ${__tandem_drains-} ]] || __tandem_drain
+  [[ -z ${__tandem_drains-} || ! -e $__tandem_drains ]] || __tandem_drain
   __tandem_code=$__tandem_ret
   (( __tandem_code == 0 && __tandem_intseq == __tandem_seq )) && __tandem_code=130
   __tandem_redirects

@@ -63,7 +63,7 @@ export function bashRc(ctx: LaunchContext, integration: BashIntegration = 'by-ve
       // History expansion would turn `!` in an allowed line into another command.
       'set +H',
       // Input a program left unread is emptied at the prompt, never run (tandem.bash `__tandem_drain`).
-      '__tandem_drains=1',
+      ...(ctx.drainFlag ? [`__tandem_drains=${shQuote(ctx.drainFlag)}`] : []),
     );
   }
   // tandem.bash itself hands a bash older than 4.4 to tandem-legacy.bash (its first lines).
@@ -75,7 +75,8 @@ function bashPlan(ctx: LaunchContext, integration: BashIntegration): LaunchPlan 
   const rcPath = join(ctx.rcDir, rcName);
   // Debian's bash reads /etc/bash.bashrc even with --rcfile; a clean shell skips only the person's files.
   const args = ctx.startupFiles === 'clean' ? ['--noprofile', '--rcfile', rcPath, '-i'] : ['--rcfile', rcPath, '-i'];
-  return { args, env: ctx.env, files: [{ path: rcPath, content: bashRc(ctx, integration) }], keepsDir: integration !== 'legacy' };
+  // The directory stays for the prompt's scratch file (not the legacy script's) and the drain flag.
+  return { args, env: ctx.env, files: [{ path: rcPath, content: bashRc(ctx, integration) }], keepsDir: integration !== 'legacy' || Boolean(ctx.drainFlag) };
 }
 
 export const bashDialect: ShellDialect = {

@@ -20,6 +20,13 @@ export interface LaunchContext {
   scratch?: string | null;
   startupFiles: StartupFiles;
   agent: boolean;
+  /**
+   * Agent terminals: a file the host makes just before it types an agent's input into a running
+   * program and removes at the next end marker; while it exists the integration empties what a
+   * program left unread at the prompt (tandem.bash `__tandem_drain`). In rcDir, which the plan
+   * then keeps. null: nothing is emptied (the person's own typeahead is theirs).
+   */
+  drainFlag?: string | null;
   /** Agent terminals keep their own history, never the person's. */
   historyFile: string | null;
   /** Variables the integration re-applies after the startup files ran (agent terminals). */

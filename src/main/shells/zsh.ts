@@ -29,7 +29,10 @@ function zprofile(ctx: LaunchContext): string {
 function zshrc(ctx: LaunchContext): string {
   const lines: string[] = [
     `typeset -g __tandem_secret=${shQuote(ctx.secret)}`,
-    `command rm -rf -- ${shQuote(ctx.rcDir)} 2>/dev/null`,
+    // The rc files go at once; an agent terminal's directory stays for its drain flag (tandem.zsh).
+    ctx.drainFlag
+      ? `command rm -f -- ${['.zshenv', '.zprofile', '.zshrc'].map((name) => shQuote(join(ctx.rcDir, name))).join(' ')} 2>/dev/null`
+      : `command rm -rf -- ${shQuote(ctx.rcDir)} 2>/dev/null`,
     'if [[ -n $__tandem_had_zd || $__tandem_user_zd != $HOME ]]; then ZDOTDIR=$__tandem_user_zd; else unset ZDOTDIR; fi',
     'unset __tandem_had_zd',
   ];
@@ -64,7 +67,7 @@ function zshrc(ctx: LaunchContext): string {
       // History expansion would turn `!` in an allowed line into another command.
       'unsetopt BANG_HIST',
       // Input a program left unread is emptied at the prompt, never run (tandem.zsh `__tandem_drain`).
-      'typeset -g __tandem_drains=1',
+      ...(ctx.drainFlag ? [`typeset -g __tandem_drains=${shQuote(ctx.drainFlag)}`] : []),
       // The partial-line mark would land inside the command's output, before precmd runs.
       'unsetopt prompt_sp',
     );
@@ -91,6 +94,6 @@ export const zshDialect: ShellDialect = {
       { path: join(ctx.rcDir, '.zprofile'), content: zprofile(ctx) },
       { path: join(ctx.rcDir, '.zshrc'), content: zshrc(ctx) },
     ];
-    return { args: ctx.platform === 'darwin' ? ['-l', '-i'] : ['-i'], env, files };
+    return { args: ctx.platform === 'darwin' ? ['-l', '-i'] : ['-i'], env, files, keepsDir: Boolean(ctx.drainFlag) };
   },
 };

@@ -22,6 +22,8 @@ export interface LaunchedShell {
   /** What goes once the integration is up where the integration keeps rcDir (the plan's `keepsDir`); null: the whole directory. */
   rcFiles: string[] | null;
   historyFile: string | null;
+  /** The drain flag's path (agent terminals; `LaunchContext.drainFlag`). */
+  drainFlag: string | null;
   spawned: PtyProcess;
   confinement: Confinement | null;
   cols: number;
@@ -73,6 +75,7 @@ export async function launchShell(opts: SessionOptions): Promise<LaunchedShell> 
   }
   const historyFile = confinement?.historyFile ?? (opts.origin === 'agent' ? historyFileFor(rcDir, id) : null);
   const agent = opts.origin === 'agent';
+  const drainFlag = agent ? join(rcDir, 'drain') : null;
   const env = buildShellEnv({
     base: opts.baseEnv ?? process.env,
     agent,
@@ -92,6 +95,7 @@ export async function launchShell(opts: SessionOptions): Promise<LaunchedShell> 
       startupFiles: opts.startupFiles ?? 'user',
       agent,
       historyFile,
+      drainFlag,
       reapplyEnv: agent ? agentReapplyEnv(opts.env, env) : {},
       keepEnv: agent
         ? agentKeptNames(
@@ -130,5 +134,5 @@ export async function launchShell(opts: SessionOptions): Promise<LaunchedShell> 
     confinement?.dispose();
     throw new TandemError('shell_not_found', `The shell ${opts.shell.path} could not be started: ${(error as Error).message}.`);
   }
-  return { id, secret, rcDir, rcFiles, historyFile, spawned, confinement, cols, rows, env };
+  return { id, secret, rcDir, rcFiles, historyFile, drainFlag, spawned, confinement, cols, rows, env };
 }

@@ -18,6 +18,8 @@ import { clampInt, type SendRequest, type WaitRequest } from './session-types.js
 /** The parts of a session a send or a wait reads and drives. */
 export interface SendWaitTarget {
   readonly clock: Clock;
+  /** Input is about to go to a running program (not the shell's line): the prompt empties what it leaves unread (agent terminals). */
+  armDrain(): void;
   readonly history: StreamHistory;
   /** History text as the agent may read it (session.ts `agentSlice`): the person's private leases become a notice. */
   agentSlice(from: number, to?: number): string;
@@ -85,6 +87,8 @@ export async function send(target: SendWaitTarget, req: SendRequest): Promise<Se
     );
   }
   const baseline = plan.needsBaseline ? takeBaseline(target.probeTarget) : null;
+  // Before the write: a program that reads part of it and ends leaves the rest for the prompt.
+  if (mode === 'input' && !plan.atLine) target.armDrain();
   // Written first: the observer and the bookkeeping below happen while the shell reads it. No
   // output can be seen before this turn ends, so none is missed.
   const written = target.write(payload);

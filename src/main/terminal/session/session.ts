@@ -1,4 +1,4 @@
-import { realpathSync, rmSync } from 'node:fs';
+import { realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { TandemError } from '../../../shared/errors.js';
 import { DEFAULT_LIMITS } from '../../../shared/limits.js';
 import type { ClosedBy, Evidence, LastCommand, Origin, SendResult, SignalName, TerminalStatus } from '../../../shared/types.js';
@@ -94,6 +94,9 @@ export class TerminalSession {
   private readonly defaultWaitMs: number;
   private readonly historyFile: string | null;
   private readonly rcDir: string;
+  /** Agent terminals: the file that makes the prompt empty unread input (`armDrain`). */
+  private drainFlag: string | null = null;
+  private drainArmed = false;
   /** What `removeRcFiles` removes where bash keeps rcDir (launch.ts `LaunchedShell.rcFiles`). */
   private rcFiles: string[] | null = null;
   /** The readiness engine's state: changed only by `feed`. */
@@ -296,10 +299,11 @@ export class TerminalSession {
 
   /** Spawns the shell and resolves once it is ready: a verified prompt for agent terminals. */
   static async start(opts: SessionOptions): Promise<TerminalSession> {
-    const { id, secret, rcDir, rcFiles, historyFile, spawned, confinement, cols, rows, env } = await launchShell(opts);
+    const { id, secret, rcDir, rcFiles, historyFile, drainFlag, spawned, confinement, cols, rows, env } = await launchShell(opts);
     const session = new TerminalSession({ ...opts, cols, rows }, id, secret, rcDir, historyFile, spawned, confinement);
     session.launchEnv = env;
     session.rcFiles = rcFiles;
+    session.drainFlag = drainFlag;
     // The shell deletes its rc files once read; this is the backstop. A person's terminal opens
     // on first output, which can come before the shell reads it (pwsh): keep them until then.
     const removeRc = () => session.removeRcFiles();
@@ -551,6 +555,27 @@ export class TerminalSession {
    * 8: `.../d` shown for `.../d<BEL>x`); a folder renamed under the shell keeps its old name in
    * the report. A link in the reported path (a `cd` through one) is no difference.
    */
+  /**
+   * Makes the drain flag (agent terminals, `LaunchContext.drainFlag`) before an agent's input
+   * goes to a running program: the next prompt empties what the program leaves unread, which
+   * the shell would otherwise run as a line nobody judged. Only then: the person's typeahead
+   * at other times stays theirs.
+   */
+  private armDrain(): void {
+    if (!this.drainFlag || this.drainArmed) return;
+    try {
+      writeFileSync(this.drainFlag, '', { mode: 0o600, flag: 'w' });
+      this.drainArmed = true;
+    } catch {
+      // The rc directory is gone (the terminal closes): nothing reads the prompt any more.
+    }
+  }
+
+  private disarmDrain(): void {
+    this.drainArmed = false;
+    if (this.drainFlag) rmSync(this.drainFlag, { force: true });
+  }
+
   private checkedCwd(reported: string): string {
     const shell = this.shell.dialect?.name;
     if (shell !== 'bash' && shell !== 'zsh' && shell !== 'sh') return reported;
@@ -574,6 +599,8 @@ export class TerminalSession {
         this.prompts += 1;
         this.inputSincePrompt = { lineEnds: 0, after: false };
         if (marker.cwd) this.cwd = this.checkedCwd(marker.cwd);
+        // That prompt emptied what the program left (the integration empties before its end marker).
+        if (this.drainArmed) this.disarmDrain();
         this.noteToolFiles();
         this.marks.end(this.history.offset, marker.seq, marker.exitCode, marker.command);
         return this.feed({ type: 'end', seq: marker.seq, exitCode: marker.exitCode, closing: this.closing.pending }, { marker });
@@ -719,6 +746,7 @@ export class TerminalSession {
   private sendWaitTarget(): SendWaitTarget {
     return {
       clock: this.clock,
+      armDrain: () => this.armDrain(),
       history: this.history,
       agentSlice: (from, to) => this.agentSlice(from, to),
       probeTarget: this.probeTarget,
