@@ -83,6 +83,26 @@ describe('the op queue under takeover', () => {
     expect(existsSync(marker)).toBe(false);
   });
 
+  it("text the agent left unsubmitted at the prompt never runs with the person's first line (black-box round 9)", async () => {
+    f.layer.setAgentPolicy({ name: 'ctl', policy: 'ask-unless-allowed' });
+    const client = await f.client(token);
+    const { id } = (await f.call(client, 'terminal_open', { title: 'pretyped' })) as { id: string };
+    const marker = join(f.home, 'pretyped-ran');
+    // Typed without submit: no question (it is judged when the agent submits it).
+    expect(await f.call(client, 'terminal_send', { id, text: `touch ${marker}; `, submit: false, waitMs: 300 })).not.toHaveProperty('isError');
+    expect(f.layer.state().approvals).toEqual([]);
+    await until(
+      () => f.host.get(id).session.screen.text.includes('pretyped-ran;'),
+      `the fragment on the line: ${JSON.stringify(f.host.get(id).session.screen.text)}`,
+    );
+    // The person takes over by typing their own command, as the agent's handoff asked.
+    const view = await attachAsPerson(id);
+    await f.host.input(view, 'echo mine-$((3*4))\r', true);
+    await personRan(id, 'echo mine-$((3*4))');
+    expect(f.host.get(id).session.screen.text).toMatch(/^mine-12$/m);
+    expect(existsSync(marker)).toBe(false);
+  });
+
   it('the hand-back summary covers what the person ran from the takeover on, even before the agent waited', async () => {
     f.layer.setAgentPolicy({ name: 'ctl', policy: 'always' });
     const client = await f.client(token);

@@ -460,8 +460,11 @@ export class ManagedTerminal {
     const effects = this.control.dispatch({ type: 'input', typed, offset: this.session.streamOffset });
     if (!effects.some((effect) => effect.type === 'write')) return;
     if (typed) this.journal.input({ who: 'person', handoff: this.meta.origin === 'agent' }, data, hidden);
+    // Text an agent typed at the prompt and left there is not the person's to complete: the
+    // line is emptied first, with the keys that empty it before a judged line.
+    const clear = this.session.takeAgentLine();
     this.noteSubmit(data);
-    await this.control.queue.underLease(() => this.session.write(data));
+    await this.control.queue.underLease(() => this.session.write(clear + data));
   }
 
   /** Remembers a program (its process group) seen reading the terminal under the lease. */

@@ -20,6 +20,8 @@ export interface SendWaitTarget {
   readonly clock: Clock;
   /** Input is about to go to a running program (not the shell's line): the prompt empties what it leaves unread (agent terminals). */
   armDrain(): void;
+  /** An agent's write at the shell's line left text there unsubmitted (true) or submitted it (false). */
+  agentLine(left: boolean): void;
   readonly history: StreamHistory;
   /** History text as the agent may read it (session.ts `agentSlice`): the person's private leases become a notice. */
   agentSlice(from: number, to?: number): string;
@@ -106,6 +108,7 @@ export async function send(target: SendWaitTarget, req: SendRequest): Promise<Se
   });
   // Submitted: a second command now gets `busy`, not typed into the same line.
   target.feed({ type: 'write', command: mode === 'command' && submit, submits: /[\r\n]/.test(typed.payload) });
+  if (plan.atLine) target.agentLine(!/[\r\n]/.test(typed.payload));
   written.catch((error: unknown) => observer.reject(error));
   target.kick();
   return observer.promise;

@@ -97,6 +97,8 @@ export class TerminalSession {
   /** Agent terminals: the file that makes the prompt empty unread input (`armDrain`). */
   private drainFlag: string | null = null;
   private drainArmed = false;
+  /** Text sent through `send` sits on the shell's line unsubmitted (`takeAgentLine`). */
+  private agentLeftLine = false;
   /** What `removeRcFiles` removes where bash keeps rcDir (launch.ts `LaunchedShell.rcFiles`). */
   private rcFiles: string[] | null = null;
   /** The readiness engine's state: changed only by `feed`. */
@@ -571,6 +573,19 @@ export class TerminalSession {
     }
   }
 
+  /**
+   * Whether text an agent typed without submitting still sits on the shell's line, taken once:
+   * the person's next keys would complete it and run it unjudged (black-box round 9: the agent
+   * typed `cp ../.ssh/id_rsa stolen; `, asked the person to run `git status`, and their Enter
+   * ran both). Returns the keys that empty the line (the judge's own, line-clear.ts), to go
+   * before the person's; '' when nothing was left, or the shell has no such keys (Windows).
+   */
+  takeAgentLine(): string {
+    const left = this.agentLeftLine && (this.status === 'idle' || this.status === 'waiting_input');
+    this.agentLeftLine = false;
+    return left ? (this.shell.dialect?.lineClear(this.platform.os)?.keys ?? '') : '';
+  }
+
   private disarmDrain(): void {
     this.drainArmed = false;
     if (this.drainFlag) rmSync(this.drainFlag, { force: true });
@@ -601,6 +616,7 @@ export class TerminalSession {
         if (marker.cwd) this.cwd = this.checkedCwd(marker.cwd);
         // That prompt emptied what the program left (the integration empties before its end marker).
         if (this.drainArmed) this.disarmDrain();
+        this.agentLeftLine = false;
         this.noteToolFiles();
         this.marks.end(this.history.offset, marker.seq, marker.exitCode, marker.command);
         return this.feed({ type: 'end', seq: marker.seq, exitCode: marker.exitCode, closing: this.closing.pending }, { marker });
@@ -747,6 +763,7 @@ export class TerminalSession {
     return {
       clock: this.clock,
       armDrain: () => this.armDrain(),
+      agentLine: (left) => (this.agentLeftLine = left),
       history: this.history,
       agentSlice: (from, to) => this.agentSlice(from, to),
       probeTarget: this.probeTarget,
