@@ -74,6 +74,17 @@ describe("an agent's project", () => {
     expect(JSON.stringify(f.layer.state())).not.toContain(nonce);
   });
 
+  it("is no folder the person's own shell runs from: a bridge in ~/bin adopts nothing, and a confined open there asks (black-box round 9)", async () => {
+    const { token } = f.layer.pairAgent({ name: 'binned' });
+    const bin = join(f.home, 'bin');
+    mkdirSync(bin, { recursive: true });
+    const client = await claiming(token, bin);
+    expect(f.layer.state().paired.find((agent) => agent.name === 'binned')?.project).toBeUndefined();
+    // An `ls` the agent would write there runs when the person types `ls`: the open waits for them.
+    await openAsks(client, { cwd: bin }, 'no project yet');
+    expect(f.host.list().some((t) => t.view().cwd === realpathSync(bin))).toBe(false);
+  });
+
   it('is what the person sets: pairing with one, or changing it in the panel; a folder that is not one is refused', async () => {
     const { token } = f.layer.pairAgent({ name: 'chosen', project: other });
     const client = await claiming(token, f.project);

@@ -1,5 +1,5 @@
 /** Which workspaces of a confined open ask the person (src/main/agent/service/open-workspace.ts). */
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
@@ -87,6 +87,26 @@ it('keeps the project as the folder it was when decided: one replaced by a link 
     rmSync(project, { recursive: true });
     symlinkSync(elsewhere, project);
     expect(workspaceConcern(project, decided, home, false)).toContain("outside the agent's project");
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+});
+
+it('takes no folder whose contents the person runs by themselves: a PATH folder in the home (or one holding it), ~/bin, a dotfiles folder (black-box round 9)', () => {
+  const home = mkdtempSync(join(tmpdir(), 'tandem-runs-'));
+  try {
+    for (const dir of ['bin', 'go/bin', 'tools/bin', 'dotfiles/zsh', 'code/app']) mkdirSync(join(home, dir), { recursive: true });
+    const path = ['/usr/bin', join(home, 'go', 'bin'), join(home, 'tools', 'bin'), 'relative'].join(':');
+    expect(notAProject(join(home, 'code', 'app'), home, [], path)).toBeNull();
+    for (const folder of [join(home, 'bin'), join(home, 'go', 'bin'), join(home, 'go'), join(home, 'tools')])
+      expect(notAProject(folder, home, [], path), folder).toMatch(/folder on your PATH/);
+    // A startup file linked into a dotfiles folder (stow), at the home's top or in .config.
+    writeFileSync(join(home, 'dotfiles', 'bashrc'), '# mine\n');
+    symlinkSync(join(home, 'dotfiles', 'bashrc'), join(home, '.bashrc'));
+    mkdirSync(join(home, '.config'));
+    symlinkSync(join(home, 'dotfiles', 'zsh'), join(home, '.config', 'zsh'));
+    for (const folder of [join(home, 'dotfiles'), join(home, 'dotfiles', 'zsh')]) expect(notAProject(folder, home, [], path), folder).toMatch(/links to/);
+    expect(notAProject(join(home, 'code'), home, [], path)).toBeNull();
   } finally {
     rmSync(home, { recursive: true, force: true });
   }

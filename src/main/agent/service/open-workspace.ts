@@ -4,7 +4,7 @@
  * holding it), `/`, or anything outside the bridge's project makes the open ask, whatever the
  * agent's policy (under `always` the sandbox is the only boundary left).
  */
-import { realpathSync } from 'node:fs';
+import { lstatSync, readdirSync, realpathSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { posix } from 'node:path';
 import { TandemError } from '../../../shared/errors.js';
@@ -55,7 +55,7 @@ const systemRoots = [
  * directory, the home directory, a dot-folder of home or anything in one, and the system's own
  * folders. Judged on the real path (a link named `proj` to `~/.ssh` is `~/.ssh`).
  */
-export function notAProject(path: string, home: string, tandemDirs: readonly string[] = []): string | null {
+export function notAProject(path: string, home: string, tandemDirs: readonly string[] = [], searchPath = process.env.PATH ?? ''): string | null {
   if (!posix.isAbsolute(path)) return 'it is not an absolute path';
   const folder = real(path);
   const temp = real(tmpdir());
@@ -66,6 +66,11 @@ export function notAProject(path: string, home: string, tandemDirs: readonly str
     if (within(realHome, folder)) return folder === realHome ? 'it is your home directory' : 'it holds your home directory';
     if (within(folder, realHome) && posix.relative(realHome, folder).startsWith('.')) return "it is in one of your home's dot-folders";
   }
+  // What the person's own, unconfined tools run by themselves: a folder on their PATH (an
+  // agent's `ls` there runs when they type `ls`: black-box round 9, `~/bin`), where a startup
+  // file of theirs links to (a dotfiles folder), macOS's ~/Library (LaunchAgents).
+  const runs = runsByItself(folder, homes, searchPath);
+  if (runs) return runs;
   // Tandem's state folders: one, what holds one, and what Tandem keeps in one (transcripts,
   // recordings, agents' homes); other folders a state folder happens to hold stay the person's.
   const inHome = homes.some((realHome) => within(folder, realHome));
@@ -75,6 +80,51 @@ export function notAProject(path: string, home: string, tandemDirs: readonly str
   // The user's own temp folder lies under a system one on macOS (/private/var/folders/...).
   const root = systemRoots.find((dir) => within(folder, dir));
   if (root && !inHome && !within(folder, temp)) return `it is a system folder (${root})`;
+  return null;
+}
+
+/** Entries of a home (its dot-entries, and those of its `.config`) looked at for links, at most. */
+const maxLinkedEntries = 512;
+
+/**
+ * Why what lies in `folder` would run by itself in the person's own shell or session, or null:
+ * it is or holds a folder of `searchPath` (inside a home: the system's own are refused as
+ * system folders already), or the target of a link among a home's dot-entries or `.config`
+ * entries (a dotfiles folder: `~/.bashrc` linked into it), or it is in macOS's ~/Library.
+ */
+function runsByItself(folder: string, homes: readonly string[], searchPath: string): string | null {
+  // ~/bin too: a stock ~/.profile puts it on PATH once it exists, whatever PATH says now.
+  for (const entry of [...searchPath.split(':'), ...homes.map((home) => posix.join(home, 'bin'))]) {
+    if (!posix.isAbsolute(entry)) continue;
+    const dir = real(entry);
+    if (homes.some((home) => within(dir, home)) && within(dir, folder))
+      return `it is or holds ${dir}, a folder on your PATH: a program an agent puts there runs when you type its name`;
+  }
+  for (const home of homes) {
+    if (process.platform === 'darwin' && within(folder, posix.join(home, 'Library'))) return "it is in your home's Library (login items, launch agents)";
+    let seen = 0;
+    for (const dir of [home, posix.join(home, '.config')]) {
+      let names: string[];
+      try {
+        names = readdirSync(dir);
+      } catch {
+        continue;
+      }
+      for (const name of names) {
+        if (dir === home && !name.startsWith('.')) continue;
+        if (++seen > maxLinkedEntries) return null;
+        const path = posix.join(dir, name);
+        try {
+          if (!lstatSync(path).isSymbolicLink()) continue;
+        } catch {
+          continue;
+        }
+        const target = real(path);
+        if (target !== path && within(target, folder))
+          return `it holds ${target}, which your ${path} links to: what an agent writes there, your own shell or tools read`;
+      }
+    }
+  }
   return null;
 }
 
