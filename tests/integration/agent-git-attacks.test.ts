@@ -260,6 +260,23 @@ describe('git lines ask unless every key git would use is known to run nothing',
     expect(existsSync(canary)).toBe(true);
   });
 
+  it("an allowed 'git config' entry writes nothing: --global and a plain key = value ask, the person's config stays (black-box round 9)", async () => {
+    const { repo, script } = scenario();
+    const { token } = f.layer.pairAgent({ name: 'configurer' });
+    f.layer.setAgentPolicy({ name: 'configurer', policy: 'ask-unless-allowed', sandbox: 'off', allow: ['git config', 'git status'] });
+    const configurer = await f.client(token);
+    const id = await open(repo, configurer);
+    expect(await f.call(configurer, 'terminal_send', { id, text: 'git config --get core.bare', waitMs: 55_000 })).toMatchObject({
+      status: 'done',
+      approval: null,
+      output: 'false',
+    });
+    await asksNaming(id, `git config --global core.fsmonitor ${script}`, 'writes configuration', configurer);
+    await asksNaming(id, `git config core.fsmonitor ${script}`, 'writes configuration', configurer);
+    expect(existsSync(join(f.home, '.gitconfig')) ? git(repo, 'config', '--global', '--list') : '').not.toContain('fsmonitor');
+    expect(git(repo, 'config', '--local', '--list')).not.toContain('fsmonitor');
+  });
+
   it('core.fsmonitor in the repository makes git status ask', async () => {
     const { repo, canary, script } = scenario();
     git(repo, 'config', 'core.fsmonitor', script);

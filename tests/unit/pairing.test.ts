@@ -163,7 +163,11 @@ describe('look-alike names (black-box round 8)', () => {
   it('reads spaces in a row as one and case as nothing: such a claim is in use and shows under a name of its own', async () => {
     const { pairing, tokens } = broker();
     tokens.pair('my agent');
-    for (const name of ['my  agent', 'My Agent', 'MY   AGENT']) expect(pairing.nameInUse(name), name).toBe(true);
+    for (const name of ['my  agent', 'My Agent', 'MY   AGENT', 'my-agent', 'my_agent.', 'rny agent', 'my agent_'])
+      expect(pairing.nameInUse(name), name).toBe(true);
+    tokens.pair('claude');
+    for (const name of ['cIaude', 'c1aude', 'claude.', 'claude_', 'CLAUDE']) expect(pairing.nameInUse(name), name).toBe(true);
+    expect(pairing.nameInUse('claudia')).toBe(false);
     expect(pairing.nameInUse('my agents')).toBe(false);
     const id = pairing.request(claim('My  Agent'));
     expect(() => pairing.answer(id, 'always')).toThrow(/already paired/);

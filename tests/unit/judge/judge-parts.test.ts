@@ -204,6 +204,36 @@ describe('allow entries', () => {
   });
 });
 
+describe('git config reads only (black-box round 9)', () => {
+  it('matches an entry for git config only with a read action, never one that writes', () => {
+    const entry = entryOf('git config');
+    for (const words of [
+      ['--get', 'user.name'],
+      ['--list'],
+      ['-l'],
+      ['--get-regexp', 'user'],
+      ['get', 'user.name'],
+      ['list'],
+      ['--global', '--get', 'user.name'],
+    ])
+      expect(matchEntry(entry, ['git', 'config', ...words]), words.join(' ')).toMatchObject({ ok: true });
+    for (const words of [
+      ['--global', 'core.fsmonitor', 'id >x'],
+      ['core.fsmonitor', 'x'],
+      ['user.name', 'get'],
+      ['--get', 'user.name', '--unset'],
+      ['--add', 'alias.x', '!sh'],
+      ['--edit'],
+      ['set', 'core.pager', 'sh'],
+      [],
+    ])
+      expect(matchEntry(entry, ['git', 'config', ...words]), words.join(' ')).toMatchObject({
+        ok: false,
+        reason: expect.stringContaining('writes configuration'),
+      });
+  });
+});
+
 describe('options: known (issue 28)', () => {
   it('is accepted only for programs with a built-in list', () => {
     expect(parseAllowEntry('grep | options: known')).toMatchObject({ ok: true, entry: { options: 'known' } });

@@ -293,6 +293,29 @@ export type EntryMatch = { ok: true; paths: string[]; maybePaths: string[]; tree
  * Matches literal words against one entry: null when the entry does not name this command,
  * a reason when it does but an argument is not allowed, else the operands to check.
  */
+/** A `git config` line that only reads: one read action (`get`/`list` forms), and no write action beside it. */
+function gitConfigReads(args: readonly string[]): boolean {
+  const reads = ['--get', '--get-all', '--get-regexp', '--get-urlmatch', '--list', '-l'];
+  const writes = [
+    '--add',
+    '--replace-all',
+    '--unset',
+    '--unset-all',
+    '--rename-section',
+    '--remove-section',
+    '--edit',
+    '-e',
+    'set',
+    'unset',
+    'rename-section',
+    'remove-section',
+    'edit',
+  ];
+  if (args.some((arg) => writes.includes(arg))) return false;
+  // `get` and `list` are actions only as the first word (git 2.46's form); later, `user.name get` sets a value.
+  return args[0] === 'get' || args[0] === 'list' || args.some((arg) => arg.startsWith('-') && reads.includes(arg));
+}
+
 export function matchEntry(entry: AllowEntry, words: readonly string[]): EntryMatch {
   const fixed = [entry.program, ...entry.subcommand];
   if (words.length < fixed.length || !fixed.every((word, i) => words[i] === word)) return null;
@@ -303,6 +326,11 @@ export function matchEntry(entry: AllowEntry, words: readonly string[]): EntryMa
   // A format's %G placeholders verify signatures: git runs gpg for them, as --show-signature does.
   if (entry.program === 'git' && words.some((word) => word.includes('%G')))
     return { ok: false, reason: 'a %G format placeholder makes git run gpg to check signatures' };
+  // git config writes unless told to read: what it sets (core.fsmonitor, a pager, an alias) the
+  // person's own git runs later, in this repository or, with --global, in every one (black-box
+  // round 9: an "Always allow git config" from a card let `git config --global` through).
+  if (entry.program === 'git' && words[1] === 'config' && !gitConfigReads(words.slice(2)))
+    return { ok: false, reason: 'git config without --get, --get-all, --get-regexp or --list writes configuration that your own git would run' };
   const refused = [...(builtinRefusals[entry.program] ?? []), ...(entry.subcommand.length > 0 ? (builtinRefusals[name] ?? []) : []), ...entry.refuse];
   const before: string[] = [];
   const after: string[] = [];

@@ -57,12 +57,24 @@ export function checkAgentName(name: string): string {
 }
 
 /**
- * Two names a person would read as one agent's: the same but for case (`Claude`, `claude`) or
- * spaces in a row (black-box round 8).
+ * Two names a person would read as one agent's: the same but for case (`Claude`, `claude`),
+ * spaces in a row (black-box round 8), letters that look alike in a sans-serif face (`cIaude`,
+ * `c1aude`, `rn` for `m`, `0` for `o`) or punctuation around and between words (`claude.`,
+ * `claude_`, `my-agent`; round 9). Names are ASCII (agentNamePattern): nothing else to fold.
  */
 export function sameAgentName(a: string, b: string): boolean {
-  const fold = (name: string) => name.trim().replace(/ {2,}/g, ' ').toLowerCase();
-  return fold(a) === fold(b);
+  return nameSkeleton(a) === nameSkeleton(b);
+}
+
+function nameSkeleton(name: string): string {
+  return name
+    .replace(/[I1|]/g, 'l')
+    .replace(/0/g, 'o')
+    .toLowerCase()
+    .replace(/rn/g, 'm')
+    .replace(/vv/g, 'w')
+    .replace(/[\s._-]+/g, ' ')
+    .trim();
 }
 
 /**
