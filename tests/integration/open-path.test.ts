@@ -92,6 +92,23 @@ describe('openPath: a clicked path in the editor of the settings', () => {
     expect(error).toMatchObject({ code: 'not_found', message: expect.stringContaining('Check the editor command in Settings') });
   });
 
+  it("hands the system's opener no file it could run: an agent's executable or script is refused, a document opens (black-box round 9)", async () => {
+    const opened: string[] = [];
+    const viaSystem = new Dispatcher(host, client, { opener: { systemOpen: async (path) => void opened.push(path) } });
+    await viaSystem.call('setSettings', { editorCommand: '' });
+    // What an agent writes and then prints as "see CHANGES and setup.js:3" for a click.
+    writeFileSync(join(workspace, 'CHANGES'), '#!/bin/sh\ntouch ran\n', { mode: 0o755 });
+    writeFileSync(join(workspace, 'setup.js'), 'WScript.Echo(1)\n');
+    writeFileSync(join(workspace, 'build.command'), 'touch ran\n');
+    writeFileSync(join(workspace, 'notes.md'), '# notes\n');
+    for (const path of ['CHANGES', 'setup.js:3', 'build.command'])
+      expect((await caught(() => viaSystem.call('openPath', { id, path: path.split(':')[0] }))).code, path).toBe('forbidden');
+    expect(opened).toEqual([]);
+    await viaSystem.call('openPath', { id, path: 'notes.md' });
+    expect(opened).toEqual([join(workspace, 'notes.md')]);
+    viaSystem.dispose();
+  });
+
   it('is no tool of the agents: only a UI session (renderer IPC, or a browser tab logged in) reaches it', () => {
     expect(toolNames.some((name) => /open.*path|editor/i.test(name))).toBe(false);
   });

@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
-import { isAbsolute, resolve } from 'node:path';
+import { extname, isAbsolute, resolve } from 'node:path';
 import { TandemError } from '../../shared/errors.js';
 
 export interface OpenTarget {
@@ -111,7 +111,75 @@ export async function openResolved(target: Required<OpenTarget>, opts: PathOpene
     await start(argv);
     return argv;
   }
+  const runs = launchable(target.path);
+  if (runs)
+    throw new TandemError(
+      'forbidden',
+      `${target.path} ${runs}, so the system's opener could run it rather than show it; set an editor in Settings to open it there.`,
+    );
   if (opts.systemOpen) await opts.systemOpen(target.path);
   else await start(systemOpenerArgv(target.path));
+  return null;
+}
+
+/**
+ * Kinds of file a system opener runs rather than shows (macOS `open` and Electron's openPath run
+ * an executable or a `.command`, Windows runs scripts through Windows Script Host, desktop
+ * entries launch): an agent can write any of them and print its name for a click (black-box
+ * round 9).
+ */
+const launchedExtensions = new Set([
+  '.app',
+  '.command',
+  '.tool',
+  '.terminal',
+  '.workflow',
+  '.action',
+  '.scpt',
+  '.applescript',
+  '.desktop',
+  '.appimage',
+  '.sh',
+  '.bash',
+  '.zsh',
+  '.csh',
+  '.bat',
+  '.cmd',
+  '.com',
+  '.exe',
+  '.msi',
+  '.msc',
+  '.ps1',
+  '.psm1',
+  '.vbs',
+  '.vbe',
+  '.js',
+  '.jse',
+  '.wsf',
+  '.wsh',
+  '.hta',
+  '.lnk',
+  '.scr',
+  '.pif',
+  '.jar',
+  '.url',
+  '.reg',
+  '.cpl',
+  '.inf',
+  '.py',
+  '.pyw',
+  '.pl',
+  '.rb',
+]);
+
+/** Why the system's opener could run `path` (its extension or, on POSIX, an execute bit), or null. */
+export function launchable(path: string): string | null {
+  const extension = extname(path).toLowerCase();
+  if (launchedExtensions.has(extension)) return `is a ${extension} file`;
+  try {
+    if (process.platform !== 'win32' && (statSync(path).mode & 0o111) !== 0) return 'is executable';
+  } catch {
+    // Gone since it was resolved: the opener fails on its own.
+  }
   return null;
 }
