@@ -234,6 +234,23 @@ describe('git config reads only (black-box round 9)', () => {
   });
 });
 
+describe('programs that run their arguments (black-box round 10)', () => {
+  it('match only an entry for exactly the line: any further argument would be any command', () => {
+    for (const source of ['timeout', 'env', 'bash', 'uv run', 'npm exec'])
+      for (const words of [source.split(' '), [...source.split(' '), 'sh', '-c', 'cat ~/.ssh/id_rsa'], [...source.split(' '), '9', 'ls']])
+        expect(matchEntry(entryOf(source), words), `${source}: ${words.join(' ')}`).toMatchObject({
+          ok: false,
+          reason: expect.stringContaining('runs its arguments'),
+        });
+    const exact = entryOf('timeout 300 npm test | options: | operands: none');
+    expect(matchEntry(exact, ['timeout', '300', 'npm', 'test'])).toMatchObject({ ok: true });
+    expect(matchEntry(exact, ['timeout', '300', 'npm', 'test', '--', 'x'])).toMatchObject({ ok: false });
+    expect(matchEntry(entryOf('npm'), ['npm', 'exec', 'sh'])).toMatchObject({ ok: false, reason: expect.stringContaining('npm exec runs its arguments') });
+    // A program with a subcommand that is no runner keeps its entry.
+    expect(matchEntry(entryOf('npm test'), ['npm', 'test', '--', '--watch'])).toMatchObject({ ok: true });
+  });
+});
+
 describe('options: known (issue 28)', () => {
   it('is accepted only for programs with a built-in list', () => {
     expect(parseAllowEntry('grep | options: known')).toMatchObject({ ok: true, entry: { options: 'known' } });

@@ -12,6 +12,7 @@
  * every entry, the person's too. `options: known` allows only the options of the built-in
  * list for that program (knownOptions): anything else, an abbreviation included, asks.
  */
+import { runsItsArguments } from '../../../shared/runners.js';
 export type OperandRule = 'paths' | 'auto' | 'any' | 'none';
 
 export interface AllowEntry {
@@ -289,10 +290,11 @@ function refusedBy(refused: string, arg: string): boolean {
  */
 export type EntryMatch = { ok: true; paths: string[]; maybePaths: string[]; trees: boolean; mustExist?: string[] } | { ok: false; reason: string } | null;
 
-/**
- * Matches literal words against one entry: null when the entry does not name this command,
- * a reason when it does but an argument is not allowed, else the operands to check.
- */
+/** An entry that adds nothing to its fixed words: no options, no operands, and the line has no more words. */
+function exactEntry(entry: AllowEntry, extra: number): boolean {
+  return Array.isArray(entry.options) && entry.options.length === 0 && entry.operands === 'none' && extra === 0;
+}
+
 /** A `git config` line that only reads: one read action (`get`/`list` forms), and no write action beside it. */
 function gitConfigReads(args: readonly string[]): boolean {
   const reads = ['--get', '--get-all', '--get-regexp', '--get-urlmatch', '--list', '-l'];
@@ -316,6 +318,10 @@ function gitConfigReads(args: readonly string[]): boolean {
   return args[0] === 'get' || args[0] === 'list' || args.some((arg) => arg.startsWith('-') && reads.includes(arg));
 }
 
+/**
+ * Matches literal words against one entry: null when the entry does not name this command,
+ * a reason when it does but an argument is not allowed, else the operands to check.
+ */
 export function matchEntry(entry: AllowEntry, words: readonly string[]): EntryMatch {
   const fixed = [entry.program, ...entry.subcommand];
   if (words.length < fixed.length || !fixed.every((word, i) => words[i] === word)) return null;
@@ -326,6 +332,12 @@ export function matchEntry(entry: AllowEntry, words: readonly string[]): EntryMa
   // A format's %G placeholders verify signatures: git runs gpg for them, as --show-signature does.
   if (entry.program === 'git' && words.some((word) => word.includes('%G')))
     return { ok: false, reason: 'a %G format placeholder makes git run gpg to check signatures' };
+  // A program that runs its arguments as a command allows exactly its line or nothing: with any
+  // further options or operands the entry would allow every command (black-box round 10).
+  // The line's own program and subcommand count too: an entry for `npm` covers `npm exec`.
+  const head = [entry.program, `${words[0]} ${words[1] ?? ''}`.trim()].find((name) => runsItsArguments.has(name));
+  if (head !== undefined && !exactEntry(entry, words.length - fixed.length))
+    return { ok: false, reason: `${head} runs its arguments as a command: only an entry for exactly this line can allow it` };
   // git config writes unless told to read: what it sets (core.fsmonitor, a pager, an alias) the
   // person's own git runs later, in this repository or, with --global, in every one (black-box
   // round 9: an "Always allow git config" from a card let `git config --global` through).

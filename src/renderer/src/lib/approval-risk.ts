@@ -4,6 +4,7 @@
  * person may add from the card. Pure, so tests/unit/approval-risk.test.ts covers it; the host's
  * judge (src/main/agent/judge) stays the one that decides what runs.
  */
+import { runsItsArguments } from '../../../shared/runners';
 
 export type RiskMark = 'destructive' | 'download-run';
 
@@ -13,9 +14,29 @@ export interface LineRisk {
 }
 
 /** Programs that run the next word as the command (`sudo rm -rf x` is rm). */
-const wrappers = new Set(['sudo', 'doas', 'env', 'command', 'exec', 'nohup', 'time', 'nice', 'ionice', 'xargs', 'builtin']);
+const wrappers = new Set([
+  'sudo',
+  'doas',
+  'env',
+  'command',
+  'exec',
+  'nohup',
+  'time',
+  'nice',
+  'ionice',
+  'xargs',
+  'builtin',
+  'timeout',
+  'stdbuf',
+  'taskset',
+  'chrt',
+  'setsid',
+  'unbuffer',
+  'flock',
+  'watch',
+]);
 
-const shells = '(?:sudo\\s+(?:-\\S+\\s+)*)?(?:ba|z|da|k|fi)?sh|python3?|perl|ruby|node|pwsh|powershell';
+const shells = '(?:(?:sudo|doas|env|command|exec|nohup)\\s+(?:-\\S+\\s+)*)*(?:ba|z|da|k|fi)?sh|python3?|perl|ruby|node|pwsh|powershell';
 
 /** `curl … | sh`, `wget -O- … | bash`, `bash <(curl …)`, `sh -c "$(curl …)"`, `iex (irm …)`, `irm … | iex`. */
 const downloadRun: readonly RegExp[] = [
@@ -26,22 +47,30 @@ const downloadRun: readonly RegExp[] = [
 ];
 
 function words(segment: string): string[] {
-  return segment
-    .trim()
-    .split(/\s+/)
-    .map((word) => word.replace(/^['"]|['"]$/g, ''))
-    .filter(Boolean);
+  return (
+    segment
+      .trim()
+      .split(/\s+/)
+      // Quotes anywhere in a word join its parts for the shell (`r''m` is rm).
+      .map((word) => word.replace(/['"]/g, ''))
+      .filter(Boolean)
+  );
 }
 
 /** The command words of one segment, wrappers and assignments skipped; the program as its last path part. */
 function commandWords(segment: string): string[] {
   const all = words(segment);
   let start = 0;
-  while (
-    start < all.length &&
-    (wrappers.has(all[start]!) || /^[A-Za-z_][A-Za-z0-9_]*=/.test(all[start]!) || (start > 0 && all[start]!.startsWith('-') && wrappers.has(all[start - 1]!)))
-  )
+  // A wrapper's options and their values (`nice -n 5`, `timeout 300`, `flock lockfile`) come before the program.
+  let inWrapper = false;
+  while (start < all.length) {
+    const word = all[start]!;
+    if (wrappers.has(word)) inWrapper = true;
+    else if (/^[A-Za-z_][A-Za-z0-9_]*=/.test(word)) {
+      // An assignment (`env A=1`, `A=1 cmd`).
+    } else if (!(inWrapper && (word.startsWith('-') || /^\d+(\.\d+)?[smhd]?$/.test(word)))) break;
     start++;
+  }
   const rest = all.slice(start);
   if (rest[0]) rest[0] = rest[0].split(/[\\/]/).at(-1)!.toLowerCase();
   return rest;
@@ -78,9 +107,11 @@ function destructive(segment: string): boolean {
     case 'chgrp':
       return hasOption(args, 'R', ['--recursive']);
     case 'find':
-      return args.includes('-delete') || args.some((arg) => /^-exec(dir)?$/.test(arg) && /\brm\b/.test(segment));
+      return args.includes('-delete') || args.some((arg) => /^-(exec|execdir|ok|okdir)$/.test(arg) && /\b(rm|shred|dd|truncate|wipefs|mkfs)\b/.test(segment));
     case 'git': {
-      const sub = args.find((arg) => !arg.startsWith('-'));
+      // The subcommand: past git's own options, and the values `-c`, `-C`, `--git-dir`... take.
+      const takesValue = new Set(['-c', '-C', '--git-dir', '--work-tree', '--namespace', '--exec-path', '--config-env']);
+      const sub = args.find((arg, i) => !arg.startsWith('-') && !takesValue.has(args[i - 1] ?? ''));
       if (sub === 'reset') return args.includes('--hard') || args.includes('--merge') || args.includes('--keep');
       if (sub === 'clean') return hasOption(args, 'f', ['--force']);
       if (sub === 'push') return hasOption(args, 'f', ['--force', '--force-with-lease', '--mirror', '--delete']) || args.some((arg) => arg.startsWith('+'));
@@ -164,8 +195,12 @@ const withSubcommands = new Set([
 ]);
 
 export interface AllowChoices {
-  /** "Always allow this command": the program (and its subcommand), any further arguments. */
-  command: string;
+  /**
+   * "Always allow this command": the program (and its subcommand), any further arguments; null
+   * for a program that runs its arguments as a command (`runsItsArguments`), where any further
+   * arguments would be any command at all.
+   */
+  command: string | null;
   /** "…with these arguments": exactly this line, nothing added. */
   exact: string | null;
 }
@@ -187,5 +222,7 @@ export function allowChoices(command: string, why: string | null): AllowChoices 
   const [program, second] = all as [string, ...string[]];
   const head = withSubcommands.has(program) && second && !second.startsWith('-') ? `${program} ${second}` : program;
   const exact = all.length > head.split(' ').length ? `${all.join(' ')} | options: | operands: none` : null;
-  return { command: head, exact: exact && exact.length <= 200 ? exact : null };
+  const runner = runsItsArguments.has(program) || runsItsArguments.has(head);
+  if (runner && !exact) return null;
+  return { command: runner ? null : head, exact: exact && exact.length <= 200 ? exact : null };
 }
