@@ -2,6 +2,7 @@
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
+import { execFileSync } from 'node:child_process';
 import { expect, it } from 'vitest';
 import { acceptableProject, notAProject, workspaceConcern } from '../../src/main/agent/service/open-workspace.js';
 
@@ -107,6 +108,24 @@ it('takes no folder whose contents the person runs by themselves: a PATH folder 
     symlinkSync(join(home, 'dotfiles', 'zsh'), join(home, '.config', 'zsh'));
     for (const folder of [join(home, 'dotfiles'), join(home, 'dotfiles', 'zsh')]) expect(notAProject(folder, home, [], path), folder).toMatch(/links to/);
     expect(notAProject(join(home, 'code'), home, [], path)).toBeNull();
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+});
+
+it("takes no folder the person's startup files name: a PATH their .bashrc builds, a file it sources, git's include (black-box round 10)", () => {
+  const home = mkdtempSync(join(tmpdir(), 'tandem-named-'));
+  try {
+    for (const dir of ['go/bin', 'dotfiles', 'gitstuff', 'deeper', 'code/app']) mkdirSync(join(home, dir), { recursive: true });
+    writeFileSync(join(home, '.bashrc'), 'export PATH="$HOME/go/bin:$PATH"\n. ~/dotfiles/bashrc\n');
+    writeFileSync(join(home, 'dotfiles', 'bashrc'), `source ${join(home, 'deeper', 'aliases.sh')}\n`);
+    writeFileSync(join(home, 'deeper', 'aliases.sh'), 'alias ll="ls -l"\n');
+    writeFileSync(join(home, '.gitconfig'), '[include]\n\tpath = ~/gitstuff/gitconfig\n');
+    // A FIFO named by a startup file is not opened (it would hold the host).
+    execFileSync('mkfifo', [join(home, 'code', 'fifo')]);
+    writeFileSync(join(home, '.profile'), `. ${join(home, 'code', 'fifo')}\n`);
+    for (const folder of ['go/bin', 'go', 'dotfiles', 'gitstuff', 'deeper']) expect(notAProject(join(home, folder), home, [], ''), folder).toMatch(/names/);
+    expect(notAProject(join(home, 'code', 'app'), home, [], '')).toBeNull();
   } finally {
     rmSync(home, { recursive: true, force: true });
   }

@@ -4,7 +4,7 @@
  * holding it), `/`, or anything outside the bridge's project makes the open ask, whatever the
  * agent's policy (under `always` the sandbox is the only boundary left).
  */
-import { lstatSync, readdirSync, realpathSync } from 'node:fs';
+import { closeSync, constants, lstatSync, openSync, readdirSync, readSync, realpathSync, statSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { posix } from 'node:path';
 import { TandemError } from '../../../shared/errors.js';
@@ -93,6 +93,8 @@ const maxLinkedEntries = 512;
  * entries (a dotfiles folder: `~/.bashrc` linked into it), or it is in macOS's ~/Library.
  */
 function runsByItself(folder: string, homes: readonly string[], searchPath: string): string | null {
+  const named = namedByStartupFiles(folder, homes);
+  if (named) return named;
   // ~/bin too: a stock ~/.profile puts it on PATH once it exists, whatever PATH says now.
   for (const entry of [...searchPath.split(':'), ...homes.map((home) => posix.join(home, 'bin'))]) {
     if (!posix.isAbsolute(entry)) continue;
@@ -122,6 +124,70 @@ function runsByItself(folder: string, homes: readonly string[], searchPath: stri
         const target = real(path);
         if (target !== path && within(target, folder))
           return `it holds ${target}, which your ${path} links to: what an agent writes there, your own shell or tools read`;
+      }
+    }
+  }
+  return null;
+}
+
+/** The person's files their shell, git and tools read at start, relative to a home. */
+const startupFiles = [
+  '.bashrc',
+  '.bash_profile',
+  '.bash_login',
+  '.profile',
+  '.zshrc',
+  '.zshenv',
+  '.zprofile',
+  '.zlogin',
+  '.gitconfig',
+  '.config/git/config',
+  '.npmrc',
+  '.inputrc',
+  '.vimrc',
+  '.tmux.conf',
+  '.config/fish/config.fish',
+];
+/** Files read while following what startup files name (what they source or include), at most, and bytes of each. */
+const maxNamedFiles = 32;
+const maxNamedBytes = 256 << 10;
+
+/**
+ * Why `folder` holds a path one of the person's startup files names (or a file they name in
+ * turn, two levels on): `export PATH=$HOME/go/bin:$PATH`, `. ~/dotfiles/bashrc`, git's
+ * `[include] path = ~/dotfiles/gitconfig` (black-box round 10: each let a confined agent plant
+ * what the person's own shell or git then ran). Paths are read as text: `~/`, `$HOME/`,
+ * `${HOME}/` and absolute ones.
+ */
+function namedByStartupFiles(folder: string, homes: readonly string[]): string | null {
+  for (const home of homes) {
+    const queue = startupFiles.map((name) => ({ file: posix.join(home, name), depth: 0 }));
+    const seen = new Set<string>();
+    while (queue.length > 0 && seen.size < maxNamedFiles) {
+      const { file, depth } = queue.shift()!;
+      if (seen.has(file)) continue;
+      seen.add(file);
+      let text: string;
+      try {
+        // A regular file only, opened without waiting: a FIFO put in its place would hold the host.
+        if (!statSync(file).isFile()) continue;
+        const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
+        try {
+          const buffer = Buffer.alloc(maxNamedBytes);
+          text = buffer.subarray(0, readSync(fd, buffer, 0, maxNamedBytes, 0)).toString('utf8');
+        } finally {
+          closeSync(fd);
+        }
+      } catch {
+        continue;
+      }
+      for (const match of text.matchAll(/(?:~|\$HOME|\$\{HOME\})(\/[^\s'"`:;=)]*)|(?<![\w.$~}-])(\/[^\s'"`:;=)]+)/g)) {
+        const mentioned = match[1] !== undefined ? posix.join(home, match[1]) : posix.normalize(match[2]!);
+        const path = real(mentioned);
+        // Only what lies in a home: the system's own folders are refused as such already.
+        if (!homes.some((each) => within(path, each) || within(mentioned, each))) continue;
+        if (within(path, folder) || within(mentioned, folder)) return `your ${file} names ${mentioned}: what an agent puts there, your own shell or tools read`;
+        if (depth < 2) queue.push({ file: path, depth: depth + 1 });
       }
     }
   }
