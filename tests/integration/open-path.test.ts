@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -101,7 +101,10 @@ describe('openPath: a clicked path in the editor of the settings', () => {
     writeFileSync(join(workspace, 'setup.js'), 'WScript.Echo(1)\n');
     writeFileSync(join(workspace, 'build.command'), 'touch ran\n');
     writeFileSync(join(workspace, 'notes.md'), '# notes\n');
-    for (const path of ['CHANGES', 'setup.js:3', 'build.command'])
+    // Behind a harmless name: a link as a cloned repository can hold one (round 10).
+    symlinkSync('build.command', join(workspace, 'docs.md'));
+    writeFileSync(join(workspace, 'report.js. '), 'x');
+    for (const path of ['CHANGES', 'setup.js:3', 'build.command', 'docs.md', 'report.js. '])
       expect((await caught(() => viaSystem.call('openPath', { id, path: path.split(':')[0] }))).code, path).toBe('forbidden');
     expect(opened).toEqual([]);
     await viaSystem.call('openPath', { id, path: 'notes.md' });

@@ -5,7 +5,7 @@
  * always one argument (absolute, so it never reads as an option).
  */
 import { spawn } from 'node:child_process';
-import { statSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import { extname, isAbsolute, resolve } from 'node:path';
 import { TandemError } from '../../shared/errors.js';
 
@@ -170,12 +170,53 @@ const launchedExtensions = new Set([
   '.pyw',
   '.pl',
   '.rb',
+  '.fileloc',
+  '.webloc',
+  '.inetloc',
+  '.pkg',
+  '.mpkg',
+  '.mobileconfig',
+  '.scptd',
+  '.dmg',
+  '.appref-ms',
+  '.settingcontent-ms',
+  '.application',
+  '.library-ms',
+  '.search-ms',
+  '.scf',
+  '.chm',
+  '.msp',
+  '.ws',
+  '.vb',
+  '.diagcab',
+  '.xbap',
+  '.jnlp',
+  '.gadget',
+  '.shb',
+  '.shs',
+  '.xll',
+  '.xlam',
+  '.docm',
+  '.xlsm',
+  '.pptm',
 ]);
 
-/** Why the system's opener could run `path` (its extension or, on POSIX, an execute bit), or null. */
+/**
+ * Why the system's opener could run `path` (its extension or, on POSIX, an execute bit), or null.
+ * The name clicked and the file it leads to both count (a link `NOTES.txt` to `tools/app.desktop`:
+ * round 10), each without what Windows drops from a name's end (dots, spaces, `::$DATA`).
+ */
 export function launchable(path: string): string | null {
-  const extension = extname(path).toLowerCase();
-  if (launchedExtensions.has(extension)) return `is a ${extension} file`;
+  let target = path;
+  try {
+    target = realpathSync(path);
+  } catch {
+    // Gone since it was resolved: the name alone.
+  }
+  for (const name of new Set([path, target])) {
+    const extension = extname(name.replace(/::\$DATA$/i, '').replace(/[. ]+$/, '')).toLowerCase();
+    if (launchedExtensions.has(extension)) return `is${name === path ? '' : ` a link to ${name},`} a ${extension} file`;
+  }
   try {
     if (process.platform !== 'win32' && (statSync(path).mode & 0o111) !== 0) return 'is executable';
   } catch {
