@@ -353,7 +353,12 @@ describe.skipIf(ssh.skip)(`remote machines over a real sshd${ssh.reason ? ` (ski
       await until(async () => !(await call('terminal_list', {})).isError, 'paired on box', 60_000);
 
       // Listed here with everything its card shows.
-      const listed = (await waitFor(async () => (await boxState(dispatcher)).agents?.find((a) => a.name === 'far-two'), Boolean, 60_000))!;
+      // Its connection reaches the box's panel a moment after its first call went through: waited for, not assumed.
+      const listed = (await waitFor(
+        async () => (await boxState(dispatcher)).agents?.find((a) => a.name === 'far-two'),
+        (agent) => agent?.connected === true,
+        60_000,
+      ))!;
       expect(listed).toMatchObject({ policy: 'ask-unless-allowed', connected: true });
       expect(listed.allow).toContain('echo | operands: any');
       const opened = (await call('terminal_open', { title: 'far two', shell: 'bash' })) as { isError: boolean; id?: string };
