@@ -551,13 +551,6 @@ export class TerminalSession {
   }
 
   /**
-   * The folder an end marker reports, or where the kernel holds the shell's process when that is
-   * another folder (Linux, the POSIX shells, whose process is where their commands run): sh
-   * reports its folder raw, and a BEL in a folder's name cut the report short (black-box round
-   * 8: `.../d` shown for `.../d<BEL>x`); a folder renamed under the shell keeps its old name in
-   * the report. A link in the reported path (a `cd` through one) is no difference.
-   */
-  /**
    * Makes the drain flag (agent terminals, `LaunchContext.drainFlag`) before an agent's input
    * goes to a running program: the next prompt empties what the program leaves unread, which
    * the shell would otherwise run as a line nobody judged. Only then: the person's typeahead
@@ -591,6 +584,13 @@ export class TerminalSession {
     if (this.drainFlag) rmSync(this.drainFlag, { force: true });
   }
 
+  /**
+   * The folder an end marker reports, or where the kernel holds the shell's process when that is
+   * another folder (Linux, the POSIX shells, whose process is where their commands run): sh
+   * reports its folder raw, and a BEL in a folder's name cut the report short (black-box round
+   * 8: `.../d` shown for `.../d<BEL>x`); a folder renamed under the shell keeps its old name in
+   * the report. A link in the reported path (a `cd` through one) is no difference.
+   */
   private checkedCwd(reported: string): string {
     const shell = this.shell.dialect?.name;
     if (shell !== 'bash' && shell !== 'zsh' && shell !== 'sh') return reported;
