@@ -72,6 +72,11 @@ export interface ShellDialect {
    * one: .NET keeps the terminal so for Read-Host too.
    */
   readonly rawLineEditor?: boolean;
+  /**
+   * The shell has no line editor: it reads its lines in the terminal's line mode, so a line
+   * longer than that mode keeps cannot reach it whole (terminal/session/line-room.ts).
+   */
+  readonly canonicalLine?: boolean;
   /** How the judge reads an agent's lines in this shell (src/main/agent/judge); absent: every line asks. */
   readonly judge?: JudgeGrammar;
   /** The keys that empty the line editor before a judged line is typed (line-clear.ts); null: none is safe here. */

@@ -27,6 +27,7 @@ export const shDialect: ShellDialect = {
   name: 'sh',
   integration: 'end-only',
   bracketedPaste: false,
+  canonicalLine: true,
   // The integration reports nothing after commands (tandem.sh).
   judge: { grammar: 'bash', words: 'posix', reportsRedirects: false, reportsHash: false },
   lineClear: () => killCharLineClear,

@@ -14,6 +14,8 @@ import type { ReadinessEvent, ReadinessState } from '../readiness/readiness.js';
 import { decideSend, decideWait, planSend } from '../readiness/decide.js';
 import { sendPayload } from './send-payload.js';
 import { clampInt, type SendRequest, type WaitRequest } from './session-types.js';
+import { longestLine, untilRaw } from './line-room.js';
+import type { TtyModes } from '../../pty/termios.js';
 
 /** The parts of a session a send or a wait reads and drives. */
 export interface SendWaitTarget {
@@ -32,6 +34,12 @@ export interface SendWaitTarget {
   /** The keys that empty this shell's line editor on this platform (the dialect's `lineClear`). */
   readonly lineClear: LineClear | null;
   readonly maxInputBytes: number;
+  /** Bytes of one line the terminal's line mode keeps (line-room.ts); null where there is none (Windows). */
+  readonly canonicalRoom: number | null;
+  /** The terminal's modes now (null: unreadable). */
+  ttyModes(): Promise<TtyModes | null>;
+  /** The wait bound of a call that gives none. */
+  readonly defaultWaitMs: number;
   readiness(): ReadinessState;
   /** Throws unless the terminal can take a call (not exited, not closing). */
   assertUsable(): void;
@@ -63,6 +71,9 @@ export async function send(target: SendWaitTarget, req: SendRequest): Promise<Se
   const keys = req.keys ? encodeKeys(req.keys) : '';
   if (!text && !keys) throw new TandemError('invalid_argument', 'text or keys is required.');
   const submit = req.submit ?? (req.text !== undefined && !req.keys);
+  const startedAt = target.clock.now();
+  const waitMs = clampInt(req.waitMs, target.defaultWaitMs, 0, DEFAULT_LIMITS.maxWaitMs);
+  await roomForLine(target, text, req, waitMs);
   const decision = decideSend(target.readiness(), { text: Boolean(text), input: Boolean(req.input) });
   if (decision.kind === 'starting') throw new TandemError('busy', 'The terminal is still starting; wait for it and send again.');
   if (decision.kind === 'probe' && !(await target.probeNow())) {
@@ -88,6 +99,8 @@ export async function send(target: SendWaitTarget, req: SendRequest): Promise<Se
       `Input of ${Buffer.byteLength(payload)} bytes exceeds the ${target.maxInputBytes}-byte limit; send it in smaller parts or write it to a file.`,
     );
   }
+  // The person took the terminal while this call waited (a probe, the line editor): nothing goes.
+  if (req.handoff?.aborted) throw tookOver();
   const baseline = plan.needsBaseline ? takeBaseline(target.probeTarget) : null;
   // Before the write: a program that reads part of it and ends leaves the rest for the prompt.
   if (mode === 'input' && !plan.atLine) target.armDrain();
@@ -101,7 +114,8 @@ export async function send(target: SendWaitTarget, req: SendRequest): Promise<Se
     collecting: plan.collectFromWrite,
     echo: plan.collectFromWrite ? body : null,
     baseline,
-    waitMs: req.waitMs,
+    // What waiting for the line editor took comes out of the call's bound.
+    waitMs: Math.max(0, waitMs - (target.clock.now() - startedAt)),
     maxOutputBytes: req.maxOutputBytes,
     signal: req.signal,
     handoff: req.handoff,
@@ -112,6 +126,49 @@ export async function send(target: SendWaitTarget, req: SendRequest): Promise<Se
   written.catch((error: unknown) => observer.reject(error));
   target.kick();
   return observer.promise;
+}
+
+const tookOver = () => new TandemError('user_control', 'The person took control of this terminal before this was written; nothing was sent.');
+
+/** Bytes a send adds to its text's first or last line (bracketed-paste markers, the line-clear keys). */
+const lineFraming = 16;
+
+/**
+ * A line longer than the terminal's line mode keeps (line-room.ts) is written only where it
+ * arrives whole: at the shell's line once the line editor reads the terminal raw, to a program
+ * that reads raw. Where the line mode would cut it, the call is refused and nothing is written.
+ */
+async function roomForLine(target: SendWaitTarget, text: string, req: SendRequest, waitMs: number): Promise<void> {
+  const room = target.canonicalRoom;
+  const longest = longestLine(text) + lineFraming;
+  // Oversize text is refused below without a wait.
+  if (room === null || longest <= room || Buffer.byteLength(text) > target.maxInputBytes) return;
+  const phase = target.readiness().phase.kind;
+  const tooLong = (who: string) =>
+    new TandemError(
+      'input_too_large',
+      `${who} reads its input in the terminal's line mode, which keeps ${room} bytes of one line; this text has a line of ${longest - lineFraming} bytes. Send shorter lines, or write it to a file and run that.`,
+    );
+  if (phase === 'idle' || phase === 'continuation') {
+    if (!target.dialect?.rawLineEditor) {
+      // pwsh's line editor reads raw as well; sh (dash) has none: the line mode is its editor.
+      if (target.dialect?.canonicalLine) throw tooLong(`This shell (${target.dialect.name})`);
+      return;
+    }
+    const outcome = await untilRaw(() => target.ttyModes(), target.clock, { ms: waitMs, signals: [req.signal, req.handoff] });
+    if (outcome === 'aborted') throw req.signal?.aborted ? (req.signal.reason ?? new Error('aborted')) : tookOver();
+    if (outcome === 'timeout') {
+      throw new TandemError(
+        'busy',
+        `The shell has not gone back to its line editor in ${waitMs} ms (its prompt hooks still run), and the terminal's line mode would cut a line this long; send it again.`,
+      );
+    }
+    return;
+  }
+  // Input to a running program (a send that is not input gets its own answer below).
+  if (phase !== 'running' || !req.input) return;
+  const modes = await target.ttyModes();
+  if (modes?.icanon) throw tooLong('The program');
 }
 
 export async function wait(target: SendWaitTarget, req: WaitRequest): Promise<SendResult> {

@@ -35,6 +35,7 @@ import { type EffectTarget, runEffects } from '../readiness/readiness-effects.js
 import { readTerminal } from '../emulator/screen-read.js';
 import { removeHistoryDir } from '../../shells/rc-dir.js';
 import { send, type SendWaitTarget, wait } from './send-wait.js';
+import { canonicalRoom } from './line-room.js';
 import { awaitStartup } from '../readiness/startup.js';
 import { clampInt, type CloseResult, type ReadRequest, type SendRequest, type SessionOptions, type TerminalRead, type WaitRequest } from './session-types.js';
 import { cachedModes, StatusWatcher, watchMaxMsSpawning } from '../readiness/status-watcher.js';
@@ -771,6 +772,9 @@ export class TerminalSession {
       dialect: this.shell.dialect,
       lineClear: this.shell.dialect?.lineClear(this.platform.os) ?? null,
       maxInputBytes: this.maxInputBytes,
+      canonicalRoom: this.platform.os === 'win32' ? null : canonicalRoom(this.platform.os),
+      ttyModes: () => (this.probeTarget.ttyPath ? this.platform.ttyModes(this.probeTarget.ttyPath) : Promise.resolve(null)),
+      defaultWaitMs: this.defaultWaitMs,
       readiness: () => this.ready,
       assertUsable: () => this.assertUsable(),
       probeNow: () => this.probeNow(),
