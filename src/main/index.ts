@@ -14,6 +14,7 @@ import { palettes } from '../shared/palette';
 import { type Runtime, startRuntime } from './runtime';
 import { localStateDir } from './state-dir';
 import { offerMoveToApplications } from './electron/app-location';
+import { windowOpenHandler } from './electron/window-open';
 
 const bridgeArgs = mcpArgs(process.argv);
 const binScript = binScriptOf(app.getAppPath(), process.platform);
@@ -76,7 +77,8 @@ if (bridgeArgs) {
     // Any page change or popup would run outside the CSP and sender checks; the UI never needs one.
     contents.on('will-navigate', (event) => event.preventDefault());
     contents.on('will-attach-webview', (event) => event.preventDefault());
-    contents.setWindowOpenHandler(() => ({ action: 'deny' }));
+    // Web links the person clicked go to the system browser; no window opens here (window-open.ts).
+    contents.setWindowOpenHandler(windowOpenHandler((url) => shell.openExternal(url)));
   });
   // Quit with the last window on macOS too: a terminal host with no window has no one to serve yet.
   app.on('window-all-closed', () => app.quit());

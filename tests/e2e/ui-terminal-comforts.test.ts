@@ -266,6 +266,47 @@ describe.skipIf(!runUi)('terminal comforts (issue 28): notifications, contrast, 
     rmSync(argvFile, { force: true });
   });
 
+  it("a program's hyperlink (OSC 8) opens only with Ctrl+click, only for web links, and its hint names the real target", async () => {
+    // Recorded, not followed: a plain click once went to xterm.js's own handler (a confirm, then the page).
+    await ui.page.evaluate(() => {
+      const w = window as unknown as { __opened: string[]; __confirms: string[] };
+      w.__opened = [];
+      w.__confirms = [];
+      window.open = (url?: string | URL) => (w.__opened.push(String(url)), null);
+      window.confirm = (text?: string) => (w.__confirms.push(String(text)), true);
+    });
+    const seen = () =>
+      ui.page.evaluate(() => {
+        const w = window as unknown as { __opened: string[]; __confirms: string[] };
+        return { opened: w.__opened, confirms: w.__confirms };
+      });
+    await typeLine(
+      ui.page,
+      "clear; printf '\\033]8;;https://evil.example/steal\\033\\\\Read the docs\\033]8;;\\033\\\\ and \\033]8;;file:///etc/passwd\\033\\\\a local file\\033]8;;\\033\\\\\\n'",
+    );
+    await waitForScreen(ui.page, first, /^Read the docs and a local file$/m);
+    const docs = await cellPoint(ui.page, first, 'Read the docs', 2);
+    const hint = ui.page.locator('.link-hint');
+    await ui.page.mouse.move(docs.x, docs.y);
+    await expect.poll(async () => (await hint.isVisible()) && (await hint.textContent())).toBe('Ctrl+click to open https://evil.example/steal');
+    await ui.page.screenshot({ path: screenshotPath('screenshots/osc8-link-hint-1280x800') });
+    await ui.page.mouse.click(docs.x, docs.y);
+    await ui.page.waitForTimeout(300);
+    expect(await seen()).toEqual({ opened: [], confirms: [] });
+    await ui.page.keyboard.down('Control');
+    await ui.page.mouse.click(docs.x, docs.y);
+    await ui.page.keyboard.up('Control');
+    await expect.poll(async () => (await seen()).opened).toEqual(['https://evil.example/steal']);
+    const file = await cellPoint(ui.page, first, 'a local file', 2);
+    await ui.page.mouse.move(file.x, file.y);
+    await expect.poll(async () => (await hint.isVisible()) && (await hint.textContent())).toBe('Not a web link, not opened: file:///etc/passwd');
+    await ui.page.keyboard.down('Control');
+    await ui.page.mouse.click(file.x, file.y);
+    await ui.page.keyboard.up('Control');
+    await ui.page.waitForTimeout(300);
+    expect(await seen()).toEqual({ opened: ['https://evil.example/steal'], confirms: [] });
+  });
+
   it('a path that is not a file shows why on the view, and runs nothing', async () => {
     const argvFile = join(project, '..', 'editor-argv.txt');
     await typeLine(ui.page, "clear && printf 'see src/missing.ts:4\\n'");

@@ -4,6 +4,8 @@
  * xterm-view.ts turns the matches into links and the host resolves them against the
  * terminal's cwd and checks they exist before anything opens.
  */
+import { shortTarget, webUrl } from '../../../shared/web-url';
+
 export interface PathMatch {
   /** Where the link starts and ends in the line (UTF-16 offsets, end exclusive). */
   start: number;
@@ -70,4 +72,14 @@ export function findPaths(text: string): PathMatch[] {
 export function linkHint(kind: 'url' | 'path', mac: boolean): string {
   const key = mac ? '⌘+click' : 'Ctrl+click';
   return kind === 'url' ? `${key} to open the link` : `${key} to open in your editor`;
+}
+
+/**
+ * The hover of a program's hyperlink (OSC 8): its text is the program's and may name another
+ * place, so the hint names where it leads; a target that is not a web link opens nothing.
+ */
+export function hyperlinkHint(uri: string, mac: boolean): string {
+  const href = webUrl(uri);
+  if (!href) return `Not a web link, not opened: ${shortTarget(uri)}`;
+  return `${mac ? '⌘+click' : 'Ctrl+click'} to open ${shortTarget(href)}`;
 }

@@ -8,7 +8,8 @@ import { WebglAddon } from '@xterm/addon-webgl';
 import { type IBufferLine, type ILink, Terminal } from '@xterm/xterm';
 import { type Appearance, defaultSettings, type Settings } from '../../../shared/settings';
 import { ligatureRanges } from './ligatures';
-import { findPaths, linkHint, type PathMatch } from './links';
+import { findPaths, hyperlinkHint, linkHint, type PathMatch } from './links';
+import { webUrl } from '../../../shared/web-url';
 import { swallowProtocolRequests } from './protocol-guard';
 import { CommandMarksView } from './command-marks';
 import { xtermTheme } from './theme';
@@ -30,6 +31,12 @@ const mac = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator
 
 /** One tooltip for every view: what a click on the link under the pointer does. */
 let hintElement: HTMLElement | null = null;
+
+/** A web link in a new browsing context (the desktop app hands it to the system browser); anything else opens nothing. */
+function openWebLink(uri: string): void {
+  const href = webUrl(uri);
+  if (href) window.open(href, '_blank', 'noopener,noreferrer');
+}
 
 function showHint(event: MouseEvent, text: string): void {
   if (!hintElement) {
@@ -120,6 +127,20 @@ export class XtermView {
       windowsPty: hostWindowsPty,
       // The command marks' ruler beside the scrollbar.
       overviewRuler: { width: 8 },
+      // A program's hyperlinks (OSC 8): as printed URLs, Ctrl/Cmd+click and web links only; the
+      // hint names the target, which the link's text need not. Without a handler xterm.js
+      // follows them on a plain click after a confirm().
+      linkHandler: {
+        activate: (event, uri) => {
+          if (!event.ctrlKey && !event.metaKey) return;
+          hideHint();
+          openWebLink(uri);
+        },
+        hover: (event, uri) => showHint(event, hyperlinkHint(uri, mac)),
+        leave: hideHint,
+        // Links of other schemes are shown (their hint says they do not open); activate refuses them.
+        allowNonHttpProtocols: true,
+      },
     });
     this.marks = new CommandMarksView(this.term);
     // A full reset (a Clear, a reset shell) makes new buffers; xterm.js keeps the old markers alive.
@@ -138,7 +159,7 @@ export class XtermView {
         (event, uri) => {
           // A plain click selects text as usual; Ctrl/Cmd+click follows the link.
           if (!event.ctrlKey && !event.metaKey) return;
-          window.open(uri, '_blank', 'noopener,noreferrer');
+          openWebLink(uri);
         },
         { hover: (event) => showHint(event, linkHint('url', mac)), leave: hideHint },
       ),
