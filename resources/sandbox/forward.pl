@@ -1,11 +1,11 @@
 # The way out of a confined terminal with the network on (Linux; src/main/sandbox/launch.ts).
 # The sandbox has its own network namespace; HTTP_PROXY and ALL_PROXY inside name
 # 127.0.0.1:PORT of its loopback (most tools take only a TCP host:port). This listens there
-# from outside: it enters the sandbox's network namespace (through the user namespace that owns
-# it, where the person's own user has the rights, as remount.pl does for the mount namespace),
-# binds the port, and relays each connection to the terminal's proxy in Tandem, a Unix socket
-# on the host, which checks every target (proxy.ts). Nothing of it is inside the sandbox: no
-# process there can see, signal or replace it, and it starts in a perl start, not a runtime's.
+# from outside: it enters the sandbox's network namespace (enter-ns.pl, as remount.pl enters the
+# mount namespace), binds the port, and relays each connection to the terminal's proxy in
+# Tandem, a Unix socket on the host, which checks every target (proxy.ts). Nothing of it is
+# inside the sandbox: no process there can see, signal or replace it, and it starts in a perl
+# start, not a runtime's.
 #
 # Usage: perl forward.pl ARCH PID NS PORT SOCKET
 #   ARCH    the machine (Node's process.arch: x64, arm64, riscv64), for the system call number
@@ -23,6 +23,10 @@ use warnings;
 use Socket qw(AF_INET AF_UNIX SOCK_STREAM SOL_SOCKET SO_REUSEADDR SHUT_WR inet_aton pack_sockaddr_in pack_sockaddr_un);
 use Fcntl qw(F_GETFL F_SETFL O_NONBLOCK);
 use Errno qw(EAGAIN EWOULDBLOCK EINTR);
+# Beside this file; a relative path is made explicit (perl searches @INC for one that is not).
+my ($here) = __FILE__ =~ m{^(.*)/[^/]*$};
+$here = './' . ($here // '.') unless defined $here && $here =~ m{^/};
+require("$here/enter-ns.pl");
 
 $| = 1;
 # A peer that closed: the write fails (EPIPE) and that connection ends, not this process.
@@ -36,20 +40,12 @@ unless (@ARGV == 5 && $pid =~ /^\d+$/ && $ns =~ /^\d+$/ && $port =~ /^\d+$/ && $
 my %numbers = (x64 => 308, arm64 => 268, riscv64 => 268);
 my $SETNS = $numbers{$arch};
 unless ($SETNS) { print "enter: no system call number for $arch\n"; exit 2; }
-my ($NEWUSER, $NEWNET, $NS_GET_USERNS) = (0x10000000, 0x40000000, 0xb701);
+my $NEWNET = 0x40000000;
 my $BUF = 65536;
 my $MAX_PAIRS = 256;
 
-open(my $net, '<', "/proc/$pid/ns/net") or do { print "enter: $!\n"; exit 2; };
-my $entering = (stat($net))[1];
-my $own = (stat('/proc/self/ns/net'))[1];
-if ($entering != $ns || $entering == $own) { print "enter: process $pid is no longer in the sandbox\n"; exit 2; }
-my $owner = ioctl($net, $NS_GET_USERNS, 0);
-unless (defined $owner) { print "enter: the network namespace's owner: $!\n"; exit 2; }
-$owner = 0 + $owner;
-unless (syscall($SETNS, $owner, $NEWUSER) == 0) { print "enter: user namespace: $!\n"; exit 2; }
-unless (syscall($SETNS, fileno($net), $NEWNET) == 0) { print "enter: network namespace: $!\n"; exit 2; }
-close $net;
+my $why = enter_namespace($SETNS, $pid, $ns, 'net', $NEWNET);
+if ($why ne '') { print "enter: $why\n"; exit 2; }
 
 socket(my $listen, AF_INET, SOCK_STREAM, 0) or do { print "listen: $!\n"; exit 2; };
 setsockopt($listen, SOL_SOCKET, SO_REUSEADDR, 1);

@@ -19,14 +19,14 @@
 # Kept running (one per confined terminal, mount-guard.ts) so that a mount comes back in a pipe
 # round trip, not a perl start. It lives outside the sandbox's pid namespace, where nothing
 # inside can see or signal it.
-# The sandbox's mount namespace belongs to the user namespace bubblewrap made first; its
-# processes live in a second one nested inside (--disable-userns), which holds no rights over
-# those mounts. So this enters the owner (NS_GET_USERNS on the mount namespace), where the
-# person's own user has them, and then the mount namespace. perl: it is single-threaded (setns
-# into a user namespace needs that) and present where Tandem already uses it (pty/termios.ts).
+# It enters as enter-ns.pl says. perl: present where Tandem already uses it (pty/termios.ts).
 use strict;
 use warnings;
 use Cwd ();
+# Beside this file; a relative path is made explicit (perl searches @INC for one that is not).
+my ($here) = __FILE__ =~ m{^(.*)/[^/]*$};
+$here = './' . ($here // '.') unless defined $here && $here =~ m{^/};
+require("$here/enter-ns.pl");
 
 $| = 1;
 my ($arch, $pid, $ns) = @ARGV;
@@ -36,7 +36,7 @@ my %numbers = (x64 => [308, 165], arm64 => [268, 40], riscv64 => [268, 40]);
 my $nr = $numbers{$arch};
 unless ($nr) { print "enter: no system call numbers for $arch\n"; exit 2; }
 my ($SETNS, $MOUNT) = @$nr;
-my ($NEWUSER, $NEWNS, $NS_GET_USERNS) = (0x10000000, 0x00020000, 0xb701);
+my $NEWNS = 0x00020000;
 my ($MS_RDONLY, $MS_NOSUID, $MS_NODEV, $MS_NOEXEC, $MS_REMOUNT, $MS_BIND) = (1, 2, 4, 8, 32, 4096);
 my %kept = (nosuid => $MS_NOSUID, nodev => $MS_NODEV, noexec => $MS_NOEXEC, noatime => 1024, nodiratime => 2048, relatime => 1 << 21);
 
@@ -54,15 +54,8 @@ if (open(my $info, '<', "/proc/$pid/mountinfo")) {
 }
 unless (@mounts) { print "enter: cannot read the sandbox's mounts: $!\n"; exit 2; }
 
-open(my $mnt, '<', "/proc/$pid/ns/mnt") or do { print "enter: $!\n"; exit 2; };
-my $entering = (stat($mnt))[1];
-my $own = (stat('/proc/self/ns/mnt'))[1];
-if ($entering != $ns || $entering == $own) { print "enter: process $pid is no longer in the sandbox\n"; exit 2; }
-my $owner = ioctl($mnt, $NS_GET_USERNS, 0);
-unless (defined $owner) { print "enter: the mount namespace's owner: $!\n"; exit 2; }
-$owner = 0 + $owner;
-unless (syscall($SETNS, $owner, $NEWUSER) == 0) { print "enter: user namespace: $!\n"; exit 2; }
-unless (syscall($SETNS, fileno($mnt), $NEWNS) == 0) { print "enter: mount namespace: $!\n"; exit 2; }
+my $why = enter_namespace($SETNS, $pid, $ns, 'mnt', $NEWNS);
+if ($why ne '') { print "enter: $why\n"; exit 2; }
 chdir '/';
 
 # Per-mount flags a remount in a user namespace must keep (the kernel refuses to drop them):
