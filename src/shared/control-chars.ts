@@ -72,21 +72,34 @@ export function visibleToken(char: string): string | null {
   return null;
 }
 
+/**
+ * Spaces in a row from which they show as one token: a long run wraps into blank rows that push
+ * the rest of a command out of the card's view (`echo ok` and, far below, what really runs).
+ * Indentation stays as it is.
+ */
+export const longSpaceRun = 16;
+
 /** Splits text into plain runs and control characters made visible, for the approval card. */
 export function visibleSegments(text: string): Array<{ text: string; control: boolean; title?: string }> {
   const segments: Array<{ text: string; control: boolean; title?: string }> = [];
-  let plain = '';
-  for (const char of text) {
-    const token = visibleToken(char);
-    if (token === null) {
-      plain += char;
+  for (const piece of text.split(new RegExp(`( {${longSpaceRun},})`))) {
+    if (piece.length >= longSpaceRun && /^ +$/.test(piece)) {
+      segments.push({ text: `␣×${piece.length}`, control: true, title: `${piece.length} spaces` });
       continue;
     }
+    let plain = '';
+    for (const char of piece) {
+      const token = visibleToken(char);
+      if (token === null) {
+        plain += char;
+        continue;
+      }
+      if (plain) segments.push({ text: plain, control: false });
+      plain = '';
+      segments.push({ text: token, control: true, title: describeControl(char) });
+    }
     if (plain) segments.push({ text: plain, control: false });
-    plain = '';
-    segments.push({ text: token, control: true, title: describeControl(char) });
   }
-  if (plain) segments.push({ text: plain, control: false });
   return segments;
 }
 

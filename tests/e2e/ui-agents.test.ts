@@ -224,6 +224,40 @@ describe.skipIf(!runUi)('Tandem UI: agents, approvals and handoff', () => {
     expect((result.error as { message: string }).message).toContain('not on the main branch');
   }, 90_000);
 
+  it('a command longer than its box is approved only once its end was in view; a long run of spaces shows as one token', async () => {
+    const lines = Array.from({ length: 30 }, (_, i) => `echo line-${i}`);
+    const sent = call('terminal_send', { id: agentTerminal, text: lines.join('\n'), waitMs: 50_000 });
+    const question = ui.page.getByRole('group', { name: 'Command from codex' });
+    await question.waitFor();
+    const approve = question.getByRole('button', { name: /^Approve/ });
+    await question.getByText('Longer than the box shows: scroll to its end to approve.').waitFor();
+    expect(await approve.isDisabled()).toBe(true);
+    expect(await question.getByRole('button', { name: 'Edit then approve…' }).isDisabled()).toBe(true);
+    await ui.page.screenshot({ path: screenshotPath('ui-approval-unseen') });
+    // Enter, the card's own key, approves nothing either.
+    await question.getByLabel('Command', { exact: true }).click();
+    await ui.page.keyboard.press('Enter');
+    await ui.page.waitForTimeout(300);
+    expect(await question.isVisible()).toBe(true);
+    expect(ui.serve.host.get(agentTerminal).view().status).toBe('idle');
+    await question.getByLabel('Command', { exact: true }).evaluate((box) => box.scrollTo({ top: box.scrollHeight }));
+    await expect.poll(() => approve.isDisabled()).toBe(false);
+    await approve.click();
+    const result = await sent;
+    expect(result).toMatchObject({ status: 'done', approval: { state: 'approved' } });
+    expect(result.output).toContain('line-29');
+
+    const padded = call('terminal_send', { id: agentTerminal, text: `echo ok${' '.repeat(3000)}; printf padded-tail`, waitMs: 50_000 });
+    await question.waitFor();
+    const command = question.getByLabel('Command', { exact: true });
+    await expect.poll(() => command.textContent()).toBe('echo ok␣×3000; printf padded-tail');
+    await command.getByLabel('3000 spaces').waitFor();
+    expect(await approve.isDisabled()).toBe(false);
+    await question.getByRole('button', { name: 'Reject…' }).click();
+    await question.getByRole('button', { name: 'Reject', exact: true }).click();
+    expect(await padded).toMatchObject({ isError: true, error: { code: 'rejected' } });
+  }, 90_000);
+
   it('shows control characters visibly, lists env variables of an open, and logs what ran without asking', async () => {
     const sent = call('terminal_send', { id: agentTerminal, text: "printf 'a\tb'", waitMs: 50_000 });
     const question = ui.page.getByRole('group', { name: 'Command from codex' });

@@ -417,6 +417,15 @@ describe('control characters in text', () => {
       { text: 'c', control: false },
     ]);
   });
+  it('shows a long run of spaces as one token, and leaves indentation as it is', () => {
+    expect(visibleSegments(`echo ok${' '.repeat(3000)}; rm x`)).toEqual([
+      { text: 'echo ok', control: false },
+      { text: '␣×3000', control: true, title: '3000 spaces' },
+      { text: '; rm x', control: false },
+    ]);
+    expect(visibleSegments(`if x; then\n${' '.repeat(15)}y\nfi`)).toEqual([{ text: `if x; then\n${' '.repeat(15)}y\nfi`, control: false }]);
+    expect(visibleSegments(`${' '.repeat(16)}\x1b`).map((segment) => segment.text)).toEqual(['␣×16', '\\x1b']);
+  });
 });
 
 describe('the default allow list', () => {
