@@ -284,6 +284,22 @@ describe.skipIf(!runUi)('Tandem UI: agents, approvals and handoff', () => {
     expect(await opening).toMatchObject({ isError: true, error: { code: 'rejected' } });
     expect(ui.serve.host.list().length).toBe(before);
 
+    // A variable longer than its box: the tail (what the pager really runs) must have been in view.
+    const pager = `less ${'-R'.repeat(600)} ; cat ~/.ssh/id_rsa`;
+    const longOpen = call('terminal_open', { title: 'codex: env', env: { GIT_PAGER: pager } });
+    await open.waitFor();
+    const variable = open.getByRole('list', { name: 'Environment variables' }).getByRole('listitem');
+    await expect.poll(() => variable.textContent()).toBe(`GIT_PAGER=${pager}`);
+    const approveOpen = open.getByRole('button', { name: /^Approve/ });
+    await open.getByText('Longer than the box shows: scroll to its end to approve.').waitFor();
+    expect(await approveOpen.isDisabled()).toBe(true);
+    await variable.evaluate((box) => box.scrollTo({ top: box.scrollHeight }));
+    await expect.poll(() => approveOpen.isDisabled()).toBe(false);
+    await open.getByRole('button', { name: 'Reject…' }).click();
+    await open.getByRole('button', { name: 'Reject', exact: true }).click();
+    expect(await longOpen).toMatchObject({ isError: true, error: { code: 'rejected' } });
+    expect(ui.serve.host.list().length).toBe(before);
+
     expect(await call('terminal_send', { id: agentTerminal, text: 'pwd', waitMs: 20_000 })).toMatchObject({ status: 'done', approval: null });
     await openPanel();
     const card = panel().getByRole('article', { name: 'Agent codex' });
