@@ -4,6 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startAgentFixture, type AgentFixture } from './agent-helpers.js';
+import { hasCommand } from './helpers.js';
 import { findPwsh, pwshRequired } from './pwsh-helpers.js';
 
 /**
@@ -347,5 +348,59 @@ describe('class 5: control sequences in text are refused', () => {
     f.layer.answerApproval({ requestId: question!.id, decision: 'reject', reason: 'no' });
     await runsWithoutAsking(id, 'pwd');
     expect(existsSync(canary)).toBe(false);
+  });
+});
+
+describe('black-box round 11: entries the card offers, and zsh', () => {
+  it("'Always allow sed', 'git config', 'diff' and 'uniq' run nothing, read nothing outside and write no git config", async () => {
+    const { token } = f.layer.pairAgent({ name: 'offered' });
+    f.layer.setAgentPolicy({ name: 'offered', policy: 'ask-unless-allowed', sandbox: 'off', allow: ['sed', 'git config', 'diff', 'uniq'] });
+    const offered = await f.client(token);
+    const opened = await f.call(offered, 'terminal_open', { title: 'offered', shell: 'bash', cwd: workspace });
+    const id = opened.id as string;
+    const secret = join(f.home, '.ssh', 'id_round11');
+    mkdirSync(dirname(secret), { recursive: true });
+    writeFileSync(secret, 'ROUND11-SECRET\n');
+    const planted = join(workspace, 'notes.txt');
+    writeFileSync(planted, `[core]\n\tfsmonitor = touch ${join(f.home, 'fsmonitor-ran')}; false #\n`);
+    const config = readFileSync(join(workspace, '.git', 'config'), 'utf8');
+    const asksFor = async (text: string) => {
+      const result = await f.call(offered, 'terminal_send', { id, text, waitMs: 300 });
+      expect(result, text).toMatchObject({ status: 'awaiting_approval' });
+      const request = f.layer.state().approvals.find((entry) => entry.terminalId === id);
+      f.layer.answerApproval({ requestId: request!.id, decision: 'reject', reason: 'no' });
+    };
+    try {
+      await asksFor("sed '1e touch sed-ran' README.md");
+      await asksFor("sed -n 'w sed-wrote' README.md");
+      await asksFor(`git config --list --file=${secret}`);
+      await asksFor(`diff --from-file=${secret} README.md`);
+      await asksFor('uniq notes.txt .git/config');
+      expect(existsSync(join(workspace, 'sed-ran'))).toBe(false);
+      expect(existsSync(join(workspace, 'sed-wrote'))).toBe(false);
+      expect(readFileSync(join(workspace, '.git', 'config'), 'utf8')).toBe(config);
+      // What stays allowed still runs.
+      expect(await f.call(offered, 'terminal_send', { id, text: 'uniq README.md', waitMs: 55_000 })).toMatchObject({
+        status: 'done',
+        approval: null,
+        output: 'hello from the readme',
+      });
+    } finally {
+      rmSync(planted, { force: true });
+      rmSync(secret, { force: true });
+    }
+  });
+
+  it.runIf(hasCommand('zsh'))("zsh: which prints no function of the person's, it asks", async () => {
+    const rc = join(f.home, '.zshrc');
+    writeFileSync(rc, 'deploy() { echo "Bearer ROUND11-FUNCTION-TOKEN" }\n');
+    try {
+      const id = await open('zsh');
+      const result = await f.call(agent, 'terminal_send', { id, text: 'which deploy', waitMs: 300 });
+      expect(result).toMatchObject({ status: 'awaiting_approval' });
+      expect(JSON.stringify(result)).not.toContain('ROUND11-FUNCTION-TOKEN');
+    } finally {
+      rmSync(rc, { force: true });
+    }
   });
 });

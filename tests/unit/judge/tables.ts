@@ -94,7 +94,12 @@ export const posixHostile: readonly string[] = [
 export const zshHostile: readonly string[] = [
   "ls *(e:'touch /tmp/x':)", 'ls *(+f)', 'cat =(touch x)', 'ls =(ls)', 'ls =ls', 'echo =git', 'ls **/*(.)', 'ls x(N)', 'ls -- *(D)', 'echo ${(e)x}', 'echo $x:h',
   'ls ^foo', 'ls foo#', 'ls (a|b)', 'ls *~x', 'r', 'echo ${~x}', 'ls <->',
+  // Black-box round 11: zsh's which is `whence -c`, which prints the person's functions and aliases.
+  'which git', 'which -a ls', "which -m '*'", 'whence -c deploy', 'type deploy', 'functions', 'alias',
 ];
+
+/** zsh's read-only lines: the POSIX ones but `which`, a builtin there that prints shell code. */
+export const zshAllowed: readonly string[] = posixAllowed.filter((line) => !line.startsWith('which '));
 
 /** pwsh: lines of literal words that also run there. */
 // prettier-ignore

@@ -288,7 +288,18 @@ function refusedBy(refused: string, arg: string): boolean {
  * file. `trees`: the program reads whole directories (readsTrees), so the checked operands and
  * the cwd must not hold a protected place.
  */
-export type EntryMatch = { ok: true; paths: string[]; maybePaths: string[]; trees: boolean; mustExist?: string[] } | { ok: false; reason: string } | null;
+export type EntryMatch =
+  | {
+      ok: true;
+      paths: string[];
+      maybePaths: string[];
+      trees: boolean;
+      mustExist?: string[];
+      /** Every operand and option value, for a program that may write one (readsOperandsOnly false): none may be a tool file. */
+      mayWrite?: string[];
+    }
+  | { ok: false; reason: string }
+  | null;
 
 /** An entry that adds nothing to its fixed words: no options, no operands, and the line has no more words. */
 function exactEntry(entry: AllowEntry, extra: number): boolean {
@@ -316,6 +327,31 @@ function gitConfigReads(args: readonly string[]): boolean {
   if (args.some((arg) => writes.includes(arg))) return false;
   // `get` and `list` are actions only as the first word (git 2.46's form); later, `user.name get` sets a value.
   return args[0] === 'get' || args[0] === 'list' || args.some((arg) => arg.startsWith('-') && reads.includes(arg));
+}
+
+/** The programs (and git subcommands) of the defaults, which only read their operands; any other may write one (`uniq IN OUT`). */
+const onlyRead = new Set(['ls', 'pwd', 'cat', 'head', 'tail', 'wc', 'echo', 'which', 'whoami', 'date', 'grep', 'rg', 'find', 'stat', 'file', 'du', 'df']);
+const onlyReadGit = new Set(['status', 'diff', 'show', 'log', 'branch', 'grep', 'config']);
+
+export function readsOperandsOnly(entry: Pick<AllowEntry, 'program' | 'subcommand'>): boolean {
+  return entry.program === 'git' ? onlyReadGit.has(entry.subcommand[0] ?? '') : onlyRead.has(entry.program);
+}
+
+/**
+ * Values joined to an option that may name a file (`--file=PATH`, `-fPATH`, bundled `-lfPATH`):
+ * checked as operands are, whatever the entry says of operands (black-box round 11:
+ * `git config --list --file=<home>/.ssh/id_rsa` and `diff --from-file=...` read files outside
+ * the workspace unasked, while the same value as a word of its own asked). Over-counting (a
+ * short option's letters taken for a value) only adds a check of a word that is rarely a path.
+ */
+function attachedValues(arg: string): string[] {
+  if (arg.startsWith('--')) {
+    const eq = arg.indexOf('=');
+    return eq < 0 ? [] : [arg.slice(eq + 1)];
+  }
+  if (arg.length <= 2) return [];
+  const at = arg.search(/[/~.]/);
+  return at > 2 ? [arg.slice(2), arg.slice(at)] : [arg.slice(2)];
 }
 
 /**
@@ -348,6 +384,7 @@ export function matchEntry(entry: AllowEntry, words: readonly string[]): EntryMa
   const after: string[] = [];
   /** Operands that must name something that exists: not right after an option that may take them as its value (`-n 5`). */
   const named: string[] = [];
+  const optionValues: string[] = [];
   let afterDashes = false;
   let mayBeValue = false;
   for (const arg of words.slice(fixed.length)) {
@@ -370,19 +407,36 @@ export function matchEntry(entry: AllowEntry, words: readonly string[]): EntryMa
       if (!known || !knownOption(known, arg)) return { ok: false, reason: `${arg} is not among the options known to be safe for ${name}` };
     } else if (entry.options !== 'any' && !entry.options.some((pattern) => patternMatches(pattern, arg)))
       return { ok: false, reason: `${arg} is not among the options allowed for ${name}` };
+    optionValues.push(...attachedValues(arg));
   }
   const all = [...before, ...after];
   const trees = readsTrees(entry.program, entry.subcommand, words.slice(fixed.length));
+  const match = matchOperands(entry, name, all, before, after, optionValues, named, trees);
+  return match.ok && !readsOperandsOnly(entry) ? { ...match, mayWrite: [...all, ...optionValues] } : match;
+}
+
+function matchOperands(
+  entry: AllowEntry,
+  name: string,
+  all: string[],
+  before: string[],
+  after: string[],
+  optionValues: string[],
+  named: string[],
+  trees: boolean,
+): NonNullable<EntryMatch> {
   switch (entry.operands) {
     case 'none':
-      return all.length > 0 ? { ok: false, reason: `${name} is allowed without operands only` } : { ok: true, paths: [], maybePaths: [], trees };
+      return all.length > 0 ? { ok: false, reason: `${name} is allowed without operands only` } : { ok: true, paths: [], maybePaths: optionValues, trees };
     case 'any':
       // Nothing is checked, so nothing may read a tree unchecked.
-      return trees ? { ok: true, paths: [], maybePaths: all, trees } : { ok: true, paths: [], maybePaths: [], trees };
+      return { ok: true, paths: [], maybePaths: trees ? [...all, ...optionValues] : optionValues, trees };
     case 'paths':
-      return { ok: true, paths: all, maybePaths: [], trees, mustExist: named };
+      return { ok: true, paths: all, maybePaths: optionValues, trees, mustExist: named };
     case 'auto':
       // git reads every operand after `--` as a path; before it, revisions or paths.
-      return entry.program === 'git' ? { ok: true, paths: after, maybePaths: before, trees } : { ok: true, paths: [], maybePaths: all, trees };
+      return entry.program === 'git'
+        ? { ok: true, paths: after, maybePaths: [...before, ...optionValues], trees }
+        : { ok: true, paths: [], maybePaths: [...all, ...optionValues], trees };
   }
 }

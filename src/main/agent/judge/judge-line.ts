@@ -1,7 +1,7 @@
 import { type AllowEntry, matchEntry, parseAllowEntry } from './allow-entries.js';
 import { gitCheckKey, gitConfigProblem, type TerminalGit } from './git-config.js';
 import { existsSync } from 'node:fs';
-import { changeableProblem, looksLikePath, type OperandContext, operandProblem, physicalPath, treeProblem } from './operands.js';
+import { changeableProblem, looksLikePath, type OperandContext, operandProblem, physicalPath, toolFileProblem, treeProblem } from './operands.js';
 import { parseLine } from './parse-line.js';
 import { dialectByName } from '../../shells/resolve.js';
 import type { Grammars } from './tree-sitter.js';
@@ -57,6 +57,28 @@ function operandsProblem(paths: string[], maybePaths: string[], trees: boolean, 
   for (const operand of checked) {
     const problem = changeableProblem(operand, operands);
     if (problem && (mustExist.includes(operand) || existsSync(physicalPath(operands.cwd, operand)))) return problem;
+  }
+  return null;
+}
+
+/**
+ * Builtins that print the bodies of shell functions and aliases, which the person's startup files
+ * define (a deploy function with a token in it): in zsh `which` is `whence -c` (black-box round
+ * 11: the default entry for `which` printed such a function); `type`, `declare -f`, a bare `set`
+ * likewise. They ask whatever the allow list says.
+ */
+const printsShellCode: Readonly<Record<string, ReadonlySet<string>>> = {
+  zsh: new Set(['which', 'where', 'whence', 'type', 'functions', 'declare', 'typeset', 'alias', 'set']),
+  bash: new Set(['type', 'declare', 'typeset', 'alias', 'set', 'compgen', 'complete']),
+};
+
+/** An operand of a program that may write it, in a git directory or a file the person's tools run (operands.ts `toolFileProblem`). */
+function toolFilesProblem(mayWrite: readonly string[] | undefined, context: LineContext): string | null {
+  if (!mayWrite || mayWrite.length === 0) return null;
+  if (!context.operands) return 'its file operands cannot be checked in this terminal';
+  for (const operand of mayWrite) {
+    const problem = toolFileProblem(operand, context.operands);
+    if (problem) return problem;
   }
   return null;
 }
@@ -131,6 +153,11 @@ function judgeWith(
   // Trailing newlines are dropped before typing (the send submits once): judge the line as typed.
   const parsed = parseLine(line.replace(/[\r\n]+$/, ''), grammar, context.grammars);
   if (!parsed.ok) return ask(parsed.reason);
+  const shellCode = printsShellCode[context.shell ?? '']?.has(parsed.words[0] ?? '');
+  if (shellCode)
+    return ask(
+      `in ${context.shell}, ${parsed.words[0]} is a builtin that prints the code of shell functions and aliases, where startup files may keep secrets`,
+    );
   const entries = allow.map(parseAllowEntry).flatMap((result): AllowEntry[] => (result.ok ? [result.entry] : []));
   let why = `${parsed.words[0]} is not on the allow list`;
   for (const entry of entries) {
@@ -140,7 +167,7 @@ function judgeWith(
       why = match.reason;
       continue;
     }
-    const problem = operandsProblem(match.paths, match.maybePaths, match.trees, context, match.mustExist);
+    const problem = operandsProblem(match.paths, match.maybePaths, match.trees, context, match.mustExist) ?? toolFilesProblem(match.mayWrite, context);
     if (problem) {
       why = problem;
       continue;

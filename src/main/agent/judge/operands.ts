@@ -1,6 +1,7 @@
 import { existsSync, lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative } from 'node:path';
 import { holdsSensitivePath, isSensitivePath, type SensitiveRoots } from '../../sandbox/sensitive-paths.js';
+import { toolRunFiles } from '../../sandbox/tool-files.js';
 
 export interface OperandContext {
   /** The shell's working directory now: relative operands start here. */
@@ -138,6 +139,32 @@ export function treeProblem(operand: string, context: OperandContext): string | 
   const real = resolveReal(physicalPath(context.cwd, operand));
   if (real === null) return `${operand} goes up (..) from a folder that does not exist yet`;
   return holdsSensitivePath(real, context.roots) ? `${operand === '.' ? 'the current directory' : operand} holds a protected location (${real})` : null;
+}
+
+/** Names in a path that the person's own tools run or read to decide what to run (tool-files.ts), and git's directory. */
+const toolRunNames = new Set(['.git', ...toolRunFiles.filter((entry) => !entry.includes('/'))]);
+const toolRunPairs = toolRunFiles.filter((entry) => entry.includes('/'));
+
+/**
+ * Why an operand of a program not known to only read (`uniq IN OUT`, `xxd IN OUT` write their
+ * second) asks: it lies in a git directory (`.git/config`, hooks: the person's next `git status`
+ * runs what is there), or is a file the person's tools run by themselves (`.envrc`, `.vscode/`,
+ * ...), by its words or by where it leads (black-box round 11: an allowed `uniq notes.txt
+ * .git/config` planted a `core.fsmonitor`). Checked whether or not it exists yet.
+ */
+export function toolFileProblem(operand: string, context: Pick<OperandContext, 'cwd' | 'workspace'>): string | null {
+  const lexical = physicalPath(context.cwd, operand);
+  for (const path of [lexical, resolvePath(lexical).real ?? lexical]) {
+    // Below the workspace (what lies outside it asks anyway): the workspace's own path may hold such a name.
+    const rel = relative(context.workspace, path);
+    const parts = (isAbsolute(rel) ? path : rel).split('/');
+    const hit = parts.find((part) => toolRunNames.has(part)) ?? toolRunPairs.find((pair) => `/${parts.join('/')}/`.includes(`/${pair}/`));
+    if (hit !== undefined)
+      return hit === '.git'
+        ? `${operand} is in a git directory, whose configuration and hooks your own git runs`
+        : `${operand} is a file your own tools run or read by themselves (${hit})`;
+  }
+  return null;
 }
 
 /** Operands that look like files: with a `/`, or naming something that exists. */
