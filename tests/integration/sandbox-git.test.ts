@@ -169,6 +169,18 @@ describeSandbox('the workspace repository, attacked from a confined terminal', (
     expect(undone, undone.output).toMatchObject({ exitCode: 0 });
   });
 
+  it('tells the person of a repository it made in a folder and left out of the index (black-box round 11)', async () => {
+    const t = await open();
+    const made = await send(
+      t.id,
+      `mkdir -p tools/gen && git -C tools/gen init -q && git -C tools/gen config core.fsmonitor 'touch ${canary}; false' && echo made`,
+    );
+    expect(made, made.output).toMatchObject({ exitCode: 0, output: 'made' });
+    expect(f.host.get(t.id).view().toolFilesChanged).toContain('tools/gen/.git');
+    const undone = await send(t.id, 'rm -rf tools');
+    expect(undone, undone.output).toMatchObject({ exitCode: 0 });
+  });
+
   it('protects a repository nested in the workspace (a gitlink with its own .git), and one nested in that', async () => {
     // Old-style submodules: the person's `git status` at the root runs git inside each.
     const nest = (dir: string) => {

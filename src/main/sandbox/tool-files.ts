@@ -5,7 +5,8 @@
  * cargo's config, husky's and pre-commit's hooks, git's attributes and modules): a confined agent may write them (they are workspace
  * files), so each change is told to the person once, as "changed files your tools may run".
  * `Makefile` is not one: nothing runs it unasked. So is a repository the agent made and added to
- * the index: the person's `git status` runs git inside it (gitlinkRepos).
+ * the index: the person's `git status` runs git inside it (gitlinkRepos); and one it made anywhere
+ * below the root (NestedRepos): the person's git run in that folder runs its configuration.
  */
 import { spawnSync } from 'node:child_process';
 import { lstatSync, opendirSync, readlinkSync, statSync } from 'node:fs';
@@ -143,15 +144,91 @@ function indexStamp(workspace: string): string {
   return st ? `${st.size}:${st.mtimeMs}:${st.ino}` : '';
 }
 
+/** How far the look for nested repositories goes: folders below the root, and folders in all. */
+const nestedDepth = 4;
+const nestedFolders = 2000;
+/** Folders that hold installed or built files, not repositories anyone enters. */
+const notEntered = new Set(['.git', 'node_modules', '.venv', 'venv', '__pycache__', 'target', 'dist', 'build', 'out', '.next', '.cache', 'vendor']);
+
+/**
+ * Repositories below the workspace's root that the agent made (`git init` in a folder, then its
+ * `core.fsmonitor` set): the person's git run in that folder, or a prompt that shows git's
+ * state there, runs their configuration (black-box round 11; one added to the index is also a
+ * gitlink). A bounded walk that reads again only the folders whose modification time moved (an
+ * entry made or removed in them), so a look after each command costs a stat per folder.
+ */
+class NestedRepos {
+  private readonly folders = new Map<string, { mtimeMs: number; children: string[]; repo: boolean }>();
+
+  constructor(private readonly workspace: string) {}
+
+  /** Workspace-relative `.git` paths of the repositories below the root now. */
+  look(): Set<string> {
+    const repos = new Set<string>();
+    const seen = new Set<string>();
+    const queue: Array<{ rel: string; depth: number }> = [{ rel: '', depth: 0 }];
+    while (queue.length > 0 && seen.size < nestedFolders) {
+      const { rel, depth } = queue.shift()!;
+      seen.add(rel);
+      const folder = this.read(rel);
+      if (!folder) continue;
+      if (folder.repo && rel !== '') repos.add(posix.join(rel, '.git'));
+      if (depth < nestedDepth) for (const child of folder.children) queue.push({ rel: posix.join(rel, child), depth: depth + 1 });
+    }
+    for (const rel of this.folders.keys()) if (!seen.has(rel)) this.folders.delete(rel);
+    return repos;
+  }
+
+  private read(rel: string): { children: string[]; repo: boolean } | null {
+    const path = posix.join(this.workspace, rel);
+    let st;
+    try {
+      st = lstatSync(path, { throwIfNoEntry: false });
+    } catch {
+      return null;
+    }
+    // Links are not followed: a folder elsewhere is no repository of this workspace's.
+    if (!st?.isDirectory()) return null;
+    const known = this.folders.get(rel);
+    if (known && known.mtimeMs === st.mtimeMs) return known;
+    const children: string[] = [];
+    let repo = false;
+    let dir;
+    try {
+      dir = opendirSync(path);
+    } catch {
+      return null;
+    }
+    try {
+      for (let entry = dir.readSync(); entry !== null; entry = dir.readSync()) {
+        if (entry.name === '.git') repo = true;
+        else if (entry.isDirectory() && !notEntered.has(entry.name) && children.length < nestedFolders) children.push(entry.name);
+      }
+    } catch {
+      // Unreadable midway: what was read counts.
+    } finally {
+      dir.closeSync();
+    }
+    const folder = { mtimeMs: st.mtimeMs, children: children.sort(), repo };
+    this.folders.set(rel, folder);
+    return folder;
+  }
+}
+
 /** Reports each change once: what changed since the last report. */
 export class ToolFilesWatch {
   private last: ToolFilesSnapshot;
   private index: string;
   private repos: Set<string>;
+  private readonly nested: NestedRepos;
+  private nestedRepos: Set<string>;
   constructor(private readonly workspace: string) {
     this.last = snapshotToolFiles(workspace);
     this.index = indexStamp(workspace);
     this.repos = new Set(this.index === '' ? [] : gitlinkRepos(workspace));
+    // Repositories already there at the open are the person's: the protection covers them (git-protect.ts).
+    this.nested = new NestedRepos(workspace);
+    this.nestedRepos = this.nested.look();
   }
 
   /** Workspace-relative paths changed since the previous call (or since the terminal opened). */
@@ -166,6 +243,9 @@ export class ToolFilesWatch {
       this.repos = new Set([...this.repos, ...repos]);
     }
     this.index = index;
+    const nested = this.nested.look();
+    for (const repo of nested) if (!this.nestedRepos.has(repo) && !changed.includes(repo)) changed.push(repo);
+    this.nestedRepos = new Set([...this.nestedRepos, ...nested]);
     return changed;
   }
 }
