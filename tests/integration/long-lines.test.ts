@@ -14,14 +14,15 @@ import type { TerminalSession } from '../../src/main/terminal/session/session.js
 import { availableShells, makeHome, SessionPool } from './helpers.js';
 
 // The hook holds the prompt while ~/hold exists (a person's slow git prompt, direnv), then says it is through.
-const holdLoop = 'while [ -e "$HOME/hold" ]; do sleep 0.02; done; : > "$HOME/through"';
+// Per shell (another terminal's hook may finish at any time), and only after the command that
+// asked for it (`want`): a hook still running from an earlier prompt never answers.
+const holdLoop = 'while [ -e "$HOME/hold" ]; do sleep 0.02; done; if [ -e "$HOME/want.$$" ]; then mv "$HOME/want.$$" "$HOME/through.$$"; fi';
 const h = makeHome({
   '.bashrc': `PROMPT_COMMAND='${holdLoop}'\n`,
   '.zshrc': `__hold() { ${holdLoop} }\nprecmd_functions+=(__hold)\n`,
 });
 const pool = new SessionPool(h.home);
 const hold = join(h.home, 'hold');
-const through = join(h.home, 'through');
 afterEach(() => rmSync(hold, { force: true }));
 afterAll(async () => {
   rmSync(hold, { force: true });
@@ -45,8 +46,9 @@ async function settledYet(promise: Promise<unknown>): Promise<boolean> {
 
 async function heldPrompt(t: TerminalSession): Promise<void> {
   // The last prompt's hooks first run through (a send settles at the end marker, before them).
+  const through = join(h.home, `through.${t.pid}`);
   rmSync(through, { force: true });
-  expect((await t.send({ text: ':' })).status).toBe('done');
+  expect((await t.send({ text: ': > "$HOME/want.$$"' })).status).toBe('done');
   await expect.poll(() => existsSync(through), { timeout: 10_000 }).toBe(true);
   writeFileSync(hold, '');
   // Settles at its end marker; the hook then holds the terminal in line mode.
