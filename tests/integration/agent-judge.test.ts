@@ -391,6 +391,27 @@ describe('black-box round 11: entries the card offers, and zsh', () => {
     }
   });
 
+  it('round 12: entries for git rebase, make, tar and zip run no command from their options', async () => {
+    const { token } = f.layer.pairAgent({ name: 'offered12' });
+    f.layer.setAgentPolicy({ name: 'offered12', policy: 'ask-unless-allowed', sandbox: 'off', allow: ['git rebase', 'make test', 'tar', 'zip', 'npm test'] });
+    const offered = await f.client(token);
+    const id = (await f.call(offered, 'terminal_open', { title: 'offered12', shell: 'bash', cwd: workspace })).id as string;
+    const lines = [
+      "git rebase -x 'touch r12-ran' HEAD~1",
+      "make test '--eval=$(shell touch r12-ran)'",
+      "tar cf r12.tar README.md '--checkpoint-action=exec=touch r12-ran' --checkpoint=1",
+      "zip r12.zip README.md -T -TT 'touch r12-ran;'",
+      "npm test '--node-options=--require=./r12.js'",
+    ];
+    for (const text of lines) {
+      const result = await f.call(offered, 'terminal_send', { id, text, waitMs: 300 });
+      expect(result, text).toMatchObject({ status: 'awaiting_approval' });
+      const request = f.layer.state().approvals.find((entry) => entry.terminalId === id);
+      f.layer.answerApproval({ requestId: request!.id, decision: 'reject', reason: 'no' });
+    }
+    for (const made of ['r12-ran', 'r12.tar', 'r12.zip']) expect(existsSync(join(workspace, made)), made).toBe(false);
+  });
+
   it.runIf(hasCommand('zsh'))("zsh: which prints no function of the person's, it asks", async () => {
     const rc = join(f.home, '.zshrc');
     writeFileSync(rc, 'deploy() { echo "Bearer ROUND11-FUNCTION-TOKEN" }\n');

@@ -48,15 +48,16 @@ describe('approval risk', () => {
   });
 
   it('offers entries only where the allow list is what asked, and only for plain words', () => {
-    expect(allowChoices('npm test', 'npm is not on the allow list')).toEqual({ command: 'npm test', exact: null });
+    expect(allowChoices('npm test', 'npm is not on the allow list')).toEqual({ command: null, exact: 'npm test | options: | operands: none' });
     expect(allowChoices('mkdir -p out/day', 'mkdir is not on the allow list')).toEqual({
       command: 'mkdir',
       exact: 'mkdir -p out/day | options: | operands: none',
     });
     expect(allowChoices('git commit -m wip', 'git is not on the allow list')).toEqual({
-      command: 'git commit',
+      command: null,
       exact: 'git commit -m wip | options: | operands: none',
     });
+    expect(allowChoices('sort', 'sort is not on the allow list')).toEqual({ command: 'sort', exact: null });
     // Not the list's doing: an entry would not help (and must not paper over the reason).
     expect(allowChoices('cat ../secret', "../secret is outside the terminal's workspace (/x)")).toBeNull();
     expect(allowChoices('echo "$HOME"', 'echo is not on the allow list')).toBeNull();
@@ -80,10 +81,28 @@ describe('round 10: programs that run their arguments', () => {
       ['npm exec vitest', 'npm'],
     ] as const)
       expect(allowChoices(line, `${program} is not on the allow list`)?.command ?? null, line).toBeNull();
-    // A runner alone: no choice at all (its exact line would be just the program).
+    // A runner alone would start a shell or an interpreter: no choice at all.
     expect(allowChoices('bash', 'bash is not on the allow list')).toBeNull();
-    // Ordinary programs keep their choice.
-    expect(allowChoices('npm test', 'npm is not on the allow list')?.command).toBe('npm test');
+    // Programs whose checked options the judge knows keep their choice.
+    expect(allowChoices('grep -n x README.md', 'grep is not on the allow list')?.command).toBe('grep');
+  });
+
+  it('round 12: offers any further arguments only for programs whose risky options the judge knows', () => {
+    for (const [line, program] of [
+      ['git clone https://github.com/foo/bar', 'git'],
+      ['make test', 'make'],
+      ['npm test', 'npm'],
+      ['git rebase main', 'git'],
+      ['git bisect start', 'git'],
+      ['tar xzf dist.tar.gz', 'tar'],
+      ['zip -r out.zip src', 'zip'],
+      ['uniq README.md', 'uniq'],
+      ['cargo build', 'cargo'],
+    ] as const) {
+      const choices = allowChoices(line, `${program} is not on the allow list`);
+      expect(choices?.command ?? null, line).toBeNull();
+      expect(choices?.exact, line).toBe(`${line} | options: | operands: none`);
+    }
   });
 
   it('marks destructive lines behind wrappers, quotes and git options', () => {

@@ -86,9 +86,11 @@ describe('approval policy', () => {
   it("keeps the person's own entries working, with built-in refusals for known programs", () => {
     const settings = { ...defaultPolicy, allow: ['npm test', 'git', 'sort | operands: paths'] };
     expect(verdict('npm test', settings)).toBe('run');
-    expect(verdict('npm test -- --watch', settings)).toBe('run');
+    // npm test passes what follows to the script (and --node-options to node): exactly the line only (round 12).
+    expect(verdict('npm test -- --watch', settings)).toBe('ask');
     expect(verdict('npm testx', settings)).toBe('ask');
     expect(verdict('git fetch', settings)).toBe('run');
+    expect(verdict("git rebase -x 'touch x' HEAD~1", settings)).toBe('ask');
     expect(verdict('git -C /tmp status', settings)).toBe('ask');
     expect(verdict('git diff --outp=x', settings)).toBe('ask');
     expect(verdict('sort README.md', settings)).toBe('run');

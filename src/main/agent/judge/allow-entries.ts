@@ -301,9 +301,9 @@ export type EntryMatch =
   | { ok: false; reason: string }
   | null;
 
-/** An entry that adds nothing to its fixed words: no options, no operands, and the line has no more words. */
-function exactEntry(entry: AllowEntry, extra: number): boolean {
-  return Array.isArray(entry.options) && entry.options.length === 0 && entry.operands === 'none' && extra === 0;
+/** The line is the entry's fixed words and nothing more (`npm test` for an entry `npm test`, whatever its clauses allow beyond). */
+function exactEntry(extra: number): boolean {
+  return extra === 0;
 }
 
 /** A `git config` line that only reads: one read action (`get`/`list` forms), and no write action beside it. */
@@ -372,7 +372,7 @@ export function matchEntry(entry: AllowEntry, words: readonly string[]): EntryMa
   // further options or operands the entry would allow every command (black-box round 10).
   // The line's own program and subcommand count too: an entry for `npm` covers `npm exec`.
   const head = [entry.program, `${words[0]} ${words[1] ?? ''}`.trim()].find((name) => runsItsArguments.has(name));
-  if (head !== undefined && !exactEntry(entry, words.length - fixed.length))
+  if (head !== undefined && !exactEntry(words.length - fixed.length))
     return { ok: false, reason: `${head} runs its arguments as a command: only an entry for exactly this line can allow it` };
   // git config writes unless told to read: what it sets (core.fsmonitor, a pager, an alias) the
   // person's own git runs later, in this repository or, with --global, in every one (black-box

@@ -4,7 +4,7 @@
  * person may add from the card. Pure, so tests/unit/approval-risk.test.ts covers it; the host's
  * judge (src/main/agent/judge) stays the one that decides what runs.
  */
-import { runsItsArguments } from '../../../shared/runners';
+import { argumentsKnown, runsItsArguments } from '../../../shared/runners';
 
 export type RiskMark = 'destructive' | 'download-run';
 
@@ -196,9 +196,9 @@ const withSubcommands = new Set([
 
 export interface AllowChoices {
   /**
-   * "Always allow this command": the program (and its subcommand), any further arguments; null
-   * for a program that runs its arguments as a command (`runsItsArguments`), where any further
-   * arguments would be any command at all.
+   * "Always allow this command": the program (and its subcommand), any further arguments; only
+   * for programs whose risky options the judge knows (`argumentsKnown`), null for any other: an
+   * option nobody checked may run a command (`git rebase -x`, `make --eval`).
    */
   command: string | null;
   /** "…with these arguments": exactly this line, nothing added. */
@@ -221,8 +221,13 @@ export function allowChoices(command: string, why: string | null): AllowChoices 
   if (all.length === 0 || !all.every((word) => plainWord.test(word)) || all[0]!.includes('=')) return null;
   const [program, second] = all as [string, ...string[]];
   const head = withSubcommands.has(program) && second && !second.startsWith('-') ? `${program} ${second}` : program;
-  const exact = all.length > head.split(' ').length ? `${all.join(' ')} | options: | operands: none` : null;
-  const runner = runsItsArguments.has(program) || runsItsArguments.has(head);
-  if (runner && !exact) return null;
-  return { command: runner ? null : head, exact: exact && exact.length <= 200 ? exact : null };
+  const exactEntry = `${all.join(' ')} | options: | operands: none`;
+  const exact = exactEntry.length <= 200 ? exactEntry : null;
+  // Any further arguments only where the judge knows every option that could run or write (argumentsKnown).
+  const known = argumentsKnown.has(head) && !runsItsArguments.has(program) && !runsItsArguments.has(head);
+  // A line that is just its head needs no second, exact choice.
+  const same = all.length === head.split(' ').length;
+  // A runner alone (`bash`, `python3`) would start a shell or interpreter: no choice at all.
+  if ((!known && !exact) || (same && !head.includes(' ') && runsItsArguments.has(program))) return null;
+  return { command: known ? head : null, exact: known && same ? null : exact };
 }
