@@ -339,7 +339,7 @@ export function readsOperandsOnly(entry: Pick<AllowEntry, 'program' | 'subcomman
 
 /**
  * Values joined to an option that may name a file (`--file=PATH`, `-fPATH`, bundled `-lfPATH`):
- * checked as operands are, whatever the entry says of operands (black-box round 11:
+ * checked as operands are, unless the entry says `operands: any` (black-box round 11:
  * `git config --list --file=<home>/.ssh/id_rsa` and `diff --from-file=...` read files outside
  * the workspace unasked, while the same value as a word of its own asked). Over-counting (a
  * short option's letters taken for a value) only adds a check of a word that is rarely a path.
@@ -429,8 +429,8 @@ function matchOperands(
     case 'none':
       return all.length > 0 ? { ok: false, reason: `${name} is allowed without operands only` } : { ok: true, paths: [], maybePaths: optionValues, trees };
     case 'any':
-      // Nothing is checked, so nothing may read a tree unchecked.
-      return { ok: true, paths: [], maybePaths: trees ? [...all, ...optionValues] : optionValues, trees };
+      // Nothing is checked (the entry says so: `echo --output=/x` reads nothing), so nothing may read a tree unchecked.
+      return { ok: true, paths: [], maybePaths: trees ? [...all, ...optionValues] : [], trees };
     case 'paths':
       return { ok: true, paths: all, maybePaths: optionValues, trees, mustExist: named };
     case 'auto':
