@@ -233,7 +233,7 @@ describe.skipIf(!runUi)('Tandem UI: agents, approvals and handoff', () => {
     await question.getByText('Longer than the box shows: scroll to its end to approve.').waitFor();
     expect(await approve.isDisabled()).toBe(true);
     expect(await question.getByRole('button', { name: 'Edit then approve…' }).isDisabled()).toBe(true);
-    await ui.page.screenshot({ path: screenshotPath('ui-approval-unseen') });
+    await ui.page.screenshot({ path: screenshotPath('ui-approval-unseen'), animations: 'disabled' });
     // Enter, the card's own key, approves nothing either.
     await question.getByLabel('Command', { exact: true }).click();
     await ui.page.keyboard.press('Enter');

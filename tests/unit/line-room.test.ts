@@ -30,6 +30,7 @@ describe('the line mode room', () => {
     expect(longestLine('é'.repeat(3))).toBe(6);
     expect(canonicalRoom('linux')).toBe(4095);
     expect(canonicalRoom('darwin')).toBe(1023);
+    expect(canonicalRoom('win32')).toBeNull();
   });
 
   it('waits until the terminal reads raw, reading the modes every poll', async () => {

@@ -160,7 +160,7 @@ export class TerminalOps implements TerminalPort {
   } {
     const session = this.session;
     const shell = session.shell.dialect?.name ?? null;
-    const kernel = shell === 'bash' || shell === 'zsh' || shell === 'sh' ? kernelCwd(session.pid) : null;
+    const kernel = session.shell.dialect?.processCwd ? kernelCwd(session.pid) : null;
     return {
       shell,
       cwd: kernel?.path ?? session.cwd ?? session.workspace,

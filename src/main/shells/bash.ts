@@ -84,6 +84,7 @@ export const bashDialect: ShellDialect = {
   integration: 'full',
   bracketedPaste: true,
   rawLineEditor: true,
+  processCwd: true,
   drainsUnread: () => true,
   judge: { grammar: 'bash', words: 'posix', reportsRedirects: true, reportsHash: true },
   lineClear: () => emacsLineClear,
@@ -103,6 +104,7 @@ export const bashLegacyDialect: ShellDialect = {
   bracketedPaste: false,
   quotedInsert: true,
   rawLineEditor: true,
+  processCwd: true,
   judge: { grammar: 'bash', words: 'posix', reportsRedirects: true, reportsHash: true },
   lineClear: () => emacsLineClear,
   plan(_shellPath: string, ctx: LaunchContext): LaunchPlan {

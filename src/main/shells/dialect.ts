@@ -77,6 +77,12 @@ export interface ShellDialect {
    * longer than that mode keeps cannot reach it whole (terminal/session/line-room.ts).
    */
   readonly canonicalLine?: boolean;
+  /**
+   * Its commands resolve paths from the folder its process is in (a POSIX shell; not pwsh, which
+   * hands each command its location by name): the kernel's folder of that process (`kernelCwd`)
+   * is where they run, whatever the shell last reported.
+   */
+  readonly processCwd?: boolean;
   /** How the judge reads an agent's lines in this shell (src/main/agent/judge); absent: every line asks. */
   readonly judge?: JudgeGrammar;
   /** The keys that empty the line editor before a judged line is typed (line-clear.ts); null: none is safe here. */

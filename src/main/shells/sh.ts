@@ -28,6 +28,7 @@ export const shDialect: ShellDialect = {
   integration: 'end-only',
   bracketedPaste: false,
   canonicalLine: true,
+  processCwd: true,
   // The integration reports nothing after commands (tandem.sh).
   judge: { grammar: 'bash', words: 'posix', reportsRedirects: false, reportsHash: false },
   lineClear: () => killCharLineClear,

@@ -26,12 +26,15 @@ function zprofile(ctx: LaunchContext): string {
   return ctx.startupFiles === 'user' ? '[[ -r $__tandem_user_zd/.zprofile ]] && ZDOTDIR=$__tandem_user_zd . $__tandem_user_zd/.zprofile\n' : '';
 }
 
+/** The startup files zsh reads from ZDOTDIR, which the plan writes into rcDir. */
+const zshRcNames = ['.zshenv', '.zprofile', '.zshrc'] as const;
+
 function zshrc(ctx: LaunchContext): string {
   const lines: string[] = [
     `typeset -g __tandem_secret=${shQuote(ctx.secret)}`,
     // The rc files go at once; an agent terminal's directory stays for its drain flag (tandem.zsh).
     ctx.drainFlag
-      ? `command rm -f -- ${['.zshenv', '.zprofile', '.zshrc'].map((name) => shQuote(join(ctx.rcDir, name))).join(' ')} 2>/dev/null`
+      ? `command rm -f -- ${zshRcNames.map((name) => shQuote(join(ctx.rcDir, name))).join(' ')} 2>/dev/null`
       : `command rm -rf -- ${shQuote(ctx.rcDir)} 2>/dev/null`,
     'if [[ -n $__tandem_had_zd || $__tandem_user_zd != $HOME ]]; then ZDOTDIR=$__tandem_user_zd; else unset ZDOTDIR; fi',
     'unset __tandem_had_zd',
@@ -81,6 +84,7 @@ export const zshDialect: ShellDialect = {
   integration: 'full',
   bracketedPaste: true,
   rawLineEditor: true,
+  processCwd: true,
   drainsUnread: () => true,
   // zsh is read with the bash grammar's structure and the literal-word rule (parse-line.ts); its hash table is not reported.
   judge: { grammar: 'bash', words: 'posix', reportsRedirects: true, reportsHash: false },
@@ -89,11 +93,8 @@ export const zshDialect: ShellDialect = {
     const env: Record<string, string> = { ...ctx.env, ZDOTDIR: ctx.rcDir };
     delete env.TANDEM_USER_ZDOTDIR;
     if (ctx.env.ZDOTDIR !== undefined) env.TANDEM_USER_ZDOTDIR = ctx.env.ZDOTDIR;
-    const files = [
-      { path: join(ctx.rcDir, '.zshenv'), content: zshenv(ctx) },
-      { path: join(ctx.rcDir, '.zprofile'), content: zprofile(ctx) },
-      { path: join(ctx.rcDir, '.zshrc'), content: zshrc(ctx) },
-    ];
+    const content = { '.zshenv': zshenv, '.zprofile': zprofile, '.zshrc': zshrc };
+    const files = zshRcNames.map((name) => ({ path: join(ctx.rcDir, name), content: content[name](ctx) }));
     return { args: ctx.platform === 'darwin' ? ['-l', '-i'] : ['-i'], env, files, keepsDir: Boolean(ctx.drainFlag) };
   },
 };

@@ -329,12 +329,21 @@ function gitConfigReads(args: readonly string[]): boolean {
   return args[0] === 'get' || args[0] === 'list' || args.some((arg) => arg.startsWith('-') && reads.includes(arg));
 }
 
-/** The programs (and git subcommands) of the defaults, which only read their operands; any other may write one (`uniq IN OUT`). */
-const onlyRead = new Set(['ls', 'pwd', 'cat', 'head', 'tail', 'wc', 'echo', 'which', 'whoami', 'date', 'grep', 'rg', 'find', 'stat', 'file', 'du', 'df']);
-const onlyReadGit = new Set(['status', 'diff', 'show', 'log', 'branch', 'grep', 'config']);
-
+/**
+ * Whether the program only reads its operands: those of the defaults (read-only in effect), and
+ * `git config`, which matches only with a read action (`gitConfigReads`). Any other may write one
+ * (`uniq IN OUT`).
+ */
 export function readsOperandsOnly(entry: Pick<AllowEntry, 'program' | 'subcommand'>): boolean {
-  return entry.program === 'git' ? onlyReadGit.has(entry.subcommand[0] ?? '') : onlyRead.has(entry.program);
+  const name = [entry.program, ...entry.subcommand].join(' ');
+  return name === 'git config' || defaultNames().has(name);
+}
+
+let defaultNameSet: ReadonlySet<string> | null = null;
+/** The program (and subcommand) each default entry names. */
+function defaultNames(): ReadonlySet<string> {
+  defaultNameSet ??= new Set(defaultAllowList.map((source) => source.split('|')[0]!.trim().split(/\s+/).join(' ')));
+  return defaultNameSet;
 }
 
 /**

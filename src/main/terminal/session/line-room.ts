@@ -13,9 +13,9 @@ import type { Clock } from '../../clock.js';
 import { sleep } from '../../clock.js';
 import type { TtyModes } from '../../pty/termios.js';
 
-/** Bytes of one line the line mode keeps (the line end aside) on `platform`. */
-export function canonicalRoom(platform: NodeJS.Platform): number {
-  return platform === 'linux' ? 4095 : 1023;
+/** Bytes of one line the line mode keeps (the line end aside) on `platform`; null on Windows, which has no such mode (ConPTY). */
+export function canonicalRoom(platform: NodeJS.Platform): number | null {
+  return platform === 'win32' ? null : platform === 'linux' ? 4095 : 1023;
 }
 
 /** Bytes in the longest line of `payload` (CR and LF end lines, as ICRNL makes them). */

@@ -593,8 +593,7 @@ export class TerminalSession {
    * the report. A link in the reported path (a `cd` through one) is no difference.
    */
   private checkedCwd(reported: string): string {
-    const shell = this.shell.dialect?.name;
-    if (shell !== 'bash' && shell !== 'zsh' && shell !== 'sh') return reported;
+    if (!this.shell.dialect?.processCwd) return reported;
     const kernel = kernelCwd(this.pid);
     if (!kernel || kernel.removed || kernel.path === reported) return reported;
     let real = reported;
@@ -772,7 +771,7 @@ export class TerminalSession {
       dialect: this.shell.dialect,
       lineClear: this.shell.dialect?.lineClear(this.platform.os) ?? null,
       maxInputBytes: this.maxInputBytes,
-      canonicalRoom: this.platform.os === 'win32' ? null : canonicalRoom(this.platform.os),
+      canonicalRoom: canonicalRoom(this.platform.os),
       ttyModes: () => (this.probeTarget.ttyPath ? this.platform.ttyModes(this.probeTarget.ttyPath) : Promise.resolve(null)),
       defaultWaitMs: this.defaultWaitMs,
       readiness: () => this.ready,

@@ -70,8 +70,11 @@ export function findPaths(text: string): PathMatch[] {
 
 /** What the hover says: a plain click selects text, so every link opens with the modifier. */
 export function linkHint(kind: 'url' | 'path', mac: boolean): string {
-  const key = mac ? '⌘+click' : 'Ctrl+click';
-  return kind === 'url' ? `${key} to open the link` : `${key} to open in your editor`;
+  return kind === 'url' ? `${clickKey(mac)} to open the link` : `${clickKey(mac)} to open in your editor`;
+}
+
+function clickKey(mac: boolean): string {
+  return mac ? '⌘+click' : 'Ctrl+click';
 }
 
 /**
@@ -81,5 +84,5 @@ export function linkHint(kind: 'url' | 'path', mac: boolean): string {
 export function hyperlinkHint(uri: string, mac: boolean): string {
   const href = webUrl(uri);
   if (!href) return `Not a web link, not opened: ${shortTarget(uri)}`;
-  return `${mac ? '⌘+click' : 'Ctrl+click'} to open ${shortTarget(href)}`;
+  return `${clickKey(mac)} to open ${shortTarget(href)}`;
 }
