@@ -193,7 +193,7 @@ __tandem_precmd() {
     # Agent terminals: what the person's prompt hooks export (direnv) goes through the scrub
     # (the rc file's); what was exported before them (the agent's own commands) stays.
     local __tandem_snap=
-    builtin declare -F __tandem_envscrub >/dev/null && __tandem_snap=$(__tandem_envsnap)
+    builtin declare -F __tandem_envscrub >/dev/null && __tandem_envsnap && __tandem_snap=$REPLY
     __tandem_status "$__tandem_ret"
     eval "$__tandem_user_pc"
     [[ -z $__tandem_snap ]] || __tandem_envscrub "$__tandem_snap"

@@ -152,6 +152,8 @@ __tandem_split() {
   __tandem_h=${REPLY:${#__tandem_bilist}+${#__tandem_fnlist}+2}
   __tandem_fnlist=${__tandem_fnlist%$'\n'}
 }
+# The exported names for the rc file's scrub (src/main/shells/bash.ts), without its subshell.
+builtin declare -F __tandem_enames >/dev/null && __tandem_enames() { __tandem_capture builtin compgen -e; }
 __tandem_seq=0
 __tandem_lined=0
 __tandem_histnum=
@@ -198,7 +200,7 @@ __tandem_precmd() {
   local __tandem_pc __tandem_snap=
   # Agent terminals: what the person's prompt hooks export (direnv) goes through the scrub
   # (the rc file's); what was exported before them (the agent's own commands) stays.
-  if [[ ${#__tandem_user_pc[@]} -gt 0 ]] && builtin declare -F __tandem_envscrub >/dev/null; then __tandem_capture __tandem_envsnap; __tandem_snap=$REPLY; fi
+  if [[ ${#__tandem_user_pc[@]} -gt 0 ]] && builtin declare -F __tandem_envscrub >/dev/null; then __tandem_envsnap; __tandem_snap=$REPLY; fi
   for __tandem_pc in "${__tandem_user_pc[@]}"; do
     __tandem_status "$__tandem_ret"
     eval "$__tandem_pc"

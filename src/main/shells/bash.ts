@@ -48,15 +48,21 @@ export function bashRc(ctx: LaunchContext, integration: BashIntegration = 'by-ve
       // NEWS, bash-3.1 item p; `${v^^}` is 4.0).
       `__tandem_keep=${keptNamesWord(ctx.keepEnv)}; __tandem_caps=${keptNamesWord(capabilityNames)}`,
       '__tandem_paths() { local r=$1 e; [[ -n $r ]] || return 1; while :; do e=${r%%:*}; [[ $e == /* && -e $e ]] || return 1; [[ $r == *:* ]] || return 0; r=${r#*:}; done; }',
-      // `__tandem_envsnap` lists every exported NAME=value; the scrub given one leaves what is
-      // unchanged since (the agent's own exports), so after hooks it judges only what they set.
+      // `__tandem_envsnap` puts every exported NAME=value in REPLY; the scrub given one leaves
+      // what is unchanged since (the agent's own exports), so after hooks it judges only what
+      // they set. `__tandem_enames` lists the exported names in REPLY: here in a subshell,
+      // redefined by tandem.bash to read them back from its scratch file (no fork: with the
+      // person's prompt hooks, three forks a prompt cost about 2.5 ms).
       "__tandem_us=$'\\037'",
-      "__tandem_envsnap() { local IFS=$' \\t\\n' __tandem_v; for __tandem_v in $(compgen -e); do builtin printf '\\037%s=%s' \"$__tandem_v\" \"${!__tandem_v}\"; done; builtin printf '\\037'; }",
+      '__tandem_enames() { REPLY=$(builtin compgen -e); }',
+      "__tandem_envsnap() { local IFS=$' \\t\\n' __tandem_v __tandem_s=$__tandem_us; __tandem_enames; for __tandem_v in $REPLY; do __tandem_s+=\"$__tandem_v=${!__tandem_v}$__tandem_us\"; done; REPLY=$__tandem_s; }",
       '__tandem_envscrub() {',
-      "  local IFS=$' \\t\\n' __tandem_v __tandem_nc=",
-      '  for __tandem_v in $(compgen -e); do [[ -n $1 && $1 == *"$__tandem_us$__tandem_v=${!__tandem_v}$__tandem_us"* ]] && continue; case "$__tandem_keep" in *" $__tandem_v "*) continue;; esac; case "$__tandem_caps" in *" $__tandem_v "*) unset "$__tandem_v" 2>/dev/null; continue;; esac; case "$__tandem_v" in LC_*) continue;; esac; __tandem_paths "${!__tandem_v}" || unset "$__tandem_v" 2>/dev/null; done',
+      "  local IFS=$' \\t\\n' __tandem_v __tandem_nc= REPLY",
+      '  __tandem_enames',
+      '  for __tandem_v in $REPLY; do [[ -n $1 && $1 == *"$__tandem_us$__tandem_v=${!__tandem_v}$__tandem_us"* ]] && continue; case "$__tandem_keep" in *" $__tandem_v "*) continue;; esac; case "$__tandem_caps" in *" $__tandem_v "*) unset "$__tandem_v" 2>/dev/null; continue;; esac; case "$__tandem_v" in LC_*) continue;; esac; __tandem_paths "${!__tandem_v}" || unset "$__tandem_v" 2>/dev/null; done',
       '  shopt -q nocasematch && __tandem_nc=1; shopt -s nocasematch',
-      `  for __tandem_v in $(compgen -e); do [[ -n $1 && $1 == *"$__tandem_us$__tandem_v=\${!__tandem_v}$__tandem_us"* ]] && continue; case "$__tandem_v" in ${keptCasePattern()}) ;; ${credentialCasePattern()}) unset "$__tandem_v" 2>/dev/null;; *) case "\${!__tandem_v}" in ${credentialValueCasePattern()}) unset "$__tandem_v" 2>/dev/null;; esac;; esac; done`,
+      '  __tandem_enames',
+      `  for __tandem_v in $REPLY; do [[ -n $1 && $1 == *"$__tandem_us$__tandem_v=\${!__tandem_v}$__tandem_us"* ]] && continue; case "$__tandem_v" in ${keptCasePattern()}) ;; ${credentialCasePattern()}) unset "$__tandem_v" 2>/dev/null;; *) case "\${!__tandem_v}" in ${credentialValueCasePattern()}) unset "$__tandem_v" 2>/dev/null;; esac;; esac; done`,
       '  [[ -n $__tandem_nc ]] || shopt -u nocasematch',
       '}',
       '__tandem_envscrub',
