@@ -6,6 +6,8 @@
  * as an agent's sequence of commands does: work a prompt leaves behind (a fork) shows there and
  * is hidden in the interleaved rows, where the baselines run between the engine's sends.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { which } from '../../src/main/shells/resolve.js';
 import { BareMarkerShell } from '../lib/bare-pty.js';
 import { EchoBaselines } from '../lib/echo-baselines.js';
@@ -15,6 +17,9 @@ import type { Figure } from '../lib/types.js';
 
 /** What tandem.bash's precmd ran in one subshell per prompt before the scratch file. */
 const bashPromptFork = `__f=$(HISTTIMEFORMAT='' builtin history 1; builtin printf '\\x1f'; builtin compgen -b; builtin printf '\\x1f'; builtin compgen -A function)`;
+
+/** How many functions the person's startup files define in the person-startup row. */
+const personFunctions = 150;
 
 export const roundtripFigure: Figure = {
   id: 'roundtrip',
@@ -31,6 +36,12 @@ export const roundtripFigure: Figure = {
       unit: 'ms',
       target: { metric: 'ratio', op: '<=', value: 2 },
       description: 'the same sent back to back (blocks of 10, each followed by 10 on the bare shell): the engine against bare node-pty with a marker',
+    },
+    {
+      name: 'roundtrip.engine.echo.person-startup',
+      unit: 'ms',
+      target: { metric: 'ratio', op: '<=', value: 2 },
+      description: `the same back to back in bash with the person's startup files: ${personFunctions} functions (bash-completion defines more) and a prompt hook (zoxide's kind), against a bare bash running the same hook`,
     },
     {
       name: 'roundtrip.engine.echo.zsh',
@@ -82,11 +93,13 @@ export const roundtripFigure: Figure = {
           baselines: [{ name: 'bare node-pty + prompt marker, back to back', samples: inBlocks.bare }],
         },
       ];
+      await scope.close(session);
+      const person = await personStartup(opts.home, iterations, warmup);
+      out.push(person);
       if (!which('zsh')) {
         out.push({ row: 'roundtrip.engine.echo.zsh', status: 'skipped', note: 'zsh is not installed' });
         return out;
       }
-      await scope.close(session);
       const zsh = await scope.open('zsh');
       bareZsh = await BareMarkerShell.start(opts.home, 120, 30, '', 'zsh');
       const zshBlocks = await backToBack(
@@ -103,6 +116,35 @@ export const roundtripFigure: Figure = {
     }
   },
 };
+
+/**
+ * An agent's bash with the person's startup files: many functions (the prompt lists them for the
+ * redirect report) and a PROMPT_COMMAND hook (the credential scrub runs around it).
+ */
+async function personStartup(home: string, iterations: number, warmup: number): Promise<Measurement> {
+  const personHome = mkdtempSync(join(home, 'person-'));
+  const functions = Array.from({ length: personFunctions }, (_, i) => `_comp_helper_${i}() { :; }`).join('\n');
+  writeFileSync(join(personHome, '.bashrc'), `${functions}\n__person_hook() { :; }\nPROMPT_COMMAND=__person_hook\n`);
+  const scope = new SessionScope(personHome);
+  let bare: BareMarkerShell | null = null;
+  try {
+    const session = await scope.open('bash', { startupFiles: 'user' });
+    bare = await BareMarkerShell.start(personHome, 120, 30, '__person_hook() { :; }; __person_hook');
+    const blocks = await backToBack(
+      iterations,
+      warmup,
+      () => echoOnce(session),
+      () => timed(() => bare!.roundTrip('echo hi')),
+    );
+    return {
+      row: 'roundtrip.engine.echo.person-startup',
+      samples: blocks.engine,
+      baselines: [{ name: 'bare node-pty + the same prompt hook + marker, back to back', samples: blocks.bare }],
+    };
+  } finally {
+    await Promise.allSettled([scope.closeAll(), bare?.close()]);
+  }
+}
 
 /** Blocks of 10 sends back to back on each side in turn, so drift on a shared machine hits both alike. */
 async function backToBack(iterations: number, warmup: number, engine: () => Promise<number>, bare: () => Promise<number>) {

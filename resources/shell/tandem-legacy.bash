@@ -196,7 +196,7 @@ __tandem_precmd() {
     builtin declare -F __tandem_envscrub >/dev/null && __tandem_envsnap && __tandem_snap=$REPLY
     __tandem_status "$__tandem_ret"
     eval "$__tandem_user_pc"
-    [[ -z $__tandem_snap ]] || __tandem_envscrub "$__tandem_snap"
+    [[ -z $__tandem_snap ]] || { __tandem_envsnap; [[ $REPLY == "$__tandem_snap" ]]; } || __tandem_envscrub "$__tandem_snap"
   fi
   # shellcheck disable=SC2016  # $_ expands when the trap runs
   builtin trap '__tandem_debug "$_" && builtin trap - DEBUG; builtin : "$__tandem_last"' DEBUG

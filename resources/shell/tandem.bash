@@ -205,7 +205,8 @@ __tandem_precmd() {
     __tandem_status "$__tandem_ret"
     eval "$__tandem_pc"
   done
-  [[ -z $__tandem_snap ]] || __tandem_envscrub "$__tandem_snap"
+  # Nothing exported or changed by the hooks (the usual prompt): nothing for the scrub to judge.
+  [[ -z $__tandem_snap ]] || { __tandem_envsnap; [[ $REPLY == "$__tandem_snap" ]]; } || __tandem_envscrub "$__tandem_snap"
   __tandem_status "$__tandem_ret"
 }
 # Quoted: bash expands aliases in its prompt commands, and an alias of this name would run first.
