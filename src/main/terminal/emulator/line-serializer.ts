@@ -73,6 +73,9 @@ function blankDefault(content: number, fg: number, bg: number): boolean {
   return (content & combinedBit) === 0 && (code === 0 || code === 32);
 }
 
+/** xterm's null cell (no character, width 1, default style): what fills a line never written to. */
+const nullCellContent = 1 << 22;
+
 /** bg's bit for attributes kept aside (underline style and colour): such cells are not told by fg and bg alone. */
 const extendedBit = 0x10000000;
 
@@ -121,6 +124,13 @@ export function serializeLines(buffer: IBuffer, start: number, end: number, cols
     // A flood's lines are mostly one run and a blank tail: read cells' numbers where xterm keeps them.
     const numbers = fast ? cellNumbers(line) : null;
     if (!continued) {
+      // The blank tail as the emulator leaves it (its null cell, never written): three numbers
+      // compared a cell, the most common case of a flood's lines, about half the general check.
+      if (numbers) {
+        let at = 3 * (last - 1);
+        while (at >= 0 && at + 2 < numbers.length && numbers[at] === nullCellContent && numbers[at + 1] === 0 && numbers[at + 2] === 0) at -= 3;
+        last = at / 3 + 1;
+      }
       while (last > 0) {
         const at = 3 * (last - 1);
         if (numbers && numbers.length > at + 2 && blankDefault(numbers[at]!, numbers[at + 1]!, numbers[at + 2]!)) {
