@@ -66,6 +66,8 @@ export const floodKeepScreens = 2;
  * each parser write covers at most half a batch, and its lines are saved when it completes.
  */
 export const coldBatchLines = 500;
+/** The longest run of parser slices in one turn of the event loop before the next slice waits for the next turn. */
+export const parseTurnMs = 3;
 /** Below this much unparsed output, nothing is looked at for lines past the scrollback (`dropUnkept`). */
 export const unkeptMinChars = 256 * 1024;
 /** Characters that change the emulator's state beyond the lines they are on: nothing with one of them is dropped unparsed. */
@@ -146,6 +148,8 @@ export class Emulator {
   readonly terminal: HeadlessTerminal;
   private pending = '';
   private writing = false;
+  /** When the parser's current run of slices began (`parseTurnMs`). */
+  private turnStart = 0;
   private requestsPending = false;
   private disposed = false;
   private idleWaiters: Array<() => void> = [];
@@ -554,6 +558,7 @@ export class Emulator {
   }
 
   private write(data: string): void {
+    if (!this.writing) this.turnStart = performance.now();
     this.applyDueClears();
     this.placeDueLines();
     this.writing = true;
@@ -589,7 +594,16 @@ export class Emulator {
       if (this.pending.length > 0 && (!this.floodTimer || this.flooding)) {
         const next = this.pending;
         this.pending = '';
-        this.write(next);
+        // A backlog parsed in one turn of the event loop keeps it from the PTY's next chunk (an
+        // end marker after an interrupt) for up to xterm's own 12 ms turn: past parseTurnMs the
+        // next slice waits for the loop's next turn, so what arrived meanwhile is read first.
+        if (performance.now() - this.turnStart < parseTurnMs) this.write(next);
+        else
+          setImmediate(() => {
+            if (this.disposed) return;
+            this.turnStart = performance.now();
+            this.write(next);
+          });
         return;
       }
       this.writing = false;
