@@ -388,6 +388,46 @@ describe('OutputProjector: bounding', () => {
     }
   });
 
+  /** Floods of short lines (a full head, tens of thousands of lines after it): blank runs, tabs and spaces before line ends, CRs, wide characters. */
+  function floodText(seed: number, count: number): string {
+    const r = rng(seed);
+    const pieces = ['y', '', '', 'tab\t', 'sp  ', '\r 9%\r10%', '日本', '😀x', 'z'.repeat(40), '\t', ' '];
+    let text = '';
+    for (let i = 0; i < count; i++) text += pieces[Math.floor(r() * pieces.length)]! + (r() < 0.7 ? '\r\n' : '\n');
+    // Some end with blank lines, which are not output, however many there are.
+    return seed % 2 === 0 ? text + '\r\n'.repeat(1 + Math.floor(r() * 3000)) : text;
+  }
+
+  it('a flood read back from its end: the same lines and exact counts as the whole projection, at every snapshot', () => {
+    for (let seed = 1; seed <= 6; seed++) {
+      const text = floodText(seed, 20_000 + 5000 * seed);
+      const chunks = randomSplit(text, seed, 9000);
+      for (const maxBytes of [300, 4096, 16 * 1024]) {
+        const p = new OutputProjector({ maxBytes });
+        let fed = '';
+        chunks.forEach((chunk, n) => {
+          p.push(chunk);
+          fed += chunk;
+          if (n % 7 !== 0 && n !== chunks.length - 1) return;
+          const r = p.snapshot();
+          const full = project(fed, 1 << 30).output;
+          const fullLines = full === '' ? [] : full.split('\n');
+          expect(bytes(r.output)).toBeLessThanOrEqual(maxBytes);
+          if (r.truncated === null) return expect(r.output).toBe(full);
+          const lines = r.output.split('\n');
+          const m = lines.findIndex((l) => MARKER.test(l));
+          const head = lines.slice(0, m);
+          const tail = lines.slice(m + 1);
+          expect(head).toEqual(fullLines.slice(0, head.length));
+          expect(tail).toEqual(fullLines.slice(fullLines.length - tail.length));
+          expect(r.truncated.omittedLines).toBe(fullLines.length - head.length - tail.length);
+          const kept = [...head, ...tail].reduce((sum, l) => sum + bytes(l) + 1, 0);
+          expect(r.truncated.omittedBytes).toBe(fullLines.reduce((sum, l) => sum + bytes(l) + 1, 0) - kept);
+        });
+      }
+    }
+  });
+
   it('rejects a non-positive budget', () => {
     expect(() => new OutputProjector({ maxBytes: 0 })).toThrow(RangeError);
     expect(() => new OutputProjector({ maxBytes: Number.NaN })).toThrow(RangeError);

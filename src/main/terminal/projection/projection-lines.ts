@@ -2,7 +2,7 @@
  * Line-level helpers of the output projection: the block scan that finds line ends and
  * projected byte counts in one typed-array pass, and the small cell and surrogate rules.
  */
-import { cellWidth, codePointLen } from './ansi';
+import { cellWidth, codePointLen, utf8Length } from './ansi';
 
 /** UTF-16 units per scanBlock() pass: the scratch buffer stays small whatever is pushed. */
 const SCAN_SEGMENT = 1 << 16;
@@ -120,13 +120,70 @@ export function rawLineEnd(s: string, from: number, nl: number): number {
 
 export const RAW_LINE_END = / *\r*\n/g;
 
-/** Appends the projected lines of raw window text (each line ends in \n) to `out`. */
-export function splitLines(raw: string, out: string[]): void {
-  const text = raw.includes('\r') || raw.includes(' \n') ? raw.replace(RAW_LINE_END, '\n') : raw;
-  for (let p = 0; p < text.length;) {
-    const nl = text.indexOf('\n', p);
-    out.push(text.slice(p, nl));
-    p = nl + 1;
+/** Lines of raw window text and their projected UTF-8 bytes, one per line for its \n (each line ends before its CRs and trailing spaces). */
+export function measureLines(raw: string): { lines: number; bytes: number } {
+  let lines = 0;
+  // Spaces and CRs are a byte each: what the projection trims is subtracted, not rebuilt.
+  let trimmed = 0;
+  for (let from = 0, nl = raw.indexOf('\n'); nl !== -1; from = nl + 1, nl = raw.indexOf('\n', from)) {
+    lines++;
+    trimmed += nl - rawLineEnd(raw, from, nl);
+  }
+  return { lines, bytes: utf8Length(raw) - trimmed };
+}
+
+/**
+ * The projected lines of raw window texts (oldest first, each line ending in \n), newest first:
+ * a text is split only as far as lines are read, so reading the newest few of a flood's many
+ * costs those few.
+ */
+export class NewestLines {
+  private t: number;
+  private text = '';
+  private pos = 0;
+
+  constructor(private readonly texts: readonly string[]) {
+    this.t = texts.length;
+  }
+
+  /** The next older line, or undefined when all were read. */
+  next(): string | undefined {
+    while (this.pos === 0) {
+      if (this.t === 0) return undefined;
+      this.text = this.texts[--this.t]!;
+      this.pos = this.text.length;
+    }
+    const nl = this.pos - 1;
+    const start = nl === 0 ? 0 : this.text.lastIndexOf('\n', nl - 1) + 1;
+    this.pos = start;
+    return this.text.slice(start, rawLineEnd(this.text, start, nl));
+  }
+}
+
+/** The same lines oldest first, then `after` (lines already projected). */
+export class OldestLines {
+  private t = 0;
+  private pos = 0;
+  private a = 0;
+
+  constructor(
+    private readonly texts: readonly string[],
+    private readonly after: readonly string[],
+  ) {}
+
+  next(): string | undefined {
+    while (this.t < this.texts.length) {
+      const text = this.texts[this.t]!;
+      if (this.pos < text.length) {
+        const nl = text.indexOf('\n', this.pos);
+        const line = text.slice(this.pos, rawLineEnd(text, this.pos, nl));
+        this.pos = nl + 1;
+        return line;
+      }
+      this.t++;
+      this.pos = 0;
+    }
+    return this.a < this.after.length ? this.after[this.a++] : undefined;
   }
 }
 

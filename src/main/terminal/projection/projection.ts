@@ -18,7 +18,20 @@
 import type { Truncation } from '../../../shared/types';
 import { AnsiScanner, type AnsiSink, utf8Length, utf8Prefix } from './ansi';
 import { CurrentLine } from './current-line';
-import { crStart, firstParam, own, RAW_LINE_END, rawLineEnd, ringCum, ringEnds, scanBlock, splitLines, trimSpaces } from './projection-lines';
+import {
+  crStart,
+  firstParam,
+  measureLines,
+  NewestLines,
+  OldestLines,
+  own,
+  RAW_LINE_END,
+  rawLineEnd,
+  ringCum,
+  ringEnds,
+  scanBlock,
+  trimSpaces,
+} from './projection-lines';
 
 export interface ProjectionOptions {
   /** UTF-8 bytes of output at most (a marker line alone may exceed a budget under 64 bytes). */
@@ -47,6 +60,8 @@ interface Block {
   lines: number;
   /** Projected UTF-8 bytes, counting one byte per line for its newline. */
   bytes: number;
+  /** Its lines and bytes as a snapshot projects them (measureLines), once one needed them: scanBlock's trim differs for tabs. */
+  measured?: { lines: number; bytes: number };
 }
 
 export class OutputProjector implements AnsiSink {
@@ -129,67 +144,100 @@ export class OutputProjector implements AnsiSink {
   }
 
   snapshot(): Projected {
-    // Everything after committed storage, oldest first, projected.
-    const pend: string[] = [];
+    let window = '';
     if (this.done.length > 0) {
-      const d = this.done.length === 1 ? this.done[0]! : this.done.join('');
-      this.done = [d]; // keep the join for the next snapshot
-      splitLines(d, pend);
+      window = this.done.length === 1 ? this.done[0]! : this.done.join('');
+      this.done = [window]; // keep the join for the next snapshot
     }
     const raw = this.line.raw();
     const current = trimSpaces(raw);
-    pend.push(current);
-    for (let i = this.below.length - 1; i >= 0; i--) pend.push(this.below[i]!);
-    const stored: string[] = [];
-    for (const b of this.tail) splitLines(b.text, stored);
+    const cut = this.cutBytes + this.line.cutBytes + this.line.lineCutBytes(raw, current);
+    // Everything after the head, oldest first: the stored blocks and the window (raw text, each
+    // line projected as it is read), then the current line and the rows below it. A flood holds
+    // tens of thousands of lines there and shows a few hundred: they are counted whole, and
+    // only the lines shown are split out (the head's from the start, the rest from the end).
+    const texts: string[] = [];
+    let count = 0;
+    let total = 0;
+    for (const b of this.tail) {
+      b.measured ??= measureLines(b.text);
+      count += b.measured.lines;
+      total += b.measured.bytes;
+      texts.push(b.text);
+    }
+    if (window !== '') {
+      const m = measureLines(window);
+      count += m.lines;
+      total += m.bytes;
+      texts.push(window);
+    }
+    const last = [current];
+    for (let i = this.below.length - 1; i >= 0; i--) last.push(this.below[i]!);
+    for (const line of last) total += utf8Length(line) + 1;
+    count += last.length;
+    const older = new NewestLines(texts);
+    let k = last.length;
+    const newest = (): string | undefined => (k > 0 ? last[--k] : older.next());
 
     // Trailing empty lines at the very end are not output (as far as they are still held).
-    while (pend.length > 0 && pend[pend.length - 1] === '') pend.pop();
+    let line = newest();
+    while (line === '') {
+      count--;
+      total--;
+      line = newest();
+    }
     let headEnd = this.head.length;
     let hBytes = this.headBytes;
-    if (pend.length === 0) {
-      while (stored.length > 0 && stored[stored.length - 1] === '') stored.pop();
-      if (stored.length === 0 && this.evictedLines === 0) {
-        while (headEnd > 0 && this.head[headEnd - 1] === '') {
-          headEnd--;
-          hBytes--;
-        }
+    if (line === undefined && this.evictedLines === 0) {
+      while (headEnd > 0 && this.head[headEnd - 1] === '') {
+        headEnd--;
+        hBytes--;
       }
     }
 
-    // The head takes pending lines the same way commit() would.
+    // The head takes pending lines the same way commit() would (nothing is stored before it is full).
     const out = this.head.slice(0, headEnd);
-    let i = 0;
     if (!this.headFull) {
-      for (; i < pend.length; i++) {
-        const b = utf8Length(pend[i]!) + 1;
+      const oldest = new OldestLines(texts, last);
+      for (; count > 0; count--) {
+        const next = oldest.next()!;
+        const b = utf8Length(next) + 1;
         if (hBytes + b > this.headLimit) break;
-        out.push(pend[i]!);
+        out.push(next);
         hBytes += b;
+        total -= b;
       }
     }
-    const rest = i === 0 ? (stored.length === 0 ? pend : stored.concat(pend)) : stored.concat(pend.slice(i));
-    const sizes = new Array<number>(rest.length);
-    let restBytes = 0;
-    for (let k = 0; k < rest.length; k++) {
-      const b = utf8Length(rest[k]!);
-      sizes[k] = b;
-      restBytes += b + 1;
-    }
-    const cut = this.cutBytes + this.line.cutBytes + this.line.lineCutBytes(raw, current);
+    // The `count` lines after the head, newest first.
+    let left = count;
+    const rest = (): string | undefined => {
+      if (left === 0) return undefined;
+      left--;
+      if (line === undefined) return newest();
+      const first = line;
+      line = undefined;
+      return first;
+    };
     const nothingDropped = this.evictedLines === 0 && this.evictedBytes === 0 && cut === 0;
-    if (nothingDropped && hBytes + restBytes - 1 <= this.maxBytes) {
-      for (const line of rest) out.push(line);
+    if (nothingDropped && hBytes + total - 1 <= this.maxBytes) {
+      const lines: string[] = [];
+      for (let next = rest(); next !== undefined; next = rest()) lines.push(next);
+      for (let r = lines.length - 1; r >= 0; r--) out.push(lines[r]!);
       return { output: out.join('\n'), truncated: null, altScreen: this.alt };
     }
+    return this.keepNewest(out, hBytes, count, total, cut, rest);
+  }
 
-    // Keep the newest lines that fit next to the head and the marker.
+  /**
+   * The newest lines (given newest first by `next`) that fit next to the head and the marker,
+   * and the marker with what was left out: `count` lines of `total` bytes were after the head.
+   */
+  private keepNewest(out: string[], hBytes: number, count: number, total: number, cut: number, next: () => string | undefined): Projected {
     const budget = Math.max(0, this.maxBytes - hBytes - MARKER_RESERVE);
     const kept: string[] = [];
     let keptBytes = 0;
-    for (let k = rest.length - 1; k >= 0; k--) {
-      let line = rest[k]!;
-      let b = sizes[k]!;
+    for (let line = next(); line !== undefined; line = next()) {
+      let b = utf8Length(line);
       if (b > this.lineCap) {
         line = trimSpaces(utf8Prefix(line, this.lineCap));
         b = utf8Length(line);
@@ -198,8 +246,8 @@ export class OutputProjector implements AnsiSink {
       kept.push(line);
       keptBytes += b + 1;
     }
-    const omittedLines = this.evictedLines + rest.length - kept.length;
-    const omittedBytes = this.evictedBytes + cut + restBytes - keptBytes;
+    const omittedLines = this.evictedLines + count - kept.length;
+    const omittedBytes = this.evictedBytes + cut + total - keptBytes;
     if (omittedLines === 0 && omittedBytes === 0) {
       for (let k = kept.length - 1; k >= 0; k--) out.push(kept[k]!);
       return { output: out.join('\n'), truncated: null, altScreen: this.alt };
@@ -518,6 +566,7 @@ export class OutputProjector implements AnsiSink {
     this.evictedBytes += dropped;
     this.tailBytes -= dropped;
     first.text = own(first.text.slice(ringEnds[lo % size]!));
+    first.measured = undefined;
     first.lines -= lo;
     first.bytes -= dropped;
   }
