@@ -268,6 +268,18 @@ describe('programs that run their arguments (black-box round 10)', () => {
   });
 });
 
+describe("printf's -v (black-box round 13)", () => {
+  it('is refused under an entry for printf with any arguments: it assigns a shell variable, and bash evaluates a subscript in its name', () => {
+    for (const words of [
+      ['printf', '-v', 'a[$(touch x)]', '%s', 'y'],
+      ['printf', '-vPROMPT_COMMAND', 'touch x'],
+      ['printf', '-v', 'PS1', '%s', '$(touch x)'],
+    ])
+      expect(matchEntry(entryOf('printf'), words), words.join(' ')).toMatchObject({ ok: false, reason: expect.stringContaining('-v') });
+    expect(matchEntry(entryOf('printf'), ['printf', '%s\\n', 'hello'])).toMatchObject({ ok: true });
+  });
+});
+
 describe('options: known (issue 28)', () => {
   it('is accepted only for programs with a built-in list', () => {
     expect(parseAllowEntry('grep | options: known')).toMatchObject({ ok: true, entry: { options: 'known' } });

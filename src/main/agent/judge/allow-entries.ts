@@ -58,6 +58,9 @@ export const builtinRefusals: Readonly<Record<string, readonly string[]>> = {
   ls: ['--hyperlink', '-L', '--dereference'],
   // -C compiles (writes) a magic file, -m and -f read other files, -z/-Z may run decompressors, -p sets times back.
   file: ['-C', '--compile', '-m', '--magic-file', '-f', '--files-from', '-z', '-Z', '--uncompress', '--uncompress-noreport', '-p', '--preserve-date'],
+  // -v assigns a shell variable: PROMPT_COMMAND or PS1 run code at the next prompt, and bash
+  // evaluates an array subscript in the name (`-v 'a[$(cmd)]'` runs cmd at once; round 13).
+  printf: ['-v'],
 };
 
 /**
