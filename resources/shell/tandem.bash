@@ -167,13 +167,14 @@ __tandem_reassert() {
   [[ $PS2 == *"$__tandem_ps2"* ]] || PS2=$__tandem_ps2$PS2
 }
 # Agent terminals, while the host's flag file exists (`__tandem_drains` names it: made just before
-# an agent's input was typed into a running program, removed at the next end marker): input a
-# program left unread goes, not to this shell's line. A program that read part of a line (`head -c 6`) or none of it leaves the
-# rest in the terminal, and the line editor would take a whole line left there as a command that
-# nobody judged. Checked without a wait (`read -t 0`: a whole line, or any byte in raw mode),
-# emptied only when something is there; a part line is emptied before any judged line anyway.
+# an agent's input, or the emulator's answer to a program's question, was written to a running
+# program; removed at the next end marker): input a program left unread goes, not to this
+# shell's line. A program that read part of a line (`head -c 6`) or none of it leaves the rest in
+# the terminal, and the line editor would take a whole line left there as a command that nobody
+# judged, and an answer's escape sequence as keys (readline's M-p for DECRQSS's ESC P: black-box
+# round 13). `read -n` reads with the line mode off, so a part line counts too (`read -t 0` sees
+# only whole lines in that mode); the first read waits a millisecond, only while the flag is there.
 __tandem_drain() {
-  builtin read -r -t 0 || builtin return 0
   local __tandem_x __tandem_n=0
   while (( __tandem_n++ < 64 )) && { IFS= builtin read -r -s -d '' -n 4096 -t 0.001 __tandem_x || [[ -n $__tandem_x ]]; }; do :; done
 }

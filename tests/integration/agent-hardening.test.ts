@@ -75,6 +75,49 @@ describe('output that looks like a marker (class 6)', () => {
   });
 });
 
+describe("the emulator's answers to terminal questions (black-box round 13)", () => {
+  // A DECRQSS question: Tandem's emulator answers ESC P 1 $ r ... ESC \, whose ESC P readline takes
+  // for M-p, a history search; the agent's next allowed keys then edited a recalled line of its
+  // own planting, and an `input` send broke its quoting: the planted payload ran unasked.
+  const query = "'\\eP$qr\\e\\\\'";
+  async function attack(client: Client, id: string, canary: string, ask: (text: string) => Promise<unknown>): Promise<void> {
+    const plant = `echo 'AAA echo y"; touch ${canary}; #'`;
+    expect(await f.call(client, 'terminal_send', { id, text: plant, waitMs: 10_000 })).toMatchObject({ status: 'done' });
+    await ask(`echo -e ${query}`);
+    // The line editor took nothing of the answer: the next allowed line runs as a line.
+    expect(await f.call(client, 'terminal_send', { id, text: 'echo y', waitMs: 10_000 })).toMatchObject({ status: 'done', output: 'y' });
+    await f.call(client, 'terminal_send', { id, text: `echo "'"`, input: true, waitMs: 3000 });
+    expect(await f.call(client, 'terminal_send', { id, text: 'echo after', waitMs: 10_000 })).toMatchObject({ status: 'done', output: 'after' });
+    expect(existsSync(canary)).toBe(false);
+  }
+
+  it.each(['bash', 'zsh'])('%s: an answer that comes at the prompt is not typed into the line editor', async (shell) => {
+    const dir = mkdtempSync(join(f.project, 'tandem-answer-'));
+    const client = await f.client(guardedToken);
+    const { id } = (await f.call(client, 'terminal_open', { title: 'answers', shell, cwd: dir })) as { id: string };
+    await attack(client, id, join(dir, 'canary'), async (text) =>
+      expect(await f.call(client, 'terminal_send', { id, text, waitMs: 10_000 })).toMatchObject({ status: 'done', approval: null }),
+    );
+    // find prints it as an allowed line too.
+    await attack(client, id, join(dir, 'canary2'), async () =>
+      expect(await f.call(client, 'terminal_send', { id, text: "find . -maxdepth 0 -printf '\\033P$qr\\033\\\\'", waitMs: 10_000 })).toMatchObject({
+        status: 'done',
+        approval: null,
+      }),
+    );
+  });
+
+  it.each(['bash', 'zsh'])('%s: an answer a program left unread is emptied at the next prompt', async (shell) => {
+    const dir = mkdtempSync(join(f.project, 'tandem-answer-'));
+    const client = await f.client(guardedToken);
+    const { id } = (await f.call(client, 'terminal_open', { title: 'answers', shell, cwd: dir })) as { id: string };
+    // The answer is written while sleep runs (it never reads it), so it waits in the terminal.
+    await attack(client, id, join(dir, 'canary'), async (text) =>
+      expect(await sendApproving(f, client, id, `${text}; sleep 1`)).toMatchObject({ status: 'done', asked: true }),
+    );
+  });
+});
+
 describe('agent terminals neutralise hooks', () => {
   function hostileRepo(): { dir: string; canary: (what: string) => string } {
     const dir = mkdtempSync(join(f.project, 'tandem-hostile-'));

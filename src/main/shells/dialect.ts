@@ -73,6 +73,14 @@ export interface ShellDialect {
    */
   readonly rawLineEditor?: boolean;
   /**
+   * The shell's prompt or line editor asks the terminal something and reads the answer
+   * (PSReadLine asks the cursor position). Where not, an answer the emulator writes while the
+   * shell is at its prompt is addressed to nobody, and its bytes would be keys to the line
+   * editor (readline takes a DECRQSS answer's ESC P for M-p, a history search: black-box round
+   * 13): it is not written (session.ts `replyAddressed`).
+   */
+  readonly promptAsks?: boolean;
+  /**
    * The shell has no line editor: it reads its lines in the terminal's line mode, so a line
    * longer than that mode keeps cannot reach it whole (terminal/session/line-room.ts).
    */

@@ -104,6 +104,8 @@ function powershellFamily(name: DialectName): ShellDialect {
     // PSReadLine drops what a program left unread (tests/integration/agent-split-line.test.ts);
     // not seen on Windows, where ConPTY sits between.
     drainsUnread: (platform) => name === 'pwsh' && platform !== 'win32',
+    // PSReadLine asks the cursor position at its prompt.
+    promptAsks: true,
     // Windows PowerShell 5.1's lines are not judged: they ask.
     judge: name === 'pwsh' ? { grammar: 'pwsh', words: 'pwsh', reportsRedirects: true, reportsHash: false } : undefined,
     // On Windows, PSReadLine's Windows edit mode would need Escape (RevertLine), which ConPTY reads as Alt+ the next key (line-clear.ts).

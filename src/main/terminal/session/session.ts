@@ -43,6 +43,11 @@ import { cachedModes, StatusWatcher, watchMaxMsSpawning } from '../readiness/sta
 /** Retained marker-free output for cursors and waits (characters). */
 export const defaultHistoryChars = 4 * 1024 * 1024;
 const bannerBytes = 4096;
+/**
+ * How long a reply waits when the shell is in front during a command (`replyReader` 'unsure'):
+ * a shell back at its prompt prints its end marker first thing, well within it.
+ */
+const replyHoldMs = 100;
 
 export type { CloseResult, ReadRequest, SendRequest, SessionOptions, TerminalRead, WaitRequest } from './session-types.js';
 
@@ -129,6 +134,8 @@ export class TerminalSession {
    */
   private replyBaseline: ProbeBaseline | null = null;
   private replyBaselineDue = true;
+  /** Replies waiting for the markers to say who reads them (`reply`). */
+  private heldReplies: string[] = [];
   /** Counts writes: a look that straddles one is stale (its baseline predates the write). */
   private writeGeneration = 0;
   /** Line ends written since the last prompt, and whether anything was written after the first (interrupt.ts `quietInput`). */
@@ -233,17 +240,8 @@ export class TerminalSession {
       scrollback: opts.scrollback ?? DEFAULT_LIMITS.scrollbackLines,
       palette: opts.palette,
       clock: this.clock,
-      // Replies go straight to the PTY: caller input waits for the parser, so replies come first.
-      onReply: (data) => {
-        if (this.ready.ptyExit) return;
-        if (this.replyBaselineDue) {
-          this.replyBaseline = takeBaseline(this.probeTarget);
-          this.replyBaselineDue = false;
-        }
-        this.pty.write(data);
-        // The program reads the answer and goes on: its quiet period starts again, as after input.
-        this.lastActivityAt = this.clock.now();
-      },
+      // Replies go to the PTY (`reply`): caller input waits for the parser, so replies come first.
+      onReply: (data) => this.reply(data),
     });
     this.marks = new CommandMarks(this.emulator);
     this.personSpans = new PersonSpans({
@@ -549,6 +547,63 @@ export class TerminalSession {
       observer.candidate = null;
     }
     for (const listener of this.outputListeners) listener(text);
+  }
+
+  /**
+   * A protocol reply (a cursor position, device attributes, a DECRQSS or colour answer) goes to
+   * the PTY only when something is there to read it (`replyReader`); where the shell is in front
+   * during a command, it waits for the markers to say whether that is a builtin that asked
+   * (`read`) or the shell back at its prompt. A held reply goes in order, ahead of later ones.
+   */
+  private reply(data: string): void {
+    if (this.ready.ptyExit) return;
+    if (this.heldReplies.length > 0) {
+      this.heldReplies.push(data);
+      return;
+    }
+    const reader = this.replyReader();
+    if (reader === 'program') return this.writeReply(data);
+    if (reader === 'unsure') {
+      this.heldReplies.push(data);
+      this.clock.setTimeout(() => {
+        const held = this.heldReplies.splice(0);
+        if (this.replyReader() !== 'none') for (const reply of held) this.writeReply(reply);
+      }, replyHoldMs);
+    }
+  }
+
+  private writeReply(data: string): void {
+    if (this.ready.ptyExit) return;
+    // Before the command read it, the program may end: the next prompt empties what it left.
+    if (this.ready.phase.kind === 'running') this.armDrain();
+    if (this.replyBaselineDue) {
+      this.replyBaseline = takeBaseline(this.probeTarget);
+      this.replyBaselineDue = false;
+    }
+    this.pty.write(data);
+    // The program reads the answer and goes on: its quiet period starts again, as after input.
+    this.lastActivityAt = this.clock.now();
+  }
+
+  /**
+   * Who would read a reply: a program that runs, a shell that starts or whose prompt asks
+   * (`ShellDialect.promptAsks`), or nobody. At the prompt of any other shell the question came
+   * from a program that has ended (the emulator parses behind the stream) or from one in the
+   * background, and the answer's bytes would be keys to the line editor: readline takes ESC P
+   * for a history search, and the agent's next keys then edited a recalled line unjudged
+   * (black-box round 13). 'unsure': a command runs by the markers, but the shell's own group is
+   * in front: a builtin that asked (`read`), or a command that ended before its end marker
+   * came. Windows keeps them all: ConPTY asks too.
+   */
+  private replyReader(): 'program' | 'unsure' | 'none' {
+    if (this.shell.dialect?.promptAsks || this.platform.os === 'win32' || this.ready.integration === 'none') return 'program';
+    const phase = this.ready.phase;
+    if (phase.kind === 'starting') return 'program';
+    // Without a start marker (sh's end-only integration) a submitted line is the command running.
+    if (phase.kind !== 'running' || !(phase.started || this.ready.integration === 'end-only')) return 'none';
+    if (this.platform.evidence !== 'proc') return 'program';
+    const front = this.platform.foregroundGroup(this.pid);
+    return front !== null && front === this.platform.shellGroup(this.pid) ? 'unsure' : 'program';
   }
 
   /**
