@@ -182,3 +182,31 @@ describe('/mcp bounds', () => {
     expect(f.layer.mcp.heldStreams).toBe(1);
   });
 });
+
+describe("the host's terminal slots (black-box round 13)", () => {
+  it('an agent whose shells exited holds no slot another open needs: the oldest exited one is kept as a transcript instead', { timeout: 120_000 }, async () => {
+    const f = await startAgentFixture({ defaultSandbox: 'off', host: { limits: { maxTerminals: 3 } } });
+    cleanups.push(() => f.close());
+    const hostile = await f.client(f.layer.pairAgent({ name: 'hostile' }).token);
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const { id } = (await f.call(hostile, 'terminal_open', { title: `t${i}`, shell: 'bash' })) as { id: string };
+      await f.call(hostile, 'terminal_signal', { id, signal: 'SIGHUP' });
+      await until(() => f.host.get(id).session.status === 'exited', 'the shell to exit');
+      ids.push(id);
+    }
+    // The person's open and another agent's get a slot; a running terminal is never taken.
+    const person = await f.host.create({ shell: 'bash' });
+    const other = await f.client(f.layer.pairAgent({ name: 'other' }).token);
+    const opened = (await f.call(other, 'terminal_open', { title: 'mine', shell: 'bash' })) as { id: string };
+    expect(opened.id).toEqual(expect.any(String));
+    expect(f.host.list().map((t) => t.id)).toEqual(expect.arrayContaining([person.id, opened.id, ids[2]]));
+    expect(f.host.list().map((t) => t.id)).not.toContain(ids[0]);
+    // The last exited one goes next; with every slot running, the limit holds.
+    await f.host.create({ shell: 'bash' });
+    expect(f.host.list().map((t) => t.id)).not.toContain(ids[2]);
+    await expect(f.host.create({ shell: 'bash' })).rejects.toMatchObject({ code: 'capacity' });
+    // The agent can still read what they showed: they are transcripts now.
+    expect(f.host.roster().map((t) => t.id)).toEqual(expect.arrayContaining(ids));
+  });
+});

@@ -282,6 +282,7 @@ export class TerminalHost implements AgentHost {
 
   async createManaged(req: CreateRequest = {}): Promise<ManagedTerminal> {
     if (this.shuttingDown) throw new TandemError('not_running', 'Tandem is shutting down.');
+    if (this.terminals.size + this.pendingCreates >= this.limits.maxTerminals) await this.makeRoom();
     if (this.terminals.size + this.pendingCreates >= this.limits.maxTerminals) {
       throw new TandemError('capacity', `Tandem already holds ${this.limits.maxTerminals} terminals; close one first.`);
     }
@@ -308,6 +309,20 @@ export class TerminalHost implements AgentHost {
       return terminal;
     } finally {
       this.pendingCreates -= 1;
+    }
+  }
+
+  /**
+   * At the limit, an agent's terminal whose shell has exited (the oldest) gives its slot: it is
+   * kept as a transcript, as the unattended sweep keeps one. Otherwise an agent that opened
+   * terminals and ended their shells held every slot, and neither the person nor another agent
+   * could open one (black-box round 13). Running terminals and the person's are never taken.
+   */
+  private async makeRoom(): Promise<void> {
+    for (const terminal of this.terminals.values()) {
+      if (terminal.meta.origin !== 'agent' || terminal.session.status !== 'exited') continue;
+      await this.close(terminal.id, null, { cause: 'unattended' }).catch(() => undefined);
+      if (!this.terminals.has(terminal.id)) return;
     }
   }
 
