@@ -114,12 +114,17 @@ describe('bounds', () => {
     at(c, wall - 1 * day);
     // Age: only the one older than 30 days.
     expect(await store.start()).toEqual([a]);
-    // Size: the total is over a bound that fits about one and a half: the older of the two goes.
-    const sizes = (await store.list()).filter((r) => !r.live).map((r) => r.castBytes + r.timelineBytes);
-    const liveBytes = (await store.list()).filter((r) => r.live).reduce((sum, r) => sum + r.castBytes + r.timelineBytes, 0);
-    bounds = { ...bounds, recordingTotalMiB: (liveBytes + sizes[0]! * 1.5) / 1048576 };
+    // Size: the total is over a bound that fits all but half of the older one's output: that output goes.
+    const listed = await store.list();
+    const liveBytes = listed.filter((r) => r.live).reduce((sum, r) => sum + r.castBytes + r.timelineBytes, 0);
+    const [older, newer] = listed.filter((r) => !r.live);
+    bounds = { ...bounds, recordingTotalMiB: (liveBytes + newer!.castBytes + newer!.timelineBytes + older!.timelineBytes + older!.castBytes / 2) / 1048576 };
     expect(await store.prune()).toEqual([b]);
-    expect((await store.list()).map((r) => r.terminalId).sort()).toEqual(['live2', 'new1']);
+    // Its output went; its timeline (what ran, who approved it) stays while output can go instead.
+    const after = await store.list();
+    expect(after.map((r) => r.terminalId).sort()).toEqual(['live2', 'mid1', 'new1']);
+    expect(after.find((r) => r.terminalId === 'mid1')).toMatchObject({ castBytes: 0, timelineBytes: expect.any(Number) });
+    expect((await store.export(b)).verification.ok).toBe(true);
     // Time passes: the hourly prune (injected clock) removes what has aged past the bound.
     bounds = { ...bounds, recordingTotalMiB: 500 };
     wall += 30 * day;
@@ -128,6 +133,24 @@ describe('bounds', () => {
     expect((await store.list()).map((r) => r.terminalId)).toEqual(['live2']);
     await store.finish(live, 'ui', null);
     expect(readdirSync(store.dir).length).toBe(2);
+  });
+
+  it("an agent's later flood of output fills the bound with no older timeline removed: output goes first (black-box round 13)", async () => {
+    const evidence = await finished('evidence');
+    const timeline = readFileSync(join(store.dir, `${evidence}.timeline.jsonl`), 'utf8');
+    bounds = { ...bounds, recordingTotalMiB: 0.2, recordingMaxMiB: 0.05 };
+    for (let i = 0; i < 20; i++) {
+      wall += 1000;
+      const recorder = store.open(meta(`flood${i}`))!;
+      for (let j = 0; j < 60; j++) {
+        recorder.output(`${'y'.repeat(999)}\n`);
+        recorder.flushOutput(true);
+      }
+      await store.finish(recorder, 'agent', 0);
+    }
+    await store.prune();
+    expect(readFileSync(join(store.dir, `${evidence}.timeline.jsonl`), 'utf8')).toBe(timeline);
+    expect((await store.export(evidence)).verification.ok).toBe(true);
   });
 
   it('terminals opened and closed in a row keep the total near its bound without waiting for the hourly prune', async () => {

@@ -166,7 +166,7 @@ export class RecordingStore {
     return groups;
   }
 
-  /** Removes finished recordings past the age bound, then the oldest until the total fits. */
+  /** Removes finished recordings past the age bound, then the oldest output, then the oldest timelines, until the total fits. */
   prune(): Promise<string[]> {
     this.pruning ??= this.pruneNow().finally(() => (this.pruning = null));
     return this.pruning;
@@ -181,11 +181,25 @@ export class RecordingStore {
     const oldest = this.wall() - bounds.recordingDays * dayMs;
     const maxTotal = bounds.recordingTotalMiB * 1024 * 1024;
     for (const [id, group] of groups) {
-      if (this.live.has(id)) continue;
-      if (group.mtime >= oldest && total <= maxTotal) continue;
+      if (this.live.has(id) || group.mtime >= oldest) continue;
       await Promise.all([rm(join(this.dir, `${id}.cast`), { force: true }), rm(join(this.dir, `${id}.timeline.jsonl`), { force: true })]);
       total -= group.cast + group.timeline;
+      group.cast = group.timeline = 0;
       removed.push(id);
+    }
+    // Over the total, the output (.cast) goes first, oldest first, and the timelines (a few
+    // kilobytes: what ran, who approved it) only once no .cast is left to go: output enough to
+    // fill the bound (an agent's flood in new terminals) no longer erases the record of what that
+    // agent did before (black-box round 13).
+    for (const kind of ['cast', 'timeline'] as const) {
+      for (const [id, group] of groups) {
+        if (total <= maxTotal) return removed;
+        if (this.live.has(id) || group[kind] === 0) continue;
+        await rm(join(this.dir, kind === 'cast' ? `${id}.cast` : `${id}.timeline.jsonl`), { force: true });
+        total -= group[kind];
+        group[kind] = 0;
+        if (!removed.includes(id)) removed.push(id);
+      }
     }
     return removed;
   }
