@@ -139,5 +139,10 @@ describe('files the person’s tools run on their own', () => {
     expect(watch.changes()).toEqual([]);
     rmSync(join(ws, '.vscode', 'settings.json'));
     expect(watch.changes()).toEqual(['.vscode/settings.json']);
+    // yarn's release and plugins and Plug'n'Play's loader run when the person runs yarn or node (round 13).
+    mkdirSync(join(ws, '.yarn', 'releases'), { recursive: true });
+    writeFileSync(join(ws, '.yarn', 'releases', 'yarn-4.0.0.cjs'), 'require("child_process")');
+    writeFileSync(join(ws, '.pnp.cjs'), 'module.exports = {}');
+    expect(watch.changes()).toEqual(['.pnp.cjs', '.yarn/releases/yarn-4.0.0.cjs']);
   });
 });

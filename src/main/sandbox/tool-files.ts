@@ -20,6 +20,8 @@ export const toolRunFiles: readonly string[] = [
   'mise.toml', '.mise.toml', '.tool-versions', '.nvmrc', '.node-version', '.python-version',
   // package managers' and build tools' own configuration: a script shell, a wrapper, a yarn binary
   '.npmrc', '.yarnrc', '.yarnrc.yml', '.cargo', '.bazelrc', '.bazelversion', '.mvn', 'gradle/wrapper',
+  // yarn runs the release its yarnPath names and loads its plugins; node loads Plug'n'Play's loaders (round 13)
+  '.yarn/releases', '.yarn/plugins', '.pnp.cjs', '.pnp.loader.mjs',
   'rust-toolchain', 'rust-toolchain.toml', '.sdkmanrc', '.ruby-version', '.java-version', '.terraform-version', '.envrc.local', '.env',
   // what git and its hook managers run or read as they go (the person's commit runs .husky's hooks)
   '.husky', '.pre-commit-config.yaml', 'lefthook.yml', '.lefthook.yml', 'lefthook-local.yml', '.overcommit.yml',
