@@ -55,7 +55,7 @@ export function bashRc(ctx: LaunchContext, integration: BashIntegration = 'by-ve
       // person's prompt hooks, three forks a prompt cost about 2.5 ms).
       "__tandem_us=$'\\037'",
       '__tandem_enames() { REPLY=$(builtin compgen -e); }',
-      "__tandem_envsnap() { local IFS=$' \\t\\n' __tandem_v __tandem_s=$__tandem_us; __tandem_enames; for __tandem_v in $REPLY; do __tandem_s+=\"$__tandem_v=${!__tandem_v}$__tandem_us\"; done; REPLY=$__tandem_s; }",
+      '__tandem_envsnap() { local IFS=$\' \\t\\n\' __tandem_v __tandem_s=$__tandem_us; __tandem_enames; for __tandem_v in $REPLY; do __tandem_s+="$__tandem_v=${!__tandem_v}$__tandem_us"; done; REPLY=$__tandem_s; }',
       '__tandem_envscrub() {',
       "  local IFS=$' \\t\\n' __tandem_v __tandem_nc= REPLY",
       '  __tandem_enames',
