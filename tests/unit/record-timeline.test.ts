@@ -30,6 +30,19 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** `count` terminals opened and closed in a row, a second apart, each writing 60 KB of output. */
+async function filledInARow(prefix: string, count: number): Promise<void> {
+  for (let i = 0; i < count; i++) {
+    wall += 1000;
+    const recorder = store.open(meta(`${prefix}${i}`))!;
+    for (let j = 0; j < 60; j++) {
+      recorder.output(`${'y'.repeat(999)}\n`);
+      recorder.flushOutput(true);
+    }
+    await store.finish(recorder, 'agent', 0);
+  }
+}
+
 /** A finished recording with a few records, made through the store as the host makes them. */
 async function finished(terminalId: string): Promise<string> {
   const recorder = store.open(meta(terminalId))!;
@@ -139,15 +152,7 @@ describe('bounds', () => {
     const evidence = await finished('evidence');
     const timeline = readFileSync(join(store.dir, `${evidence}.timeline.jsonl`), 'utf8');
     bounds = { ...bounds, recordingTotalMiB: 0.2, recordingMaxMiB: 0.05 };
-    for (let i = 0; i < 20; i++) {
-      wall += 1000;
-      const recorder = store.open(meta(`flood${i}`))!;
-      for (let j = 0; j < 60; j++) {
-        recorder.output(`${'y'.repeat(999)}\n`);
-        recorder.flushOutput(true);
-      }
-      await store.finish(recorder, 'agent', 0);
-    }
+    await filledInARow('flood', 20);
     await store.prune();
     expect(readFileSync(join(store.dir, `${evidence}.timeline.jsonl`), 'utf8')).toBe(timeline);
     expect((await store.export(evidence)).verification.ok).toBe(true);
@@ -158,15 +163,7 @@ describe('bounds', () => {
     // against a 500 MiB setting, since the total was enforced only every hour.
     bounds = { ...bounds, recordingTotalMiB: 0.2, recordingMaxMiB: 0.05 };
     const total = () => readdirSync(store.dir).reduce((sum, name) => sum + statSync(join(store.dir, name)).size, 0);
-    for (let i = 0; i < 40; i++) {
-      wall += 1000;
-      const recorder = store.open(meta(`churn${i}`))!;
-      for (let j = 0; j < 60; j++) {
-        recorder.output(`${'y'.repeat(999)}\n`);
-        recorder.flushOutput(true);
-      }
-      await store.finish(recorder, 'agent', 0);
-    }
+    await filledInARow('churn', 40);
     // At most the bound plus the recordings finished since the last prune (a twentieth of it), plus one.
     expect(total()).toBeLessThanOrEqual(0.2 * 1048576 * 1.05 + 0.06 * 1048576);
     expect(readdirSync(store.dir).length).toBeLessThan(40 * 2);

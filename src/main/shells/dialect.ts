@@ -77,7 +77,7 @@ export interface ShellDialect {
    * (PSReadLine asks the cursor position). Where not, an answer the emulator writes while the
    * shell is at its prompt is addressed to nobody, and its bytes would be keys to the line
    * editor (readline takes a DECRQSS answer's ESC P for M-p, a history search: black-box round
-   * 13): it is not written (session.ts `replyAddressed`).
+   * 13): it is not written (session.ts `replyReader`).
    */
   readonly promptAsks?: boolean;
   /**

@@ -60,7 +60,7 @@ interface Block {
   lines: number;
   /** Projected UTF-8 bytes, counting one byte per line for its newline. */
   bytes: number;
-  /** Its lines and bytes as a snapshot projects them (measureLines), once one needed them: scanBlock's trim differs for tabs. */
+  /** Its lines and bytes as a snapshot projects them (measureLines), once one needed them: scanBlock trims a line's mixed CRs and spaces (`a\r \r`) further than rawLineEnd. */
   measured?: { lines: number; bytes: number };
 }
 

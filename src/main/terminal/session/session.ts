@@ -48,6 +48,8 @@ const bannerBytes = 4096;
  * a shell back at its prompt prints its end marker first thing, well within it.
  */
 const replyHoldMs = 100;
+/** Characters of replies held at most while the markers are awaited (a builtin's questions are a few). */
+const maxHeldReplyChars = 4096;
 
 export type { CloseResult, ReadRequest, SendRequest, SessionOptions, TerminalRead, WaitRequest } from './session-types.js';
 
@@ -136,6 +138,7 @@ export class TerminalSession {
   private replyBaselineDue = true;
   /** Replies waiting for the markers to say who reads them (`reply`). */
   private heldReplies: string[] = [];
+  private heldChars = 0;
   /** Counts writes: a look that straddles one is stale (its baseline predates the write). */
   private writeGeneration = 0;
   /** Line ends written since the last prompt, and whether anything was written after the first (interrupt.ts `quietInput`). */
@@ -558,15 +561,21 @@ export class TerminalSession {
   private reply(data: string): void {
     if (this.ready.ptyExit) return;
     if (this.heldReplies.length > 0) {
-      this.heldReplies.push(data);
+      // Bounded: a flood of questions answered while held adds nothing past maxHeldReplyChars.
+      if (this.heldChars + data.length <= maxHeldReplyChars) {
+        this.heldReplies.push(data);
+        this.heldChars += data.length;
+      }
       return;
     }
     const reader = this.replyReader();
     if (reader === 'program') return this.writeReply(data);
     if (reader === 'unsure') {
       this.heldReplies.push(data);
+      this.heldChars = data.length;
       this.clock.setTimeout(() => {
         const held = this.heldReplies.splice(0);
+        this.heldChars = 0;
         if (this.replyReader() !== 'none') for (const reply of held) this.writeReply(reply);
       }, replyHoldMs);
     }
