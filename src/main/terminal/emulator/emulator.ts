@@ -589,30 +589,38 @@ export class Emulator {
         const snapshot = this.takeSnapshot();
         for (const resolve of this.snapshotWaiters.splice(0)) resolve(snapshot);
       }
-      // During a flood window only the last window's kept part is pending: it is parsed, so the
-      // screen ends right; anything else would be dropped when the window ends.
-      if (this.pending.length > 0 && (!this.floodTimer || this.flooding)) {
-        const next = this.pending;
-        this.pending = '';
-        // A backlog parsed in one turn of the event loop keeps it from the PTY's next chunk (an
-        // end marker after an interrupt) for up to xterm's own 12 ms turn: past parseTurnMs the
-        // next slice waits for the loop's next turn, so what arrived meanwhile is read first.
-        if (performance.now() - this.turnStart < parseTurnMs) this.write(next);
-        else
-          setImmediate(() => {
-            if (this.disposed) return;
-            this.turnStart = performance.now();
-            this.write(next);
-          });
+      // A backlog parsed in one turn of the event loop keeps it from the PTY's next chunk (an
+      // end marker after an interrupt) for up to xterm's own 12 ms turn: past parseTurnMs the
+      // next slice waits for the loop's next turn, so what arrived meanwhile is read first. What
+      // waits stays in `pending`, where feeding, flood windows and snapshots see it.
+      if (this.pending.length > 0 && performance.now() - this.turnStart >= parseTurnMs) {
+        setImmediate(() => {
+          if (this.disposed) return;
+          this.turnStart = performance.now();
+          this.parseNext();
+        });
         return;
       }
-      this.writing = false;
-      if (this.unparsed) return;
-      this.requestsPending = false;
-      const waiters = this.idleWaiters;
-      this.idleWaiters = [];
-      for (const resolve of waiters) resolve();
+      this.parseNext();
     });
+  }
+
+  /** After a parser write: the next slice of what is pending, or idle. */
+  private parseNext(): void {
+    // During a flood window only the last window's kept part is pending: it is parsed, so the
+    // screen ends right; anything else would be dropped when the window ends.
+    if (this.pending.length > 0 && (!this.floodTimer || this.flooding)) {
+      const next = this.pending;
+      this.pending = '';
+      this.write(next);
+      return;
+    }
+    this.writing = false;
+    if (this.unparsed) return;
+    this.requestsPending = false;
+    const waiters = this.idleWaiters;
+    this.idleWaiters = [];
+    for (const resolve of waiters) resolve();
   }
 
   /** Output fed and not yet handed to the parser. */
