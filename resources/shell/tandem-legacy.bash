@@ -158,19 +158,24 @@ __tandem_debug() {
   (( __tandem_seq++ ))
   builtin printf '%sS;%s\a' "$__tandem_osc" "$__tandem_seq"
 }
-# Agent terminals: input a program left unread is emptied, not run (tandem.bash, `__tandem_drain`).
-# bash 3 has no `read -t 0` (0 means no timeout there, a read that waits) nor fractions of a
-# second: there nothing is emptied (README, Known limitations).
+# Agent terminals: input a program left unread is emptied up to the host's fence, not run
+# (tandem.bash, `__tandem_drain`). bash 3 is not known to read to a delimiter with the line mode
+# off: there nothing is emptied (README, Known limitations).
 __tandem_drain() {
   (( BASH_VERSINFO[0] >= 4 )) || builtin return 0
-  builtin read -r -t 0 || builtin return 0
-  # A fraction of a second is bash 4's, reached only past the version check above.
-  local __tandem_x __tandem_n=0 __tandem_wait=0.001
-  while (( __tandem_n++ < 64 )) && { IFS= builtin read -r -s -d '' -n 4096 -t "$__tandem_wait" __tandem_x || [[ -n $__tandem_x ]]; }; do :; done
+  local __tandem_x __tandem_f='' __tandem_n=0
+  IFS= builtin read -r __tandem_f < "$__tandem_drains" 2>/dev/null
+  builtin printf '%sF;%s\a' "$__tandem_osc" "$__tandem_seq"
+  while (( __tandem_n++ < 64 )) && IFS= builtin read -r -s -d $'\x1e' -n 1048576 -t 5 __tandem_x; do
+    [[ -n $__tandem_f && $__tandem_x != *"$__tandem_f" ]] || builtin return 0
+  done
 }
 __tandem_precmd() {
   local __tandem_ret=$? REPLY __tandem_h
-  [[ -z ${__tandem_drains-} || ! -e $__tandem_drains ]] || __tandem_drain
+  if [[ -n ${__tandem_drains-} ]]; then
+    builtin printf '%sP;%s\a' "$__tandem_osc" "$__tandem_seq"
+    [[ ! -e $__tandem_drains ]] || __tandem_drain
+  fi
   [[ -n ${__tandem_lastsig+x} ]] || __tandem_redirects
   __tandem_esc "$PWD"
   builtin printf '%sE;%s;%s;;%s\a' "$__tandem_osc" "$__tandem_seq" "$__tandem_ret" "$REPLY"

@@ -167,20 +167,31 @@ __tandem_reassert() {
   [[ $PS2 == *"$__tandem_ps2"* ]] || PS2=$__tandem_ps2$PS2
 }
 # Agent terminals, while the host's flag file exists (`__tandem_drains` names it: made just before
-# an agent's input, or the emulator's answer to a program's question, was written to a running
-# program; removed at the next end marker): input a program left unread goes, not to this
-# shell's line. A program that read part of a line (`head -c 6`) or none of it leaves the rest in
-# the terminal, and the line editor would take a whole line left there as a command that nobody
-# judged, and an answer's escape sequence as keys (readline's M-p for DECRQSS's ESC P: black-box
-# round 13). `read -n` reads with the line mode off, so a part line counts too (`read -t 0` sees
-# only whole lines in that mode); the first read waits a millisecond, only while the flag is there.
+# an agent's input, or the emulator's answer to a program's question, goes to a running program):
+# input a program left unread goes, not to this shell's line. A program that read part of a line
+# (`head -c 6`) or none of it leaves the rest in the terminal, and the line editor would take a
+# whole line left there as a command that nobody judged, and an answer's escape sequence as keys
+# (readline's M-p for DECRQSS's ESC P: black-box rounds 13 and 14). Emptied up to a fence, not for
+# a while: the F marker asks the host for the flag's nonce after a newline and an RS, and what the
+# host wrote before it (all it wrote for the command) comes first. `read -n` reads with the line
+# mode off, so a part line counts too; the newline ends a line the line mode overflowed, so the
+# nonce waits in the terminal instead of being dropped (n_tty keeps one overflowing line's last
+# character only). The P marker before it says the command ended: the host writes nothing more for
+# it, and nothing it wrote after making the flag can come after this look at the flag.
 __tandem_drain() {
-  local __tandem_x __tandem_n=0
-  while (( __tandem_n++ < 64 )) && { IFS= builtin read -r -s -d '' -n 4096 -t 0.001 __tandem_x || [[ -n $__tandem_x ]]; }; do :; done
+  local __tandem_x __tandem_f='' __tandem_n=0
+  IFS= builtin read -r __tandem_f < "$__tandem_drains" 2>/dev/null
+  builtin printf '%sF;%s\a' "$__tandem_osc" "$__tandem_seq"
+  while (( __tandem_n++ < 64 )) && IFS= builtin read -r -s -d $'\x1e' -n 1048576 -t 5 __tandem_x; do
+    [[ -n $__tandem_f && $__tandem_x != *"$__tandem_f" ]] || builtin return 0
+  done
 }
 __tandem_precmd() {
   local __tandem_ret=$? REPLY __tandem_h __tandem_cmd
-  [[ -z ${__tandem_drains-} || ! -e $__tandem_drains ]] || __tandem_drain
+  if [[ -n ${__tandem_drains-} ]]; then
+    builtin printf '%sP;%s\a' "$__tandem_osc" "$__tandem_seq"
+    [[ ! -e $__tandem_drains ]] || __tandem_drain
+  fi
   [[ -n ${__tandem_lastsig+x} ]] || __tandem_redirects
   __tandem_esc "$PWD"
   builtin printf '%sE;%s;%s;;%s\a' "$__tandem_osc" "$__tandem_seq" "$__tandem_ret" "$REPLY"

@@ -111,17 +111,25 @@ __tandem_preexec() {
   __tandem_reassert
   if [[ -n $__tandem_snap ]]; then __tandem_envscrub "$__tandem_snap"; __tandem_snap=; fi
 }
-# Agent terminals, while the host's flag file `__tandem_drains` names exists: input a program left unread is emptied
-# before the line editor would take it as a command nobody judged (tandem.bash, `__tandem_drain`).
-# `read -k` reads the terminal raw, so a part line counts too; `-t 0` does not wait.
+# Agent terminals, while the host's flag file `__tandem_drains` names exists: input a program left
+# unread is emptied up to the host's fence before the line editor would take it as a command nobody
+# judged (tandem.bash, `__tandem_drain`, and its P and F markers). `read -d` reads the terminal
+# with the line mode off; `-t` waits only for the first character, and the host always answers F.
 __tandem_drain() {
-  local __tandem_x
+  local __tandem_x __tandem_f=''
   integer __tandem_n=0
-  while (( __tandem_n++ < 65536 )) && read -r -s -t 0 -k 1 __tandem_x; do :; done
+  IFS= read -r __tandem_f < $__tandem_drains 2>/dev/null
+  print -rn -- "${__tandem_osc}F;$__tandem_seq"$'\a'
+  while (( __tandem_n++ < 64 )) && IFS= read -r -s -t 5 -d $'\x1e' __tandem_x; do
+    [[ -n $__tandem_f && $__tandem_x != *$__tandem_f ]] || return 0
+  done
 }
 __tandem_precmd() {
   local __tandem_ret=$? REPLY __tandem_code
-  [[ -z ${__tandem_drains-} || ! -e $__tandem_drains ]] || __tandem_drain
+  if [[ -n ${__tandem_drains-} ]]; then
+    print -rn -- "${__tandem_osc}P;$__tandem_seq"$'\a'
+    [[ ! -e $__tandem_drains ]] || __tandem_drain
+  fi
   __tandem_code=$__tandem_ret
   (( __tandem_code == 0 && __tandem_intseq == __tandem_seq )) && __tandem_code=130
   __tandem_redirects

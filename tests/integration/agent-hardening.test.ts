@@ -107,6 +107,18 @@ describe("the emulator's answers to terminal questions (black-box round 13)", ()
     );
   });
 
+  it.each(['bash', 'zsh'])('%s: answers to a flood of questions a program never reads are bounded (black-box round 14)', async (shell) => {
+    const dir = mkdtempSync(join(f.project, 'tandem-answers-'));
+    for (let i = 0; i < 200; i++) writeFileSync(join(dir, `f${i}`), '');
+    const client = await f.client(guardedToken);
+    const { id } = (await f.call(client, 'terminal_open', { title: 'answers', shell, cwd: dir })) as { id: string };
+    // 250 DECRQSS questions a file: about 650 KB of answers find never reads, past what the drain empties.
+    const flood = `find . -printf '${'\\033P$qr\\033\\\\'.repeat(250)}|\\n'`;
+    await attack(client, id, join(dir, 'canary'), async () =>
+      expect(await f.call(client, 'terminal_send', { id, text: flood, waitMs: 30_000 })).toMatchObject({ status: 'done', approval: null }),
+    );
+  });
+
   it.each(['bash', 'zsh'])('%s: an answer a program left unread is emptied at the next prompt', async (shell) => {
     const dir = mkdtempSync(join(f.project, 'tandem-answer-'));
     const client = await f.client(guardedToken);

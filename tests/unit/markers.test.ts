@@ -61,6 +61,12 @@ describe('MarkerScanner', () => {
     expect(parseMarkerBody('R;3;127;/tmp/a;b')).toEqual({ kind: 'end', seq: 3, exitCode: 127, cwd: '/tmp/a;b', command: null });
   });
 
+  it("reads the prompt's P and F markers, and nothing else in their shape", () => {
+    expect(parseMarkerBody('P;4')).toEqual({ kind: 'prompt', seq: 4 });
+    expect(parseMarkerBody('F;4')).toEqual({ kind: 'fence', seq: 4 });
+    for (const bad of ['P', 'F;', 'F;x', 'P;4;5']) expect(parseMarkerBody(bad)).toBeNull();
+  });
+
   it('bounds an unterminated marker and releases it as output', () => {
     const scanner = new MarkerScanner(secret);
     const huge = `\x1b]7771;${secret};S;1;${'x'.repeat(20000)}`;

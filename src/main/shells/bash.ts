@@ -92,6 +92,7 @@ export const bashDialect: ShellDialect = {
   rawLineEditor: true,
   processCwd: true,
   drainsUnread: () => true,
+  fencesDrain: true,
   judge: { grammar: 'bash', words: 'posix', reportsRedirects: true, reportsHash: true },
   lineClear: () => emacsLineClear,
   plan(_shellPath: string, ctx: LaunchContext): LaunchPlan {

@@ -67,6 +67,12 @@ export interface ShellDialect {
    */
   readonly drainsUnread?: (platform: NodeJS.Platform) => boolean;
   /**
+   * Agent terminals: the integration prints P when a command ended, and empties its input up to
+   * the host's fence (its F marker) while the drain flag is there (tandem.bash `__tandem_drain`):
+   * the host's writes for a running program are ordered against it (session.ts `programGate`).
+   */
+  readonly fencesDrain?: boolean;
+  /**
    * The line editor reads the terminal raw with echo off (readline, ZLE), so the shell's own
    * reads at its prompt are never waiting evidence (terminal/readiness/probe.ts). pwsh is not
    * one: .NET keeps the terminal so for Read-Host too.

@@ -86,6 +86,7 @@ export const zshDialect: ShellDialect = {
   rawLineEditor: true,
   processCwd: true,
   drainsUnread: () => true,
+  fencesDrain: true,
   // zsh is read with the bash grammar's structure and the literal-word rule (parse-line.ts); its hash table is not reported.
   judge: { grammar: 'bash', words: 'posix', reportsRedirects: true, reportsHash: false },
   lineClear: () => emacsLineClear,

@@ -35,7 +35,13 @@ export type MarkerEvent =
   /** bash: the command line of a finished command, read from history after its end marker. */
   | { kind: 'line'; seq: number; command: string }
   /** What could redirect a program name after command `seq`; null: the same as the last report. */
-  | { kind: 'redirects'; seq: number; report: RedirectReport | null };
+  | { kind: 'redirects'; seq: number; report: RedirectReport | null }
+  /**
+   * Agent terminals (bash, zsh): command `seq` ended and the prompt begins (P), before the shell
+   * looks at its drain flag; then, when the flag is there, it asks for the flag's fence (F) and
+   * empties its input up to it (tandem.bash `__tandem_drain`).
+   */
+  | { kind: 'prompt' | 'fence'; seq: number };
 
 /** Segments of one scanned chunk, in stream order: plain text and markers. */
 export type ScanPart = { text: string } | { marker: MarkerEvent };
@@ -85,6 +91,11 @@ export function parseMarkerBody(body: string): MarkerEvent | null {
       const seq = parseInteger(rest[0]);
       if (seq === null) return null;
       return { kind: 'line', seq, command: decodeField(rest.slice(1).join(';')) };
+    }
+    case 'P':
+    case 'F': {
+      const seq = parseInteger(rest[0]);
+      return seq === null || rest.length !== 1 ? null : { kind: kind === 'P' ? 'prompt' : 'fence', seq };
     }
     default:
       return null;

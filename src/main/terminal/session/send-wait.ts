@@ -20,8 +20,8 @@ import type { TtyModes } from '../../pty/termios.js';
 /** The parts of a session a send or a wait reads and drives. */
 export interface SendWaitTarget {
   readonly clock: Clock;
-  /** Input is about to go to a running program (not the shell's line): the prompt empties what it leaves unread (agent terminals). */
-  armDrain(): void;
+  /** Input for a running program (not the shell's line): the prompt empties what it leaves unread (agent terminals); 'busy' if it ended first. */
+  writeToProgram(data: string): Promise<void>;
   /** An agent's write at the shell's line left text there unsubmitted (true) or submitted it (false). */
   agentLine(left: boolean): void;
   readonly history: StreamHistory;
@@ -102,11 +102,10 @@ export async function send(target: SendWaitTarget, req: SendRequest): Promise<Se
   // The person took the terminal while this call waited (a probe, the line editor): nothing goes.
   if (req.handoff?.aborted) throw tookOver();
   const baseline = plan.needsBaseline ? takeBaseline(target.probeTarget) : null;
-  // Before the write: a program that reads part of it and ends leaves the rest for the prompt.
-  if (mode === 'input' && !plan.atLine) target.armDrain();
   // Written first: the observer and the bookkeeping below happen while the shell reads it. No
-  // output can be seen before this turn ends, so none is missed.
-  const written = target.write(payload);
+  // output can be seen before this turn ends, so none is missed. A program that reads part of
+  // input and ends leaves the rest for the prompt to empty.
+  const written = mode === 'input' && !plan.atLine ? target.writeToProgram(payload) : target.write(payload);
   const observer = target.observe({
     mode,
     command: mode === 'command' ? body : null,

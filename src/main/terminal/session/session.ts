@@ -1,4 +1,4 @@
-import { realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { realpathSync, rmSync } from 'node:fs';
 import { TandemError } from '../../../shared/errors.js';
 import { DEFAULT_LIMITS } from '../../../shared/limits.js';
 import type { ClosedBy, Evidence, LastCommand, Origin, SendResult, SignalName, TerminalStatus } from '../../../shared/types.js';
@@ -36,6 +36,7 @@ import { readTerminal } from '../emulator/screen-read.js';
 import { removeHistoryDir } from '../../shells/rc-dir.js';
 import { send, type SendWaitTarget, wait } from './send-wait.js';
 import { canonicalRoom } from './line-room.js';
+import { DrainFence, type FrontGroup } from './drain-fence.js';
 import { awaitStartup } from '../readiness/startup.js';
 import { clampInt, type CloseResult, type ReadRequest, type SendRequest, type SessionOptions, type TerminalRead, type WaitRequest } from './session-types.js';
 import { cachedModes, StatusWatcher, watchMaxMsSpawning } from '../readiness/status-watcher.js';
@@ -50,6 +51,15 @@ const bannerBytes = 4096;
 const replyHoldMs = 100;
 /** Characters of replies held at most while the markers are awaited (a builtin's questions are a few). */
 const maxHeldReplyChars = 4096;
+/**
+ * Characters of answers one command gets in an agent terminal of a fencing shell (`fencedReply`),
+ * again once it was seen reading past them: a TUI's questions at its start are a few hundred.
+ * What a program never reads waits in the terminal for the prompt's drain, and this much sits
+ * whole in the line mode's 4 KiB with room for the fence; a flood of questions piled megabytes
+ * into the PTY's write queue (black-box round 14). What overflows is dropped, as a terminal
+ * drops input past its buffer.
+ */
+const replyBudgetChars = 2048;
 
 export type { CloseResult, ReadRequest, SendRequest, SessionOptions, TerminalRead, WaitRequest } from './session-types.js';
 
@@ -102,9 +112,10 @@ export class TerminalSession {
   private readonly defaultWaitMs: number;
   private readonly historyFile: string | null;
   private readonly rcDir: string;
-  /** Agent terminals: the file that makes the prompt empty unread input (`armDrain`). */
-  private drainFlag: string | null = null;
-  private drainArmed = false;
+  /** Agent terminals: the flag that makes the prompt empty unread input, and its fence (drain-fence.ts). */
+  private fence = new DrainFence(null, false);
+  /** Characters of answers written for the running command (`replyBudgetChars`). */
+  private repliedChars = 0;
   /** Text sent through `send` sits on the shell's line unsubmitted (`takeAgentLine`). */
   private agentLeftLine = false;
   /** What `removeRcFiles` removes where bash keeps rcDir (launch.ts `LaunchedShell.rcFiles`). */
@@ -307,7 +318,7 @@ export class TerminalSession {
     const session = new TerminalSession({ ...opts, cols, rows }, id, secret, rcDir, historyFile, spawned, confinement);
     session.launchEnv = env;
     session.rcFiles = rcFiles;
-    session.drainFlag = drainFlag;
+    session.fence = new DrainFence(drainFlag, Boolean(session.shell.dialect?.fencesDrain));
     // The shell deletes its rc files once read; this is the backstop. A person's terminal opens
     // on first output, which can come before the shell reads it (pwsh): keep them until then.
     const removeRc = () => session.removeRcFiles();
@@ -568,6 +579,7 @@ export class TerminalSession {
       }
       return;
     }
+    if (this.fence.fenced && this.ready.phase.kind !== 'starting') return this.fencedReply(data);
     const reader = this.replyReader();
     if (reader === 'program') return this.writeReply(data);
     if (reader === 'unsure') {
@@ -581,10 +593,47 @@ export class TerminalSession {
     }
   }
 
+  /**
+   * An agent terminal of a fencing shell (bash, zsh): an answer goes while its command runs and
+   * that command's prompt has not begun, as the drain flag's gate says (drain-fence.ts), within
+   * the command's budget. With the shell's own group in front (a builtin that asked, or the
+   * shell back at its prompt) it goes once the PTY's pending output was read, unless a P marker
+   * came in it.
+   */
+  private fencedReply(data: string): void {
+    if (this.repliedChars + data.length > replyBudgetChars) return;
+    const phase = this.ready.phase;
+    const gate = this.fence.gate(phase.kind === 'running' && phase.started, () => this.frontGroup());
+    if (gate === 'write') return this.writeReply(data);
+    if (gate === 'drop') return;
+    this.heldReplies.push(data);
+    this.heldChars = data.length;
+    const command = this.fence.commands;
+    const release = (go: boolean) => {
+      const held = this.heldReplies.splice(0);
+      this.heldChars = 0;
+      if (!go || this.fence.commands !== command || this.fence.atPrompt) return;
+      for (const reply of held) if (this.repliedChars + reply.length <= replyBudgetChars) this.writeReply(reply);
+    };
+    this.pty.sync().then(
+      () => release(true),
+      () => release(false),
+    );
+  }
+
+  /** Who has the terminal: the shell's own group, a program's, or unknown (no /proc). */
+  private frontGroup(): FrontGroup {
+    if (this.platform.evidence !== 'proc') return 'unknown';
+    const front = this.platform.foregroundGroup(this.pid);
+    if (front === null) return 'unknown';
+    return front === this.platform.shellGroup(this.pid) ? 'shell' : 'program';
+  }
+
   private writeReply(data: string): void {
     if (this.ready.ptyExit) return;
     // Before the command read it, the program may end: the next prompt empties what it left.
-    if (this.ready.phase.kind === 'running') this.armDrain();
+    if (this.ready.phase.kind === 'running') this.fence.arm();
+    this.repliedChars += data.length;
     if (this.replyBaselineDue) {
       this.replyBaseline = takeBaseline(this.probeTarget);
       this.replyBaselineDue = false;
@@ -616,22 +665,6 @@ export class TerminalSession {
   }
 
   /**
-   * Makes the drain flag (agent terminals, `LaunchContext.drainFlag`) before an agent's input
-   * goes to a running program: the next prompt empties what the program leaves unread, which
-   * the shell would otherwise run as a line nobody judged. Only then: the person's typeahead
-   * at other times stays theirs.
-   */
-  private armDrain(): void {
-    if (!this.drainFlag || this.drainArmed) return;
-    try {
-      writeFileSync(this.drainFlag, '', { mode: 0o600, flag: 'w' });
-      this.drainArmed = true;
-    } catch {
-      // The rc directory is gone (the terminal closes): nothing reads the prompt any more.
-    }
-  }
-
-  /**
    * Whether text an agent typed without submitting still sits on the shell's line, taken once:
    * the person's next keys would complete it and run it unjudged (black-box round 9: the agent
    * typed `cp ../.ssh/id_rsa stolen; `, asked the person to run `git status`, and their Enter
@@ -642,11 +675,6 @@ export class TerminalSession {
     const left = this.agentLeftLine && (this.status === 'idle' || this.status === 'waiting_input');
     this.agentLeftLine = false;
     return left ? (this.shell.dialect?.lineClear(this.platform.os)?.keys ?? '') : '';
-  }
-
-  private disarmDrain(): void {
-    this.drainArmed = false;
-    if (this.drainFlag) rmSync(this.drainFlag, { force: true });
   }
 
   /**
@@ -672,14 +700,17 @@ export class TerminalSession {
   private onMarker(marker: MarkerEvent): void {
     switch (marker.kind) {
       case 'start':
+        this.repliedChars = 0;
         this.marks.start(this.history.offset, marker.seq, marker.command);
         return this.feed({ type: 'start', seq: marker.seq }, { marker });
       case 'end':
         this.prompts += 1;
         this.inputSincePrompt = { lineEnds: 0, after: false };
         if (marker.cwd) this.cwd = this.checkedCwd(marker.cwd);
-        // That prompt emptied what the program left (the integration empties before its end marker).
-        if (this.drainArmed) this.disarmDrain();
+        // That prompt emptied what the program left (the integration empties before its end
+        // marker), or found no flag: made since, it let nothing through (`writeToProgram`).
+        this.fence.prompt();
+        if (this.fence.armed) this.fence.disarm();
         this.agentLeftLine = false;
         this.noteToolFiles();
         this.marks.end(this.history.offset, marker.seq, marker.exitCode, marker.command);
@@ -691,12 +722,21 @@ export class TerminalSession {
         return this.redirectTracker.seen(marker.seq, marker.report);
       case 'continuation':
         return this.feed({ type: 'continuation' }, { marker });
+      case 'prompt':
+        return this.fence.prompt();
+      case 'fence':
+        // Written now, behind everything written for the command (drain-fence.ts); the
+        // person's keys queued behind it reach their prompt.
+        this.fence.prompt();
+        if (!this.ready.ptyExit) this.pty.write(this.fence.fenceBytes());
+        return;
     }
   }
 
   /** The one place readiness changes: step the machine, then carry out what it decided. */
   private feed(event: ReadinessEvent, context: { marker?: MarkerEvent; observer?: Observer } = {}): void {
     const { state, effects } = step(this.ready, event);
+    if (state.phase.kind === 'running' && this.ready.phase.kind !== 'running') this.fence.began();
     this.ready = state;
     runEffects(effects, this.effectTarget, this.clock.now(), context.marker, context.observer);
   }
@@ -723,8 +763,28 @@ export class TerminalSession {
 
   // ---- writes ------------------------------------------------------------------------------
 
+  /**
+   * An agent's input for the running program (not the shell's line), written as `write` does
+   * once the drain flag's gate lets it (drain-fence.ts): the program may read part of it and end,
+   * and the prompt empties the rest. Refused ('busy') where the command ended first: at the
+   * prompt it would be a line nobody judged.
+   */
+  writeToProgram(data: string): Promise<void> {
+    if (!this.fence.fenced) {
+      this.fence.arm();
+      return this.write(data);
+    }
+    return this.write(data, async () => {
+      const gate = this.fence.gate(this.ready.phase.kind === 'running', () => this.frontGroup());
+      if (gate === 'sync') await this.pty.sync();
+      if (gate === 'drop' || this.fence.atPrompt || this.ready.phase.kind !== 'running') {
+        throw new TandemError('busy', 'The command ended before the input was written; nothing was sent. Send it again: at the prompt it is a command line.');
+      }
+    });
+  }
+
   /** Raw input (the person's typing, answers): ordered after pending protocol replies. */
-  write(data: string): Promise<void> {
+  write(data: string, gate?: () => Promise<void>): Promise<void> {
     if (hasExited(this.ready)) {
       return Promise.reject(new TandemError('exited', 'The shell of this terminal has exited; open a new terminal.'));
     }
@@ -744,6 +804,8 @@ export class TerminalSession {
     const body = async () => {
       if (this.emulator.mustDrainBeforeInput) await this.emulator.parsed();
       if (this.ready.ptyExit) throw new TandemError('exited', 'The shell of this terminal has exited; open a new terminal.');
+      // Nothing may wait between the gate's last look and the write.
+      if (gate) await gate();
       this.noteWrite();
       await this.platform.writeInput(
         data,
@@ -826,7 +888,7 @@ export class TerminalSession {
   private sendWaitTarget(): SendWaitTarget {
     return {
       clock: this.clock,
-      armDrain: () => this.armDrain(),
+      writeToProgram: (data) => this.writeToProgram(data),
       agentLine: (left) => (this.agentLeftLine = left),
       history: this.history,
       agentSlice: (from, to) => this.agentSlice(from, to),
@@ -901,6 +963,8 @@ export class TerminalSession {
     const { evidence, quietDueMs } = await probeLook(this.probeTarget, this.pastReplies(observer.baseline), this.clock.now() - this.lastActivityAt);
     // A write during the look: its evidence may be the read the write was meant for.
     if (generation !== this.writeGeneration) return quietDueMs;
+    // Seen reading past the answers written (pastReplies): it took them, the budget is whole again.
+    if (evidence) this.repliedChars = 0;
     // A confirming look: what the program printed before it waited (bash's end marker and
     // prompt, say) may still be on its way from the PTY thread; it counts before the silence does.
     if (evidence && observer.candidate) await this.pty.sync();
