@@ -64,7 +64,8 @@ describe('the drain flag and its fence (drain-fence.ts)', () => {
   });
 
   it("makes no flag for the person's terminal, and lets nothing through a gate there", () => {
-    const fence = new DrainFence(null, false);
+    const fence = new DrainFence(null, true);
+    expect(fence.fenced).toBe(false);
     fence.began();
     expect(fence.arm()).toBe(false);
     expect(fence.gate(true, () => 'program')).toBe('drop');

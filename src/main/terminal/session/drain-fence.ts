@@ -34,12 +34,16 @@ export class DrainFence {
 
   /**
    * `flag`: the file the shell looks at (LaunchContext.drainFlag); null: the person's terminal.
-   * `fenced`: the integration prints P and F (ShellDialect.fencesDrain).
+   * `fencing`: the integration prints P and F (ShellDialect.fencesDrain); `fenced` with a flag.
    */
+  readonly fenced: boolean;
+
   constructor(
     private readonly flag: string | null,
-    readonly fenced: boolean,
-  ) {}
+    fencing: boolean,
+  ) {
+    this.fenced = flag !== null && fencing;
+  }
 
   get armed(): boolean {
     return this.nonce !== null;
