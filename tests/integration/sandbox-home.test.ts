@@ -3,7 +3,8 @@
  * person's home is hidden except the read list, their startup files still run, what tools
  * write to their home lands in the agent's, and that home persists per agent.
  */
-import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { join } from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
@@ -103,6 +104,23 @@ describeSandbox('the agent’s own home', () => {
     // The person's own file is untouched, the agent's copy is read-only.
     expect(await send('homer', t.id, 'echo "[core]hooksPath=/tmp" >> ~/.gitconfig')).toMatchObject({ status: 'done', exitCode: 1 });
     expect(readFileSync(join(f.home, '.gitconfig'), 'utf8')).toContain('CREDENTIAL-SECRET');
+  });
+
+  it("hides the credentials of the account's own home too, where HOME names another folder (black-box round 13)", async () => {
+    const account = realpathSync(userInfo().homedir);
+    // The fixture's HOME is a scratch folder: the account's home in the password database is another.
+    expect(account).not.toBe(realpathSync(f.home));
+    const canary = join(account, `.claude-tandem-canary-${process.pid}`);
+    writeFileSync(canary, 'ACCOUNT-HOME-SECRET');
+    try {
+      const t = await open('homer');
+      const r = await send('homer', t.id, `cat ${canary}; grep -rs ACCOUNT-HOME ${account}/.claude* | head -3`);
+      expect(r.output).not.toMatch(/ACCOUNT-HOME-SECRET/);
+      // Its other files stay readable (toolchains installed there are on PATH).
+      expect(await send('homer', t.id, `test -r ${account} && echo readable`)).toMatchObject({ output: 'readable' });
+    } finally {
+      rmSync(canary, { force: true });
+    }
   });
 
   it('a refused write or a hidden read explains itself with a sandbox note; an ordinary failure has none', async () => {

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { bwrapArgs } from '../../src/main/sandbox/bwrap.js';
-import { hiddenPathCandidates } from '../../src/main/sandbox/hidden-paths.js';
-import { mkdirSync, rmSync } from 'node:fs';
+import { accountHomePaths, hiddenPathCandidates } from '../../src/main/sandbox/hidden-paths.js';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { shortSocketDirPrefix } from '../../src/main/launch/socket-path.js';
 import { seatbeltProfile } from '../../src/main/sandbox/seatbelt.js';
 import type { SandboxSpec } from '../../src/main/sandbox/types.js';
@@ -256,5 +258,17 @@ describe('hidden paths', () => {
     rmSync(shortDir, { recursive: true, force: true });
     expect(paths).not.toContain('relative');
     expect(new Set(paths).size).toBe(paths.length);
+  });
+
+  it("hides the credentials and Tandem's state of the account's own home where HOME names another", () => {
+    const account = realpathSync(mkdtempSync(join(tmpdir(), 'tandem-account-')));
+    const paths = accountHomePaths('/home/scratch', account);
+    for (const rel of ['.ssh', '.aws', '.claude', '.config/Tandem']) expect(paths).toContain(join(account, rel));
+    expect(paths).not.toContain(account);
+    expect(accountHomePaths(account, account)).toEqual([]);
+    expect(accountHomePaths('/home/scratch', '/')).toEqual([]);
+    expect(accountHomePaths('/home/scratch', '')).toEqual([]);
+    expect(accountHomePaths('/home/scratch', join(account, 'missing'))).toEqual([]);
+    rmSync(account, { recursive: true, force: true });
   });
 });

@@ -6,6 +6,7 @@
  * absolute or `~/` paths).
  */
 import { type Dirent, type Stats, lstatSync, readFileSync, readdirSync, realpathSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { posix } from 'node:path';
 import { credentialPaths } from './sensitive-paths.js';
 import { ownShortSocketDirs } from '../launch/socket-path.js';
@@ -85,6 +86,33 @@ export function hiddenPathCandidates({ home, env, stateDir, discoveryDir }: Hidd
   const extra = (env.TANDEM_SANDBOX_HIDE ?? '').split(':').map((entry) => fromHome(entry.trim()));
   const all = [...own, ...homeCredentialPaths(home), posix.join(home, '.docker/run'), ...systemSocketPaths, ...runtime, dockerHost, ...extra];
   return [...new Set(all.filter((path): path is string => typeof path === 'string' && posix.isAbsolute(path)).map((path) => posix.normalize(path)))];
+}
+
+/**
+ * The account's home in the password database where HOME names another folder (a scratch HOME,
+ * `sudo -E`, a service's environment): its credentials and Tandem's state there are hidden as
+ * HOME's are (black-box round 13 read the account's home through a confined terminal). The rest
+ * of it stays readable: toolchains installed there (pwsh in ~/.dotnet/tools) are on PATH.
+ */
+export function accountHomePaths(personHome: string, accountHome: string = passwdHome()): string[] {
+  if (!posix.isAbsolute(accountHome)) return [];
+  let real: string;
+  try {
+    real = realpathSync(accountHome);
+  } catch {
+    return [];
+  }
+  if (real === '/' || real === personHome) return [];
+  const os = process.platform === 'darwin' ? 'darwin' : 'linux';
+  return [...homeCredentialPaths(real), ...defaultStateDirs(real, os, {}), ...knownStateDirs(real, os, {})];
+}
+
+function passwdHome(): string {
+  try {
+    return userInfo().homedir;
+  } catch {
+    return '';
+  }
 }
 
 /** At most this many bound sockets are taken from /proc/net/unix (each is one mount of /dev/null). */

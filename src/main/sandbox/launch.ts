@@ -33,7 +33,7 @@ import { gitProtection, releaseGitProtection } from './git-protect.js';
 import { endOnLostMount, type MountGuard } from './mount-guard.js';
 import { explainRefusal, type SandboxNote } from './refusal.js';
 import { ToolFilesWatch } from './tool-files.js';
-import { boundSockets, hiddenPathCandidates, scanSockets } from './hidden-paths.js';
+import { accountHomePaths, boundSockets, hiddenPathCandidates, scanSockets } from './hidden-paths.js';
 import { NetForwarder } from './forwarder.js';
 import { SandboxProxy } from './proxy.js';
 import { sandboxExecPath, seatbeltProfile } from './seatbelt.js';
@@ -314,6 +314,7 @@ export class Confinement {
         hidden: existing([
           ...hiddenPathCandidates({ home: input.home, env: input.env, stateDir: input.stateDir, discoveryDir: input.discoveryDir }),
           ...(this.platform === 'linux' ? [...new Set([...scanSockets(), ...boundSockets()])].filter((path) => !within(path, workspace)) : []),
+          ...accountHomePaths(personHome),
         ]),
         protectedPaths: git.readOnly,
         gitAnchors: git.anchors,
