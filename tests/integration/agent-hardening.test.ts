@@ -130,6 +130,41 @@ describe("the emulator's answers to terminal questions (black-box round 13)", ()
   });
 });
 
+describe('input racing the end of its command', () => {
+  // The host reads the shell's output late (a flood, a loaded machine): it still thinks the
+  // command runs when the shell is back at its prompt. Input for the program written then was
+  // a line for the line editor, which ran it unjudged once the prompt's drain was over. The
+  // PTY's output is held back here to make that lag certain. (The judge asks for input while the
+  // shell is in front; the write comes later than its look, so an agent that may run anything
+  // shows the write itself: a line that runs at the prompt leaves its canary.)
+  it.each(['bash', 'zsh'])('%s: input for a program that ended before it went is refused and never runs', async (shell) => {
+    const dir = mkdtempSync(join(f.project, 'tandem-race-'));
+    const canary = join(dir, 'canary');
+    const client = await f.client(token);
+    const { id } = (await f.call(client, 'terminal_open', { title: 'race', shell, cwd: dir })) as { id: string };
+    const session = f.host.get(id).session;
+    const pty = (session as unknown as { pty: { pause(): void; resume(): void } }).pty;
+    const sleeping = f.call(client, 'terminal_send', { id, text: 'sleep 0.3', waitMs: 0 });
+    expect(await sleeping).toMatchObject({ status: 'running' });
+    await until(() => session.screen.text.includes('sleep 0.3'), 'sleep to be typed');
+    pty.pause();
+    // sleep ended and the shell took the terminal back; the host has read none of it.
+    const stat = () =>
+      readFileSync(`/proc/${session.pid}/stat`, 'utf8')
+        .replace(/^.*\) /, '')
+        .split(' ');
+    await until(
+      () => readFileSync(`/proc/${session.pid}/task/${session.pid}/children`, 'utf8').trim() === '' && stat()[5] === stat()[2],
+      'the shell back in front',
+    );
+    const typed = f.call(client, 'terminal_send', { id, text: `touch ${canary}`, input: true, waitMs: 5000 });
+    setTimeout(() => pty.resume(), 300);
+    expect(await typed).toMatchObject({ isError: true, error: { code: 'busy' } });
+    expect(await f.call(client, 'terminal_send', { id, text: 'echo next', waitMs: 10_000 })).toMatchObject({ status: 'done', output: 'next' });
+    expect(existsSync(canary)).toBe(false);
+  });
+});
+
 describe('agent terminals neutralise hooks', () => {
   function hostileRepo(): { dir: string; canary: (what: string) => string } {
     const dir = mkdtempSync(join(f.project, 'tandem-hostile-'));

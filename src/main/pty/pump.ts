@@ -39,6 +39,13 @@ export interface PtyProcess {
    */
   sync(): Promise<void>;
   /**
+   * As `sync`, but also through a pause (flow control, or the owner's): resolves once what the
+   * PTY held when called was delivered, or its program is gone. What a write for a program is
+   * ordered against (session.ts `writeToProgram`): an end marker behind a flood the consumer
+   * is still catching up with counts. Where absent, `sync`.
+   */
+  settle?(): Promise<void>;
+  /**
    * The owner is done with this PTY (its shell exited and was drained, or it was closed): the
    * listeners go, so an entry kept for output trailing the exit no longer holds the terminal.
    */
@@ -82,7 +89,7 @@ type ToPump =
   | { t: 'pause' | 'resume'; id: number }
   | { t: 'kill'; id: number; signal?: string }
   | { t: 'consumed'; id: number; chars: number }
-  | { t: 'sync'; id: number; token: number };
+  | { t: 'sync' | 'settle'; id: number; token: number };
 
 type FromPump =
   | { t: 'spawned'; id: number; pid: number; ptsName?: string }
@@ -216,20 +223,21 @@ export function pacedWrites(pty: unknown, maxDelayMs: number): void {
  * decoder keeps a character split across reads whole. Nothing is read while the stream is paused
  * (flow control). Evaluated inside the pump thread too, so it refers to nothing outside itself.
  */
-export function pullPending(pty: unknown): void {
+export function pullPending(pty: unknown): boolean {
   const internals = pty as { _fd?: number; _socket?: { push(chunk: Buffer): boolean; isPaused(): boolean; destroyed?: boolean } };
   const socket = internals._socket;
   const fd = internals._fd;
-  if (!socket || typeof fd !== 'number' || typeof socket.push !== 'function' || socket.destroyed || socket.isPaused()) return;
+  if (!socket || typeof fd !== 'number' || typeof socket.push !== 'function' || socket.destroyed || socket.isPaused()) return false;
   const buffer = Buffer.alloc(64 * 1024);
   let n = 0;
   try {
     n = process.getBuiltinModule('node:fs').readSync(fd, buffer, 0, buffer.length, null);
   } catch {
     // EAGAIN: nothing pending; EIO: the program side is gone (its end comes through node-pty).
-    return;
+    return false;
   }
   if (n > 0) socket.push(buffer.subarray(0, n));
+  return n > 0;
 }
 
 /**
@@ -260,6 +268,8 @@ function pumpMain(): void {
     ahead: number;
     paused: boolean;
     held: boolean;
+    /** Settles waiting for the PTY to be read again (`settle`). */
+    settling: number[];
   }
   const entries = new Map<number, Entry>();
   const dirty = new Set<number>();
@@ -292,6 +302,20 @@ function pumpMain(): void {
       if (!entry.paused) entry.p.pause();
     }
   };
+  // Reads what the master holds, up to 64 reads (a program still printing is not waited out),
+  // then answers the settles; a pause or a hold on the way leaves them for the resume.
+  const settle = (id: number, entry: Entry) => {
+    if (entry.settling.length === 0 || entry.paused || entry.held) return;
+    setImmediate(() =>
+      setImmediate(() => {
+        if (entry.paused || entry.held) return;
+        if (process.platform === 'linux') for (let reads = 0; reads < 64 && !entry.paused && pullPending(entry.p); reads++);
+        flushOne(id, entry);
+        if (entry.held || entry.paused) return;
+        for (const token of entry.settling.splice(0)) post({ t: 'synced', id, token });
+      }),
+    );
+  };
   const flushAll = () => {
     scheduled = false;
     for (const id of dirty) {
@@ -313,7 +337,7 @@ function pumpMain(): void {
         }
         keepOutputAtExit(p, drainBytes);
         pacedWrites(p, refusedWriteDelayMs);
-        const created: Entry = { p, pending: [], ahead: 0, paused: false, held: false };
+        const created: Entry = { p, pending: [], ahead: 0, paused: false, held: false, settling: [] };
         entries.set(message.id, created);
         p.onData((data) => {
           created.pending.push(data);
@@ -326,6 +350,7 @@ function pumpMain(): void {
         });
         p.onExit(({ exitCode, signal }) => {
           flushOne(message.id, created);
+          for (const token of created.settling.splice(0)) post({ t: 'synced', id: message.id, token });
           post({ t: 'exit', id: message.id, exitCode, signal: signal ?? 0 });
           // Output can trail the exit a little; after that the entry goes.
           setTimeout(() => {
@@ -351,7 +376,10 @@ function pumpMain(): void {
         if (!entry) return;
         entry.paused = message.t === 'pause';
         if (entry.paused) entry.p.pause();
-        else if (!entry.held) entry.p.resume();
+        else if (!entry.held) {
+          entry.p.resume();
+          settle(message.id, entry);
+        }
         return;
       case 'kill':
         try {
@@ -371,12 +399,19 @@ function pumpMain(): void {
           }),
         );
         return;
+      case 'settle':
+        if (!entry) return post({ t: 'synced', id: message.id, token: message.token });
+        entry.settling.push(message.token);
+        return settle(message.id, entry);
       case 'consumed':
         if (!entry) return;
         entry.ahead -= message.chars;
         if (entry.held && entry.ahead <= limit / 2) {
           entry.held = false;
-          if (!entry.paused) entry.p.resume();
+          if (!entry.paused) {
+            entry.p.resume();
+            settle(message.id, entry);
+          }
         }
         return;
     }
@@ -431,12 +466,12 @@ class Pump {
     if (!this.broken) this.worker.postMessage(message);
   }
 
-  sync(id: number): Promise<void> {
+  sync(id: number, kind: 'sync' | 'settle' = 'sync'): Promise<void> {
     if (this.broken) return Promise.resolve();
     const token = this.nextToken++;
     return new Promise<void>((resolve) => {
       this.syncs.set(token, resolve);
-      this.send({ t: 'sync', id, token });
+      this.send({ t: kind, id, token });
     });
   }
 
@@ -559,6 +594,10 @@ class PumpedPty implements PtyProcess {
 
   sync(): Promise<void> {
     return this.pump.sync(this.id);
+  }
+
+  settle(): Promise<void> {
+    return this.pump.sync(this.id, 'settle');
   }
 }
 

@@ -105,7 +105,8 @@ export async function send(target: SendWaitTarget, req: SendRequest): Promise<Se
   // Written first: the observer and the bookkeeping below happen while the shell reads it. No
   // output can be seen before this turn ends, so none is missed. A program that reads part of
   // input and ends leaves the rest for the prompt to empty.
-  const written = mode === 'input' && !plan.atLine ? target.writeToProgram(payload) : target.write(payload);
+  const toProgram = mode === 'input' && !plan.atLine;
+  const written = toProgram ? target.writeToProgram(payload) : target.write(payload);
   const observer = target.observe({
     mode,
     command: mode === 'command' ? body : null,
@@ -124,7 +125,8 @@ export async function send(target: SendWaitTarget, req: SendRequest): Promise<Se
   if (plan.atLine) target.agentLine(!/[\r\n]/.test(typed.payload));
   written.catch((error: unknown) => observer.reject(error));
   target.kick();
-  return observer.promise;
+  // Input refused because its command ended first: the end the observer saw is no result of it.
+  return toProgram ? observer.promise.then((result) => written.then(() => result)) : observer.promise;
 }
 
 const tookOver = () => new TandemError('user_control', 'The person took control of this terminal before this was written; nothing was sent.');

@@ -615,10 +615,15 @@ export class TerminalSession {
       if (!go || this.fence.commands !== command || this.fence.atPrompt) return;
       for (const reply of held) if (this.repliedChars + reply.length <= replyBudgetChars) this.writeReply(reply);
     };
-    this.pty.sync().then(
+    this.settled().then(
       () => release(true),
       () => release(false),
     );
+  }
+
+  /** Everything the PTY held now was read, through a pause (a flood's flow control): a P in it counts. */
+  private settled(): Promise<void> {
+    return this.pty.settle ? this.pty.settle() : this.pty.sync();
   }
 
   /** Who has the terminal: the shell's own group, a program's, or unknown (no /proc). */
@@ -776,7 +781,7 @@ export class TerminalSession {
     }
     return this.write(data, async () => {
       const gate = this.fence.gate(this.ready.phase.kind === 'running', () => this.frontGroup());
-      if (gate === 'sync') await this.pty.sync();
+      if (gate === 'sync') await this.settled();
       if (gate === 'drop' || this.fence.atPrompt || this.ready.phase.kind !== 'running') {
         throw new TandemError('busy', 'The command ended before the input was written; nothing was sent. Send it again: at the prompt it is a command line.');
       }
