@@ -163,11 +163,16 @@ __tandem_debug() {
 # off: there nothing is emptied (README, Known limitations).
 __tandem_drain() {
   (( BASH_VERSINFO[0] >= 4 )) || builtin return 0
-  local __tandem_x __tandem_f='' __tandem_n=0
+  local __tandem_x __tandem_t='' __tandem_f='' __tandem_n=0
   IFS= builtin read -r __tandem_f < "$__tandem_drains" 2>/dev/null
   builtin printf '%sF;%s\a' "$__tandem_osc" "$__tandem_seq"
-  while (( __tandem_n++ < 64 )) && IFS= builtin read -r -s -d $'\x1e' -n 1048576 -t 5 __tandem_x; do
-    [[ -n $__tandem_f && $__tandem_x != *"$__tandem_f" ]] || builtin return 0
+  # Reads of 4096 characters, each within 5 s: bash's -t bounds a whole read, and bash reads the
+  # terminal a byte a call (black-box round 15 outlasted one read of a million 4-byte characters).
+  # The host bounds what it writes unread (session.ts `maxUnreadInputBytes`); the nonce may
+  # straddle two reads, so the last few characters count with the next.
+  while (( __tandem_n++ < 4096 )) && IFS= builtin read -r -s -d $'\x1e' -n 4096 -t 5 __tandem_x; do
+    __tandem_t=${__tandem_t: -64}$__tandem_x
+    [[ -n $__tandem_f && $__tandem_t != *"$__tandem_f" ]] || builtin return 0
   done
 }
 __tandem_precmd() {

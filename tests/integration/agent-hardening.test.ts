@@ -165,6 +165,33 @@ describe('input racing the end of its command', () => {
   });
 });
 
+describe('input typed ahead to a program that does not read (black-box round 15)', () => {
+  // Typeahead to a program that is not reading is not judged until what submits it: the
+  // prompt's drain empties what the program leaves. 3.5 MB queued behind a grep outlasted bash's
+  // drain, and the touch lines in it ran at the prompt.
+  it.each(['bash', 'zsh'])('%s: what waits unread is bounded, and all of it is emptied at the prompt', async (shell) => {
+    const dir = mkdtempSync(join(f.project, 'tandem-typeahead-'));
+    const canary = join(dir, 'canary');
+    const client = await f.client(guardedToken);
+    const { id } = (await f.call(client, 'terminal_open', { title: 'typeahead', shell, cwd: dir })) as { id: string };
+    const started = f.call(client, 'terminal_send', { id, text: 'sleep 3', waitMs: 1000 });
+    await until(() => f.layer.state().approvals.some((a) => a.terminalId === id), 'the approval of sleep');
+    f.layer.answerApproval({ requestId: f.layer.state().approvals.find((a) => a.terminalId === id)!.id, decision: 'approve' });
+    expect(await started).toMatchObject({ status: 'running' });
+    const chunk = `${'😀'.repeat(200)}\ntouch ${canary}\n`.repeat(60);
+    let refused: Record<string, unknown> | null = null;
+    for (let i = 0; i < 8 && !refused; i++) {
+      const typed = await f.call(client, 'terminal_send', { id, text: chunk, input: true, submit: false, waitMs: 0 });
+      if (typed.isError) refused = typed;
+      else expect(typed).toMatchObject({ approval: null });
+    }
+    expect(refused).toMatchObject({ error: { code: 'input_too_large' } });
+    expect(await f.call(client, 'terminal_wait', { id, waitMs: 20_000 })).toMatchObject({ status: 'done' });
+    expect(await f.call(client, 'terminal_send', { id, text: 'echo next', waitMs: 10_000 })).toMatchObject({ status: 'done', output: 'next' });
+    expect(existsSync(canary)).toBe(false);
+  });
+});
+
 describe('agent terminals neutralise hooks', () => {
   function hostileRepo(): { dir: string; canary: (what: string) => string } {
     const dir = mkdtempSync(join(f.project, 'tandem-hostile-'));

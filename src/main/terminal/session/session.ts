@@ -60,6 +60,13 @@ const maxHeldReplyChars = 4096;
  * drops input past its buffer.
  */
 const replyBudgetChars = 2048;
+/**
+ * Bytes of an agent's input a running program gets while it is not seen reading (`writeToProgram`;
+ * again once it was, and for each command): what it leaves unread waits in the terminal and in
+ * the PTY's write queue for the prompt's drain, which must empty it up to its fence (black-box
+ * round 15 queued 3.5 MB behind a grep, past what bash's drain read in its time).
+ */
+const maxUnreadInputBytes = 256 * 1024;
 
 export type { CloseResult, ReadRequest, SendRequest, SessionOptions, TerminalRead, WaitRequest } from './session-types.js';
 
@@ -116,6 +123,8 @@ export class TerminalSession {
   private fence = new DrainFence(null, false);
   /** Characters of answers written for the running command (`replyBudgetChars`). */
   private repliedChars = 0;
+  /** Bytes of input written to the running program since it was last seen reading (`maxUnreadInputBytes`). */
+  private unreadInputBytes = 0;
   /** Text sent through `send` sits on the shell's line unsubmitted (`takeAgentLine`). */
   private agentLeftLine = false;
   /** What `removeRcFiles` removes where bash keeps rcDir (launch.ts `LaunchedShell.rcFiles`). */
@@ -741,7 +750,10 @@ export class TerminalSession {
   /** The one place readiness changes: step the machine, then carry out what it decided. */
   private feed(event: ReadinessEvent, context: { marker?: MarkerEvent; observer?: Observer } = {}): void {
     const { state, effects } = step(this.ready, event);
-    if (state.phase.kind === 'running' && this.ready.phase.kind !== 'running') this.fence.began();
+    if (state.phase.kind === 'running' && this.ready.phase.kind !== 'running') {
+      this.fence.began();
+      this.unreadInputBytes = 0;
+    }
     this.ready = state;
     runEffects(effects, this.effectTarget, this.clock.now(), context.marker, context.observer);
   }
@@ -775,6 +787,16 @@ export class TerminalSession {
    * prompt it would be a line nobody judged.
    */
   writeToProgram(data: string): Promise<void> {
+    const bytes = Buffer.byteLength(data);
+    if (this.unreadInputBytes + bytes > maxUnreadInputBytes) {
+      return Promise.reject(
+        new TandemError(
+          'input_too_large',
+          `The program has not been seen reading the ${this.unreadInputBytes} bytes already typed to it (at most ${maxUnreadInputBytes} wait unread); wait for it to read them (terminal_wait), or interrupt it.`,
+        ),
+      );
+    }
+    this.unreadInputBytes += bytes;
     if (!this.fence.fenced) {
       this.fence.arm();
       return this.write(data);
@@ -968,8 +990,11 @@ export class TerminalSession {
     const { evidence, quietDueMs } = await probeLook(this.probeTarget, this.pastReplies(observer.baseline), this.clock.now() - this.lastActivityAt);
     // A write during the look: its evidence may be the read the write was meant for.
     if (generation !== this.writeGeneration) return quietDueMs;
-    // Seen reading past the answers written (pastReplies): it took them, the budget is whole again.
-    if (evidence) this.repliedChars = 0;
+    // Seen reading past what was written (pastReplies): it took it, the budgets are whole again.
+    if (evidence) {
+      this.repliedChars = 0;
+      this.unreadInputBytes = 0;
+    }
     // A confirming look: what the program printed before it waited (bash's end marker and
     // prompt, say) may still be on its way from the PTY thread; it counts before the silence does.
     if (evidence && observer.candidate) await this.pty.sync();
