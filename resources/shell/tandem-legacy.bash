@@ -158,23 +158,8 @@ __tandem_debug() {
   (( __tandem_seq++ ))
   builtin printf '%sS;%s\a' "$__tandem_osc" "$__tandem_seq"
 }
-# Agent terminals: input a program left unread is emptied up to the host's fence, not run
-# (tandem.bash, `__tandem_drain`). bash 3 is not known to read to a delimiter with the line mode
-# off: there nothing is emptied (README, Known limitations).
-__tandem_drain() {
-  (( BASH_VERSINFO[0] >= 4 )) || builtin return 0
-  local __tandem_x __tandem_t='' __tandem_f='' __tandem_n=0
-  IFS= builtin read -r __tandem_f < "$__tandem_drains" 2>/dev/null
-  builtin printf '%sF;%s\a' "$__tandem_osc" "$__tandem_seq"
-  # Reads of 4096 characters, each within 5 s: bash's -t bounds a whole read, and bash reads the
-  # terminal a byte a call (black-box round 15 outlasted one read of a million 4-byte characters).
-  # The host bounds what it writes unread (session.ts `maxUnreadInputBytes`); the nonce may
-  # straddle two reads, so the last few characters count with the next.
-  while (( __tandem_n++ < 4096 )) && IFS= builtin read -r -s -d $'\x1e' -n 4096 -t 5 __tandem_x; do
-    __tandem_t=${__tandem_t: -64}$__tandem_x
-    [[ -n $__tandem_f && $__tandem_t != *"$__tandem_f" ]] || builtin return 0
-  done
-}
+# Agent terminals: what a program left unread is emptied at the prompt (tandem-drain.bash).
+builtin . "${BASH_SOURCE[0]%/*}/tandem-drain.bash"
 __tandem_precmd() {
   local __tandem_ret=$? REPLY __tandem_h
   if [[ -n ${__tandem_drains-} ]]; then

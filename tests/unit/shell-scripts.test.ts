@@ -41,7 +41,7 @@ function run(file: string, args: string[]): { status: number | null; out: string
 describe('shellcheck', () => {
   const lint = (path: string) => run(shellcheck!, ['--severity=style', '--external-sources', path]);
 
-  it.runIf(runShellcheck).each(['tandem.bash', 'tandem-legacy.bash', 'tandem.sh'])('finds nothing in %s', (name) => {
+  it.runIf(runShellcheck).each(['tandem.bash', 'tandem-legacy.bash', 'tandem-drain.bash', 'tandem.sh'])('finds nothing in %s', (name) => {
     expect(shellcheck, 'shellcheck is required here (TANDEM_REQUIRE_SHELL_LINT=1)').not.toBeNull();
     const result = lint(join(scripts, name));
     expect(result.out).toBe('');
@@ -73,6 +73,7 @@ describe('bash 3.2 (macOS /bin/bash): no feature it lacks', () => {
 
   it('finds none in tandem-legacy.bash, the legacy rc file and the version check of tandem.bash', () => {
     expect(newerThanBash32(legacy)).toEqual([]);
+    expect(newerThanBash32(readFileSync(join(scripts, 'tandem-drain.bash'), 'utf8'))).toEqual([]);
     expect(newerThanBash32(bashRc(ctx, 'legacy'))).toEqual([]);
     const head = readFileSync(join(scripts, 'tandem.bash'), 'utf8').split(/^fi$/m)[0]!;
     expect(head).toContain('tandem-legacy.bash');
