@@ -67,6 +67,8 @@ const replyBudgetChars = 2048;
  * round 15 queued 3.5 MB behind a grep, past what bash's drain read in its time).
  */
 const maxUnreadInputBytes = 256 * 1024;
+/** How long the drain's fence waits for the terminal's echo to go off (`writeFence`). */
+const fenceEchoWaitMs = 1000;
 
 export type { CloseResult, ReadRequest, SendRequest, SessionOptions, TerminalRead, WaitRequest } from './session-types.js';
 
@@ -739,12 +741,27 @@ export class TerminalSession {
       case 'prompt':
         return this.fence.prompt();
       case 'fence':
-        // Written now, behind everything written for the command (drain-fence.ts); the
-        // person's keys queued behind it reach their prompt.
         this.fence.prompt();
-        if (!this.ready.ptyExit) this.pty.write(this.fence.fenceBytes());
-        return;
+        return void this.writeFence(this.fence.fenceBytes());
     }
+  }
+
+  /**
+   * The drain's fence (drain-fence.ts), behind everything written for the command; nothing of
+   * the agent's can come between, as its next write waits for the end marker the drain prints
+   * after it. Written once the terminal's echo is off (the drain's `read -s` began), at most
+   * `fenceEchoWaitMs` later: echoed, the nonce showed in the command's output. The person's
+   * keys typed meanwhile are emptied with the rest.
+   */
+  private async writeFence(bytes: string): Promise<void> {
+    const tty = this.probeTarget.ttyPath;
+    const until = this.clock.now() + fenceEchoWaitMs;
+    while (tty && this.clock.now() < until && !this.ready.ptyExit) {
+      const modes = await this.platform.ttyModes(tty);
+      if (!modes || !modes.echo) break;
+      await new Promise<void>((resolve) => this.clock.setTimeout(resolve, 1));
+    }
+    if (!this.ready.ptyExit) this.pty.write(bytes);
   }
 
   /** The one place readiness changes: step the machine, then carry out what it decided. */
