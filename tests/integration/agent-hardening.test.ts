@@ -192,6 +192,25 @@ describe('input typed ahead to a program that does not read (black-box round 15)
   });
 });
 
+describe('text typed without submitting (black-box round 16)', () => {
+  // A trailing newline is not typed, but the line kept it: the next unsubmitted text was typed
+  // again after it, as a paste of two lines (zsh: a buffer the clear keys empty only the last
+  // line of; sh: the newline an Enter), and never judged as the two lines it made.
+  it.each(['bash', 'zsh', 'sh'])('%s: a trailing newline joins no later text into a line that runs unjudged', async (shell) => {
+    const dir = mkdtempSync(join(f.project, 'tandem-typed-'));
+    const canary = join(dir, 'canary');
+    const client = await f.client(guardedToken);
+    const { id } = (await f.call(client, 'terminal_open', { title: 'typed', shell, cwd: dir })) as { id: string };
+    for (const text of [`touch ${canary}\n`, 'x']) {
+      expect(await f.call(client, 'terminal_send', { id, text, submit: false, waitMs: 1000 })).toMatchObject({ approval: null });
+    }
+    await f.call(client, 'terminal_signal', { id, signal: 'SIGTERM' });
+    expect(await f.call(client, 'terminal_send', { id, text: 'echo hi', waitMs: 10_000 })).toMatchObject({ status: 'done', output: 'hi' });
+    expect(existsSync(canary)).toBe(false);
+    expect(f.layer.state().approvals.filter((a) => a.terminalId === id)).toEqual([]);
+  });
+});
+
 describe('agent terminals neutralise hooks', () => {
   function hostileRepo(): { dir: string; canary: (what: string) => string } {
     const dir = mkdtempSync(join(f.project, 'tandem-hostile-'));

@@ -119,7 +119,7 @@ function planOf(line: ShellLine, reader: LineReader, programReading: boolean, di
       ...asTyped,
       clearLine: false,
       typedNow(l) {
-        l.typeahead = programReading ? '' : editsOrSubmits ? '' : l.typeahead + text;
+        l.typeahead = programReading ? '' : editsOrSubmits ? '' : l.typeahead + text.replace(/[\r\n]+$/, '');
       },
     };
   }
@@ -141,8 +141,11 @@ function planOf(line: ShellLine, reader: LineReader, programReading: boolean, di
 
   if (keys.length === 0 && !submit) {
     // Typed, not run: judged with what completes it. A newline could submit in a shell without
-    // bracketed paste, so a multi-line part is judged now, as a line of its own.
-    const multiline = /[\r\n]/.test(text.replace(/[\r\n]+$/, ''));
+    // bracketed paste, so a multi-line part is judged now, as a line of its own: in all the line
+    // will hold, as earlier text is typed again with this (black-box round 16). Trailing line
+    // ends are not typed (send-payload.ts), so the line does not keep them either.
+    const typed = text.replace(/[\r\n]+$/, '');
+    const multiline = /[\r\n]/.test(prefix + typed);
     if (unknown || !clear) {
       return {
         ...view(prefix),
@@ -152,7 +155,7 @@ function planOf(line: ShellLine, reader: LineReader, programReading: boolean, di
         ...asTyped,
         clearLine: false,
         typedNow(l) {
-          l.typed += text;
+          l.typed += typed;
         },
       };
     }
@@ -161,12 +164,12 @@ function planOf(line: ShellLine, reader: LineReader, programReading: boolean, di
       hasKeys: false,
       deferred: !multiline,
       mustAsk: null,
-      text: retyped + text,
+      text: retyped + typed,
       keys: undefined,
       submit: false,
       clearLine: true,
       typedNow(l) {
-        l.typed += text;
+        l.typed += typed;
       },
     };
   }
