@@ -331,6 +331,26 @@ describe('programs that read trees (issue 28)', () => {
     for (const path of ['/home/p/project', '/home/p/.config/other', '/srv/code']) expect(holdsSensitivePath(path, roots), path).toBe(false);
   });
 
+  it('a read outside the workspace names the workspace, and where a link leads (black-box round 16)', async () => {
+    const grammars = await loadGrammars();
+    const home = join(root, 'named-home');
+    const workspace = join(home, 'project');
+    mkdirSync(workspace, { recursive: true });
+    writeFileSync(join(home, 'notes'), 'x');
+    symlinkSync(join(home, 'notes'), join(workspace, 'link'));
+    const why = (line: string) => {
+      const verdict = judgeAllowed(line, defaultAllowList, {
+        shell: 'bash',
+        grammars,
+        home,
+        operands: { cwd: workspace, workspace, roots: { home, tandemDirs: [] } },
+      });
+      return verdict.verdict === 'ask' ? verdict.why : '';
+    };
+    expect(why(`cat ${join(home, 'notes')}`)).toBe(`${join(home, 'notes')} is outside the terminal's workspace (${workspace})`);
+    expect(why('cat link')).toBe(`link is outside the terminal's workspace (${workspace}); it leads to ${join(home, 'notes')}`);
+  });
+
   it('grep -r, rg, find, du and git grep start at the cwd: a cwd outside the workspace or holding credentials asks', async () => {
     const grammars = await loadGrammars();
     const home = join(root, 'tree-home');

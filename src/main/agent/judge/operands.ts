@@ -109,7 +109,12 @@ export function operandProblem(operand: string, context: OperandContext): string
   if (through !== null) return `${operand} passes through ${through}, which each program reads as its own`;
   if (real === null) return `${operand} goes up (..) from a folder that does not exist yet, or its links loop`;
   if (isSensitivePath(real, context.roots)) return `${operand} is in a protected location (${real})`;
-  if (!inside(real, context.workspace)) return `${operand} is outside the terminal's workspace (${real})`;
+  // The workspace named, and where the operand leads when that is another path (black-box round
+  // 16: the resolved path alone in parentheses read as the workspace).
+  if (!inside(real, context.workspace)) {
+    const leads = real === operand ? '' : `; it leads to ${real}`;
+    return `${operand} is outside the terminal's workspace (${context.workspace})${leads}`;
+  }
   return null;
 }
 
