@@ -141,11 +141,13 @@ function planOf(line: ShellLine, reader: LineReader, programReading: boolean, di
 
   if (keys.length === 0 && !submit) {
     // Typed, not run: judged with what completes it. A newline could submit in a shell without
-    // bracketed paste, so a multi-line part is judged now, as a line of its own: in all the line
-    // will hold, as earlier text is typed again with this (black-box round 16). Trailing line
+    // bracketed paste, so a multi-line part is judged now, as a line of its own: in all that is
+    // typed, as earlier text is typed again with this (black-box round 16). Trailing line
     // ends are not typed (send-payload.ts), so the line does not keep them either.
     const typed = text.replace(/[\r\n]+$/, '');
-    const multiline = /[\r\n]/.test(prefix + typed);
+    // What goes to the terminal: the earlier text again after the line is emptied, or this alone
+    // (the lines a continuation holds are the shell's, not typed again).
+    const multiline = /[\r\n]/.test(unknown || !clear ? typed : retyped + typed);
     if (unknown || !clear) {
       return {
         ...view(prefix),
