@@ -58,6 +58,10 @@ describe('the op queue under takeover', () => {
     g.dispose();
     expect(JSON.stringify(await f.call(client, 'terminal_read', { id }))).not.toContain('typed-by-person');
     expect(await f.call(client, 'terminal_send', { id, text: 'echo no', input: true })).toMatchObject({ isError: true, error: { code: 'user_control' } });
+    // Nor does the agent close it from under the person (black-box round 17): it stays, theirs.
+    expect(await f.call(client, 'terminal_close', { id })).toMatchObject({ isError: true, error: { code: 'user_control' } });
+    expect(f.host.get(id).meta.control).toBe('user');
+    expect(f.host.get(id).ops.status).not.toBe('exited');
   });
 
   it('a command approved after the person took over never runs', async () => {
