@@ -211,6 +211,24 @@ describe('text typed without submitting (black-box round 16)', () => {
   });
 });
 
+describe('output whose counts would loop the emulator (black-box round 17)', () => {
+  // xterm.js scrolls, repeats and tabs once per unit of the count it is given: one allowed
+  // 14-byte scroll kept the host's main thread (every terminal, approval and agent) for hours.
+  it.each(['bash', 'zsh'])('%s: a scroll or repeat of 2^31 - 1 is carried out bounded, and the host answers', async (shell) => {
+    const dir = mkdtempSync(join(f.project, 'tandem-loop-'));
+    const client = await f.client(guardedToken);
+    const { id } = (await f.call(client, 'terminal_open', { title: 'loop', shell, cwd: dir })) as { id: string };
+    for (const sequence of ['\\033[2147483647S', 'a\\033[2147483647b', '\\033[2147483647L\\033[2147483647Z']) {
+      expect(await f.call(client, 'terminal_send', { id, text: `find . -maxdepth 0 -printf '${sequence}'`, waitMs: 20_000 })).toMatchObject({
+        status: 'done',
+        approval: null,
+      });
+    }
+    expect(await f.call(client, 'terminal_send', { id, text: 'echo after', waitMs: 20_000 })).toMatchObject({ status: 'done', output: 'after' });
+    expect(f.host.list().length).toBeGreaterThan(0);
+  });
+});
+
 describe('agent terminals neutralise hooks', () => {
   function hostileRepo(): { dir: string; canary: (what: string) => string } {
     const dir = mkdtempSync(join(f.project, 'tandem-hostile-'));

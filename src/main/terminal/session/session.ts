@@ -37,6 +37,7 @@ import { removeHistoryDir } from '../../shells/rc-dir.js';
 import { send, type SendWaitTarget, wait } from './send-wait.js';
 import { canonicalRoom } from './line-room.js';
 import { DrainFence, type FrontGroup } from './drain-fence.js';
+import { CsiClamp } from '../emulator/csi-clamp.js';
 import { awaitStartup } from '../readiness/startup.js';
 import { clampInt, type CloseResult, type ReadRequest, type SendRequest, type SessionOptions, type TerminalRead, type WaitRequest } from './session-types.js';
 import { cachedModes, StatusWatcher, watchMaxMsSpawning } from '../readiness/status-watcher.js';
@@ -127,6 +128,7 @@ export class TerminalSession {
   private repliedChars = 0;
   /** Bytes of input written to the running program since it was last seen reading (`maxUnreadInputBytes`). */
   private unreadInputBytes = 0;
+  private readonly csiClamp = new CsiClamp();
   /** Text sent through `send` sits on the shell's line unsubmitted (`takeAgentLine`). */
   private agentLeftLine = false;
   /** What `removeRcFiles` removes where bash keeps rcDir (launch.ts `LaunchedShell.rcFiles`). */
@@ -554,7 +556,13 @@ export class TerminalSession {
     }
   }
 
-  private onText(text: string): void {
+  /** A program's output, its looping counts bounded first (csi-clamp.ts): all that reads it sees the same. */
+  private onText(raw: string): void {
+    const text = this.csiClamp.filter(raw);
+    if (text !== '') this.showText(text);
+  }
+
+  private showText(text: string): void {
     this.history.append(text);
     this.emulator.feed(text);
     if (this.ready.phase.kind === 'starting') this.startupBanner?.push(text);
@@ -785,6 +793,8 @@ export class TerminalSession {
     rmSync(this.rcDir, { recursive: true, force: true });
     const rest = this.scanner.flush();
     if (rest) this.onText(rest);
+    const cut = this.csiClamp.flush();
+    if (cut) this.showText(cut);
     this.feed({ type: 'drained', closed: this.closing.closedBy !== null });
   }
 
