@@ -330,7 +330,8 @@ export class AgentService {
     if (this.visible(connection, terminal) !== 'own') throw new TandemError('forbidden', 'Only the person closes their own terminals; hand it back instead.');
     // Taken over, it is the person's until they hand it back: closing it would end what they run
     // there (black-box round 17).
-    if (terminal.controller === 'user') throw new TandemError('user_control', 'The person has control of this terminal; close it once they hand it back (terminal_wait).');
+    if (terminal.controller === 'user')
+      throw new TandemError('user_control', 'The person has control of this terminal; close it once they hand it back (terminal_wait).');
     const result = await this.host.close(terminal.id, 'agent', { cause: 'agent' });
     if (result.closed) this.forget(terminal.id);
     return result;
