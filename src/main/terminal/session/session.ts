@@ -37,6 +37,7 @@ import { removeHistoryDir } from '../../shells/rc-dir.js';
 import { send, type SendWaitTarget, wait } from './send-wait.js';
 import { canonicalRoom } from './line-room.js';
 import { DrainFence, type FrontGroup } from './drain-fence.js';
+import type { TtyModes } from '../../pty/termios.js';
 import { CsiClamp } from '../emulator/csi-clamp.js';
 import { awaitStartup } from '../readiness/startup.js';
 import { clampInt, type CloseResult, type ReadRequest, type SendRequest, type SessionOptions, type TerminalRead, type WaitRequest } from './session-types.js';
@@ -759,17 +760,22 @@ export class TerminalSession {
    * the agent's can come between, as its next write waits for the end marker the drain prints
    * after it. Written once the terminal's echo is off (the drain's `read -s` began), at most
    * `fenceEchoWaitMs` later: echoed, the nonce showed in the command's output. The person's
-   * keys typed meanwhile are emptied with the rest.
+   * keys typed meanwhile are emptied with the rest. The newline before the nonce is for the line
+   * mode only: with it off (the drain reads raw), it goes, so a fence that comes after the drain
+   * was cut short (a SIGINT to the shell at its prompt) submits nothing left on the line editor's
+   * line (black-box round 17 saw an allowed line lose its first byte there).
    */
   private async writeFence(bytes: string): Promise<void> {
     const tty = this.probeTarget.ttyPath;
     const until = this.clock.now() + fenceEchoWaitMs;
+    let modes: TtyModes | null = null;
     while (tty && this.clock.now() < until && !this.ready.ptyExit) {
-      const modes = await this.platform.ttyModes(tty);
+      modes = await this.platform.ttyModes(tty);
       if (!modes || !modes.echo) break;
       await new Promise<void>((resolve) => this.clock.setTimeout(resolve, 1));
     }
-    if (!this.ready.ptyExit) this.pty.write(bytes);
+    if (this.ready.ptyExit) return;
+    this.pty.write(modes && !modes.icanon ? bytes.replace(/^\n/, '') : bytes);
   }
 
   /** The one place readiness changes: step the machine, then carry out what it decided. */
