@@ -28,8 +28,20 @@ describe('bounded counts of looping control sequences (csi-clamp.ts, black-box r
     const clamp = new CsiClamp();
     expect(clamp.filter('ab\x1b[12')).toBe('ab');
     expect(clamp.flush()).toBe('\x1b[12');
-    // Not a CSI any program prints: passed on as it is, not held without end.
-    const long = `\x1b[${'1;'.repeat(100)}`;
-    expect(through([long])).toBe(long);
+  });
+
+  it('bounds a count padded with zeros, controls or DELs, however long and wherever cut (black-box review)', () => {
+    const padded = `\x1b[${'0'.repeat(100_000)}2147483647S`;
+    expect(through([padded])).toBe(`\x1b[${maxCount}S`);
+    for (const cut of [3, 50, 70, 50_000, 100_005]) {
+      expect(through([padded.slice(0, cut), padded.slice(cut)]), `cut at ${cut}`).toBe(`\x1b[${maxCount}S`);
+    }
+    // xterm.js carries out a C0 control inside a sequence and goes on, and ignores DEL.
+    expect(through(['\x1b[2147\r483647S'])).toBe(`\r\x1b[${maxCount}S`);
+    expect(through(['\x1b[2147\x7f483647b'])).toBe(`\x1b[${maxCount}b`);
+    const many = `\x1b[${'\x00'.repeat(200)}2147483647T`;
+    expect(through([many.slice(0, 120), many.slice(120)])).toBe(`${'\x00'.repeat(200)}\x1b[${maxCount}T`);
+    // Any other sequence with a control inside goes as it came.
+    expect(through(['\x1b[3\n1m'])).toBe('\x1b[3\n1m');
   });
 });
